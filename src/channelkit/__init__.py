@@ -1,0 +1,104 @@
+"""channelkit: the toolkit for the Publishing and Channel Service.
+
+    import channelkit as ck
+
+    with ck.Client() as client:           # CHANNELKIT_BASE_URL / CHANNELKIT_API_KEY
+        wh = ck.sync(client, "warehouse.duckdb")
+    wh.engagement_over_time(freq="week", tz="Europe/Berlin")
+
+Heavy parts (pandas, DuckDB, plotly, the service) load on first use, so that
+`import channelkit` stays fast for command-line use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+# public name -> "module" (a submodule) or "module:attribute"
+_LAZY: dict[str, str] = {
+    "Client": "channelkit.client:Client",
+    "AsyncClient": "channelkit.client:AsyncClient",
+    "ChannelkitError": "channelkit.client.errors:ChannelkitError",
+    "APIError": "channelkit.client.errors:APIError",
+    "BadRequestError": "channelkit.client.errors:BadRequestError",
+    "AuthenticationError": "channelkit.client.errors:AuthenticationError",
+    "PermissionDeniedError": "channelkit.client.errors:PermissionDeniedError",
+    "NotFoundError": "channelkit.client.errors:NotFoundError",
+    "ConflictError": "channelkit.client.errors:ConflictError",
+    "RateLimitError": "channelkit.client.errors:RateLimitError",
+    "ServerError": "channelkit.client.errors:ServerError",
+    "APIConnectionError": "channelkit.client.errors:APIConnectionError",
+    "APITimeoutError": "channelkit.client.errors:APITimeoutError",
+    "LocalService": "channelkit.service:LocalService",
+    "sync": "channelkit.sync:sync",
+    "SyncReport": "channelkit.sync:SyncReport",
+    "Warehouse": "channelkit.warehouse:Warehouse",
+    "schedule": "channelkit.publish:schedule",
+    "publish": "channelkit.publish",
+    "plots": "channelkit.plots",
+    "widgets": "channelkit.widgets",
+}
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from channelkit import plots, publish, widgets
+    from channelkit.client import AsyncClient, Client
+    from channelkit.client.errors import (
+        APIConnectionError,
+        APIError,
+        APITimeoutError,
+        AuthenticationError,
+        BadRequestError,
+        ChannelkitError,
+        ConflictError,
+        NotFoundError,
+        PermissionDeniedError,
+        RateLimitError,
+        ServerError,
+    )
+    from channelkit.publish import schedule
+    from channelkit.service import LocalService
+    from channelkit.sync import SyncReport, sync
+    from channelkit.warehouse import Warehouse
+
+__all__ = [
+    "__version__",
+    "Client",
+    "AsyncClient",
+    "ChannelkitError",
+    "APIError",
+    "BadRequestError",
+    "AuthenticationError",
+    "PermissionDeniedError",
+    "NotFoundError",
+    "ConflictError",
+    "RateLimitError",
+    "ServerError",
+    "APIConnectionError",
+    "APITimeoutError",
+    "LocalService",
+    "sync",
+    "SyncReport",
+    "Warehouse",
+    "schedule",
+    "publish",
+    "plots",
+    "widgets",
+]
+
+
+def __getattr__(name: str) -> Any:
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'channelkit' has no attribute {name!r}")
+    module_name, _, attribute = target.partition(":")
+    module = importlib.import_module(module_name)
+    value = getattr(module, attribute) if attribute else module
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,107 @@
+"""The warehouse's tables, as versioned migrations.
+
+The schema is the contract between the sync layer (which writes) and the analysis layer
+(which reads); `docs/warehouse.md` describes every column. A migration is never edited after
+it ships: a change to the schema is a new entry at the end of `MIGRATIONS`.
+"""
+
+from __future__ import annotations
+
+SCHEMA_APP = "channelkit"
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: initial schema
+    """
+    CREATE TABLE schema_meta (
+        key VARCHAR PRIMARY KEY,
+        value VARCHAR NOT NULL
+    );
+    CREATE TABLE channels (
+        id VARCHAR PRIMARY KEY,
+        name VARCHAR NOT NULL,
+        slug VARCHAR NOT NULL,
+        description VARCHAR,
+        visibility VARCHAR NOT NULL CHECK (visibility IN ('organization', 'team', 'private')),
+        subscriber_count BIGINT,
+        post_count BIGINT,
+        is_default BOOLEAN,
+        is_archived BOOLEAN,
+        created_at TIMESTAMPTZ,
+        updated_at TIMESTAMPTZ,
+        deleted_at TIMESTAMPTZ,
+        synced_at TIMESTAMPTZ NOT NULL
+    );
+    CREATE TABLE posts (
+        id VARCHAR PRIMARY KEY,
+        channel_id VARCHAR NOT NULL,
+        title VARCHAR NOT NULL,
+        body VARCHAR,
+        priority VARCHAR NOT NULL CHECK (priority IN ('normal', 'high', 'urgent')),
+        tags VARCHAR[],
+        author_id VARCHAR,
+        author_name VARCHAR,
+        author_email VARCHAR,
+        status VARCHAR NOT NULL
+            CHECK (status IN ('draft', 'scheduled', 'published', 'archived')),
+        published_at TIMESTAMPTZ,
+        scheduled_at TIMESTAMPTZ,
+        cover_image_url VARCHAR,
+        views BIGINT,
+        created_at TIMESTAMPTZ,
+        updated_at TIMESTAMPTZ,
+        deleted_at TIMESTAMPTZ,
+        synced_at TIMESTAMPTZ NOT NULL
+    );
+    CREATE TABLE post_tags (
+        post_id VARCHAR NOT NULL,
+        tag VARCHAR NOT NULL,
+        PRIMARY KEY (post_id, tag)
+    );
+    CREATE TABLE post_daily (
+        post_id VARCHAR NOT NULL,
+        channel_id VARCHAR NOT NULL,
+        date DATE NOT NULL,
+        views BIGINT NOT NULL,
+        unique_viewers BIGINT NOT NULL,
+        reactions BIGINT NOT NULL,
+        comments BIGINT NOT NULL,
+        shares BIGINT NOT NULL,
+        clicks BIGINT NOT NULL,
+        synced_at TIMESTAMPTZ NOT NULL,
+        PRIMARY KEY (post_id, date)
+    );
+    CREATE TABLE channel_daily (
+        channel_id VARCHAR NOT NULL,
+        date DATE NOT NULL,
+        subscribers BIGINT NOT NULL,
+        subscribers_gained BIGINT NOT NULL,
+        subscribers_lost BIGINT NOT NULL,
+        posts_published BIGINT NOT NULL,
+        views BIGINT NOT NULL,
+        synced_at TIMESTAMPTZ NOT NULL,
+        PRIMARY KEY (channel_id, date)
+    );
+    CREATE TABLE sync_runs (
+        run_id VARCHAR PRIMARY KEY,
+        started_at TIMESTAMPTZ NOT NULL,
+        finished_at TIMESTAMPTZ,
+        status VARCHAR NOT NULL CHECK (status IN ('running', 'completed', 'failed')),
+        mode VARCHAR NOT NULL CHECK (mode IN ('full', 'incremental')),
+        base_url VARCHAR NOT NULL,
+        counts JSON,
+        requests BIGINT,
+        rate_limit_waits BIGINT,
+        error VARCHAR
+    );
+    CREATE TABLE sync_checkpoints (
+        resource VARCHAR PRIMARY KEY,
+        run_id VARCHAR NOT NULL,
+        cursor VARCHAR,
+        params JSON,
+        high_water_mark TIMESTAMPTZ,
+        updated_at TIMESTAMPTZ NOT NULL
+    );
+    """,
+)
+
+SCHEMA_VERSION = len(MIGRATIONS)

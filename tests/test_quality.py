@@ -1,0 +1,35 @@
+"""The codebase's own checks: ruff (lint and format) and mypy --strict on src/."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("ruff", "check", "src", "tests", "bench"),
+        ("ruff", "format", "--check", "src", "tests", "bench"),
+    ],
+    ids=["ruff-check", "ruff-format"],
+)
+def test_ruff(args: tuple[str, ...]) -> None:
+    result = _run(*args)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy_strict() -> None:
+    result = _run("mypy")
+    assert result.returncode == 0, result.stdout + result.stderr
