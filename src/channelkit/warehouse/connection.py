@@ -1,0 +1,96 @@
+"""Opening a warehouse file: schema checks, migrations and clear lock errors.
+
+DuckDB lets one process write a file, or several processes read it, never both. The sync
+therefore holds its connection only while it runs, and readers open short-lived read-only
+connections, so that a notebook left open never blocks a cron sync for long.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from channelkit.client.errors import ChannelkitError
+from channelkit.warehouse.schema import MIGRATIONS, SCHEMA_APP, SCHEMA_VERSION
+
+
+class WarehouseError(ChannelkitError):
+    """The warehouse file cannot be used: missing, foreign, newer, locked or unwritable."""
+
+
+def open_warehouse(path: str | Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
+    """Open `path`, checking it is a channelkit warehouse of a schema version we know.
+
+    Writable connections create the file and apply pending migrations; read-only
+    connections refuse a file that is missing or not yet migrated.
+    """
+    path = Path(path)
+    if read_only and not path.exists():
+        raise WarehouseError(f"{path}: no such warehouse; run `channelkit sync --db {path}` first")
+    try:
+        con = duckdb.connect(str(path), read_only=read_only)
+    except duckdb.IOException as exc:
+        if "lock" in str(exc).lower():
+            raise WarehouseError(
+                f"{path} is locked by another process (a sync still running?); "
+                "try again when it has finished"
+            ) from None
+        raise WarehouseError(f"{path}: cannot open warehouse: {exc}") from None
+    except duckdb.ConnectionException:
+        raise WarehouseError(
+            f"{path} is already open in this process in another mode (read-only vs. "
+            "writable); close that connection first"
+        ) from None
+    except duckdb.Error as exc:
+        raise WarehouseError(f"{path} is not a DuckDB database: {exc}") from None
+    try:
+        version = _schema_version(con, path)
+        if version > SCHEMA_VERSION:
+            raise WarehouseError(
+                f"{path} has warehouse schema version {version}, newer than this channelkit "
+                f"understands ({SCHEMA_VERSION}); upgrade channelkit"
+            )
+        if version < SCHEMA_VERSION:
+            if read_only:
+                raise WarehouseError(
+                    f"{path} has schema version {version}; run `channelkit sync` to migrate "
+                    f"it to version {SCHEMA_VERSION}"
+                )
+            _migrate(con, version)
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def _schema_version(con: duckdb.DuckDBPyConnection, path: Path) -> int:
+    tables = {row[0] for row in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    if not tables:
+        return 0
+    if "schema_meta" not in tables:
+        raise WarehouseError(
+            f"{path} is a DuckDB file from another tool, not a channelkit warehouse"
+        )
+    meta = dict(con.execute("SELECT key, value FROM schema_meta").fetchall())
+    if meta.get("app") != SCHEMA_APP or "schema_version" not in meta:
+        raise WarehouseError(
+            f"{path} is a DuckDB file from another tool, not a channelkit warehouse"
+        )
+    return int(meta["schema_version"])
+
+
+def _migrate(con: duckdb.DuckDBPyConnection, current: int) -> None:
+    # One transaction for all pending steps: a crash mid-migration leaves the old version.
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for step in MIGRATIONS[current:]:
+            con.execute(step)
+        con.execute(
+            "INSERT OR REPLACE INTO schema_meta VALUES ('app', ?), ('schema_version', ?)",
+            [SCHEMA_APP, str(SCHEMA_VERSION)],
+        )
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
