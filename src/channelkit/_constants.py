@@ -35,15 +35,76 @@ RATE_WINDOW_SECONDS = 60.0
 SERVICE_HOST = "127.0.0.1"
 SERVICE_PORT = 8000
 SERVICE_DB_PATH = "channelkit-service.sqlite"
+SERVICE_KEY_PREFIX = "ck_"
+SERVICE_KEY_BYTES = 32
+SERVICE_KEY_PLAN_DEFAULT = "enterprise"
+SERVICE_KEY_USER_DEFAULT = "ana"
+SERVICE_KEY_TEAM_DEFAULT = "comms"
+SERVICE_EMAIL_DOMAIN = "example.com"
+SERVICE_MAX_REQUEST_BYTES = 1_000_000
+SERVICE_CURSOR_MAX_CHARS = 512
+SERVICE_CURSOR_MAC_BYTES = 16
+SERVICE_FILTER_MAX_CHARS = 200
+SERVICE_DESCRIPTION_MAX_CHARS = 1_000
+SERVICE_URL_MAX_CHARS = 2_048
+SERVICE_SQLITE_BUSY_MS = 5_000
 
 # --- Client -------------------------------------------------------------------------------
+CLIENT_USER_AGENT = "channelkit-python"  # the package version is appended
+CLIENT_TIMEOUT_SECONDS = 30.0  # read/write/pool
+CLIENT_CONNECT_TIMEOUT_SECONDS = 5.0
+CLIENT_MAX_CONNECTIONS = 20
+CLIENT_MAX_RETRIES = 4  # per call, for failures other than 429 (those are bounded by time)
+CLIENT_BACKOFF_BASE_SECONDS = 0.25  # full jitter: uniform(0, min(cap, base * 2**attempt))
+CLIENT_BACKOFF_CAP_SECONDS = 8.0
+CLIENT_MAX_RATE_LIMIT_WAIT_SECONDS = 120.0  # total 429 waiting per call before RateLimitError
+CLIENT_RETRY_AFTER_MIN_SECONDS = 0.5  # "Retry-After: 0" means "under a second", not "now"
+CLIENT_RETRY_AFTER_DEFAULT_SECONDS = 1.0  # a 429 without a usable Retry-After
+CLIENT_PACING_BURST = 10  # requests a window may send back to back before spreading applies
+CLIENT_PACING_RESET_MARGIN_SECONDS = 0.05  # wait this long past a computed window reset
+CLIENT_PACING_POLL_SECONDS = 0.01  # while the first response of a window is awaited
+CLIENT_DATE_HEADER_LAG_SECONDS = 1.0  # servers (uvicorn) cache the Date header for ~1 s
+CLIENT_WAIT_LOG_SECONDS = 1.0  # waits at least this long are logged at INFO
+CLIENT_ERROR_SNIPPET_CHARS = 200  # of a non-JSON error body quoted in an exception
 
 # --- Sync and warehouse -------------------------------------------------------------------
 WAREHOUSE_PATH = "warehouse.duckdb"
+SYNC_PAGE_LIMIT = 100  # the largest page decisions.md allows: fewest requests per row
+SYNC_LOOKBACK_DAYS = 3  # recently published posts (views still move) and non-final days
+SYNC_BATCH_ROWS = 5_000  # rows per committed batch (one checkpoint per batch)
+SYNC_BATCH_SECONDS = 5.0  # ...or sooner, so a kill under a slow rate limit loses little
+SYNC_QUEUE_BATCHES = 4  # fetched batches waiting for the writer: bounds memory
+SYNC_HWM_MARGIN_SECONDS = 60.0  # clock slack between "after" and the walk's duration
+SYNC_ANALYTICS_END_SLACK_DAYS = 2  # days past "today" asked for, against clock skew
+PARQUET_TABLES = ("channels", "posts", "post_tags", "post_daily", "channel_daily", "sync_runs")
 
 # --- Analysis, plots and reports ----------------------------------------------------------
 
+# --- Reports (channelkit report) -----------------------------------------------------------
+REPORT_PERIOD_DEFAULT = "7d"
+REPORT_TZ_DEFAULT = "UTC"
+REPORT_TEMPLATE_NAME = "report.html.j2"
+REPORT_LOGGER_NAME = "channelkit.reports"
+REPORT_TOP_N = 10
+REPORT_TOP_MIN_VIEWS = 20
+REPORT_UPCOMING_LIMIT = 20
+REPORT_BODY_EXCERPT_CHARS = 600
+REPORT_DAILY_TREND_MAX_DAYS = 62
+REPORT_CSV_ENCODING = "utf-8"
+
 # --- Publishing -----------------------------------------------------------------------------
+ENV_TZ = "CHANNELKIT_TZ"  # default time zone for naive times (ck.schedule, spreadsheets)
+PUBLISH_LEAD_TIME_SECONDS = 5 * 60  # a scheduled time must be at least this far ahead
+IDEMPOTENCY_KEY_PREFIX = "ck-post-"
+# Excel serials accepted as times: 1 Jan 2000 .. 31 Dec 2099 (anything else is a typo).
+EXCEL_SERIAL_MIN = 36_526
+EXCEL_SERIAL_MAX = 73_050
+SPREADSHEET_MAX_BYTES = 10 * 1024 * 1024
+SPREADSHEET_MAX_UNZIPPED_BYTES = 100 * 1024 * 1024  # xlsx is a zip: guard against bombs
+SPREADSHEET_MAX_ROWS = 20_000
+SPREADSHEET_SHEET_NAME = "posts"  # preferred sheet when --sheet is not given
+SPREADSHEET_NOTES_SHEET_NAME = "notes"
+SPREADSHEET_IGNORED_COLUMNS = ("error", "notes")  # a failed-rows file carries "error"
 
 # --- Demo -----------------------------------------------------------------------------------
 DEMO_DIR = "channelkit-demo"

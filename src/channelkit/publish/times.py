@@ -1,0 +1,217 @@
+"""What people type as a publishing time, turned into an aware UTC datetime.
+
+Accepted: aware or naive `datetime`, ISO-like text (`2026-12-01 09:00`, `2026-12-01T09:00:00Z`,
+`2026-12-01 09:00+01:00`), Excel date serials (numbers, as spreadsheets store dates), and a
+separate date and time. Naive times are read in a time zone; a wall time that a daylight
+saving change skips or repeats is an error, never a silent guess. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
+from functools import lru_cache
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from channelkit._constants import EXCEL_SERIAL_MAX, EXCEL_SERIAL_MIN
+
+_EXCEL_EPOCH = datetime(1899, 12, 30)  # serial 1 = 1900-01-01 once Excel's leap bug is past
+_ISO = re.compile(
+    r"(?P<y>\d{4})-(?P<mo>\d{1,2})-(?P<d>\d{1,2})"
+    r"(?:[ T]+(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2})(?:\.(?P<f>\d{1,6}))?)?)?"
+    r"\s*(?P<off>Z|z|UTC|[+-]\d{2}:?\d{2})?"
+)
+_DATE = re.compile(r"(?P<y>\d{4})-(?P<mo>\d{1,2})-(?P<d>\d{1,2})")
+_TIME = re.compile(r"(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2}))?")
+_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+_FORMAT_HINT = "use YYYY-MM-DD HH:MM, for example 2026-12-01 09:00"
+
+
+class TimeError(ValueError):
+    """A time that cannot be used; the message says why, in the user's terms."""
+
+
+@lru_cache(maxsize=256)
+def load_zone(name: str) -> ZoneInfo:
+    """The IANA time zone `name`, or a `TimeError` that says it is unknown."""
+    try:
+        return ZoneInfo(name.strip())
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        raise TimeError(
+            f"unknown time zone {name!r}; use an IANA name such as 'Europe/Berlin' or 'UTC'"
+        ) from None
+
+
+def format_offset(offset: timedelta | None) -> str:
+    """`+02:00` style text for a UTC offset."""
+    minutes = int((offset or timedelta()).total_seconds() // 60)
+    sign = "-" if minutes < 0 else "+"
+    hours, minutes = divmod(abs(minutes), 60)
+    return f"{sign}{hours:02d}:{minutes:02d}"
+
+
+def localize(naive: datetime, zone_name: str) -> datetime:
+    """Read the wall time `naive` in `zone_name`; return it in UTC.
+
+    Raises `TimeError` for wall times that do not exist (clocks jump forward) or exist twice
+    (clocks go back): both are real mistakes in a publishing plan.
+    """
+    zone = load_zone(zone_name)
+    first = naive.replace(tzinfo=zone, fold=0)
+    second = naive.replace(tzinfo=zone, fold=1)
+    if first.utcoffset() != second.utcoffset():
+        shown = naive.strftime("%Y-%m-%d %H:%M")
+        wall_again = first.astimezone(UTC).astimezone(zone).replace(tzinfo=None)
+        if wall_again != naive:
+            raise TimeError(
+                f"{shown} does not exist in {zone.key}: the clocks skip forward that night "
+                "(daylight saving time); choose a time outside the skipped hour"
+            )
+        raise TimeError(
+            f"{shown} happens twice in {zone.key}: the clocks go back that night; add the "
+            f"offset to say which, {shown}{format_offset(first.utcoffset())} (first) or "
+            f"{shown}{format_offset(second.utcoffset())} (second)"
+        )
+    return first.astimezone(UTC)
+
+
+def parse_when(value: object, *, zone_name: str | None) -> datetime:
+    """`value` as an aware UTC datetime; naive values are read in `zone_name`.
+
+    >>> parse_when("2026-12-01 09:00", zone_name="Europe/Berlin").isoformat()
+    '2026-12-01T08:00:00+00:00'
+    """
+    moment = _to_datetime(value)
+    return _to_utc(moment, zone_name, shown=value)
+
+
+def combine_date_time(date_value: object, time_value: object, *, zone_name: str | None) -> datetime:
+    """A separate date and time of day (two spreadsheet columns) as an aware UTC datetime."""
+    day = _to_date(date_value)
+    clock = _to_time(time_value)
+    return _to_utc(datetime.combine(day, clock), zone_name, shown=f"{day} {clock:%H:%M}")
+
+
+def excel_serial_to_datetime(serial: float) -> datetime:
+    """A naive datetime for an Excel serial (1900 date system), to the second."""
+    if not EXCEL_SERIAL_MIN <= serial <= EXCEL_SERIAL_MAX + 1:
+        raise TimeError(
+            f"{_show_number(serial)} is not a date between 2000 and 2099 (as an Excel date "
+            f"number); {_FORMAT_HINT}"
+        )
+    return _EXCEL_EPOCH + timedelta(seconds=round(serial * 86_400))
+
+
+def _to_utc(moment: datetime, zone_name: str | None, *, shown: object) -> datetime:
+    if moment.tzinfo is not None and moment.utcoffset() is not None:
+        return moment.astimezone(UTC)
+    if not zone_name:
+        raise TimeError(
+            f"{_show(shown)} has no time zone: give a time zone (tz, or a timezone column) "
+            "or write the offset, for example 2026-12-01 09:00+01:00"
+        )
+    return localize(moment.replace(tzinfo=None), zone_name)
+
+
+def _to_datetime(value: object) -> datetime:
+    if isinstance(value, datetime):
+        return value
+    if isinstance(value, date):
+        raise TimeError(f"{value.isoformat()} has no time of day; add one, e.g. {value} 09:00")
+    if isinstance(value, bool):
+        raise TimeError(f"{value!r} is not a date and time; {_FORMAT_HINT}")
+    if isinstance(value, int | float):
+        return excel_serial_to_datetime(float(value))
+    if isinstance(value, str):
+        return _parse_text(value.strip())
+    raise TimeError(f"{_show(value)} is not a date and time; {_FORMAT_HINT}")
+
+
+def _parse_text(text: str) -> datetime:
+    if _NUMBER.fullmatch(text):
+        return excel_serial_to_datetime(float(text))
+    match = _ISO.fullmatch(text)
+    if match is None:
+        ambiguous = re.match(r"\d{1,2}[./]\d{1,2}[./]", text) is not None
+        hint = "day and month order is ambiguous; " if ambiguous else ""
+        raise TimeError(f"cannot read {text!r} as a date and time; {hint}{_FORMAT_HINT}")
+    if match["h"] is None:
+        raise TimeError(f"{text!r} has no time of day; add one, e.g. {text} 09:00")
+    try:
+        moment = datetime(
+            int(match["y"]),
+            int(match["mo"]),
+            int(match["d"]),
+            int(match["h"]),
+            int(match["mi"]),
+            int(match["s"] or 0),
+            int((match["f"] or "0").ljust(6, "0")),
+        )
+    except ValueError as exc:
+        raise TimeError(f"{text!r} is not a valid date and time ({exc})") from None
+    offset = match["off"]
+    if offset is None:
+        return moment
+    return moment.replace(tzinfo=_offset_zone(offset))
+
+
+def _offset_zone(text: str) -> tzinfo:
+    if text.upper() in {"Z", "UTC"}:
+        return UTC
+    sign = -1 if text[0] == "-" else 1
+    digits = text[1:].replace(":", "")
+    hours, minutes = int(digits[:2]), int(digits[2:])
+    return timezone(sign * timedelta(hours=hours, minutes=minutes))
+
+
+def _to_date(value: object) -> date:
+    if isinstance(value, datetime):
+        if value.time() != time():
+            raise TimeError(f"date {_show(value)} also has a time of day; put only the date there")
+        return value.date()
+    if isinstance(value, date):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return excel_serial_to_datetime(float(value)).date()
+    if isinstance(value, str):
+        text = value.strip()
+        if _NUMBER.fullmatch(text):
+            return excel_serial_to_datetime(float(text)).date()
+        match = _DATE.fullmatch(text)
+        if match is not None:
+            try:
+                return date(int(match["y"]), int(match["mo"]), int(match["d"]))
+            except ValueError as exc:
+                raise TimeError(f"{text!r} is not a valid date ({exc})") from None
+    raise TimeError(f"cannot read {_show(value)} as a date; use YYYY-MM-DD, e.g. 2026-12-01")
+
+
+def _to_time(value: object) -> time:
+    if isinstance(value, datetime):
+        return value.time()
+    if isinstance(value, time):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < 1:
+        seconds = round(float(value) * 86_400)
+        return (datetime.min + timedelta(seconds=seconds)).time()
+    if isinstance(value, str):
+        match = _TIME.fullmatch(value.strip())
+        if match is not None:
+            try:
+                return time(int(match["h"]), int(match["mi"]), int(match["s"] or 0))
+            except ValueError as exc:
+                raise TimeError(f"{value.strip()!r} is not a valid time ({exc})") from None
+    raise TimeError(f"cannot read {_show(value)} as a time of day; use HH:MM, e.g. 09:00")
+
+
+def _show(value: object) -> str:
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d %H:%M")
+    if isinstance(value, float):
+        return _show_number(value)
+    text = str(value)
+    return repr(text if len(text) <= 40 else text[:39] + "…")
+
+
+def _show_number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
