@@ -1,0 +1,82 @@
+"""What a report template receives: plain, already formatted values.
+
+Strings are user content or formatted numbers and are escaped by the template; only
+`Markup` values (plotly figure divs, Markdown rendered by the project's sanitiser, and
+plotly.js itself) reach the page unescaped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from markupsafe import Markup
+
+from channelkit.reports.period import ReportPeriod
+
+Cell = str | Markup
+
+
+@dataclass(frozen=True)
+class Column:
+    label: str
+    numeric: bool = False
+
+
+@dataclass(frozen=True)
+class Table:
+    """A formatted table; `rows` hold one cell per column."""
+
+    columns: tuple[Column, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+
+
+@dataclass(frozen=True)
+class KpiTile:
+    """One headline number with its change against the previous period."""
+
+    key: str
+    label: str
+    value: str
+    previous: str
+    delta: str
+    delta_pct: str
+    direction: str  # "up", "down" or "flat": a CSS class
+
+
+@dataclass(frozen=True)
+class Section:
+    """One part of the report: a figure, a table, or both, with notes under them.
+
+    `empty` replaces both when the period has no data for this section.
+    """
+
+    id: str
+    title: str
+    intro: str = ""
+    figure: Markup | None = None
+    table: Table | None = None
+    notes: tuple[str, ...] = ()
+    empty: str | None = None
+
+
+@dataclass(frozen=True)
+class ReportPage:
+    """Everything a template can use; see docs/reports.md for a custom template.
+
+    page.title, page.period.label, page.kpis[0].value, page.sections[0].table.rows
+    """
+
+    title: str
+    period: ReportPeriod
+    previous_period: ReportPeriod
+    parameters: tuple[tuple[str, str], ...]
+    freshness: tuple[tuple[str, str], ...]
+    kpis: tuple[KpiTile, ...]
+    sections: tuple[Section, ...]
+    caveats: tuple[str, ...]
+    plotlyjs: Markup
+    generator: str
+    section_by_id: dict[str, Section] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "section_by_id", {s.id: s for s in self.sections})

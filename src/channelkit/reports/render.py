@@ -1,0 +1,95 @@
+"""Report HTML: Jinja2 with autoescaping, plotly.js embedded once, stable figure ids.
+
+A custom template (`--template PATH`) sees the same `page` (a `ReportPage`) and can extend
+the built-in one: `{% extends "channelkit/report.html.j2" %}` and override its blocks
+(`style`, `meta`, `kpis`, `sections`, `caveats`).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from channelkit._constants import REPORT_TEMPLATE_NAME
+from channelkit._markdown import render_markdown
+from channelkit.reports.page import ReportPage
+from channelkit.reports.period import ReportError
+
+TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
+_BUILTIN_PREFIX = "channelkit"
+
+# Figures react to the page width; the plotly logo links to the internet, which an
+# offline report should not.
+_PLOTLY_CONFIG: dict[str, Any] = {"responsive": True, "displaylogo": False}
+
+
+@cache
+def plotlyjs() -> Markup:
+    """plotly.js, to be inlined once per page so that the report works offline."""
+    from plotly.offline import get_plotlyjs
+
+    return Markup(get_plotlyjs())
+
+
+def figure_html(figure: Any, div_id: str) -> Markup:
+    """A plotly figure as a `<div>` + `<script>` without plotly.js.
+
+    `div_id` is fixed by the caller (plotly would pick a random UUID), which keeps the
+    output byte-for-byte the same for the same data. plotly escapes `<`, `>` and `/` inside
+    its JSON, so user text in a figure cannot close the script element.
+    """
+    html = figure.to_html(
+        full_html=False, include_plotlyjs=False, div_id=div_id, config=_PLOTLY_CONFIG
+    )
+    return Markup(html)
+
+
+def markdown_html(text: str) -> Markup:
+    """User Markdown as HTML, through the project's sanitiser and nothing else."""
+    return Markup(render_markdown(text))
+
+
+def _environment(template: Path | None) -> jinja2.Environment:
+    builtin = jinja2.FileSystemLoader(TEMPLATES_DIR)
+    loaders: list[jinja2.BaseLoader] = [jinja2.PrefixLoader({_BUILTIN_PREFIX: builtin})]
+    if template is not None:
+        loaders.insert(0, jinja2.FileSystemLoader(template.parent))
+    else:
+        loaders.insert(0, builtin)
+    return jinja2.Environment(
+        loader=jinja2.ChoiceLoader(loaders),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+    )
+
+
+def render_page(page: ReportPage, template: Path | None = None) -> str:
+    """Render `page` with the built-in template or the one at `template`."""
+    name = template.name if template is not None else REPORT_TEMPLATE_NAME
+    where = str(template) if template is not None else f"built-in {REPORT_TEMPLATE_NAME}"
+    if template is not None and not template.is_file():
+        raise ReportError(f"--template {template}: no such file")
+    try:
+        return _environment(template).get_template(name).render(page=page)
+    except jinja2.TemplateSyntaxError as exc:
+        raise ReportError(
+            f"template {exc.filename or where}, line {exc.lineno}: {exc.message}"
+        ) from None
+    except jinja2.TemplateNotFound as exc:
+        raise ReportError(f"template {where}: cannot find {exc.name!r}") from None
+    except jinja2.UndefinedError as exc:
+        raise ReportError(f"template {where}: {exc.message}") from None
+    except jinja2.TemplateError as exc:
+        raise ReportError(f"template {where}: {exc}") from None
+    except UnicodeDecodeError:
+        raise ReportError(f"template {where}: not UTF-8 text") from None
+    except Exception as exc:
+        if template is None:
+            raise
+        # a user's template may fail in any way (a filter on the wrong type, 1/0, ...)
+        raise ReportError(f"template {where}: {type(exc).__name__}: {exc}") from None

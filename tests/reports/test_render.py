@@ -1,0 +1,145 @@
+"""HTML rendering: escaping of user content, plotly.js once, stable ids, custom templates."""
+
+from __future__ import annotations
+
+from datetime import date
+from html.parser import HTMLParser
+from pathlib import Path
+
+import plotly.graph_objects as go
+import pytest
+from markupsafe import Markup
+
+from channelkit.reports.page import Column, KpiTile, ReportPage, Section, Table
+from channelkit.reports.period import ReportError, ReportPeriod, previous_period
+from channelkit.reports.render import figure_html, markdown_html, plotlyjs, render_page
+
+PAYLOAD = "<script>alert('pwned')</script>"
+FAKE_PLOTLYJS = Markup("/* plotly.js stand-in */ window.Plotly = {newPlot() {}};")
+
+
+class _Scripts(HTMLParser):
+    """Collects the text of every <script> element, as a browser would delimit them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.scripts: list[str] = []
+        self._inside = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "script":
+            self._inside = True
+            self.scripts.append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "script":
+            self._inside = False
+
+    def handle_data(self, data: str) -> None:
+        if self._inside:
+            self.scripts[-1] += data
+
+
+def scripts_of(html: str) -> list[str]:
+    parser = _Scripts()
+    parser.feed(html)
+    return parser.scripts
+
+
+def _page(*, plotly: Markup = FAKE_PLOTLYJS, figure: Markup | None = None) -> ReportPage:
+    period = ReportPeriod(date(2026, 3, 30), date(2026, 4, 6), "Europe/Berlin")
+    table = Table(
+        columns=(Column("Title"), Column("Body"), Column("Views", numeric=True)),
+        rows=((PAYLOAD, markdown_html(f"**bold** {PAYLOAD} [x](javascript:alert(1))"), "1,612"),),
+    )
+    return ReportPage(
+        title="Engagement report",
+        period=period,
+        previous_period=previous_period(period),
+        parameters=(("Channels", PAYLOAD),),
+        freshness=(("Last sync", "2026-04-06 07:01"),),
+        kpis=(KpiTile("views", "Views", "400", "460", "\u221260", "\u221213.0%", "down"),),
+        sections=(
+            Section(
+                id="top-posts", title="Top posts", figure=figure, table=table, notes=(PAYLOAD,)
+            ),
+            Section(id="tags", title="Tags", empty="No tagged posts in this period."),
+        ),
+        caveats=("Reach uses today's subscriber counts.",),
+        plotlyjs=plotly,
+        generator="channelkit test",
+    )
+
+
+def test_user_content_is_escaped_and_markdown_sanitised() -> None:
+    html = render_page(_page())
+    assert PAYLOAD not in html
+    assert "&lt;script&gt;alert(&#39;pwned&#39;)&lt;/script&gt;" in html
+    assert "<strong>bold</strong>" in html  # Markdown from the sanitiser stays markup
+    assert "href" not in html  # markdown-it refused the javascript: link
+    assert scripts_of(html) == [str(FAKE_PLOTLYJS)]
+
+
+def test_sections_kpis_and_empty_sections_render() -> None:
+    html = render_page(_page())
+    assert 'id="kpi-views"' in html and ">400<" in html and "\u221213.0%" in html
+    assert 'class="change down"' in html
+    assert "2026-03-30 to 2026-04-05 (7 days, Europe/Berlin)" in html
+    assert "compared with\n    2026-03-23 to 2026-03-29" in html
+    assert "No tagged posts in this period." in html
+    assert '<td class="num">1,612</td>' in html
+
+
+def test_figures_have_stable_ids_and_inert_user_text() -> None:
+    figure = go.Figure(go.Bar(x=[f"</script>{PAYLOAD}"], y=[3]), layout={"title": PAYLOAD})
+    first = figure_html(figure, "ck-top-posts")
+    assert first == figure_html(figure, "ck-top-posts")
+    assert 'id="ck-top-posts"' in first
+    html = render_page(_page(figure=first))
+    scripts = scripts_of(html)
+    assert len(scripts) == 2  # plotly.js, then the figure: the payload opened no script
+    assert "Plotly.newPlot" in scripts[1] and "alert" in scripts[1]  # as inert JSON text
+    assert "plotly.js" not in first and "cdn" not in first.lower()
+
+
+def test_real_plotlyjs_is_embedded_once() -> None:
+    figure = go.Figure(go.Bar(x=["a"], y=[1]))
+    page = _page(plotly=plotlyjs(), figure=figure_html(figure, "ck-a"))
+    html = render_page(page)
+    assert html.count(str(plotlyjs())[:200]) == 1
+    assert 'src="http' not in html  # nothing to fetch: works offline
+
+
+def test_custom_template_can_extend_the_builtin_one(tmp_path: Path) -> None:
+    custom = tmp_path / "mine.html.j2"
+    custom.write_text(
+        '{% extends "channelkit/report.html.j2" %}'
+        "{% block caveats %}<p id=mine>{{ page.section_by_id['top-posts'].notes[0] }}</p>"
+        "{% endblock %}",
+        encoding="utf-8",
+    )
+    html = render_page(_page(), custom)
+    assert "<p id=mine>&lt;script&gt;" in html
+    assert "Reach uses today" not in html
+    assert 'id="kpi-views"' in html
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("{% for x in page.kpis %}", r"bad\.j2, line 1: Unexpected end of template"),
+        ("{{ page.nothing_here }}", "'nothing_here'"),
+        ('{% include "missing.j2" %}', "cannot find 'missing.j2'"),
+        ("{{ 1 / 0 }}", "ZeroDivisionError"),
+    ],
+)
+def test_broken_templates_give_a_clear_error(tmp_path: Path, source: str, message: str) -> None:
+    template = tmp_path / "bad.j2"
+    template.write_text(source, encoding="utf-8")
+    with pytest.raises(ReportError, match=message):
+        render_page(_page(), template)
+
+
+def test_missing_template_file(tmp_path: Path) -> None:
+    with pytest.raises(ReportError, match="no such file"):
+        render_page(_page(), tmp_path / "nope.j2")
