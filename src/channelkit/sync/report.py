@@ -1,0 +1,93 @@
+"""What a sync did: counts per table, requests, rate-limit waits, skips and errors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from channelkit.warehouse.writer import UpsertCounts
+
+TABLES = ("channels", "posts", "post_daily", "channel_daily")
+
+
+@dataclass
+class SyncReport:
+    """The outcome of one `run_sync` / `ck.sync` / `channelkit sync`.
+
+        wh = ck.sync(client, "warehouse.duckdb")
+        report = wh.sync_report
+        report.counts["posts"].new, report.requests, report.completed
+        print(report.summary())
+
+    `skipped` maps a resource to why it was not synced (e.g. a missing scope); `resumed`
+    lists the resources that continued a walk an earlier, interrupted run had begun.
+    `completed` is False when the run stopped on an error (`error` says which); what it
+    wrote is kept and the next run continues from the last checkpoint.
+    """
+
+    run_id: str
+    mode: Literal["full", "incremental"]
+    base_url: str
+    path: str
+    counts: dict[str, UpsertCounts] = field(
+        default_factory=lambda: {t: UpsertCounts() for t in TABLES}
+    )
+    requests: int = 0
+    retries: int = 0
+    responses_429: int = 0
+    rate_limit_waits: int = 0
+    wait_seconds: float = 0.0
+    duration_seconds: float = 0.0
+    skipped: dict[str, str] = field(default_factory=dict)
+    resumed: list[str] = field(default_factory=list)
+    completed: bool = False
+    error: str | None = None
+
+    def counts_dict(self) -> dict[str, dict[str, int]]:
+        return {table: counts.as_dict() for table, counts in self.counts.items()}
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "mode": self.mode,
+            "base_url": self.base_url,
+            "path": self.path,
+            "counts": self.counts_dict(),
+            "requests": self.requests,
+            "retries": self.retries,
+            "responses_429": self.responses_429,
+            "rate_limit_waits": self.rate_limit_waits,
+            "wait_seconds": round(self.wait_seconds, 3),
+            "duration_seconds": round(self.duration_seconds, 3),
+            "skipped": dict(self.skipped),
+            "resumed": list(self.resumed),
+            "completed": self.completed,
+            "error": self.error,
+        }
+
+    def summary(self) -> str:
+        """A one-screen text summary, as `channelkit sync` prints it."""
+        state = "completed" if self.completed else "NOT completed"
+        lines = [
+            f"sync {state} ({self.mode}) from {self.base_url} into {self.path}",
+            f"{'table':<14}{'new':>9}{'updated':>9}{'unchanged':>11}{'deleted':>9}",
+        ]
+        for table, c in self.counts.items():
+            if table in self.skipped:
+                continue
+            lines.append(f"{table:<14}{c.new:>9}{c.updated:>9}{c.unchanged:>11}{c.deleted:>9}")
+        lines.append(
+            f"requests {self.requests} (retries {self.retries}), 429 responses "
+            f"{self.responses_429}, rate-limit waits {self.rate_limit_waits} "
+            f"({self.wait_seconds:.1f} s), duration {self.duration_seconds:.1f} s"
+        )
+        if self.resumed:
+            lines.append(f"resumed interrupted walks: {', '.join(self.resumed)}")
+        for resource, reason in self.skipped.items():
+            lines.append(f"skipped {resource}: {reason}")
+        if self.error:
+            lines.append(f"error: {self.error}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()

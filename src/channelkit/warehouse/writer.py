@@ -1,0 +1,346 @@
+"""The warehouse's write side: batch upserts, checkpoints and sync_runs bookkeeping.
+
+Every batch is one transaction: its rows, the `post_tags` they imply and the checkpoint
+that says where the walk continues. A process killed at any moment therefore leaves the
+file at the end of some batch, and the next run continues from that batch's cursor.
+
+Timestamps cross the Python/DuckDB boundary as ISO strings or epoch microseconds, so that
+reading TIMESTAMPTZ values never needs pytz.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_BATCH_VIEW = "_ck_batch"
+_ORDER_COLUMN = "_ck_ord"
+# Columns the writer maintains itself; never compared to decide "updated".
+_BOOKKEEPING = ("synced_at", "deleted_at")
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """Where a resource's walk stands.
+
+    `params` is None when no walk is in progress; otherwise it holds what is needed to
+    continue it (the query, when it started, the largest value seen so far...), and
+    `cursor` the cursor of the next page (None: the first page).
+    `high_water_mark` belongs to the last completed walk.
+    """
+
+    resource: str
+    run_id: str
+    cursor: str | None = None
+    params: Mapping[str, Any] | None = None
+    high_water_mark: datetime | None = None
+
+    @property
+    def in_progress(self) -> bool:
+        return self.params is not None
+
+
+@dataclass
+class UpsertCounts:
+    """Rows a batch (or a run) added, changed, confirmed unchanged, or marked deleted."""
+
+    new: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+
+    def add(self, other: UpsertCounts) -> None:
+        self.new += other.new
+        self.updated += other.updated
+        self.unchanged += other.unchanged
+        self.deleted += other.deleted
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "new": self.new,
+            "updated": self.updated,
+            "unchanged": self.unchanged,
+            "deleted": self.deleted,
+        }
+
+
+@dataclass
+class _TableInfo:
+    columns: tuple[str, ...]
+    key: tuple[str, ...]
+    has_deleted_at: bool = field(default=False)
+
+
+class WarehouseWriter:
+    """Writes synced rows into an open, migrated warehouse connection.
+
+        con = open_warehouse("warehouse.duckdb", read_only=False)
+        writer = WarehouseWriter(con)
+        run_id = writer.start_run(mode="full", base_url=client.base_url)
+        counts = writer.commit_batch("posts", rows, checkpoint=Checkpoint("posts", run_id))
+        writer.finish_run(run_id, status="completed", counts={"posts": counts.as_dict()})
+
+    Not thread-safe: one thread writes, the fetching threads hand it batches.
+    """
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self._con = con
+        self._tables: dict[str, _TableInfo] = {}
+
+    # --- sync_runs -------------------------------------------------------------------------
+
+    def start_run(self, *, mode: str, base_url: str) -> str:
+        """Record a new run as `running`; runs left `running` by a killed process fail."""
+        run_id = uuid.uuid4().hex
+        now = _iso(datetime.now(UTC))
+        with self._transaction():
+            self._con.execute(
+                "UPDATE sync_runs SET status = 'failed', finished_at = CAST(? AS TIMESTAMPTZ), "
+                "error = 'interrupted: the process ended before the sync finished' "
+                "WHERE status = 'running'",
+                [now],
+            )
+            self._con.execute(
+                "INSERT INTO sync_runs (run_id, started_at, status, mode, base_url) "
+                "VALUES (?, CAST(? AS TIMESTAMPTZ), 'running', ?, ?)",
+                [run_id, now, mode, base_url],
+            )
+        return run_id
+
+    def finish_run(
+        self,
+        run_id: str,
+        *,
+        status: str,
+        counts: Mapping[str, Any],
+        requests: int = 0,
+        rate_limit_waits: int = 0,
+        error: str | None = None,
+    ) -> None:
+        self._con.execute(
+            "UPDATE sync_runs SET status = ?, finished_at = CAST(? AS TIMESTAMPTZ), "
+            "counts = ?, requests = ?, rate_limit_waits = ?, error = ? WHERE run_id = ?",
+            [
+                status,
+                _iso(datetime.now(UTC)),
+                json.dumps(counts, sort_keys=True),
+                requests,
+                rate_limit_waits,
+                error,
+                run_id,
+            ],
+        )
+
+    # --- checkpoints -----------------------------------------------------------------------
+
+    def checkpoint(self, resource: str) -> Checkpoint | None:
+        row = self._con.execute(
+            "SELECT run_id, cursor, params, epoch_us(high_water_mark) "
+            "FROM sync_checkpoints WHERE resource = ?",
+            [resource],
+        ).fetchall()
+        if not row:
+            return None
+        run_id, cursor, params, hwm_us = row[0]
+        return Checkpoint(
+            resource=resource,
+            run_id=run_id,
+            cursor=cursor,
+            params=json.loads(params) if params is not None else None,
+            high_water_mark=_from_us(hwm_us),
+        )
+
+    def save_checkpoint(self, checkpoint: Checkpoint) -> None:
+        with self._transaction():
+            self._save_checkpoint(checkpoint)
+
+    def _save_checkpoint(self, checkpoint: Checkpoint) -> None:
+        hwm = checkpoint.high_water_mark
+        self._con.execute(
+            "INSERT OR REPLACE INTO sync_checkpoints "
+            "(resource, run_id, cursor, params, high_water_mark, updated_at) "
+            "VALUES (?, ?, ?, ?, CAST(? AS TIMESTAMPTZ), CAST(? AS TIMESTAMPTZ))",
+            [
+                checkpoint.resource,
+                checkpoint.run_id,
+                checkpoint.cursor,
+                json.dumps(checkpoint.params) if checkpoint.params is not None else None,
+                _iso(hwm) if hwm is not None else None,
+                _iso(datetime.now(UTC)),
+            ],
+        )
+
+    # --- rows ------------------------------------------------------------------------------
+
+    def commit_batch(
+        self,
+        table: str,
+        rows: pa.Table | None,
+        *,
+        checkpoint: Checkpoint | None = None,
+        synced_at: datetime | None = None,
+        mark_deleted_unseen_since: datetime | None = None,
+    ) -> UpsertCounts:
+        """Upsert `rows` (columns named like `table`'s), save `checkpoint`, in one transaction.
+
+        Rows are matched on the table's primary key; within a batch the last row of a key
+        wins. `mark_deleted_unseen_since` ends a full walk: rows not written since then
+        get `deleted_at` (a row seen again later loses it).
+        """
+        synced = _iso(synced_at or datetime.now(UTC))
+        counts = UpsertCounts()
+        staged = rows is not None and rows.num_rows > 0
+        if staged:
+            assert rows is not None
+            # Registered outside the transaction: an aborted one refuses to unregister.
+            self._con.register(
+                _BATCH_VIEW,
+                rows.append_column(_ORDER_COLUMN, pa.array(range(rows.num_rows), pa.int64())),
+            )
+        try:
+            with self._transaction():
+                if staged:
+                    assert rows is not None
+                    counts = self._upsert(table, rows.column_names, synced)
+                if mark_deleted_unseen_since is not None:
+                    counts.deleted = self._mark_deleted(table, mark_deleted_unseen_since, synced)
+                if checkpoint is not None:
+                    self._save_checkpoint(checkpoint)
+        finally:
+            if staged:
+                self._con.unregister(_BATCH_VIEW)
+        return counts
+
+    def mark_deleted(self, table: str, keys: list[str]) -> int:
+        """Mark rows whose id the server now answers 404 for as deleted."""
+        if not keys:
+            return 0
+        row = self._con.execute(
+            f"UPDATE {table} SET deleted_at = CAST(? AS TIMESTAMPTZ) "
+            "WHERE deleted_at IS NULL AND id IN (SELECT unnest(?::VARCHAR[]))",
+            [_iso(datetime.now(UTC)), keys],
+        ).fetchall()
+        return int(row[0][0])
+
+    def _upsert(self, table: str, names: list[str], synced: str) -> UpsertCounts:
+        info = self._table_info(table)
+        unknown = set(names) - set(info.columns)
+        if unknown:
+            raise ValueError(f"{table}: no such column(s) {sorted(unknown)}")
+        data_columns = [c for c in names if c not in _BOOKKEEPING]
+        keys = ", ".join(info.key)
+        stage = (
+            f"SELECT {', '.join(data_columns)}, CAST(? AS TIMESTAMPTZ) AS synced_at "
+            f"FROM {_BATCH_VIEW} QUALIFY row_number() OVER "
+            f"(PARTITION BY {keys} ORDER BY {_ORDER_COLUMN} DESC) = 1"
+        )
+        compared = [c for c in data_columns if c not in info.key]
+        changed = (
+            f"ROW({', '.join('s.' + c for c in compared)}) IS DISTINCT FROM "
+            f"ROW({', '.join('t.' + c for c in compared)})"
+            if compared
+            else "false"
+        )
+        if info.has_deleted_at:
+            changed = f"({changed} OR t.deleted_at IS NOT NULL)"
+        join = " AND ".join(f"s.{k} = t.{k}" for k in info.key)
+        first_key = info.key[0]
+        row = self._con.execute(
+            f"WITH s AS ({stage}) SELECT count(*), "
+            f"count(*) FILTER (WHERE t.{first_key} IS NULL), "
+            f"count(*) FILTER (WHERE t.{first_key} IS NOT NULL AND {changed}) "
+            f"FROM s LEFT JOIN {table} t ON {join}",
+            [synced],
+        ).fetchall()
+        total, new, updated = (int(v) for v in row[0])
+        updates = [f"{c} = excluded.{c}" for c in compared] + ["synced_at = excluded.synced_at"]
+        if info.has_deleted_at:
+            updates.append("deleted_at = NULL")
+        self._con.execute(
+            f"INSERT INTO {table} ({', '.join(data_columns)}, synced_at) {stage} "
+            f"ON CONFLICT ({keys}) DO UPDATE SET {', '.join(updates)}",
+            [synced],
+        )
+        if table == "posts" and "tags" in data_columns:
+            self._con.execute(
+                f"DELETE FROM post_tags WHERE post_id IN (SELECT id FROM {_BATCH_VIEW})"
+            )
+            self._con.execute(
+                "INSERT INTO post_tags SELECT DISTINCT post_id, tag FROM "
+                f"(SELECT id AS post_id, unnest(tags) AS tag FROM ({stage}))",
+                [synced],
+            )
+        return UpsertCounts(new=new, updated=updated, unchanged=total - new - updated)
+
+    def _mark_deleted(self, table: str, unseen_since: datetime, now: str) -> int:
+        row = self._con.execute(
+            f"UPDATE {table} SET deleted_at = CAST(? AS TIMESTAMPTZ) "
+            "WHERE deleted_at IS NULL AND synced_at < CAST(? AS TIMESTAMPTZ)",
+            [now, _iso(unseen_since)],
+        ).fetchall()
+        return int(row[0][0])
+
+    def _table_info(self, table: str) -> _TableInfo:
+        info = self._tables.get(table)
+        if info is None:
+            columns = tuple(
+                r[0]
+                for r in self._con.execute(
+                    "SELECT column_name FROM duckdb_columns() WHERE table_name = ? "
+                    "ORDER BY column_index",
+                    [table],
+                ).fetchall()
+            )
+            if not columns:
+                raise ValueError(f"the warehouse has no table {table!r}")
+            key_row = self._con.execute(
+                "SELECT constraint_column_names FROM duckdb_constraints() "
+                "WHERE table_name = ? AND constraint_type = 'PRIMARY KEY'",
+                [table],
+            ).fetchall()
+            if not key_row:
+                raise ValueError(f"table {table!r} has no primary key to upsert on")
+            info = _TableInfo(
+                columns=columns, key=tuple(key_row[0][0]), has_deleted_at="deleted_at" in columns
+            )
+            self._tables[table] = info
+        return info
+
+    # --- plumbing --------------------------------------------------------------------------
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._con)
+
+
+class _Transaction:
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self._con = con
+
+    def __enter__(self) -> None:
+        self._con.execute("BEGIN TRANSACTION")
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is None:
+            self._con.execute("COMMIT")
+        else:
+            self._con.execute("ROLLBACK")
+
+
+def _iso(value: datetime) -> str:
+    if value.tzinfo is None:
+        raise ValueError("naive datetime: the warehouse stores UTC instants only")
+    return value.astimezone(UTC).isoformat()
+
+
+def _from_us(value: int | None) -> datetime | None:
+    if value is None:
+        return None
+    return _EPOCH + timedelta(microseconds=value)
