@@ -1,0 +1,136 @@
+"""`channelkit serve` and `channelkit keys create|revoke`."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from channelkit._constants import (
+    RATE_WINDOW_SECONDS,
+    SCOPES,
+    SERVICE_DB_PATH,
+    SERVICE_HOST,
+    SERVICE_KEY_PLAN_DEFAULT,
+    SERVICE_PORT,
+)
+from channelkit.client.errors import ChannelkitError
+from channelkit.service import workspace
+from channelkit.service.db import Database
+
+
+def _scopes(value: str) -> tuple[str, ...]:
+    return tuple(s.strip() for s in value.split(",") if s.strip())
+
+
+@click.command()
+@click.option(
+    "--db",
+    "db_path",
+    default=SERVICE_DB_PATH,
+    show_default=True,
+    help="SQLite file holding the workspace (':memory:' for a throw-away one).",
+)
+@click.option("--host", default=SERVICE_HOST, show_default=True)
+@click.option(
+    "--port",
+    default=SERVICE_PORT,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="0 picks a free port.",
+)
+@click.option(
+    "--seed",
+    type=click.Choice(["demo"]),
+    default=None,
+    help="Fill an empty workspace with the demo organisation and print its keys.",
+)
+@click.option(
+    "--rate-window",
+    default=RATE_WINDOW_SECONDS,
+    show_default=True,
+    type=click.FloatRange(min=0.05),
+    help="Length of a rate-limit window, seconds.",
+)
+@click.option("--admin", is_flag=True, help="Enable /v1/admin/clock (moving the clock).")
+def serve(
+    db_path: str, host: str, port: int, seed: str | None, rate_window: float, admin: bool
+) -> None:
+    """Run the local Publishing and Channel Service until interrupted."""
+    from channelkit.service.local import LocalService
+
+    svc = LocalService(
+        db=db_path, seed=seed, rate_window=rate_window, admin=admin, host=host, port=port
+    )
+    try:
+        svc.start()
+    except ChannelkitError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"channelkit service listening at {svc.base_url}")
+    for name, key in svc.demo_keys.items():
+        click.echo(f"  {name:<10} {key}")
+    try:
+        svc.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        svc.stop()
+
+
+@click.group()
+def keys() -> None:
+    """Create and revoke API keys in a service database."""
+
+
+@keys.command("create")
+@click.option("--db", "db_path", default=SERVICE_DB_PATH, show_default=True)
+@click.option("--user", required=True, help="User handle; created if new.")
+@click.option("--team", default=None, help="Team handle; the user joins it (created if new).")
+@click.option(
+    "--scopes",
+    "scope_list",
+    default=",".join(SCOPES),
+    show_default=True,
+    help="Comma-separated scopes.",
+)
+@click.option(
+    "--plan",
+    default=SERVICE_KEY_PLAN_DEFAULT,
+    show_default=True,
+    type=click.Choice(["starter", "business", "enterprise"]),
+)
+def create(db_path: str, user: str, team: str | None, scope_list: str, plan: str) -> None:
+    """Create a key and print it (only the key) on stdout. It is not shown again."""
+    try:
+        db = Database.open(db_path)
+        try:
+            with db.transaction() as con:
+                key = workspace.create_key(
+                    con, user=user, team=team, scopes=_scopes(scope_list), plan=plan, now=db.now()
+                )
+        finally:
+            db.close()
+    except ChannelkitError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(key)
+
+
+@keys.command("revoke")
+@click.option("--db", "db_path", default=SERVICE_DB_PATH, show_default=True)
+@click.argument("key", required=False)
+def revoke(db_path: str, key: str | None) -> None:
+    """Revoke KEY (read from stdin when omitted, so it stays out of shell history)."""
+    if key is None or key == "-":
+        key = sys.stdin.readline().strip()
+    if not key:
+        raise click.UsageError("give the key to revoke as an argument or on stdin")
+    try:
+        db = Database.open(db_path)
+        try:
+            with db.transaction() as con:
+                workspace.revoke_key(con, key, db.now())
+        finally:
+            db.close()
+    except ChannelkitError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo("key revoked", err=True)

@@ -1,0 +1,286 @@
+"""Post operations: list, retrieve, create, update (status transitions), delete.
+
+A scheduled post whose time has come is settled (stored as published, with `published_at`
+= `scheduled_at`) before any read, so reads never show it as scheduled, even when the
+service was not running at that moment.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from channelkit.service.channels import find_visible
+from channelkit.service.engagement import daily_rows, subscribers
+from channelkit.service.errors import ApiError, bad_request
+from channelkit.service.models import PostCreate, PostUpdate
+from channelkit.service.timefmt import day_of, format_instant, parse_instant
+from channelkit.service.workspace import Principal, new_id, visible_channels
+
+_COLUMNS = (
+    "p.seq, p.id, c.id, p.title, p.body, p.priority, p.tags, u.id, u.name, u.email, p.status,"
+    " p.published_at, p.scheduled_at, p.cover_image_url, p.created_at, p.updated_at,"
+    " (SELECT coalesce(sum(d.unique_viewers), 0) FROM post_daily d"
+    "  WHERE d.post_seq = p.seq AND d.day < ?)"
+)
+_FROM = (
+    " FROM posts p JOIN channels c ON c.seq = p.channel_seq JOIN users u ON u.seq = p.author_seq"
+)
+
+# status -> statuses a PATCH may move it to (staying put is always allowed, see below)
+_TRANSITIONS = {
+    "draft": {"scheduled", "published"},
+    "scheduled": {"draft", "published", "scheduled"},
+    "published": {"archived"},
+    "archived": {"published"},
+}
+
+
+def _ts(value: int | None) -> str | None:
+    return None if value is None else format_instant(value)
+
+
+def render(row: tuple[Any, ...]) -> dict[str, Any]:
+    return {
+        "id": row[1],
+        "channel_id": row[2],
+        "title": row[3],
+        "body": row[4],
+        "priority": row[5],
+        "tags": json.loads(row[6]),
+        "author": {"id": row[7], "name": row[8], "email": row[9]},
+        "status": row[10],
+        "published_at": _ts(row[11]),
+        "scheduled_at": _ts(row[12]),
+        "cover_image_url": row[13],
+        "views": row[16],
+        "created_at": format_instant(row[14]),
+        "updated_at": format_instant(row[15]),
+    }
+
+
+def publish_due(con: sqlite3.Connection, now: float) -> int:
+    """Settle every scheduled post whose time has passed; returns how many."""
+    due = con.execute("SELECT min(scheduled_at) FROM posts WHERE status = 'scheduled'").fetchone()
+    if due[0] is None or due[0] > now:
+        return 0
+    cur = con.execute(
+        "UPDATE posts SET status = 'published', published_at = scheduled_at,"
+        " updated_at = scheduled_at WHERE status = 'scheduled' AND scheduled_at <= ?",
+        (now,),
+    )
+    return cur.rowcount
+
+
+def list_posts(
+    con: sqlite3.Connection,
+    principal: Principal,
+    filters: dict[str, Any],
+    *,
+    before_seq: int | None,
+    limit: int,
+    now: float,
+) -> tuple[list[dict[str, Any]], int | None]:
+    """One page, newest first, and the last item's position when more follow."""
+    seqs = visible_channels(con, principal)
+    where = [f"p.channel_seq IN ({','.join(map(str, seqs))})"]
+    args: list[Any] = [day_of(now)]
+    if "channel_id" in filters:
+        where.append("c.id = ?")
+        args.append(filters["channel_id"])
+    if "author_id" in filters:
+        where.append("u.id = ?")
+        args.append(filters["author_id"])
+    if "priority" in filters:
+        where.append("p.priority = ?")
+        args.append(filters["priority"])
+    if "tag" in filters:
+        where.append("p.seq IN (SELECT post_seq FROM post_tags WHERE tag = ?)")
+        args.append(filters["tag"])
+    if "published_after" in filters:
+        where.append("p.published_at > ?")
+        args.append(filters["published_after"])
+    if "published_before" in filters:
+        where.append("p.published_at < ?")
+        args.append(filters["published_before"])
+    if before_seq is not None:
+        where.append("p.seq < ?")
+        args.append(before_seq)
+    sql = f"SELECT {_COLUMNS}{_FROM} WHERE {' AND '.join(where)} ORDER BY p.seq DESC LIMIT ?"
+    args.append(limit + 1)
+    rows = con.execute(sql, args).fetchall()
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return [render(r) for r in rows], (rows[-1][0] if more else None)
+
+
+def get_post(
+    con: sqlite3.Connection, principal: Principal, post_id: str, now: float
+) -> dict[str, Any]:
+    return render(_load(con, _find(con, principal, post_id), now))
+
+
+def create_post(
+    con: sqlite3.Connection, principal: Principal, data: PostCreate, now: float
+) -> dict[str, Any]:
+    channel_seq = _writable_channel(con, principal, data.channel_id)
+    scheduled_at = None
+    if data.scheduled_at is not None:
+        scheduled_at = _future(data.scheduled_at, now)
+    status = "published" if scheduled_at is None else "scheduled"
+    published_at = int(now) if scheduled_at is None else None
+    cur = con.execute(
+        "INSERT INTO posts (id, channel_seq, author_seq, title, body, priority, tags, status,"
+        " published_at, scheduled_at, cover_image_url, created_at, updated_at)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (
+            new_id("post"),
+            channel_seq,
+            principal.user_seq,
+            data.title,
+            data.body,
+            data.priority,
+            json.dumps(data.tags, ensure_ascii=False),
+            status,
+            published_at,
+            scheduled_at,
+            data.cover_image_url,
+            int(now),
+            int(now),
+        ),
+    )
+    seq = int(cur.lastrowid or 0)
+    con.executemany("INSERT INTO post_tags VALUES (?, ?)", [(t, seq) for t in data.tags])
+    materialize(con, seq)
+    return render(_load(con, seq, now))
+
+
+def update_post(
+    con: sqlite3.Connection,
+    principal: Principal,
+    post_id: str,
+    data: PostUpdate,
+    now: float,
+) -> dict[str, Any]:
+    seq = _find(con, principal, post_id)
+    status, scheduled_at = con.execute(
+        "SELECT status, scheduled_at FROM posts WHERE seq = ?", (seq,)
+    ).fetchone()
+    sent = data.model_fields_set
+    changes: dict[str, Any] = {}
+    new_schedule = _future(data.scheduled_at, now) if "scheduled_at" in sent else None
+    target = data.status if "status" in sent else None
+    if new_schedule is not None and target is None:
+        if status not in ("draft", "scheduled"):
+            raise ApiError(409, f"status: a {status} post cannot be scheduled", param="status")
+        target = "scheduled"
+    if target is not None and target != status or target == "scheduled":
+        if target not in _TRANSITIONS[status]:
+            raise ApiError(409, f"status: cannot go from {status} to {target}", param="status")
+    if new_schedule is not None and target != "scheduled":
+        raise bad_request("scheduled_at", f"only a post being scheduled takes it, not {target}")
+    if "channel_id" in sent:
+        changes["channel_seq"] = _writable_channel(con, principal, data.channel_id)
+    for field in ("title", "body", "priority", "cover_image_url"):
+        if field in sent:
+            changes[field] = getattr(data, field)
+    if "tags" in sent:
+        changes["tags"] = json.dumps(data.tags, ensure_ascii=False)
+        con.execute("DELETE FROM post_tags WHERE post_seq = ?", (seq,))
+        con.executemany("INSERT INTO post_tags VALUES (?, ?)", [(t, seq) for t in data.tags])
+    republish = False
+    if target == "scheduled":
+        when = new_schedule if new_schedule is not None else scheduled_at
+        if when is None:
+            raise bad_request("scheduled_at", "is required to schedule a post")
+        changes.update(status="scheduled", scheduled_at=when, published_at=None)
+        republish = True
+    elif target == "draft" and status != "draft":
+        changes.update(status="draft", scheduled_at=None, published_at=None)
+        republish = True
+    elif target == "published" and status in ("draft", "scheduled"):
+        changes.update(status="published", scheduled_at=None, published_at=int(now))
+        republish = True
+    elif target == "archived" and status != "archived":
+        changes["status"] = "archived"
+        # readers stop arriving once a post is archived
+        con.execute("DELETE FROM post_daily WHERE post_seq = ? AND day > ?", (seq, day_of(now)))
+    elif target == "published" and status == "archived":
+        changes["status"] = "published"
+    if changes:
+        changes["updated_at"] = int(now)
+        assignments = ", ".join(f"{name} = ?" for name in changes)
+        con.execute(f"UPDATE posts SET {assignments} WHERE seq = ?", [*changes.values(), seq])
+    if republish:
+        materialize(con, seq)
+    return render(_load(con, seq, now))
+
+
+def delete_post(con: sqlite3.Connection, principal: Principal, post_id: str) -> None:
+    seq = _find(con, principal, post_id)
+    con.execute("DELETE FROM post_tags WHERE post_seq = ?", (seq,))
+    con.execute("DELETE FROM post_daily WHERE post_seq = ?", (seq,))
+    con.execute("DELETE FROM posts WHERE seq = ?", (seq,))
+
+
+def materialize(con: sqlite3.Connection, seq: int) -> None:
+    """(Re)compute a post's daily engagement rows from its (planned) publication time.
+
+    Rows of days still to come are stored too; reads only ever show finished days.
+    """
+    con.execute("DELETE FROM post_daily WHERE post_seq = ?", (seq,))
+    row = con.execute(
+        "SELECT p.id, coalesce(p.published_at, p.scheduled_at), p.priority, p.tags,"
+        " p.cover_image_url, c.id, c.audience, c.created_at"
+        " FROM posts p JOIN channels c ON c.seq = p.channel_seq WHERE p.seq = ?",
+        (seq,),
+    ).fetchone()
+    if row is None or row[1] is None:
+        return
+    post_id, when, priority, tags, cover, channel_id, audience, created_at = row
+    size = subscribers(channel_id, audience, day_of(created_at), day_of(when))
+    rows = daily_rows(post_id, when, priority, json.loads(tags), size, cover is not None)
+    con.executemany(
+        "INSERT INTO post_daily VALUES (?,?,?,?,?,?,?,?)",
+        [
+            (seq, r.day, r.views, r.unique_viewers, r.reactions, r.comments, r.shares, r.clicks)
+            for r in rows
+        ],
+    )
+
+
+def _find(con: sqlite3.Connection, principal: Principal, post_id: str) -> int:
+    row = con.execute("SELECT seq, channel_seq FROM posts WHERE id = ?", (post_id,)).fetchone()
+    if row is None or row[1] not in visible_channels(con, principal):
+        raise ApiError(404, f"no post {post_id!r}", param="id")
+    return int(row[0])
+
+
+def _load(con: sqlite3.Connection, seq: int, now: float) -> tuple[Any, ...]:
+    row: tuple[Any, ...] = con.execute(
+        f"SELECT {_COLUMNS}{_FROM} WHERE p.seq = ?", (day_of(now), seq)
+    ).fetchone()
+    return row
+
+
+def _writable_channel(con: sqlite3.Connection, principal: Principal, channel_id: str) -> int:
+    seq = find_visible(con, principal, channel_id)
+    if seq is None:
+        raise bad_request("channel_id", f"no channel {channel_id!r}")
+    archived = con.execute("SELECT is_archived FROM channels WHERE seq = ?", (seq,)).fetchone()
+    if archived[0]:
+        raise bad_request(
+            "channel_id", f"channel {channel_id!r} is archived; posts cannot go there"
+        )
+    return seq
+
+
+def _future(value: str, now: float) -> int:
+    instant = parse_instant(value, "scheduled_at")
+    if instant <= now:
+        raise bad_request(
+            "scheduled_at",
+            f"{value!r} is not in the future (service time {format_instant(int(now))})",
+        )
+    return int(instant)
