@@ -48,6 +48,20 @@ SERVICE_FILTER_MAX_CHARS = 200
 SERVICE_DESCRIPTION_MAX_CHARS = 1_000
 SERVICE_URL_MAX_CHARS = 2_048
 SERVICE_SQLITE_BUSY_MS = 5_000
+SERVICE_START_TIMEOUT_SECONDS = 10.0
+SERVICE_CHANNEL_AUDIENCE = {"organization": 400, "team": 40, "private": 8}
+ENGAGEMENT_HORIZON_DAYS = 21
+ENGAGEMENT_READ_RATE = 0.45
+ENGAGEMENT_PRIORITY_REACH = {"normal": 1.0, "high": 1.3, "urgent": 1.7}
+ENGAGEMENT_TAG_REACH = {
+    "announcement": 1.3,
+    "security": 1.2,
+    "leadership": 1.15,
+    "benefits": 1.25,
+    "outage": 1.35,
+    "social": 0.85,
+    "reminder": 0.8,
+}
 
 # --- Client -------------------------------------------------------------------------------
 CLIENT_USER_AGENT = "channelkit-python"  # the package version is appended

@@ -19,3 +19,8 @@ def main() -> None:
 
 
 # Each part registers its commands below, one line per command.
+
+from channelkit.service.cli import keys, serve  # noqa: E402
+
+main.add_command(serve)
+main.add_command(keys)
