@@ -93,6 +93,17 @@ SYNC_ANALYTICS_END_SLACK_DAYS = 2  # days past "today" asked for, against clock 
 PARQUET_TABLES = ("channels", "posts", "post_tags", "post_daily", "channel_daily", "sync_runs")
 
 # --- Analysis, plots and reports ----------------------------------------------------------
+ANALYSIS_TZ = "UTC"
+KPI_DEFAULT_DAYS = 7  # kpis() without start: this many days ending with the latest data
+TOP_POSTS_N = 10
+TOP_POSTS_MIN_VIEWS = 100  # for by="engagement_rate"; by="views" needs no threshold
+SMALL_SAMPLE_POSTS = 10  # groups with fewer posts are flagged small_sample
+PLOT_TEMPLATE = "channelkit"
+PLOT_COLORS = ("#2563eb", "#f97316", "#16a34a", "#dc2626", "#9333ea", "#0891b2", "#ca8a04")
+PLOT_FONT = "Inter, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif"
+# Mimetype for JupyterLab and VS Code; "notebook" embeds plotly.js in the saved output, so
+# exported HTML renders offline (the "_connected" renderers fetch it from a CDN).
+PLOT_RENDERER = "plotly_mimetype+notebook"
 
 # --- Reports (channelkit report) -----------------------------------------------------------
 REPORT_PERIOD_DEFAULT = "7d"

@@ -1,0 +1,144 @@
+"""Which posts a metric looks at: channel, tag, priority and author filters.
+
+Users name channels by id, slug or name and authors by id, name or email; `resolve_filter`
+turns those names into ids once (an unknown name is an error naming the parameter), and
+`PostFilter.where` turns the ids into a parameterised SQL condition. Deleted posts (gone
+from the service, `deleted_at` set by the sync) are never counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import duckdb
+
+from channelkit._constants import PRIORITIES
+from channelkit.analysis.errors import AnalysisParameterError
+
+OneOrMany = str | Iterable[str]
+
+
+def as_values(value: OneOrMany | None, *, param: str) -> tuple[str, ...] | None:
+    """`None` → None; `"x"` → ("x",); a list of strings → a tuple without duplicates."""
+    if value is None:
+        return None
+    values = (value,) if isinstance(value, str) else tuple(value)
+    if not values:
+        raise AnalysisParameterError(param, "empty list; pass None for no filter")
+    for item in values:
+        if not isinstance(item, str) or not item.strip():
+            raise AnalysisParameterError(param, f"{item!r} is not a non-empty string")
+    return tuple(dict.fromkeys(values))
+
+
+@dataclass(frozen=True)
+class PostFilter:
+    """Resolved filters: ids only, `None` meaning "no filter"."""
+
+    channel_ids: tuple[str, ...] | None = None
+    tags: tuple[str, ...] | None = None
+    priorities: tuple[str, ...] | None = None
+    author_ids: tuple[str, ...] | None = None
+
+    @property
+    def selects_posts(self) -> bool:
+        """Whether the filter narrows posts below whole channels."""
+        return any(f is not None for f in (self.tags, self.priorities, self.author_ids))
+
+    def where(self, alias: str = "p") -> tuple[str, list[object]]:
+        """SQL condition on the `posts` table aliased `alias`, and its parameters."""
+        clauses = [f"{alias}.deleted_at IS NULL"]
+        params: list[object] = []
+        if self.channel_ids is not None:
+            clauses.append(f"{alias}.channel_id = ANY(?::VARCHAR[])")
+            params.append(list(self.channel_ids))
+        if self.priorities is not None:
+            clauses.append(f"{alias}.priority = ANY(?::VARCHAR[])")
+            params.append(list(self.priorities))
+        if self.author_ids is not None:
+            clauses.append(f"{alias}.author_id = ANY(?::VARCHAR[])")
+            params.append(list(self.author_ids))
+        if self.tags is not None:
+            clauses.append(
+                f"{alias}.id IN (SELECT post_id FROM post_tags WHERE tag = ANY(?::VARCHAR[]))"
+            )
+            params.append(list(self.tags))
+        return " AND ".join(clauses), params
+
+
+def resolve_filter(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    channel: OneOrMany | None = None,
+    tag: OneOrMany | None = None,
+    priority: OneOrMany | None = None,
+    author: OneOrMany | None = None,
+) -> PostFilter:
+    """Check every filter value against the warehouse and return the matching ids."""
+    channels = as_values(channel, param="channel")
+    tags = as_values(tag, param="tag")
+    priorities = as_values(priority, param="priority")
+    authors = as_values(author, param="author")
+    for value in priorities or ():
+        if value not in PRIORITIES:
+            raise AnalysisParameterError(
+                "priority", f"{value!r} is not one of {', '.join(PRIORITIES)}"
+            )
+    return PostFilter(
+        channel_ids=None if channels is None else tuple(_channel_id(con, c) for c in channels),
+        tags=None if tags is None else tuple(_known_tag(con, t) for t in tags),
+        priorities=priorities,
+        author_ids=None if authors is None else tuple(_author_id(con, a) for a in authors),
+    )
+
+
+def _channel_id(con: duckdb.DuckDBPyConnection, name: str) -> str:
+    rows = con.execute(
+        "SELECT id, id = ?, slug = ? FROM channels "
+        "WHERE deleted_at IS NULL AND (id = ? OR slug = ? OR lower(name) = lower(?)) "
+        "ORDER BY id",
+        [name, name, name, name, name],
+    ).fetchall()
+    exact = [row[0] for row in rows if row[1] or row[2]]
+    if exact:
+        return str(exact[0])
+    if len(rows) == 1:
+        return str(rows[0][0])
+    if not rows:
+        raise AnalysisParameterError(
+            "channel", f"no channel has the id, slug or name {name!r} in this warehouse"
+        )
+    ids = ", ".join(str(row[0]) for row in rows)
+    raise AnalysisParameterError(
+        "channel", f"{name!r} is the name of several channels ({ids}); pass an id or slug"
+    )
+
+
+def _known_tag(con: duckdb.DuckDBPyConnection, tag: str) -> str:
+    found = con.execute(
+        "SELECT 1 FROM post_tags t JOIN posts p ON p.id = t.post_id "
+        "WHERE t.tag = ? AND p.deleted_at IS NULL LIMIT 1",
+        [tag],
+    ).fetchone()
+    if found is None:
+        raise AnalysisParameterError("tag", f"no post in this warehouse has the tag {tag!r}")
+    return tag
+
+
+def _author_id(con: duckdb.DuckDBPyConnection, name: str) -> str:
+    rows = con.execute(
+        "SELECT DISTINCT author_id FROM posts WHERE deleted_at IS NULL AND author_id IS NOT NULL "
+        "AND (author_id = ? OR author_name = ? OR lower(author_email) = lower(?)) ORDER BY 1",
+        [name, name, name],
+    ).fetchall()
+    if not rows:
+        raise AnalysisParameterError(
+            "author", f"no post in this warehouse has an author with the id, name or email {name!r}"
+        )
+    if len(rows) > 1:
+        ids = ", ".join(str(row[0]) for row in rows)
+        raise AnalysisParameterError(
+            "author", f"{name!r} matches several authors ({ids}); pass an id or email"
+        )
+    return str(rows[0][0])

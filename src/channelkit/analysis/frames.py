@@ -1,0 +1,54 @@
+"""Query results as DataFrames with the dtypes users expect.
+
+Integers are nullable (`Int64`), booleans `boolean`, lists Arrow-backed lists, instants
+tz-aware in the analysis timezone, calendar dates local midnights in that timezone, and
+the enumerations (priority, status, visibility) categoricals with every allowed value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+import pyarrow as pa
+
+from channelkit._constants import POST_STATUSES, PRIORITIES, VISIBILITIES
+
+# Column name -> categories; priority is ordered so that sorting follows severity.
+CATEGORIES: Mapping[str, tuple[Sequence[str], bool]] = {
+    "priority": (PRIORITIES, True),
+    "status": (POST_STATUSES, False),
+    "visibility": (VISIBILITIES, False),
+}
+
+
+def _pandas_type(arrow_type: pa.DataType) -> object:
+    if pa.types.is_integer(arrow_type):
+        return pd.Int64Dtype()
+    if pa.types.is_boolean(arrow_type):
+        return pd.BooleanDtype()
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
+        return pd.ArrowDtype(arrow_type)
+    return None
+
+
+def to_frame(table: pa.Table, tz: str) -> pd.DataFrame:
+    """Convert a query result (an Arrow table) to a DataFrame (see the module docstring)."""
+    frame: pd.DataFrame = table.to_pandas(types_mapper=_pandas_type)
+    for field in table.schema:
+        name = field.name
+        if pa.types.is_timestamp(field.type) and field.type.tz is not None:
+            frame[name] = frame[name].dt.tz_convert(tz)
+        elif pa.types.is_date(field.type):
+            frame[name] = local_midnight(frame[name], tz)
+        elif name in CATEGORIES:
+            categories, ordered = CATEGORIES[name]
+            frame[name] = frame[name].astype(pd.CategoricalDtype(list(categories), ordered))
+    return frame
+
+
+def local_midnight(dates: pd.Series, tz: str) -> pd.Series:
+    """Calendar dates → the tz-aware instants at which they begin in `tz`."""
+    naive = pd.to_datetime(dates)
+    # Where DST skips or repeats midnight, take the first instant of the day.
+    return naive.dt.tz_localize(tz, ambiguous=True, nonexistent="shift_forward")
