@@ -1,0 +1,456 @@
+"""The asyncio client, `channelkit.AsyncClient`: `Client` with `await` and `async for`."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
+from types import TracebackType
+from typing import Any, Generic
+
+import httpx
+
+from channelkit._constants import PAGE_LIMIT_MAX
+from channelkit.client import _operations as ops
+from channelkit.client._base import (
+    Call,
+    ClientCore,
+    ClientStats,
+    Done,
+    RateLimit,
+    RequestSpec,
+    WaitEvent,
+)
+from channelkit.client._operations import ModelT
+from channelkit.client._pacing import WaitReason
+from channelkit.client._pagination import CursorWalk, RawPage, parse_envelope
+from channelkit.client._params import Timestamp, check_limit, query_params
+from channelkit.client.models import (
+    Channel,
+    ChannelAnalyticsRow,
+    Page,
+    Post,
+    PostAnalyticsRow,
+)
+
+
+class AsyncClient:
+    """The asyncio twin of `Client`: same arguments, resources and behaviour.
+
+        async with ck.AsyncClient() as client:
+            async for post in client.posts.list(tag="hr"):
+                print(post.title)
+            await client.posts.create(channel_id="chan_1", title="Hi", body="Hello")
+
+    Concurrent tasks share one rate budget: gather as many calls as you like, the client
+    spaces them so that none is refused for the rate limit.
+    """
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        max_rate_limit_wait: float | None = None,
+        on_wait: Callable[[WaitEvent], None] | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self._core = ClientCore(
+            base_url,
+            api_key,
+            timeout=timeout,
+            max_retries=max_retries,
+            max_rate_limit_wait=max_rate_limit_wait,
+            on_wait=on_wait,
+        )
+        self._http = httpx.AsyncClient(
+            base_url=self._core.base_url,
+            auth=self._core.auth,
+            headers=self._core.headers,
+            timeout=self._core.timeout,
+            limits=self._core.limits,
+            transport=transport,
+        )
+        self.posts = AsyncPosts(self)
+        self.channels = AsyncChannels(self)
+        self.analytics = AsyncAnalytics(self)
+
+    @property
+    def base_url(self) -> str:
+        return self._core.base_url
+
+    @property
+    def stats(self) -> ClientStats:
+        """A snapshot of the request, retry and wait counters."""
+        return self._core.stats
+
+    @property
+    def rate_limit(self) -> RateLimit | None:
+        """The rate-limit headers of the latest response (None before the first)."""
+        return self._core.rate_limit
+
+    @property
+    def on_wait(self) -> Callable[[WaitEvent], None] | None:
+        return self._core.on_wait
+
+    @on_wait.setter
+    def on_wait(self, hook: Callable[[WaitEvent], None] | None) -> None:
+        self._core.on_wait = hook
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        json: Mapping[str, Any] | None = None,
+        idempotency_key: str | None = None,
+        max_retries: int | None = None,
+    ) -> Any:
+        """Any endpoint, paced and retried like the rest; returns the decoded JSON body."""
+        spec = RequestSpec(
+            method.upper(),
+            path,
+            params=query_params(params or {}),
+            json=json,
+            idempotency_key=idempotency_key,
+            max_retries=max_retries,
+        )
+        return await self._execute(spec)
+
+    def raw_pages(
+        self,
+        path: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        cursor: str | None = None,
+        limit: int = PAGE_LIMIT_MAX,
+    ) -> AsyncIterator[RawPage]:
+        """Every page of a listing, items left as decoded JSON (no per-item models)."""
+        check_limit(limit, PAGE_LIMIT_MAX)
+        base = query_params(params or {})
+        return self._raw_pages(path, base, cursor, limit)
+
+    async def _raw_pages(
+        self, path: str, base: dict[str, str], cursor: str | None, limit: int
+    ) -> AsyncIterator[RawPage]:
+        walk = CursorWalk(cursor, path)
+        while not walk.done:
+            query = {**base, "limit": str(limit)}
+            if walk.cursor is not None:
+                query["cursor"] = walk.cursor
+            call = self._core.start(RequestSpec("GET", path, params=query))
+            body = await self._run(call)
+            page = parse_envelope(body, cursor=walk.cursor, request=call.info)
+            walk.advance(page)
+            yield page
+
+    async def _execute(self, spec: RequestSpec) -> Any:
+        return await self._run(self._core.start(spec))
+
+    async def _run(self, call: Call) -> Any:
+        request = call.build(self._http)
+        while True:
+            await self._pace(call.spec.path)
+            call.mark_sent()
+            try:
+                response = await self._http.send(request)
+            except httpx.RequestError as exc:
+                step = call.on_error(exc)
+            except BaseException:
+                self._core.release()
+                raise
+            else:
+                step = call.on_response(response)
+            if isinstance(step, Done):
+                return step.value
+            if step.delay > 0:
+                await self._sleep(step.delay, step.reason, call.spec.path)
+
+    async def _pace(self, path: str) -> None:
+        while not (grant := self._core.reserve()).granted:
+            await self._sleep(grant.wait, grant.reason, path)
+
+    async def _sleep(self, seconds: float, reason: WaitReason, path: str) -> None:
+        self._core.note_wait(seconds, reason, path)
+        await asyncio.sleep(seconds)
+
+    async def close(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    def __repr__(self) -> str:
+        return self._core.redacted_repr(type(self).__name__)
+
+
+class AsyncPaginator(Generic[ModelT]):
+    """A listing: `async for` every item of every page, or `await first_page()`.
+
+    async for post in client.posts.list(tag="hr"):
+        ...
+    page = await client.posts.list(limit=50).first_page()
+    """
+
+    def __init__(
+        self,
+        client: AsyncClient,
+        path: str,
+        params: dict[str, str],
+        model: type[ModelT],
+        *,
+        limit: int,
+        cursor: str | None,
+    ) -> None:
+        self._client = client
+        self._path = path
+        self._params = params
+        self._model = model
+        self._limit = check_limit(limit, PAGE_LIMIT_MAX)
+        self._cursor = cursor
+
+    async def pages(self) -> AsyncGenerator[Page[ModelT], None]:
+        raw_pages = self._client.raw_pages(
+            self._path, self._params, cursor=self._cursor, limit=self._limit
+        )
+        async for raw in raw_pages:
+            yield ops.parse_page(self._model, raw, f"GET {self._path}")
+
+    async def first_page(self) -> Page[ModelT]:
+        pages = self.pages()
+        try:
+            return await anext(pages)
+        finally:
+            await pages.aclose()
+
+    async def __aiter__(self) -> AsyncIterator[ModelT]:
+        async for page in self.pages():
+            for item in page.data:
+                yield item
+
+
+class AsyncPosts:
+    """`client.posts` (async): create, list, retrieve, update and delete posts."""
+
+    def __init__(self, client: AsyncClient) -> None:
+        self._client = client
+
+    async def create(
+        self,
+        *,
+        channel_id: str,
+        title: str,
+        body: str,
+        priority: str | None = None,
+        tags: Sequence[str] | None = None,
+        scheduled_at: Timestamp | None = None,
+        cover_image_url: str | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        idempotency_key: str | None = None,
+        max_retries: int | None = None,
+    ) -> Post:
+        """Publish now, or at `scheduled_at` (aware datetime, date or RFC 3339 string).
+
+        Exactly once: retries reuse one `Idempotency-Key` (yours, if you pass one).
+        """
+        spec = ops.create_post(
+            channel_id=channel_id,
+            title=title,
+            body=body,
+            priority=priority,
+            tags=tags,
+            scheduled_at=scheduled_at,
+            cover_image_url=cover_image_url,
+            extra_body=extra_body,
+            idempotency_key=idempotency_key,
+            max_retries=max_retries,
+        )
+        return ops.parse_model(Post, await self._client._execute(spec), "POST /posts")
+
+    def list(
+        self,
+        *,
+        channel_id: str | None = None,
+        author_id: str | None = None,
+        tag: str | None = None,
+        priority: str | None = None,
+        published_after: Timestamp | None = None,
+        published_before: Timestamp | None = None,
+        limit: int = PAGE_LIMIT_MAX,
+        cursor: str | None = None,
+    ) -> AsyncPaginator[Post]:
+        """Posts matching every filter given; `limit` is the page size."""
+        params = ops.post_filters(
+            channel_id=channel_id,
+            author_id=author_id,
+            tag=tag,
+            priority=priority,
+            published_after=published_after,
+            published_before=published_before,
+        )
+        return AsyncPaginator(self._client, ops.POSTS, params, Post, limit=limit, cursor=cursor)
+
+    async def retrieve(self, post_id: str, *, max_retries: int | None = None) -> Post:
+        spec = ops.retrieve(ops.POSTS, "post_id", post_id, max_retries)
+        return ops.parse_model(Post, await self._client._execute(spec), f"GET {spec.path}")
+
+    async def update(
+        self,
+        post_id: str,
+        *,
+        channel_id: str | None = None,
+        title: str | None = None,
+        body: str | None = None,
+        priority: str | None = None,
+        tags: Sequence[str] | None = None,
+        scheduled_at: Timestamp | None = None,
+        cover_image_url: str | None = None,
+        status: str | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        max_retries: int | None = None,
+    ) -> Post:
+        """Change the fields given (None leaves a field as it is)."""
+        spec = ops.update_post(
+            post_id,
+            channel_id=channel_id,
+            title=title,
+            body=body,
+            priority=priority,
+            tags=tags,
+            scheduled_at=scheduled_at,
+            cover_image_url=cover_image_url,
+            status=status,
+            extra_body=extra_body,
+            max_retries=max_retries,
+        )
+        return ops.parse_model(Post, await self._client._execute(spec), f"PATCH {spec.path}")
+
+    async def delete(self, post_id: str, *, max_retries: int | None = None) -> None:
+        await self._client._execute(ops.delete(ops.POSTS, "post_id", post_id, max_retries))
+
+
+class AsyncChannels:
+    """`client.channels` (async): create, list, retrieve, update and delete channels."""
+
+    def __init__(self, client: AsyncClient) -> None:
+        self._client = client
+
+    async def create(
+        self,
+        *,
+        name: str,
+        slug: str | None = None,
+        description: str | None = None,
+        visibility: str | None = None,
+        is_default: bool | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        idempotency_key: str | None = None,
+        max_retries: int | None = None,
+    ) -> Channel:
+        spec = ops.create_channel(
+            name=name,
+            slug=slug,
+            description=description,
+            visibility=visibility,
+            is_default=is_default,
+            extra_body=extra_body,
+            idempotency_key=idempotency_key,
+            max_retries=max_retries,
+        )
+        return ops.parse_model(Channel, await self._client._execute(spec), "POST /channels")
+
+    def list(
+        self,
+        *,
+        visibility: str | None = None,
+        limit: int = PAGE_LIMIT_MAX,
+        cursor: str | None = None,
+    ) -> AsyncPaginator[Channel]:
+        params = query_params({"visibility": visibility})
+        return AsyncPaginator(
+            self._client, ops.CHANNELS, params, Channel, limit=limit, cursor=cursor
+        )
+
+    async def retrieve(self, channel_id: str, *, max_retries: int | None = None) -> Channel:
+        spec = ops.retrieve(ops.CHANNELS, "channel_id", channel_id, max_retries)
+        return ops.parse_model(Channel, await self._client._execute(spec), f"GET {spec.path}")
+
+    async def update(
+        self,
+        channel_id: str,
+        *,
+        name: str | None = None,
+        slug: str | None = None,
+        description: str | None = None,
+        visibility: str | None = None,
+        is_default: bool | None = None,
+        is_archived: bool | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        max_retries: int | None = None,
+    ) -> Channel:
+        spec = ops.update_channel(
+            channel_id,
+            name=name,
+            slug=slug,
+            description=description,
+            visibility=visibility,
+            is_default=is_default,
+            is_archived=is_archived,
+            extra_body=extra_body,
+            max_retries=max_retries,
+        )
+        return ops.parse_model(Channel, await self._client._execute(spec), f"PATCH {spec.path}")
+
+    async def delete(self, channel_id: str, *, max_retries: int | None = None) -> None:
+        await self._client._execute(ops.delete(ops.CHANNELS, "channel_id", channel_id, max_retries))
+
+
+class AsyncAnalytics:
+    """`client.analytics` (async): daily rows (UTC days; `start` inclusive, `end` not)."""
+
+    def __init__(self, client: AsyncClient) -> None:
+        self._client = client
+
+    def posts(
+        self,
+        *,
+        start: Timestamp | None = None,
+        end: Timestamp | None = None,
+        channel_id: str | None = None,
+        post_id: str | None = None,
+        limit: int = PAGE_LIMIT_MAX,
+        cursor: str | None = None,
+    ) -> AsyncPaginator[PostAnalyticsRow]:
+        params = ops.analytics_filters(start=start, end=end, channel_id=channel_id, post_id=post_id)
+        return AsyncPaginator(
+            self._client, ops.ANALYTICS_POSTS, params, PostAnalyticsRow, limit=limit, cursor=cursor
+        )
+
+    def channels(
+        self,
+        *,
+        start: Timestamp | None = None,
+        end: Timestamp | None = None,
+        channel_id: str | None = None,
+        limit: int = PAGE_LIMIT_MAX,
+        cursor: str | None = None,
+    ) -> AsyncPaginator[ChannelAnalyticsRow]:
+        params = ops.analytics_filters(start=start, end=end, channel_id=channel_id)
+        return AsyncPaginator(
+            self._client,
+            ops.ANALYTICS_CHANNELS,
+            params,
+            ChannelAnalyticsRow,
+            limit=limit,
+            cursor=cursor,
+        )

@@ -1,0 +1,461 @@
+"""What the sync and async clients share: configuration, the rate budget, statistics,
+logging, and the per-call retry state machine. Only the sending and sleeping differ
+between `Client` and `AsyncClient`; everything deciding *what* to do lives here.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import random
+import threading
+import time
+import uuid
+from collections.abc import Callable, Generator, Mapping
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+
+from channelkit import __version__
+from channelkit._constants import (
+    API_VERSION_SEGMENT,
+    CLIENT_BACKOFF_BASE_SECONDS,
+    CLIENT_BACKOFF_CAP_SECONDS,
+    CLIENT_CONNECT_TIMEOUT_SECONDS,
+    CLIENT_DATE_HEADER_LAG_SECONDS,
+    CLIENT_ERROR_SNIPPET_CHARS,
+    CLIENT_MAX_CONNECTIONS,
+    CLIENT_MAX_RATE_LIMIT_WAIT_SECONDS,
+    CLIENT_MAX_RETRIES,
+    CLIENT_PACING_BURST,
+    CLIENT_PACING_POLL_SECONDS,
+    CLIENT_PACING_RESET_MARGIN_SECONDS,
+    CLIENT_RETRY_AFTER_DEFAULT_SECONDS,
+    CLIENT_RETRY_AFTER_MIN_SECONDS,
+    CLIENT_TIMEOUT_SECONDS,
+    CLIENT_USER_AGENT,
+    CLIENT_WAIT_LOG_SECONDS,
+    ENV_API_KEY,
+    ENV_BASE_URL,
+    ENV_LOG,
+    IDEMPOTENCY_KEY_MAX_CHARS,
+    LOGGER_NAME,
+    RATE_WINDOW_SECONDS,
+)
+from channelkit.client._headers import parse_http_date, parse_rate_limit, parse_retry_after
+from channelkit.client._pacing import Grant, Pacer, ServerClock, WaitReason
+from channelkit.client._retry import (
+    Failure,
+    backoff_delay,
+    replayable,
+    should_retry_failure,
+    should_retry_status,
+)
+from channelkit.client.errors import (
+    APIConnectionError,
+    APIError,
+    APITimeoutError,
+    InvalidParameterError,
+    RequestInfo,
+    error_from_response,
+)
+
+log = logging.getLogger(f"{LOGGER_NAME}.client")
+
+
+@dataclass(frozen=True)
+class WaitEvent:
+    """The client is about to sleep `seconds` before a request to `path` (for progress bars)."""
+
+    seconds: float
+    reason: WaitReason
+    path: str
+
+
+@dataclass(frozen=True)
+class ClientStats:
+    """Counters since the client was made; `client.stats` returns a snapshot.
+
+    `wait_seconds` sums every sleep (pacing, Retry-After and backoff); `rate_limit_waits`
+    counts the pacing and Retry-After ones.
+    """
+
+    requests: int = 0
+    retries: int = 0
+    responses_429: int = 0
+    rate_limit_waits: int = 0
+    wait_seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class RateLimit:
+    """The rate-limit headers of the latest response: `reset` is when the window ends."""
+
+    limit: int | None
+    remaining: int
+    reset: datetime | None
+
+
+@dataclass(frozen=True)
+class RequestSpec:
+    """One logical API call, before retries."""
+
+    method: str
+    path: str
+    params: Mapping[str, str] | None = None
+    json: Mapping[str, Any] | None = None
+    idempotency_key: str | None = None
+    max_retries: int | None = None
+
+
+@dataclass(frozen=True)
+class Done:
+    value: Any
+
+
+@dataclass(frozen=True)
+class Retry:
+    delay: float
+    reason: WaitReason
+
+
+Step = Done | Retry
+
+
+class _BearerAuth(httpx.Auth):
+    """Adds the key per request, so it sits in no default-headers dict; repr hides it."""
+
+    def __init__(self, api_key: str) -> None:
+        self._header = f"Bearer {api_key}"
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        request.headers["Authorization"] = self._header
+        yield request
+
+    def __repr__(self) -> str:
+        return "_BearerAuth(api_key=<redacted>)"
+
+
+def _configure_logging() -> None:
+    """`CHANNELKIT_LOG=debug|info|warning` sends channelkit's log lines to stderr."""
+    level_name = os.environ.get(ENV_LOG, "").strip().upper()
+    level = logging.getLevelName(level_name) if level_name else None
+    if not isinstance(level, int):
+        return
+    root = logging.getLogger(LOGGER_NAME)
+    root.setLevel(level)
+    if not any(getattr(h, "_channelkit", False) for h in root.handlers):
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+        handler._channelkit = True  # type: ignore[attr-defined]
+        root.addHandler(handler)
+
+
+def _resolve_base_url(base_url: str | None) -> str:
+    url = base_url if base_url is not None else os.environ.get(ENV_BASE_URL)
+    if not url:
+        raise InvalidParameterError(
+            f"no base URL: pass base_url=... or set {ENV_BASE_URL} "
+            f"(e.g. http://127.0.0.1:8000{API_VERSION_SEGMENT})"
+        )
+    url = url.strip().rstrip("/")
+    parsed = httpx.URL(url)
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        raise InvalidParameterError(f"base_url: {url!r} is not an http(s) URL")
+    if not parsed.path.endswith(API_VERSION_SEGMENT):
+        raise InvalidParameterError(
+            f"base_url: {url!r} must end in the API version segment {API_VERSION_SEGMENT} "
+            f"(e.g. {url}{API_VERSION_SEGMENT})"
+        )
+    return url
+
+
+def _resolve_api_key(api_key: str | None) -> str:
+    key = api_key if api_key is not None else os.environ.get(ENV_API_KEY)
+    if not key:
+        raise InvalidParameterError(f"no API key: pass api_key=... or set {ENV_API_KEY}")
+    if not isinstance(key, str) or any(c.isspace() or not c.isprintable() for c in key):
+        # The key itself stays out of the message.
+        raise InvalidParameterError("api_key: contains whitespace or control characters")
+    return key
+
+
+def check_idempotency_key(key: str) -> str:
+    if not isinstance(key, str) or not 1 <= len(key) <= IDEMPOTENCY_KEY_MAX_CHARS:
+        raise InvalidParameterError(
+            f"idempotency_key: must be a string of 1 to {IDEMPOTENCY_KEY_MAX_CHARS} characters"
+        )
+    if not key.isascii() or not key.isprintable():
+        raise InvalidParameterError("idempotency_key: must be printable ASCII")
+    return key
+
+
+class ClientCore:
+    """Configuration and shared state of one client; safe to use from many threads."""
+
+    def __init__(
+        self,
+        base_url: str | None,
+        api_key: str | None,
+        *,
+        timeout: float | httpx.Timeout | None,
+        max_retries: int | None,
+        max_rate_limit_wait: float | None,
+        on_wait: Callable[[WaitEvent], None] | None,
+    ) -> None:
+        _configure_logging()
+        self.base_url = _resolve_base_url(base_url)
+        self.auth: httpx.Auth = _BearerAuth(_resolve_api_key(api_key))
+        if timeout is None:
+            timeout = httpx.Timeout(CLIENT_TIMEOUT_SECONDS, connect=CLIENT_CONNECT_TIMEOUT_SECONDS)
+        self.timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
+        self.limits = httpx.Limits(
+            max_connections=CLIENT_MAX_CONNECTIONS, max_keepalive_connections=CLIENT_MAX_CONNECTIONS
+        )
+        self.headers = {"User-Agent": f"{CLIENT_USER_AGENT}/{__version__}"}
+        self.max_retries = CLIENT_MAX_RETRIES if max_retries is None else max_retries
+        if self.max_retries < 0:
+            raise InvalidParameterError(f"max_retries: must be >= 0, got {self.max_retries}")
+        self.max_rate_limit_wait = (
+            CLIENT_MAX_RATE_LIMIT_WAIT_SECONDS
+            if max_rate_limit_wait is None
+            else max_rate_limit_wait
+        )
+        self.on_wait = on_wait
+        self._lock = threading.Lock()
+        self._pacer = Pacer(
+            burst=CLIENT_PACING_BURST,
+            reset_margin=CLIENT_PACING_RESET_MARGIN_SECONDS,
+            poll=CLIENT_PACING_POLL_SECONDS,
+            max_window=RATE_WINDOW_SECONDS,
+        )
+        self._clock = ServerClock(date_lag=CLIENT_DATE_HEADER_LAG_SECONDS)
+        self._stats = ClientStats()
+        self._rate_limit: RateLimit | None = None
+        self._random = random.Random()
+
+    @property
+    def stats(self) -> ClientStats:
+        return self._stats
+
+    @property
+    def rate_limit(self) -> RateLimit | None:
+        return self._rate_limit
+
+    def count(self, **increments: float) -> None:
+        with self._lock:
+            current = self._stats
+            self._stats = replace(
+                current, **{k: getattr(current, k) + v for k, v in increments.items()}
+            )
+
+    def reserve(self) -> Grant:
+        with self._lock:
+            return self._pacer.reserve(time.monotonic())
+
+    def note_wait(self, seconds: float, reason: WaitReason, path: str) -> None:
+        """Account for a sleep about to happen and tell the user about it."""
+        self.count(wait_seconds=seconds, rate_limit_waits=0 if reason == "backoff" else 1)
+        if seconds >= CLIENT_WAIT_LOG_SECONDS:
+            log.info("waiting %.1f s (%s) before %s", seconds, reason.replace("_", "-"), path)
+        if self.on_wait is not None:
+            self.on_wait(WaitEvent(seconds=seconds, reason=reason, path=path))
+
+    def jitter(self) -> float:
+        with self._lock:
+            return self._random.random()
+
+    def start(self, spec: RequestSpec) -> Call:
+        return Call(self, spec)
+
+    def observe(self, response: httpx.Response, *, sent_wall: float) -> tuple[float, float | None]:
+        """Feed a response's headers to the clock and the pacer; (server_now, to_reset)."""
+        now_wall, now_mono = time.time(), time.monotonic()
+        headers = response.headers
+        rate = parse_rate_limit(headers)
+        date = parse_http_date(headers.get("date"))
+        with self._lock:
+            if date is not None:
+                self._clock.observe(date, sent_wall, now_wall)
+            server_now = now_wall + self._clock.offset()
+            to_reset = None
+            if rate is not None and rate.reset is not None:
+                to_reset = rate.reset - server_now
+            self._pacer.observe(rate, seconds_to_reset=to_reset, now=now_mono)
+            self._stats = replace(self._stats, requests=self._stats.requests + 1)
+            if rate is not None:
+                reset = None
+                if to_reset is not None:
+                    reset = datetime.fromtimestamp(now_wall + to_reset, UTC).replace(microsecond=0)
+                self._rate_limit = RateLimit(rate.limit, rate.remaining, reset)
+        return server_now, to_reset
+
+    def release(self) -> None:
+        with self._lock:
+            self._pacer.release()
+            self._stats = replace(self._stats, requests=self._stats.requests + 1)
+
+    def block(self, seconds: float) -> None:
+        with self._lock:
+            self._pacer.block(time.monotonic() + seconds)
+
+    def redacted_repr(self, cls: str) -> str:
+        return f"{cls}(base_url={self.base_url!r}, api_key=<redacted>)"
+
+
+class Call:
+    """One logical call through its attempts: decides after each one to return or retry."""
+
+    def __init__(self, core: ClientCore, spec: RequestSpec) -> None:
+        self.core = core
+        self.spec = spec
+        self.method = spec.method.upper()
+        self.key = spec.idempotency_key
+        if self.key is None and self.method == "POST":
+            self.key = f"ck-{uuid.uuid4().hex}"  # once per call: every retry reuses it
+        self.replayable = replayable(self.method, has_idempotency_key=self.key is not None)
+        self.max_retries = core.max_retries if spec.max_retries is None else spec.max_retries
+        self.retries = 0
+        self.rate_limit_waited = 0.0
+        self.ambiguous = False  # an earlier attempt may have taken effect
+        self.sent_wall = 0.0
+        self.sent_mono = 0.0
+        self.info = RequestInfo(self.method, spec.path)
+
+    def build(self, http: httpx.Client | httpx.AsyncClient) -> httpx.Request:
+        headers = {"Idempotency-Key": self.key} if self.key is not None else None
+        request = http.build_request(
+            self.method,
+            self.spec.path,
+            params=dict(self.spec.params) if self.spec.params else None,
+            json=dict(self.spec.json) if self.spec.json is not None else None,
+            headers=headers,
+        )
+        self.info = RequestInfo(self.method, str(request.url))
+        return request
+
+    def mark_sent(self) -> None:
+        self.sent_wall, self.sent_mono = time.time(), time.monotonic()
+
+    def on_response(self, response: httpx.Response) -> Step:
+        server_now, to_reset = self.core.observe(response, sent_wall=self.sent_wall)
+        status = response.status_code
+        self._log_response(status, to_reset)
+        if 200 <= status < 300:
+            if status == 204 or not response.content:
+                return Done(None)
+            try:
+                return Done(json.loads(response.content))
+            except ValueError:
+                return self._failed(Failure.UNDECODABLE, f"{status} response is not JSON")
+        if status == 404 and self.method == "DELETE" and self.ambiguous:
+            return Done(None)  # an earlier attempt whose answer was lost did the delete
+        retry_after = parse_retry_after(response.headers.get("retry-after"), server_now=server_now)
+        if status == 429:
+            return self._rate_limited(response, retry_after)
+        error = self._error(response, retry_after)
+        if (
+            should_retry_status(
+                status,
+                replayable=self.replayable,
+                error_param=error.param,
+                is_replay=self.retries > 0,
+            )
+            and self.retries < self.max_retries
+        ):
+            delay = self._backoff()
+            if retry_after is not None:
+                delay = max(delay, min(retry_after, self.core.max_rate_limit_wait))
+            self._note_retry(f"{status} {error.code or ''}".strip(), delay)
+            return Retry(delay, "backoff")
+        raise error
+
+    def on_error(self, exc: httpx.HTTPError) -> Step:
+        self.core.release()
+        if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout):
+            failure = Failure.NOT_SENT
+        elif isinstance(exc, httpx.TimeoutException):
+            failure = Failure.TIMEOUT
+        else:
+            failure = Failure.BROKEN
+        detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        return self._failed(failure, detail)
+
+    def _failed(self, failure: Failure, detail: str) -> Step:
+        if failure is not Failure.NOT_SENT:
+            self.ambiguous = True
+        if (
+            should_retry_failure(failure, replayable=self.replayable)
+            and self.retries < self.max_retries
+        ):
+            delay = self._backoff()
+            self._note_retry(detail, delay)
+            return Retry(delay, "backoff")
+        tries = f"after {self.retries + 1} attempt{'s' if self.retries else ''}"
+        message = f"{detail} [{self.info}] ({tries})"
+        if failure is Failure.TIMEOUT:
+            raise APITimeoutError(f"timed out: {message}", request=self.info)
+        if failure is Failure.UNDECODABLE:
+            raise APIError(f"invalid response body: {message}", request=self.info)
+        raise APIConnectionError(f"connection failed: {message}", request=self.info)
+
+    def _rate_limited(self, response: httpx.Response, retry_after: float | None) -> Step:
+        self.core.count(responses_429=1)
+        wait = CLIENT_RETRY_AFTER_DEFAULT_SECONDS if retry_after is None else retry_after
+        wait = max(CLIENT_RETRY_AFTER_MIN_SECONDS, wait)
+        if self.rate_limit_waited + wait > self.core.max_rate_limit_wait:
+            error = self._error(response, wait)
+            error.args = (
+                f"{error.message} (waited {self.rate_limit_waited:.1f} s already; the cap "
+                f"max_rate_limit_wait is {self.core.max_rate_limit_wait:g} s)",
+            )
+            raise error
+        self.rate_limit_waited += wait
+        self.core.block(wait)
+        self.core.count(retries=1)
+        log.info("429 on %s: retrying after %.1f s", self.info, wait)
+        return Retry(0.0, "retry_after")  # the pacer holds every request until then
+
+    def _error(self, response: httpx.Response, retry_after: float | None) -> APIError:
+        return error_from_response(
+            response.status_code,
+            response.content,
+            self.info,
+            retry_after=retry_after,
+            snippet_chars=CLIENT_ERROR_SNIPPET_CHARS,
+        )
+
+    def _backoff(self) -> float:
+        return backoff_delay(
+            self.retries,
+            base=CLIENT_BACKOFF_BASE_SECONDS,
+            cap=CLIENT_BACKOFF_CAP_SECONDS,
+            jitter=self.core.jitter(),
+        )
+
+    def _note_retry(self, why: str, delay: float) -> None:
+        self.retries += 1
+        self.core.count(retries=1)
+        log.info(
+            "retrying %s after %s (retry %d of %d) in %.2f s",
+            self.info,
+            why,
+            self.retries,
+            self.max_retries,
+            delay,
+        )
+
+    def _log_response(self, status: int, to_reset: float | None) -> None:
+        if not log.isEnabledFor(logging.DEBUG):
+            return
+        elapsed = (time.monotonic() - self.sent_mono) * 1000.0
+        rate = self.core.rate_limit
+        state = "no rate-limit headers"
+        if rate is not None:
+            state = f"rate limit {rate.remaining}/{rate.limit}"
+            if to_reset is not None:
+                state += f", reset in {to_reset:.1f} s"
+        log.debug("%s -> %d in %.1f ms; %s", self.info, status, elapsed, state)

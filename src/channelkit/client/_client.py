@@ -1,0 +1,458 @@
+"""The blocking client, `channelkit.Client`."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
+from types import TracebackType
+from typing import Any, Generic
+
+import httpx
+
+from channelkit._constants import PAGE_LIMIT_MAX
+from channelkit.client import _operations as ops
+from channelkit.client._base import (
+    Call,
+    ClientCore,
+    ClientStats,
+    Done,
+    RateLimit,
+    RequestSpec,
+    WaitEvent,
+)
+from channelkit.client._operations import ModelT
+from channelkit.client._pacing import WaitReason
+from channelkit.client._pagination import CursorWalk, RawPage, parse_envelope
+from channelkit.client._params import Timestamp, check_limit, query_params
+from channelkit.client.models import (
+    Channel,
+    ChannelAnalyticsRow,
+    Page,
+    Post,
+    PostAnalyticsRow,
+)
+
+
+class Client:
+    """A client of the Publishing and Channel Service; share one per process.
+
+        import channelkit as ck
+
+        with ck.Client(base_url="http://127.0.0.1:8000/v1", api_key="...") as client:
+            for post in client.posts.list(channel_id="chan_1", tag="hr"):
+                print(post.title)
+            client.posts.create(channel_id="chan_1", title="Hi", body="Hello **all**")
+
+    Without arguments the base URL and key come from `CHANNELKIT_BASE_URL` and
+    `CHANNELKIT_API_KEY`. Requests are paced by the rate-limit headers (one budget shared
+    by every thread using the client), failed requests retried when that is safe, and
+    every POST carries an `Idempotency-Key` so that a retried create creates once.
+    `on_wait` is called before every sleep, with a `WaitEvent` (for progress bars).
+    """
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        max_rate_limit_wait: float | None = None,
+        on_wait: Callable[[WaitEvent], None] | None = None,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self._core = ClientCore(
+            base_url,
+            api_key,
+            timeout=timeout,
+            max_retries=max_retries,
+            max_rate_limit_wait=max_rate_limit_wait,
+            on_wait=on_wait,
+        )
+        self._http = httpx.Client(
+            base_url=self._core.base_url,
+            auth=self._core.auth,
+            headers=self._core.headers,
+            timeout=self._core.timeout,
+            limits=self._core.limits,
+            transport=transport,
+        )
+        self.posts = Posts(self)
+        self.channels = Channels(self)
+        self.analytics = Analytics(self)
+
+    @property
+    def base_url(self) -> str:
+        return self._core.base_url
+
+    @property
+    def stats(self) -> ClientStats:
+        """A snapshot of the request, retry and wait counters."""
+        return self._core.stats
+
+    @property
+    def rate_limit(self) -> RateLimit | None:
+        """The rate-limit headers of the latest response (None before the first)."""
+        return self._core.rate_limit
+
+    @property
+    def on_wait(self) -> Callable[[WaitEvent], None] | None:
+        return self._core.on_wait
+
+    @on_wait.setter
+    def on_wait(self, hook: Callable[[WaitEvent], None] | None) -> None:
+        self._core.on_wait = hook
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        json: Mapping[str, Any] | None = None,
+        idempotency_key: str | None = None,
+        max_retries: int | None = None,
+    ) -> Any:
+        """Any endpoint, paced and retried like the rest; returns the decoded JSON body."""
+        spec = RequestSpec(
+            method.upper(),
+            path,
+            params=query_params(params or {}),
+            json=json,
+            idempotency_key=idempotency_key,
+            max_retries=max_retries,
+        )
+        return self._execute(spec)
+
+    def raw_pages(
+        self,
+        path: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        cursor: str | None = None,
+        limit: int = PAGE_LIMIT_MAX,
+    ) -> Iterator[RawPage]:
+        """Every page of a listing, items left as decoded JSON (no per-item models)."""
+        check_limit(limit, PAGE_LIMIT_MAX)
+        base = query_params(params or {})
+        return self._raw_pages(path, base, cursor, limit)
+
+    def _raw_pages(
+        self, path: str, base: dict[str, str], cursor: str | None, limit: int
+    ) -> Iterator[RawPage]:
+        walk = CursorWalk(cursor, path)
+        while not walk.done:
+            query = {**base, "limit": str(limit)}
+            if walk.cursor is not None:
+                query["cursor"] = walk.cursor
+            call = self._core.start(RequestSpec("GET", path, params=query))
+            body = self._run(call)
+            page = parse_envelope(body, cursor=walk.cursor, request=call.info)
+            walk.advance(page)
+            yield page
+
+    def _execute(self, spec: RequestSpec) -> Any:
+        return self._run(self._core.start(spec))
+
+    def _run(self, call: Call) -> Any:
+        request = call.build(self._http)
+        while True:
+            self._pace(call.spec.path)
+            call.mark_sent()
+            try:
+                response = self._http.send(request)
+            except httpx.RequestError as exc:
+                step = call.on_error(exc)
+            except BaseException:
+                self._core.release()
+                raise
+            else:
+                step = call.on_response(response)
+            if isinstance(step, Done):
+                return step.value
+            if step.delay > 0:
+                self._sleep(step.delay, step.reason, call.spec.path)
+
+    def _pace(self, path: str) -> None:
+        while not (grant := self._core.reserve()).granted:
+            self._sleep(grant.wait, grant.reason, path)
+
+    def _sleep(self, seconds: float, reason: WaitReason, path: str) -> None:
+        self._core.note_wait(seconds, reason, path)
+        time.sleep(seconds)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return self._core.redacted_repr(type(self).__name__)
+
+
+class Paginator(Generic[ModelT]):
+    """A listing: iterate for every item of every page, or take `first_page()`.
+
+    for post in client.posts.list(tag="hr"):          # all pages, lazily
+        ...
+    page = client.posts.list(limit=50).first_page()   # one request
+    """
+
+    def __init__(
+        self,
+        client: Client,
+        path: str,
+        params: dict[str, str],
+        model: type[ModelT],
+        *,
+        limit: int,
+        cursor: str | None,
+    ) -> None:
+        self._client = client
+        self._path = path
+        self._params = params
+        self._model = model
+        self._limit = check_limit(limit, PAGE_LIMIT_MAX)
+        self._cursor = cursor
+
+    def pages(self) -> Generator[Page[ModelT], None, None]:
+        raw_pages = self._client.raw_pages(
+            self._path, self._params, cursor=self._cursor, limit=self._limit
+        )
+        for raw in raw_pages:
+            yield ops.parse_page(self._model, raw, f"GET {self._path}")
+
+    def first_page(self) -> Page[ModelT]:
+        pages = self.pages()
+        try:
+            return next(pages)
+        finally:
+            pages.close()
+
+    def __iter__(self) -> Iterator[ModelT]:
+        for page in self.pages():
+            yield from page.data
+
+
+class Posts:
+    """`client.posts`: create, list, retrieve, update and delete posts."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    def create(
+        self,
+        *,
+        channel_id: str,
+        title: str,
+        body: str,
+        priority: str | None = None,
+        tags: Sequence[str] | None = None,
+        scheduled_at: Timestamp | None = None,
+        cover_image_url: str | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        idempotency_key: str | None = None,
+        max_retries: int | None = None,
+    ) -> Post:
+        """Publish now, or at `scheduled_at` (aware datetime, date or RFC 3339 string).
+
+        Exactly once: retries reuse one `Idempotency-Key` (yours, if you pass one).
+        """
+        spec = ops.create_post(
+            channel_id=channel_id,
+            title=title,
+            body=body,
+            priority=priority,
+            tags=tags,
+            scheduled_at=scheduled_at,
+            cover_image_url=cover_image_url,
+            extra_body=extra_body,
+            idempotency_key=idempotency_key,
+            max_retries=max_retries,
+        )
+        return ops.parse_model(Post, self._client._execute(spec), "POST /posts")
+
+    def list(
+        self,
+        *,
+        channel_id: str | None = None,
+        author_id: str | None = None,
+        tag: str | None = None,
+        priority: str | None = None,
+        published_after: Timestamp | None = None,
+        published_before: Timestamp | None = None,
+        limit: int = PAGE_LIMIT_MAX,
+        cursor: str | None = None,
+    ) -> Paginator[Post]:
+        """Posts matching every filter given; `limit` is the page size."""
+        params = ops.post_filters(
+            channel_id=channel_id,
+            author_id=author_id,
+            tag=tag,
+            priority=priority,
+            published_after=published_after,
+            published_before=published_before,
+        )
+        return Paginator(self._client, ops.POSTS, params, Post, limit=limit, cursor=cursor)
+
+    def retrieve(self, post_id: str, *, max_retries: int | None = None) -> Post:
+        spec = ops.retrieve(ops.POSTS, "post_id", post_id, max_retries)
+        return ops.parse_model(Post, self._client._execute(spec), f"GET {spec.path}")
+
+    def update(
+        self,
+        post_id: str,
+        *,
+        channel_id: str | None = None,
+        title: str | None = None,
+        body: str | None = None,
+        priority: str | None = None,
+        tags: Sequence[str] | None = None,
+        scheduled_at: Timestamp | None = None,
+        cover_image_url: str | None = None,
+        status: str | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        max_retries: int | None = None,
+    ) -> Post:
+        """Change the fields given (None leaves a field as it is)."""
+        spec = ops.update_post(
+            post_id,
+            channel_id=channel_id,
+            title=title,
+            body=body,
+            priority=priority,
+            tags=tags,
+            scheduled_at=scheduled_at,
+            cover_image_url=cover_image_url,
+            status=status,
+            extra_body=extra_body,
+            max_retries=max_retries,
+        )
+        return ops.parse_model(Post, self._client._execute(spec), f"PATCH {spec.path}")
+
+    def delete(self, post_id: str, *, max_retries: int | None = None) -> None:
+        self._client._execute(ops.delete(ops.POSTS, "post_id", post_id, max_retries))
+
+
+class Channels:
+    """`client.channels`: create, list, retrieve, update and delete channels."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    def create(
+        self,
+        *,
+        name: str,
+        slug: str | None = None,
+        description: str | None = None,
+        visibility: str | None = None,
+        is_default: bool | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        idempotency_key: str | None = None,
+        max_retries: int | None = None,
+    ) -> Channel:
+        spec = ops.create_channel(
+            name=name,
+            slug=slug,
+            description=description,
+            visibility=visibility,
+            is_default=is_default,
+            extra_body=extra_body,
+            idempotency_key=idempotency_key,
+            max_retries=max_retries,
+        )
+        return ops.parse_model(Channel, self._client._execute(spec), "POST /channels")
+
+    def list(
+        self,
+        *,
+        visibility: str | None = None,
+        limit: int = PAGE_LIMIT_MAX,
+        cursor: str | None = None,
+    ) -> Paginator[Channel]:
+        params = query_params({"visibility": visibility})
+        return Paginator(self._client, ops.CHANNELS, params, Channel, limit=limit, cursor=cursor)
+
+    def retrieve(self, channel_id: str, *, max_retries: int | None = None) -> Channel:
+        spec = ops.retrieve(ops.CHANNELS, "channel_id", channel_id, max_retries)
+        return ops.parse_model(Channel, self._client._execute(spec), f"GET {spec.path}")
+
+    def update(
+        self,
+        channel_id: str,
+        *,
+        name: str | None = None,
+        slug: str | None = None,
+        description: str | None = None,
+        visibility: str | None = None,
+        is_default: bool | None = None,
+        is_archived: bool | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        max_retries: int | None = None,
+    ) -> Channel:
+        spec = ops.update_channel(
+            channel_id,
+            name=name,
+            slug=slug,
+            description=description,
+            visibility=visibility,
+            is_default=is_default,
+            is_archived=is_archived,
+            extra_body=extra_body,
+            max_retries=max_retries,
+        )
+        return ops.parse_model(Channel, self._client._execute(spec), f"PATCH {spec.path}")
+
+    def delete(self, channel_id: str, *, max_retries: int | None = None) -> None:
+        self._client._execute(ops.delete(ops.CHANNELS, "channel_id", channel_id, max_retries))
+
+
+class Analytics:
+    """`client.analytics`: daily engagement rows (UTC days; `start` inclusive, `end` not)."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    def posts(
+        self,
+        *,
+        start: Timestamp | None = None,
+        end: Timestamp | None = None,
+        channel_id: str | None = None,
+        post_id: str | None = None,
+        limit: int = PAGE_LIMIT_MAX,
+        cursor: str | None = None,
+    ) -> Paginator[PostAnalyticsRow]:
+        params = ops.analytics_filters(start=start, end=end, channel_id=channel_id, post_id=post_id)
+        return Paginator(
+            self._client, ops.ANALYTICS_POSTS, params, PostAnalyticsRow, limit=limit, cursor=cursor
+        )
+
+    def channels(
+        self,
+        *,
+        start: Timestamp | None = None,
+        end: Timestamp | None = None,
+        channel_id: str | None = None,
+        limit: int = PAGE_LIMIT_MAX,
+        cursor: str | None = None,
+    ) -> Paginator[ChannelAnalyticsRow]:
+        params = ops.analytics_filters(start=start, end=end, channel_id=channel_id)
+        return Paginator(
+            self._client,
+            ops.ANALYTICS_CHANNELS,
+            params,
+            ChannelAnalyticsRow,
+            limit=limit,
+            cursor=cursor,
+        )

@@ -1,0 +1,232 @@
+"""Every endpoint as a `RequestSpec` builder, shared by the sync and async resources. Pure.
+
+The resource classes only add the sending (blocking or awaited) and the model they return.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from channelkit.client._base import RequestSpec, check_idempotency_key
+from channelkit.client._pagination import RawPage
+from channelkit.client._params import Timestamp, format_timestamp, json_body, path_id, query_params
+from channelkit.client.errors import APIResponseValidationError, InvalidParameterError
+from channelkit.client.models import Page
+
+POSTS = "/posts"
+CHANNELS = "/channels"
+ANALYTICS_POSTS = "/analytics/posts"
+ANALYTICS_CHANNELS = "/analytics/channels"
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def _timestamp(name: str, value: Timestamp | None) -> str | None:
+    return None if value is None else format_timestamp(name, value)
+
+
+def _tags(tags: Sequence[str] | None) -> list[str] | None:
+    if tags is None:
+        return None
+    if isinstance(tags, str):
+        raise InvalidParameterError(f"tags: expected a list of strings, got the string {tags!r}")
+    return list(tags)
+
+
+def _extra(extra: Mapping[str, Any] | None, known: Mapping[str, Any]) -> dict[str, Any]:
+    fields = dict(known)
+    for name, value in (extra or {}).items():
+        if name in fields:
+            raise InvalidParameterError(f"{name}: given both as an argument and in extra_body")
+        fields[name] = value
+    return fields
+
+
+def create_post(
+    *,
+    channel_id: str,
+    title: str,
+    body: str,
+    priority: str | None,
+    tags: Sequence[str] | None,
+    scheduled_at: Timestamp | None,
+    cover_image_url: str | None,
+    extra_body: Mapping[str, Any] | None,
+    idempotency_key: str | None,
+    max_retries: int | None,
+) -> RequestSpec:
+    fields = {
+        "channel_id": channel_id,
+        "title": title,
+        "body": body,
+        "priority": priority,
+        "tags": _tags(tags),
+        "scheduled_at": _timestamp("scheduled_at", scheduled_at),
+        "cover_image_url": cover_image_url,
+    }
+    key = None if idempotency_key is None else check_idempotency_key(idempotency_key)
+    return RequestSpec(
+        "POST",
+        POSTS,
+        json=json_body(_extra(extra_body, fields)),
+        idempotency_key=key,
+        max_retries=max_retries,
+    )
+
+
+def update_post(
+    post_id: str,
+    *,
+    channel_id: str | None,
+    title: str | None,
+    body: str | None,
+    priority: str | None,
+    tags: Sequence[str] | None,
+    scheduled_at: Timestamp | None,
+    cover_image_url: str | None,
+    status: str | None,
+    extra_body: Mapping[str, Any] | None,
+    max_retries: int | None,
+) -> RequestSpec:
+    fields = {
+        "channel_id": channel_id,
+        "title": title,
+        "body": body,
+        "priority": priority,
+        "tags": _tags(tags),
+        "scheduled_at": _timestamp("scheduled_at", scheduled_at),
+        "cover_image_url": cover_image_url,
+        "status": status,
+    }
+    return _patch(POSTS, "post_id", post_id, _extra(extra_body, fields), max_retries)
+
+
+def post_filters(
+    *,
+    channel_id: str | None,
+    author_id: str | None,
+    tag: str | None,
+    priority: str | None,
+    published_after: Timestamp | None,
+    published_before: Timestamp | None,
+) -> dict[str, str]:
+    return query_params(
+        {
+            "channel_id": channel_id,
+            "author_id": author_id,
+            "tag": tag,
+            "priority": priority,
+            "published_after": _timestamp("published_after", published_after),
+            "published_before": _timestamp("published_before", published_before),
+        }
+    )
+
+
+def create_channel(
+    *,
+    name: str,
+    slug: str | None,
+    description: str | None,
+    visibility: str | None,
+    is_default: bool | None,
+    extra_body: Mapping[str, Any] | None,
+    idempotency_key: str | None,
+    max_retries: int | None,
+) -> RequestSpec:
+    fields = {
+        "name": name,
+        "slug": slug,
+        "description": description,
+        "visibility": visibility,
+        "is_default": is_default,
+    }
+    key = None if idempotency_key is None else check_idempotency_key(idempotency_key)
+    return RequestSpec(
+        "POST",
+        CHANNELS,
+        json=json_body(_extra(extra_body, fields)),
+        idempotency_key=key,
+        max_retries=max_retries,
+    )
+
+
+def update_channel(
+    channel_id: str,
+    *,
+    name: str | None,
+    slug: str | None,
+    description: str | None,
+    visibility: str | None,
+    is_default: bool | None,
+    is_archived: bool | None,
+    extra_body: Mapping[str, Any] | None,
+    max_retries: int | None,
+) -> RequestSpec:
+    fields = {
+        "name": name,
+        "slug": slug,
+        "description": description,
+        "visibility": visibility,
+        "is_default": is_default,
+        "is_archived": is_archived,
+    }
+    return _patch(CHANNELS, "channel_id", channel_id, _extra(extra_body, fields), max_retries)
+
+
+def analytics_filters(
+    *,
+    start: Timestamp | None,
+    end: Timestamp | None,
+    channel_id: str | None,
+    post_id: str | None = None,
+) -> dict[str, str]:
+    return query_params(
+        {
+            "channel_id": channel_id,
+            "post_id": post_id,
+            "start": _timestamp("start", start),
+            "end": _timestamp("end", end),
+        }
+    )
+
+
+def retrieve(collection: str, id_name: str, value: str, max_retries: int | None) -> RequestSpec:
+    return RequestSpec("GET", f"{collection}/{path_id(id_name, value)}", max_retries=max_retries)
+
+
+def delete(collection: str, id_name: str, value: str, max_retries: int | None) -> RequestSpec:
+    return RequestSpec("DELETE", f"{collection}/{path_id(id_name, value)}", max_retries=max_retries)
+
+
+def _patch(
+    collection: str, id_name: str, value: str, fields: dict[str, Any], max_retries: int | None
+) -> RequestSpec:
+    body = json_body(fields)
+    if not body:
+        raise InvalidParameterError(f"update of {value!r}: no field to change was given")
+    path = f"{collection}/{path_id(id_name, value)}"
+    return RequestSpec("PATCH", path, json=body, max_retries=max_retries)
+
+
+def parse_model(model: type[ModelT], value: Any, where: str) -> ModelT:
+    """`value` (decoded JSON) as `model`; a body that does not fit is the server's fault."""
+    try:
+        return model.model_validate(value)
+    except ValidationError as exc:
+        raise APIResponseValidationError(
+            f"{where}: response is not a valid {model.__name__}: {_first_error(exc)}"
+        ) from None
+
+
+def parse_page(model: type[ModelT], raw: RawPage, where: str) -> Page[ModelT]:
+    data = [parse_model(model, item, where) for item in raw.data]
+    return Page[model](data=data, next_cursor=raw.next_cursor, has_more=raw.has_more)  # type: ignore[valid-type]
+
+
+def _first_error(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    location = ".".join(str(part) for part in error["loc"]) or "(root)"
+    return f"{location}: {error['msg']} ({exc.error_count()} error(s))"

@@ -1,0 +1,78 @@
+"""Page envelopes and the cursor walk. Pure: the clients do the fetching.
+
+A walk follows `next_cursor` until the server says the list is over (`has_more` false or
+`next_cursor` null; the spec gives both signals). The cursor is opaque: the only check
+made on it is that it never comes back, which would otherwise loop for ever.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from channelkit.client.errors import APIResponseValidationError, PaginationError, RequestInfo
+
+
+@dataclass(frozen=True)
+class RawPage:
+    """One page as decoded from JSON, with no per-item models (for bulk consumers).
+
+    for page in client.raw_pages("/posts", {"channel_id": "chan_1"}):
+        rows.extend(page.data)
+    """
+
+    data: list[dict[str, Any]]
+    next_cursor: str | None
+    has_more: bool
+    cursor: str | None  # the cursor that fetched this page (None for the first)
+
+
+def parse_envelope(body: Any, *, cursor: str | None, request: RequestInfo) -> RawPage:
+    """Check a list response against the page envelope of the spec."""
+
+    def invalid(why: str) -> APIResponseValidationError:
+        return APIResponseValidationError(
+            f"list response is not a page envelope: {why} [{request}]", request=request
+        )
+
+    if not isinstance(body, dict):
+        raise invalid(f"expected a JSON object, got {type(body).__name__}")
+    data = body.get("data")
+    if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
+        raise invalid("`data` is not a list of objects")
+    next_cursor = body.get("next_cursor")
+    if next_cursor is not None and not isinstance(next_cursor, str):
+        raise invalid("`next_cursor` is neither a string nor null")
+    has_more = body.get("has_more", next_cursor is not None)
+    if not isinstance(has_more, bool):
+        raise invalid("`has_more` is not a boolean")
+    return RawPage(data=data, next_cursor=next_cursor, has_more=has_more, cursor=cursor)
+
+
+class CursorWalk:
+    """Which cursor to ask for next, refusing to go round in circles.
+
+    walk = CursorWalk(start=None)
+    while (cursor := walk.next_cursor) is not ... : ...
+    """
+
+    def __init__(self, start: str | None, path: str) -> None:
+        self.cursor = start
+        self.done = False
+        self.pages = 0
+        self._path = path
+        self._seen: set[str] = set() if start is None else {start}
+
+    def advance(self, page: RawPage) -> None:
+        """Record `page`; sets `cursor` to the next one or `done` at the end."""
+        self.pages += 1
+        if not page.has_more or not page.next_cursor:
+            self.done = True
+            return
+        if page.next_cursor in self._seen:
+            raise PaginationError(
+                f"{self._path}: the server returned cursor {page.next_cursor[:40]!r} a second "
+                f"time after {self.pages} pages; stopping instead of looping"
+            )
+        self._seen.add(page.next_cursor)
+        self.cursor = page.next_cursor
