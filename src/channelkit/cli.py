@@ -24,3 +24,8 @@ from channelkit.service.cli import keys, serve  # noqa: E402
 
 main.add_command(serve)
 main.add_command(keys)
+
+from channelkit.publish.cli import schedule, template  # noqa: E402
+
+main.add_command(template)
+main.add_command(schedule)

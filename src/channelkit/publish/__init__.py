@@ -4,6 +4,43 @@ import channelkit as ck
 
 ck.schedule(channel="all-hands", title="Town hall", body="**Thursday** at 10",
             at="2026-12-01 09:00", tz="Europe/Berlin")
+
+plan = ck.publish.load_spreadsheet("posts.xlsx", tz="Europe/Berlin")
+plan.preview()                      # every row checked before anything is sent
+result = plan.submit(client)        # each row created exactly once, even when re-run
+result.to_excel("results.xlsx")
 """
 
 from __future__ import annotations
+
+from channelkit.publish.cell import ScheduledPost, schedule
+from channelkit.publish.errors import PlanNotValidError, PostValidationError, SpreadsheetError
+from channelkit.publish.plan import Plan, PlanRow, load_spreadsheet
+from channelkit.publish.results import RowResult, SubmitResult
+from channelkit.publish.template import write_template
+from channelkit.publish.validation import (
+    ChannelIndex,
+    ChannelInfo,
+    FieldError,
+    PostRequest,
+    validate_post,
+)
+
+__all__ = [
+    "ChannelIndex",
+    "ChannelInfo",
+    "FieldError",
+    "Plan",
+    "PlanNotValidError",
+    "PlanRow",
+    "PostRequest",
+    "PostValidationError",
+    "RowResult",
+    "ScheduledPost",
+    "SpreadsheetError",
+    "SubmitResult",
+    "load_spreadsheet",
+    "schedule",
+    "validate_post",
+    "write_template",
+]

@@ -156,7 +156,7 @@ class ChannelIndex:
         self._all = tuple(channels)
         self._by_key: dict[str, list[ChannelInfo]] = {}
         for channel in self._all:
-            for key in {channel.id, channel.slug, channel.name}:
+            for key in {channel.id, channel.slug, channel.name} - {""}:
                 self._by_key.setdefault(key, []).append(channel)
 
     @classmethod
@@ -296,10 +296,10 @@ def _channel_info(channel: Mapping[str, Any] | Any) -> ChannelInfo:
 
     return ChannelInfo(
         id=str(get("id")),
-        name=str(get("name", "")),
-        slug=str(get("slug", "")),
-        visibility=str(get("visibility", "organization")),
-        is_archived=bool(get("is_archived", False)),
+        name=str(get("name") or ""),
+        slug=str(get("slug") or ""),
+        visibility=str(get("visibility") or "organization"),
+        is_archived=bool(get("is_archived")),
     )
 
 

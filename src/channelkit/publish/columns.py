@@ -1,0 +1,126 @@
+"""The columns of a posts spreadsheet: names, accepted spellings and what goes in them.
+
+Headers match case- and space-insensitively (`Scheduled At`, `scheduled_at` and
+`SCHEDULED-AT` are one column). Unknown headers are errors, not silently dropped: a typo
+such as `titel` would otherwise turn into "title is required" on every row. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from channelkit._constants import SPREADSHEET_IGNORED_COLUMNS
+
+
+@dataclass(frozen=True)
+class Column:
+    """One spreadsheet column: its field name, other accepted headers and a description."""
+
+    name: str
+    aliases: tuple[str, ...]
+    description: str
+    required: bool = False
+
+
+COLUMNS = (
+    Column(
+        "channel",
+        ("channel_id", "channel_slug", "channel_name"),
+        "Channel id, slug or exact name (required).",
+        required=True,
+    ),
+    Column("title", ("headline",), "Headline, 1 to 200 characters (required).", required=True),
+    Column("body", ("text", "content"), "Markdown, 1 to 50,000 characters (required).", True),
+    Column(
+        "scheduled_at",
+        ("scheduled", "publish_at", "datetime", "date_time"),
+        "When to publish: YYYY-MM-DD HH:MM in the row's time zone, or with an offset "
+        "(2026-12-01 09:00+01:00). Required, unless the date and time columns are used. "
+        "At least 5 minutes ahead.",
+    ),
+    Column("date", ("publish_date",), "Alternative to scheduled_at: the day, YYYY-MM-DD."),
+    Column("time", ("publish_time",), "Alternative to scheduled_at: the time of day, HH:MM."),
+    Column(
+        "priority",
+        (),
+        "normal (default), high or urgent. Urgent bypasses readers' notification "
+        "preferences and is only sent when confirmed (--confirm-urgent).",
+    ),
+    Column("tags", ("tag",), "Comma-separated, at most 20 tags of 1 to 50 characters."),
+    Column(
+        "cover_image_url",
+        ("cover_image", "cover_url", "cover"),
+        "Optional absolute http(s) URL of a cover image.",
+    ),
+    Column(
+        "timezone",
+        ("time_zone", "tz"),
+        "Optional IANA time zone of this row's time (Europe/Berlin); else --tz is used.",
+    ),
+)
+
+_BY_HEADER = {
+    header: column.name for column in COLUMNS for header in (column.name, *column.aliases)
+}
+
+
+def normalise_header(header: str) -> str:
+    """`" Scheduled At "` -> `"scheduled_at"`."""
+    return re.sub(r"[\s\-_]+", "_", header.strip().lower()).strip("_")
+
+
+def map_headers(headers: Sequence[str | None]) -> tuple[list[str | None], list[str]]:
+    """The field each column holds (None: ignored) and the problems with the header row.
+
+    `headers` is the header row as written, with None or "" for empty header cells (those
+    columns are ignored; the reader checks they hold no values).
+    """
+    fields: list[str | None] = []
+    problems: list[str] = []
+    seen: dict[str, int] = {}
+    for index, header in enumerate(headers):
+        key = normalise_header(header) if header else ""
+        field = _BY_HEADER.get(key)
+        if field is None:
+            if key and key not in SPREADSHEET_IGNORED_COLUMNS:
+                problems.append(_unknown(header or "", index))
+            fields.append(None)
+            continue
+        if field in seen:
+            problems.append(
+                f"column {field!r} appears twice (columns {column_letter(seen[field])} and "
+                f"{column_letter(index)}); keep one"
+            )
+        seen.setdefault(field, index)
+        fields.append(field)
+    missing = [column.name for column in COLUMNS if column.required and column.name not in seen]
+    if "scheduled_at" not in seen and not {"date", "time"} <= seen.keys():
+        missing.append("scheduled_at (or date and time)")
+    if missing:
+        problems.append(f"missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+    return fields, problems
+
+
+def expected_columns() -> str:
+    """The accepted column names, for messages."""
+    return ", ".join(column.name for column in COLUMNS)
+
+
+def column_letter(index: int) -> str:
+    """Spreadsheet letter of the 0-based column `index` (0 -> A, 26 -> AA)."""
+    letters = ""
+    index += 1
+    while index:
+        index, remainder = divmod(index - 1, 26)
+        letters = chr(ord("A") + remainder) + letters
+    return letters
+
+
+def _unknown(header: str, index: int) -> str:
+    known = list(_BY_HEADER)
+    close = difflib.get_close_matches(normalise_header(header), known, n=1, cutoff=0.7)
+    hint = f"; did you mean {_BY_HEADER[close[0]]!r}?" if close else ""
+    return f"unknown column {header.strip()!r} (column {column_letter(index)}){hint}"

@@ -1,0 +1,323 @@
+"""A publishing plan: every row of a spreadsheet validated before anything is sent.
+
+    plan = load_spreadsheet("posts.xlsx", tz="Europe/Berlin")
+    plan.preview()                       # one row per spreadsheet row: ok / error / exists
+    result = plan.submit(client)         # checks channels and duplicates in the service first
+    result.to_excel("results.xlsx")
+
+Re-run safety comes from two things: each row's idempotency key is a hash of the row's
+normalised content (the service replays the first answer for 24 hours), and before sending,
+rows identical to posts already scheduled in the service are marked `exists` and skipped.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from channelkit._constants import ENV_TZ
+from channelkit.client.errors import AuthenticationError, ChannelkitError, PermissionDeniedError
+from channelkit.publish.errors import PlanNotValidError, PostValidationError
+from channelkit.publish.results import RowResult, SubmitResult, plan_frame
+from channelkit.publish.spreadsheet import Sheet, read_sheet
+from channelkit.publish.times import TimeError, load_zone
+from channelkit.publish.validation import (
+    DEFAULT_LEAD_TIME,
+    ChannelIndex,
+    FieldError,
+    PostRequest,
+    validate_post,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from channelkit.client import Client
+    from channelkit.client.models import Post
+
+ProgressCallback = Callable[[int, int], None]
+_Slot = tuple[str, datetime, str]  # channel id, UTC time, folded title: one post's place
+
+
+@dataclass(frozen=True)
+class PlanRow:
+    """One spreadsheet row after validation.
+
+    `status` is `ok` (will be sent), `error` (see `errors`) or `exists` (the same post is
+    already scheduled in the service as `existing_post_id`; it will not be sent again).
+    """
+
+    number: int
+    request: PostRequest | None
+    errors: tuple[FieldError, ...] = ()
+    existing_post_id: str | None = None
+
+    @property
+    def status(self) -> str:
+        if self.errors:
+            return "error"
+        return "exists" if self.existing_post_id else "ok"
+
+    @property
+    def message(self) -> str:
+        """The row's problems in one line (empty when there are none)."""
+        return "; ".join(str(error) for error in self.errors)
+
+
+class Plan:
+    """The validated rows of one spreadsheet, ready to preview and submit.
+
+        plan = ck.publish.load_spreadsheet("posts.csv", tz="Europe/Berlin")
+        if not plan.is_valid:
+            print(plan.preview().query("status == 'error'"))
+        result = plan.submit(client)
+
+    Without a client only what the file itself says is checked; `check_against(client)`
+    (which `submit` always runs) adds channel lookup and duplicates in the service.
+    """
+
+    def __init__(
+        self,
+        sheet: Sheet,
+        *,
+        tz: str | None = None,
+        confirm_urgent: bool = False,
+        lead_time: timedelta = DEFAULT_LEAD_TIME,
+        channels: ChannelIndex | None = None,
+    ) -> None:
+        self.sheet = sheet
+        self.tz = tz
+        self.confirm_urgent = confirm_urgent
+        self.lead_time = lead_time
+        self.channels = channels
+        self._rows = self._validate({})
+
+    def __repr__(self) -> str:
+        counts = {status: 0 for status in ("ok", "error", "exists")}
+        for row in self._rows:
+            counts[row.status] += 1
+        checked = "checked against the service" if self.checked else "channels not checked"
+        return (
+            f"<Plan {self.sheet.source!r}: {len(self._rows)} rows, {counts['ok']} ok, "
+            f"{counts['error']} with errors, {counts['exists']} already scheduled; {checked}>"
+        )
+
+    @property
+    def rows(self) -> tuple[PlanRow, ...]:
+        return self._rows
+
+    @property
+    def checked(self) -> bool:
+        """Whether channels were resolved against a service (else only the file was read)."""
+        return self.channels is not None
+
+    @property
+    def is_valid(self) -> bool:
+        """True when no row has an error."""
+        return all(row.status != "error" for row in self._rows)
+
+    @property
+    def errors(self) -> list[tuple[int, FieldError]]:
+        """(row number, error) for every problem, in row order."""
+        return [(row.number, error) for row in self._rows for error in row.errors]
+
+    def preview(self) -> pd.DataFrame:
+        """One line per spreadsheet row: status, messages, resolved channel and times."""
+        return plan_frame(self._rows)
+
+    def check_against(self, client: Client) -> Plan:
+        """Resolve channels with `client` and find rows already scheduled in the service."""
+        self.channels = ChannelIndex.from_client(client)
+        self._rows = self._validate({})
+        channel_ids = {row.request.channel_id for row in self._rows if row.request is not None}
+        scheduled = {
+            channel_id: list(client.posts.list(channel_id=channel_id))
+            for channel_id in sorted(channel_ids)
+        }
+        self._rows = self._validate(existing_slots(scheduled))
+        return self
+
+    def submit(
+        self,
+        client: Client,
+        *,
+        allow_partial: bool = False,
+        progress: bool | ProgressCallback = True,
+    ) -> SubmitResult:
+        """Create the plan's posts; only a fully valid plan unless `allow_partial`.
+
+        Rows are re-checked against the service first. Each row is created at most once,
+        whatever happened before: see the module docstring.
+        """
+        self.check_against(client)
+        if not self.is_valid and not allow_partial:
+            bad = sum(1 for row in self._rows if row.errors)
+            raise PlanNotValidError(
+                f"{bad} of {len(self._rows)} rows have errors (first: row "
+                f"{self.errors[0][0]}, {self.errors[0][1]}); nothing was sent. Fix them, or "
+                "send only the valid rows with allow_partial=True (--allow-partial)"
+            )
+        to_send = [row for row in self._rows if row.status == "ok"]
+        report = _Progress(progress, len(to_send))
+        results: dict[int, RowResult] = {}
+        stop_reason: str | None = None
+        for row in to_send:
+            assert row.request is not None  # status "ok" implies a request
+            if stop_reason is not None:
+                results[row.number] = RowResult(
+                    row.number, "not_sent", request=row.request, error=stop_reason
+                )
+                continue
+            try:
+                post = client.posts.create(
+                    **row.request.to_create_kwargs(),
+                    idempotency_key=row.request.idempotency_key(),
+                )
+            except (AuthenticationError, PermissionDeniedError) as exc:
+                stop_reason = f"not sent: the API key was refused ({exc.message})"
+                results[row.number] = RowResult(
+                    row.number, "failed", request=row.request, error=str(exc)
+                )
+            except ChannelkitError as exc:
+                results[row.number] = RowResult(
+                    row.number, "failed", request=row.request, error=str(exc)
+                )
+            else:
+                results[row.number] = RowResult(
+                    row.number,
+                    "created",
+                    request=row.request,
+                    post_id=post.id,
+                    post_status=post.status,
+                )
+            report(1)
+        report(0, close=True)
+        return SubmitResult(self.sheet, tuple(_result_for(row, results) for row in self._rows))
+
+    def _validate(self, existing: Mapping[_Slot, Post]) -> tuple[PlanRow, ...]:
+        now = datetime.now(UTC)
+        rows: list[PlanRow] = []
+        seen: dict[_Slot, int] = {}
+        for sheet_row in self.sheet.rows:
+            result = validate_post(
+                self.sheet.row_fields(sheet_row),
+                channels=self.channels,
+                tz=self.tz,
+                now=now,
+                lead_time=self.lead_time,
+                confirm_urgent=self.confirm_urgent,
+                require_time=True,
+            )
+            if isinstance(result, list):
+                rows.append(PlanRow(sheet_row.number, None, tuple(result)))
+                continue
+            rows.append(_place(sheet_row.number, result, seen, existing))
+        return tuple(rows)
+
+
+def existing_slots(posts_by_channel: Mapping[str, Iterable[Post]]) -> dict[_Slot, Post]:
+    """Scheduled posts by their place (channel, time, title): what a row may duplicate."""
+    slots: dict[_Slot, Post] = {}
+    for channel_id, posts in posts_by_channel.items():
+        for post in posts:
+            if post.status == "scheduled" and post.scheduled_at is not None:
+                slots[(channel_id, post.scheduled_at.astimezone(UTC), post.title.casefold())] = post
+    return slots
+
+
+def _place(
+    number: int, request: PostRequest, seen: dict[_Slot, int], existing: Mapping[_Slot, Post]
+) -> PlanRow:
+    assert request.scheduled_at is not None  # plans require a time
+    slot = (request.channel_id, request.scheduled_at, request.title.casefold())
+    if slot in seen:
+        message = f"same channel, title and time as row {seen[slot]}; remove one of them"
+        return PlanRow(number, request, (FieldError("title", message),))
+    seen[slot] = number
+    post = existing.get(slot)
+    if post is None:
+        return PlanRow(number, request)
+    if _same_content(post, request):
+        return PlanRow(number, request, existing_post_id=post.id)
+    message = (
+        f"a post with this title is already scheduled in this channel at this time "
+        f"({post.id}) with other content; change the title or time, or edit that post"
+    )
+    return PlanRow(number, request, (FieldError("title", message),))
+
+
+def _same_content(post: Post, request: PostRequest) -> bool:
+    return (
+        (post.body or "") == request.body
+        and post.priority == request.priority
+        and sorted(post.tags) == sorted(request.tags)
+        and (post.cover_image_url or None) == request.cover_image_url
+    )
+
+
+def _result_for(row: PlanRow, results: Mapping[int, RowResult]) -> RowResult:
+    if row.number in results:
+        return results[row.number]
+    if row.status == "exists":
+        return RowResult(
+            row.number,
+            "exists",
+            request=row.request,
+            post_id=row.existing_post_id,
+            post_status="scheduled",
+        )
+    return RowResult(row.number, "invalid", request=row.request, error=row.message)
+
+
+class _Progress:
+    def __init__(self, progress: bool | ProgressCallback, total: int) -> None:
+        self.total = total
+        self.done = 0
+        self.callback = progress if callable(progress) else None
+        self.bar: Any = None
+        if progress is True and total:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=total, desc="Scheduling posts", unit="post")
+
+    def __call__(self, step: int, *, close: bool = False) -> None:
+        self.done += step
+        if self.bar is not None:
+            self.bar.update(step)
+            if close:
+                self.bar.close()
+        if self.callback is not None and (step or close):
+            self.callback(self.done, self.total)
+
+
+def load_spreadsheet(
+    source: str | Path | bytes,
+    *,
+    tz: str | None = None,
+    sheet: str | None = None,
+    filename: str | None = None,
+    confirm_urgent: bool = False,
+    channels: ChannelIndex | None = None,
+) -> Plan:
+    """Read and validate a posts spreadsheet (.xlsx or .csv): a path, or bytes + `filename`.
+
+    `tz` reads naive times of rows without a timezone column value (default: the
+    CHANNELKIT_TZ environment variable). Raises `SpreadsheetError` for a file that cannot
+    be used at all; row problems are in the returned plan.
+    """
+    zone = tz if tz is not None else os.environ.get(ENV_TZ) or None
+    if zone is not None:
+        try:
+            zone = load_zone(zone).key
+        except TimeError as exc:
+            raise PostValidationError([FieldError("timezone", str(exc))]) from None
+    return Plan(
+        read_sheet(source, filename=filename, sheet=sheet),
+        tz=zone,
+        confirm_urgent=confirm_urgent,
+        channels=channels,
+    )

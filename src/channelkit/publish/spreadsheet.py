@@ -1,0 +1,313 @@
+"""Reading a posts spreadsheet (CSV or XLSX) into rows of raw cell values.
+
+Everything that makes a file unusable as a whole (wrong type, encrypted, damaged, too big,
+undecodable, merged cells, formulas, a bad header row) raises `SpreadsheetError` with the
+file's name and the place of the problem. Row numbers are those a spreadsheet program
+shows: the header is row 1.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import zipfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from channelkit._constants import (
+    SPREADSHEET_MAX_BYTES,
+    SPREADSHEET_MAX_ROWS,
+    SPREADSHEET_MAX_UNZIPPED_BYTES,
+    SPREADSHEET_SHEET_NAME,
+)
+from channelkit.publish.columns import column_letter, expected_columns, map_headers
+from channelkit.publish.errors import SpreadsheetError
+
+_ZIP_MAGIC = b"PK\x03\x04"
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+_ENCRYPTED_MARK = "EncryptionInfo".encode("utf-16-le")
+_WORKBOOK_SUFFIXES = {".xlsx", ".xlsm"}
+_TEXT_SUFFIXES = {".csv", ".txt", ".tsv"}
+_DELIMITERS = (",", ";", "\t")
+_SHOWN_PLACES = 5
+
+
+@dataclass(frozen=True)
+class SheetRow:
+    """One data row: its number as the spreadsheet shows it, and its raw cells."""
+
+    number: int
+    cells: tuple[object, ...]
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """A read spreadsheet: headers as written, the field of each column, non-empty rows.
+
+    `source` is the file's name, `name` the worksheet's (the file's name again for CSV).
+    """
+
+    source: str
+    name: str
+    headers: tuple[str, ...]
+    fields: tuple[str | None, ...]
+    rows: tuple[SheetRow, ...]
+
+    def row_fields(self, row: SheetRow) -> dict[str, object]:
+        """The row's values by field name (ignored columns left out)."""
+        return {field: value for field, value in zip(self.fields, row.cells, strict=True) if field}
+
+
+def read_sheet(
+    source: str | Path | bytes, *, filename: str | None = None, sheet: str | None = None
+) -> Sheet:
+    """Read `source` (a path, or the file's bytes with its `filename`) into a `Sheet`."""
+    if isinstance(source, bytes):
+        name = filename or "uploaded file"
+        data = source
+    else:
+        path = Path(source)
+        name = filename or path.name
+        data = _read_file(path)
+    suffix = Path(name).suffix.lower()
+    if suffix and suffix not in _WORKBOOK_SUFFIXES | _TEXT_SUFFIXES:
+        raise SpreadsheetError(
+            f"{name}: unsupported file type {suffix!r}; use an Excel workbook (.xlsx) or CSV"
+        )
+    if not data:
+        raise SpreadsheetError(f"{name} is empty; start from `channelkit template posts.xlsx`")
+    if len(data) > SPREADSHEET_MAX_BYTES:
+        raise SpreadsheetError(
+            f"{name} is {_megabytes(len(data))}; at most {_megabytes(SPREADSHEET_MAX_BYTES)} "
+            "per file: split it into smaller files"
+        )
+    if data.startswith(_OLE_MAGIC):
+        if _ENCRYPTED_MARK in data:
+            raise SpreadsheetError(
+                f"{name} is password-protected (encrypted); save a copy without the password "
+                "(Excel: File > Info > Protect Workbook > Encrypt with Password, clear it)"
+            )
+        raise SpreadsheetError(
+            f"{name} is an Excel 97-2003 workbook (.xls); save it as .xlsx or CSV UTF-8"
+        )
+    if data.startswith(_ZIP_MAGIC):
+        headers, rows, sheet_name = _read_workbook(data, name, sheet)
+    elif suffix in _WORKBOOK_SUFFIXES:
+        raise SpreadsheetError(
+            f"{name} is not an Excel workbook (an .xlsx file is a zip archive); if it holds "
+            "CSV text, rename it to .csv"
+        )
+    else:
+        if sheet is not None:
+            raise SpreadsheetError(f"{name} is CSV, which has no sheets; drop the sheet option")
+        headers, rows = _read_csv(data, name)
+        sheet_name = name
+    return _build_sheet(name, sheet_name, headers, rows)
+
+
+def _read_file(path: Path) -> bytes:
+    try:
+        size = path.stat().st_size
+        if size > SPREADSHEET_MAX_BYTES:
+            raise SpreadsheetError(
+                f"{path.name} is {_megabytes(size)}; at most "
+                f"{_megabytes(SPREADSHEET_MAX_BYTES)} per file: split it into smaller files"
+            )
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise SpreadsheetError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise SpreadsheetError(f"{path} is a directory, not a spreadsheet") from None
+    except OSError as exc:
+        raise SpreadsheetError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _build_sheet(
+    name: str,
+    sheet_name: str,
+    header_cells: Sequence[object],
+    rows: Iterable[tuple[int, Sequence[object]]],
+) -> Sheet:
+    headers = [_header_text(cell) for cell in header_cells]
+    while headers and not headers[-1]:
+        headers.pop()
+    if not headers:
+        raise SpreadsheetError(
+            f"{name}: row 1 must hold the column headers ({expected_columns()}) but is empty"
+        )
+    fields, problems = map_headers(headers)
+    if problems:
+        raise SpreadsheetError(
+            f"{name}: {'; '.join(problems)}. Expected columns: {expected_columns()}"
+        )
+    width = len(headers)
+    kept: list[SheetRow] = []
+    for number, cells in rows:
+        values = [None if _blank(value) else value for value in cells]
+        extra = [index for index in range(width, len(values)) if values[index] is not None]
+        if extra:
+            raise SpreadsheetError(
+                f"{name}: row {number} has a value in column {column_letter(extra[0])}, past "
+                f"the last header ({column_letter(width - 1)}); check for a stray separator "
+                "or an unquoted comma in that row"
+            )
+        values = (values + [None] * width)[:width]
+        if all(value is None for value in values):
+            continue
+        for index, header in enumerate(headers):
+            if not header and values[index] is not None:
+                raise SpreadsheetError(
+                    f"{name}: column {column_letter(index)} has values (row {number}) but no "
+                    "header; name it or delete the column"
+                )
+        kept.append(SheetRow(number, tuple(values)))
+        if len(kept) > SPREADSHEET_MAX_ROWS:
+            raise SpreadsheetError(
+                f"{name} has more than {SPREADSHEET_MAX_ROWS:,} rows of posts; split it "
+                "into smaller files"
+            )
+    if not kept:
+        raise SpreadsheetError(f"{name} has a header row but no posts below it")
+    return Sheet(name, sheet_name, tuple(headers), tuple(fields), tuple(kept))
+
+
+def _read_csv(data: bytes, name: str) -> tuple[list[object], list[tuple[int, Sequence[object]]]]:
+    text = _decode(data, name)
+    if "\x00" in text:
+        raise SpreadsheetError(f"{name} is not CSV text (it holds binary data)")
+    first_line = text.split("\n", 1)[0]
+    delimiter = max(_DELIMITERS, key=first_line.count)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    records: list[tuple[int, Sequence[object]]] = []
+    try:
+        for number, record in enumerate(reader, start=1):
+            records.append((number, record))
+            if number > SPREADSHEET_MAX_ROWS + 1:
+                break  # _build_sheet reports the size; stop reading a huge file early
+    except csv.Error as exc:
+        raise SpreadsheetError(
+            f"{name}: cannot read row {len(records) + 1} as CSV ({exc}); check its quotes"
+        ) from None
+    if not records or not any(cell.strip() for cell in records[0][1] if isinstance(cell, str)):
+        raise SpreadsheetError(
+            f"{name}: row 1 must hold the column headers ({expected_columns()}) but is empty"
+        )
+    header: list[object] = list(records[0][1])
+    return header, records[1:]
+
+
+def _decode(data: bytes, name: str) -> str:
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            raise SpreadsheetError(f"{name}: broken UTF-16 text; save it as CSV UTF-8") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise SpreadsheetError(
+            f"{name} is not UTF-8 text (byte 0x{data[exc.start]:02x} in row {line}); save it "
+            "as 'CSV UTF-8' (Excel: File > Save As > CSV UTF-8)"
+        ) from None
+
+
+def _read_workbook(
+    data: bytes, name: str, sheet: str | None
+) -> tuple[list[object], list[tuple[int, Sequence[object]]], str]:
+    _check_zip(data, name)
+    from openpyxl import load_workbook  # heavy: only when a workbook is read
+
+    try:
+        workbook = load_workbook(io.BytesIO(data), data_only=False, read_only=False)
+    except Exception as exc:  # openpyxl raises many kinds on damaged files
+        raise SpreadsheetError(
+            f"{name} cannot be opened as an Excel workbook ({type(exc).__name__}: {exc}); "
+            "open it in Excel and save it again as .xlsx"
+        ) from None
+    try:
+        worksheet = _pick_sheet(workbook, name, sheet)
+        where = f"{name}, sheet {worksheet.title!r}"
+        merged = [str(cells) for cells in worksheet.merged_cells.ranges]
+        if merged:
+            raise SpreadsheetError(
+                f"{where}: merged cells are not supported ({_places(merged)}); unmerge them "
+                "so that every row has its own values"
+            )
+        formulas: list[str] = []
+        errors: list[str] = []
+        rows: list[tuple[int, Sequence[object]]] = []
+        for number, cells in enumerate(worksheet.iter_rows(min_row=1, min_col=1), start=1):
+            values: list[object] = []
+            for cell in cells:
+                if cell.data_type == "f":
+                    formulas.append(cell.coordinate)
+                elif cell.data_type == "e":
+                    errors.append(f"{cell.coordinate} {cell.value}")
+                values.append(cell.value)
+            rows.append((number, values))
+        if formulas:
+            raise SpreadsheetError(
+                f"{where}: formulas are not supported ({_places(formulas)}); replace them "
+                "with their values (copy, then Paste Special > Values)"
+            )
+        if errors:
+            raise SpreadsheetError(f"{where}: cells hold Excel errors ({_places(errors)})")
+    finally:
+        workbook.close()
+    if not rows:
+        raise SpreadsheetError(f"{where} is empty; start from `channelkit template posts.xlsx`")
+    return list(rows[0][1]), rows[1:], worksheet.title
+
+
+def _check_zip(data: bytes, name: str) -> None:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            members = archive.infolist()
+    except zipfile.BadZipFile:
+        raise SpreadsheetError(
+            f"{name} is damaged or truncated (not a readable zip/xlsx); save it again"
+        ) from None
+    names = {member.filename for member in members}
+    if "xl/workbook.xml" not in names:
+        raise SpreadsheetError(
+            f"{name} is a zip archive but not an Excel workbook; use .xlsx or CSV"
+        )
+    if sum(member.file_size for member in members) > SPREADSHEET_MAX_UNZIPPED_BYTES:
+        raise SpreadsheetError(
+            f"{name} unpacks to more than {_megabytes(SPREADSHEET_MAX_UNZIPPED_BYTES)}; "
+            "split it into smaller files"
+        )
+
+
+def _pick_sheet(workbook: Any, name: str, sheet: str | None) -> Any:
+    titles: list[str] = list(workbook.sheetnames)
+    if sheet is not None:
+        matches = [title for title in titles if title.casefold() == sheet.strip().casefold()]
+        if not matches:
+            raise SpreadsheetError(
+                f"{name} has no sheet {sheet!r}; its sheets: {', '.join(titles)}"
+            )
+        return workbook[matches[0]]
+    preferred = [title for title in titles if title.casefold() == SPREADSHEET_SHEET_NAME]
+    return workbook[preferred[0] if preferred else titles[0]]
+
+
+def _header_text(cell: object) -> str:
+    return "" if cell is None else str(cell).strip()
+
+
+def _blank(value: object) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+def _places(places: Sequence[str]) -> str:
+    shown = ", ".join(places[:_SHOWN_PLACES])
+    more = len(places) - _SHOWN_PLACES
+    return f"{shown} and {more} more" if more > 0 else shown
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 1024 / 1024:.1f} MB"
