@@ -29,3 +29,7 @@ from channelkit.publish.cli import schedule, template  # noqa: E402
 
 main.add_command(template)
 main.add_command(schedule)
+
+from channelkit.sync.cli import sync  # noqa: E402
+
+main.add_command(sync)

@@ -1,0 +1,80 @@
+"""Progress bars per resource (tqdm.auto: a widget in Jupyter, text in a terminal).
+
+Bars appear only where someone can see them: in a Jupyter kernel or when stderr is a
+terminal. Rate-limit waits reported by the client's `on_wait` hook show on the bar of the
+resource whose request waits, so a slow sync explains itself.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from typing import Any
+
+_PATH_RESOURCE = {
+    "/channels": "channels",
+    "/posts": "posts",
+    "/analytics/posts": "post_daily",
+    "/analytics/channels": "channel_daily",
+}
+
+
+def _in_jupyter() -> bool:
+    shell = sys.modules.get("IPython")
+    if shell is None or "ipykernel" not in sys.modules:
+        return False
+    get_ipython = getattr(shell, "get_ipython", None)
+    return get_ipython is not None and get_ipython() is not None
+
+
+def visible() -> bool:
+    """Whether bars would be seen: a Jupyter kernel, or stderr attached to a terminal."""
+    return _in_jupyter() or sys.stderr.isatty()
+
+
+class Progress:
+    """One bar per resource; a no-op when `enabled` is False.
+
+    progress = Progress(enabled=visible())
+    progress.advance("posts", rows=100)
+    progress.waiting("/posts", 2.5, "pacing")
+    progress.close()
+    """
+
+    def __init__(self, *, enabled: bool) -> None:
+        self.enabled = enabled
+        self._bars: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    def _bar(self, resource: str) -> Any:
+        with self._lock:
+            bar = self._bars.get(resource)
+            if bar is None:
+                from tqdm.auto import tqdm
+
+                bar = tqdm(desc=f"{resource:<13}", unit=" rows", dynamic_ncols=True, leave=True)
+                self._bars[resource] = bar
+            return bar
+
+    def advance(self, resource: str, rows: int) -> None:
+        if self.enabled:
+            bar = self._bar(resource)
+            bar.set_postfix_str("", refresh=False)
+            bar.update(rows)
+
+    def waiting(self, path: str, seconds: float, reason: str) -> None:
+        if not self.enabled:
+            return
+        resource = _PATH_RESOURCE.get(path, _PATH_RESOURCE.get(path.rsplit("/", 1)[0], "posts"))
+        why = "rate limit" if reason in ("pacing", "retry_after") else "retrying"
+        self._bar(resource).set_postfix_str(f"{why}: waiting {seconds:.1f} s")
+
+    def finish(self, resource: str, note: str) -> None:
+        if self.enabled:
+            self._bar(resource).set_postfix_str(note)
+
+    def close(self) -> None:
+        with self._lock:
+            for bar in self._bars.values():
+                bar.close()
+            self._bars.clear()

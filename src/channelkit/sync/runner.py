@@ -1,0 +1,656 @@
+"""`run_sync`: walk the listings, hand batches to one writer, checkpoint after each.
+
+Each resource is walked by its own thread (channels and posts together, then the two
+analytics listings together, since their date range comes from the posts), sharing the
+client and therefore its rate budget. The threads turn pages into Arrow batches and put
+them on a small bounded queue; the calling thread is the only one writing to DuckDB, so
+fetching, decoding and writing overlap while memory stays bounded.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from channelkit._constants import (
+    SYNC_BATCH_ROWS,
+    SYNC_BATCH_SECONDS,
+    SYNC_LOOKBACK_DAYS,
+    SYNC_PAGE_LIMIT,
+    SYNC_QUEUE_BATCHES,
+    WAREHOUSE_PATH,
+)
+from channelkit.client.errors import (
+    BadRequestError,
+    ChannelkitError,
+    InvalidParameterError,
+    NotFoundError,
+    PermissionDeniedError,
+)
+from channelkit.sync import plan
+from channelkit.sync.arrow import (
+    CHANNEL_DAILY,
+    CHANNELS,
+    POST_DAILY,
+    POSTS,
+    TableShape,
+    items_to_arrow,
+)
+from channelkit.sync.progress import Progress, visible
+from channelkit.sync.report import SyncReport
+from channelkit.warehouse.connection import open_warehouse
+from channelkit.warehouse.parquet import export_parquet
+from channelkit.warehouse.writer import Checkpoint, WarehouseWriter
+
+if TYPE_CHECKING:
+    from channelkit.client import Client
+    from channelkit.client._base import WaitEvent
+
+RESOURCE_GROUPS = {
+    "channels": ("channels",),
+    "posts": ("posts",),
+    "analytics": ("post_daily", "channel_daily"),
+}
+_SCOPES = {
+    "channels": "channels:read",
+    "posts": "posts:read",
+    "post_daily": "analytics:read",
+    "channel_daily": "analytics:read",
+}
+_PATHS = {
+    "channels": "/channels",
+    "posts": "/posts",
+    "post_daily": "/analytics/posts",
+    "channel_daily": "/analytics/channels",
+}
+_SHAPES = {
+    "channels": CHANNELS,
+    "posts": POSTS,
+    "post_daily": POST_DAILY,
+    "channel_daily": CHANNEL_DAILY,
+}
+
+
+class SyncError(ChannelkitError):
+    """A sync did not complete; `report` holds what it did (and kept) before stopping."""
+
+    def __init__(self, message: str, report: SyncReport) -> None:
+        super().__init__(message)
+        self.report = report
+
+
+# --- messages from the walking threads to the writing one --------------------------------
+
+
+@dataclass
+class _Batch:
+    resource: str
+    rows: pa.Table | None
+    checkpoint: Checkpoint | None
+    mark_deleted_since: datetime | None = None
+
+
+@dataclass
+class _Gone:
+    resource: str
+    ids: list[str]
+
+
+@dataclass
+class _Skipped:
+    resource: str
+    reason: str
+
+
+@dataclass
+class _Failed:
+    resource: str
+    error: BaseException
+
+
+@dataclass
+class _Finished:
+    resource: str
+
+
+_Message = _Batch | _Gone | _Skipped | _Failed | _Finished
+
+
+@dataclass
+class _Walk:
+    """One walk of one listing, as saved in its checkpoint so that it can be resumed."""
+
+    resource: str
+    query: dict[str, str]
+    full: bool
+    started_at: datetime
+    cursor: str | None = None
+    max_seen: datetime | None = None
+    extra: dict[str, str] = field(default_factory=dict)  # analytics: the planned range
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "full": self.full,
+            "started_at": self.started_at.isoformat(),
+            "max_seen": self.max_seen.isoformat() if self.max_seen else None,
+            "extra": self.extra,
+        }
+
+    @classmethod
+    def resume(cls, resource: str, checkpoint: Checkpoint) -> _Walk:
+        state = checkpoint.params or {}
+        max_seen = state.get("max_seen")
+        return cls(
+            resource=resource,
+            query=dict(state["query"]),
+            full=bool(state["full"]),
+            started_at=datetime.fromisoformat(state["started_at"]),
+            cursor=checkpoint.cursor,
+            max_seen=datetime.fromisoformat(max_seen) if max_seen else None,
+            extra=dict(state.get("extra") or {}),
+        )
+
+
+def _resumable(checkpoint: Checkpoint | None, wanted: _Walk, since_given: bool) -> bool:
+    """Continue an interrupted walk unless this run asks for more than it would read."""
+    if checkpoint is None or checkpoint.params is None:
+        return False
+    stored = checkpoint.params
+    if since_given:
+        return bool(stored.get("query") == wanted.query)
+    return bool(stored.get("full")) or not wanted.full
+
+
+def parse_only(only: str | Collection[str] | None) -> tuple[str, ...]:
+    """`--only posts,channels,analytics` (any subset; default all) to table resources."""
+    if only is None:
+        names: list[str] = list(RESOURCE_GROUPS)
+    else:
+        parts = only.split(",") if isinstance(only, str) else list(only)
+        names = [p.strip() for p in parts if p.strip()]
+        unknown = [n for n in names if n not in RESOURCE_GROUPS]
+        if unknown or not names:
+            raise InvalidParameterError(
+                f"only={only!r}: expected a comma-separated subset of {', '.join(RESOURCE_GROUPS)}"
+            )
+    return tuple(r for group in RESOURCE_GROUPS if group in names for r in RESOURCE_GROUPS[group])
+
+
+def run_sync(
+    client: Client,
+    path: str | Path = WAREHOUSE_PATH,
+    *,
+    full: bool = False,
+    since: str | date | datetime | None = None,
+    only: str | Collection[str] | None = None,
+    lookback_days: int = SYNC_LOOKBACK_DAYS,
+    parquet: str | Path | None = None,
+    progress: bool = True,
+    page_limit: int = SYNC_PAGE_LIMIT,
+) -> SyncReport:
+    """Sync the service into the DuckDB warehouse at `path`; return what was done.
+
+    The first run (or `full=True`) reads everything and marks posts and channels that
+    disappeared as deleted; later runs are incremental (see `channelkit.sync.plan`).
+    `since` limits posts and analytics to that date onwards. A run that stops on an error
+    returns a report with `completed=False`; the next run continues where it stopped.
+    """
+    resources = parse_only(only)
+    try:
+        since_at = plan.parse_since(since) if since is not None else None
+    except ValueError as exc:
+        raise InvalidParameterError(str(exc)) from None
+    if isinstance(lookback_days, bool) or not isinstance(lookback_days, int) or lookback_days < 0:
+        raise InvalidParameterError(
+            f"lookback_days={lookback_days!r}: expected a whole number of days >= 0"
+        )
+    con = open_warehouse(path, read_only=False)
+    try:
+        sync = _Sync(
+            client,
+            con,
+            path=str(path),
+            resources=resources,
+            full=full,
+            since=since_at,
+            lookback_days=lookback_days,
+            page_limit=page_limit,
+            progress=Progress(enabled=progress and visible()),
+        )
+        report = sync.run()
+        if parquet is not None and report.completed:
+            export_parquet(con, parquet)
+        return report
+    finally:
+        con.close()
+
+
+class _Sync:
+    def __init__(
+        self,
+        client: Client,
+        con: duckdb.DuckDBPyConnection,
+        *,
+        path: str,
+        resources: tuple[str, ...],
+        full: bool,
+        since: datetime | None,
+        lookback_days: int,
+        page_limit: int,
+        progress: Progress,
+    ) -> None:
+        self.client = client
+        self.con = con
+        self.writer = WarehouseWriter(con)
+        self.resources = resources
+        self.full = full
+        self.since = since
+        self.lookback_days = lookback_days
+        self.page_limit = page_limit
+        self.progress = progress
+        self.stop = threading.Event()
+        self.queue: queue.Queue[_Message] = queue.Queue(maxsize=SYNC_QUEUE_BATCHES)
+        self.run_id = self.writer.start_run(
+            mode="full" if full else "incremental", base_url=client.base_url
+        )
+        self.report = SyncReport(
+            run_id=self.run_id,
+            mode="full" if full else "incremental",
+            base_url=client.base_url,
+            path=path,
+        )
+        self.report.counts = {r: self.report.counts[r] for r in resources}
+
+    # --- the run ---------------------------------------------------------------------------
+
+    def run(self) -> SyncReport:
+        stats_before = self.client.stats
+        started = time.monotonic()
+        previous_hook = self.client.on_wait
+        self.client.on_wait = self._on_wait_chain(previous_hook)
+        interrupted: BaseException | None = None
+        try:
+            first = [self._walker(r) for r in ("channels", "posts") if r in self.resources]
+            self._run_phase(first)
+            if not self.stop.is_set():
+                later = [
+                    self._walker(r) for r in ("post_daily", "channel_daily") if r in self.resources
+                ]
+                self._run_phase(later)
+        except BaseException as exc:  # KeyboardInterrupt included: record, then re-raise
+            interrupted = exc
+            self.stop.set()
+            self.report.error = self.report.error or f"interrupted ({type(exc).__name__})"
+        finally:
+            self.client.on_wait = previous_hook
+            self.progress.close()
+            self._finish(stats_before, started)
+        if interrupted is not None:
+            raise interrupted
+        return self.report
+
+    def _finish(self, before: Any, started: float) -> None:
+        after = self.client.stats
+        report = self.report
+        report.requests = after.requests - before.requests
+        report.retries = after.retries - before.retries
+        report.responses_429 = after.responses_429 - before.responses_429
+        report.rate_limit_waits = after.rate_limit_waits - before.rate_limit_waits
+        report.wait_seconds = after.wait_seconds - before.wait_seconds
+        report.duration_seconds = time.monotonic() - started
+        if report.error is None and len(report.skipped) == len(self.resources):
+            report.error = "nothing was synced: every requested resource was skipped"
+        report.completed = report.error is None
+        self.writer.finish_run(
+            self.run_id,
+            status="completed" if report.completed else "failed",
+            counts={"tables": report.counts_dict(), "skipped": report.skipped},
+            requests=report.requests,
+            rate_limit_waits=report.rate_limit_waits,
+            error=report.error,
+        )
+
+    def _on_wait_chain(
+        self, previous: Callable[[WaitEvent], None] | None
+    ) -> Callable[[WaitEvent], None]:
+        def hook(event: WaitEvent) -> None:
+            self.progress.waiting(event.path, event.seconds, event.reason)
+            if previous is not None:
+                previous(event)
+
+        return hook
+
+    def _run_phase(self, walkers: list[tuple[str, Callable[[], None]]]) -> None:
+        threads = [
+            threading.Thread(target=self._guard, args=(r, w), name=f"sync-{r}", daemon=True)
+            for r, w in walkers
+        ]
+        for thread in threads:
+            thread.start()
+        active = len(threads)
+        try:
+            while active:
+                message = self.queue.get()
+                if isinstance(message, _Finished):
+                    active -= 1
+                elif not self.stop.is_set() or not isinstance(message, _Batch | _Gone):
+                    self._handle(message)
+        finally:
+            if active:  # left early (interrupted): let the walks end at their next page
+                self.stop.set()
+            for thread in threads:
+                thread.join()
+
+    def _handle(self, message: _Message) -> None:
+        report = self.report
+        if isinstance(message, _Skipped):
+            report.skipped[message.resource] = message.reason
+            self.progress.finish(message.resource, f"skipped: {message.reason}")
+        elif isinstance(message, _Failed):
+            self._fail(message.resource, message.error)
+        elif isinstance(message, _Batch | _Gone):
+            table = _SHAPES[message.resource].table
+            try:
+                if isinstance(message, _Gone):
+                    report.counts[message.resource].deleted += self.writer.mark_deleted(
+                        table, message.ids
+                    )
+                    return
+                counts = self.writer.commit_batch(
+                    table,
+                    message.rows,
+                    checkpoint=message.checkpoint,
+                    mark_deleted_unseen_since=message.mark_deleted_since,
+                )
+            except duckdb.Error as exc:
+                self._fail(message.resource, exc)
+                return
+            report.counts[message.resource].add(counts)
+            self.progress.advance(message.resource, message.rows.num_rows if message.rows else 0)
+
+    def _fail(self, resource: str, error: BaseException) -> None:
+        if self.report.error is None:
+            self.report.error = _describe(resource, error, self.report.path)
+        self.stop.set()
+
+    def _guard(self, resource: str, walker: Callable[[], None]) -> None:
+        try:
+            walker()
+        except PermissionDeniedError as exc:
+            scope = _SCOPES[resource]
+            detail = f": {exc.message}" if exc.message else ""
+            self._put(
+                _Skipped(resource, f"the API key lacks the {scope} scope (403 forbidden{detail})")
+            )
+        except _Stopped:
+            pass
+        except BaseException as exc:  # reported to the writing thread, which decides
+            self._put(_Failed(resource, exc))
+        finally:
+            self.queue.put(_Finished(resource))
+
+    def _put(self, message: _Message) -> None:
+        while True:
+            if self.stop.is_set() and isinstance(message, _Batch | _Gone):
+                raise _Stopped
+            try:
+                self.queue.put(message, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+    # --- the walks ------------------------------------------------------------------------
+
+    def _walker(self, resource: str) -> tuple[str, Callable[[], None]]:
+        """Plan `resource`'s walk (reading the warehouse: this thread only) and return the
+        function that walks it in its own thread (network and Arrow only)."""
+        previous = self._previous_mark(resource)
+        if resource == "channels":
+            walk = self._prepare(resource, _Walk(resource, {}, True, datetime.now(UTC)))
+            return resource, lambda: self._walk(walk, previous=previous, mark=None)
+        if resource == "posts":
+            return resource, self._plan_posts(previous)
+        return resource, self._plan_analytics(resource, previous)
+
+    def _prepare(self, resource: str, wanted: _Walk) -> _Walk:
+        checkpoint = self.writer.checkpoint(resource)
+        if checkpoint is not None and _resumable(checkpoint, wanted, self.since is not None):
+            self.report.resumed.append(resource)
+            return _Walk.resume(resource, checkpoint)
+        return wanted
+
+    def _previous_mark(self, resource: str) -> datetime | None:
+        checkpoint = self.writer.checkpoint(resource)
+        return checkpoint.high_water_mark if checkpoint else None
+
+    def _plan_posts(self, previous: datetime | None) -> Callable[[], None]:
+        posts_plan = plan.plan_posts(
+            full=self.full,
+            since=self.since,
+            high_water_mark=previous,
+            lookback_days=self.lookback_days,
+        )
+        pending = self._pending_posts()
+        if not posts_plan.full and plan.prefer_full_walk(
+            pending=len(pending), known_posts=self._count("posts"), page_limit=self.page_limit
+        ):
+            posts_plan = plan.PostsPlan(published_after=None, full=True)
+        query = (
+            {"published_after": posts_plan.published_after.isoformat()}
+            if posts_plan.published_after
+            else {}
+        )
+        walk = self._prepare("posts", _Walk("posts", query, posts_plan.full, datetime.now(UTC)))
+
+        def mark(done: _Walk) -> datetime | None:
+            after = done.query.get("published_after")
+            return plan.next_posts_mark(
+                previous=previous,
+                published_after=datetime.fromisoformat(after) if after else None,
+                max_seen=done.max_seen,
+                walk_seconds=(datetime.now(UTC) - done.started_at).total_seconds(),
+            )
+
+        def run() -> None:
+            self._walk(walk, previous=previous, mark=mark)
+            if not walk.full and pending:
+                self._reread(pending)
+
+        return run
+
+    def _reread(self, ids: list[str]) -> None:
+        """Re-read drafts and scheduled posts one by one; 404 means deleted (or hidden)."""
+        found: list[dict[str, Any]] = []
+        gone: list[str] = []
+        for post_id in ids:
+            self._check_stop()
+            try:
+                item = self.client.request("GET", f"/posts/{quote(post_id, safe='')}")
+            except NotFoundError:
+                gone.append(post_id)
+                continue
+            found.append(item)
+        if found:
+            self._put(_Batch("posts", items_to_arrow(POSTS, found, "GET /posts/{id}"), None))
+        if gone:
+            self._put(_Gone("posts", gone))
+
+    def _plan_analytics(self, resource: str, previous: datetime | None) -> Callable[[], None]:
+        earliest, newest = self._data_range()
+        wanted_plan = plan.plan_analytics(
+            full=self.full,
+            since=self.since,
+            high_water_mark=previous,
+            earliest_in_data=earliest,
+            today=plan.analytics_today(datetime.now(UTC), newest),
+            lookback_days=self.lookback_days,
+        )
+        checkpoint = self.writer.checkpoint(resource)
+        if wanted_plan is not None:
+            walk = self._prepare(
+                resource,
+                _Walk(
+                    resource,
+                    {"start": wanted_plan.start.isoformat(), "end": wanted_plan.end.isoformat()},
+                    full=self.full or previous is None,
+                    started_at=datetime.now(UTC),
+                    extra={"final_before": wanted_plan.final_before.isoformat()},
+                ),
+            )
+        elif checkpoint is not None and checkpoint.in_progress:
+            walk = _Walk.resume(resource, checkpoint)
+            self.report.resumed.append(resource)
+        else:
+            reason = "no posts or channels in the warehouse yet to date it from"
+            return lambda: self._put(_Skipped(resource, reason))
+        # Analytics rows never disappear: even a full walk marks nothing deleted.
+        walk.full = False
+
+        def mark(done: _Walk) -> datetime | None:
+            done_plan = plan.AnalyticsPlan(
+                start=date.fromisoformat(done.query["start"]),
+                end=date.fromisoformat(done.query["end"]),
+                final_before=date.fromisoformat(done.extra["final_before"]),
+            )
+            return plan.next_analytics_mark(previous=previous, plan=done_plan)
+
+        return lambda: self._walk(walk, previous=previous, mark=mark)
+
+    def _walk(
+        self,
+        walk: _Walk,
+        *,
+        previous: datetime | None,
+        mark: Callable[[_Walk], datetime | None] | None,
+    ) -> None:
+        shape = _SHAPES[walk.resource]
+        path = _PATHS[walk.resource]
+        where = f"GET {path}"
+        try:
+            pages = self._pages(path, walk)
+            self._consume(walk, shape, where, pages, previous, mark)
+        except BadRequestError as exc:
+            if exc.param != "cursor" or walk.cursor is None:
+                raise
+            # The saved cursor is no longer accepted (expired on a real server?): the walk
+            # starts over; rows already written are simply confirmed again.
+            walk.cursor = None
+            self._consume(walk, shape, where, self._pages(path, walk), previous, mark)
+
+    def _pages(self, path: str, walk: _Walk) -> Iterator[Any]:
+        return iter(
+            self.client.raw_pages(path, walk.query, cursor=walk.cursor, limit=self.page_limit)
+        )
+
+    def _consume(
+        self,
+        walk: _Walk,
+        shape: TableShape,
+        where: str,
+        pages: Iterator[Any],
+        previous: datetime | None,
+        mark: Callable[[_Walk], datetime | None] | None,
+    ) -> None:
+        items: list[dict[str, Any]] = []
+        flushed = time.monotonic()
+        for page in pages:
+            self._check_stop()
+            items.extend(page.data)
+            done = not page.has_more or not page.next_cursor
+            if not done and (
+                len(items) < SYNC_BATCH_ROWS and time.monotonic() - flushed < SYNC_BATCH_SECONDS
+            ):
+                walk.cursor = page.next_cursor
+                continue
+            rows = items_to_arrow(shape, items, where) if items else None
+            if rows is not None and walk.resource == "posts":
+                walk.max_seen = _latest(walk.max_seen, rows.column("published_at"))
+            if done:
+                checkpoint = Checkpoint(
+                    walk.resource,
+                    self.run_id,
+                    high_water_mark=mark(walk) if mark else previous,
+                )
+            else:
+                walk.cursor = page.next_cursor
+                checkpoint = Checkpoint(
+                    walk.resource,
+                    self.run_id,
+                    cursor=walk.cursor,
+                    params=walk.state(),
+                    high_water_mark=previous,
+                )
+            self._put(
+                _Batch(
+                    walk.resource,
+                    rows,
+                    checkpoint,
+                    mark_deleted_since=walk.started_at if done and walk.full else None,
+                )
+            )
+            items = []
+            flushed = time.monotonic()
+            if done:
+                return
+
+    def _check_stop(self) -> None:
+        if self.stop.is_set():
+            raise _Stopped
+
+    # --- what the warehouse already knows (read by the planning, writing thread) -----------
+
+    def _pending_posts(self) -> list[str]:
+        rows = self.con.execute(
+            "SELECT id FROM posts WHERE deleted_at IS NULL "
+            "AND status IN ('draft', 'scheduled') ORDER BY id"
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def _count(self, table: str) -> int:
+        return int(self.con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
+
+    def _data_range(self) -> tuple[datetime | None, datetime | None]:
+        row = self.con.execute(
+            "SELECT epoch_us(least(p.first, c.first)), epoch_us(greatest(p.last, c.last)) "
+            "FROM (SELECT min(published_at) AS first, "
+            "greatest(max(published_at), max(updated_at)) AS last FROM posts) p, "
+            "(SELECT min(created_at) AS first, max(updated_at) AS last FROM channels) c"
+        ).fetchall()[0]
+        return _from_us(row[0]), _from_us(row[1])
+
+
+class _Stopped(Exception):
+    """The run is stopping (another walk failed); this walk ends quietly."""
+
+
+def _latest(current: datetime | None, column: pa.ChunkedArray) -> datetime | None:
+    value: datetime | None = pc.max(column).as_py()
+    if value is None:
+        return current
+    return value if current is None else max(current, value)
+
+
+def _from_us(value: int | None) -> datetime | None:
+    if value is None:
+        return None
+    return datetime.fromtimestamp(value / 1_000_000, UTC)
+
+
+def _describe(resource: str, error: BaseException, path: str) -> str:
+    if isinstance(error, duckdb.Error):
+        return f"writing {resource} into {path} failed: {error}"
+    if isinstance(error, ChannelkitError):
+        return f"{resource}: {error}"
+    return f"{resource}: unexpected {type(error).__name__}: {error}"
