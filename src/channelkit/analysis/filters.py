@@ -15,6 +15,7 @@ import duckdb
 
 from channelkit._constants import PRIORITIES
 from channelkit.analysis.errors import AnalysisParameterError
+from channelkit.analysis.sql import first_row
 
 OneOrMany = str | Iterable[str]
 
@@ -116,11 +117,12 @@ def _channel_id(con: duckdb.DuckDBPyConnection, name: str) -> str:
 
 
 def _known_tag(con: duckdb.DuckDBPyConnection, tag: str) -> str:
-    found = con.execute(
+    found = first_row(
+        con,
         "SELECT 1 FROM post_tags t JOIN posts p ON p.id = t.post_id "
         "WHERE t.tag = ? AND p.deleted_at IS NULL LIMIT 1",
         [tag],
-    ).fetchone()
+    )
     if found is None:
         raise AnalysisParameterError("tag", f"no post in this warehouse has the tag {tag!r}")
     return tag

@@ -7,6 +7,8 @@ from datetime import UTC, date, datetime, timedelta
 
 import duckdb
 
+from channelkit.analysis.sql import first_row
+
 COUNTED_TABLES = ("channels", "posts", "post_daily", "channel_daily")
 
 
@@ -46,17 +48,19 @@ def _instant(micros: int | None) -> datetime | None:
 
 def read_freshness(con: duckdb.DuckDBPyConnection) -> Freshness:
     """Read the freshness facts from an open warehouse connection."""
-    run = con.execute(
+    run = first_row(
+        con,
         "SELECT epoch_us(finished_at), mode, base_url FROM sync_runs "
-        "WHERE status = 'completed' ORDER BY finished_at DESC NULLS LAST LIMIT 1"
-    ).fetchone()
-    counts = con.execute(
+        "WHERE status = 'completed' ORDER BY finished_at DESC NULLS LAST LIMIT 1",
+    )
+    counts = first_row(
+        con,
         "SELECT (SELECT count(*) FROM channels WHERE deleted_at IS NULL), "
         "(SELECT count(*) FROM posts WHERE deleted_at IS NULL), "
         "(SELECT count(*) FROM post_daily), (SELECT count(*) FROM channel_daily), "
         "(SELECT epoch_us(max(published_at)) FROM posts WHERE deleted_at IS NULL), "
-        "(SELECT max(date) FROM post_daily), (SELECT max(date) FROM channel_daily)"
-    ).fetchone()
+        "(SELECT max(date) FROM post_daily), (SELECT max(date) FROM channel_daily)",
+    )
     assert counts is not None  # a SELECT without FROM returns one row
     *numbers, last_published, last_post_day, last_channel_day = counts
     return Freshness(

@@ -20,7 +20,6 @@ chosen from fixed fragments in this module.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 import duckdb
@@ -30,6 +29,7 @@ from channelkit._constants import PRIORITIES
 from channelkit.analysis.filters import PostFilter
 from channelkit.analysis.frames import to_frame
 from channelkit.analysis.period import Period
+from channelkit.analysis.sql import Sql, first_row
 
 FREQS = {"day": "1 DAY", "week": "1 WEEK", "month": "1 MONTH"}
 TOP_BY = ("views", "engagement_rate")
@@ -37,69 +37,58 @@ WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 ENGAGEMENTS = "(d.reactions + d.comments + d.shares + d.clicks)"
 
 
-@dataclass(frozen=True)
-class _Sql:
-    """A SQL fragment and its parameters, concatenated in order."""
-
-    text: str
-    params: tuple[object, ...] = ()
-
-    def __add__(self, other: _Sql) -> _Sql:
-        return _Sql(self.text + other.text, self.params + other.params)
-
-
-def _and(*parts: _Sql) -> _Sql:
+def _and(*parts: Sql) -> Sql:
     kept = [p for p in parts if p.text]
     if not kept:
-        return _Sql("TRUE")
+        return Sql("TRUE")
     out = kept[0]
     for part in kept[1:]:
-        out = out + _Sql(" AND ") + part
+        out = out + Sql(" AND ") + part
     return out
 
 
-def _day_range(period: Period, column: str) -> _Sql:
+def _day_range(period: Period, column: str) -> Sql:
     parts = []
     if period.start_day is not None:
-        parts.append(_Sql(f"{column} >= ?", (period.start_day,)))
+        parts.append(Sql(f"{column} >= ?", (period.start_day,)))
     if period.end_day is not None:
-        parts.append(_Sql(f"{column} < ?", (period.end_day,)))
+        parts.append(Sql(f"{column} < ?", (period.end_day,)))
     return _and(*parts)
 
 
-def _instant_range(period: Period, column: str) -> _Sql:
-    parts = [_Sql(f"{column} IS NOT NULL")]
+def _instant_range(period: Period, column: str) -> Sql:
+    parts = [Sql(f"{column} IS NOT NULL")]
     if period.start is not None:
-        parts.append(_Sql(f"{column} >= ?", (period.start,)))
+        parts.append(Sql(f"{column} >= ?", (period.start,)))
     if period.end is not None:
-        parts.append(_Sql(f"{column} < ?", (period.end,)))
+        parts.append(Sql(f"{column} < ?", (period.end,)))
     return _and(*parts)
 
 
-def _posts_cte(flt: PostFilter) -> _Sql:
+def _posts_cte(flt: PostFilter) -> Sql:
     where, params = flt.where("p")
-    return _Sql(f"fposts AS (SELECT p.* FROM posts p WHERE {where})", tuple(params))
+    return Sql(f"fposts AS (SELECT p.* FROM posts p WHERE {where})", tuple(params))
 
 
-def _cohort_cte(flt: PostFilter, period: Period) -> _Sql:
+def _cohort_cte(flt: PostFilter, period: Period) -> Sql:
     """`fposts`, plus `cohort`: posts published in the period with their period totals."""
     return (
-        _Sql("WITH ")
+        Sql("WITH ")
         + _posts_cte(flt)
-        + _Sql(", published AS (SELECT p.id, p.priority, p.published_at FROM fposts p WHERE ")
+        + Sql(", published AS (SELECT p.id, p.priority, p.published_at FROM fposts p WHERE ")
         + _instant_range(period, "p.published_at")
-        + _Sql(
+        + Sql(
             "), cohort AS (SELECT c.id, c.priority, c.published_at, "
             "coalesce(sum(d.views)::BIGINT, 0) AS views, "
             f"coalesce(sum({ENGAGEMENTS})::BIGINT, 0) AS engagements "
             "FROM published c LEFT JOIN post_daily d ON d.post_id = c.id AND "
         )
         + _day_range(period, "d.date")
-        + _Sql(" GROUP BY ALL) ")
+        + Sql(" GROUP BY ALL) ")
     )
 
 
-def _run(con: duckdb.DuckDBPyConnection, sql: _Sql, tz: str) -> pd.DataFrame:
+def _run(con: duckdb.DuckDBPyConnection, sql: Sql, tz: str) -> pd.DataFrame:
     return to_frame(con.sql(sql.text, params=list(sql.params)).to_arrow_table(), tz)
 
 
@@ -111,7 +100,7 @@ def posts(
 ) -> pd.DataFrame:
     """One row per post, oldest publication first (unpublished posts last)."""
     where, params = flt.where("p")
-    sql = _Sql(
+    sql = Sql(
         "SELECT p.id, p.channel_id, c.name AS channel_name, p.title, p.body, p.priority, "
         "coalesce(p.tags, []::VARCHAR[]) AS tags, p.author_id, p.author_name, p.author_email, "
         "p.status, p.published_at, p.scheduled_at, p.cover_image_url, p.views, "
@@ -120,16 +109,16 @@ def posts(
         tuple(params),
     )
     if period.start is not None or period.end is not None:
-        sql = sql + _Sql(" AND ") + _instant_range(period, "p.published_at")
+        sql = sql + Sql(" AND ") + _instant_range(period, "p.published_at")
     if statuses is not None:
-        sql = sql + _Sql(" AND p.status = ANY(?::VARCHAR[])", (list(statuses),))
-    sql = sql + _Sql(" ORDER BY p.published_at NULLS LAST, p.id")
+        sql = sql + Sql(" AND p.status = ANY(?::VARCHAR[])", (list(statuses),))
+    sql = sql + Sql(" ORDER BY p.published_at NULLS LAST, p.id")
     return _run(con, sql, period.tz)
 
 
 def channels(con: duckdb.DuckDBPyConnection, tz: str) -> pd.DataFrame:
     """One row per channel that still exists, by name."""
-    sql = _Sql(
+    sql = Sql(
         "SELECT id, name, slug, description, visibility, subscriber_count, post_count, "
         "is_default, is_archived, created_at, updated_at "
         "FROM channels WHERE deleted_at IS NULL ORDER BY name, id"
@@ -148,9 +137,9 @@ def engagement_over_time(
         None if period.end_day is None else period.end_day - timedelta(days=1),
     )
     sql = (
-        _Sql("WITH ")
+        Sql("WITH ")
         + _posts_cte(flt)
-        + _Sql(
+        + Sql(
             f", daily AS (SELECT date_trunc('{unit}', d.date)::DATE AS period, "
             "sum(d.views)::BIGINT AS views, sum(d.reactions)::BIGINT AS reactions, "
             "sum(d.comments)::BIGINT AS comments, sum(d.shares)::BIGINT AS shares, "
@@ -158,14 +147,14 @@ def engagement_over_time(
             "FROM post_daily d JOIN fposts p ON p.id = d.post_id WHERE "
         )
         + _day_range(period, "d.date")
-        + _Sql(
+        + Sql(
             f" GROUP BY 1), pub AS (SELECT date_trunc('{unit}', "
             "timezone(?, p.published_at))::DATE AS period, count(*) AS posts_published "
             "FROM fposts p WHERE ",
             (period.tz,),
         )
         + _instant_range(period, "p.published_at")
-        + _Sql(
+        + Sql(
             " GROUP BY 1), bounds AS (SELECT "
             f"coalesce(date_trunc('{unit}', ?::DATE)::DATE, least("
             "(SELECT min(period) FROM daily), (SELECT min(period) FROM pub))) AS lo, "
@@ -232,17 +221,17 @@ def _kpi_totals(
     con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period
 ) -> dict[str, float | None]:
     sql = (
-        _Sql("WITH ")
+        Sql("WITH ")
         + _posts_cte(flt)
-        + _Sql(" SELECT (SELECT count(*) FROM fposts p WHERE ")
+        + Sql(" SELECT (SELECT count(*) FROM fposts p WHERE ")
         + _instant_range(period, "p.published_at")
-        + _Sql(
+        + Sql(
             "), sum(d.views), sum(d.reactions), sum(d.comments), sum(d.shares), sum(d.clicks) "
             "FROM post_daily d JOIN fposts p ON p.id = d.post_id WHERE "
         )
         + _day_range(period, "d.date")
     )
-    row = con.execute(sql.text, list(sql.params)).fetchone()
+    row = first_row(con, sql.text, sql.params)
     assert row is not None  # an aggregate without GROUP BY always returns one row
     posts_published, *sums = (0 if v is None else int(v) for v in row)
     views, reactions, comments, shares, clicks = sums
@@ -261,15 +250,15 @@ def _kpi_totals(
 
 
 def _net_subscribers(con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period) -> float:
-    sql = _Sql(
+    sql = Sql(
         "SELECT coalesce(sum(c.subscribers_gained - c.subscribers_lost)::BIGINT, 0) "
         "FROM channel_daily c WHERE c.channel_id IN "
         "(SELECT id FROM channels WHERE deleted_at IS NULL) AND "
     ) + _day_range(period, "c.date")
     if flt.channel_ids is not None:
-        sql = sql + _Sql(" AND c.channel_id = ANY(?::VARCHAR[])", (list(flt.channel_ids),))
-    row = con.execute(sql.text, list(sql.params)).fetchone()
-    assert row is not None
+        sql = sql + Sql(" AND c.channel_id = ANY(?::VARCHAR[])", (list(flt.channel_ids),))
+    row = first_row(con, sql.text, sql.params)
+    assert row is not None  # an aggregate without GROUP BY always returns one row
     return float(row[0])
 
 
@@ -285,15 +274,15 @@ def top_posts(
     """The `n` posts with the most views (or the highest rate) from daily rows in the period."""
     order = "pp.views DESC" if by == "views" else "engagement_rate DESC NULLS LAST"
     sql = (
-        _Sql("WITH ")
+        Sql("WITH ")
         + _posts_cte(flt)
-        + _Sql(
+        + Sql(
             ", per_post AS (SELECT d.post_id, sum(d.views)::BIGINT AS views, "
             f"sum({ENGAGEMENTS})::BIGINT AS engagements "
             "FROM post_daily d JOIN fposts p ON p.id = d.post_id WHERE "
         )
         + _day_range(period, "d.date")
-        + _Sql(
+        + Sql(
             " GROUP BY 1) SELECT p.id AS post_id, p.title, p.channel_id, c.name AS channel_name, "
             "p.priority, coalesce(p.tags, []::VARCHAR[]) AS tags, p.author_name, "
             "p.published_at, pp.views, pp.engagements, "
@@ -314,20 +303,20 @@ def channel_comparison(
 ) -> pd.DataFrame:
     """Per channel: posts, views, engagements and reach (views per current subscriber)."""
     sql = (
-        _Sql("WITH ")
+        Sql("WITH ")
         + _posts_cte(flt)
-        + _Sql(
+        + Sql(
             ", daily AS (SELECT p.channel_id, sum(d.views)::BIGINT AS views, "
             f"sum({ENGAGEMENTS})::BIGINT AS engagements "
             "FROM post_daily d JOIN fposts p ON p.id = d.post_id WHERE "
         )
         + _day_range(period, "d.date")
-        + _Sql(
+        + Sql(
             " GROUP BY 1), pub AS (SELECT p.channel_id, count(*) AS posts_published "
             "FROM fposts p WHERE "
         )
         + _instant_range(period, "p.published_at")
-        + _Sql(
+        + Sql(
             " GROUP BY 1) SELECT c.id AS channel_id, c.name AS channel_name, c.slug, "
             "c.visibility, c.is_archived, "
             "coalesce(pub.posts_published, 0) AS posts_published, "
@@ -341,8 +330,8 @@ def channel_comparison(
         )
     )
     if flt.channel_ids is not None:
-        sql = sql + _Sql(" AND c.id = ANY(?::VARCHAR[])", (list(flt.channel_ids),))
-    sql = sql + _Sql(" ORDER BY views_per_subscriber DESC NULLS LAST, c.id")
+        sql = sql + Sql(" AND c.id = ANY(?::VARCHAR[])", (list(flt.channel_ids),))
+    sql = sql + Sql(" ORDER BY views_per_subscriber DESC NULLS LAST, c.id")
     return _run(con, sql, period.tz)
 
 
@@ -361,13 +350,13 @@ def tag_performance(
     con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period, *, small_sample_n: int
 ) -> pd.DataFrame:
     """One row per tag of the posts published in the period; most-used tags first."""
-    sql = _cohort_cte(flt, period) + _Sql(
+    sql = _cohort_cte(flt, period) + Sql(
         f"SELECT t.tag, {_GROUP_STATS} FROM cohort c JOIN post_tags t ON t.post_id = c.id",
         (small_sample_n,),
     )
     if flt.tags is not None:
-        sql = sql + _Sql(" WHERE t.tag = ANY(?::VARCHAR[])", (list(flt.tags),))
-    sql = sql + _Sql(" GROUP BY t.tag ORDER BY posts DESC, median_views DESC, t.tag")
+        sql = sql + Sql(" WHERE t.tag = ANY(?::VARCHAR[])", (list(flt.tags),))
+    sql = sql + Sql(" GROUP BY t.tag ORDER BY posts DESC, median_views DESC, t.tag")
     return _run(con, sql, period.tz)
 
 
@@ -376,7 +365,7 @@ def priority_impact(
 ) -> pd.DataFrame:
     """One row per priority (all of them, even without posts) for the period's posts."""
     wanted = list(flt.priorities or PRIORITIES)
-    sql = _cohort_cte(flt, period) + _Sql(
+    sql = _cohort_cte(flt, period) + Sql(
         f"SELECT w.priority, {_GROUP_STATS} FROM (SELECT unnest(?::VARCHAR[]) AS priority) w "
         "LEFT JOIN cohort c ON c.priority = w.priority GROUP BY w.priority",
         (small_sample_n, wanted),
@@ -389,7 +378,7 @@ def publishing_heatmap(
     con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period
 ) -> pd.DataFrame:
     """168 rows (weekday × hour of `published_at` in tz): posts published and their views."""
-    sql = _cohort_cte(flt, period) + _Sql(
+    sql = _cohort_cte(flt, period) + Sql(
         ", slots AS (SELECT isodow(timezone(?, c.published_at)) - 1 AS weekday, "
         "hour(timezone(?, c.published_at)) AS hour, count(*) AS posts_published, "
         "sum(c.views)::BIGINT AS views, sum(c.engagements)::BIGINT AS engagements "
@@ -414,7 +403,7 @@ def upcoming_scheduled(
     """Scheduled posts due after `as_of` (and inside the period, if given), soonest first."""
     where, params = flt.where("p")
     sql = (
-        _Sql(
+        Sql(
             "SELECT p.scheduled_at, p.id AS post_id, p.title, p.channel_id, "
             "c.name AS channel_name, p.priority, coalesce(p.tags, []::VARCHAR[]) AS tags, "
             "p.author_name FROM posts p LEFT JOIN channels c ON c.id = p.channel_id "
@@ -422,15 +411,16 @@ def upcoming_scheduled(
             (*params, as_of),
         )
         + _instant_range(period, "p.scheduled_at")
-        + _Sql(" ORDER BY p.scheduled_at, p.id")
+        + Sql(" ORDER BY p.scheduled_at, p.id")
     )
     return _run(con, sql, period.tz)
 
 
 def latest_day(con: duckdb.DuckDBPyConnection) -> date | None:
     """The last UTC date with a daily row of a post that still exists."""
-    row = con.execute(
+    row = first_row(
+        con,
         "SELECT max(d.date) FROM post_daily d JOIN posts p ON p.id = d.post_id "
-        "WHERE p.deleted_at IS NULL"
-    ).fetchone()
+        "WHERE p.deleted_at IS NULL",
+    )
     return None if row is None else row[0]

@@ -1,0 +1,158 @@
+"""The Warehouse object: opening, locking, bad arguments, SQL escape hatch, freshness."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import pytest
+
+from channelkit.analysis.errors import AnalysisParameterError
+from channelkit.warehouse import Warehouse
+from channelkit.warehouse.connection import WarehouseError, open_warehouse
+from fixtures.warehouse import BASE_URL, LAST_SYNC_FINISHED
+
+
+def test_missing_and_foreign_files_are_clear_errors(tmp_path: Path) -> None:
+    with pytest.raises(WarehouseError, match="no such warehouse"):
+        Warehouse(tmp_path / "nope.duckdb")
+    foreign = tmp_path / "foreign.duckdb"
+    con = duckdb.connect(str(foreign))
+    con.execute("CREATE TABLE t (x INT)")
+    con.close()
+    with pytest.raises(WarehouseError, match="another tool"):
+        Warehouse(foreign)
+
+
+def test_a_warehouse_object_does_not_hold_the_file(small_warehouse: Path) -> None:
+    wh = Warehouse(small_warehouse)
+    wh.kpis(start="2026-03-23", end="2026-03-30")
+    wh.posts()
+    # A sync (the single writer) can open the file while `wh` is still alive.
+    writer = open_warehouse(small_warehouse, read_only=False)
+    writer.execute("UPDATE posts SET title = 'Renamed' WHERE id = 'post_01'")
+    writer.close()
+    assert wh.posts(channel="chan_eng")["title"].iloc[0] == "Renamed"
+
+
+def test_file_locked_by_a_sync_gives_warehouse_error(small_warehouse: Path) -> None:
+    wh = Warehouse(small_warehouse)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import duckdb, sys, time\n"
+            f"con = duckdb.connect({str(small_warehouse)!r})\n"
+            "print('ready', flush=True)\n"
+            "sys.stdin.read()\n",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        with pytest.raises(WarehouseError, match="locked"):
+            wh.kpis()
+    finally:
+        holder.communicate(timeout=30)
+    assert wh.posts().shape[0] == 12  # usable again once the writer is gone
+
+
+@pytest.mark.parametrize(
+    ("call", "param", "detail"),
+    [
+        (lambda wh: wh.kpis(channel="marketing"), "channel", "'marketing'"),
+        (lambda wh: wh.kpis(channel=["chan_eng", "gone"]), "channel", "'gone'"),
+        (lambda wh: wh.kpis(channel=[]), "channel", "empty"),
+        (lambda wh: wh.engagement_over_time(tag="nope"), "tag", "'nope'"),
+        (lambda wh: wh.top_posts(author="carol@example.com"), "author", "carol"),
+        (lambda wh: wh.priority_impact(priority="critical"), "priority", "normal, high, urgent"),
+        (lambda wh: wh.posts(status="deleted"), "status", "'deleted'"),
+        (lambda wh: wh.engagement_over_time("hour"), "freq", "day, week, month"),
+        (lambda wh: wh.top_posts(by="likes"), "by", "'likes'"),
+        (lambda wh: wh.top_posts(n=0), "n", "0"),
+        (lambda wh: wh.top_posts(min_views=-1), "min_views", "-1"),
+        (lambda wh: wh.tag_performance(small_sample_n=0), "small_sample_n", "0"),
+        (lambda wh: wh.channels(tz="Berlin"), "tz", "'Berlin'"),
+        (lambda wh: wh.kpis(start="2026-03-30", end="2026-03-23"), "end", "not after"),
+        (lambda wh: wh.upcoming_scheduled(as_of="soon"), "as_of", "'soon'"),
+        (lambda wh: wh.sql("SELECT * FROM nowhere"), "query", "nowhere"),
+        (lambda wh: wh.sql("DELETE FROM posts"), "query", "read-only"),
+    ],
+)
+def test_bad_arguments_name_the_parameter(
+    small_warehouse: Path, call: object, param: str, detail: str
+) -> None:
+    wh = Warehouse(small_warehouse)
+    with pytest.raises(AnalysisParameterError) as info:
+        call(wh)  # type: ignore[operator]
+    assert info.value.param == param
+    assert detail in str(info.value)
+    assert isinstance(info.value, ValueError)
+
+
+def test_ambiguous_channel_name_asks_for_id(small_warehouse: Path) -> None:
+    con = open_warehouse(small_warehouse, read_only=False)
+    con.execute(
+        "INSERT INTO channels (id, name, slug, visibility, synced_at) "
+        "VALUES ('chan_eng2', 'Engineering', 'engineering-2', 'team', now())"
+    )
+    con.close()
+    wh = Warehouse(small_warehouse)
+    with pytest.raises(AnalysisParameterError, match="chan_eng, chan_eng2"):
+        wh.kpis(channel="Engineering")
+    assert wh.kpis(channel="engineering").attrs["metric"] == "kpis"  # the slug is exact
+
+
+def test_sql_escape_hatch(small_warehouse: Path) -> None:
+    wh = Warehouse(small_warehouse)
+    df = wh.sql(
+        "SELECT channel_id, count(*) AS n, max(published_at) AS last FROM posts "
+        "WHERE deleted_at IS NULL AND channel_id = ? GROUP BY 1",
+        ["chan_news"],
+        tz="Europe/Berlin",
+    )
+    assert df["n"].tolist() == [4]  # post_03, post_04, post_06, post_12 (post_10 deleted)
+    assert df["last"].iloc[0] == pd.Timestamp("2026-03-30 00:30", tz="Europe/Berlin")
+    named = wh.sql("SELECT $x + 1 AS y", {"x": 41})
+    assert named["y"].tolist() == [42]
+    with wh.duckdb as con:
+        assert con.execute("SELECT count(*) FROM channels").fetchall() == [(4,)]
+        with pytest.raises(duckdb.Error, match="read-only"):
+            con.execute("DELETE FROM channels")
+
+
+def test_freshness(small_warehouse: Path) -> None:
+    f = Warehouse(small_warehouse).freshness()
+    assert f.last_sync_at == LAST_SYNC_FINISHED  # the later run failed
+    assert f.last_sync_mode == "full"
+    assert f.base_url == BASE_URL
+    assert f.row_counts == {"channels": 3, "posts": 12, "post_daily": 56, "channel_daily": 42}
+    assert f.last_published_at == datetime(2026, 4, 2, 6, tzinfo=UTC)
+    assert (f.last_post_day, f.last_channel_day) == (date(2026, 4, 5), date(2026, 4, 5))
+    assert f.age(LAST_SYNC_FINISHED + timedelta(hours=3)) == timedelta(hours=3)
+
+
+def test_freshness_without_a_completed_sync(tmp_path: Path) -> None:
+    open_warehouse(tmp_path / "empty.duckdb", read_only=False).close()
+    wh = Warehouse(tmp_path / "empty.duckdb")
+    f = wh.freshness()
+    assert f.last_sync_at is None and f.age() is None and f.row_counts["posts"] == 0
+    assert wh.kpis()["value"].isna().sum() == 1  # only the engagement rate (0 views)
+    assert wh.engagement_over_time().empty
+    assert len(wh.publishing_heatmap()) == 168
+
+
+def test_export_parquet_and_sync_report(small_warehouse: Path, tmp_path: Path) -> None:
+    marker = object()
+    wh = Warehouse(small_warehouse, sync_report=marker)  # type: ignore[arg-type]
+    assert wh.sync_report is marker
+    written = wh.export_parquet(tmp_path / "parquet")
+    assert set(written) >= {"posts", "post_daily", "channels"}
+    assert len(pd.read_parquet(written["posts"])) == 13
+    assert repr(wh) == f"Warehouse({str(small_warehouse)!r})"
