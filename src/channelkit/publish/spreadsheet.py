@@ -94,6 +94,7 @@ def read_sheet(
         )
     if data.startswith(_ZIP_MAGIC):
         headers, rows, sheet_name = _read_workbook(data, name, sheet)
+        where = f"{name}, sheet {sheet_name!r}"
     elif suffix in _WORKBOOK_SUFFIXES:
         raise SpreadsheetError(
             f"{name} is not an Excel workbook (an .xlsx file is a zip archive); if it holds "
@@ -103,8 +104,8 @@ def read_sheet(
         if sheet is not None:
             raise SpreadsheetError(f"{name} is CSV, which has no sheets; drop the sheet option")
         headers, rows = _read_csv(data, name)
-        sheet_name = name
-    return _build_sheet(name, sheet_name, headers, rows)
+        sheet_name = where = name
+    return _build_sheet(name, sheet_name, where, headers, rows)
 
 
 def _read_file(path: Path) -> bytes:
@@ -127,6 +128,7 @@ def _read_file(path: Path) -> bytes:
 def _build_sheet(
     name: str,
     sheet_name: str,
+    where: str,
     header_cells: Sequence[object],
     rows: Iterable[tuple[int, Sequence[object]]],
 ) -> Sheet:
@@ -135,12 +137,12 @@ def _build_sheet(
         headers.pop()
     if not headers:
         raise SpreadsheetError(
-            f"{name}: row 1 must hold the column headers ({expected_columns()}) but is empty"
+            f"{where}: row 1 must hold the column headers ({expected_columns()}) but is empty"
         )
     fields, problems = map_headers(headers)
     if problems:
         raise SpreadsheetError(
-            f"{name}: {'; '.join(problems)}. Expected columns: {expected_columns()}"
+            f"{where}: {'; '.join(problems)}. Expected columns: {expected_columns()}"
         )
     width = len(headers)
     kept: list[SheetRow] = []
@@ -149,7 +151,7 @@ def _build_sheet(
         extra = [index for index in range(width, len(values)) if values[index] is not None]
         if extra:
             raise SpreadsheetError(
-                f"{name}: row {number} has a value in column {column_letter(extra[0])}, past "
+                f"{where}: row {number} has a value in column {column_letter(extra[0])}, past "
                 f"the last header ({column_letter(width - 1)}); check for a stray separator "
                 "or an unquoted comma in that row"
             )
@@ -159,17 +161,17 @@ def _build_sheet(
         for index, header in enumerate(headers):
             if not header and values[index] is not None:
                 raise SpreadsheetError(
-                    f"{name}: column {column_letter(index)} has values (row {number}) but no "
+                    f"{where}: column {column_letter(index)} has values (row {number}) but no "
                     "header; name it or delete the column"
                 )
         kept.append(SheetRow(number, tuple(values)))
         if len(kept) > SPREADSHEET_MAX_ROWS:
             raise SpreadsheetError(
-                f"{name} has more than {SPREADSHEET_MAX_ROWS:,} rows of posts; split it "
+                f"{where} has more than {SPREADSHEET_MAX_ROWS:,} rows of posts; split it "
                 "into smaller files"
             )
     if not kept:
-        raise SpreadsheetError(f"{name} has a header row but no posts below it")
+        raise SpreadsheetError(f"{where} has a header row but no posts below it")
     return Sheet(name, sheet_name, tuple(headers), tuple(fields), tuple(kept))
 
 
