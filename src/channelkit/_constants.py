@@ -110,12 +110,9 @@ REPORT_PERIOD_DEFAULT = "7d"
 REPORT_TZ_DEFAULT = "UTC"
 REPORT_TEMPLATE_NAME = "report.html.j2"
 REPORT_LOGGER_NAME = "channelkit.reports"
-REPORT_TOP_N = 10
-REPORT_TOP_MIN_VIEWS = 20
 REPORT_UPCOMING_LIMIT = 20
 REPORT_BODY_EXCERPT_CHARS = 600
 REPORT_DAILY_TREND_MAX_DAYS = 62
-REPORT_CSV_ENCODING = "utf-8"
 
 # --- Publishing -----------------------------------------------------------------------------
 ENV_TZ = "CHANNELKIT_TZ"  # default time zone for naive times (ck.schedule, spreadsheets)

@@ -19,6 +19,9 @@ def main() -> None:
 
 
 # Each part registers its commands below, one line per command.
+from channelkit.reports.cli import report  # noqa: E402
+
+main.add_command(report)
 
 from channelkit.service.cli import keys, serve  # noqa: E402
 

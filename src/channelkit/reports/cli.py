@@ -1,0 +1,182 @@
+"""`channelkit report`: one self-contained HTML report from the warehouse, cron-friendly."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import click
+
+from channelkit._constants import (
+    ENV_API_KEY,
+    ENV_BASE_URL,
+    REPORT_PERIOD_DEFAULT,
+    REPORT_TZ_DEFAULT,
+    WAREHOUSE_PATH,
+)
+from channelkit.client.errors import ChannelkitError
+from channelkit.reports.period import (
+    ReportParameterError,
+    check_tz,
+    parse_date,
+    parse_duration,
+    parse_period,
+)
+
+
+class _Parsed(click.ParamType[Any, Any]):
+    """A click type around one of the report's parsers, so bad flags exit 2 with its message."""
+
+    def __init__(self, name: str, parse: Callable[[str], Any]) -> None:
+        self.name = name
+        self._parse = parse
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if not isinstance(value, str):
+            return value
+        try:
+            return self._parse(value)
+        except ReportParameterError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+def _checked_period(text: str) -> str:
+    parse_period(text)
+    return text.strip()
+
+
+_DATE = _Parsed("date", lambda text: parse_date(text, param="date"))
+_PERIOD = _Parsed("period", _checked_period)
+_DURATION = _Parsed("duration", parse_duration)
+_TZ = _Parsed("tz", check_tz)
+
+
+def _stderr_step(message: str) -> None:
+    stamp = datetime.now().astimezone().strftime("%Y-%m-%dT%H:%M:%S%z")
+    click.echo(f"{stamp} channelkit report: {message}", err=True)
+
+
+@click.command("report")
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=WAREHOUSE_PATH,
+    show_default=True,
+    help="Warehouse file written by `channelkit sync`.",
+)
+@click.option("--since", type=_DATE, help="First day of the period (YYYY-MM-DD).")
+@click.option("--until", type=_DATE, help="Last day of the period, included (YYYY-MM-DD).")
+@click.option(
+    "--period",
+    type=_PERIOD,
+    help=f"Length of the period, e.g. 7d or 4w [default: {REPORT_PERIOD_DEFAULT}, ending "
+    "on the day of the last sync].",
+)
+@click.option("--tz", type=_TZ, default=REPORT_TZ_DEFAULT, show_default=True, help="IANA timezone.")
+@click.option(
+    "--channel",
+    "channels",
+    multiple=True,
+    help="Only this channel (id, slug or name); repeat for several.",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="HTML file to write (replaced atomically).",
+)
+@click.option(
+    "--csv",
+    "csv_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Also write each section's data as CSV into this directory.",
+)
+@click.option(
+    "--template",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Jinja2 template to use instead of the built-in one.",
+)
+@click.option(
+    "--max-age",
+    type=_DURATION,
+    help="Fail, writing nothing, when the last completed sync is older than this (e.g. 26h).",
+)
+@click.option("--sync", "do_sync", is_flag=True, help="Sync the warehouse first.")
+@click.option("--base-url", envvar=ENV_BASE_URL, help=f"With --sync [env {ENV_BASE_URL}].")
+@click.option(
+    "--api-key",
+    envvar=ENV_API_KEY,
+    show_default=False,
+    help=f"With --sync [env {ENV_API_KEY}; prefer the variable, keys in argv show in ps].",
+)
+def report(
+    db: Path,
+    since: date | None,
+    until: date | None,
+    period: str | None,
+    tz: str,
+    channels: tuple[str, ...],
+    out: Path,
+    csv_dir: Path | None,
+    template: Path | None,
+    max_age: timedelta | None,
+    do_sync: bool,
+    base_url: str | None,
+    api_key: str | None,
+) -> None:
+    """Write an HTML engagement report for a period, from the warehouse.
+
+    \b
+    channelkit report --period 7d --tz Europe/Berlin --out reports/weekly.html
+    channelkit report --since 2026-11-01 --until 2026-11-30 --channel engineering --out nov.html
+
+    Exits 1 and writes nothing when the data is missing or older than --max-age.
+    """
+    from channelkit.reports.generate import generate_report
+
+    if since is not None and until is not None and period is not None:
+        raise click.UsageError("give at most two of --since, --until and --period")
+    if since is not None and until is not None and until < since:
+        raise click.UsageError(f"--until {until} is before --since {since}")
+    if do_sync and not base_url:
+        raise click.UsageError(f"--sync needs --base-url (or {ENV_BASE_URL})")
+    if do_sync and not api_key:
+        raise click.UsageError(f"--sync needs --api-key (or {ENV_API_KEY})")
+    if do_sync:
+        _sync(db, base_url or "", api_key or "")
+    try:
+        generate_report(
+            db,
+            out,
+            since=since,
+            until=until,
+            period=period,
+            tz=tz,
+            channels=channels,
+            template=template,
+            csv_dir=csv_dir,
+            max_age=max_age,
+            on_step=_stderr_step,
+        )
+    except ReportParameterError as exc:
+        raise click.UsageError(str(exc)) from None
+    except ChannelkitError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _sync(db: Path, base_url: str, api_key: str) -> None:
+    from channelkit.client import Client
+    from channelkit.sync import run_sync
+
+    _stderr_step(f"syncing {db} from {base_url}")
+    try:
+        with Client(base_url=base_url, api_key=api_key) as client:
+            result = run_sync(client, db, progress=False)
+    except ChannelkitError as exc:
+        raise click.ClickException(f"sync failed, no report written: {exc}") from None
+    for line in result.summary().splitlines():
+        _stderr_step(line)
+    if not result.completed:
+        raise click.ClickException(f"sync did not complete, no report written: {result.error}")

@@ -1,0 +1,231 @@
+"""`generate_report`: warehouse in, one self-contained HTML file out (or nothing at all)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+import pyarrow as pa
+
+from channelkit import __version__
+from channelkit._constants import (
+    REPORT_LOGGER_NAME,
+    REPORT_PERIOD_DEFAULT,
+    REPORT_TZ_DEFAULT,
+)
+from channelkit.analysis.errors import AnalysisParameterError
+from channelkit.reports.files import write_atomic
+from channelkit.reports.page import ReportPage
+from channelkit.reports.period import (
+    ReportError,
+    ReportParameterError,
+    ReportPeriod,
+    check_tz,
+    local_date,
+    parse_date,
+    parse_duration,
+    previous_period,
+    resolve_period,
+)
+from channelkit.reports.render import plotlyjs, render_page
+
+if TYPE_CHECKING:
+    from channelkit.analysis.freshness import Freshness
+    from channelkit.warehouse import Warehouse
+
+_log = logging.getLogger(REPORT_LOGGER_NAME)
+
+StepLogger = Callable[[str], None]
+
+
+def generate_report(
+    warehouse_path: str | Path,
+    out_path: str | Path,
+    *,
+    since: date | str | None = None,
+    until: date | str | None = None,
+    period: str | None = None,
+    tz: str = REPORT_TZ_DEFAULT,
+    channels: Sequence[str] = (),
+    template: str | Path | None = None,
+    csv_dir: str | Path | None = None,
+    max_age: timedelta | str | None = None,
+    now: datetime | None = None,
+    on_step: StepLogger | None = None,
+) -> Path:
+    """Write the engagement report of `warehouse_path` to `out_path` and return that path.
+
+        from channelkit.reports import generate_report
+        generate_report("warehouse.duckdb", "reports/weekly.html", period="7d",
+                        tz="Europe/Berlin", max_age="26h")
+
+    The period is `since`..`until` (both days included), or `period` (e.g. "7d") ending at
+    `until` or, by default, on the day of the last completed sync (that day excluded).
+    `max_age` ("26h" or a timedelta) fails the report when the last completed sync is
+    older, measured from `now` (default: the current time). `csv_dir` also receives each
+    section's data as CSV. `on_step` gets one line per step (default: the
+    `channelkit.reports` logger at INFO).
+
+    Raises `ReportParameterError` for a bad parameter and `ReportError` (or the
+    warehouse's `WarehouseError`) when the data is missing or stale or the template fails;
+    in every such case nothing is written.
+    """
+    from channelkit.warehouse import Warehouse
+
+    step = on_step or _log.info
+    tz = check_tz(tz)
+    since_date = _as_date(since, "since")
+    until_date = _as_date(until, "until")
+    max_age_delta = parse_duration(max_age) if isinstance(max_age, str) else max_age
+    template_path = Path(template) if template is not None else None
+    if template_path is not None and not template_path.is_file():
+        raise ReportParameterError(f"--template {template_path}: no such file")
+    out = Path(out_path)
+
+    step(f"reading warehouse {warehouse_path}")
+    wh = Warehouse(warehouse_path)
+    freshness = wh.freshness()
+    _check_freshness(freshness, max_age_delta, now)
+    report_range = report_period(
+        wh, since=since_date, until=until_date, period=period, tz=tz, freshness=freshness
+    )
+    _check_coverage(freshness, report_range)
+    step(f"period {report_range.label}")
+
+    try:
+        page, frames = _build(wh, report_range, channels, freshness, step)
+    except AnalysisParameterError as exc:
+        # tz and dates are checked above, so what is left is a --channel the data lacks
+        raise ReportParameterError(f"--{exc}") from None
+    step("rendering HTML" + (f" with template {template_path}" if template_path else ""))
+    html = render_page(page, template_path)
+    if csv_dir is not None:
+        directory = Path(csv_dir)
+        step(f"writing {len(frames)} CSV files to {directory}")
+        for name, frame in frames.items():
+            write_atomic(directory / f"{name}.csv", csv_text(frame))
+    write_atomic(out, html)
+    step(f"wrote {out} ({out.stat().st_size:,} bytes)")
+    return out
+
+
+def _build(
+    wh: Warehouse,
+    report_range: ReportPeriod,
+    channels: Sequence[str],
+    freshness: Freshness,
+    step: StepLogger,
+) -> tuple[ReportPage, dict[str, pd.DataFrame]]:
+    from channelkit.reports.sections import build_page
+
+    return build_page(
+        wh,
+        report_range,
+        previous=previous_period(report_range),
+        channels=tuple(channels),
+        freshness=freshness,
+        plotlyjs=plotlyjs(),
+        generator=f"channelkit {__version__}",
+        step=step,
+    )
+
+
+def report_period(
+    wh: Warehouse,
+    *,
+    since: date | str | None = None,
+    until: date | str | None = None,
+    period: str | None = None,
+    tz: str = REPORT_TZ_DEFAULT,
+    freshness: Freshness | None = None,
+) -> ReportPeriod:
+    """The days a report on `wh` with these parameters covers (see `generate_report`)."""
+    fresh = freshness if freshness is not None else wh.freshness()
+    return resolve_period(
+        since=_as_date(since, "since"),
+        until=_as_date(until, "until"),
+        period=period,
+        tz=check_tz(tz),
+        anchor=_anchor(fresh, tz),
+        default_period=REPORT_PERIOD_DEFAULT,
+    )
+
+
+def csv_text(frame: pd.DataFrame) -> str:
+    """`frame` as CSV, lists (tags) joined with "; " and instants in ISO 8601."""
+    out = frame.copy()
+    for column in out.columns:
+        series = out[column]
+        if isinstance(series.dtype, pd.ArrowDtype) and pa.types.is_list(series.dtype.pyarrow_dtype):
+            out[column] = series.map(
+                lambda tags: "" if tags is None or tags is pd.NA else "; ".join(map(str, tags)),
+                na_action=None,
+            )
+        elif isinstance(series.dtype, pd.DatetimeTZDtype):
+            out[column] = series.map(lambda t: "" if pd.isna(t) else t.isoformat())
+    return str(out.to_csv(index=False, lineterminator="\n"))
+
+
+def _as_date(value: date | str | None, param: str) -> date | None:
+    if value is None or isinstance(value, date):
+        return value
+    return parse_date(value, param=f"--{param}")
+
+
+def _check_freshness(fresh: Freshness, max_age: timedelta | None, now: datetime | None) -> None:
+    if not fresh.row_counts.get("posts"):
+        raise ReportError("the warehouse holds no posts; run `channelkit sync` first")
+    if fresh.last_post_day is None:
+        raise ReportError(
+            "the warehouse holds no analytics rows; run `channelkit sync` with a key that "
+            "has the analytics:read scope"
+        )
+    if max_age is None:
+        return
+    age = fresh.age(now)
+    if age is None or fresh.last_sync_at is None:
+        raise ReportError(
+            f"--max-age {_duration(max_age)}: the warehouse records no completed sync"
+        )
+    if age > max_age:
+        raise ReportError(
+            f"data is stale: the last completed sync finished "
+            f"{fresh.last_sync_at.isoformat(timespec='seconds')}, {_duration(age)} ago, "
+            f"more than --max-age {_duration(max_age)}"
+        )
+
+
+def _duration(delta: timedelta) -> str:
+    minutes = int(delta.total_seconds() // 60)
+    if minutes < 1:
+        return f"{int(delta.total_seconds())}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m"
+
+
+def _last_data_day(fresh: Freshness) -> date | None:
+    days = [d for d in (fresh.last_post_day, fresh.last_channel_day) if d is not None]
+    return max(days) if days else None
+
+
+def _anchor(fresh: Freshness, tz: str) -> date:
+    """The day a relative period ends on (excluded): the day of the last sync."""
+    if fresh.last_sync_at is not None:
+        return local_date(fresh.last_sync_at, tz)
+    last = _last_data_day(fresh)
+    if last is None:
+        raise ReportError("the warehouse holds no analytics rows; run `channelkit sync` first")
+    return last + timedelta(days=1)
+
+
+def _check_coverage(fresh: Freshness, report_range: ReportPeriod) -> None:
+    last = _last_data_day(fresh)
+    if last is not None and last < report_range.last_day:
+        raise ReportError(
+            f"the warehouse has analytics up to {last}, but the period runs to "
+            f"{report_range.last_day}; sync first or choose an earlier --until"
+        )

@@ -1,0 +1,405 @@
+"""The report's content: one warehouse query (and figure) per section, formatted for the page.
+
+The numbers come from `Warehouse`'s metric methods and the figures from `channelkit.plots`;
+this module only chooses the period and filters, and turns the frames into page parts.
+Each frame also goes, unformatted, to the CSV files of `--csv`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, time
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
+
+import pandas as pd
+from markupsafe import Markup
+
+from channelkit import plots
+from channelkit._constants import (
+    REPORT_BODY_EXCERPT_CHARS,
+    REPORT_DAILY_TREND_MAX_DAYS,
+    REPORT_UPCOMING_LIMIT,
+)
+from channelkit.analysis.freshness import Freshness
+from channelkit.reports.formatting import (
+    MISSING,
+    direction,
+    fmt_datetime,
+    fmt_int,
+    fmt_number,
+    fmt_pct,
+    fmt_signed,
+    fmt_signed_pct,
+    is_missing,
+)
+from channelkit.reports.page import Cell, Column, KpiTile, ReportPage, Section, Table
+from channelkit.reports.period import ReportPeriod
+from channelkit.reports.render import figure_html, markdown_html
+
+if TYPE_CHECKING:
+    from channelkit.warehouse import Warehouse
+
+StepLogger = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class _Query:
+    """The filters every section shares."""
+
+    period: ReportPeriod
+    channels: tuple[str, ...]
+
+    @property
+    def filters(self) -> dict[str, Any]:
+        return {
+            "start": self.period.start,
+            "end": self.period.end,
+            "tz": self.period.tz,
+            "channel": list(self.channels) or None,
+        }
+
+
+def build_page(
+    wh: Warehouse,
+    period: ReportPeriod,
+    *,
+    previous: ReportPeriod,
+    channels: Sequence[str],
+    freshness: Freshness,
+    plotlyjs: Markup,
+    generator: str,
+    step: StepLogger,
+) -> tuple[ReportPage, dict[str, pd.DataFrame]]:
+    """Query every section; return the page and the raw frames by CSV name."""
+    query = _Query(period, tuple(channels))
+    frames: dict[str, pd.DataFrame] = {}
+    caveats: list[str] = []
+
+    def fetch(name: str, method: Callable[..., pd.DataFrame], **kwargs: Any) -> pd.DataFrame:
+        step(f"querying {name.replace('_', ' ')}")
+        frame = method(**query.filters, **kwargs)
+        frames[name] = frame
+        return frame
+
+    kpis = fetch("kpis", wh.kpis)
+    freq = "day" if period.days <= REPORT_DAILY_TREND_MAX_DAYS else "week"
+    trend = fetch("engagement_over_time", wh.engagement_over_time, freq=freq)
+    top_views = fetch("top_posts_by_views", wh.top_posts, by="views")
+    top_rate = fetch("top_posts_by_engagement_rate", wh.top_posts, by="engagement_rate")
+    by_channel = fetch("channel_comparison", wh.channel_comparison)
+    by_tag = fetch("tag_performance", wh.tag_performance)
+    by_priority = fetch("priority_impact", wh.priority_impact)
+    heatmap = fetch("publishing_heatmap", wh.publishing_heatmap)
+    # Scheduled posts as of the last sync, not the wall clock: same data, same report.
+    as_of = freshness.last_sync_at or _local_midnight(period.end, period.tz)
+    step("querying upcoming scheduled posts")
+    upcoming = wh.upcoming_scheduled(as_of=as_of, tz=period.tz, channel=query.filters["channel"])
+    frames["upcoming_scheduled"] = upcoming
+
+    step("drawing figures")
+    bodies = _bodies(wh, [*top_views["post_id"], *top_rate["post_id"]])
+    sections = (
+        _trend_section(trend, freq),
+        _top_section("top-posts", "Top posts by views", top_views, bodies, period.tz),
+        _top_section("top-posts-rate", "Top posts by engagement rate", top_rate, bodies, period.tz),
+        _channel_section(by_channel),
+        _group_section("tags", "Tags", "Tag", "tag", by_tag, plots.tag_performance),
+        _group_section(
+            "priority", "Priority", "Priority", "priority", by_priority, plots.priority_impact
+        ),
+        _heatmap_section(heatmap),
+        _upcoming_section(upcoming, period.tz, as_of),
+    )
+    caveats += _caveats(period, top_rate, by_tag, by_priority)
+    page = ReportPage(
+        title="Engagement report",
+        period=period,
+        previous_period=previous,
+        parameters=_parameters(wh, period, previous, channels),
+        freshness=_freshness(freshness, period.tz),
+        kpis=tuple(_tile(row) for row in kpis.to_dict("records")),
+        sections=sections,
+        caveats=tuple(caveats),
+        plotlyjs=plotlyjs,
+        generator=generator,
+    )
+    return page, frames
+
+
+def _local_midnight(day: Any, tz: str) -> datetime:
+    return datetime.combine(day, time(), tzinfo=ZoneInfo(tz))
+
+
+def _bodies(wh: Warehouse, post_ids: list[str]) -> dict[str, str]:
+    if not post_ids:
+        return {}
+    frame = wh.sql(
+        "SELECT id, body FROM posts WHERE id = ANY(?::VARCHAR[])", [sorted(set(post_ids))]
+    )
+    return {str(row.id): str(row.body or "") for row in frame.itertuples()}
+
+
+def _tile(row: Mapping[Any, Any]) -> KpiTile:
+    is_rate = row["kind"] == "rate"
+    value_fmt = fmt_pct if is_rate else fmt_int
+    return KpiTile(
+        key=str(row["metric"]),
+        label=str(row["label"]),
+        value=value_fmt(row["value"]),
+        previous=value_fmt(row["previous"]),
+        delta=fmt_signed(row["delta"], percent_points=is_rate),
+        delta_pct=fmt_signed_pct(row["delta_pct"]),
+        direction=direction(row["delta"]),
+    )
+
+
+def _parameters(
+    wh: Warehouse, period: ReportPeriod, previous: ReportPeriod, channels: Sequence[str]
+) -> tuple[tuple[str, str], ...]:
+    return (
+        ("Period", period.label),
+        ("Compared with", previous.label),
+        ("Timezone", period.tz),
+        ("Channels", ", ".join(channels) if channels else "all"),
+        ("Warehouse", wh.path.name),
+    )
+
+
+def _freshness(fresh: Freshness, tz: str) -> tuple[tuple[str, str], ...]:
+    counts = fresh.row_counts
+    last_sync = MISSING
+    if fresh.last_sync_at is not None:
+        last_sync = f"{fmt_datetime(fresh.last_sync_at, tz)} ({fresh.last_sync_mode})"
+    return (
+        ("Last completed sync", last_sync),
+        ("Source", fresh.base_url or MISSING),
+        ("Latest analytics day", str(fresh.last_post_day or MISSING)),
+        (
+            "Rows",
+            f"{fmt_int(counts.get('posts'))} posts, {fmt_int(counts.get('channels'))} "
+            f"channels, {fmt_int(counts.get('post_daily'))} daily post rows",
+        ),
+    )
+
+
+def _figure(section_id: str, figure: Any) -> Markup:
+    return figure_html(figure, f"ck-{section_id}")
+
+
+def _trend_section(trend: pd.DataFrame, freq: str) -> Section:
+    title = "Engagement over time"
+    intro = f"Views, engagements and posts published per {freq}."
+    if trend.empty or (trend["views"].sum() == 0 and trend["posts_published"].sum() == 0):
+        return Section("trend", title, intro, empty="No views and no posts in this period.")
+    return Section(
+        "trend", title, intro, figure=_figure("trend", plots.engagement_over_time(trend))
+    )
+
+
+def _title_cell(title: Any, body: str) -> Cell:
+    excerpt = body[:REPORT_BODY_EXCERPT_CHARS]
+    if len(body) > REPORT_BODY_EXCERPT_CHARS:
+        excerpt += "\u2026"
+    if not excerpt.strip():
+        return str(title)
+    return Markup('{}<details><summary>Post</summary><div class="body">{}</div></details>').format(
+        str(title), markdown_html(excerpt)
+    )
+
+
+def _tags(value: Any) -> str:
+    if value is None or (not isinstance(value, list | tuple) and is_missing(value)):
+        return ""
+    return ", ".join(str(tag) for tag in value)
+
+
+def _top_section(
+    section_id: str, title: str, top: pd.DataFrame, bodies: dict[str, str], tz: str
+) -> Section:
+    min_views = int(top.attrs.get("min_views", 0))
+    intro = "Views and engagements in the period, whenever the post was published."
+    if min_views:
+        intro += f" Only posts with at least {min_views:,} views in the period."
+    if top.empty:
+        return Section(section_id, title, intro, empty="No post reached the threshold.")
+    columns = (
+        Column("#", numeric=True),
+        Column("Title"),
+        Column("Channel"),
+        Column("Published"),
+        Column("Views", numeric=True),
+        Column("Engagements", numeric=True),
+        Column("Rate", numeric=True),
+    )
+    rows = tuple(
+        (
+            fmt_int(row["rank"]),
+            _title_cell(row["title"], bodies.get(str(row["post_id"]), "")),
+            str(row["channel_name"]),
+            fmt_datetime(row["published_at"], tz),
+            fmt_int(row["views"]),
+            fmt_int(row["engagements"]),
+            fmt_pct(row["engagement_rate"]),
+        )
+        for row in top.to_dict("records")
+    )
+    figure = _figure(section_id, plots.top_posts(top))
+    return Section(section_id, title, intro, figure=figure, table=Table(columns, rows))
+
+
+def _channel_section(frame: pd.DataFrame) -> Section:
+    title = "Channels"
+    intro = (
+        "Reach is views per subscriber, using each channel's subscriber count at the last "
+        "sync (not during the period)."
+    )
+    if frame.empty:
+        return Section("channels", title, intro, empty="No channels.")
+    columns = (
+        Column("Channel"),
+        Column("Visibility"),
+        Column("Posts", numeric=True),
+        Column("Views", numeric=True),
+        Column("Engagements", numeric=True),
+        Column("Rate", numeric=True),
+        Column("Subscribers now", numeric=True),
+        Column("Views per subscriber", numeric=True),
+    )
+    rows = tuple(
+        (
+            str(row["channel_name"]) + (" (archived)" if row["is_archived"] is True else ""),
+            str(row["visibility"]),
+            fmt_int(row["posts_published"]),
+            fmt_int(row["views"]),
+            fmt_int(row["engagements"]),
+            fmt_pct(row["engagement_rate"]),
+            fmt_int(row["subscriber_count"]),
+            fmt_number(row["views_per_subscriber"], 2),
+        )
+        for row in frame.to_dict("records")
+    )
+    figure = _figure("channels", plots.channel_comparison(frame))
+    return Section("channels", title, intro, figure=figure, table=Table(columns, rows))
+
+
+def _group_section(
+    section_id: str,
+    title: str,
+    label: str,
+    key: str,
+    frame: pd.DataFrame,
+    draw: Callable[[pd.DataFrame], Any],
+) -> Section:
+    intro = (
+        "Posts published in the period, each measured by its views and engagements in the "
+        "period; medians are per post."
+    )
+    if frame.empty or int(frame["posts"].sum()) == 0:
+        return Section(section_id, title, intro, empty="No posts published in this period.")
+    columns = (
+        Column(label),
+        Column("Posts", numeric=True),
+        Column("Views", numeric=True),
+        Column("Rate", numeric=True),
+        Column("Median views", numeric=True),
+        Column("Median rate", numeric=True),
+        Column("Sample"),
+    )
+    rows = tuple(
+        (
+            str(row[key]),
+            fmt_int(row["posts"]),
+            fmt_int(row["views"]),
+            fmt_pct(row["engagement_rate"]),
+            fmt_number(row["median_views"]),
+            fmt_pct(row["median_engagement_rate"]),
+            "small" if row["small_sample"] is True else "",
+        )
+        for row in frame.to_dict("records")
+    )
+    figure = _figure(section_id, draw(frame))
+    return Section(section_id, title, intro, figure=figure, table=Table(columns, rows))
+
+
+def _heatmap_section(frame: pd.DataFrame) -> Section:
+    title = "When posts were published"
+    intro = (
+        "Posts published by weekday and hour (local time), and the views those posts "
+        "received in the period; the data has no hour of reading."
+    )
+    if int(frame["posts_published"].sum()) == 0:
+        return Section("heatmap", title, intro, empty="No posts published in this period.")
+    return Section(
+        "heatmap", title, intro, figure=_figure("heatmap", plots.publishing_heatmap(frame))
+    )
+
+
+def _upcoming_section(frame: pd.DataFrame, tz: str, as_of: datetime) -> Section:
+    title = "Upcoming scheduled posts"
+    intro = f"Scheduled after {fmt_datetime(as_of, tz)} ({tz}), as known at the last sync."
+    if frame.empty:
+        return Section("upcoming", title, intro, empty="No scheduled posts.")
+    columns = (
+        Column("Scheduled"),
+        Column("Title"),
+        Column("Channel"),
+        Column("Priority"),
+        Column("Tags"),
+    )
+    shown = frame.head(REPORT_UPCOMING_LIMIT)
+    rows = tuple(
+        (
+            fmt_datetime(row["scheduled_at"], tz),
+            str(row["title"]),
+            str(row["channel_name"]),
+            str(row["priority"]),
+            _tags(row["tags"]),
+        )
+        for row in shown.to_dict("records")
+    )
+    notes: tuple[str, ...] = ()
+    if len(frame) > len(shown):
+        notes = (f"{len(frame) - len(shown):,} more scheduled posts are not shown.",)
+    return Section("upcoming", title, intro, table=Table(columns, rows), notes=notes)
+
+
+def _caveats(
+    period: ReportPeriod,
+    top_rate: pd.DataFrame,
+    by_tag: pd.DataFrame,
+    by_priority: pd.DataFrame,
+) -> list[str]:
+    caveats = [
+        "Reach (views per subscriber) uses today's subscriber counts, not those during the period.",
+        "Views and engagements of the period include readers of posts published earlier; "
+        "tags, priority and the heatmap look only at posts published in the period.",
+        "Deleted posts and channels are left out everywhere.",
+    ]
+    if period.tz != "UTC":
+        caveats.append(
+            f"Daily engagement rows are UTC days; each counts as the {period.tz} day with the "
+            "same date. Publication times are converted to local time exactly."
+        )
+    flagged = by_priority[by_priority["small_sample"].fillna(False).astype(bool)]
+    small = [str(priority) for priority in flagged["priority"]]
+    n = by_priority.attrs.get("small_sample_n")
+    if small and n:
+        caveats.append(
+            f"Small samples: fewer than {n} posts with priority {', '.join(small)}; "
+            "differences between priorities may be chance."
+        )
+    small_tags = int(by_tag["small_sample"].fillna(False).sum()) if not by_tag.empty else 0
+    if small_tags:
+        caveats.append(
+            f"{small_tags} of {len(by_tag)} tags are on fewer than "
+            f"{by_tag.attrs.get('small_sample_n')} posts (marked small)."
+        )
+    min_views = top_rate.attrs.get("min_views")
+    if min_views:
+        caveats.append(
+            f"Top posts by engagement rate only include posts with at least {min_views:,} "
+            "views in the period."
+        )
+    return caveats
