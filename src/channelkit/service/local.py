@@ -81,7 +81,9 @@ class LocalService:
             return self
         db = Database.open(self.db_path)
         try:
-            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            # proto must be IPPROTO_TCP: asyncio sets TCP_NODELAY on accepted connections
+            # only then, and without it keep-alive requests stall ~40 ms on delayed ACKs
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             sock.bind((self.host, self.port))
         except OSError as exc:
