@@ -6,7 +6,15 @@ from pathlib import Path
 
 import click
 
-from channelkit._constants import ENV_API_KEY, ENV_BASE_URL, SYNC_LOOKBACK_DAYS, WAREHOUSE_PATH
+from channelkit._constants import (
+    ENV_API_KEY,
+    ENV_BASE_URL,
+    PAGE_LIMIT_MAX,
+    SYNC_BATCH_ROWS,
+    SYNC_LOOKBACK_DAYS,
+    SYNC_PAGE_LIMIT,
+    WAREHOUSE_PATH,
+)
 from channelkit.client.errors import ChannelkitError, InvalidParameterError
 
 
@@ -54,6 +62,20 @@ from channelkit.client.errors import ChannelkitError, InvalidParameterError
     help="Re-read posts published and analytics days within this many days.",
 )
 @click.option(
+    "--page-limit",
+    type=click.IntRange(1, PAGE_LIMIT_MAX),
+    default=SYNC_PAGE_LIMIT,
+    show_default=True,
+    help="Items per page asked of the service.",
+)
+@click.option(
+    "--batch-rows",
+    type=click.IntRange(min=1),
+    default=SYNC_BATCH_ROWS,
+    show_default=True,
+    help="Rows per committed batch (a checkpoint after each).",
+)
+@click.option(
     "--progress/--no-progress",
     default=True,
     help="Progress bars (only shown on a terminal).",
@@ -67,6 +89,8 @@ def sync(
     since: str | None,
     only: str | None,
     lookback_days: int,
+    page_limit: int,
+    batch_rows: int,
     progress: bool,
 ) -> None:
     """Sync the service into a local DuckDB warehouse; incremental after the first run.
@@ -89,6 +113,8 @@ def sync(
                 lookback_days=lookback_days,
                 parquet=parquet,
                 progress=progress,
+                page_limit=page_limit,
+                batch_rows=batch_rows,
             )
     except InvalidParameterError as exc:
         raise click.UsageError(str(exc)) from None

@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from channelkit._constants import (
+    PAGE_LIMIT_MAX,
     SYNC_BATCH_ROWS,
     SYNC_BATCH_SECONDS,
     SYNC_LOOKBACK_DAYS,
@@ -199,6 +200,7 @@ def run_sync(
     parquet: str | Path | None = None,
     progress: bool = True,
     page_limit: int = SYNC_PAGE_LIMIT,
+    batch_rows: int = SYNC_BATCH_ROWS,
 ) -> SyncReport:
     """Sync the service into the DuckDB warehouse at `path`; return what was done.
 
@@ -206,6 +208,8 @@ def run_sync(
     disappeared as deleted; later runs are incremental (see `channelkit.sync.plan`).
     `since` limits posts and analytics to that date onwards. A run that stops on an error
     returns a report with `completed=False`; the next run continues where it stopped.
+    `page_limit` is the page size asked for; `batch_rows` the rows per committed batch
+    (smaller: less work lost to a kill; larger: fewer transactions).
     """
     resources = parse_only(only)
     try:
@@ -216,6 +220,14 @@ def run_sync(
         raise InvalidParameterError(
             f"lookback_days={lookback_days!r}: expected a whole number of days >= 0"
         )
+    for name, value, low, high in (
+        ("page_limit", page_limit, 1, PAGE_LIMIT_MAX),
+        ("batch_rows", batch_rows, 1, None),
+    ):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise InvalidParameterError(f"{name}={value!r}: expected an integer >= {low}")
+        if high is not None and value > high:
+            raise InvalidParameterError(f"{name}={value!r}: the service allows at most {high}")
     con = open_warehouse(path, read_only=False)
     try:
         sync = _Sync(
@@ -227,6 +239,7 @@ def run_sync(
             since=since_at,
             lookback_days=lookback_days,
             page_limit=page_limit,
+            batch_rows=batch_rows,
             progress=Progress(enabled=progress and visible()),
         )
         report = sync.run()
@@ -249,6 +262,7 @@ class _Sync:
         since: datetime | None,
         lookback_days: int,
         page_limit: int,
+        batch_rows: int,
         progress: Progress,
     ) -> None:
         self.client = client
@@ -259,6 +273,7 @@ class _Sync:
         self.since = since
         self.lookback_days = lookback_days
         self.page_limit = page_limit
+        self.batch_rows = batch_rows
         self.progress = progress
         self.stop = threading.Event()
         self.queue: queue.Queue[_Message] = queue.Queue(maxsize=SYNC_QUEUE_BATCHES)
@@ -570,7 +585,7 @@ class _Sync:
             items.extend(page.data)
             done = not page.has_more or not page.next_cursor
             if not done and (
-                len(items) < SYNC_BATCH_ROWS and time.monotonic() - flushed < SYNC_BATCH_SECONDS
+                len(items) < self.batch_rows and time.monotonic() - flushed < SYNC_BATCH_SECONDS
             ):
                 walk.cursor = page.next_cursor
                 continue
