@@ -91,6 +91,7 @@ class Pacer:
         self._deadline: float | None = None  # local time the window is over (margin included)
         self._window_reset: float | None = None  # server's Reset of the window we track
         self._next_at = -math.inf  # GCRA theoretical arrival time
+        self._allowed_at = -math.inf  # no request before this (fixed when one is granted)
         self._blocked_until = -math.inf  # after a 429: Retry-After
         self._unpaced = False  # the server sends no rate-limit headers
 
@@ -109,17 +110,18 @@ class Pacer:
             if self._deadline is None:  # the server gave no reset: nothing to predict with
                 return self._take(now, interval=0.0)
             return Grant(self._deadline - now)
+        if now < self._allowed_at:
+            return Grant(self._allowed_at - now)
         interval = 0.0
         if self._deadline is not None:
             interval = (self._deadline - now) / self._remaining
-        allowed_at = self._next_at - (self._burst - 1) * interval
-        if now < allowed_at:
-            return Grant(allowed_at - now)
         self._remaining -= 1
         return self._take(now, interval)
 
     def _take(self, now: float, interval: float) -> Grant:
+        # GCRA: requests are due `interval` apart; up to `burst` may go ahead of schedule.
         self._next_at = max(self._next_at, now) + interval
+        self._allowed_at = self._next_at - (self._burst - 1) * interval
         self.in_flight += 1
         return GO
 
@@ -154,7 +156,7 @@ class Pacer:
             return
         if reset != self._window_reset:
             self._window_reset = reset
-            self._next_at = now
+            self._next_at, self._allowed_at = now, -math.inf
         self._remaining = max(0, headers.remaining - self.in_flight)
         self._deadline = now + min(seconds_to_reset, self._max_window) + self._margin
 

@@ -1,0 +1,162 @@
+"""Walking listings against the real service under real rate limits (short windows)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import Counter
+from collections.abc import Callable
+
+import httpx
+
+import channelkit as ck
+from channelkit.client import WaitEvent
+
+from .conftest import POSTS_PER_CHANNEL, Populated
+
+
+def test_walk_under_starter_plan_gets_every_post_once_with_no_429(
+    populated: Populated, make_client: Callable[..., ck.Client]
+) -> None:
+    expected = populated.all_ids()
+    assert len(expected) >= 2 * POSTS_PER_CHANNEL
+    events: list[WaitEvent] = []
+    client = make_client(populated.service, populated.key("starter"), on_wait=events.append)
+    # 10 per page: 90 pages, more than one Starter window (60 requests).
+    seen = [post.id for post in client.posts.list(limit=10)]
+    assert Counter(seen) == Counter(expected)
+    assert client.stats.responses_429 == 0
+    assert client.stats.requests > 60
+    assert client.stats.rate_limit_waits > 0
+    assert {e.reason for e in events} == {"pacing"} and all(e.path == "/posts" for e in events)
+    assert client.rate_limit is not None and client.rate_limit.limit == 60
+
+
+def test_threads_sharing_a_client_share_one_budget(
+    populated: Populated, make_client: Callable[..., ck.Client]
+) -> None:
+    client = make_client(populated.service, populated.key("starter"))
+    results: dict[str, list[str]] = {}
+    errors: list[BaseException] = []
+
+    def walk(tag: str) -> None:
+        try:
+            results[tag] = [p.id for p in client.posts.list(tag=tag, limit=10)]
+        except BaseException as exc:  # surfaced in the main thread below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=walk, args=(tag,)) for tag in ("hr", "it", "ops")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    for tag, ids in results.items():
+        assert Counter(ids) == Counter(populated.all_ids(tag=tag))
+    assert client.stats.requests > 60  # more than one window's budget, in three threads
+    assert client.stats.responses_429 == 0
+
+
+def test_async_tasks_share_one_budget(populated: Populated) -> None:
+    key = populated.key("starter")
+
+    async def main() -> tuple[dict[str, list[str]], ck.client.ClientStats]:
+        async with ck.AsyncClient(populated.service.base_url, key) as client:
+
+            async def walk(channel_id: str) -> list[str]:
+                return [p.id async for p in client.posts.list(channel_id=channel_id, limit=8)]
+
+            lists = await asyncio.gather(*(walk(c) for c in populated.channel_ids))
+            return dict(zip(populated.channel_ids, lists, strict=True)), client.stats
+
+    results, stats = asyncio.run(main())
+    for channel_id, ids in results.items():
+        assert Counter(ids) == Counter(populated.all_ids(channel_id=channel_id))
+    assert stats.requests > 60
+    assert stats.responses_429 == 0
+
+
+def test_walk_while_another_writer_creates_posts(
+    populated: Populated, make_client: Callable[..., ck.Client]
+) -> None:
+    channel_id = populated.channel_ids[0]
+    before = populated.all_ids(channel_id=channel_id)
+    reader = make_client(populated.service, populated.key("business"))
+    writer = make_client(populated.service, populated.admin_key)
+    stop = threading.Event()
+    created: list[str] = []
+
+    def write() -> None:
+        while not stop.is_set():
+            post = writer.posts.create(channel_id=channel_id, title="new", body="during walk")
+            created.append(post.id)
+
+    thread = threading.Thread(target=write)
+    thread.start()
+    try:
+        seen = Counter(p.id for p in reader.posts.list(channel_id=channel_id, limit=10))
+    finally:
+        stop.set()
+        thread.join()
+    assert created, "the writer created nothing during the walk"
+    assert all(seen[post_id] == 1 for post_id in before)
+    assert max(seen.values()) == 1
+    assert set(seen) <= set(before) | set(created)
+
+
+def test_first_page_is_one_request(
+    populated: Populated, make_client: Callable[..., ck.Client]
+) -> None:
+    client = make_client(populated.service, populated.admin_key)
+    page = client.posts.list(limit=50).first_page()
+    assert len(page.data) == 50 and page.has_more and page.next_cursor
+    assert client.stats.requests == 1
+    rest = list(client.posts.list(cursor=page.next_cursor, limit=100))
+    assert len(page.data) + len(rest) == len(populated.all_ids())
+
+
+def test_raw_pages_report_the_cursor_that_fetched_them(
+    populated: Populated, make_client: Callable[..., ck.Client]
+) -> None:
+    client = make_client(populated.service, populated.admin_key)
+    pages = list(client.raw_pages("/posts", {"channel_id": populated.channel_ids[1]}, limit=100))
+    assert pages[0].cursor is None
+    assert [p.cursor for p in pages[1:]] == [p.next_cursor for p in pages[:-1]]
+    assert not pages[-1].has_more and pages[-1].next_cursor is None
+    assert sum(len(p.data) for p in pages) == POSTS_PER_CHANNEL
+    assert all(isinstance(item, dict) for item in pages[0].data)
+
+
+def test_a_429_caused_elsewhere_is_waited_out(
+    populated: Populated, make_client: Callable[..., ck.Client]
+) -> None:
+    key = populated.key("starter")
+    headers = {"Authorization": f"Bearer {key}"}
+    with httpx.Client(base_url=populated.service.base_url, headers=headers) as raw:
+        while raw.get("/channels").status_code != 429:  # someone else spends the window
+            pass
+    events: list[WaitEvent] = []
+    client = make_client(populated.service, key, on_wait=events.append)
+    channels = list(client.channels.list())
+    assert len(channels) >= 2
+    assert client.stats.responses_429 >= 1
+    assert any(e.reason == "retry_after" and e.seconds >= 0.5 for e in events)
+
+
+def test_rate_limit_error_past_the_wait_cap(
+    populated: Populated, make_client: Callable[..., ck.Client]
+) -> None:
+    key = populated.key("starter")
+    headers = {"Authorization": f"Bearer {key}"}
+    with httpx.Client(base_url=populated.service.base_url, headers=headers) as raw:
+        while raw.get("/channels").status_code != 429:
+            pass
+    client = make_client(populated.service, key, max_rate_limit_wait=0.1)
+    try:
+        client.channels.list().first_page()
+    except ck.RateLimitError as exc:
+        assert exc.status == 429 and exc.code == "rate_limited"
+        assert exc.retry_after is not None and exc.retry_after >= 0.5
+        assert "max_rate_limit_wait" in str(exc)
+    else:
+        raise AssertionError("no RateLimitError")
