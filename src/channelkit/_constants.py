@@ -126,7 +126,8 @@ SPREADSHEET_MAX_UNZIPPED_BYTES = 100 * 1024 * 1024  # xlsx is a zip: guard again
 SPREADSHEET_MAX_ROWS = 20_000
 SPREADSHEET_SHEET_NAME = "posts"  # preferred sheet when --sheet is not given
 SPREADSHEET_NOTES_SHEET_NAME = "notes"
-SPREADSHEET_IGNORED_COLUMNS = ("error", "notes")  # a failed-rows file carries "error"
+SPREADSHEET_ERROR_COLUMN = "error"  # added to failed-rows files; ignored when read back
+SPREADSHEET_IGNORED_COLUMNS = (SPREADSHEET_ERROR_COLUMN, "notes")
 
 # --- Demo -----------------------------------------------------------------------------------
 DEMO_DIR = "channelkit-demo"

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from channelkit._constants import SPREADSHEET_IGNORED_COLUMNS
+from channelkit._constants import SPREADSHEET_ERROR_COLUMN
 from channelkit.publish.columns import normalise_header
 from channelkit.publish.spreadsheet import Sheet
 from channelkit.publish.validation import PostRequest
@@ -120,7 +120,7 @@ class SubmitResult:
         keep = [
             index
             for index, header in enumerate(self.sheet.headers)
-            if header and normalise_header(header) not in SPREADSHEET_IGNORED_COLUMNS
+            if header and normalise_header(header) != SPREADSHEET_ERROR_COLUMN
         ]
         headers = [self.sheet.headers[index] for index in keep]
         records = [
@@ -128,7 +128,7 @@ class SubmitResult:
             for sheet_row in self.sheet.rows
             if sheet_row.number in failed
         ]
-        frame = pd.DataFrame(records, columns=[*headers, "error"], dtype=object)
+        frame = pd.DataFrame(records, columns=[*headers, SPREADSHEET_ERROR_COLUMN], dtype=object)
         kind = "csv" if Path(path).suffix.lower() == ".csv" else "xlsx"
         return write_table(frame, path, kind=kind)
 
