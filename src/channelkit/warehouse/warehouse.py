@@ -339,7 +339,11 @@ class Warehouse:
         )
         with self._query(start, end, tz, channel, tag, priority, author) as (con, flt, period):
             frame = metrics.upcoming_scheduled(con, flt, period, as_of=moment)
-        return _titled(frame, "upcoming_scheduled", period, as_of=moment)
+        frame = _titled(frame, "upcoming_scheduled", period, as_of=moment)
+        if period.start is None and period.end is None:
+            local = moment.astimezone(period.zone)
+            frame.attrs["period_label"] = f"due after {local:%Y-%m-%d %H:%M} ({period.tz})"
+        return frame
 
     def export_parquet(self, directory: str | Path) -> dict[str, Path]:
         """Write every table as Parquet under `directory`; see `warehouse.parquet`."""

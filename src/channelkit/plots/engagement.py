@@ -1,0 +1,132 @@
+"""Figures of engagement over time and of the KPI tiles."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from channelkit.plots.style import COUNT, HEIGHT, RATE, TEMPLATE, local_wall_time, safe_text, title
+
+_PERIOD_FORMAT = {"day": "%a %d %b %Y", "week": "week of %d %b %Y", "month": "%B %Y"}
+_TICK_FORMAT = {"day": "%d %b", "week": "%d %b", "month": "%b %Y"}
+_MAX_LABELLED_PERIODS = 31
+_TILE_HEIGHT = 170
+
+
+def engagement_over_time(frame: pd.DataFrame) -> go.Figure:
+    """Views (bars) and engagement rate (line, right axis) per period.
+
+    `frame` is `Warehouse.engagement_over_time(...)`.
+    """
+    freq = str(frame.attrs.get("freq", "day"))
+    x = local_wall_time(frame["period"])
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    period_hover = f"%{{x|{_PERIOD_FORMAT.get(freq, '%d %b %Y')}}}"
+    fig.add_trace(
+        go.Bar(
+            x=x,
+            y=frame["views"].astype("float64"),
+            name="Views",
+            customdata=frame[["engagements", "posts_published"]].astype("float64"),
+            hovertemplate=(
+                f"{period_hover}<br>Views %{{y:{COUNT}}}<br>"
+                f"Engagements %{{customdata[0]:{COUNT}}}<br>"
+                f"Posts published %{{customdata[1]:{COUNT}}}<extra></extra>"
+            ),
+        ),
+        secondary_y=False,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=x,
+            y=frame["engagement_rate"].astype("float64"),
+            name="Engagement rate",
+            mode="lines+markers",
+            hovertemplate=f"{period_hover}<br>Engagement rate %{{y:{RATE}}}<extra></extra>",
+        ),
+        secondary_y=True,
+    )
+    fig.update_layout(
+        template=TEMPLATE,
+        title=title(frame, f"Views and engagement rate per {freq}"),
+        bargap=0.15,
+        height=HEIGHT,
+    )
+    # One tick per bar when they fit, so a week's bar is labelled with its Monday.
+    ticks = list(x) if len(x) <= _MAX_LABELLED_PERIODS else None
+    fig.update_xaxes(tickvals=ticks, tickformat=_TICK_FORMAT.get(freq, "%d %b"))
+    fig.update_yaxes(title_text="Views", tickformat="~s", secondary_y=False)
+    fig.update_yaxes(
+        title_text="Engagement rate",
+        tickformat=".0%",
+        rangemode="tozero",
+        secondary_y=True,
+        showgrid=False,
+    )
+    return fig
+
+
+def kpi_tiles(frame: pd.DataFrame, metrics: list[str] | None = None, columns: int = 3) -> go.Figure:
+    """One indicator per KPI: the value and its change against the previous period.
+
+    `frame` is `Warehouse.kpis(...)`; `metrics` picks and orders rows by their `metric`.
+    A missing value (e.g. a rate without views) shows as "n/a", without a delta.
+    """
+    rows = frame.set_index("metric")
+    names = list(rows.index) if metrics is None else metrics
+    missing = [name for name in names if name not in rows.index]
+    if missing:
+        raise ValueError(f"metrics: {', '.join(missing)} not in the KPI frame")
+    grid_rows = max(1, math.ceil(len(names) / columns))
+    fig = go.Figure()
+    for i, name in enumerate(names):
+        row = rows.loc[name]
+        label = safe_text(row.get("label", name))
+        x, y = _cell(i // columns, i % columns, grid_rows, columns)
+        value, previous = row["value"], row["previous"]
+        if pd.isna(value):
+            for y_at, text, size in ((y[1], label, 16), (sum(y) / 2, "n/a", 40)):
+                fig.add_annotation(
+                    x=sum(x) / 2,
+                    y=y_at,
+                    xref="paper",
+                    yref="paper",
+                    showarrow=False,
+                    yanchor="top" if y_at == y[1] else "middle",
+                    text=text,
+                    font={"size": size, "color": "#6b7280"},
+                )
+            continue
+        valueformat = ".1%" if row.get("kind") == "rate" else ",.0f"
+        fig.add_trace(
+            go.Indicator(
+                mode="number" if pd.isna(previous) else "number+delta",
+                value=float(value),
+                title={"text": label, "font": {"size": 16}},
+                number={"valueformat": valueformat, "font": {"size": 40}},
+                delta=None
+                if pd.isna(previous)
+                else {
+                    "reference": float(previous),
+                    "valueformat": valueformat,
+                    "font": {"size": 18},
+                },
+                domain={"x": x, "y": y},
+            )
+        )
+    previous_label = frame.attrs.get("previous_label")
+    what = "Key figures" + (f" (vs. {previous_label})" if previous_label else "")
+    fig.update_layout(
+        template=TEMPLATE, title=title(frame, what), height=_TILE_HEIGHT * grid_rows + 100
+    )
+    return fig
+
+
+def _cell(row: int, column: int, rows: int, columns: int) -> tuple[list[float], list[float]]:
+    pad = 0.02
+    x = [column / columns + pad, (column + 1) / columns - pad]
+    y = [1 - (row + 1) / rows + pad, 1 - row / rows - pad]
+    return x, y

@@ -1,0 +1,65 @@
+"""The weekday × hour heatmap of publishing against the views those posts received."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from channelkit.plots.style import COUNT, HEIGHT, TEMPLATE, title
+
+
+def publishing_heatmap(frame: pd.DataFrame) -> go.Figure:
+    """Two heatmaps side by side: posts published per slot, and views per post published.
+
+    `frame` is `Warehouse.publishing_heatmap(...)`; hours are local to its timezone.
+    """
+    days = list(frame["weekday_name"].cat.categories)
+    hours = list(range(24))
+
+    def grid(column: str) -> list[list[float | None]]:
+        table = frame.pivot(index="weekday_name", columns="hour", values=column)
+        table = table.reindex(index=days, columns=hours).astype("float64")
+        return [[None if pd.isna(v) else float(v) for v in row] for row in table.to_numpy()]
+
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        shared_yaxes=True,
+        horizontal_spacing=0.06,
+        subplot_titles=("Posts published", "Views per post published"),
+    )
+    fig.add_trace(
+        go.Heatmap(
+            z=grid("posts_published"),
+            x=hours,
+            y=days,
+            colorscale="Blues",
+            coloraxis=None,
+            showscale=False,
+            hovertemplate=f"%{{y}} %{{x}}:00<br>Posts published %{{z:{COUNT}}}<extra></extra>",
+        ),
+        row=1,
+        col=1,
+    )
+    fig.add_trace(
+        go.Heatmap(
+            z=grid("views_per_post"),
+            x=hours,
+            y=days,
+            colorscale="Oranges",
+            showscale=False,
+            hovertemplate=f"%{{y}} %{{x}}:00<br>Views per post %{{z:{COUNT}}}<extra></extra>",
+        ),
+        row=1,
+        col=2,
+    )
+    tz = frame.attrs.get("tz", "UTC")
+    fig.update_layout(
+        template=TEMPLATE,
+        title=title(frame, f"When posts are published (hours in {tz})"),
+        height=HEIGHT,
+    )
+    fig.update_yaxes(autorange="reversed")
+    fig.update_xaxes(title_text="Hour of publication", dtick=3)
+    return fig

@@ -1,0 +1,76 @@
+"""The shared look of channelkit figures: one template, titles, hover formats, safe text.
+
+The template is registered as `plotly.io.templates["channelkit"]` and figures use
+`"plotly_white+channelkit"`; the global default template is left alone.
+"""
+
+from __future__ import annotations
+
+import html
+
+import pandas as pd
+import plotly.graph_objects as go
+import plotly.io as pio
+
+from channelkit._constants import PLOT_COLORS, PLOT_FONT, PLOT_TEMPLATE
+
+TEMPLATE = f"plotly_white+{PLOT_TEMPLATE}"
+COUNT = ",d"  # d3 formats used in hover templates and axes
+RATE = ".1%"
+RATIO = ",.2f"
+MUTED = "#cbd5e1"  # bars of small samples
+TEXT_MAX_CHARS = 60
+HEIGHT = 420  # explicit, so that figures embedded in HTML do not fill the viewport
+
+
+def register_template() -> None:
+    """Register (or refresh) the `channelkit` template in `plotly.io.templates`."""
+    pio.templates[PLOT_TEMPLATE] = go.layout.Template(
+        layout={
+            "font": {"family": PLOT_FONT, "size": 13, "color": "#1f2937"},
+            "colorway": list(PLOT_COLORS),
+            "title": {"x": 0.01, "xanchor": "left", "font": {"size": 17}},
+            "margin": {"t": 90, "l": 70, "r": 30, "b": 60},
+            "hoverlabel": {"font": {"family": PLOT_FONT, "size": 12}},
+            "legend": {"orientation": "h", "y": -0.18, "x": 0},
+            "xaxis": {"gridcolor": "#e5e7eb", "zeroline": False},
+            "yaxis": {"gridcolor": "#e5e7eb", "zeroline": False},
+            "separators": ".,",
+        }
+    )
+
+
+def safe_text(value: object, max_chars: int = TEXT_MAX_CHARS) -> str:
+    """User content (titles, tags, names) as literal text for plotly.
+
+    plotly.js reads a subset of HTML in labels (`<b>`, `<a href>`...); escaping makes a
+    `<script>` in a title show as text, and long titles are shortened for axes.
+    """
+    text = "" if value is None or value is pd.NA else str(value)
+    if len(text) > max_chars:
+        text = text[: max_chars - 1] + "…"
+    return html.escape(text, quote=False)
+
+
+def title(frame: pd.DataFrame, what: str) -> dict[str, object]:
+    """A title stating the period and timezone carried in `frame.attrs`."""
+    label = frame.attrs.get("period_label")
+    if label is None:
+        tz = frame.attrs.get("tz")
+        label = f"timezone {tz}" if tz else ""
+    subtitle = f"<br><sup>{safe_text(label, 200)}</sup>" if label else ""
+    return {"text": f"{html.escape(what, quote=False)}{subtitle}"}
+
+
+def local_wall_time(values: pd.Series) -> pd.Series:
+    """tz-aware instants as naive local wall times: plotly.js has no timezones."""
+    if not isinstance(values.dtype, pd.DatetimeTZDtype):
+        return values
+    naive: pd.Series = values.dt.tz_localize(None)
+    return naive
+
+
+def base_figure(frame: pd.DataFrame, what: str) -> go.Figure:
+    fig = go.Figure()
+    fig.update_layout(template=TEMPLATE, title=title(frame, what), height=HEIGHT)
+    return fig
