@@ -1,0 +1,179 @@
+"""`channelkit sync` as users run it: summaries, clear errors, exit codes, SIGKILL + resume."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import duckdb
+import pytest
+from click.testing import CliRunner, Result
+
+from channelkit.cli import main
+from channelkit.client import Client
+from channelkit.service import LocalService
+from channelkit.warehouse.connection import open_warehouse
+
+
+@pytest.fixture
+def svc(service_factory: Callable[..., LocalService]) -> LocalService:
+    return service_factory(rate_window=1.0)
+
+
+@pytest.fixture
+def key(svc: LocalService) -> str:
+    key = svc.create_key(user="admin", team="comms", plan="enterprise")
+    with Client(base_url=svc.base_url, api_key=key) as client:
+        channels = [client.channels.create(name=f"Channel {i}").id for i in range(2)]
+        for n in range(60):
+            client.posts.create(
+                channel_id=channels[n % 2], title=f"Post {n}", body="text", tags=[f"t{n % 3}"]
+            )
+            if n % 20 == 19:
+                svc.advance_clock(86_400)
+    return key
+
+
+def invoke(*args: str, base_url: str, key: str) -> Result:
+    env = {"CHANNELKIT_BASE_URL": base_url, "CHANNELKIT_API_KEY": key}
+    return CliRunner().invoke(main, ["sync", *args], env=env)
+
+
+def test_summary_counts_and_parquet(svc: LocalService, key: str, tmp_path: Path) -> None:
+    db, out = tmp_path / "wh.duckdb", tmp_path / "parquet"
+    args = ("--db", str(db), "--only", "posts,channels", "--parquet", str(out))
+    result = invoke(*args, base_url=svc.base_url, key=key)
+    assert result.exit_code == 0, result.output
+    assert "sync completed" in result.output
+    assert [line.split() for line in result.output.splitlines() if line.startswith("posts")] == [
+        ["posts", "60", "0", "0", "0"]
+    ]
+    assert key not in result.output
+    assert duckdb.sql(f"SELECT count(*) FROM '{out}/posts/*.parquet'").fetchall() == [(60,)]
+    again = invoke(*args, base_url=svc.base_url, key=key)
+    assert again.exit_code == 0
+    assert [line.split() for line in again.output.splitlines() if line.startswith("posts")] == [
+        ["posts", "0", "0", "60", "0"]
+    ]
+
+
+def test_wrong_key_is_a_clear_error(svc: LocalService, key: str, tmp_path: Path) -> None:
+    wrong = "ck_this-key-does-not-exist"
+    result = invoke("--db", str(tmp_path / "wh.duckdb"), base_url=svc.base_url, key=wrong)
+    assert result.exit_code == 1
+    assert "401" in result.output and "NOT completed" in result.output
+    assert wrong not in result.output
+    assert "Traceback" not in result.output
+
+
+def test_unreachable_server_is_a_clear_error(tmp_path: Path) -> None:
+    port = free_port()  # nothing listens there
+    result = invoke(
+        "--db", str(tmp_path / "wh.duckdb"), base_url=f"http://127.0.0.1:{port}/v1", key="k"
+    )
+    assert result.exit_code == 1
+    assert f"127.0.0.1:{port}" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_foreign_and_newer_files_are_refused(svc: LocalService, key: str, tmp_path: Path) -> None:
+    foreign = tmp_path / "other.duckdb"
+    duckdb.connect(str(foreign)).execute("CREATE TABLE t (x INT)").close()
+    result = invoke("--db", str(foreign), base_url=svc.base_url, key=key)
+    assert result.exit_code == 1
+    assert "from another tool, not a channelkit warehouse" in result.output
+
+    newer = tmp_path / "newer.duckdb"
+    con = open_warehouse(newer, read_only=False)
+    con.execute("UPDATE schema_meta SET value = '99' WHERE key = 'schema_version'")
+    con.close()
+    result = invoke("--db", str(newer), base_url=svc.base_url, key=key)
+    assert result.exit_code == 1
+    assert "schema version 99, newer than this channelkit understands" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--since", "yesterday"), "since='yesterday': expected a date YYYY-MM-DD"),
+        (("--since", "2026-11-01T10:00:00"), "needs an offset"),
+        (("--only", "posts,comments"), "only='posts,comments': expected a comma-separated"),
+        (("--lookback-days", "-1"), "-1 is not in the range x>=0"),
+    ],
+)
+def test_bad_options_exit_2(args: tuple[str, ...], message: str, tmp_path: Path) -> None:
+    result = invoke(*args, "--db", str(tmp_path / "wh.duckdb"), base_url="http://h/v1", key="k")
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def test_sigkill_at_random_points_then_resume_equals_a_clean_run(
+    svc: LocalService, key: str, tmp_path: Path
+) -> None:
+    starter = svc.create_key(user="admin", team="comms", plan="starter")  # 60 requests/s
+    env = {**os.environ, "CHANNELKIT_BASE_URL": svc.base_url, "CHANNELKIT_API_KEY": starter}
+    channelkit = str(Path(sys.executable).with_name("channelkit"))
+
+    def command(db: Path) -> list[str]:
+        # Pages of 1 and a checkpoint every 3 rows: ~20 transactions in ~1 s of walking.
+        return [channelkit, "sync", "--db", str(db), "--only", "posts,channels"] + [
+            "--page-limit",
+            "1",
+            "--batch-rows",
+            "3",
+        ]
+
+    clean = tmp_path / "clean.duckdb"
+    started = time.monotonic()
+    subprocess.run(command(clean), env=env, capture_output=True, check=True)
+    whole = time.monotonic() - started  # start-up included: kills are timed against it
+
+    db = tmp_path / "killed.duckdb"
+    rng = random.Random(4)
+    kills = 0
+    for _ in range(3):
+        proc = subprocess.Popen(
+            command(db), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        time.sleep(rng.uniform(0.6, 0.95) * whole)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            kills += 1
+        proc.communicate()
+    final = subprocess.run(command(db), env=env, capture_output=True, text=True, check=False)
+    assert final.returncode == 0, final.stdout + final.stderr
+    assert kills >= 2
+
+    for table, columns in (
+        ("posts", "id, title, tags, views, status, epoch_us(published_at)"),
+        ("post_tags", "post_id, tag"),
+        ("channels", "id, name, post_count, deleted_at IS NULL"),
+    ):
+        query = f"SELECT {columns} FROM {table} ORDER BY ALL"
+        assert rows(db, query) == rows(clean, query), table
+    runs = rows(db, "SELECT status, error FROM sync_runs ORDER BY started_at")
+    assert runs[-1] == ("completed", None)
+    assert all(status == "completed" or "interrupted" in error for status, error in runs)
+    assert len(runs) >= 2  # at least one kill interrupted a run that had begun writing
+
+
+def rows(path: Path, query: str) -> list[tuple[object, ...]]:
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return con.execute(query).fetchall()
+    finally:
+        con.close()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port

@@ -1,0 +1,88 @@
+"""Opening warehouse files: migrations, foreign/newer files, locks — with clear messages."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from channelkit.warehouse.connection import WarehouseError, open_warehouse
+from channelkit.warehouse.schema import SCHEMA_VERSION
+
+
+def test_new_file_is_created_and_migrated(tmp_path: Path) -> None:
+    path = tmp_path / "wh.duckdb"
+    con = open_warehouse(path, read_only=False)
+    tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    con.close()
+    assert {"posts", "channels", "post_daily", "sync_runs", "sync_checkpoints"} <= tables
+    reader = open_warehouse(path, read_only=True)
+    meta = dict(reader.execute("SELECT key, value FROM schema_meta").fetchall())
+    reader.close()
+    assert meta == {"app": "channelkit", "schema_version": str(SCHEMA_VERSION)}
+
+
+def test_missing_file_for_reading(tmp_path: Path) -> None:
+    with pytest.raises(WarehouseError, match="no such warehouse; run `channelkit sync"):
+        open_warehouse(tmp_path / "nope.duckdb", read_only=True)
+    assert not (tmp_path / "nope.duckdb").exists()
+
+
+def test_foreign_duckdb_file(tmp_path: Path) -> None:
+    path = tmp_path / "other.duckdb"
+    duckdb.connect(str(path)).execute("CREATE TABLE events (x INT)").close()
+    for read_only in (True, False):
+        with pytest.raises(WarehouseError, match="from another tool, not a channelkit"):
+            open_warehouse(path, read_only=read_only)
+
+
+def test_not_a_duckdb_file(tmp_path: Path) -> None:
+    path = tmp_path / "notes.duckdb"
+    path.write_text("just text, not a database\n" * 100)
+    with pytest.raises(WarehouseError, match="notes.duckdb"):
+        open_warehouse(path, read_only=False)
+
+
+def test_newer_schema_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "wh.duckdb"
+    con = open_warehouse(path, read_only=False)
+    con.execute(
+        "UPDATE schema_meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION + 1)]
+    )
+    con.close()
+    with pytest.raises(WarehouseError, match="newer than this channelkit understands"):
+        open_warehouse(path, read_only=True)
+
+
+def test_file_locked_by_another_process(tmp_path: Path) -> None:
+    path = tmp_path / "wh.duckdb"
+    open_warehouse(path, read_only=False).close()
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(
+                f"""
+                import sys, duckdb
+                con = duckdb.connect({str(path)!r})
+                print("ready", flush=True)
+                sys.stdin.read()
+                """
+            ),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        for read_only in (True, False):
+            with pytest.raises(WarehouseError, match="locked by another process"):
+                open_warehouse(path, read_only=read_only)
+    finally:
+        holder.communicate("")
+    open_warehouse(path, read_only=True).close()  # free again once the writer is gone
