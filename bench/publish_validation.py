@@ -1,0 +1,102 @@
+"""Validation speed of a 10,000-row posts plan (target: <= 1 s for validate_post).
+
+Run: .venv/bin/python bench/publish_validation.py
+
+Figures: validate_post over 10,000 rows (pure validation), the same as a ratio to a baseline
+pass that only touches every cell (strip + dict build), and end-to-end load_spreadsheet of
+the same rows as CSV and XLSX (reading + validation + in-file duplicate check).
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from datetime import UTC, datetime, timedelta
+
+from openpyxl import Workbook
+
+from channelkit.publish import ChannelIndex, load_spreadsheet, validate_post
+from channelkit.publish.template import TEMPLATE_COLUMNS
+
+ROWS = 10_000
+REPEATS = 3
+
+
+def make_rows() -> list[list[str]]:
+    start = datetime(2030, 1, 7, 8, 0)
+    return [
+        [
+            f"channel-{i % 50}",
+            f"Post number {i}",
+            f"Body of **post {i}** with a [link](https://example.com/{i}).",
+            f"{start + timedelta(days=i // 20, minutes=30 * (i % 20)):%Y-%m-%d %H:%M}",
+            "Europe/Berlin" if i % 3 else "America/New_York",
+            ("normal", "high")[i % 2],
+            "news, weekly, team-a",
+            "https://example.com/cover.png" if i % 5 == 0 else "",
+        ]
+        for i in range(ROWS)
+    ]
+
+
+def best_of(function: object) -> float:
+    timings = []
+    for _ in range(REPEATS):
+        started = time.perf_counter()
+        function()  # type: ignore[operator]
+        timings.append(time.perf_counter() - started)
+    return min(timings)
+
+
+def main() -> None:
+    rows = make_rows()
+    fields = [dict(zip(TEMPLATE_COLUMNS, row, strict=True)) for row in rows]
+    index = ChannelIndex.from_channels(
+        {"id": f"chan_{i}", "name": f"Channel {i}", "slug": f"channel-{i}"} for i in range(50)
+    )
+    now = datetime.now(UTC)
+
+    def baseline() -> None:
+        for row in fields:
+            {key: str(value).strip() for key, value in row.items()}
+
+    def validate() -> None:
+        for row in fields:
+            result = validate_post(row, channels=index, tz=None, now=now)
+            assert not isinstance(result, list), result
+
+    csv_bytes = "\n".join(
+        [",".join(TEMPLATE_COLUMNS)] + [",".join(f'"{cell}"' for cell in row) for row in rows]
+    ).encode()
+    workbook = Workbook()
+    sheet = workbook.active
+    assert sheet is not None
+    sheet.append(list(TEMPLATE_COLUMNS))
+    for row in rows:
+        sheet.append(row)
+    buffer = io.BytesIO()
+    workbook.save(buffer)
+    xlsx_bytes = buffer.getvalue()
+
+    def load_csv() -> None:
+        assert load_spreadsheet(csv_bytes, filename="p.csv", channels=index).is_valid
+
+    def load_xlsx() -> None:
+        assert load_spreadsheet(xlsx_bytes, filename="p.xlsx", channels=index).is_valid
+
+    base = best_of(baseline)
+    valid = best_of(validate)
+    csv_time = best_of(load_csv)
+    xlsx_time = best_of(load_xlsx)
+    print(f"rows: {ROWS:,} (best of {REPEATS})")
+    print(f"baseline (touch every cell): {base:.3f} s")
+    print(f"validate_post:               {valid:.3f} s = {valid / base:.1f}x baseline")
+    print(f"load_spreadsheet, CSV:       {csv_time:.3f} s = {csv_time / valid:.2f}x validate_post")
+    print(
+        f"load_spreadsheet, XLSX:      {xlsx_time:.3f} s = {xlsx_time / valid:.2f}x validate_post"
+    )
+    print(f"validate_post within the 1 s target: {valid <= 1.0}")
+
+
+if __name__ == "__main__":
+    main()
