@@ -12,7 +12,7 @@ import pytest
 
 from channelkit.reports import ReportError, ReportParameterError, generate_report
 from channelkit.warehouse.connection import WarehouseError, open_warehouse
-from fixtures.warehouse import LAST_SYNC_FINISHED, XSS_TAG, XSS_TITLE
+from fixtures.warehouse import LAST_SYNC_FINISHED, XSS_TAG, XSS_TITLE, build_small_warehouse
 
 
 class _Page(HTMLParser):
@@ -73,9 +73,15 @@ def table_rows(fragment: str) -> list[list[str]]:
     ]
 
 
-@pytest.fixture
-def berlin_report(small_warehouse: Path, tmp_path: Path) -> str:
-    out = generate_report(small_warehouse, tmp_path / "r.html", tz="Europe/Berlin")
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One shared copy of the small warehouse for the tests that only read it."""
+    return build_small_warehouse(tmp_path_factory.mktemp("reports") / "small.duckdb")
+
+
+@pytest.fixture(scope="module")
+def berlin_report(warehouse: Path) -> str:
+    out = generate_report(warehouse, warehouse.parent / "berlin.html", tz="Europe/Berlin")
     return out.read_text(encoding="utf-8")
 
 
@@ -99,8 +105,8 @@ def test_default_period_is_the_week_before_the_last_sync(berlin_report: str) -> 
     assert tile(berlin_report, "net_subscribers")["value"] == "-7"
 
 
-def test_timezone_moves_posts_across_midnight(small_warehouse: Path, tmp_path: Path) -> None:
-    html = generate_report(small_warehouse, tmp_path / "utc.html").read_text(encoding="utf-8")
+def test_timezone_moves_posts_across_midnight(warehouse: Path, tmp_path: Path) -> None:
+    html = generate_report(warehouse, tmp_path / "utc.html").read_text(encoding="utf-8")
     assert "2026-03-30 to 2026-04-05 (7 days, UTC)" in html
     # in UTC post_04 (03-29 22:30) falls in the previous week: 05 and 09 remain
     assert tile(html, "posts_published")["value"] == "2"
@@ -124,11 +130,9 @@ def test_sections_hold_the_hand_computed_rows(berlin_report: str) -> None:
     assert "<strong>post_04</strong>" in berlin_report  # body Markdown, sanitised
 
 
-def test_user_content_stays_text(small_warehouse: Path, tmp_path: Path) -> None:
+def test_user_content_stays_text(warehouse: Path, tmp_path: Path) -> None:
     # three weeks, so that post_02 (XSS title and tag) is in the tables and figures
-    out = generate_report(
-        small_warehouse, tmp_path / "r.html", since="2026-03-16", until="2026-04-05"
-    )
+    out = generate_report(warehouse, tmp_path / "r.html", since="2026-03-16", until="2026-04-05")
     html = out.read_text(encoding="utf-8")
     assert XSS_TITLE not in html and XSS_TAG not in html
     page = parse(html)
@@ -139,26 +143,24 @@ def test_user_content_stays_text(small_warehouse: Path, tmp_path: Path) -> None:
     assert not any(s.lstrip().startswith("alert(") for s in page.scripts)
 
 
-def test_same_data_gives_the_same_bytes(small_warehouse: Path, tmp_path: Path) -> None:
-    first = generate_report(small_warehouse, tmp_path / "a" / "r.html", tz="Europe/Berlin")
-    second = generate_report(small_warehouse, tmp_path / "b.html", tz="Europe/Berlin")
+def test_same_data_gives_the_same_bytes(warehouse: Path, tmp_path: Path) -> None:
+    first = generate_report(warehouse, tmp_path / "a" / "r.html", tz="Europe/Berlin")
+    second = generate_report(warehouse, tmp_path / "b.html", tz="Europe/Berlin")
     assert first.read_bytes() == second.read_bytes()
 
 
-def test_channel_filter(small_warehouse: Path, tmp_path: Path) -> None:
-    out = generate_report(small_warehouse, tmp_path / "r.html", channels=["engineering"])
+def test_channel_filter(warehouse: Path, tmp_path: Path) -> None:
+    out = generate_report(warehouse, tmp_path / "r.html", channels=["engineering"])
     html = out.read_text(encoding="utf-8")
     assert tile(html, "views")["value"] == "100"  # post_01 70 + post_05 30
     assert "<dt>Channels</dt><dd>engineering</dd>" in html
     with pytest.raises(ReportParameterError, match="--channel: no channel .*'marketing'"):
-        generate_report(small_warehouse, tmp_path / "x.html", channels=["marketing"])
+        generate_report(warehouse, tmp_path / "x.html", channels=["marketing"])
     assert not (tmp_path / "x.html").exists()
 
 
-def test_csv_files_hold_the_same_numbers(small_warehouse: Path, tmp_path: Path) -> None:
-    generate_report(
-        small_warehouse, tmp_path / "r.html", tz="Europe/Berlin", csv_dir=tmp_path / "csv"
-    )
+def test_csv_files_hold_the_same_numbers(warehouse: Path, tmp_path: Path) -> None:
+    generate_report(warehouse, tmp_path / "r.html", tz="Europe/Berlin", csv_dir=tmp_path / "csv")
     with (tmp_path / "csv" / "kpis.csv").open(encoding="utf-8") as handle:
         kpis = {row["metric"]: row for row in csv.DictReader(handle)}
     assert float(kpis["views"]["value"]) == 400
@@ -174,15 +176,13 @@ def test_csv_files_hold_the_same_numbers(small_warehouse: Path, tmp_path: Path) 
     assert len(list((tmp_path / "csv").glob("*.csv"))) == 9
 
 
-def test_stale_data_writes_nothing(small_warehouse: Path, tmp_path: Path) -> None:
+def test_stale_data_writes_nothing(warehouse: Path, tmp_path: Path) -> None:
     out = tmp_path / "r.html"
     out.write_text("last week's report", encoding="utf-8")
     with pytest.raises(ReportError, match=r"stale.*2h00m ago.*--max-age 1h00m"):
-        generate_report(
-            small_warehouse, out, max_age="1h", now=LAST_SYNC_FINISHED + timedelta(hours=2)
-        )
+        generate_report(warehouse, out, max_age="1h", now=LAST_SYNC_FINISHED + timedelta(hours=2))
     assert out.read_text(encoding="utf-8") == "last week's report"
-    generate_report(small_warehouse, out, max_age="26h", now=LAST_SYNC_FINISHED)
+    generate_report(warehouse, out, max_age="26h", now=LAST_SYNC_FINISHED)
     assert out.read_text(encoding="utf-8").startswith("<!doctype html>")
 
 

@@ -42,8 +42,13 @@ def figure_html(figure: Any, div_id: str) -> Markup:
     output byte-for-byte the same for the same data. plotly escapes `<`, `>` and `/` inside
     its JSON, so user text in a figure cannot close the script element.
     """
+    # validate=False: the figure was validated as it was built; doing it again costs time
     html = figure.to_html(
-        full_html=False, include_plotlyjs=False, div_id=div_id, config=_PLOTLY_CONFIG
+        full_html=False,
+        include_plotlyjs=False,
+        div_id=div_id,
+        config=_PLOTLY_CONFIG,
+        validate=False,
     )
     return Markup(html)
 

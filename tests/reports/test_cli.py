@@ -1,0 +1,98 @@
+"""`channelkit report` as cron runs it: exit codes, stderr lines, nothing half-written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from channelkit.cli import main
+
+
+def run(*args: str | Path) -> Result:
+    return CliRunner().invoke(main, ["report", *map(str, args)], catch_exceptions=False)
+
+
+def test_writes_the_report_and_logs_each_step(small_warehouse: Path, tmp_path: Path) -> None:
+    out = tmp_path / "reports" / "weekly.html"
+    result = run("--db", small_warehouse, "--tz", "Europe/Berlin", "--out", out)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == ""
+    steps = result.stderr.splitlines()
+    assert all(" channelkit report: " in line for line in steps)
+    assert any(line.endswith("querying kpis") for line in steps)
+    assert steps[-1].endswith(f"wrote {out} ({out.stat().st_size:,} bytes)")
+    assert "2026-03-30 to 2026-04-05 (7 days, Europe/Berlin)" in out.read_text(encoding="utf-8")
+
+
+def test_stale_data_exits_1_and_keeps_no_file(small_warehouse: Path, tmp_path: Path) -> None:
+    out = tmp_path / "reports" / "weekly.html"
+    # the fixture's last sync was in April 2026: long before the wall clock of any test run
+    result = run("--db", small_warehouse, "--max-age", "26h", "--out", out)
+    assert result.exit_code == 1
+    assert "Error: data is stale" in result.stderr and "--max-age 26h00m" in result.stderr
+    assert not out.parent.exists()
+
+
+def test_missing_warehouse_exits_1(tmp_path: Path) -> None:
+    result = run("--db", tmp_path / "none.duckdb", "--out", tmp_path / "r.html")
+    assert result.exit_code == 1
+    assert "none.duckdb: no such warehouse; run `channelkit sync" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--period", "7x"], "Invalid value for '--period': period '7x'"),
+        (["--tz", "Mars/Olympus"], "Invalid value for '--tz'"),
+        (["--since", "2026-02-30"], "Invalid value for '--since'"),
+        (["--max-age", "soon"], "Invalid value for '--max-age'"),
+        (["--since", "2026-04-02", "--until", "2026-04-01"], "--until 2026-04-01 is before"),
+        (
+            ["--since", "2026-03-01", "--until", "2026-03-02", "--period", "1d"],
+            "at most two of --since, --until and --period",
+        ),
+        (["--channel", "marketing"], "--channel: no channel has the id, slug or name"),
+        (["--template", "missing.j2"], "--template missing.j2: no such file"),
+        (["--sync"], "--sync needs --base-url"),
+    ],
+)
+def test_bad_flags_exit_2_naming_the_flag(
+    small_warehouse: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    message: str,
+) -> None:
+    monkeypatch.delenv("CHANNELKIT_BASE_URL", raising=False)
+    monkeypatch.chdir(tmp_path)
+    result = run("--db", small_warehouse, "--out", tmp_path / "r.html", *args)
+    assert result.exit_code == 2, result.stderr
+    assert message in result.stderr
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_out_is_required(tmp_path: Path) -> None:
+    result = run("--db", tmp_path / "w.duckdb")
+    assert result.exit_code == 2
+    assert "Missing option '--out'" in result.stderr
+
+
+def test_custom_template_and_broken_template(small_warehouse: Path, tmp_path: Path) -> None:
+    good = tmp_path / "mail.html.j2"
+    good.write_text(
+        "<h1>{{ page.title }}</h1>{% for t in page.kpis %}<p>{{ t.label }}={{ t.value }}</p>"
+        "{% endfor %}",
+        encoding="utf-8",
+    )
+    out = tmp_path / "mail.html"
+    result = run("--db", small_warehouse, "--template", good, "--out", out)
+    assert result.exit_code == 0, result.stderr
+    assert "<p>Views=400</p>" in out.read_text(encoding="utf-8")
+    broken = tmp_path / "broken.j2"
+    broken.write_text("{% if %}", encoding="utf-8")
+    result = run("--db", small_warehouse, "--template", broken, "--out", tmp_path / "b.html")
+    assert result.exit_code == 1
+    assert "broken.j2, line 1" in result.stderr
+    assert not (tmp_path / "b.html").exists()
