@@ -20,12 +20,12 @@ from channelkit._constants import (
 from channelkit.service.timefmt import SECONDS_PER_DAY, day_of
 
 # Share of a day's reading that happens in each UTC hour: office hours dominate.
-_HOURLY = (
+HOURLY = (
     0.2, 0.1, 0.1, 0.1, 0.2, 0.5, 1.2, 2.6, 4.2, 4.8, 4.6, 4.1,
     3.6, 4.0, 4.3, 4.0, 3.4, 2.6, 1.8, 1.3, 1.0, 0.8, 0.5, 0.3,
 )  # fmt: skip
-_HOURLY_TOTAL = sum(_HOURLY)
-_WEEKDAY = (1.0, 1.05, 1.0, 0.95, 0.85, 0.35, 0.3)  # Monday..Sunday (1970-01-01 was Thursday)
+HOURLY_TOTAL = sum(HOURLY)
+WEEKDAY = (1.0, 1.05, 1.0, 0.95, 0.85, 0.35, 0.3)  # Monday..Sunday (1970-01-01 was Thursday)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,8 +72,8 @@ def reach(post_id: str, published_at: int, priority: str, tags: list[str], audie
     factor = ENGAGEMENT_READ_RATE * ENGAGEMENT_PRIORITY_REACH.get(priority, 1.0)
     for tag in tags:
         factor *= ENGAGEMENT_TAG_REACH.get(tag, 1.0)
-    factor *= 0.75 + 0.5 * _WEEKDAY[weekday(day)] / max(_WEEKDAY)
-    factor *= 0.8 + 0.4 * _HOURLY[hour] / max(_HOURLY)
+    factor *= 0.75 + 0.5 * WEEKDAY[weekday(day)] / max(WEEKDAY)
+    factor *= 0.8 + 0.4 * HOURLY[hour] / max(HOURLY)
     factor *= math.exp(rng.gauss(0.0, 0.25))
     return max(0, min(audience, round(audience * min(factor, 0.97))))
 
@@ -93,9 +93,9 @@ def daily_rows(
     tau = 0.9 if priority == "urgent" else 1.4
     weights = []
     for k in range(ENGAGEMENT_HORIZON_DAYS):
-        share = math.exp(-k / tau) * _WEEKDAY[weekday(first + k)]
+        share = math.exp(-k / tau) * WEEKDAY[weekday(first + k)]
         if k == 0:
-            share *= sum(_HOURLY[hour:]) / _HOURLY_TOTAL
+            share *= sum(HOURLY[hour:]) / HOURLY_TOTAL
         weights.append(share)
     readers = _apportion(total, weights)
     rng = random.Random(f"{post_id}/daily")

@@ -22,6 +22,7 @@ from channelkit.client.errors import ChannelkitError
 from channelkit.service import workspace
 from channelkit.service.app import Settings, create_app
 from channelkit.service.db import Database
+from channelkit.service.demo import seed_demo
 
 
 class ServiceError(ChannelkitError):
@@ -80,6 +81,13 @@ class LocalService:
         if self._server is not None:
             return self
         db = Database.open(self.db_path)
+        if self.seed == "demo":
+            try:
+                with db.transaction() as con:
+                    self.demo_keys = seed_demo(con, db.now())
+            except ValueError as exc:
+                db.close()
+                raise ServiceError(f"{self.db_path}: {exc}") from None
         try:
             # proto must be IPPROTO_TCP: asyncio sets TCP_NODELAY on accepted connections
             # only then, and without it keep-alive requests stall ~40 ms on delayed ACKs

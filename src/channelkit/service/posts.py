@@ -84,13 +84,14 @@ def list_posts(
 ) -> tuple[list[dict[str, Any]], int | None]:
     """One page, newest first, and the last item's position when more follow."""
     seqs = visible_channels(con, principal)
-    where = [f"p.channel_seq IN ({','.join(map(str, seqs))})"]
-    args: list[Any] = [day_of(now)]
+    # `+` keeps SQLite on the primary key, walking newest-first and stopping at the limit
+    where = [f"+p.channel_seq IN ({','.join(map(str, seqs))})"]
+    args: list[Any] = []
     if "channel_id" in filters:
-        where.append("c.id = ?")
+        where.append("p.channel_seq = (SELECT seq FROM channels WHERE id = ?)")
         args.append(filters["channel_id"])
     if "author_id" in filters:
-        where.append("u.id = ?")
+        where.append("p.author_seq = (SELECT seq FROM users WHERE id = ?)")
         args.append(filters["author_id"])
     if "priority" in filters:
         where.append("p.priority = ?")
@@ -107,8 +108,12 @@ def list_posts(
     if before_seq is not None:
         where.append("p.seq < ?")
         args.append(before_seq)
-    sql = f"SELECT {_COLUMNS}{_FROM} WHERE {' AND '.join(where)} ORDER BY p.seq DESC LIMIT ?"
-    args.append(limit + 1)
+    # pick the page's rows first, so the per-row columns are computed for that page only
+    sql = (
+        f"SELECT {_COLUMNS}{_FROM} WHERE p.seq IN (SELECT p.seq FROM posts p"
+        f" WHERE {' AND '.join(where)} ORDER BY p.seq DESC LIMIT ?) ORDER BY p.seq DESC"
+    )
+    args = [day_of(now), *args, limit + 1]
     rows = con.execute(sql, args).fetchall()
     more = len(rows) > limit
     rows = rows[:limit]
@@ -239,15 +244,39 @@ def materialize(con: sqlite3.Connection, seq: int) -> None:
     if row is None or row[1] is None:
         return
     post_id, when, priority, tags, cover, channel_id, audience, created_at = row
-    size = subscribers(channel_id, audience, day_of(created_at), day_of(when))
-    rows = daily_rows(post_id, when, priority, json.loads(tags), size, cover is not None)
     con.executemany(
         "INSERT INTO post_daily VALUES (?,?,?,?,?,?,?,?)",
-        [
-            (seq, r.day, r.views, r.unique_viewers, r.reactions, r.comments, r.shares, r.clicks)
-            for r in rows
-        ],
+        engagement_rows(
+            seq,
+            post_id,
+            when,
+            priority,
+            json.loads(tags),
+            cover is not None,
+            channel_id,
+            audience,
+            created_at,
+        ),
     )
+
+
+def engagement_rows(
+    seq: int,
+    post_id: str,
+    when: int,
+    priority: str,
+    tags: list[str],
+    has_cover: bool,
+    channel_id: str,
+    audience: int,
+    channel_created_at: int,
+) -> list[tuple[int, ...]]:
+    """A post's `post_daily` rows, given its publication time and its channel."""
+    size = subscribers(channel_id, audience, day_of(channel_created_at), day_of(when))
+    return [
+        (seq, r.day, r.views, r.unique_viewers, r.reactions, r.comments, r.shares, r.clicks)
+        for r in daily_rows(post_id, when, priority, tags, size, has_cover)
+    ]
 
 
 def _find(con: sqlite3.Connection, principal: Principal, post_id: str) -> int:

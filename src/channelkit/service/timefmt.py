@@ -6,7 +6,8 @@ The service keeps every instant as whole Unix seconds; fractions in requests are
 from __future__ import annotations
 
 import re
-from datetime import UTC, date, datetime
+import time
+from datetime import date, datetime
 
 from channelkit.service.errors import bad_request
 
@@ -53,7 +54,10 @@ def parse_date(value: str, param: str) -> int:
 
 
 def format_instant(seconds: int) -> str:
-    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    # gmtime + f-string: several times faster than datetime.strftime, and lists
+    # format a few hundred timestamps per page
+    t = time.gmtime(seconds)
+    return f"{t[0]:04d}-{t[1]:02d}-{t[2]:02d}T{t[3]:02d}:{t[4]:02d}:{t[5]:02d}Z"
 
 
 def format_day(day: int) -> str:
