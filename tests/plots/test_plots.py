@@ -1,0 +1,161 @@
+"""Figures carry the metric's numbers, the period and timezone, and user text as text."""
+
+from __future__ import annotations
+
+import nbformat
+import plotly.graph_objects as go
+import plotly.io as pio
+import pytest
+from nbclient import NotebookClient
+
+from channelkit import plots
+from channelkit._constants import PLOT_FONT, PLOT_RENDERER, PLOT_TEMPLATE
+from channelkit.plots.renderer import choose_renderer
+from channelkit.plots.style import MUTED
+from channelkit.warehouse import Warehouse
+from fixtures.warehouse import AS_OF, XSS_TAG, XSS_TITLE, build_small_warehouse
+
+BERLIN = "Europe/Berlin"
+WINDOW = {"start": "2026-03-16", "end": "2026-04-06", "tz": BERLIN}
+LABEL = "2026-03-16 to 2026-04-05 (Europe/Berlin)"
+
+
+@pytest.fixture(scope="module")
+def wh(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    return Warehouse(build_small_warehouse(tmp_path_factory.mktemp("wh") / "small.duckdb"))
+
+
+def _styled(fig: go.Figure, label: str = LABEL) -> None:
+    assert label in fig.layout.title.text
+    assert fig.layout.template.layout.font.family == PLOT_FONT
+    assert fig.layout.height  # explicit: embedded figures must not fill the viewport
+
+
+def test_template_is_registered_not_forced_globally() -> None:
+    assert PLOT_TEMPLATE in pio.templates
+    assert pio.templates.default != PLOT_TEMPLATE
+
+
+def test_engagement_over_time(wh: Warehouse) -> None:
+    fig = plots.engagement_over_time(wh.engagement_over_time("week", **WINDOW))
+    _styled(fig)
+    bars, line = fig.data
+    assert list(bars.y) == [752, 460, 400]
+    assert list(line.y) == pytest.approx([84 / 752, 83 / 460, 44 / 400])
+    # Local wall times: plotly.js has no timezones, so the Monday after DST stays Monday.
+    assert [str(x)[:10] for x in bars.x] == ["2026-03-16", "2026-03-23", "2026-03-30"]
+    assert "per week" in fig.layout.title.text
+
+
+def test_kpi_tiles_show_value_and_previous(wh: Warehouse) -> None:
+    kpis = wh.kpis(start="2026-03-23", end="2026-03-30", tz=BERLIN, tag="eng")
+    fig = plots.kpi_tiles(kpis)
+    tiles = {t.title.text: t for t in fig.data}
+    assert tiles["Views"].value == 310 and tiles["Views"].delta.reference == 20 + 70
+    assert tiles["Engagement rate"].number.valueformat == ".1%"
+    # net_subscribers is missing with a tag filter: shown as n/a, not as 0.
+    assert "Net new subscribers" not in tiles
+    assert [a.text for a in fig.layout.annotations][-2:] == ["Net new subscribers", "n/a"]
+    assert "2026-03-16 to 2026-03-22" in fig.layout.title.text
+    views_only = plots.kpi_tiles(kpis, metrics=["views"])
+    assert len(views_only.data) == 1
+    with pytest.raises(ValueError, match="bounces"):
+        plots.kpi_tiles(kpis, metrics=["bounces"])
+
+
+def test_top_posts_escape_titles(wh: Warehouse) -> None:
+    frame = wh.top_posts(**WINDOW)
+    fig = plots.top_posts(frame)
+    _styled(fig)
+    bar = fig.data[0]
+    assert list(bar.x) == [2, 30, 60, 120, 140, 210, 350, 700]  # best at the top
+    assert bar.y[-1] == "1. All-hands"
+    assert "4. &lt;script&gt;alert('xss')&lt;/script&gt; Tips" in bar.y
+    html = fig.to_html(include_plotlyjs=False)
+    assert XSS_TITLE not in html and "<script>alert" not in html
+    by_rate = plots.top_posts(wh.top_posts("engagement_rate", **WINDOW))
+    assert by_rate.data[0].x[-1] == pytest.approx(0.25)
+    assert "at least 100 views" in by_rate.layout.title.text
+
+
+def test_channel_comparison_says_subscribers_are_current(wh: Warehouse) -> None:
+    fig = plots.channel_comparison(wh.channel_comparison(**WINDOW))
+    _styled(fig)
+    assert "last sync" in fig.layout.title.text
+    assert list(fig.data[0].x) == ["Engineering", "Company News", "Old Stuff"]
+    assert list(fig.data[0].y) == pytest.approx([500 / 200, 1110 / 1000, 2 / 50])
+
+
+def test_tag_and_priority_mark_small_samples(wh: Warehouse) -> None:
+    tags = plots.tag_performance(wh.tag_performance(small_sample_n=2, **WINDOW))
+    _styled(tags)
+    bar = tags.data[0]
+    colours = dict(zip(bar.x, bar.marker.color, strict=True))
+    assert colours["eng"] != MUTED and colours["company"] != MUTED
+    assert colours["finance"] == MUTED
+    assert "&lt;script&gt;alert('tag')&lt;/script&gt;" in bar.x
+    assert XSS_TAG not in tags.to_html(include_plotlyjs=False)
+    assert dict(zip(bar.x, bar.text, strict=True))["eng"] == "n=5"
+    prio = plots.priority_impact(wh.priority_impact(**WINDOW))
+    assert list(prio.data[0].x) == ["normal", "high", "urgent"]
+    assert list(prio.data[0].y) == [(30 + 60) / 2, (140 + 350) / 2, (700 + 120) / 2]
+    assert "fewer than 10 posts" in prio.layout.annotations[-1].text
+
+
+def test_publishing_heatmap_in_local_hours(wh: Warehouse) -> None:
+    fig = plots.publishing_heatmap(wh.publishing_heatmap(**WINDOW))
+    _styled(fig)
+    posts, views = fig.data
+    assert list(posts.y) == ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    assert posts.z[0][0] == 2 and posts.z[0][9] == 1 and posts.z[6][23] == 0
+    assert views.z[0][0] == (140 + 350) / 2
+    assert views.z[6][23] is None  # nothing published: no views per post
+    assert "hours in Europe/Berlin" in fig.layout.title.text
+
+
+def test_upcoming_scheduled_table(wh: Warehouse) -> None:
+    fig = plots.upcoming_scheduled(wh.upcoming_scheduled(as_of="2026-04-01", tz=BERLIN))
+    cells = fig.data[0].cells.values
+    assert list(cells[0]) == ["Fri 03 Apr 2026 09:00", "Fri 10 Apr 2026 09:00"]
+    assert list(cells[1]) == ["Missed schedule", "Scheduled launch"]
+    assert "due after 2026-04-01 00:00 (Europe/Berlin)" in fig.layout.title.text
+    empty = plots.upcoming_scheduled(wh.upcoming_scheduled(as_of=AS_OF.replace(month=5)))
+    assert list(empty.data[0].cells.values[0]) == []
+
+
+@pytest.mark.parametrize(
+    ("current", "env", "in_kernel", "expected"),
+    [
+        ("plotly_mimetype", None, True, PLOT_RENDERER),  # JupyterLab
+        ("vscode", None, True, PLOT_RENDERER),  # VS Code
+        ("notebook_connected", None, True, None),  # the user chose
+        ("plotly_mimetype", "iframe", True, None),  # PLOTLY_RENDERER wins
+        ("browser", None, False, None),  # a plain script keeps plotly's choice
+    ],
+)
+def test_choose_renderer(current: str, env: str | None, in_kernel: bool, expected: str) -> None:
+    assert choose_renderer(current, env_renderer=env, in_kernel=in_kernel) == expected
+
+
+@pytest.mark.slow
+def test_figures_in_a_kernel_carry_offline_html() -> None:
+    """In a real Jupyter kernel a figure's output has the plotly mimetype AND HTML."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            "import plotly.io as pio, plotly.graph_objects as go\n"
+            "import channelkit as ck\n"
+            "ck.plots  # the lazy import configures the renderer\n"
+            "print(pio.renderers.default)\n"
+            "go.Figure(go.Bar(y=[1, 2]))"
+        )
+    ]
+    NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+    outputs = nb.cells[0].outputs
+    assert outputs[0]["text"].strip() == PLOT_RENDERER
+    kinds = {kind for out in outputs[1:] for kind in out.get("data", {})}
+    assert {"application/vnd.plotly.v1+json", "text/html"} <= kinds
+    html = "".join(out["data"].get("text/html", "") for out in outputs[1:] if "data" in out)
+    # plotly.js itself is embedded (megabytes), not loaded from a CDN.
+    assert len(html) > 1_000_000
+    assert 'src="https://cdn.plot.ly' not in html
