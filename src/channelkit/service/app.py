@@ -24,7 +24,7 @@ from channelkit._constants import (
     SERVICE_MAX_REQUEST_BYTES,
     VISIBILITIES,
 )
-from channelkit.service import channels, idempotency, posts
+from channelkit.service import analytics, channels, idempotency, posts
 from channelkit.service.cursor import CursorCodec
 from channelkit.service.db import Database
 from channelkit.service.errors import ApiError, error_body
@@ -234,6 +234,48 @@ def create_app(db: Database, settings: Settings | None = None) -> ASGIApp:
 
         return await write(request, principal, 204, op)
 
+    # --- analytics -------------------------------------------------------------------------
+    def _range(q: Query) -> tuple[int | None, int | None]:
+        start, end = q.day("start"), q.day("end", round_up=True)
+        if start is not None and end is not None and end <= start:
+            raise ApiError(400, "end: must be after start (end is exclusive)", param="end")
+        return start, end
+
+    async def post_analytics(request: Request, principal: Principal) -> Response:
+        names = {"post_id", "channel_id", "start", "end", "limit", "cursor"}
+        q = Query(request.query_params.multi_items(), names)
+        start, end = _range(q)
+        post_id, channel_id, limit = q.text("post_id"), q.text("channel_id"), q.limit()
+        cursor = q.text("cursor")
+        after = None if cursor is None else codec.decode(cursor, "post-days", q.filters())
+        with db.reading() as con:
+            now = db.now()
+            posts.publish_due(con, now)
+            items, last = analytics.post_rows(
+                con, principal, post_id=post_id, channel_id=channel_id, start=start, end=end,
+                after=after, limit=limit, now=now,
+            )  # fmt: skip
+        token = None if last is None else codec.encode("post-days", q.filters(), last)
+        return json_response(200, _page(items, token))
+
+    async def channel_analytics(request: Request, principal: Principal) -> Response:
+        q = Query(
+            request.query_params.multi_items(), {"channel_id", "start", "end", "limit", "cursor"}
+        )
+        start, end = _range(q)
+        channel_id, limit = q.text("channel_id"), q.limit()
+        cursor = q.text("cursor")
+        after = None if cursor is None else codec.decode(cursor, "channel-days", q.filters())
+        with db.reading() as con:
+            now = db.now()
+            posts.publish_due(con, now)
+            items, last = analytics.channel_rows(
+                con, principal, channel_id=channel_id, start=start, end=end, after=after,
+                limit=limit, now=now,
+            )  # fmt: skip
+        token = None if last is None else codec.encode("channel-days", q.filters(), last)
+        return json_response(200, _page(items, token))
+
     # --- admin -----------------------------------------------------------------------------
     async def clock(request: Request) -> Response:
         try:
@@ -255,6 +297,12 @@ def create_app(db: Database, settings: Settings | None = None) -> ASGIApp:
         Route("/v1/channels/{id}", _guarded("channels:read", get_channel), methods=["GET"]),
         Route("/v1/channels/{id}", _guarded("channels:write", update_channel), methods=["PATCH"]),
         Route("/v1/channels/{id}", _guarded("channels:write", delete_channel), methods=["DELETE"]),
+        Route("/v1/analytics/posts", _guarded("analytics:read", post_analytics), methods=["GET"]),
+        Route(
+            "/v1/analytics/channels",
+            _guarded("analytics:read", channel_analytics),
+            methods=["GET"],
+        ),
     ]
     if settings.admin:
         routes.append(Route("/v1/admin/clock", clock, methods=["GET", "POST"]))

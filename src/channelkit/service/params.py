@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Collection, Sequence
 
 from channelkit._constants import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, SERVICE_FILTER_MAX_CHARS
 from channelkit.service.errors import bad_request
-from channelkit.service.timefmt import parse_instant
+from channelkit.service.timefmt import SECONDS_PER_DAY, parse_instant
 
 
 class Query:
@@ -45,6 +46,15 @@ class Query:
     def instant(self, name: str) -> float | None:
         value = self.text(name)
         return None if value is None else parse_instant(value, name)
+
+    def day(self, name: str, *, round_up: bool = False) -> int | None:
+        """A date (or the UTC day of a timestamp; `round_up` takes the next day unless the
+        timestamp is a midnight) as a day number."""
+        instant = self.instant(name)
+        if instant is None:
+            return None
+        days = instant / SECONDS_PER_DAY
+        return math.ceil(days) if round_up else math.floor(days)
 
     def limit(self) -> int:
         value = self._values.get("limit")
