@@ -252,7 +252,8 @@ def _place(
 
 def _same_content(post: Post, request: PostRequest) -> bool:
     return (
-        (post.body or "") == request.body
+        post.title == request.title
+        and (post.body or "") == request.body
         and post.priority == request.priority
         and sorted(post.tags) == sorted(request.tags)
         and (post.cover_image_url or None) == request.cover_image_url

@@ -26,7 +26,7 @@ TEMPLATE_COLUMNS = (
 
 
 def example_rows(today: date) -> list[list[str]]:
-    """Two example posts, next Monday and Tuesday (always in the future)."""
+    """Two example posts, next Monday and Tuesday, in channels of the demo workspace."""
     monday = today + timedelta(days=7 - today.weekday())
     return [
         [
@@ -40,7 +40,7 @@ def example_rows(today: date) -> list[list[str]]:
             "",
         ],
         [
-            "engineering",
+            "company-news",
             "Release 4.2 is out",
             "Highlights: faster search, [release notes](https://example.com/notes).",
             f"{monday + timedelta(days=1):%Y-%m-%d} 14:30",
