@@ -134,5 +134,12 @@ SPREADSHEET_NOTES_SHEET_NAME = "notes"
 SPREADSHEET_ERROR_COLUMN = "error"  # added to failed-rows files; ignored when read back
 SPREADSHEET_IGNORED_COLUMNS = (SPREADSHEET_ERROR_COLUMN, "notes")
 
+# --- Publishing widgets (ck.widgets) ---------------------------------------------------------
+WIDGET_DEFAULT_TZ = "UTC"  # when neither tz= nor CHANNELKIT_TZ names a zone
+WIDGET_TABLE_MAX_ROWS = 200  # rows shown in a widget table; files always hold every row
+WIDGET_RESULTS_FILENAME = "channelkit-results.xlsx"
+WIDGET_FAILED_ROWS_FILENAME = "channelkit-failed-rows.xlsx"
+WIDGET_UPLOAD_ACCEPT = ".xlsx,.csv"
+
 # --- Demo -----------------------------------------------------------------------------------
 DEMO_DIR = "channelkit-demo"

@@ -1,0 +1,47 @@
+"""HTML fragments the widgets show: messages, tables and download links. Pure: no I/O.
+
+Everything that comes from users (cell values, titles, error messages quoting them) is
+escaped here, so a spreadsheet cannot inject markup into the notebook.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+_COLOURS = {"error": "#b00020", "ok": "#1b7f3b", "info": "#444"}
+
+
+def message_html(text: str, *, kind: str = "info", css_class: str = "ck-message") -> str:
+    """One escaped line of text, coloured by `kind` ("error", "ok" or "info")."""
+    mark = {"error": "⚠ ", "ok": "✓ "}.get(kind, "")
+    return (
+        f'<div class="{css_class} ck-{kind}" style="color:{_COLOURS[kind]}">'
+        f"{mark}{html.escape(text)}</div>"
+    )
+
+
+def table_html(frame: pd.DataFrame, *, max_rows: int, css_class: str) -> str:
+    """`frame` as an escaped HTML table of at most `max_rows` rows, saying what was left out."""
+    shown = frame.head(max_rows).astype(object).fillna("")  # None shows as blank, not "None"
+    table = shown.to_html(index=False, escape=True, na_rep="", border=0, classes=css_class)
+    if len(frame) > len(shown):
+        table += message_html(
+            f"showing {len(shown):,} of {len(frame):,} rows; the file below has every row"
+        )
+    return f'<div style="max-height:28em;overflow:auto">{table}</div>'
+
+
+def download_html(data: bytes, *, filename: str, label: str, css_class: str) -> str:
+    """A link that saves `data` (an .xlsx file) as `filename` from the browser."""
+    encoded = base64.b64encode(data).decode("ascii")
+    return (
+        f'<a class="{css_class}" download="{html.escape(filename, quote=True)}" '
+        f'href="data:{XLSX_MIME};base64,{encoded}">{html.escape(label)}</a>'
+    )

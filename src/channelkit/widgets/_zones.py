@@ -1,0 +1,34 @@
+"""Time zones offered by the widgets' dropdowns, and which one is selected first."""
+
+from __future__ import annotations
+
+import os
+import zoneinfo
+from functools import lru_cache
+
+from channelkit._constants import ENV_TZ, WIDGET_DEFAULT_TZ
+from channelkit.publish.errors import PostValidationError
+from channelkit.publish.times import TimeError, load_zone
+from channelkit.publish.validation import FieldError
+
+
+@lru_cache(maxsize=1)
+def zone_options() -> tuple[str, ...]:
+    """UTC, then every IANA region/city zone (aliases such as `EST` left out), sorted."""
+    regional = sorted(name for name in zoneinfo.available_timezones() if "/" in name)
+    return ("UTC", *(name for name in regional if not name.startswith(("Etc/", "SystemV/"))))
+
+
+def initial_zone(tz: str | None) -> str:
+    """`tz`, else CHANNELKIT_TZ, else UTC; an unknown name raises `PostValidationError`."""
+    name = tz or os.environ.get(ENV_TZ) or WIDGET_DEFAULT_TZ
+    try:
+        return load_zone(name).key
+    except TimeError as exc:
+        raise PostValidationError([FieldError("timezone", str(exc))]) from None
+
+
+def options_with(zone: str) -> tuple[str, ...]:
+    """The dropdown's options, including `zone` even when it is an alias."""
+    options = zone_options()
+    return options if zone in options else (zone, *options)

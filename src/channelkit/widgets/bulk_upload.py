@@ -1,0 +1,238 @@
+"""`ck.widgets.BulkUpload`: a spreadsheet in, every row checked, then sent in one go.
+
+Upload → validation table (checked against the service: channels, duplicates) → Submit,
+enabled only when the plan may be sent → per-row results and the results file to download.
+Reading, validating and submitting are `channelkit.publish`'s; this module only shows them.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as widgets
+
+from channelkit._constants import (
+    WIDGET_FAILED_ROWS_FILENAME,
+    WIDGET_RESULTS_FILENAME,
+    WIDGET_TABLE_MAX_ROWS,
+    WIDGET_UPLOAD_ACCEPT,
+)
+from channelkit.client.errors import ChannelkitError
+from channelkit.publish.plan import Plan, load_spreadsheet
+from channelkit.publish.results import SubmitResult
+from channelkit.widgets._html import download_html, message_html, table_html
+from channelkit.widgets._zones import initial_zone, options_with
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from channelkit.client import Client
+
+
+class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type hints
+    """Upload a posts spreadsheet (.xlsx or .csv), review every row, submit the valid plan.
+
+        upload = ck.widgets.BulkUpload(client, tz="Europe/Berlin")
+        upload                  # choose a file; fix it until the table shows no errors
+        upload.plan             # the validated `channelkit.publish.Plan`
+        upload.last_result      # the `SubmitResult` of the latest Submit
+
+    `timezone` reads times written without an offset or a timezone column. Submitting the
+    same file again creates nothing twice (see `channelkit.publish`).
+    """
+
+    def __init__(self, client: Client, *, tz: str | None = None) -> None:
+        self._client = client
+        self.plan: Plan | None = None
+        self.last_result: SubmitResult | None = None
+        zone = initial_zone(tz)
+
+        self.upload = widgets.FileUpload(
+            accept=WIDGET_UPLOAD_ACCEPT, multiple=False, description="Spreadsheet"
+        )
+        self.timezone = widgets.Dropdown(
+            options=options_with(zone), value=zone, description="Time zone"
+        )
+        self.confirm_urgent = widgets.Checkbox(description="Allow urgent rows")
+        self.allow_partial = widgets.Checkbox(description="Send only the valid rows")
+        self.status = widgets.HTML()
+        self.table = widgets.HTML()
+        self.submit_button = widgets.Button(
+            description="Submit", button_style="primary", icon="paper-plane", disabled=True
+        )
+        self.progress = widgets.IntProgress(
+            value=0, min=0, max=1, description="Sent", layout=widgets.Layout(display="none")
+        )
+        self.results = widgets.HTML()
+        self.download = widgets.HTML()
+
+        controls = {
+            "file": self.upload,
+            "timezone": self.timezone,
+            "confirm-urgent": self.confirm_urgent,
+            "allow-partial": self.allow_partial,
+            "status": self.status,
+            "table": self.table,
+            "submit": self.submit_button,
+            "progress": self.progress,
+            "results": self.results,
+            "download": self.download,
+        }
+        for name, control in controls.items():
+            control.add_class(f"ck-bulk-{name}")
+        super().__init__(
+            [
+                widgets.HBox([self.upload, self.timezone, self.confirm_urgent]),
+                self.status,
+                self.table,
+                widgets.HBox([self.submit_button, self.allow_partial, self.progress]),
+                self.results,
+                self.download,
+            ]
+        )
+        self.add_class("ck-bulk-upload")
+
+        self.upload.observe(self._on_file, names="value")
+        for control in (self.timezone, self.confirm_urgent):
+            control.observe(self._on_file, names="value")
+        self.allow_partial.observe(self._on_allow_partial, names="value")
+        self.submit_button.on_click(lambda _button: self.submit())
+        self.status.value = message_html("Choose a posts spreadsheet (.xlsx or .csv).")
+
+    def __repr__(self) -> str:
+        return f"<BulkUpload {self.plan!r}>"
+
+    def load(self, content: bytes, filename: str) -> Plan | None:
+        """Read and check a file as the upload button does; None when it cannot be used."""
+        self.plan = None
+        self.last_result = None
+        self.table.value = self.results.value = self.download.value = ""
+        self.progress.layout.display = "none"
+        try:
+            plan = load_spreadsheet(
+                content,
+                filename=filename,
+                tz=self.timezone.value,
+                confirm_urgent=self.confirm_urgent.value,
+            )
+            plan.check_against(self._client)
+        except ChannelkitError as exc:
+            self.status.value = message_html(str(exc), kind="error")
+            self._update_submit()
+            return None
+        self.plan = plan
+        self.table.value = table_html(
+            _errors_first(plan.preview()), max_rows=WIDGET_TABLE_MAX_ROWS, css_class="ck-table"
+        )
+        self.status.value = _plan_summary(plan, self.allow_partial.value)
+        self._update_submit()
+        return plan
+
+    def submit(self) -> SubmitResult | None:
+        """What the Submit button does: send the plan, then show each row's outcome."""
+        plan = self.plan
+        if plan is None or not self._may_submit(plan):
+            return None
+        self.submit_button.disabled = True
+        self.progress.value, self.progress.max = 0, max(1, _count(plan, "ok"))
+        self.progress.layout.display = None
+        try:
+            result = plan.submit(
+                self._client, allow_partial=self.allow_partial.value, progress=self._on_progress
+            )
+        except ChannelkitError as exc:
+            self.status.value = message_html(f"Nothing more was sent: {exc}", kind="error")
+            return None
+        finally:
+            self._update_submit()
+        self.last_result = result
+        self.results.value = table_html(
+            result.preview(), max_rows=WIDGET_TABLE_MAX_ROWS, css_class="ck-table"
+        )
+        self.download.value = _result_links(result)
+        counts = ", ".join(f"{count} {status}" for status, count in result.counts().items())
+        self.status.value = message_html(
+            f"Submitted {plan.sheet.source}: {counts}.", kind="ok" if result.ok else "error"
+        )
+        self._update_submit()
+        return result
+
+    def _on_file(self, _change: Mapping[str, Any]) -> None:
+        if not self.upload.value:
+            return
+        uploaded = self.upload.value[0]
+        self.load(bytes(uploaded["content"]), str(uploaded["name"]))
+
+    def _on_allow_partial(self, _change: Mapping[str, Any]) -> None:
+        if self.plan is not None and self.last_result is None:
+            self.status.value = _plan_summary(self.plan, self.allow_partial.value)
+        self._update_submit()
+
+    def _on_progress(self, done: int, total: int) -> None:
+        self.progress.max = max(1, total)
+        self.progress.value = done
+
+    def _may_submit(self, plan: Plan) -> bool:
+        if plan.is_valid:
+            return bool(plan.rows)
+        return self.allow_partial.value and _count(plan, "ok") > 0
+
+    def _update_submit(self) -> None:
+        self.submit_button.disabled = self.plan is None or not self._may_submit(self.plan)
+
+
+def _count(plan: Plan, status: str) -> int:
+    return sum(1 for row in plan.rows if row.status == status)
+
+
+def _errors_first(frame: pd.DataFrame) -> pd.DataFrame:
+    # A stable sort keeps spreadsheet order within each group.
+    return frame.sort_values("status", key=lambda column: column != "error", kind="stable")
+
+
+def _plan_summary(plan: Plan, allow_partial: bool) -> str:
+    if not plan.rows:
+        return message_html(f"{plan.sheet.source} has no posts in it.", kind="error")
+    ok, exists, bad = _count(plan, "ok"), _count(plan, "exists"), _count(plan, "error")
+    facts = f"{plan.sheet.source}: {len(plan.rows)} rows, {ok} to send"
+    if exists:
+        facts += f", {exists} already scheduled"
+    if not bad:
+        return message_html(f"{facts}. Ready to submit.", kind="ok")
+    first_row, first_error = plan.errors[0]
+    advice = (
+        "Submit sends only the valid rows."
+        if allow_partial
+        else "Fix them and upload the file again, or tick “Send only the valid rows”."
+    )
+    return message_html(
+        f"{facts}, {bad} with errors (first: row {first_row}, {first_error}). {advice}",
+        kind="error",
+    )
+
+
+def _result_links(result: SubmitResult) -> str:
+    with tempfile.TemporaryDirectory(prefix="channelkit-widget-") as folder:
+        results_path = result.to_excel(Path(folder) / WIDGET_RESULTS_FILENAME)
+        links = [
+            download_html(
+                results_path.read_bytes(),
+                filename=WIDGET_RESULTS_FILENAME,
+                label=f"Download the results ({WIDGET_RESULTS_FILENAME})",
+                css_class="ck-bulk-results-file",
+            )
+        ]
+        failed_path = result.failed_rows_file(Path(folder) / WIDGET_FAILED_ROWS_FILENAME)
+        if failed_path is not None:
+            links.append(
+                download_html(
+                    failed_path.read_bytes(),
+                    filename=WIDGET_FAILED_ROWS_FILENAME,
+                    label=f"Download the rows to fix ({WIDGET_FAILED_ROWS_FILENAME})",
+                    css_class="ck-bulk-failed-file",
+                )
+            )
+    return "<br>".join(links)
