@@ -14,7 +14,7 @@ from channelkit.service import LocalService
 
 # Short windows keep rate-limit tests fast; 2 s still spans many requests of a walk.
 RATE_WINDOW = 2.0
-POSTS_PER_CHANNEL = 450
+POSTS_PER_CHANNEL = 150
 TAGS = ("hr", "it", "ops")
 
 

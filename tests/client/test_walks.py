@@ -22,8 +22,8 @@ def test_walk_under_starter_plan_gets_every_post_once_with_no_429(
     assert len(expected) >= 2 * POSTS_PER_CHANNEL
     events: list[WaitEvent] = []
     client = make_client(populated.service, populated.key("starter"), on_wait=events.append)
-    # 10 per page: 90 pages, more than one Starter window (60 requests).
-    seen = [post.id for post in client.posts.list(limit=10)]
+    # 4 per page: 75 pages, more than one Starter window (60 requests).
+    seen = [post.id for post in client.posts.list(limit=4)]
     assert Counter(seen) == Counter(expected)
     assert client.stats.responses_429 == 0
     assert client.stats.requests > 60
@@ -41,7 +41,7 @@ def test_threads_sharing_a_client_share_one_budget(
 
     def walk(tag: str) -> None:
         try:
-            results[tag] = [p.id for p in client.posts.list(tag=tag, limit=10)]
+            results[tag] = [p.id for p in client.posts.list(tag=tag, limit=4)]
         except BaseException as exc:  # surfaced in the main thread below
             errors.append(exc)
 
@@ -64,7 +64,7 @@ def test_async_tasks_share_one_budget(populated: Populated) -> None:
         async with ck.AsyncClient(populated.service.base_url, key) as client:
 
             async def walk(channel_id: str) -> list[str]:
-                return [p.id async for p in client.posts.list(channel_id=channel_id, limit=8)]
+                return [p.id async for p in client.posts.list(channel_id=channel_id, limit=4)]
 
             lists = await asyncio.gather(*(walk(c) for c in populated.channel_ids))
             return dict(zip(populated.channel_ids, lists, strict=True)), client.stats

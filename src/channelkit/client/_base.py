@@ -396,11 +396,12 @@ class Call:
             return Retry(delay, "backoff")
         tries = f"after {self.retries + 1} attempt{'s' if self.retries else ''}"
         message = f"{detail} [{self.info}] ({tries})"
+        # `from None`: the httpx exception holds the request, Authorization header included.
         if failure is Failure.TIMEOUT:
-            raise APITimeoutError(f"timed out: {message}", request=self.info)
+            raise APITimeoutError(f"timed out: {message}", request=self.info) from None
         if failure is Failure.UNDECODABLE:
-            raise APIError(f"invalid response body: {message}", request=self.info)
-        raise APIConnectionError(f"connection failed: {message}", request=self.info)
+            raise APIError(f"invalid response body: {message}", request=self.info) from None
+        raise APIConnectionError(f"connection failed: {message}", request=self.info) from None
 
     def _rate_limited(self, response: httpx.Response, retry_after: float | None) -> Step:
         self.core.count(responses_429=1)

@@ -1,0 +1,354 @@
+"""What the real service cannot be made to do on demand, through httpx.MockTransport:
+a body cut at an exact byte, a reset in the past, malformed headers, clock skew, a
+Retry-After of 0 or of a day, answers lost after the server acted."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import time
+from collections.abc import Callable, Iterator
+from email.utils import formatdate
+from typing import Any
+
+import httpx
+import pytest
+
+import channelkit as ck
+from channelkit.client import WaitEvent
+
+BASE = "http://service.test/v1"
+KEY = "ck_test_secret_key_0123456789"
+POST = {
+    "id": "post_1",
+    "channel_id": "chan_1",
+    "title": "t",
+    "body": "b",
+    "status": "published",
+    "published_at": "2026-11-21T09:30:00Z",
+}
+
+Handler = Callable[[httpx.Request], httpx.Response]
+
+
+class CutStream(httpx.SyncByteStream):
+    """A body that breaks off after `cut` bytes, as when the connection drops."""
+
+    def __init__(self, data: bytes, cut: int) -> None:
+        self.data, self.cut = data, cut
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield self.data[: self.cut]
+        raise httpx.RemoteProtocolError("peer closed connection without sending complete body")
+
+
+def envelope(data: list[dict[str, Any]], next_cursor: str | None) -> dict[str, Any]:
+    return {"data": data, "next_cursor": next_cursor, "has_more": next_cursor is not None}
+
+
+def make(handler: Handler, **kwargs: Any) -> tuple[ck.Client, list[WaitEvent]]:
+    events: list[WaitEvent] = []
+    client = ck.Client(
+        BASE, KEY, transport=httpx.MockTransport(handler), on_wait=events.append, **kwargs
+    )
+    return client, events
+
+
+def test_get_cut_at_an_exact_byte_is_retried() -> None:
+    body = json.dumps(POST).encode()
+    calls: list[int] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        if len(calls) == 1:
+            headers = {"content-length": str(len(body)), "content-type": "application/json"}
+            return httpx.Response(200, headers=headers, stream=CutStream(body, 17))
+        return httpx.Response(200, json=POST)
+
+    client, events = make(handler)
+    assert client.posts.retrieve("post_1").id == "post_1"
+    assert len(calls) == 2 and client.stats.retries == 1
+    assert [e.reason for e in events] == ["backoff"]
+
+
+def test_get_with_a_non_json_body_is_retried_then_reported() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=b'{"data": [')
+
+    client, _ = make(handler, max_retries=1)
+    with pytest.raises(ck.APIError, match=r"invalid response body: 200 response is not JSON"):
+        client.posts.retrieve("post_1")
+    assert client.stats.requests == 2
+
+
+def test_lost_create_response_is_retried_with_the_same_key_and_creates_once() -> None:
+    created: dict[str, dict[str, Any]] = {}
+    keys: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        key = request.headers["idempotency-key"]
+        keys.append(key)
+        if key not in created:
+            created[key] = {**POST, "id": f"post_{len(created) + 1}"}
+            raise httpx.ReadTimeout("answer lost", request=request)  # acted, answer lost
+        return httpx.Response(201, json=created[key])
+
+    client, _ = make(handler)
+    post = client.posts.create(channel_id="chan_1", title="t", body="b")
+    assert post.id == "post_1" and len(created) == 1
+    assert len(keys) == 2 and keys[0] == keys[1] and keys[0].startswith("ck-")
+    # The next logical call gets a fresh key.
+    client.posts.create(channel_id="chan_1", title="t", body="b")
+    assert len(created) == 2
+
+
+def test_caller_supplied_idempotency_key_is_sent() -> None:
+    seen: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request.headers["idempotency-key"])
+        return httpx.Response(201, json=POST)
+
+    client, _ = make(handler)
+    client.posts.create(channel_id="c", title="t", body="b", idempotency_key="mine-1")
+    assert seen == ["mine-1"]
+    with pytest.raises(ck.ChannelkitError, match="idempotency_key: must be a string of 1 to 255"):
+        client.posts.create(channel_id="c", title="t", body="b", idempotency_key="x" * 256)
+
+
+def test_retry_after_zero_is_floored_not_a_busy_loop() -> None:
+    calls: list[float] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(time.monotonic())
+        if len(calls) == 1:
+            error = {"error": {"code": "rate_limited", "message": "slow", "param": None}}
+            return httpx.Response(429, headers={"retry-after": "0"}, json=error)
+        return httpx.Response(200, json=POST)
+
+    client, events = make(handler)
+    client.posts.retrieve("post_1")
+    assert calls[1] - calls[0] >= 0.5
+    assert [(e.reason, e.seconds >= 0.45) for e in events] == [("retry_after", True)]
+    assert client.stats.responses_429 == 1
+
+
+def test_retry_after_beyond_the_cap_raises_at_once() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        error = {"error": {"code": "rate_limited", "message": "come back tomorrow", "param": None}}
+        return httpx.Response(429, headers={"retry-after": "86400"}, json=error)
+
+    client, events = make(handler)
+    started = time.monotonic()
+    with pytest.raises(ck.RateLimitError, match="come back tomorrow") as info:
+        client.posts.retrieve("post_1")
+    assert time.monotonic() - started < 1.0 and not events
+    assert info.value.retry_after == 86400.0
+
+
+def test_server_errors_are_retried_max_retries_times() -> None:
+    calls: list[int] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        error = {"error": {"code": "server_error", "message": "boom", "param": None}}
+        return httpx.Response(503, json=error)
+
+    client, events = make(handler, max_retries=2)
+    with pytest.raises(ck.ServerError, match="503 server_error: boom"):
+        client.channels.retrieve("chan_1")
+    assert len(calls) == 3 and client.stats.retries == 2
+    assert [e.reason for e in events] == ["backoff", "backoff"]
+    calls.clear()
+    with pytest.raises(ck.ServerError):
+        client.channels.retrieve("chan_1", max_retries=0)  # per call
+    assert len(calls) == 1
+
+
+def test_client_errors_are_not_retried() -> None:
+    calls: list[int] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        error = {"error": {"code": "invalid_request", "message": "too long", "param": "title"}}
+        return httpx.Response(400, json=error)
+
+    client, _ = make(handler)
+    with pytest.raises(ck.BadRequestError, match=r"\(param: title\)") as info:
+        client.posts.create(channel_id="c", title="t" * 300, body="b")
+    assert info.value.param == "title" and len(calls) == 1
+
+
+def test_reset_in_the_past_means_no_wait() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        headers = {
+            "x-ratelimit-limit": "60",
+            "x-ratelimit-remaining": "0",
+            "x-ratelimit-reset": str(int(time.time()) - 100),
+        }
+        return httpx.Response(200, headers=headers, json=POST)
+
+    client, events = make(handler)
+    for _ in range(5):
+        client.posts.retrieve("post_1")
+    assert not events
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"x-ratelimit-remaining": "-3", "x-ratelimit-reset": "soon"},
+        {"x-ratelimit-limit": "sixty", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "x"},
+        {"x-ratelimit-reset": "99999999999999999999999"},
+    ],
+)
+def test_malformed_rate_limit_headers_do_not_break_requests(headers: dict[str, str]) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers=headers, json=POST)
+
+    client, events = make(handler)
+    for _ in range(3):
+        client.posts.retrieve("post_1")
+    assert client.stats.requests == 3 and not events
+
+
+@pytest.mark.parametrize("skew", [0.0, 3600.0, -3600.0])
+def test_spent_window_is_waited_out_by_the_servers_clock(skew: float) -> None:
+    """The server's clock is `skew` seconds off ours; its Date header says so."""
+    window_end = math.ceil(time.time() + skew + 0.5)  # the Reset header is whole seconds
+    early: list[float] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        server_now = time.time() + skew
+        headers = {"date": formatdate(server_now, usegmt=True), "x-ratelimit-limit": "1"}
+        reset = window_end if server_now < window_end else window_end + 9
+        if server_now < window_end:
+            if early:
+                return httpx.Response(429, headers={**headers, "retry-after": "1"}, json={})
+            early.append(server_now)
+        headers |= {"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset)}
+        return httpx.Response(200, headers=headers, json=POST)
+
+    client, events = make(handler)
+    client.posts.retrieve("post_1")
+    started = time.monotonic()
+    client.posts.retrieve("post_1")
+    assert client.stats.responses_429 == 0
+    assert time.monotonic() - started < 3.5  # not an hour, whatever the skew
+    assert events and all(e.reason == "pacing" for e in events)
+
+
+def test_delete_whose_answer_was_lost_is_done() -> None:
+    deleted: set[str] = set()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        post_id = request.url.path.rsplit("/", 1)[1]
+        if post_id in deleted:
+            error = {"error": {"code": "not_found", "message": "gone", "param": None}}
+            return httpx.Response(404, json=error)
+        deleted.add(post_id)
+        raise httpx.RemoteProtocolError("Server disconnected without sending a response.")
+
+    client, _ = make(handler)
+    client.posts.delete("post_1")  # no NotFoundError: the first attempt did it
+    assert deleted == {"post_1"}
+    with pytest.raises(ck.NotFoundError):
+        client.posts.delete("post_1")  # a plain 404 on a first attempt is still an error
+
+
+def test_a_cursor_that_comes_back_stops_the_walk() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        cursor = request.url.params.get("cursor")
+        return httpx.Response(200, json=envelope([POST], "b" if cursor == "a" else "a"))
+
+    client, _ = make(handler)
+    with pytest.raises(ck.ChannelkitError, match="cursor 'a' a second time after 3 pages"):
+        list(client.posts.list())
+
+
+def test_connection_failures_become_api_connection_errors() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
+
+    client, _ = make(handler, max_retries=1)
+    with pytest.raises(ck.APIConnectionError, match=r"Connection refused.*after 2 attempts"):
+        client.channels.list().first_page()
+
+
+def test_timeouts_become_api_timeout_errors() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise httpx.ReadTimeout("timed out", request=request)
+
+    client, _ = make(handler, max_retries=0)
+    with pytest.raises(ck.APITimeoutError, match="timed out"):
+        client.posts.retrieve("post_1")
+
+
+def test_naive_datetime_is_refused_before_any_request() -> None:
+    from datetime import datetime
+
+    client, _ = make(lambda request: httpx.Response(201, json=POST))
+    with pytest.raises(ck.ChannelkitError, match="scheduled_at: naive datetime"):
+        client.posts.create(
+            channel_id="c", title="t", body="b", scheduled_at=datetime(2030, 1, 1, 9, 0)
+        )
+    with pytest.raises(ValueError, match="published_after: .* no UTC offset"):
+        client.posts.list(published_after="2026-01-01T00:00:00")
+    assert client.stats.requests == 0
+
+
+def test_query_parameters_and_bodies_on_the_wire() -> None:
+    requests: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        requests.append(request)
+        if request.method == "POST":
+            return httpx.Response(201, json=POST)
+        return httpx.Response(200, json=envelope([], None))
+
+    from datetime import UTC, date, datetime
+
+    client, _ = make(handler)
+    list(client.posts.list(tag="hr", published_after=date(2026, 11, 1), limit=7))
+    client.posts.create(
+        channel_id="chan_1",
+        title="t",
+        body="b",
+        tags=("a",),
+        scheduled_at=datetime(2030, 1, 1, 9, tzinfo=UTC),
+    )
+    assert dict(requests[0].url.params) == {
+        "tag": "hr",
+        "published_after": "2026-11-01",
+        "limit": "7",
+    }
+    assert json.loads(requests[1].content) == {
+        "channel_id": "chan_1",
+        "title": "t",
+        "body": "b",
+        "tags": ["a"],
+        "scheduled_at": "2030-01-01T09:00:00Z",
+    }
+    assert requests[1].headers["authorization"] == f"Bearer {KEY}"
+    assert requests[1].headers["user-agent"].startswith("channelkit-python/")
+
+
+def test_async_client_retries_a_lost_create_once() -> None:
+    created: dict[str, int] = {}
+
+    async def handler(request: httpx.Request) -> httpx.Response:
+        key = request.headers["idempotency-key"]
+        if key not in created:
+            created[key] = 1
+            raise httpx.RemoteProtocolError("Server disconnected without sending a response.")
+        return httpx.Response(201, json=POST)
+
+    async def main() -> ck.client.ClientStats:
+        transport = httpx.MockTransport(handler)
+        async with ck.AsyncClient(BASE, KEY, transport=transport) as client:
+            await client.posts.create(channel_id="c", title="t", body="b")
+            return client.stats
+
+    stats = asyncio.run(main())
+    assert len(created) == 1 and stats.retries == 1 and stats.requests == 2
