@@ -43,6 +43,18 @@ def _zip_without_workbook(s: SimpleNamespace) -> bytes:
     return buffer.getvalue()
 
 
+def _zip_bomb(s: SimpleNamespace) -> bytes:
+    buffer = io.BytesIO()
+    with (
+        zipfile.ZipFile(io.BytesIO(s.xlsx([H, GOOD]))) as real,
+        zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive,
+    ):
+        for member in real.namelist():
+            archive.writestr(member, real.read(member))
+        archive.writestr("xl/media/padding.bin", bytes(51 * 1024 * 1024))  # ~50 kB packed
+    return buffer.getvalue()
+
+
 def _merge(worksheet: object) -> None:
     worksheet.merge_cells("B2:B3")  # type: ignore[attr-defined]
 
@@ -121,6 +133,13 @@ FILE_CASES: list[tuple[str, str, Builder, dict[str, object], str]] = [
         _zip_without_workbook,
         {},
         "posts.xlsx is a zip archive but not an Excel workbook; use .xlsx or CSV",
+    ),
+    (
+        "zip-bomb",
+        "posts.xlsx",
+        _zip_bomb,
+        {},
+        "posts.xlsx unpacks to more than 50.0 MB; split it into smaller files",
     ),
     (
         "huge-file",

@@ -228,3 +228,25 @@ def test_refused_key_stops_the_submission_and_never_leaks(
         with pytest.raises(AuthenticationError) as caught:
             load_spreadsheet(sheets.csv(_rows(1)), filename="p.csv").submit(wrong)
     assert "ck_wrong" not in str(caught.value)
+
+
+def test_text_that_looks_like_a_formula_stays_text(
+    client: Client, sheets: SimpleNamespace, tmp_path: Path
+) -> None:
+    rows = [
+        H,
+        ["all-hands", "=1+1", "Body", _at(1), "UTC"],
+        ["all-hands", '=HYPERLINK("http://x")', "", _at(2), "UTC"],
+    ]
+    source = tmp_path / "posts.csv"
+    source.write_bytes(sheets.csv(rows))
+    result = load_spreadsheet(source).submit(client, allow_partial=True, progress=False)
+    assert [row.status for row in result.rows] == ["created", "invalid"]
+    sheet = load_workbook(result.to_excel(tmp_path / "r.xlsx")).active
+    assert sheet is not None and (sheet["F2"].value, sheet["F2"].data_type) == ("=1+1", "s")
+    failed = result.failed_rows_file(tmp_path / "failed.xlsx")
+    assert failed is not None
+    again = load_spreadsheet(failed)  # no "formulas are not supported"
+    assert again.errors[0][1].message == "body is required"
+    request = again.rows[0]
+    assert request.request is None and again.sheet.rows[0].cells[1] == '=HYPERLINK("http://x")'

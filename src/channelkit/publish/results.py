@@ -199,12 +199,29 @@ def write_table(frame: pd.DataFrame, path: str | Path, *, kind: str) -> Path:
         if kind == "csv":
             frame.to_csv(temporary, index=False, encoding="utf-8")
         else:
-            frame.to_excel(temporary, index=False, engine="openpyxl")
+            _write_xlsx(frame, temporary)
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
     return target
+
+
+def _write_xlsx(frame: pd.DataFrame, path: str) -> None:
+    import pandas as pd
+    from openpyxl import Workbook
+
+    workbook = Workbook()
+    sheet = workbook.active
+    assert sheet is not None  # a new workbook has one sheet
+    sheet.append([str(column) for column in frame.columns])
+    for record in frame.itertuples(index=False, name=None):
+        row = [None if value is None or pd.isna(value) else value for value in record]
+        sheet.append(row)
+        for cell in sheet[sheet.max_row]:
+            if isinstance(cell.value, str) and cell.value.startswith("="):
+                cell.data_type = "s"  # user text such as "=1+1" stays text, never a formula
+    workbook.save(path)
 
 
 def _utc_text(request: PostRequest | None) -> str | None:
