@@ -125,6 +125,10 @@ def test_invalid_rows_exit_1_with_row_numbers(
         "explicitly (confirm_urgent=True, or --confirm-urgent on the command line)",
         "posts.csv: 3 rows: 1 ok, 2 with errors, 0 already scheduled",
     ]
+    checked = tmp_path / "check.csv"
+    dry = run("schedule", path, "--results", checked, *live.args)
+    assert dry.exit_code == 1 and f"results: {checked}" in dry.output
+    assert pd.read_csv(checked)["status"].tolist() == ["ok", "error", "error"]
     submitted = run("schedule", path, "--submit", *live.args)
     assert submitted.exit_code == 1
     assert submitted.output.splitlines()[-1] == (

@@ -94,7 +94,7 @@ class Plan:
         self.confirm_urgent = confirm_urgent
         self.lead_time = lead_time
         self.channels = channels
-        self._rows = self._validate({})
+        self._rows = self._validate(channels, {})
 
     def __repr__(self) -> str:
         counts = {status: 0 for status in ("ok", "error", "exists")}
@@ -130,15 +130,19 @@ class Plan:
         return plan_frame(self._rows)
 
     def check_against(self, client: Client) -> Plan:
-        """Resolve channels with `client` and find rows already scheduled in the service."""
-        self.channels = ChannelIndex.from_client(client)
-        self._rows = self._validate({})
-        channel_ids = {row.request.channel_id for row in self._rows if row.request is not None}
+        """Resolve channels with `client` and find rows already scheduled in the service.
+
+        The plan changes only when both listings succeeded.
+        """
+        channels = ChannelIndex.from_client(client)
+        first_pass = self._validate(channels, {})
+        channel_ids = {row.request.channel_id for row in first_pass if row.request is not None}
         scheduled = {
             channel_id: list(client.posts.list(channel_id=channel_id))
             for channel_id in sorted(channel_ids)
         }
-        self._rows = self._validate(existing_slots(scheduled))
+        self._rows = self._validate(channels, existing_slots(scheduled))
+        self.channels = channels
         return self
 
     def submit(
@@ -198,14 +202,16 @@ class Plan:
         report(0, close=True)
         return SubmitResult(self.sheet, tuple(_result_for(row, results) for row in self._rows))
 
-    def _validate(self, existing: Mapping[_Slot, Post]) -> tuple[PlanRow, ...]:
+    def _validate(
+        self, channels: ChannelIndex | None, existing: Mapping[_Slot, Post]
+    ) -> tuple[PlanRow, ...]:
         now = datetime.now(UTC)
         rows: list[PlanRow] = []
         seen: dict[_Slot, int] = {}
         for sheet_row in self.sheet.rows:
             result = validate_post(
                 self.sheet.row_fields(sheet_row),
-                channels=self.channels,
+                channels=channels,
                 tz=self.tz,
                 now=now,
                 lead_time=self.lead_time,
