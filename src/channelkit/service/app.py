@@ -7,7 +7,7 @@ import logging
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.applications import Starlette
@@ -28,6 +28,7 @@ from channelkit.service import analytics, channels, idempotency, posts
 from channelkit.service.cursor import CursorCodec
 from channelkit.service.db import Database
 from channelkit.service.errors import ApiError, error_body
+from channelkit.service.faults import FaultInjector
 from channelkit.service.gate import PRINCIPAL, Gate
 from channelkit.service.models import (
     ChannelCreate,
@@ -60,6 +61,8 @@ class Settings:
 
     rate_window: float = RATE_WINDOW_SECONDS
     admin: bool = False
+    faults: dict[str, float] = field(default_factory=dict)
+    fault_seed: int = 0
 
 
 def json_response(status: int, payload: Any) -> Response:
@@ -327,4 +330,7 @@ def create_app(db: Database, settings: Settings | None = None) -> ASGIApp:
         return json_response(exc.status_code, error_body(400, str(exc.detail)))
 
     router = Starlette(routes=routes, exception_handlers={HTTPException: http_error})
-    return Gate(router, db, FixedWindowLimiter(settings.rate_window), clock=time.time)
+    app: ASGIApp = router
+    if settings.faults:
+        app = FaultInjector(router, settings.faults, settings.fault_seed)
+    return Gate(app, db, FixedWindowLimiter(settings.rate_window), clock=time.time)

@@ -52,16 +52,41 @@ def _scopes(value: str) -> tuple[str, ...]:
     type=click.FloatRange(min=0.05),
     help="Length of a rate-limit window, seconds.",
 )
+@click.option(
+    "--faults",
+    default=None,
+    metavar="KIND=RATE,...",
+    help="Inject faults, e.g. '500=0.05,503=0.02,slow=0.02,drop=0.02,"
+    "truncate=0.02,lost_create=0.02'.",
+)
+@click.option(
+    "--fault-seed",
+    default=0,
+    show_default=True,
+    type=int,
+    help="Seed that makes the injected faults reproducible.",
+)
 @click.option("--admin", is_flag=True, help="Enable /v1/admin/clock (moving the clock).")
 def serve(
-    db_path: str, host: str, port: int, seed: str | None, rate_window: float, admin: bool
+    db_path: str,
+    host: str,
+    port: int,
+    seed: str | None,
+    rate_window: float,
+    faults: str | None,
+    fault_seed: int,
+    admin: bool,
 ) -> None:
     """Run the local Publishing and Channel Service until interrupted."""
     from channelkit.service.local import LocalService
 
-    svc = LocalService(
-        db=db_path, seed=seed, rate_window=rate_window, admin=admin, host=host, port=port
-    )
+    try:
+        svc = LocalService(
+            db=db_path, seed=seed, rate_window=rate_window, faults=faults,
+            fault_seed=fault_seed, admin=admin, host=host, port=port,
+        )  # fmt: skip
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--faults") from None
     try:
         svc.start()
     except ChannelkitError as exc:

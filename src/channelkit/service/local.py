@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import socket
 import threading
 from datetime import UTC, datetime
@@ -23,6 +24,7 @@ from channelkit.service import workspace
 from channelkit.service.app import Settings, create_app
 from channelkit.service.db import Database
 from channelkit.service.demo import seed_demo
+from channelkit.service.faults import QuietHangUps, parse_faults
 
 
 class ServiceError(ChannelkitError):
@@ -36,8 +38,10 @@ class LocalService:
             key = svc.demo_keys["analyst"]
             httpx.get(f"{svc.base_url}/posts", headers={"Authorization": f"Bearer {key}"})
 
-    `port=0` picks a free port. The service clock can be moved forward with
-    `advance_clock` (over HTTP too, at `POST /v1/admin/clock`, when `admin=True`).
+    `port=0` picks a free port. `faults` takes the `--faults` syntax of `channelkit serve`
+    (see docs/api.md), e.g. `"503=0.1,drop=0.05"`, made reproducible by `fault_seed`.
+    The service clock can be moved forward with `advance_clock` (over HTTP too, at
+    `POST /v1/admin/clock`, when `admin=True`).
     """
 
     def __init__(
@@ -55,11 +59,14 @@ class LocalService:
             raise ValueError(f"rate_window must be positive, got {rate_window}")
         if seed not in (None, "demo"):
             raise ValueError(f"unknown seed {seed!r}; the only seed is 'demo'")
-        if faults:
-            raise ValueError("fault injection is not available yet")
         self.db_path = db
         self.seed = seed
-        self.settings = Settings(rate_window=rate_window, admin=admin)
+        self.settings = Settings(
+            rate_window=rate_window,
+            admin=admin,
+            faults=parse_faults(faults or ""),
+            fault_seed=fault_seed,
+        )
         self.host = host
         self.port = port
         self.demo_keys: dict[str, str] = {}
@@ -104,6 +111,8 @@ class LocalService:
             access_log=False,
             lifespan="off",
         )
+        if self.settings.faults:
+            logging.getLogger("uvicorn.error").addFilter(QuietHangUps())
         server = uvicorn.Server(config)
         thread = threading.Thread(
             target=server.run, kwargs={"sockets": [sock]}, name="channelkit-service", daemon=True
