@@ -169,37 +169,39 @@ class Plan:
         report = _Progress(progress, len(to_send))
         results: dict[int, RowResult] = {}
         stop_reason: str | None = None
-        for row in to_send:
-            assert row.request is not None  # status "ok" implies a request
-            if stop_reason is not None:
-                results[row.number] = RowResult(
-                    row.number, "not_sent", request=row.request, error=stop_reason
-                )
-                continue
-            try:
-                post = client.posts.create(
-                    **row.request.to_create_kwargs(),
-                    idempotency_key=row.request.idempotency_key(),
-                )
-            except (AuthenticationError, PermissionDeniedError) as exc:
-                stop_reason = f"not sent: the API key was refused ({exc.message})"
-                results[row.number] = RowResult(
-                    row.number, "failed", request=row.request, error=str(exc)
-                )
-            except ChannelkitError as exc:
-                results[row.number] = RowResult(
-                    row.number, "failed", request=row.request, error=str(exc)
-                )
-            else:
-                results[row.number] = RowResult(
-                    row.number,
-                    "created",
-                    request=row.request,
-                    post_id=post.id,
-                    post_status=post.status,
-                )
-            report(1)
-        report(0, close=True)
+        try:
+            for row in to_send:
+                assert row.request is not None  # status "ok" implies a request
+                if stop_reason is not None:
+                    results[row.number] = RowResult(
+                        row.number, "not_sent", request=row.request, error=stop_reason
+                    )
+                    continue
+                try:
+                    post = client.posts.create(
+                        **row.request.to_create_kwargs(),
+                        idempotency_key=row.request.idempotency_key(),
+                    )
+                except (AuthenticationError, PermissionDeniedError) as exc:
+                    stop_reason = f"not sent: the API key was refused ({exc.message})"
+                    results[row.number] = RowResult(
+                        row.number, "failed", request=row.request, error=str(exc)
+                    )
+                except ChannelkitError as exc:
+                    results[row.number] = RowResult(
+                        row.number, "failed", request=row.request, error=str(exc)
+                    )
+                else:
+                    results[row.number] = RowResult(
+                        row.number,
+                        "created",
+                        request=row.request,
+                        post_id=post.id,
+                        post_status=post.status,
+                    )
+                report(1)
+        finally:
+            report.close()
         return SubmitResult(self.sheet, tuple(_result_for(row, results) for row in self._rows))
 
     def _validate(
@@ -291,14 +293,16 @@ class _Progress:
 
             self.bar = tqdm(total=total, desc="Scheduling posts", unit="post")
 
-    def __call__(self, step: int, *, close: bool = False) -> None:
+    def __call__(self, step: int) -> None:
         self.done += step
         if self.bar is not None:
             self.bar.update(step)
-            if close:
-                self.bar.close()
-        if self.callback is not None and (step or close):
+        if self.callback is not None:
             self.callback(self.done, self.total)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 def load_spreadsheet(
