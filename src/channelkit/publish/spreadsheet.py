@@ -186,8 +186,6 @@ def _read_csv(data: bytes, name: str) -> tuple[list[object], list[tuple[int, Seq
     try:
         for number, record in enumerate(reader, start=1):
             records.append((number, record))
-            if number > SPREADSHEET_MAX_ROWS + 1:
-                break  # _build_sheet reports the size; stop reading a huge file early
     except csv.Error as exc:
         raise SpreadsheetError(
             f"{name}: cannot read row {len(records) + 1} as CSV ({exc}); check its quotes"
