@@ -23,7 +23,7 @@ def message_html(text: str, *, kind: str = "info", css_class: str = "ck-message"
     mark = {"error": "⚠ ", "ok": "✓ "}.get(kind, "")
     return (
         f'<div class="{css_class} ck-{kind}" style="color:{_COLOURS[kind]}">'
-        f"{mark}{html.escape(text)}</div>"
+        f"{mark}{html.escape(text, quote=False)}</div>"
     )
 
 

@@ -124,9 +124,7 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
             self._update_submit()
             return None
         self.plan = plan
-        self.table.value = table_html(
-            _errors_first(plan.preview()), max_rows=WIDGET_TABLE_MAX_ROWS, css_class="ck-table"
-        )
+        self._show_plan(plan)
         self.status.value = _plan_summary(plan, self.allow_partial.value)
         self._update_submit()
         return plan
@@ -145,6 +143,7 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
             )
         except ChannelkitError as exc:
             self.status.value = message_html(f"Nothing more was sent: {exc}", kind="error")
+            self._show_plan(plan)  # submit re-checked it against the service
             return None
         finally:
             self._update_submit()
@@ -159,6 +158,11 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
         )
         self._update_submit()
         return result
+
+    def _show_plan(self, plan: Plan) -> None:
+        self.table.value = table_html(
+            _errors_first(plan.preview()), max_rows=WIDGET_TABLE_MAX_ROWS, css_class="ck-table"
+        )
 
     def _on_file(self, _change: Mapping[str, Any]) -> None:
         if not self.upload.value:
