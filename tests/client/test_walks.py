@@ -11,8 +11,9 @@ import httpx
 
 import channelkit as ck
 from channelkit.client import WaitEvent
+from channelkit.service import LocalService
 
-from .conftest import POSTS_PER_CHANNEL, Populated
+from .conftest import POSTS_PER_CHANNEL, RATE_WINDOW, Populated
 
 
 def test_walk_under_starter_plan_gets_every_post_once_with_no_429(
@@ -160,3 +161,19 @@ def test_rate_limit_error_past_the_wait_cap(
         assert "max_rate_limit_wait" in str(exc)
     else:
         raise AssertionError("no RateLimitError")
+
+
+def test_thousands_of_demo_posts_under_starter_with_no_429(
+    service_factory: Callable[..., LocalService], make_client: Callable[..., ck.Client]
+) -> None:
+    service = service_factory(seed="demo", rate_window=RATE_WINDOW)
+    key = service.create_key(user="admin", team="comms", plan="starter")
+    # A first walk (another consumer of the same key) spends part of the window.
+    other = make_client(service, key)
+    expected = [post["id"] for page in other.raw_pages("/posts") for post in page.data]
+    assert len(expected) >= 2000
+    client = make_client(service, key)
+    seen = Counter(post.id for post in client.posts.list(limit=50))
+    assert seen == Counter(expected)
+    assert client.stats.requests > 60 and client.stats.responses_429 == 0
+    assert other.stats.responses_429 == 0

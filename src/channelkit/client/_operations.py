@@ -222,8 +222,8 @@ def parse_model(model: type[ModelT], value: Any, where: str) -> ModelT:
 
 
 def parse_page(model: type[ModelT], raw: RawPage, where: str) -> Page[ModelT]:
-    data = [parse_model(model, item, where) for item in raw.data]
-    return Page[model](data=data, next_cursor=raw.next_cursor, has_more=raw.has_more)  # type: ignore[valid-type]
+    envelope = {"data": raw.data, "next_cursor": raw.next_cursor, "has_more": raw.has_more}
+    return parse_model(Page[model], envelope, where)  # type: ignore[valid-type]
 
 
 def _first_error(exc: ValidationError) -> str:
