@@ -83,7 +83,7 @@ CLIENT_RETRY_AFTER_DEFAULT_SECONDS = 1.0  # a 429 without a usable Retry-After
 CLIENT_PACING_BURST = 10  # requests a window may send back to back before spreading applies
 CLIENT_PACING_RESET_MARGIN_SECONDS = 0.05  # wait this long past a computed window reset
 CLIENT_PACING_POLL_SECONDS = 0.01  # while the first response of a window is awaited
-CLIENT_DATE_HEADER_LAG_SECONDS = 1.0  # servers (uvicorn) cache the Date header for ~1 s
+CLIENT_DATE_HEADER_LAG_SECONDS = 2.0  # uvicorn caches Date ~1 s; more when its loop is busy
 CLIENT_WAIT_LOG_SECONDS = 1.0  # waits at least this long are logged at INFO
 CLIENT_ERROR_SNIPPET_CHARS = 200  # of a non-JSON error body quoted in an exception
 
@@ -124,6 +124,7 @@ REPORT_DAILY_TREND_MAX_DAYS = 62
 ENV_TZ = "CHANNELKIT_TZ"  # default time zone for naive times (ck.schedule, spreadsheets)
 PUBLISH_LEAD_TIME_SECONDS = 5 * 60  # a scheduled time must be at least this far ahead
 IDEMPOTENCY_KEY_PREFIX = "ck-post-"
+PUBLISH_SUBMIT_WORKERS = 4  # creates in flight at once; the client paces them
 # Excel serials accepted as times: 1 Jan 2000 .. 31 Dec 2099 (anything else is a typo).
 EXCEL_SERIAL_MIN = 36_526
 EXCEL_SERIAL_MAX = 73_050
@@ -144,3 +145,9 @@ WIDGET_UPLOAD_ACCEPT = ".xlsx,.csv"
 
 # --- Demo -----------------------------------------------------------------------------------
 DEMO_DIR = "channelkit-demo"
+DEMO_KEY_NAME = "admin"  # the demo key that sees the most (all scopes, enterprise plan)
+DEMO_REPORT_PERIOD = "28d"
+DEMO_SERVICE_DB = "service.sqlite"
+DEMO_WAREHOUSE = "warehouse.duckdb"
+DEMO_REPORT = "report.html"
+DEMO_PARQUET_DIR = "parquet"

@@ -36,3 +36,7 @@ main.add_command(schedule)
 from channelkit.sync.cli import sync  # noqa: E402
 
 main.add_command(sync)
+
+from channelkit.demo import demo  # noqa: E402
+
+main.add_command(demo)
