@@ -103,7 +103,8 @@ Next:
                                        print(ck.Warehouse('{warehouse}').kpis(tz='{tz}'))"
   explore it in JupyterLab:          jupyter lab notebooks/01-explore-engagement.ipynb
   serve the demo workspace yourself: channelkit serve --seed demo
-  point at the real service:         export CHANNELKIT_BASE_URL=https://.../v1 CHANNELKIT_API_KEY=...
-                                     channelkit sync --db warehouse.duckdb && \\
+  point at the real service:         export CHANNELKIT_BASE_URL=https://.../v1
+                                     export CHANNELKIT_API_KEY=...   # your key
+                                     channelkit sync --db warehouse.duckdb
                                      channelkit report --db warehouse.duckdb --out weekly.html
 """
