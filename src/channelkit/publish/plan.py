@@ -13,16 +13,16 @@ rows identical to posts already scheduled in the service are marked `exists` and
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from channelkit._constants import ENV_TZ
-from channelkit.client.errors import AuthenticationError, ChannelkitError, PermissionDeniedError
 from channelkit.publish.errors import PlanNotValidError, PostValidationError
 from channelkit.publish.results import RowResult, SubmitResult, plan_frame
+from channelkit.publish.sending import ProgressCallback, send_rows
 from channelkit.publish.spreadsheet import Sheet, read_sheet
 from channelkit.publish.times import TimeError, load_zone
 from channelkit.publish.validation import (
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     from channelkit.client import Client
     from channelkit.client.models import Post
 
-ProgressCallback = Callable[[int, int], None]
 _Slot = tuple[str, datetime, str]  # channel id, UTC time, folded title: one post's place
 
 
@@ -166,42 +165,7 @@ class Plan:
                 "send only the valid rows with allow_partial=True (--allow-partial)"
             )
         to_send = [row for row in self._rows if row.status == "ok"]
-        report = _Progress(progress, len(to_send))
-        results: dict[int, RowResult] = {}
-        stop_reason: str | None = None
-        try:
-            for row in to_send:
-                assert row.request is not None  # status "ok" implies a request
-                if stop_reason is not None:
-                    results[row.number] = RowResult(
-                        row.number, "not_sent", request=row.request, error=stop_reason
-                    )
-                    continue
-                try:
-                    post = client.posts.create(
-                        **row.request.to_create_kwargs(),
-                        idempotency_key=row.request.idempotency_key(),
-                    )
-                except (AuthenticationError, PermissionDeniedError) as exc:
-                    stop_reason = f"not sent: the API key was refused ({exc.message})"
-                    results[row.number] = RowResult(
-                        row.number, "failed", request=row.request, error=str(exc)
-                    )
-                except ChannelkitError as exc:
-                    results[row.number] = RowResult(
-                        row.number, "failed", request=row.request, error=str(exc)
-                    )
-                else:
-                    results[row.number] = RowResult(
-                        row.number,
-                        "created",
-                        request=row.request,
-                        post_id=post.id,
-                        post_status=post.status,
-                    )
-                report(1)
-        finally:
-            report.close()
+        results = send_rows(client, to_send, progress=progress)
         return SubmitResult(self.sheet, tuple(_result_for(row, results) for row in self._rows))
 
     def _validate(
@@ -280,29 +244,6 @@ def _result_for(row: PlanRow, results: Mapping[int, RowResult]) -> RowResult:
             post_status="scheduled",
         )
     return RowResult(row.number, "invalid", request=row.request, error=row.message)
-
-
-class _Progress:
-    def __init__(self, progress: bool | ProgressCallback, total: int) -> None:
-        self.total = total
-        self.done = 0
-        self.callback = progress if callable(progress) else None
-        self.bar: Any = None
-        if progress is True and total:
-            from tqdm.auto import tqdm
-
-            self.bar = tqdm(total=total, desc="Scheduling posts", unit="post")
-
-    def __call__(self, step: int) -> None:
-        self.done += step
-        if self.bar is not None:
-            self.bar.update(step)
-        if self.callback is not None:
-            self.callback(self.done, self.total)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
 
 
 def load_spreadsheet(
