@@ -52,7 +52,9 @@ def template(path: Path, force: bool) -> None:
 @click.option("--sheet", help="Worksheet to read (default: 'posts', else the first).")
 @click.option("--submit", is_flag=True, help="Send the posts (default: check only).")
 @click.option(
-    "--allow-partial", is_flag=True, help="With --submit: send the valid rows even if other rows have errors."
+    "--allow-partial",
+    is_flag=True,
+    help="With --submit: send the valid rows even if other rows have errors.",
 )
 @click.option(
     "--confirm-urgent",
