@@ -93,6 +93,9 @@ def schedule(
 
     Every row is checked before anything is sent. Submitting the same file again never
     posts twice.
+
+    Exit codes: 0 all rows valid (and, with --submit, scheduled); 1 rows with errors or
+    not scheduled; 2 a file or an option that cannot be used.
     """
     if allow_partial and not submit:
         raise click.UsageError("--allow-partial only applies with --submit")
