@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from channelkit.warehouse import Warehouse
+from channelkit.warehouse.connection import open_warehouse
 from fixtures.warehouse import AS_OF, XSS_TAG, XSS_TITLE, build_small_warehouse
 
 BERLIN = "Europe/Berlin"
@@ -268,3 +269,15 @@ def test_not_whole_day_period_counts_days_starting_inside(tmp_path: Path) -> Non
     df = wh.kpis(start="2026-03-23T12:00", end="2026-03-25T12:00").set_index("metric")
     assert df.loc["views", "value"] == 2 * (10 + 20) + 40
     assert df.loc["posts_published", "value"] == 0
+
+
+def test_same_numbers_without_any_deleted_post(tmp_path: Path) -> None:
+    path = build_small_warehouse(tmp_path / "w.duckdb")
+    con = open_warehouse(path, read_only=False)
+    con.execute("DELETE FROM post_daily WHERE post_id = 'post_10'")
+    con.execute("DELETE FROM post_tags WHERE post_id = 'post_10'")
+    con.execute("DELETE FROM posts WHERE id = 'post_10'")
+    con.close()
+    wh = Warehouse(path)
+    assert list(wh.engagement_over_time("week", **WINDOW)["views"]) == [752, 460, 400]
+    assert _by(wh.tag_performance(**WINDOW), "tag")["company"]["posts"] == 2

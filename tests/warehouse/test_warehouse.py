@@ -156,3 +156,17 @@ def test_export_parquet_and_sync_report(small_warehouse: Path, tmp_path: Path) -
     assert set(written) >= {"posts", "post_daily", "channels"}
     assert len(pd.read_parquet(written["posts"])) == 13
     assert repr(wh) == f"Warehouse({str(small_warehouse)!r})"
+
+
+def test_session_reuses_one_connection_until_the_block_ends(small_warehouse: Path) -> None:
+    wh = Warehouse(small_warehouse)
+    with wh.session() as same:
+        assert same is wh
+        first = wh.kpis(start="2026-03-23", end="2026-03-30")
+        with wh.session():  # nested blocks share the outer connection
+            wh.posts()
+        # The file is held: a writer in this process is refused with a clear error.
+        with pytest.raises(WarehouseError, match="another mode"):
+            open_warehouse(small_warehouse, read_only=False)
+    open_warehouse(small_warehouse, read_only=False).close()  # released
+    assert wh.kpis(start="2026-03-23", end="2026-03-30").equals(first)

@@ -12,7 +12,8 @@ Definitions (also in `docs/metrics.md`):
   the local calendar day/week/month of `published_at` in `tz`.
 - Per-post comparisons (tag performance, priority impact, heatmap) look at the cohort of
   posts published in the period, each measured by its daily rows in the period.
-- A post's channel is its current `channel_id`; deleted posts and channels never count.
+- A daily row belongs to the channel recorded on it (`post_daily.channel_id`), a post to
+  its `channel_id`; deleted posts (and their daily rows) and deleted channels never count.
 
 Every user value reaches DuckDB as a query parameter; the only text spliced into SQL is
 chosen from fixed fragments in this module.
@@ -65,26 +66,59 @@ def _instant_range(period: Period, column: str) -> Sql:
     return _and(*parts)
 
 
-def _posts_cte(flt: PostFilter) -> Sql:
-    where, params = flt.where("p")
-    return Sql(f"fposts AS (SELECT p.* FROM posts p WHERE {where})", tuple(params))
+def _base(con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period) -> Sql:
+    """`WITH fdaily AS (...)`: the daily rows of the period that pass the filters.
 
-
-def _cohort_cte(flt: PostFilter, period: Period) -> Sql:
-    """`fposts`, plus `cohort`: posts published in the period with their period totals."""
-    return (
-        Sql("WITH ")
-        + _posts_cte(flt)
-        + Sql(", published AS (SELECT p.id, p.priority, p.published_at FROM fposts p WHERE ")
-        + _instant_range(period, "p.published_at")
-        + Sql(
-            "), cohort AS (SELECT c.id, c.priority, c.published_at, "
-            "coalesce(sum(d.views)::BIGINT, 0) AS views, "
-            f"coalesce(sum({ENGAGEMENTS})::BIGINT, 0) AS engagements "
-            "FROM published c LEFT JOIN post_daily d ON d.post_id = c.id AND "
+    Daily rows are filtered on their own columns first. Deleted posts are removed with an
+    anti-join only when there are any (reading 10M post ids costs more than the sums),
+    and posts are joined only when a post-level filter (tag, priority, author) asks.
+    """
+    sql = Sql(
+        "WITH fdaily AS (SELECT d.post_id, d.channel_id, d.date, d.views, d.reactions, "
+        "d.comments, d.shares, d.clicks FROM post_daily d "
+    )
+    if _has_deleted_posts(con):
+        sql = sql + Sql(
+            "ANTI JOIN (SELECT id FROM posts WHERE deleted_at IS NOT NULL) gone "
+            "ON gone.id = d.post_id "
         )
-        + _day_range(period, "d.date")
-        + Sql(" GROUP BY ALL) ")
+    if flt.selects_posts:
+        sql = sql + Sql("SEMI JOIN (SELECT p.id FROM posts p WHERE ") + _posts_where(flt)
+        sql = sql + Sql(") sp ON sp.id = d.post_id ")
+    sql = sql + Sql("WHERE ") + _day_range(period, "d.date")
+    if flt.channel_ids is not None:
+        sql = sql + Sql(" AND d.channel_id = ANY(?::VARCHAR[])", (list(flt.channel_ids),))
+    return sql + Sql(")")
+
+
+def _has_deleted_posts(con: duckdb.DuckDBPyConnection) -> bool:
+    row = first_row(con, "SELECT EXISTS (SELECT 1 FROM posts WHERE deleted_at IS NOT NULL)")
+    return bool(row and row[0])
+
+
+def _posts_where(flt: PostFilter, period: Period | None = None) -> Sql:
+    """Condition on `posts p`: the filters and, with `period`, `published_at` inside it."""
+    where, params = flt.where("p")
+    sql = Sql(where, tuple(params))
+    if period is not None:
+        sql = sql + Sql(" AND ") + _instant_range(period, "p.published_at")
+    return sql
+
+
+def _cohort(con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period) -> Sql:
+    """`_base` plus `cohort`: posts published in the period with their period totals."""
+    return (
+        _base(con, flt, period)
+        + Sql(", published AS (SELECT p.id, p.priority, p.published_at FROM posts p WHERE ")
+        + _posts_where(flt, period)
+        + Sql(
+            "), per_post AS (SELECT d.post_id, sum(d.views)::BIGINT AS views, "
+            f"sum({ENGAGEMENTS})::BIGINT AS engagements FROM fdaily d "
+            "SEMI JOIN published c ON c.id = d.post_id GROUP BY 1), "
+            "cohort AS (SELECT c.id, c.priority, c.published_at, "
+            "coalesce(pp.views, 0) AS views, coalesce(pp.engagements, 0) AS engagements "
+            "FROM published c LEFT JOIN per_post pp ON pp.post_id = c.id) "
+        )
     )
 
 
@@ -136,26 +170,28 @@ def engagement_over_time(
         period.start_day,
         None if period.end_day is None else period.end_day - timedelta(days=1),
     )
+    # Sum per day first, then per period: date_trunc runs on hundreds of days, not on
+    # millions of rows.
     sql = (
-        Sql("WITH ")
-        + _posts_cte(flt)
+        _base(con, flt, period)
         + Sql(
-            f", daily AS (SELECT date_trunc('{unit}', d.date)::DATE AS period, "
-            "sum(d.views)::BIGINT AS views, sum(d.reactions)::BIGINT AS reactions, "
-            "sum(d.comments)::BIGINT AS comments, sum(d.shares)::BIGINT AS shares, "
-            "sum(d.clicks)::BIGINT AS clicks "
-            "FROM post_daily d JOIN fposts p ON p.id = d.post_id WHERE "
-        )
-        + _day_range(period, "d.date")
-        + Sql(
-            f" GROUP BY 1), pub AS (SELECT date_trunc('{unit}', "
-            "timezone(?, p.published_at))::DATE AS period, count(*) AS posts_published "
-            "FROM fposts p WHERE ",
+            ", days AS (SELECT d.date, sum(d.views)::BIGINT AS views, "
+            "sum(d.reactions)::BIGINT AS reactions, sum(d.comments)::BIGINT AS comments, "
+            "sum(d.shares)::BIGINT AS shares, sum(d.clicks)::BIGINT AS clicks "
+            "FROM fdaily d GROUP BY 1), "
+            f"daily AS (SELECT date_trunc('{unit}', date)::DATE AS period, "
+            "sum(views)::BIGINT AS views, sum(reactions)::BIGINT AS reactions, "
+            "sum(comments)::BIGINT AS comments, sum(shares)::BIGINT AS shares, "
+            "sum(clicks)::BIGINT AS clicks FROM days GROUP BY 1), "
+            "pub_days AS (SELECT timezone(?, p.published_at)::DATE AS day, count(*) AS n "
+            "FROM posts p WHERE ",
             (period.tz,),
         )
-        + _instant_range(period, "p.published_at")
+        + _posts_where(flt, period)
         + Sql(
-            " GROUP BY 1), bounds AS (SELECT "
+            f" GROUP BY 1), pub AS (SELECT date_trunc('{unit}', day)::DATE AS period, "
+            "sum(n)::BIGINT AS posts_published FROM pub_days GROUP BY 1), "
+            "bounds AS (SELECT "
             f"coalesce(date_trunc('{unit}', ?::DATE)::DATE, least("
             "(SELECT min(period) FROM daily), (SELECT min(period) FROM pub))) AS lo, "
             f"coalesce(date_trunc('{unit}', ?::DATE)::DATE, greatest("
@@ -195,7 +231,7 @@ KPI_METRICS: tuple[tuple[str, str, str], ...] = (
 def kpis(con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period) -> pd.DataFrame:
     """Totals of the period next to those of the same-length period just before it."""
     previous = period.previous()
-    totals = {True: _kpi_totals(con, flt, period), False: _kpi_totals(con, flt, previous)}
+    totals = _kpi_totals(con, flt, period, previous)
     rows = []
     for metric, label, kind in KPI_METRICS:
         value, before = totals[True][metric], totals[False][metric]
@@ -218,35 +254,48 @@ def kpis(con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period) -> pd.
 
 
 def _kpi_totals(
-    con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period
-) -> dict[str, float | None]:
+    con: duckdb.DuckDBPyConnection, flt: PostFilter, current: Period, previous: Period
+) -> dict[bool, dict[str, float | None]]:
+    """Totals keyed by "is the current period" (True) or the previous one (False)."""
+    both = Period(tz=current.tz, start=previous.start, end=current.end)
     sql = (
-        Sql("WITH ")
-        + _posts_cte(flt)
-        + Sql(" SELECT (SELECT count(*) FROM fposts p WHERE ")
-        + _instant_range(period, "p.published_at")
+        _base(con, flt, both)
         + Sql(
-            "), sum(d.views), sum(d.reactions), sum(d.comments), sum(d.shares), sum(d.clicks) "
-            "FROM post_daily d JOIN fposts p ON p.id = d.post_id WHERE "
+            ", d AS (SELECT d.date >= ? AS cur, sum(d.views)::BIGINT AS views, "
+            "sum(d.reactions)::BIGINT AS reactions, sum(d.comments)::BIGINT AS comments, "
+            "sum(d.shares)::BIGINT AS shares, sum(d.clicks)::BIGINT AS clicks "
+            "FROM fdaily d GROUP BY 1), "
+            "pub AS (SELECT p.published_at >= ? AS cur, count(*) AS posts_published "
+            "FROM posts p WHERE ",
+            (current.start_day, current.start),
         )
-        + _day_range(period, "d.date")
+        + _posts_where(flt, both)
+        + Sql(
+            " GROUP BY 1) SELECT k.cur, pub.posts_published, d.views, d.reactions, "
+            "d.comments, d.shares, d.clicks FROM (VALUES (true), (false)) k(cur) "
+            "LEFT JOIN d ON d.cur = k.cur LEFT JOIN pub ON pub.cur = k.cur"
+        )
     )
-    row = first_row(con, sql.text, sql.params)
-    assert row is not None  # an aggregate without GROUP BY always returns one row
-    posts_published, *sums = (0 if v is None else int(v) for v in row)
-    views, reactions, comments, shares, clicks = sums
-    engagements = reactions + comments + shares + clicks
-    return {
-        "posts_published": float(posts_published),
-        "views": float(views),
-        "engagements": float(engagements),
-        "engagement_rate": engagements / views if views else None,
-        "reactions": float(reactions),
-        "comments": float(comments),
-        "shares": float(shares),
-        "clicks": float(clicks),
-        "net_subscribers": None if flt.selects_posts else _net_subscribers(con, flt, period),
-    }
+    totals: dict[bool, dict[str, float | None]] = {}
+    for cur, *numbers in con.execute(sql.text, list(sql.params)).fetchall():
+        posts_published, views, reactions, comments, shares, clicks = (
+            0 if v is None else int(v) for v in numbers
+        )
+        engagements = reactions + comments + shares + clicks
+        totals[bool(cur)] = {
+            "posts_published": float(posts_published),
+            "views": float(views),
+            "engagements": float(engagements),
+            "engagement_rate": engagements / views if views else None,
+            "reactions": float(reactions),
+            "comments": float(comments),
+            "shares": float(shares),
+            "clicks": float(clicks),
+            "net_subscribers": None
+            if flt.selects_posts
+            else _net_subscribers(con, flt, current if cur else previous),
+        }
+    return totals
 
 
 def _net_subscribers(con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period) -> float:
@@ -272,26 +321,19 @@ def top_posts(
     min_views: int,
 ) -> pd.DataFrame:
     """The `n` posts with the most views (or the highest rate) from daily rows in the period."""
-    order = "pp.views DESC" if by == "views" else "engagement_rate DESC NULLS LAST"
-    sql = (
-        Sql("WITH ")
-        + _posts_cte(flt)
-        + Sql(
-            ", per_post AS (SELECT d.post_id, sum(d.views)::BIGINT AS views, "
-            f"sum({ENGAGEMENTS})::BIGINT AS engagements "
-            "FROM post_daily d JOIN fposts p ON p.id = d.post_id WHERE "
-        )
-        + _day_range(period, "d.date")
-        + Sql(
-            " GROUP BY 1) SELECT p.id AS post_id, p.title, p.channel_id, c.name AS channel_name, "
-            "p.priority, coalesce(p.tags, []::VARCHAR[]) AS tags, p.author_name, "
-            "p.published_at, pp.views, pp.engagements, "
-            "pp.engagements::DOUBLE / nullif(pp.views, 0) AS engagement_rate "
-            "FROM per_post pp JOIN fposts p ON p.id = pp.post_id "
-            "LEFT JOIN channels c ON c.id = p.channel_id "
-            f"WHERE pp.views >= ? ORDER BY {order}, p.id LIMIT ?",
-            (min_views, n),
-        )
+    # Unqualified: both ORDER BYs sort on output columns of the same names.
+    order = "views DESC" if by == "views" else "engagement_rate DESC NULLS LAST"
+    sql = _base(con, flt, period) + Sql(
+        ", per_post AS (SELECT d.post_id, sum(d.views)::BIGINT AS views, "
+        f"sum({ENGAGEMENTS})::BIGINT AS engagements FROM fdaily d GROUP BY 1 "
+        "HAVING sum(d.views) >= ?), "
+        "top AS (SELECT t.*, t.engagements::DOUBLE / nullif(t.views, 0) AS engagement_rate "
+        f"FROM per_post t ORDER BY {order}, post_id LIMIT ?) "
+        "SELECT t.post_id, p.title, p.channel_id, c.name AS channel_name, p.priority, "
+        "coalesce(p.tags, []::VARCHAR[]) AS tags, p.author_name, p.published_at, t.views, "
+        "t.engagements, t.engagement_rate FROM top t JOIN posts p ON p.id = t.post_id "
+        f"LEFT JOIN channels c ON c.id = p.channel_id ORDER BY {order}, post_id",
+        (min_views, n),
     )
     frame = _run(con, sql, period.tz)
     frame.insert(0, "rank", pd.Series(range(1, len(frame) + 1), index=frame.index, dtype="Int64"))
@@ -303,19 +345,13 @@ def channel_comparison(
 ) -> pd.DataFrame:
     """Per channel: posts, views, engagements and reach (views per current subscriber)."""
     sql = (
-        Sql("WITH ")
-        + _posts_cte(flt)
+        _base(con, flt, period)
         + Sql(
-            ", daily AS (SELECT p.channel_id, sum(d.views)::BIGINT AS views, "
-            f"sum({ENGAGEMENTS})::BIGINT AS engagements "
-            "FROM post_daily d JOIN fposts p ON p.id = d.post_id WHERE "
+            ", daily AS (SELECT d.channel_id, sum(d.views)::BIGINT AS views, "
+            f"sum({ENGAGEMENTS})::BIGINT AS engagements FROM fdaily d GROUP BY 1), "
+            "pub AS (SELECT p.channel_id, count(*) AS posts_published FROM posts p WHERE "
         )
-        + _day_range(period, "d.date")
-        + Sql(
-            " GROUP BY 1), pub AS (SELECT p.channel_id, count(*) AS posts_published "
-            "FROM fposts p WHERE "
-        )
-        + _instant_range(period, "p.published_at")
+        + _posts_where(flt, period)
         + Sql(
             " GROUP BY 1) SELECT c.id AS channel_id, c.name AS channel_name, c.slug, "
             "c.visibility, c.is_archived, "
@@ -350,7 +386,7 @@ def tag_performance(
     con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period, *, small_sample_n: int
 ) -> pd.DataFrame:
     """One row per tag of the posts published in the period; most-used tags first."""
-    sql = _cohort_cte(flt, period) + Sql(
+    sql = _cohort(con, flt, period) + Sql(
         f"SELECT t.tag, {_GROUP_STATS} FROM cohort c JOIN post_tags t ON t.post_id = c.id",
         (small_sample_n,),
     )
@@ -365,7 +401,7 @@ def priority_impact(
 ) -> pd.DataFrame:
     """One row per priority (all of them, even without posts) for the period's posts."""
     wanted = list(flt.priorities or PRIORITIES)
-    sql = _cohort_cte(flt, period) + Sql(
+    sql = _cohort(con, flt, period) + Sql(
         f"SELECT w.priority, {_GROUP_STATS} FROM (SELECT unnest(?::VARCHAR[]) AS priority) w "
         "LEFT JOIN cohort c ON c.priority = w.priority GROUP BY w.priority",
         (small_sample_n, wanted),
@@ -378,7 +414,7 @@ def publishing_heatmap(
     con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period
 ) -> pd.DataFrame:
     """168 rows (weekday × hour of `published_at` in tz): posts published and their views."""
-    sql = _cohort_cte(flt, period) + Sql(
+    sql = _cohort(con, flt, period) + Sql(
         ", slots AS (SELECT isodow(timezone(?, c.published_at)) - 1 AS weekday, "
         "hour(timezone(?, c.published_at)) AS hour, count(*) AS posts_published, "
         "sum(c.views)::BIGINT AS views, sum(c.engagements)::BIGINT AS engagements "
