@@ -1,0 +1,5 @@
+"""`python -m channelkit`: the same as the `channelkit` command."""
+
+from channelkit.cli import main
+
+main()

@@ -1,0 +1,62 @@
+"""`channelkit demo`, the README's main job, run as a user runs it."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+pytestmark = pytest.mark.slow
+
+
+def _demo(directory: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "channelkit", "demo", "--dir", str(directory), "--no-progress"],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+
+
+def test_demo_builds_warehouse_parquet_and_report_then_resyncs_incrementally(
+    tmp_path: Path,
+) -> None:
+    directory = tmp_path / "demo"
+    first = _demo(directory)
+    assert first.returncode == 0, first.stderr
+    warehouse = directory / "warehouse.duckdb"
+    report = directory / "report.html"
+    assert str(report.resolve()) in first.stdout
+    assert "channelkit sync" in first.stdout  # the next steps are printed
+
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        posts, channels, daily = con.execute(
+            "SELECT (SELECT count(*) FROM posts), (SELECT count(*) FROM channels),"
+            " (SELECT count(*) FROM post_daily)"
+        ).fetchone() or (0, 0, 0)
+        parquet_posts = con.execute(
+            "SELECT count(*) FROM read_parquet(?)", [str(directory / "parquet" / "posts" / "*")]
+        ).fetchone()
+    assert posts > 1000 and channels >= 5 and daily > posts
+    assert parquet_posts == (posts,)
+
+    html = report.read_text(encoding="utf-8")
+    assert html.count("plotly.js v") <= 1 or html.count("<script") >= 1
+    assert "<script>alert" not in html
+
+    # The demo's keys never leave the process: nothing printed or written looks like one.
+    everything = first.stdout + first.stderr + html
+    assert not re.search(r"Bearer\s+\S", everything)
+    assert "ck_" not in first.stdout + first.stderr
+
+    second = _demo(directory)
+    assert second.returncode == 0, second.stderr
+    assert "incremental" in second.stdout
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        again = con.execute("SELECT count(*) FROM posts").fetchone()
+    assert again == (posts,)
