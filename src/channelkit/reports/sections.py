@@ -150,9 +150,14 @@ def _tile(row: Mapping[Any, Any]) -> KpiTile:
         value=value_fmt(row["value"]),
         previous=value_fmt(row["previous"]),
         delta=fmt_signed(row["delta"], percent_points=is_rate),
-        delta_pct=fmt_signed_pct(row["delta_pct"]),
+        # a relative change from zero or a negative number (net subscribers) reads as nonsense
+        delta_pct=fmt_signed_pct(row["delta_pct"]) if _positive(row["previous"]) else MISSING,
         direction=direction(row["delta"]),
     )
+
+
+def _positive(value: Any) -> bool:
+    return not is_missing(value) and float(value) > 0
 
 
 def _parameters(
