@@ -259,3 +259,23 @@ def test_text_that_looks_like_a_formula_stays_text(
     assert again.errors[0][1].message == "body is required"
     request = again.rows[0]
     assert request.request is None and again.sheet.rows[0].cells[1] == '=HYPERLINK("http://x")'
+
+
+def test_key_without_posts_read_skips_the_duplicate_check_but_keys_still_protect(
+    service: LocalService, client: Client, sheets: SimpleNamespace
+) -> None:
+    write_only = service.create_key(
+        user="admin", team="comms", plan="enterprise", scopes=["posts:write", "channels:read"]
+    )
+    data = sheets.csv(_rows(5))
+    with Client(base_url=service.base_url, api_key=write_only) as writer:
+        plan = load_spreadsheet(data, filename="p.csv")
+        first = plan.submit(writer, progress=False)
+        assert plan.warnings == [
+            "posts already scheduled in the service were not checked for duplicates: this "
+            "API key may not read posts (posts:read)"
+        ]
+        again = load_spreadsheet(data, filename="p.csv").submit(writer, progress=False)
+    assert first.counts() == again.counts() == {"created": 5}
+    assert [row.post_id for row in first.rows] == [row.post_id for row in again.rows]
+    assert _count_posts(client) == 5

@@ -137,7 +137,7 @@ def schedule(
         ) from None
     except ChannelkitError as exc:
         raise click.ClickException(str(exc)) from None
-    _show_outcome(outcome)
+    _show_outcome(outcome, plan)
     _write(results, outcome.to_excel, outcome.to_csv)
     if failed_rows is not None:
         written = _guarded(lambda: outcome.failed_rows_file(failed_rows), failed_rows)
@@ -150,6 +150,8 @@ def schedule(
 def _show_plan(plan: Plan) -> None:
     for number, error in plan.errors:
         click.echo(f"row {number}: {error}")
+    for warning in plan.warnings:
+        click.echo(f"warning: {warning}")
     counts = {status: 0 for status in ("ok", "error", "exists")}
     for row in plan.rows:
         counts[row.status] += 1
@@ -172,7 +174,9 @@ def _finish_dry_run(plan: Plan, results: Path | None) -> None:
     click.echo(f"dry run, nothing sent: add --submit to schedule {to_send} posts")
 
 
-def _show_outcome(outcome: SubmitResult) -> None:
+def _show_outcome(outcome: SubmitResult, plan: Plan) -> None:
+    for warning in plan.warnings:
+        click.echo(f"warning: {warning}")
     for row in outcome.rows:
         if row.status not in {"created", "exists"}:
             click.echo(f"row {row.number}: {row.status}: {row.error}")

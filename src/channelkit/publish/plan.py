@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from channelkit._constants import ENV_TZ
+from channelkit.client.errors import PermissionDeniedError
 from channelkit.publish.errors import PlanNotValidError, PostValidationError
 from channelkit.publish.results import RowResult, SubmitResult, plan_frame
 from channelkit.publish.sending import ProgressCallback, send_rows
@@ -93,6 +94,7 @@ class Plan:
         self.confirm_urgent = confirm_urgent
         self.lead_time = lead_time
         self.channels = channels
+        self.warnings: list[str] = []  # what could not be checked, and why
         self._rows = self._validate(channels, {})
 
     def __repr__(self) -> str:
@@ -131,16 +133,26 @@ class Plan:
     def check_against(self, client: Client) -> Plan:
         """Resolve channels with `client` and find rows already scheduled in the service.
 
-        The plan changes only when both listings succeeded.
+        The plan changes only when the listings succeeded. A key that may not read posts
+        skips the duplicate check (see `warnings`); idempotency keys still apply.
         """
         channels = ChannelIndex.from_client(client)
         first_pass = self._validate(channels, {})
         channel_ids = {row.request.channel_id for row in first_pass if row.request is not None}
-        scheduled = {
-            channel_id: list(client.posts.list(channel_id=channel_id))
-            for channel_id in sorted(channel_ids)
-        }
+        warnings: list[str] = []
+        try:
+            scheduled = {
+                channel_id: list(client.posts.list(channel_id=channel_id))
+                for channel_id in sorted(channel_ids)
+            }
+        except PermissionDeniedError:
+            scheduled = {}
+            warnings.append(
+                "posts already scheduled in the service were not checked for duplicates: "
+                "this API key may not read posts (posts:read)"
+            )
         self._rows = self._validate(channels, existing_slots(scheduled))
+        self.warnings = warnings
         self.channels = channels
         return self
 
