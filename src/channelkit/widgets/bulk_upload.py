@@ -103,7 +103,7 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
         self.status.value = message_html("Choose a posts spreadsheet (.xlsx or .csv).")
 
     def __repr__(self) -> str:
-        return f"<BulkUpload {self.plan!r}>"
+        return f"<BulkUpload {self.plan!r}>" if self.plan else "<BulkUpload: no file chosen yet>"
 
     def load(self, content: bytes, filename: str) -> Plan | None:
         """Read and check a file as the upload button does; None when it cannot be used."""
