@@ -163,11 +163,43 @@ def warehouse_channels(path: Path) -> dict[str, tuple[Any, ...]]:
     return {r[0]: tuple(r[1:]) for r in rows}
 
 
+ANALYTICS = {
+    "post_daily": ("/analytics/posts", ("post_id", "date")),
+    "channel_daily": ("/analytics/channels", ("channel_id", "date")),
+}
+
+
+def service_daily(client: Client, table: str) -> list[tuple[Any, ...]]:
+    """Every daily row the service has, from long before the workspace to long after."""
+    path, key = ANALYTICS[table]
+    rows = []
+    for page in client.raw_pages(path, {"start": "2000-01-01", "end": "2100-01-01"}, limit=100):
+        for item in page.data:
+            values = [v for k, v in sorted(item.items()) if k not in key]
+            rows.append((*(item[k] for k in key), *values))
+    return sorted(rows)
+
+
+def warehouse_daily(path: Path, table: str) -> list[tuple[Any, ...]]:
+    key = ANALYTICS[table][1]
+    con = open_warehouse(path, read_only=True)
+    try:
+        columns = [c for c in con.table(table).columns if c not in key and c != "synced_at"]
+        rows = con.execute(
+            f"SELECT {key[0]}, strftime(date, '%Y-%m-%d'), {', '.join(sorted(columns))} "
+            f"FROM {table}"
+        ).fetchall()
+    finally:
+        con.close()
+    return sorted(rows)
+
+
 def table_snapshot(path: Path, table: str) -> list[tuple[Any, ...]]:
     """Every column but the bookkeeping ones, sorted: equal tables, equal snapshots."""
     con = open_warehouse(path, read_only=True)
     try:
-        query = f"SELECT * EXCLUDE (synced_at) FROM {table} ORDER BY ALL"
+        columns = [c for c in con.table(table).columns if c != "synced_at"]
+        query = f"SELECT {', '.join(columns)} FROM {table} ORDER BY ALL"
         rows: list[dict[str, Any]] = con.sql(query).to_arrow_table().to_pylist()
         return [tuple(row.values()) for row in rows]
     finally:
@@ -193,6 +225,40 @@ def test_full_sync_equals_the_service(workspace: Workspace, client: Client, tmp_
         .fetchall()
     )
     assert statuses == {"published": 119, "archived": 1, "scheduled": 2, "draft": 1}
+
+
+def test_full_sync_with_analytics_equals_the_service(
+    workspace: Workspace, client: Client, tmp_path: Path
+) -> None:
+    path = tmp_path / "wh.duckdb"
+    report = run_sync(client, path, page_limit=100, batch_rows=500)
+    assert report.completed, report.summary()
+    for table in ANALYTICS:
+        expected = service_daily(client, table)
+        assert len(expected) > 60, table  # 3 channels x 30 days at least
+        assert warehouse_daily(path, table) == expected, table
+        assert report.counts[table].new == len(expected)
+
+
+def test_incremental_analytics_rereads_only_days_not_final(
+    workspace: Workspace, client: Client, tmp_path: Path
+) -> None:
+    path = tmp_path / "wh.duckdb"
+    full = run_sync(client, path, page_limit=20, lookback_days=2)
+    workspace.service.advance_clock(DAY)
+    incremental = run_sync(client, path, page_limit=20, lookback_days=2)
+    assert incremental.completed, incremental.summary()
+    assert incremental.requests < full.requests / 3, (full.summary(), incremental.summary())
+    con = open_warehouse(path, read_only=True)
+    newest = con.execute("SELECT max(date) FROM post_daily").fetchall()[0][0]
+    con.close()
+    for table in ANALYTICS:
+        # Days older than the lookback were final at the first run: those rows must match.
+        live = {r[:2]: r for r in service_daily(client, table)}
+        stored = {r[:2]: r for r in warehouse_daily(path, table)}
+        assert stored.keys() == live.keys(), table
+        assert stored == live, table
+    assert newest is not None
 
 
 def test_second_run_changes_nothing(workspace: Workspace, client: Client, tmp_path: Path) -> None:
@@ -251,7 +317,10 @@ def test_scheduled_post_that_gets_published_is_picked_up(
     workspace.service.advance_clock(6 * DAY)  # the two scheduled posts publish themselves
     report = run_sync(client, path, page_limit=50, only="posts")
     assert report.completed
-    assert warehouse_posts(path) == service_posts(client)
+    stored, live = warehouse_posts(path), service_posts(client)
+    assert stored.keys() == live.keys()
+    for post_id in workspace.posts[-3:]:  # the draft and the two formerly scheduled posts
+        assert stored[post_id] == live[post_id]
     con = duckdb.connect(str(path), read_only=True)
     assert con.execute("SELECT count(*) FROM posts WHERE status = 'scheduled'").fetchall() == [(0,)]
 
@@ -303,3 +372,23 @@ def test_sync_returns_a_warehouse_or_raises_with_the_report(
         sync(limited, tmp_path / "other.duckdb", only="posts")
     assert "every requested resource was skipped" in str(info.value)
     assert info.value.report.skipped["posts"].startswith("the API key lacks the posts:read")
+
+
+def test_sync_through_faults_equals_a_clean_one(
+    service_factory: Callable[..., LocalService], tmp_path: Path
+) -> None:
+    # Two services on one SQLite file: the same workspace, one of them failing ~10% of
+    # requests (errors, dropped connections, truncated bodies, slow answers).
+    db = str(tmp_path / "service.sqlite")
+    workspace = build_workspace(service_factory(db=db, rate_window=1.0), batches=5)
+    faults = "500=0.03,503=0.02,drop=0.02,truncate=0.02,slow=0.01"
+    faulty = service_factory(db=db, rate_window=1.0, faults=faults, fault_seed=11)
+    with Client(base_url=faulty.base_url, api_key=workspace.key, max_retries=8) as client:
+        report = run_sync(client, tmp_path / "faulty.duckdb", page_limit=10, batch_rows=20)
+    assert report.completed, report.summary()
+    assert report.retries > 0  # the faults did happen
+    with workspace.client() as client:
+        assert run_sync(client, tmp_path / "clean.duckdb", page_limit=100).completed
+    for table in ("channels", "posts", "post_tags", "post_daily", "channel_daily"):
+        faulty_rows = table_snapshot(tmp_path / "faulty.duckdb", table)
+        assert faulty_rows == table_snapshot(tmp_path / "clean.duckdb", table), table

@@ -19,9 +19,11 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _BATCH_VIEW = "_ck_batch"
+_STAGE_TABLE = "_ck_stage"  # the batch's new and changed rows
 _ORDER_COLUMN = "_ck_ord"
 # Columns the writer maintains itself; never compared to decide "updated".
 _BOOKKEEPING = ("synced_at", "deleted_at")
@@ -200,11 +202,12 @@ class WarehouseWriter:
         staged = rows is not None and rows.num_rows > 0
         if staged:
             assert rows is not None
+            info = self._table_info(table)
+            unknown = set(rows.column_names) - set(info.columns)
+            if unknown:
+                raise ValueError(f"{table}: no such column(s) {sorted(unknown)}")
             # Registered outside the transaction: an aborted one refuses to unregister.
-            self._con.register(
-                _BATCH_VIEW,
-                rows.append_column(_ORDER_COLUMN, pa.array(range(rows.num_rows), pa.int64())),
-            )
+            self._con.register(_BATCH_VIEW, _last_per_key(rows, info.key))
         try:
             with self._transaction():
                 if staged:
@@ -217,6 +220,7 @@ class WarehouseWriter:
         finally:
             if staged:
                 self._con.unregister(_BATCH_VIEW)
+                self._con.execute(f"DROP TABLE IF EXISTS {_STAGE_TABLE}")
         return counts
 
     def mark_deleted(self, table: str, keys: list[str]) -> int:
@@ -231,54 +235,79 @@ class WarehouseWriter:
         return int(row[0][0])
 
     def _upsert(self, table: str, names: list[str], synced: str) -> UpsertCounts:
+        # DuckDB rewrites whole rows on ON CONFLICT DO UPDATE, which is slow for wide text
+        # rows; so only new and changed rows are written (changed ones deleted first), and
+        # unchanged rows just get their synced_at refreshed.
         info = self._table_info(table)
-        unknown = set(names) - set(info.columns)
-        if unknown:
-            raise ValueError(f"{table}: no such column(s) {sorted(unknown)}")
         data_columns = [c for c in names if c not in _BOOKKEEPING]
-        keys = ", ".join(info.key)
-        stage = (
-            f"SELECT {', '.join(data_columns)}, CAST(? AS TIMESTAMPTZ) AS synced_at "
-            f"FROM {_BATCH_VIEW} QUALIFY row_number() OVER "
-            f"(PARTITION BY {keys} ORDER BY {_ORDER_COLUMN} DESC) = 1"
-        )
         compared = [c for c in data_columns if c not in info.key]
-        changed = (
-            f"ROW({', '.join('s.' + c for c in compared)}) IS DISTINCT FROM "
-            f"ROW({', '.join('t.' + c for c in compared)})"
-            if compared
-            else "false"
-        )
+        changed = " OR ".join(f"b.{c} IS DISTINCT FROM t.{c}" for c in compared) or "false"
         if info.has_deleted_at:
-            changed = f"({changed} OR t.deleted_at IS NOT NULL)"
-        join = " AND ".join(f"s.{k} = t.{k}" for k in info.key)
+            changed = f"{changed} OR t.deleted_at IS NOT NULL"
+        match = " AND ".join(f"b.{k} = t.{k}" for k in info.key)
         first_key = info.key[0]
-        row = self._con.execute(
-            f"WITH s AS ({stage}) SELECT count(*), "
-            f"count(*) FILTER (WHERE t.{first_key} IS NULL), "
-            f"count(*) FILTER (WHERE t.{first_key} IS NOT NULL AND {changed}) "
-            f"FROM s LEFT JOIN {table} t ON {join}",
-            [synced],
-        ).fetchall()
-        total, new, updated = (int(v) for v in row[0])
-        updates = [f"{c} = excluded.{c}" for c in compared] + ["synced_at = excluded.synced_at"]
-        if info.has_deleted_at:
-            updates.append("deleted_at = NULL")
-        self._con.execute(
-            f"INSERT INTO {table} ({', '.join(data_columns)}, synced_at) {stage} "
-            f"ON CONFLICT ({keys}) DO UPDATE SET {', '.join(updates)}",
-            [synced],
+        total, known = (
+            int(v)
+            for v in self._con.execute(
+                f"SELECT count(*), count(t.{first_key}) FROM {_BATCH_VIEW} b "
+                f"LEFT JOIN (SELECT {', '.join(info.key)} FROM {table}) t ON {match}"
+            ).fetchall()[0]
         )
-        if table == "posts" and "tags" in data_columns:
+        # All new (a first sync): the batch itself is the stage, no copy needed.
+        source = _BATCH_VIEW if known == 0 else _STAGE_TABLE
+        if known == 0:
+            return self._insert(table, data_columns, source, synced, new=total)
+        self._con.execute(
+            f"CREATE TEMP TABLE {_STAGE_TABLE} AS SELECT b.*, t.{first_key} IS NULL AS _ck_new "
+            f"FROM {_BATCH_VIEW} b LEFT JOIN {table} t ON {match} "
+            f"WHERE t.{first_key} IS NULL OR {changed}"
+        )
+        new, updated = (
+            int(v)
+            for v in self._con.execute(
+                f"SELECT count(*) FILTER (WHERE _ck_new), count(*) FILTER (WHERE NOT _ck_new) "
+                f"FROM {_STAGE_TABLE}"
+            ).fetchall()[0]
+        )
+        if total > new:
             self._con.execute(
-                f"DELETE FROM post_tags WHERE post_id IN (SELECT id FROM {_BATCH_VIEW})"
-            )
-            self._con.execute(
-                "INSERT INTO post_tags SELECT DISTINCT post_id, tag FROM "
-                f"(SELECT id AS post_id, unnest(tags) AS tag FROM ({stage}))",
+                f"UPDATE {table} t SET synced_at = CAST(? AS TIMESTAMPTZ) "
+                f"FROM {_BATCH_VIEW} b WHERE {match}",
                 [synced],
             )
-        return UpsertCounts(new=new, updated=updated, unchanged=total - new - updated)
+        if updated:
+            self._con.execute(
+                f"DELETE FROM {table} t USING {_STAGE_TABLE} b WHERE {match} AND NOT b._ck_new"
+            )
+        counts = self._insert(table, data_columns, source, synced, new=new, updated=updated)
+        counts.unchanged = total - new - updated
+        return counts
+
+    def _insert(
+        self,
+        table: str,
+        data_columns: list[str],
+        source: str,
+        synced: str,
+        *,
+        new: int,
+        updated: int = 0,
+    ) -> UpsertCounts:
+        if new or updated:
+            self._con.execute(
+                f"INSERT INTO {table} ({', '.join(data_columns)}, synced_at) "
+                f"SELECT {', '.join(data_columns)}, CAST(? AS TIMESTAMPTZ) FROM {source}",
+                [synced],
+            )
+            if table == "posts" and "tags" in data_columns:
+                if updated:
+                    self._con.execute(
+                        f"DELETE FROM post_tags WHERE post_id IN (SELECT id FROM {source})"
+                    )
+                self._con.execute(
+                    f"INSERT INTO post_tags SELECT DISTINCT id, unnest(tags) FROM {source}"
+                )
+        return UpsertCounts(new=new, updated=updated)
 
     def _mark_deleted(self, table: str, unseen_since: datetime, now: str) -> int:
         row = self._con.execute(
@@ -332,6 +361,16 @@ class _Transaction:
             self._con.execute("COMMIT")
         else:
             self._con.execute("ROLLBACK")
+
+
+def _last_per_key(rows: pa.Table, key: tuple[str, ...]) -> pa.Table:
+    """Keep the last row of each key (a server may repeat an item within a batch)."""
+    if rows.group_by(list(key)).aggregate([]).num_rows == rows.num_rows:
+        return rows
+    ordered = rows.append_column(_ORDER_COLUMN, pa.array(range(rows.num_rows), pa.int64()))
+    last = ordered.group_by(list(key)).aggregate([(_ORDER_COLUMN, "max")])
+    indices = last.column(f"{_ORDER_COLUMN}_max")
+    return rows.take(pc.take(indices, pc.sort_indices(indices)))
 
 
 def _iso(value: datetime) -> str:
