@@ -1,0 +1,127 @@
+"""Report generation time and file size, on the demo workspace and on a large warehouse.
+
+    .venv/bin/python bench/report_generation.py [--posts 1000000] [--days 10] [--runs 3]
+
+Two warehouses: the demo workspace (the local service's `--seed demo`, synced over HTTP)
+and a synthetic one of `--posts` posts with `--days` daily rows each, built by
+`bench/analysis_queries.py`'s builder. For each it prints the median time of
+`generate_report` (after one warm-up run) against a baseline in the same process: the
+same Warehouse queries alone, without figures, HTML or writing; the ratio is what
+figures and rendering add. It also prints the file size against the naive alternative
+of one standalone plotly HTML file per figure (plotly.js embedded in each).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from analysis_queries import build
+
+import channelkit as ck
+from channelkit.reports import generate_report, report_period
+from channelkit.warehouse import Warehouse
+
+TZ = "Europe/Berlin"
+
+
+def median_s(fn: Callable[[], Any], runs: int) -> float:
+    fn()  # warm-up: imports, file cache
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def queries_only(path: Path, options: dict[str, Any]) -> None:
+    """The data work of a report: every Warehouse call it makes, nothing else."""
+    wh = Warehouse(path)
+    fresh = wh.freshness()
+    period = report_period(wh, tz=TZ, **options)
+    filters = {"start": period.start, "end": period.end, "tz": TZ}
+    wh.kpis(**filters)
+    wh.engagement_over_time("day", **filters)
+    wh.top_posts(by="views", **filters)
+    wh.top_posts(by="engagement_rate", **filters)
+    wh.channel_comparison(**filters)
+    wh.tag_performance(**filters)
+    wh.priority_impact(**filters)
+    wh.publishing_heatmap(**filters)
+    wh.upcoming_scheduled(as_of=fresh.last_sync_at, tz=TZ)
+
+
+def naive_size(path: Path, options: dict[str, Any], directory: Path) -> int:
+    """Bytes of one standalone HTML file per figure of the report (plotly.js in each)."""
+    wh = Warehouse(path)
+    period = report_period(wh, tz=TZ, **options)
+    filters = {"start": period.start, "end": period.end, "tz": TZ}
+    figures = {
+        "trend": ck.plots.engagement_over_time(wh.engagement_over_time("day", **filters)),
+        "top-posts": ck.plots.top_posts(wh.top_posts(by="views", **filters)),
+        "top-posts-rate": ck.plots.top_posts(wh.top_posts(by="engagement_rate", **filters)),
+        "channels": ck.plots.channel_comparison(wh.channel_comparison(**filters)),
+        "tags": ck.plots.tag_performance(wh.tag_performance(**filters)),
+        "priority": ck.plots.priority_impact(wh.priority_impact(**filters)),
+        "heatmap": ck.plots.publishing_heatmap(wh.publishing_heatmap(**filters)),
+    }
+    total = 0
+    for name, figure in figures.items():
+        target = directory / f"{name}.html"
+        figure.write_html(target, include_plotlyjs=True, full_html=True)
+        total += target.stat().st_size
+    return total
+
+
+def measure(label: str, path: Path, options: dict[str, Any], runs: int, work: Path) -> None:
+    out = work / f"{label}.html"
+    report_s = median_s(lambda: generate_report(path, out, tz=TZ, **options), runs)
+    baseline_s = median_s(lambda: queries_only(path, options), runs)
+    size = out.stat().st_size
+    naive = naive_size(path, options, work)
+    print(f"{label}:")
+    print(f"  report generation  {report_s * 1000:8.0f} ms (median of {runs})")
+    print(f"  queries alone      {baseline_s * 1000:8.0f} ms  -> ratio {report_s / baseline_s:.2f}")
+    print(f"  file size          {size / 1e6:8.2f} MB")
+    print(f"  one file/figure    {naive / 1e6:8.2f} MB  -> ratio {size / naive:.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--posts", type=int, default=1_000_000)
+    parser.add_argument("--days", type=int, default=10)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        demo_db = work / "demo.duckdb"
+        started = time.perf_counter()
+        with ck.LocalService(seed="demo", rate_window=1.0) as svc:
+            with ck.Client(base_url=svc.base_url, api_key=svc.demo_keys["analyst"]) as client:
+                wh = ck.sync(client, demo_db, progress=False)
+        counts = wh.freshness().row_counts
+        print(
+            f"demo workspace: {counts['posts']:,} posts, {counts['post_daily']:,} daily rows "
+            f"(seed + sync {time.perf_counter() - started:.1f} s)"
+        )
+        measure("demo, 7 days", demo_db, {"period": "7d"}, args.runs, work)
+
+        big_db = work / "big.duckdb"
+        started = time.perf_counter()
+        build(big_db, args.posts, args.days)
+        print(
+            f"synthetic: {args.posts:,} posts, {args.posts * args.days:,} daily rows "
+            f"(built in {time.perf_counter() - started:.1f} s)"
+        )
+        weeks = {"since": "2025-12-01", "until": "2025-12-28"}
+        measure("synthetic, 4 weeks", big_db, weeks, args.runs, work)
+
+
+if __name__ == "__main__":
+    main()
