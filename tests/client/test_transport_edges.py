@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import re
 import time
 from collections.abc import Callable, Iterator
 from email.utils import formatdate
@@ -352,3 +353,27 @@ def test_async_client_retries_a_lost_create_once() -> None:
 
     stats = asyncio.run(main())
     assert len(created) == 1 and stats.retries == 1 and stats.requests == 2
+
+
+def test_long_waits_are_logged_at_info(caplog: pytest.LogCaptureFixture) -> None:
+    reset = math.ceil(time.time()) + 1  # 1 to 2 s away
+    calls: list[int] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        if len(calls) == 3:
+            return httpx.Response(429, headers={"retry-after": "1"}, json={})
+        remaining = "0" if len(calls) == 1 else "50"
+        headers = {"x-ratelimit-remaining": remaining, "x-ratelimit-reset": str(reset)}
+        return httpx.Response(200, headers=headers, json=POST)
+
+    client, _ = make(handler)
+    with caplog.at_level("INFO", logger="channelkit"):
+        client.posts.retrieve("post_1")
+        client.posts.retrieve("post_1")  # waits for the reset
+        client.posts.retrieve("post_1")  # a 429, then waits Retry-After
+    pacing = r"waiting [12]\.\d s \(pacing\) before /posts/post_1"
+    assert any(re.fullmatch(pacing, m) for m in caplog.messages), caplog.messages
+    assert "429 on GET http://service.test/v1/posts/post_1: retrying after 1.0 s" in (
+        caplog.messages
+    )

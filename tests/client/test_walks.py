@@ -177,3 +177,26 @@ def test_thousands_of_demo_posts_under_starter_with_no_429(
     assert seen == Counter(expected)
     assert client.stats.requests > 60 and client.stats.responses_429 == 0
     assert other.stats.responses_429 == 0
+
+
+def test_bulk_async_creates_under_starter_plan_have_no_429(
+    service_factory: Callable[..., LocalService],
+) -> None:
+    service = service_factory(admin=True, rate_window=RATE_WINDOW)
+    key = service.create_key(user="admin", team="comms", plan="starter")
+    n = 100  # more than one window's 60
+
+    async def main() -> tuple[list[str], ck.client.ClientStats]:
+        async with ck.AsyncClient(service.base_url, key) as client:
+            channel = await client.channels.create(name="Bulk")
+            posts = await asyncio.gather(
+                *(
+                    client.posts.create(channel_id=channel.id, title=f"{i}", body="b")
+                    for i in range(n)
+                )
+            )
+            return [p.id for p in posts], client.stats
+
+    ids, stats = asyncio.run(main())
+    assert len(set(ids)) == n
+    assert stats.responses_429 == 0 and stats.rate_limit_waits > 0

@@ -68,7 +68,10 @@ log = logging.getLogger(f"{LOGGER_NAME}.client")
 
 @dataclass(frozen=True)
 class WaitEvent:
-    """The client is about to sleep `seconds` before a request to `path` (for progress bars)."""
+    """The client is about to sleep `seconds` before a request to `path` (for progress bars).
+
+    client.on_wait = lambda e: bar.set_postfix_str(f"{e.reason}: {e.seconds:.1f} s")
+    """
 
     seconds: float
     reason: WaitReason
@@ -78,6 +81,10 @@ class WaitEvent:
 @dataclass(frozen=True)
 class ClientStats:
     """Counters since the client was made; `client.stats` returns a snapshot.
+
+        before = client.stats
+        list(client.posts.list())
+        requests = client.stats.requests - before.requests
 
     `wait_seconds` sums every sleep (pacing, Retry-After and backoff); `rate_limit_waits`
     counts the pacing and Retry-After ones.
@@ -92,7 +99,11 @@ class ClientStats:
 
 @dataclass(frozen=True)
 class RateLimit:
-    """The rate-limit headers of the latest response: `reset` is when the window ends."""
+    """The rate-limit headers of the latest response: `reset` is when the window ends.
+
+    rate = client.rate_limit  # None before the first response
+    print(f"{rate.remaining}/{rate.limit} left until {rate.reset:%H:%M:%S}")
+    """
 
     limit: int | None
     remaining: int

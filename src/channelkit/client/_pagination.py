@@ -52,8 +52,9 @@ def parse_envelope(body: Any, *, cursor: str | None, request: RequestInfo) -> Ra
 class CursorWalk:
     """Which cursor to ask for next, refusing to go round in circles.
 
-    walk = CursorWalk(start=None)
-    while (cursor := walk.next_cursor) is not ... : ...
+    walk = CursorWalk(None, "/posts")
+    while not walk.done:
+        walk.advance(fetch_page(walk.cursor))  # PaginationError if a cursor comes back
     """
 
     def __init__(self, start: str | None, path: str) -> None:
