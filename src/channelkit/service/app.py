@@ -38,6 +38,7 @@ from channelkit.service.models import (
     PostUpdate,
     parse_body,
 )
+from channelkit.service.openapi import openapi_document
 from channelkit.service.params import Query
 from channelkit.service.ratelimit import FixedWindowLimiter
 from channelkit.service.timefmt import format_instant
@@ -289,7 +290,13 @@ def create_app(db: Database, settings: Settings | None = None) -> ASGIApp:
         except ApiError as exc:
             return json_response(exc.status, exc.body())
 
+    async def openapi(request: Request) -> Response:
+        document = openapi_document()
+        document["servers"] = [{"url": str(request.base_url).rstrip("/") + "/v1"}]
+        return json_response(200, document)
+
     routes = [
+        Route("/v1/openapi.json", openapi, methods=["GET"]),
         Route("/v1/posts", _guarded("posts:read", list_posts), methods=["GET"]),
         Route("/v1/posts", _guarded("posts:write", create_post), methods=["POST"]),
         Route("/v1/posts/{id}", _guarded("posts:read", get_post), methods=["GET"]),

@@ -11,33 +11,32 @@ from datetime import date, datetime
 
 from channelkit.service.errors import bad_request
 
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-# RFC 3339 date-time with a mandatory offset (`Z` or +hh:mm); `T` or a space between parts.
-_DATETIME = re.compile(
-    r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$"
+# What requests may send: RFC 3339 with an offset, or a bare date. The OpenAPI document
+# publishes the same pattern, so the schema and the service agree on every string.
+REQUEST_TIMESTAMP_PATTERN = (
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}"
+    r"([Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2}))?$"
 )
-_NAIVE = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$")
+_REQUEST_TIMESTAMP = re.compile(REQUEST_TIMESTAMP_PATTERN.removesuffix("$"))
+_NAIVE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?")
 SECONDS_PER_DAY = 86_400
 
 
 def parse_instant(value: str, param: str) -> float:
     """Parse a request timestamp into Unix seconds, or raise a 400 naming `param`."""
-    text = value.strip()
-    if _DATE.match(text):
-        try:
-            day = date.fromisoformat(text)
-        except ValueError:
-            raise bad_request(param, f"{value!r} is not a valid date") from None
-        return float(day_start(day_number(day)))
-    if _DATETIME.match(text):
-        normalised = text.replace("z", "Z").replace("t", "T")
-        # datetime.fromisoformat accepts at most microseconds
-        normalised = re.sub(r"\.(\d{6})\d+", r".\1", normalised)
+    if _REQUEST_TIMESTAMP.fullmatch(value):
+        if len(value) == 10:
+            try:
+                return float(day_start(day_number(date.fromisoformat(value))))
+            except ValueError:
+                raise bad_request(param, f"{value!r} is not a valid date") from None
+        # datetime.fromisoformat takes at most microseconds, and upper-case T and Z
+        normalised = re.sub(r"(\.[0-9]{6})[0-9]+", r"\1", value.upper())
         try:
             return datetime.fromisoformat(normalised).timestamp()
         except ValueError:
             raise bad_request(param, f"{value!r} is not a valid timestamp") from None
-    if _NAIVE.match(text):
+    if _NAIVE.fullmatch(value):
         raise bad_request(
             param,
             f"{value!r} has no UTC offset; add one (e.g. 'Z' or '+02:00') or send a bare date",
