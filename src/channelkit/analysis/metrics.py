@@ -109,13 +109,13 @@ def _cohort(con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period) -> 
     """`_base` plus `cohort`: posts published in the period with their period totals."""
     return (
         _base(con, flt, period)
-        + Sql(", published AS (SELECT p.id, p.priority, p.published_at FROM posts p WHERE ")
+        + Sql(", published AS (SELECT p.id, p.priority, p.published_at, p.tags FROM posts p WHERE ")
         + _posts_where(flt, period)
         + Sql(
             "), per_post AS (SELECT d.post_id, sum(d.views)::BIGINT AS views, "
             f"sum({ENGAGEMENTS})::BIGINT AS engagements FROM fdaily d "
             "SEMI JOIN published c ON c.id = d.post_id GROUP BY 1), "
-            "cohort AS (SELECT c.id, c.priority, c.published_at, "
+            "cohort AS (SELECT c.id, c.priority, c.published_at, c.tags, "
             "coalesce(pp.views, 0) AS views, coalesce(pp.engagements, 0) AS engagements "
             "FROM published c LEFT JOIN per_post pp ON pp.post_id = c.id) "
         )
@@ -386,13 +386,16 @@ def tag_performance(
     con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period, *, small_sample_n: int
 ) -> pd.DataFrame:
     """One row per tag of the posts published in the period; most-used tags first."""
+    # The cohort's own tag lists: unnesting them beats joining the whole post_tags table.
     sql = _cohort(con, flt, period) + Sql(
-        f"SELECT t.tag, {_GROUP_STATS} FROM cohort c JOIN post_tags t ON t.post_id = c.id",
+        ", tagged AS (SELECT c.id, c.views, c.engagements, "
+        "unnest(list_distinct(c.tags)) AS tag FROM cohort c) "
+        f"SELECT c.tag, {_GROUP_STATS} FROM tagged c",
         (small_sample_n,),
     )
     if flt.tags is not None:
-        sql = sql + Sql(" WHERE t.tag = ANY(?::VARCHAR[])", (list(flt.tags),))
-    sql = sql + Sql(" GROUP BY t.tag ORDER BY posts DESC, median_views DESC, t.tag")
+        sql = sql + Sql(" WHERE c.tag = ANY(?::VARCHAR[])", (list(flt.tags),))
+    sql = sql + Sql(" GROUP BY c.tag ORDER BY posts DESC, median_views DESC, c.tag")
     return _run(con, sql, period.tz)
 
 
