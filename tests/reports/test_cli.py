@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
 
 from channelkit.cli import main
+from channelkit.reports import report_period
+from channelkit.service import LocalService
+from channelkit.warehouse import Warehouse
 
 
 def run(*args: str | Path) -> Result:
@@ -96,3 +100,39 @@ def test_custom_template_and_broken_template(small_warehouse: Path, tmp_path: Pa
     assert result.exit_code == 1
     assert "broken.j2, line 1" in result.stderr
     assert not (tmp_path / "b.html").exists()
+
+
+def test_sync_then_report_against_the_demo_service(
+    demo_service: LocalService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = demo_service.demo_keys["admin"]
+    monkeypatch.setenv("CHANNELKIT_API_KEY", key)
+    db, out = tmp_path / "w.duckdb", tmp_path / "weekly.html"
+    result = run(
+        "--sync", "--base-url", demo_service.base_url, "--db", db, "--tz", "Europe/Berlin",
+        "--max-age", "1h", "--out", out,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    assert re.search(
+        rf"sync completed \(\w+\) from {re.escape(demo_service.base_url)}", result.stderr
+    )
+    wh = Warehouse(db)
+    period = report_period(wh, tz="Europe/Berlin")
+    views = wh.kpis(start=period.start, end=period.end, tz="Europe/Berlin").set_index("metric")
+    html = out.read_text(encoding="utf-8")
+    assert f'<div class="value">{views.loc["views", "value"]:,.0f}</div>' in html
+    assert key not in result.stderr + result.stdout + html
+
+
+def test_failed_sync_writes_no_report(
+    demo_service: LocalService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CHANNELKIT_API_KEY", "ck_not_a_key_of_this_service")
+    out = tmp_path / "weekly.html"
+    result = run(
+        "--sync", "--base-url", demo_service.base_url, "--db", tmp_path / "w.duckdb", "--out", out
+    )
+    assert result.exit_code == 1
+    assert "no report written" in result.stderr
+    assert "ck_not_a_key_of_this_service" not in result.stderr + result.stdout
+    assert not out.exists()
