@@ -377,3 +377,32 @@ def test_long_waits_are_logged_at_info(caplog: pytest.LogCaptureFixture) -> None
     assert "429 on GET http://service.test/v1/posts/post_1: retrying after 1.0 s" in (
         caplog.messages
     )
+
+
+def test_request_reaches_any_endpoint_with_the_same_care() -> None:
+    from datetime import UTC, datetime
+
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, json={"ok": True})
+
+    client, _ = make(handler)
+    when = datetime(2030, 1, 1, tzinfo=UTC)
+    answer = client.request("PATCH", "/posts/p1", json={"scheduled_at": when, "cover": None})
+    assert answer == {"ok": True}
+    assert json.loads(seen[0].content) == {"scheduled_at": "2030-01-01T00:00:00Z", "cover": None}
+    client.request("post", "/things", params={"after": when})
+    assert seen[1].method == "POST" and seen[1].headers["idempotency-key"].startswith("ck-")
+    assert seen[1].url.params["after"] == "2030-01-01T00:00:00Z"
+
+
+def test_bad_base_urls_are_refused_clearly() -> None:
+    for url, message in [
+        ("ftp://host/v1", "is not an http"),
+        ("http://[::1/v1", "is not a valid URL"),
+        ("http://host/api", "must end in the API version segment /v1"),
+    ]:
+        with pytest.raises(ck.ChannelkitError, match=f"^base_url: .*{re.escape(message)}"):
+            ck.Client(url, KEY)

@@ -173,7 +173,10 @@ def _resolve_base_url(base_url: str | None) -> str:
             f"(e.g. http://127.0.0.1:8000{API_VERSION_SEGMENT})"
         )
     url = url.strip().rstrip("/")
-    parsed = httpx.URL(url)
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL as exc:
+        raise InvalidParameterError(f"base_url: {url!r} is not a valid URL: {exc}") from None
     if parsed.scheme not in ("http", "https") or not parsed.host:
         raise InvalidParameterError(f"base_url: {url!r} is not an http(s) URL")
     if not parsed.path.endswith(API_VERSION_SEGMENT):
@@ -420,10 +423,11 @@ class Call:
         wait = max(CLIENT_RETRY_AFTER_MIN_SECONDS, wait)
         if self.rate_limit_waited + wait > self.core.max_rate_limit_wait:
             error = self._error(response, wait)
-            error.args = (
+            error.message = (
                 f"{error.message} (waited {self.rate_limit_waited:.1f} s already; the cap "
-                f"max_rate_limit_wait is {self.core.max_rate_limit_wait:g} s)",
+                f"max_rate_limit_wait is {self.core.max_rate_limit_wait:g} s)"
             )
+            error.args = (error.message,)
             raise error
         self.rate_limit_waited += wait
         self.core.block(wait)

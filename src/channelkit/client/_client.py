@@ -23,7 +23,7 @@ from channelkit.client._base import (
 from channelkit.client._operations import ModelT
 from channelkit.client._pacing import WaitReason
 from channelkit.client._pagination import CursorWalk, RawPage, parse_envelope
-from channelkit.client._params import Timestamp, check_limit, query_params
+from channelkit.client._params import Timestamp, check_limit, json_body, query_params
 from channelkit.client.models import (
     Channel,
     ChannelAnalyticsRow,
@@ -118,7 +118,7 @@ class Client:
             method.upper(),
             path,
             params=query_params(params or {}),
-            json=json,
+            json=None if json is None else json_body(json, keep_none=True),
             idempotency_key=idempotency_key,
             max_retries=max_retries,
         )

@@ -78,11 +78,11 @@ def _query_value(name: str, value: Any) -> str:
     )
 
 
-def json_body(fields: Mapping[str, Any]) -> dict[str, Any]:
-    """A JSON request body; None values are left out, timestamps formatted."""
+def json_body(fields: Mapping[str, Any], *, keep_none: bool = False) -> dict[str, Any]:
+    """A JSON request body, timestamps formatted; None values left out unless `keep_none`."""
     body: dict[str, Any] = {}
     for name, value in fields.items():
-        if value is None:
+        if value is None and not keep_none:
             continue
         if isinstance(value, datetime | date):
             value = format_timestamp(name, value)
