@@ -35,7 +35,11 @@ def as_values(value: OneOrMany | None, *, param: str) -> tuple[str, ...] | None:
 
 @dataclass(frozen=True)
 class PostFilter:
-    """Resolved filters: ids only, `None` meaning "no filter"."""
+    """Resolved filters: ids only, `None` meaning "no filter".
+
+    >>> PostFilter(priorities=("urgent",)).where("p")
+    ('p.deleted_at IS NULL AND p.priority = ANY(?::VARCHAR[])', [['urgent']])
+    """
 
     channel_ids: tuple[str, ...] | None = None
     tags: tuple[str, ...] | None = None
