@@ -18,13 +18,21 @@ Cell = str | Markup
 
 @dataclass(frozen=True)
 class Column:
+    """A table column; numeric ones are right-aligned.
+
+    Column("Views", numeric=True)
+    """
+
     label: str
     numeric: bool = False
 
 
 @dataclass(frozen=True)
 class Table:
-    """A formatted table; `rows` hold one cell per column."""
+    """A formatted table; `rows` hold one cell per column.
+
+    Table((Column("Tag"), Column("Posts", numeric=True)), (("release", "12"),))
+    """
 
     columns: tuple[Column, ...]
     rows: tuple[tuple[Cell, ...], ...]
@@ -32,7 +40,10 @@ class Table:
 
 @dataclass(frozen=True)
 class KpiTile:
-    """One headline number with its change against the previous period."""
+    """One headline number with its change against the previous period.
+
+    KpiTile("views", "Views", "400", "460", "\u221260", "\u221213.0%", "down")
+    """
 
     key: str
     label: str
@@ -48,6 +59,8 @@ class Section:
     """One part of the report: a figure, a table, or both, with notes under them.
 
     `empty` replaces both when the period has no data for this section.
+
+        Section("tags", "Tags", empty="No posts published in this period.")
     """
 
     id: str
