@@ -198,7 +198,10 @@ def browser_page(chromium: Path, tmp_path: Path) -> Iterator[Page]:
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(chromium), args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        # Far from Berlin and UTC, so that a wall time shifted by the browser's zone shows.
+        page = browser.new_page(
+            viewport={"width": 1400, "height": 1000}, timezone_id="Pacific/Auckland"
+        )
         page.set_default_timeout(PAGE_TIMEOUT_MS)
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))

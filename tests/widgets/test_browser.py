@@ -1,9 +1,10 @@
-"""The real thing: notebook 02 in JupyterLab, in Debian's Chromium, scheduling with the Composer.
+"""The real thing: notebook 02 in JupyterLab, in Debian's Chromium, driven by Playwright.
 
 The test starts the service and JupyterLab (whose kernel gets the service's address and key
 through CHANNELKIT_BASE_URL / CHANNELKIT_API_KEY), runs every cell of the notebook in the
-browser, fills the Composer in like a person would, presses Schedule, and then asks the
-service, over HTTP, whether the post is there.
+browser, fills the Composer in like a person would and presses Schedule, uploads a file to
+BulkUpload, submits it and downloads the results; then it asks the service, over HTTP,
+whether the posts are there.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
+import openpyxl
 import pytest
 
 from channelkit._constants import ENV_API_KEY, ENV_BASE_URL
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "02-bulk-schedule.ipynb"
 RUN_ALL_TIMEOUT_MS = 120_000
+BERLIN = ZoneInfo("Europe/Berlin")
 
 _KERNEL_IDLE = """() => {
     const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
@@ -53,14 +56,12 @@ _RUN_ALL_OUTCOME = """() => {
 
 @pytest.mark.browser
 @pytest.mark.slow
-def test_composer_in_jupyterlab_schedules_a_post(
+def test_notebook_02_in_jupyterlab_schedules_with_both_widgets(
     browser_page: Page,
     start_jupyter_lab: Callable[..., Any],
     service_factory: Callable[..., LocalService],
     tmp_path: Path,
 ) -> None:
-    from playwright.sync_api import expect
-
     service = service_factory(seed="demo")
     key = service.demo_keys["admin"]
     root = tmp_path / "lab"
@@ -72,17 +73,30 @@ def test_composer_in_jupyterlab_schedules_a_post(
     page.goto(lab.notebook_url(NOTEBOOK.name))
     page.wait_for_function(_KERNEL_IDLE, timeout=RUN_ALL_TIMEOUT_MS)
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-
     outcome = page.wait_for_function(_RUN_ALL_OUTCOME, timeout=RUN_ALL_TIMEOUT_MS)
     assert outcome.json_value() == "done"
-    composer = page.locator(".ck-composer")
 
-    berlin = ZoneInfo("Europe/Berlin")
-    wall = (datetime.now(berlin) + timedelta(days=2)).replace(
+    with Client(base_url=service.base_url, api_key=key) as client:
+        _schedule_with_the_composer(page, client)
+        _upload_and_submit_a_file(page, client, tmp_path)
+        town_hall = [
+            post.title
+            for post in client.posts.list(tag="town-hall")
+            if post.title == "Town hall on Thursday" and post.status == "scheduled"
+        ]
+    assert town_hall == ["Town hall on Thursday"]  # the notebook's bulk cells ran here too
+    assert key not in page.content()
+
+
+def _schedule_with_the_composer(page: Page, client: Client) -> None:
+    from playwright.sync_api import expect
+
+    wall = (datetime.now(BERLIN) + timedelta(days=2)).replace(
         hour=10, minute=15, second=0, microsecond=0, tzinfo=None
     )
     title = f"Browser test post {wall:%d %b %H:%M}"
     channel_label = "IT & Security (it-security)"
+    composer = page.locator(".ck-composer")
     composer.locator(".ck-composer-channel select").select_option(label=channel_label)
     composer.locator(".ck-composer-title input").fill(title)
     composer.locator(".ck-composer-body textarea").fill("Patch **tonight**, please.")
@@ -101,21 +115,53 @@ def test_composer_in_jupyterlab_schedules_a_post(
 
     post_id = composer.locator(".ck-composer-result .ck-post-id")
     expect(post_id).to_have_text(re.compile(r"^post_"))
-
-    with Client(base_url=service.base_url, api_key=key) as client:
-        post = client.posts.retrieve(post_id.inner_text())
-        channel = next(c for c in client.channels.list() if c.slug == "it-security")
-        town_hall = [
-            p.title
-            for p in client.posts.list(tag="town-hall")
-            if p.title == "Town hall on Thursday" and p.status == "scheduled"
-        ]
+    post = client.posts.retrieve(post_id.inner_text())
+    channel = next(c for c in client.channels.list() if c.slug == "it-security")
     assert (post.title, post.body, post.channel_id) == (
         title,
         "Patch **tonight**, please.",
         channel.id,
     )
     assert post.status == "scheduled"
-    assert post.scheduled_at == wall.replace(tzinfo=berlin).astimezone(UTC)
-    assert town_hall == ["Town hall on Thursday"]  # the notebook's bulk cells ran here too
-    assert key not in page.content()
+    # The browser runs in another zone than Berlin: the wall time must not be shifted by it.
+    assert post.scheduled_at == wall.replace(tzinfo=BERLIN).astimezone(UTC)
+
+
+def _upload_and_submit_a_file(page: Page, client: Client, tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    day = datetime.now(BERLIN) + timedelta(days=3)
+    posts_csv = tmp_path / "week.csv"
+    posts_csv.write_text(
+        "channel,title,body,scheduled_at,tags\n"
+        f"social,Browser upload: quiz night,Teams of four,{day:%Y-%m-%d} 18:00,social\n"
+        f"company-news,Browser upload: new canteen,Opens **Monday**,{day:%Y-%m-%d} 08:30,\n",
+        encoding="utf-8",
+    )
+    upload = page.locator(".ck-bulk-upload")
+    submit = upload.locator("button.ck-bulk-submit")
+    expect(submit).to_be_disabled()
+    with page.expect_file_chooser() as chooser:  # the widget's file input is off the page
+        upload.locator(".ck-bulk-file").click()
+    chooser.value.set_files(posts_csv)
+    expect(upload.locator(".ck-bulk-status")).to_contain_text("Ready to submit")
+    expect(upload.locator(".ck-bulk-table")).to_contain_text("quiz night")
+    expect(submit).to_be_enabled()
+    submit.click()
+
+    expect(upload.locator(".ck-bulk-status")).to_contain_text("2 created")
+    with page.expect_download() as download:
+        upload.locator("a.ck-bulk-results-file").click()
+    assert download.value.suggested_filename == "channelkit-results.xlsx"
+    saved = tmp_path / download.value.suggested_filename
+    download.value.save_as(saved)
+    sheet = openpyxl.load_workbook(saved).active
+    assert sheet is not None
+    rows = list(sheet.values)[1:]
+    assert [(row[1], row[5]) for row in rows] == [
+        ("created", "Browser upload: quiz night"),
+        ("created", "Browser upload: new canteen"),
+    ]
+    for row in rows:
+        post = client.posts.retrieve(str(row[2]))
+        assert (post.title, post.status) == (row[5], "scheduled")

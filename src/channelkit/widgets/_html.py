@@ -16,6 +16,12 @@ if TYPE_CHECKING:
 XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 _COLOURS = {"error": "#b00020", "ok": "#1b7f3b", "info": "#444"}
+_TABLE_STYLE = (
+    "<style>.ck-table{border-collapse:collapse;font-size:90%}"
+    ".ck-table th,.ck-table td{padding:2px 8px;border-bottom:1px solid #ddd;"
+    "text-align:left;vertical-align:top}</style>"
+)
+_LINK_STYLE = "color:#1a6fb5;text-decoration:underline"
 
 
 def message_html(text: str, *, kind: str = "info", css_class: str = "ck-message") -> str:
@@ -35,13 +41,14 @@ def table_html(frame: pd.DataFrame, *, max_rows: int, css_class: str) -> str:
         table += message_html(
             f"showing {len(shown):,} of {len(frame):,} rows; the file below has every row"
         )
-    return f'<div style="max-height:28em;overflow:auto">{table}</div>'
+    return f'<div style="max-height:28em;overflow:auto">{_TABLE_STYLE}{table}</div>'
 
 
 def download_html(data: bytes, *, filename: str, label: str, css_class: str) -> str:
     """A link that saves `data` (an .xlsx file) as `filename` from the browser."""
     encoded = base64.b64encode(data).decode("ascii")
     return (
-        f'<a class="{css_class}" download="{html.escape(filename, quote=True)}" '
+        f'<a class="{css_class}" style="{_LINK_STYLE}" '
+        f'download="{html.escape(filename, quote=True)}" '
         f'href="data:{XLSX_MIME};base64,{encoded}">{html.escape(label)}</a>'
     )

@@ -123,9 +123,13 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
             label.add_class("ck-field-error")
             label.add_class(f"ck-composer-error-{field}")
 
-        tags_row = widgets.HBox(
-            [widgets.Label("Tags", layout=widgets.Layout(width="7em")), self.tags]
+        # Lined up with the descriptions of the other controls (TagsInput has none).
+        tags_label = widgets.HTML(
+            '<div style="text-align:right;padding-right:8px">Tags</div>',
+            layout=widgets.Layout(width="var(--jp-widgets-inline-label-width, 80px)"),
         )
+        tags_hint = widgets.HTML('<span style="color:#777">press Enter after each tag</span>')
+        tags_row = widgets.HBox([tags_label, self.tags, tags_hint])
         form = widgets.VBox(
             [
                 self.channel,
