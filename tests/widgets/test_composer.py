@@ -233,3 +233,20 @@ def test_api_key_never_enters_widget_state(
 def test_an_unknown_time_zone_is_a_clear_error(client: Client) -> None:
     with pytest.raises(PostValidationError, match="unknown time zone 'Mars/Olympus'"):
         Composer(client, tz="Mars/Olympus")
+
+
+def test_an_unreachable_service_is_reported_and_the_form_kept(
+    service: LocalService, admin_key: str, channels: dict[str, Channel], future_wall: datetime
+) -> None:
+    with Client(base_url=service.base_url, api_key=admin_key, max_retries=0) as client:
+        composer = Composer(client, tz="Europe/Berlin")
+        _fill(composer, channels["all-hands"], when=future_wall)
+        service.stop()
+
+        assert composer.schedule() is None
+
+    assert composer.result.value.startswith('<div class="ck-not-sent ck-error"')
+    assert "Not sent:" in composer.result.value
+    assert composer.title.value == "Town hall"  # nothing typed is lost
+    assert composer.schedule_button.disabled is False
+    assert composer.schedule_button.description == "Schedule"
