@@ -94,6 +94,7 @@ SYNC_LOOKBACK_DAYS = 3  # recently published posts (views still move) and non-fi
 SYNC_BATCH_ROWS = 5_000  # rows per committed batch (one checkpoint per batch)
 SYNC_BATCH_SECONDS = 5.0  # ...or sooner, so a kill under a slow rate limit loses little
 SYNC_QUEUE_BATCHES = 4  # fetched batches waiting for the writer: bounds memory
+SYNC_STOP_GRACE_SECONDS = 2.0  # after Ctrl-C, how long walks get to notice before we leave
 SYNC_HWM_MARGIN_SECONDS = 60.0  # clock slack between "after" and the walk's duration
 SYNC_ANALYTICS_END_SLACK_DAYS = 2  # days past "today" asked for, against clock skew
 PARQUET_TABLES = ("channels", "posts", "post_tags", "post_daily", "channel_daily", "sync_runs")

@@ -9,6 +9,7 @@ fetching, decoding and writing overlap while memory stays bounded.
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 import time
@@ -30,6 +31,7 @@ from channelkit._constants import (
     SYNC_LOOKBACK_DAYS,
     SYNC_PAGE_LIMIT,
     SYNC_QUEUE_BATCHES,
+    SYNC_STOP_GRACE_SECONDS,
     WAREHOUSE_PATH,
 )
 from channelkit.client.errors import (
@@ -357,7 +359,12 @@ class _Sync:
         active = len(threads)
         try:
             while active:
-                message = self.queue.get()
+                try:
+                    message = self.queue.get(timeout=0.2)
+                except queue.Empty:
+                    if not any(thread.is_alive() for thread in threads):
+                        break  # a walk that ended without saying so (see _guard)
+                    continue
                 if isinstance(message, _Finished):
                     active -= 1
                 elif not self.stop.is_set() or not isinstance(message, _Batch | _Gone):
@@ -365,8 +372,10 @@ class _Sync:
         finally:
             if active:  # left early (interrupted): let the walks end at their next page
                 self.stop.set()
-            for thread in threads:
-                thread.join()
+                deadline = time.monotonic() + SYNC_STOP_GRACE_SECONDS
+                while time.monotonic() < deadline and any(t.is_alive() for t in threads):
+                    with contextlib.suppress(queue.Empty):
+                        self.queue.get(timeout=0.05)  # unblock walks waiting to hand over
 
     def _handle(self, message: _Message) -> None:
         report = self.report
@@ -414,7 +423,13 @@ class _Sync:
         except BaseException as exc:  # reported to the writing thread, which decides
             self._put(_Failed(resource, exc))
         finally:
-            self.queue.put(_Finished(resource))
+            # The writing thread may have stopped listening (interrupted): don't hang then.
+            while not self.stop.is_set() or not self.queue.full():
+                try:
+                    self.queue.put(_Finished(resource), timeout=0.1)
+                    break
+                except queue.Full:
+                    continue
 
     def _put(self, message: _Message) -> None:
         while True:

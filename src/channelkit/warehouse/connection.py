@@ -45,6 +45,8 @@ def open_warehouse(path: str | Path, *, read_only: bool) -> duckdb.DuckDBPyConne
     except duckdb.Error as exc:
         raise WarehouseError(f"{path} is not a DuckDB database: {exc}") from None
     try:
+        # DuckDB draws a progress bar on stdout for slow queries: not ours to print.
+        con.execute("SET enable_progress_bar = false")
         version = _schema_version(con, path)
         if version > SCHEMA_VERSION:
             raise WarehouseError(

@@ -320,26 +320,17 @@ class WarehouseWriter:
     def _table_info(self, table: str) -> _TableInfo:
         info = self._tables.get(table)
         if info is None:
-            columns = tuple(
-                r[0]
-                for r in self._con.execute(
-                    "SELECT column_name FROM duckdb_columns() WHERE table_name = ? "
-                    "ORDER BY column_index",
-                    [table],
-                ).fetchall()
-            )
-            if not columns:
-                raise ValueError(f"the warehouse has no table {table!r}")
-            key_row = self._con.execute(
-                "SELECT constraint_column_names FROM duckdb_constraints() "
-                "WHERE table_name = ? AND constraint_type = 'PRIMARY KEY'",
-                [table],
+            # Key columns in declaration order, which is the PRIMARY KEY's order in schema.py.
+            described = self._con.execute(
+                "SELECT name, pk FROM pragma_table_info(?)", [table]
             ).fetchall()
-            if not key_row:
+            if not described:
+                raise ValueError(f"the warehouse has no table {table!r}")
+            key = tuple(name for name, pk in described if pk)
+            if not key:
                 raise ValueError(f"table {table!r} has no primary key to upsert on")
-            info = _TableInfo(
-                columns=columns, key=tuple(key_row[0][0]), has_deleted_at="deleted_at" in columns
-            )
+            columns = tuple(name for name, _ in described)
+            info = _TableInfo(columns=columns, key=key, has_deleted_at="deleted_at" in columns)
             self._tables[table] = info
         return info
 
