@@ -156,7 +156,6 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
         self.status.value = message_html(
             f"Submitted {plan.sheet.source}: {counts}.", kind="ok" if result.ok else "error"
         )
-        self._update_submit()
         return result
 
     def _show_plan(self, plan: Plan) -> None:

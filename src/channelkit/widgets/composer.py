@@ -157,9 +157,17 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
         super().__init__([widgets.HBox([form, preview]), self.result])
         self.add_class("ck-composer")
 
-        for control in (self.channel, self.title, self.body, self.priority, self.tags):
-            control.observe(self._on_edit, names="value")
-        for control in (self.when, self.timezone, self.cover_image_url):
+        self._inputs = {
+            "channel": self.channel,
+            "title": self.title,
+            "body": self.body,
+            "priority": self.priority,
+            "tags": self.tags,
+            "scheduled_at": self.when,
+            "timezone": self.timezone,
+            "cover_image_url": self.cover_image_url,
+        }
+        for control in self._inputs.values():
             control.observe(self._on_edit, names="value")
         self.schedule_button.on_click(lambda _button: self.schedule())
         self._on_edit({})
@@ -220,16 +228,7 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
 
     def _on_edit(self, change: Mapping[str, Any]) -> None:
         owner = change.get("owner")
-        for field, control in (
-            ("channel", self.channel),
-            ("title", self.title),
-            ("body", self.body),
-            ("priority", self.priority),
-            ("tags", self.tags),
-            ("scheduled_at", self.when),
-            ("timezone", self.timezone),
-            ("cover_image_url", self.cover_image_url),
-        ):
+        for field, control in self._inputs.items():
             if owner is control:
                 self.errors[field].value = ""  # the user is fixing it
         urgent = self.priority.value == "urgent"
