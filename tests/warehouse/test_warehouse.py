@@ -14,7 +14,13 @@ import pytest
 from channelkit.analysis.errors import AnalysisParameterError
 from channelkit.warehouse import Warehouse
 from channelkit.warehouse.connection import WarehouseError, open_warehouse
-from fixtures.warehouse import BASE_URL, LAST_SYNC_FINISHED
+from fixtures.warehouse import BASE_URL, LAST_SYNC_FINISHED, build_small_warehouse
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    """One warehouse for the tests that only read it."""
+    return Warehouse(build_small_warehouse(tmp_path_factory.mktemp("wh") / "small.duckdb"))
 
 
 def test_missing_and_foreign_files_are_clear_errors(tmp_path: Path) -> None:
@@ -86,9 +92,9 @@ def test_file_locked_by_a_sync_gives_warehouse_error(small_warehouse: Path) -> N
     ],
 )
 def test_bad_arguments_name_the_parameter(
-    small_warehouse: Path, call: object, param: str, detail: str
+    shared: Warehouse, call: object, param: str, detail: str
 ) -> None:
-    wh = Warehouse(small_warehouse)
+    wh = shared
     with pytest.raises(AnalysisParameterError) as info:
         call(wh)  # type: ignore[operator]
     assert info.value.param == param
@@ -109,8 +115,8 @@ def test_ambiguous_channel_name_asks_for_id(small_warehouse: Path) -> None:
     assert wh.kpis(channel="engineering").attrs["metric"] == "kpis"  # the slug is exact
 
 
-def test_sql_escape_hatch(small_warehouse: Path) -> None:
-    wh = Warehouse(small_warehouse)
+def test_sql_escape_hatch(shared: Warehouse) -> None:
+    wh = shared
     df = wh.sql(
         "SELECT channel_id, count(*) AS n, max(published_at) AS last FROM posts "
         "WHERE deleted_at IS NULL AND channel_id = ? GROUP BY 1",
@@ -127,8 +133,8 @@ def test_sql_escape_hatch(small_warehouse: Path) -> None:
             con.execute("DELETE FROM channels")
 
 
-def test_freshness(small_warehouse: Path) -> None:
-    f = Warehouse(small_warehouse).freshness()
+def test_freshness(shared: Warehouse) -> None:
+    f = shared.freshness()
     assert f.last_sync_at == LAST_SYNC_FINISHED  # the later run failed
     assert f.last_sync_mode == "full"
     assert f.base_url == BASE_URL
