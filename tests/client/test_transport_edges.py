@@ -406,3 +406,30 @@ def test_bad_base_urls_are_refused_clearly() -> None:
     ]:
         with pytest.raises(ck.ChannelkitError, match=f"^base_url: .*{re.escape(message)}"):
             ck.Client(url, KEY)
+
+
+@pytest.mark.parametrize("applied", [True, False])
+def test_update_whose_answer_was_lost_is_checked_not_failed(applied: bool) -> None:
+    state = {**POST}
+    patches: list[int] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.method == "GET":
+            return httpx.Response(200, json=state)
+        patches.append(1)
+        if len(patches) == 1:
+            if applied:
+                state.update(json.loads(request.content))
+            raise httpx.ReadTimeout("answer lost", request=request)
+        error = {
+            "error": {"code": "conflict", "message": "archived -> archived", "param": "status"}
+        }
+        return httpx.Response(409, json=error)
+
+    client, _ = make(handler)
+    if applied:
+        assert client.posts.update("post_1", status="archived").status == "archived"
+    else:
+        with pytest.raises(ck.ConflictError, match="archived -> archived"):
+            client.posts.update("post_1", status="archived")
+    assert len(patches) == 2

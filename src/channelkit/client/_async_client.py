@@ -18,6 +18,7 @@ from channelkit.client._base import (
     Done,
     RateLimit,
     RequestSpec,
+    Verify,
     WaitEvent,
 )
 from channelkit.client._operations import ModelT
@@ -165,6 +166,8 @@ class AsyncClient:
                 step = call.on_response(response)
             if isinstance(step, Done):
                 return step.value
+            if isinstance(step, Verify):
+                return step.outcome(await self._execute(step.spec))
             if step.delay > 0:
                 await self._sleep(step.delay, step.reason, call.spec.path)
 

@@ -133,7 +133,23 @@ class Retry:
     reason: WaitReason
 
 
-Step = Done | Retry
+@dataclass(frozen=True)
+class Verify:
+    """Read `path` back: if it shows `expected`, a lost earlier attempt did the update."""
+
+    spec: RequestSpec
+    expected: Mapping[str, Any]
+    error: APIError
+
+    def outcome(self, current: Any) -> Any:
+        if isinstance(current, dict) and all(
+            current.get(name) == value for name, value in self.expected.items()
+        ):
+            return current
+        raise self.error
+
+
+Step = Done | Retry | Verify
 
 
 class _BearerAuth(httpx.Auth):
@@ -371,6 +387,10 @@ class Call:
         if status == 429:
             return self._rate_limited(response, retry_after)
         error = self._error(response, retry_after)
+        if status == 409 and self.method == "PATCH" and self.ambiguous and error.param == "status":
+            # The transition was refused because it had already happened: check that.
+            check = RequestSpec("GET", self.spec.path, max_retries=self.spec.max_retries)
+            return Verify(check, self.spec.json or {}, error)
         if (
             should_retry_status(
                 status,

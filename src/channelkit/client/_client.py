@@ -18,6 +18,7 @@ from channelkit.client._base import (
     Done,
     RateLimit,
     RequestSpec,
+    Verify,
     WaitEvent,
 )
 from channelkit.client._operations import ModelT
@@ -170,6 +171,8 @@ class Client:
                 step = call.on_response(response)
             if isinstance(step, Done):
                 return step.value
+            if isinstance(step, Verify):
+                return step.outcome(self._execute(step.spec))
             if step.delay > 0:
                 self._sleep(step.delay, step.reason, call.spec.path)
 
