@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import csv
+import os
 import re
+import subprocess
+import sys
 from datetime import timedelta
 from html.parser import HTMLParser
 from pathlib import Path
@@ -222,3 +225,44 @@ def test_missing_data(small_warehouse: Path, tmp_path: Path) -> None:
     with pytest.raises(WarehouseError, match="no such warehouse"):
         generate_report(tmp_path / "nowhere.duckdb", tmp_path / "r.html")
     assert not (tmp_path / "r.html").exists()
+
+
+def test_a_period_without_data_renders_empty_sections(warehouse: Path, tmp_path: Path) -> None:
+    out = generate_report(warehouse, tmp_path / "r.html", since="2026-02-01", until="2026-02-07")
+    html = out.read_text(encoding="utf-8")
+    assert tile(html, "views") == {
+        "value": "0",
+        "direction": "flat",
+        "change": "+0 (\u2014)",
+        "previous": "0",
+    }
+    assert "No views and no posts in this period." in section(html, "trend")
+    assert "No post reached the threshold." in section(html, "top-posts")
+    for section_id in ("tags", "priority", "heatmap"):
+        assert "No posts published in this period." in section(html, section_id)
+    assert 'id="ck-trend"' not in html
+
+
+def test_same_bytes_across_processes(warehouse: Path, tmp_path: Path) -> None:
+    """Other interpreters with other hash seeds (set and dict order) write the same file."""
+    outs = [tmp_path / f"r{seed}.html" for seed in (1, 2)]
+    runs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "channelkit",
+                "report",
+                "--db",
+                str(warehouse),
+                "--out",
+                str(out),
+            ],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for seed, out in enumerate(outs, start=1)
+    ]
+    assert [run.wait(timeout=120) for run in runs] == [0, 0]
+    assert outs[0].read_bytes() == outs[1].read_bytes()
