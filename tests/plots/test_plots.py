@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import nbformat
 import plotly.graph_objects as go
 import plotly.io as pio
@@ -13,6 +15,7 @@ from channelkit._constants import PLOT_FONT, PLOT_RENDERER, PLOT_TEMPLATE
 from channelkit.plots.renderer import choose_renderer
 from channelkit.plots.style import MUTED
 from channelkit.warehouse import Warehouse
+from channelkit.warehouse.connection import open_warehouse
 from fixtures.warehouse import AS_OF, XSS_TAG, XSS_TITLE, build_small_warehouse
 
 BERLIN = "Europe/Berlin"
@@ -159,3 +162,23 @@ def test_figures_in_a_kernel_carry_offline_html() -> None:
     # plotly.js itself is embedded (megabytes), not loaded from a CDN.
     assert len(html) > 1_000_000
     assert 'src="https://cdn.plot.ly' not in html
+
+
+def test_every_plot_draws_an_empty_warehouse(tmp_path: Path) -> None:
+    open_warehouse(tmp_path / "empty.duckdb", read_only=False).close()
+    wh = Warehouse(tmp_path / "empty.duckdb")
+    week = {"start": "2026-03-23", "end": "2026-03-30"}
+    figures = [
+        plots.engagement_over_time(wh.engagement_over_time("day", **week)),
+        plots.kpi_tiles(wh.kpis(**week)),
+        plots.top_posts(wh.top_posts(**week)),
+        plots.channel_comparison(wh.channel_comparison(**week)),
+        plots.tag_performance(wh.tag_performance(**week)),
+        plots.priority_impact(wh.priority_impact(**week)),
+        plots.publishing_heatmap(wh.publishing_heatmap(**week)),
+        plots.upcoming_scheduled(wh.upcoming_scheduled()),
+    ]
+    assert all("2026-03-23 to 2026-03-29 (UTC)" in f.layout.title.text for f in figures[:-1])
+    assert list(figures[0].data[0].y) == [0] * 7  # a week of zeros, not an empty chart
+    rate = {a.text for a in figures[1].layout.annotations}
+    assert "n/a" in rate  # no views: no engagement rate
