@@ -433,3 +433,10 @@ def test_update_whose_answer_was_lost_is_checked_not_failed(applied: bool) -> No
         with pytest.raises(ck.ConflictError, match="archived -> archived"):
             client.posts.update("post_1", status="archived")
     assert len(patches) == 2
+
+
+def test_bad_retry_settings_are_refused() -> None:
+    with pytest.raises(ck.ChannelkitError, match=r"^max_retries: must be >= 0, got -1"):
+        ck.Client(BASE, KEY, max_retries=-1)
+    with pytest.raises(ck.ChannelkitError, match=r"^max_rate_limit_wait: must be >= 0"):
+        ck.Client(BASE, KEY, max_rate_limit_wait=-5)

@@ -169,8 +169,15 @@ class _BearerAuth(httpx.Auth):
 def _configure_logging() -> None:
     """`CHANNELKIT_LOG=debug|info|warning` sends channelkit's log lines to stderr."""
     level_name = os.environ.get(ENV_LOG, "").strip().upper()
-    level = logging.getLevelName(level_name) if level_name else None
+    if not level_name:
+        return
+    level = logging.getLevelName(level_name)
     if not isinstance(level, int):
+        logging.getLogger(LOGGER_NAME).warning(
+            "%s=%r is not a log level (debug, info, warning, error); ignored",
+            ENV_LOG,
+            level_name.lower(),
+        )
         return
     root = logging.getLogger(LOGGER_NAME)
     root.setLevel(level)
@@ -254,6 +261,10 @@ class ClientCore:
             if max_rate_limit_wait is None
             else max_rate_limit_wait
         )
+        if self.max_rate_limit_wait < 0:
+            raise InvalidParameterError(
+                f"max_rate_limit_wait: must be >= 0 seconds, got {self.max_rate_limit_wait}"
+            )
         self.on_wait = on_wait
         self._lock = threading.Lock()
         self._pacer = Pacer(
