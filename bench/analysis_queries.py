@@ -13,6 +13,7 @@ and prints cold/pandas; each pandas result is checked against the Warehouse resu
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import tempfile
 import time
@@ -249,6 +250,8 @@ def main() -> None:
                 line += f" {'':>8} {'':>6}"
             flag = "" if ms <= TARGET_MS else f"  (over the {TARGET_MS:.0f} ms target)"
             print(line + flag)
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS {peak_mb:.0f} MB (mostly the pandas baseline's tables)")
 
 
 if __name__ == "__main__":
