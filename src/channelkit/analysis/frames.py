@@ -32,8 +32,25 @@ def _pandas_type(arrow_type: pa.DataType) -> object:
     return None
 
 
+def _without_decimals(table: pa.Table) -> pa.Table:
+    # DuckDB sums BIGINTs into HUGEINT, which Arrow carries as decimal128(38, 0) and pandas
+    # would hold as Python Decimal objects: make whole numbers Int64 when they fit, and
+    # fractional decimals float64.
+    for i, field in enumerate(table.schema):
+        if not pa.types.is_decimal(field.type):
+            continue
+        target = pa.int64() if field.type.scale == 0 else pa.float64()
+        try:
+            column = table.column(i).cast(target)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            continue
+        table = table.set_column(i, field.name, column)
+    return table
+
+
 def to_frame(table: pa.Table, tz: str) -> pd.DataFrame:
     """Convert a query result (an Arrow table) to a DataFrame (see the module docstring)."""
+    table = _without_decimals(table)
     frame: pd.DataFrame = table.to_pandas(types_mapper=_pandas_type)
     for field in table.schema:
         name = field.name
