@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import httpx
 import pytest
 
 import channelkit as ck
@@ -52,6 +54,18 @@ async def _populate(base_url: str, key: str) -> list[str]:
 
         await asyncio.gather(*(create(c.id, n) for c in channels for n in range(POSTS_PER_CHANNEL)))
         return [c.id for c in channels]
+
+
+def exhaust(service: LocalService, key: str) -> None:
+    """Spend `key`'s window elsewhere (a 429 proves it) with at least 1 s of it left.
+
+    The local service aligns windows to multiples of the window length.
+    """
+    if time.time() % RATE_WINDOW > RATE_WINDOW - 1.0:
+        time.sleep(RATE_WINDOW - time.time() % RATE_WINDOW + 0.01)
+    with httpx.Client(base_url=service.base_url, headers={"Authorization": f"Bearer {key}"}) as raw:
+        while raw.get("/channels").status_code != 429:
+            pass
 
 
 @pytest.fixture(scope="module")
