@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
 from channelkit.service import LocalService
+
+
+@pytest.fixture(scope="module")
+def shared() -> Iterator[LocalService]:
+    """One service for the parametrized cases, which only read and make keys."""
+    with LocalService() as service:
+        yield service
 
 
 @pytest.mark.parametrize(
@@ -58,14 +66,14 @@ def test_key_never_echoed(service: LocalService, client_for: Any) -> None:
     ],
 )
 def test_missing_scope_is_403(
-    service: LocalService, client_for: Any, error_of: Any, method: str, path: str, scope: str
+    shared: LocalService, client_for: Any, error_of: Any, method: str, path: str, scope: str
 ) -> None:
     others = [
         s
         for s in ("posts:read", "posts:write", "channels:read", "channels:write", "analytics:read")
         if s != scope
     ]
-    client = client_for(service, service.create_key(user="bob", scopes=others))
+    client = client_for(shared, shared.create_key(user="bob", scopes=others))
     assert error_of(client.request(method, path, json={})) == (403, "forbidden", None)
 
 

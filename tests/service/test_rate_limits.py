@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-WINDOW = 2.0
+WINDOW = 1.0
 
 
 def _window_start() -> None:
