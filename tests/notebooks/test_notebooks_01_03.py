@@ -142,3 +142,28 @@ def test_03_parameters_cell_is_tagged() -> None:
     names = set(re.findall(r"^(\w+) =", tagged[0].source, re.M))
     assert {"base_url", "warehouse_path", "period", "tz", "out_path"} <= names
     assert "api_key" not in names  # papermill records parameters in the output notebook
+
+
+def test_03_without_a_service_starts_the_demo_in_the_kernel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("CHANNELKIT_BASE_URL", "CHANNELKIT_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TQDM_DISABLE", "1")
+    executed = tmp_path / "executed.ipynb"
+    papermill.execute_notebook(
+        str(NOTEBOOKS / "03-weekly-report.ipynb"),
+        str(executed),
+        parameters={"out_path": "out/weekly.html"},
+        kernel_name=KERNEL,
+        cwd=str(tmp_path),
+        progress_bar=False,
+        execution_timeout=TIMEOUT,
+    )
+    text = outputs_text(nbformat.read(executed, as_version=4))
+    wh = Warehouse(tmp_path / "weekly-warehouse.duckdb")
+    period = report_period(wh, period="7d", tz="Europe/Berlin")
+    assert f"Period: {period.label}" in text
+    assert (tmp_path / "out" / "weekly.html").stat().st_size > 1_000_000  # plotly.js inside
+    # the demo keys were made inside the kernel: look for anything shaped like a key
+    assert not re.search(r"ck_[A-Za-z0-9_-]{16,}", executed.read_text(encoding="utf-8"))
