@@ -7,7 +7,7 @@ share its interpreter), then measures, over keep-alive connections on loopback:
   each also as a ratio to `GET /channels?limit=1`, the cheapest authenticated request,
   measured in the same run as the baseline;
 - requests per second of `GET /posts?limit=100` from 8 concurrent client threads for 10 s;
-- how long the demo seed takes (from process start to the printed base URL).
+- how long the demo seed takes, in process, and from `serve` start to the printed base URL.
 
 Run: `.venv/bin/python bench/service_latency.py`
 """
@@ -22,6 +22,9 @@ import time
 from pathlib import Path
 
 import httpx
+
+from channelkit.service.db import Database
+from channelkit.service.demo import seed_demo
 
 ROUNDS = 300
 LOAD_SECONDS = 10.0
@@ -89,7 +92,18 @@ def load(base_url: str, key: str) -> tuple[float, int]:
     return sum(counts) / (time.perf_counter() - started), sum(counts)
 
 
+def seed_in_process() -> float:
+    db = Database.open(":memory:")
+    started = time.perf_counter()
+    with db.transaction() as con:
+        seed_demo(con, db.now())
+    elapsed = time.perf_counter() - started
+    db.close()
+    return elapsed
+
+
 def main() -> None:
+    seed_only = seed_in_process()
     proc, base_url, key, seed_seconds = start_demo()
     try:
         headers = {"Authorization": f"Bearer {key}"}
@@ -103,7 +117,8 @@ def main() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
-    print(f"demo seed, start to ready:        {seed_seconds:8.2f} s")
+    print(f"demo seed, in process:             {seed_only:8.2f} s")
+    print(f"demo seed, serve start to ready:   {seed_seconds:8.2f} s")
     print(f"GET /channels?limit=1 (baseline):  {baseline:8.2f} ms median")
     print(
         f"GET /posts?limit=100:              {listing:8.2f} ms median  ({listing / baseline:.1f}x)"
