@@ -266,3 +266,14 @@ def test_same_bytes_across_processes(warehouse: Path, tmp_path: Path) -> None:
     ]
     assert [run.wait(timeout=120) for run in runs] == [0, 0]
     assert outs[0].read_bytes() == outs[1].read_bytes()
+
+
+def test_long_tag_tables_are_cut_and_point_to_the_csv(
+    warehouse: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("channelkit.reports.sections.REPORT_GROUP_ROWS_LIMIT", 2)
+    out = generate_report(warehouse, tmp_path / "r.html", since="2026-03-16", until="2026-04-05")
+    tags = section(out.read_text(encoding="utf-8"), "tags")
+    # 3 weeks: eng (5 posts), company (2), then one post each for four more tags
+    assert [row[0] for row in table_rows(tags)] == ["eng", "company"]
+    assert "4 more rows are in the CSV export (--csv)." in tags

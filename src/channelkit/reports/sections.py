@@ -20,6 +20,7 @@ from channelkit import plots
 from channelkit._constants import (
     REPORT_BODY_EXCERPT_CHARS,
     REPORT_DAILY_TREND_MAX_DAYS,
+    REPORT_GROUP_ROWS_LIMIT,
     REPORT_UPCOMING_LIMIT,
 )
 from channelkit.analysis.freshness import Freshness
@@ -203,6 +204,10 @@ def _trend_section(trend: pd.DataFrame, freq: str) -> Section:
     )
 
 
+def _text(value: Any) -> str:
+    return MISSING if is_missing(value) else str(value)
+
+
 def _title_cell(title: Any, body: str) -> Cell:
     excerpt = body[:REPORT_BODY_EXCERPT_CHARS]
     if len(body) > REPORT_BODY_EXCERPT_CHARS:
@@ -242,7 +247,7 @@ def _top_section(
         (
             fmt_int(row["rank"]),
             _title_cell(row["title"], bodies.get(str(row["post_id"]), "")),
-            str(row["channel_name"]),
+            _text(row["channel_name"]),
             fmt_datetime(row["published_at"], tz),
             fmt_int(row["views"]),
             fmt_int(row["engagements"]),
@@ -274,8 +279,8 @@ def _channel_section(frame: pd.DataFrame) -> Section:
     )
     rows = tuple(
         (
-            str(row["channel_name"]) + (" (archived)" if row["is_archived"] is True else ""),
-            str(row["visibility"]),
+            _text(row["channel_name"]) + (" (archived)" if row["is_archived"] is True else ""),
+            _text(row["visibility"]),
             fmt_int(row["posts_published"]),
             fmt_int(row["views"]),
             fmt_int(row["engagements"]),
@@ -312,9 +317,10 @@ def _group_section(
         Column("Median rate", numeric=True),
         Column("Sample"),
     )
+    shown = frame.head(REPORT_GROUP_ROWS_LIMIT)
     rows = tuple(
         (
-            str(row[key]),
+            _text(row[key]),
             fmt_int(row["posts"]),
             fmt_int(row["views"]),
             fmt_pct(row["engagement_rate"]),
@@ -322,10 +328,13 @@ def _group_section(
             fmt_pct(row["median_engagement_rate"]),
             "small" if row["small_sample"] is True else "",
         )
-        for row in frame.to_dict("records")
+        for row in shown.to_dict("records")
     )
+    notes: tuple[str, ...] = ()
+    if len(frame) > len(shown):
+        notes = (f"{len(frame) - len(shown):,} more rows are in the CSV export (--csv).",)
     figure = _figure(section_id, draw(frame))
-    return Section(section_id, title, intro, figure=figure, table=Table(columns, rows))
+    return Section(section_id, title, intro, figure=figure, table=Table(columns, rows), notes=notes)
 
 
 def _heatmap_section(frame: pd.DataFrame) -> Section:
@@ -357,9 +366,9 @@ def _upcoming_section(frame: pd.DataFrame, tz: str, as_of: datetime) -> Section:
     rows = tuple(
         (
             fmt_datetime(row["scheduled_at"], tz),
-            str(row["title"]),
-            str(row["channel_name"]),
-            str(row["priority"]),
+            _text(row["title"]),
+            _text(row["channel_name"]),
+            _text(row["priority"]),
             _tags(row["tags"]),
         )
         for row in shown.to_dict("records")
