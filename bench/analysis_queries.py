@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow.compute as pc
 
 from channelkit.warehouse import Warehouse
 from channelkit.warehouse.connection import open_warehouse
@@ -99,15 +100,30 @@ def median_ms(fn: Callable[[], Any], runs: int) -> tuple[float, Any]:
 # --- the same metrics in pure pandas ---------------------------------------------------------
 
 
+def _load(con: Any, query: str, categorical: tuple[str, ...] = ()) -> pd.DataFrame:
+    # Repeated ids as pandas categoricals: what a careful pandas user would do to fit 10M
+    # rows in memory (plain strings take several GB).
+    table = con.sql(query).to_arrow_table()
+    for name in categorical:
+        i = table.schema.get_field_index(name)
+        table = table.set_column(i, name, pc.dictionary_encode(table.column(i)))
+    return table.to_pandas()
+
+
 class Frames:
     def __init__(self, wh: Warehouse) -> None:
         with wh.duckdb as con:
-            self.posts = con.sql(
-                "SELECT id, channel_id, priority, published_at FROM posts WHERE deleted_at IS NULL"
-            ).df()
-            self.daily = con.sql("SELECT * EXCLUDE (synced_at) FROM post_daily").df()
-            self.tags = con.sql("SELECT * FROM post_tags").df()
-            self.channels = con.sql("SELECT id, subscriber_count FROM channels").df()
+            self.posts = _load(
+                con,
+                "SELECT id, channel_id, priority, published_at FROM posts WHERE deleted_at IS NULL",
+            )
+            self.daily = _load(
+                con,
+                "SELECT * EXCLUDE (synced_at) FROM post_daily",
+                categorical=("post_id", "channel_id"),
+            )
+            self.tags = _load(con, "SELECT * FROM post_tags")
+            self.channels = _load(con, "SELECT id, subscriber_count FROM channels")
         self.posts["published_at"] = self.posts["published_at"].dt.tz_convert(TZ)
         self.daily["date"] = pd.to_datetime(self.daily["date"])
         self.daily["engagements"] = self.daily[["reactions", "comments", "shares", "clicks"]].sum(
@@ -133,20 +149,23 @@ class Frames:
 
     def top_posts(self) -> list[str]:
         d = self.period_daily(START, END)
-        per_post = d.groupby("post_id")["views"].sum().reset_index()
+        per_post = d.groupby("post_id", observed=True)["views"].sum().reset_index()
+        per_post["post_id"] = per_post["post_id"].astype(str)  # ties sort by id, as text
         top = per_post.sort_values(["views", "post_id"], ascending=[False, True]).head(10)
         return list(top["post_id"])
 
     def channel_comparison(self) -> pd.Series:
         d = self.period_daily(START, END)
-        views = d.groupby("channel_id")["views"].sum()
+        views = d.groupby("channel_id", observed=True)["views"].sum()
+        views.index = views.index.astype(str)
         subs = self.channels.set_index("id")["subscriber_count"]
         return (views / subs).sort_index()
 
     def cohort(self) -> pd.DataFrame:
         pub = self.published(START, END)
         d = self.period_daily(START, END)
-        sums = d.groupby("post_id")[["views", "engagements"]].sum()
+        sums = d.groupby("post_id", observed=True)[["views", "engagements"]].sum()
+        sums.index = sums.index.astype(str)
         return pub.join(sums, on="id").fillna({"views": 0, "engagements": 0})
 
     def tag_performance(self) -> pd.Series:

@@ -1,7 +1,8 @@
 """The read side of a warehouse: tidy DataFrames of posts, channels and engagement metrics.
 
 Each call opens its own short-lived read-only connection and closes it before returning,
-so a notebook that keeps a `Warehouse` around never blocks the next `channelkit sync`.
+so a notebook that keeps a `Warehouse` around never blocks the next `channelkit sync`;
+`with wh.session():` reuses one connection for a batch of calls (a report, a dashboard).
 The metric definitions live in `channelkit.analysis.metrics` and `docs/metrics.md`.
 """
 
