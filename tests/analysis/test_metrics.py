@@ -135,6 +135,10 @@ def test_kpis_default_period_is_last_week_of_data(wh: Warehouse) -> None:
     df = wh.kpis(tz=BERLIN)
     assert df.attrs["start"] == datetime(2026, 3, 30, tzinfo=df.attrs["start"].tzinfo)
     assert df.set_index("metric").loc["views", ["value", "previous"]].tolist() == [400, 460]
+    from_start = wh.kpis(start="2026-03-23", tz=BERLIN)
+    assert from_start.attrs["period_label"] == "2026-03-23 to 2026-03-29 (Europe/Berlin)"
+    until_end = wh.kpis(end="2026-03-30", tz=BERLIN)
+    assert until_end.set_index("metric").loc["views", "value"] == 460
 
 
 def test_kpis_with_post_filters_have_no_subscriber_change(wh: Warehouse) -> None:
