@@ -277,3 +277,17 @@ def test_long_tag_tables_are_cut_and_point_to_the_csv(
     # 3 weeks: eng (5 posts), company (2), then one post each for four more tags
     assert [row[0] for row in table_rows(tags)] == ["eng", "company"]
     assert "4 more rows are in the CSV export (--csv)." in tags
+
+
+def test_analytics_ending_before_the_sync_day_move_the_period_and_say_so(
+    small_warehouse: Path, tmp_path: Path
+) -> None:
+    con = open_warehouse(small_warehouse, read_only=False)
+    try:
+        for table in ("post_daily", "channel_daily"):
+            con.execute(f"DELETE FROM {table} WHERE date > DATE '2026-04-02'")
+    finally:
+        con.close()
+    html = generate_report(small_warehouse, tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "2026-03-27 to 2026-04-02 (7 days, UTC)" in html
+    assert "The newest analytics are for 2026-04-02, but the last sync ran on 2026-04-06" in html

@@ -18,14 +18,13 @@ from channelkit._constants import (
     REPORT_TZ_DEFAULT,
 )
 from channelkit.analysis.errors import AnalysisParameterError
+from channelkit.reports.coverage import check_coverage, check_freshness, period_anchor
 from channelkit.reports.files import write_atomic
 from channelkit.reports.page import ReportPage
 from channelkit.reports.period import (
-    ReportError,
     ReportParameterError,
     ReportPeriod,
     check_tz,
-    local_date,
     parse_date,
     parse_duration,
     previous_period,
@@ -64,7 +63,8 @@ def generate_report(
                         tz="Europe/Berlin", max_age="26h")
 
     The period is `since`..`until` (both days included), or `period` (e.g. "7d") ending at
-    `until` or, by default, on the day of the last completed sync (that day excluded).
+    `until` or, by default, on the day of the last completed sync (that day excluded; or
+    earlier, after the last day with analytics, when those end before it).
     `max_age` ("26h" or a timedelta) fails the report when the last completed sync is
     older, measured from `now` (default: the current time). `csv_dir` also receives each
     section's data as CSV. `on_step` gets one line per step (default: the
@@ -89,11 +89,11 @@ def generate_report(
     step(f"reading warehouse {warehouse_path}")
     wh = Warehouse(warehouse_path)
     freshness = wh.freshness()
-    _check_freshness(freshness, max_age_delta, now)
+    check_freshness(freshness, max_age_delta, now)
     report_range = report_period(
         wh, since=since_date, until=until_date, period=period, tz=tz, freshness=freshness
     )
-    _check_coverage(freshness, report_range)
+    check_coverage(freshness, report_range)
     step(f"period {report_range.label}")
 
     try:
@@ -150,7 +150,7 @@ def report_period(
         until=_as_date(until, "until"),
         period=period,
         tz=check_tz(tz),
-        anchor=_anchor(fresh, tz),
+        anchor=period_anchor(fresh, tz),
         default_period=REPORT_PERIOD_DEFAULT,
     )
 
@@ -174,58 +174,3 @@ def _as_date(value: date | str | None, param: str) -> date | None:
     if value is None or isinstance(value, date):
         return value
     return parse_date(value, param=f"--{param}")
-
-
-def _check_freshness(fresh: Freshness, max_age: timedelta | None, now: datetime | None) -> None:
-    if not fresh.row_counts.get("posts"):
-        raise ReportError("the warehouse holds no posts; run `channelkit sync` first")
-    if fresh.last_post_day is None:
-        raise ReportError(
-            "the warehouse holds no analytics rows; run `channelkit sync` with a key that "
-            "has the analytics:read scope"
-        )
-    if max_age is None:
-        return
-    age = fresh.age(now)
-    if age is None or fresh.last_sync_at is None:
-        raise ReportError(
-            f"--max-age {_duration(max_age)}: the warehouse records no completed sync"
-        )
-    if age > max_age:
-        raise ReportError(
-            f"data is stale: the last completed sync finished "
-            f"{fresh.last_sync_at.isoformat(timespec='seconds')}, {_duration(age)} ago, "
-            f"more than --max-age {_duration(max_age)}"
-        )
-
-
-def _duration(delta: timedelta) -> str:
-    minutes = int(delta.total_seconds() // 60)
-    if minutes < 1:
-        return f"{int(delta.total_seconds())}s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m"
-
-
-def _last_data_day(fresh: Freshness) -> date | None:
-    days = [d for d in (fresh.last_post_day, fresh.last_channel_day) if d is not None]
-    return max(days) if days else None
-
-
-def _anchor(fresh: Freshness, tz: str) -> date:
-    """The day a relative period ends on (excluded): the day of the last sync."""
-    if fresh.last_sync_at is not None:
-        return local_date(fresh.last_sync_at, tz)
-    last = _last_data_day(fresh)
-    if last is None:
-        raise ReportError("the warehouse holds no analytics rows; run `channelkit sync` first")
-    return last + timedelta(days=1)
-
-
-def _check_coverage(fresh: Freshness, report_range: ReportPeriod) -> None:
-    last = _last_data_day(fresh)
-    if last is not None and last < report_range.last_day:
-        raise ReportError(
-            f"the warehouse has analytics up to {last}, but the period runs to "
-            f"{report_range.last_day}; sync first or choose an earlier --until"
-        )

@@ -24,6 +24,7 @@ from channelkit._constants import (
     REPORT_UPCOMING_LIMIT,
 )
 from channelkit.analysis.freshness import Freshness
+from channelkit.reports.coverage import last_data_day
 from channelkit.reports.formatting import (
     MISSING,
     direction,
@@ -36,7 +37,7 @@ from channelkit.reports.formatting import (
     is_missing,
 )
 from channelkit.reports.page import Cell, Column, KpiTile, ReportPage, Section, Table
-from channelkit.reports.period import ReportPeriod
+from channelkit.reports.period import ReportPeriod, local_date
 from channelkit.reports.render import figure_html, markdown_html
 
 if TYPE_CHECKING:
@@ -114,6 +115,7 @@ def build_page(
         _upcoming_section(upcoming, period.tz, as_of),
     )
     caveats += _caveats(period, top_rate, by_tag, by_priority)
+    caveats += _gap_caveat(freshness, period.tz)
     page = ReportPage(
         title="Engagement report",
         period=period,
@@ -377,6 +379,19 @@ def _upcoming_section(frame: pd.DataFrame, tz: str, as_of: datetime) -> Section:
     if len(frame) > len(shown):
         notes = (f"{len(frame) - len(shown):,} more scheduled posts are not shown.",)
     return Section("upcoming", title, intro, table=Table(columns, rows), notes=notes)
+
+
+def _gap_caveat(fresh: Freshness, tz: str) -> list[str]:
+    last = last_data_day(fresh)
+    if fresh.last_sync_at is None or last is None:
+        return []
+    sync_day = local_date(fresh.last_sync_at, tz)
+    if (sync_day - last).days <= 1:
+        return []
+    return [
+        f"The newest analytics are for {last}, but the last sync ran on {sync_day}: the "
+        "days in between have no engagement data yet (or the sync skipped analytics)."
+    ]
 
 
 def _caveats(
