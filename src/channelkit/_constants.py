@@ -86,6 +86,7 @@ CLIENT_PACING_POLL_SECONDS = 0.01  # while the first response of a window is awa
 CLIENT_DATE_HEADER_LAG_SECONDS = 2.0  # uvicorn caches Date ~1 s; more when its loop is busy
 CLIENT_WAIT_LOG_SECONDS = 1.0  # waits at least this long are logged at INFO
 CLIENT_ERROR_SNIPPET_CHARS = 200  # of a non-JSON error body quoted in an exception
+CLIENT_IDEMPOTENCY_KEY_PREFIX = "ck-"  # + a random UUID, once per logical POST
 
 # --- Sync and warehouse -------------------------------------------------------------------
 WAREHOUSE_PATH = "warehouse.duckdb"

@@ -141,3 +141,14 @@ def test_async_client_mirrors_the_sync_one(service: LocalService, admin_key: str
             assert client.stats.responses_429 == 0 and client.rate_limit is not None
 
     asyncio.run(main())
+
+
+def test_server_errors_surface_after_the_retries(
+    service_factory: Callable[..., LocalService], make_client: Callable[..., ck.Client]
+) -> None:
+    service = service_factory(faults="500=1.0")
+    client = make_client(service, service.create_key(plan="enterprise"), max_retries=1)
+    with pytest.raises(ck.ServerError) as info:
+        client.channels.list().first_page()
+    assert info.value.status == 500 and info.value.code == "server_error"
+    assert client.stats.requests == 2 and client.stats.retries == 1

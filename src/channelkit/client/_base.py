@@ -26,7 +26,7 @@ from channelkit._constants import (
     CLIENT_BACKOFF_CAP_SECONDS,
     CLIENT_CONNECT_TIMEOUT_SECONDS,
     CLIENT_DATE_HEADER_LAG_SECONDS,
-    CLIENT_ERROR_SNIPPET_CHARS,
+    CLIENT_IDEMPOTENCY_KEY_PREFIX,
     CLIENT_MAX_CONNECTIONS,
     CLIENT_MAX_RATE_LIMIT_WAIT_SECONDS,
     CLIENT_MAX_RETRIES,
@@ -356,7 +356,7 @@ class Call:
         self.method = spec.method.upper()
         self.key = spec.idempotency_key
         if self.key is None and self.method == "POST":
-            self.key = f"ck-{uuid.uuid4().hex}"  # once per call: every retry reuses it
+            self.key = CLIENT_IDEMPOTENCY_KEY_PREFIX + uuid.uuid4().hex  # reused by retries
         self.replayable = replayable(self.method, has_idempotency_key=self.key is not None)
         self.max_retries = core.max_retries if spec.max_retries is None else spec.max_retries
         self.retries = 0
@@ -472,7 +472,6 @@ class Call:
             response.content,
             self.info,
             retry_after=retry_after,
-            snippet_chars=CLIENT_ERROR_SNIPPET_CHARS,
         )
 
     def _backoff(self) -> float:

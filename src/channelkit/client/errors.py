@@ -15,6 +15,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from channelkit._constants import CLIENT_ERROR_SNIPPET_CHARS
+
 
 class ChannelkitError(Exception):
     """Base class of every error channelkit raises on purpose."""
@@ -120,7 +122,7 @@ def error_from_response(
     request: RequestInfo,
     *,
     retry_after: float | None = None,
-    snippet_chars: int = 200,
+    snippet_chars: int = CLIENT_ERROR_SNIPPET_CHARS,
 ) -> APIError:
     """The exception for an error response: class by status, details from the error body.
 
