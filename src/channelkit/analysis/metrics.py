@@ -113,8 +113,7 @@ def _cohort(con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period) -> 
         + _posts_where(flt, period)
         + Sql(
             "), per_post AS (SELECT d.post_id, sum(d.views)::BIGINT AS views, "
-            f"sum({ENGAGEMENTS})::BIGINT AS engagements FROM fdaily d "
-            "SEMI JOIN published c ON c.id = d.post_id GROUP BY 1), "
+            f"sum({ENGAGEMENTS})::BIGINT AS engagements FROM fdaily d GROUP BY 1), "
             "cohort AS (SELECT c.id, c.priority, c.published_at, c.tags, "
             "coalesce(pp.views, 0) AS views, coalesce(pp.engagements, 0) AS engagements "
             "FROM published c LEFT JOIN per_post pp ON pp.post_id = c.id) "
