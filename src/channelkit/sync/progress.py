@@ -7,9 +7,12 @@ resource whose request waits, so a slow sync explains itself.
 
 from __future__ import annotations
 
+import shutil
 import sys
 import threading
 from typing import Any
+
+from channelkit._constants import SYNC_PROGRESS_MIN_WAIT_SECONDS
 
 _PATH_RESOURCE = {
     "/channels": "channels",
@@ -52,7 +55,14 @@ class Progress:
             if bar is None:
                 from tqdm.auto import tqdm
 
-                bar = tqdm(desc=f"{resource:<13}", unit=" rows", dynamic_ncols=True, leave=True)
+                # A terminal reporting 0 lines (some ptys) would make tqdm hide every bar;
+                # shutil falls back to $LINES or 24 then.
+                bar = tqdm(
+                    desc=f"{resource:<13}",
+                    unit=" rows",
+                    leave=True,
+                    nrows=shutil.get_terminal_size().lines,
+                )
                 self._bars[resource] = bar
             return bar
 
@@ -63,7 +73,7 @@ class Progress:
             bar.update(rows)
 
     def waiting(self, path: str, seconds: float, reason: str) -> None:
-        if not self.enabled:
+        if not self.enabled or seconds < SYNC_PROGRESS_MIN_WAIT_SECONDS:
             return
         resource = _PATH_RESOURCE.get(path, _PATH_RESOURCE.get(path.rsplit("/", 1)[0], "posts"))
         why = "rate limit" if reason in ("pacing", "retry_after") else "retrying"
