@@ -144,3 +144,16 @@ def test_archived_or_unknown_channel_refused(
     api.patch(f"/channels/{channel_id}", json={"is_archived": True})
     body["channel_id"] = channel_id
     assert error_of(api.post("/posts", json=body)) == (400, "invalid_request", "channel_id")
+
+
+def test_move_to_another_channel(api: httpx.Client, channel_id: str, error_of: Any) -> None:
+    post = _create(api, channel_id)
+    other = api.post("/channels", json={"name": "Elsewhere"}).json()["id"]
+    moved = api.patch(f"/posts/{post['id']}", json={"channel_id": other}).json()
+    assert moved["channel_id"] == other
+    assert [p["id"] for p in api.get("/posts", params={"channel_id": other}).json()["data"]] == [
+        post["id"]
+    ]
+    api.patch(f"/channels/{channel_id}", json={"is_archived": True})
+    back = api.patch(f"/posts/{post['id']}", json={"channel_id": channel_id})
+    assert error_of(back) == (400, "invalid_request", "channel_id")

@@ -88,13 +88,13 @@ def _raw_page(items: list[str], cursor: str | None) -> Response:
 Handler = Callable[[Request, Principal], Awaitable[Response]]
 
 
-def _guarded(scope: str | None, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+def _guarded(scope: str, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
     """Check the key's scope, run the handler, and turn every failure into the error body."""
 
     async def endpoint(request: Request) -> Response:
         try:
             principal: Principal = request.scope[PRINCIPAL]
-            if scope is not None and scope not in principal.scopes:
+            if scope not in principal.scopes:
                 raise ApiError(403, f"this API key lacks the {scope!r} scope")
             return await handler(request, principal)
         except ApiError as exc:
@@ -113,10 +113,13 @@ async def _read_body(request: Request) -> bytes:
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > SERVICE_MAX_REQUEST_BYTES:
         raise ApiError(400, f"request body larger than {SERVICE_MAX_REQUEST_BYTES} bytes")
-    body = await request.body()
-    if len(body) > SERVICE_MAX_REQUEST_BYTES:
-        raise ApiError(400, f"request body larger than {SERVICE_MAX_REQUEST_BYTES} bytes")
-    return body
+    chunks, size = [], 0
+    async for chunk in request.stream():  # stop reading as soon as it is too much
+        size += len(chunk)
+        if size > SERVICE_MAX_REQUEST_BYTES:
+            raise ApiError(400, f"request body larger than {SERVICE_MAX_REQUEST_BYTES} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def create_app(db: Database, settings: Settings | None = None) -> ASGIApp:
