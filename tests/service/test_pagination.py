@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import httpx
@@ -106,3 +107,33 @@ def test_cursor_survives_restart(tmp_path: Any, service_factory: Any, client_for
     second = service_factory(db=path)
     page = client_for(second, key).get("/posts", params={"limit": 2, "cursor": cursor})
     assert page.status_code == 200 and [p["title"] for p in page.json()["data"]] == ["p0"]
+
+
+def test_walk_is_stable_under_concurrent_writers(
+    service: LocalService, api: httpx.Client, channel_id: str, client_for: Any
+) -> None:
+    existing = set(_fill(api, channel_id, 40))
+    writer = client_for(service, service.create_key(user="writer"))
+    stop = threading.Event()
+
+    def write() -> None:
+        while not stop.is_set():
+            writer.post("/posts", json={"channel_id": channel_id, "title": "new", "body": "b"})
+
+    thread = threading.Thread(target=write)
+    thread.start()
+    try:
+        seen: list[str] = []
+        cursor = None
+        while True:
+            params: dict[str, Any] = {"limit": 7, **({"cursor": cursor} if cursor else {})}
+            page = api.get("/posts", params=params).json()
+            seen += [p["id"] for p in page["data"]]
+            cursor = page["next_cursor"]
+            if cursor is None:
+                break
+    finally:
+        stop.set()
+        thread.join()
+    assert len(seen) == len(set(seen))  # nothing twice
+    assert existing <= set(seen)  # nothing that existed missed
