@@ -56,6 +56,8 @@ def test_schedules_a_post_in_the_chosen_time_zone(
         priority="high",
     )
     assert composer.schedule_button.description == "Schedule"
+    utc = future_wall.replace(tzinfo=BERLIN).astimezone(UTC)
+    assert f"{future_wall:%H:%M} Europe/Berlin ({utc:%H:%M} UTC)" in composer.preview.value
 
     composer.schedule_button.click()
 
@@ -65,7 +67,7 @@ def test_schedules_a_post_in_the_chosen_time_zone(
     assert stored.status == "scheduled"
     assert stored.channel_id == channels["all-hands"].id
     assert (stored.title, stored.body) == ("Town hall", "Join us **Thursday**.")
-    assert stored.scheduled_at == future_wall.replace(tzinfo=BERLIN).astimezone(UTC)
+    assert stored.scheduled_at == utc
     assert sorted(stored.tags) == ["hr", "town-hall"]
     assert stored.priority == "high"
     assert stored.cover_image_url == "https://example.com/cover.png"

@@ -17,6 +17,7 @@ import ipywidgets as widgets
 from channelkit._constants import PRIORITIES
 from channelkit.client.errors import APIError, ChannelkitError
 from channelkit.publish.preview import format_when, post_html
+from channelkit.publish.times import TimeError, parse_when
 from channelkit.publish.validation import (
     DEFAULT_LEAD_TIME,
     ChannelIndex,
@@ -240,12 +241,11 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
 
     def _preview_html(self) -> str:
         channel = self._index.get(self.channel.value) if self.channel.value else None
-        when = self.when.value
         return post_html(
             title=self.title.value or "(no title yet)",
             body=self.body.value,
             channel=channel.label if channel else "(no channel)",
-            when=f"{when:%a %d %b %Y, %H:%M} {self.timezone.value}" if when else "now",
+            when=_preview_when(self.when.value, self.timezone.value),
             priority=self.priority.value,
             tags=list(self.tags.value),
             cover_image_url=self.cover_image_url.value.strip() or None,
@@ -271,6 +271,16 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
         else:
             text = f"Not sent: {exc}"
         self.result.value = message_html(text, kind="error", css_class="ck-not-sent")
+
+
+def _preview_when(wall: datetime | None, zone: str) -> str:
+    """The chosen time as readers' local and UTC time; as typed when it cannot be read."""
+    if wall is None:
+        return "now"
+    try:
+        return format_when(parse_when(wall, zone_name=zone), zone)
+    except TimeError:
+        return f"{wall:%a %d %b %Y, %H:%M} {zone}"  # Schedule will say what is wrong
 
 
 def _created_html(post: Post, request: PostRequest) -> str:
