@@ -6,7 +6,9 @@ share its interpreter), then measures, over keep-alive connections on loopback:
 - median latency of `GET /posts?limit=100` and of `POST /posts` (one client, sequential),
   each also as a ratio to `GET /channels?limit=1`, the cheapest authenticated request,
   measured in the same run as the baseline;
-- requests per second of `GET /posts?limit=100` from 8 concurrent client threads for 10 s;
+- requests per second of `GET /posts?limit=100` from 8 concurrent client threads for 10 s,
+  against the same load of the baseline request, and the server's CPU time per request
+  (from /proc, so it does not depend on what else the machine is doing);
 - how long the demo seed takes, in process, and from `serve` start to the printed base URL.
 
 Run: `.venv/bin/python bench/service_latency.py`
@@ -14,6 +16,7 @@ Run: `.venv/bin/python bench/service_latency.py`
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
@@ -68,9 +71,15 @@ def median_ms(client: httpx.Client, request: httpx.Request, rounds: int = ROUNDS
     return statistics.median(timings) * 1000
 
 
-def load(base_url: str, key: str) -> tuple[float, int]:
-    """Requests/s of `GET /posts?limit=100` from CONCURRENCY threads, each with its own
-    keep-alive connection, for LOAD_SECONDS."""
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time the process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def load(base_url: str, key: str, path: str, pid: int) -> tuple[float, float]:
+    """Requests/s of `path` from CONCURRENCY threads, each with its own keep-alive
+    connection, for LOAD_SECONDS; and the server's CPU milliseconds per request."""
     counts: list[int] = []
     deadline = time.perf_counter() + LOAD_SECONDS
 
@@ -78,18 +87,21 @@ def load(base_url: str, key: str) -> tuple[float, int]:
         done = 0
         with httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {key}"}) as c:
             while time.perf_counter() < deadline:
-                response = c.get("/posts", params={"limit": 100})
+                response = c.get(path)
                 assert response.status_code == 200, response.text
                 done += 1
         counts.append(done)
 
+    cpu_before = cpu_seconds(pid)
     started = time.perf_counter()
     threads = [threading.Thread(target=worker) for _ in range(CONCURRENCY)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    return sum(counts) / (time.perf_counter() - started), sum(counts)
+    elapsed = time.perf_counter() - started
+    total = sum(counts)
+    return total / elapsed, (cpu_seconds(pid) - cpu_before) * 1000 / total
 
 
 def seed_in_process() -> float:
@@ -113,7 +125,8 @@ def main() -> None:
             listing = median_ms(client, client.build_request("GET", "/posts?limit=100"))
             body = {"channel_id": channel, "title": "Bench", "body": "A **bench** post."}
             create = median_ms(client, client.build_request("POST", "/posts", json=body), 100)
-        throughput, total = load(base_url, key)
+        base_rate, base_cpu = load(base_url, key, "/channels?limit=1", proc.pid)
+        rate, cpu = load(base_url, key, "/posts?limit=100", proc.pid)
     finally:
         proc.terminate()
         proc.wait(timeout=10)
@@ -124,10 +137,13 @@ def main() -> None:
         f"GET /posts?limit=100:              {listing:8.2f} ms median  ({listing / baseline:.1f}x)"
     )
     print(f"POST /posts:                       {create:8.2f} ms median  ({create / baseline:.1f}x)")
+    print(f"{CONCURRENCY} concurrent clients, {LOAD_SECONDS:.0f} s each:")
     print(
-        f"GET /posts?limit=100, {CONCURRENCY} concurrent: {throughput:8.0f} requests/s "
-        f"({total} in {LOAD_SECONDS:.0f} s)"
+        f"  GET /channels?limit=1 (baseline): {base_rate:6.0f} requests/s, "
+        f"server CPU {base_cpu:.2f} ms/request"
     )
+    print(f"  GET /posts?limit=100:             {rate:6.0f} requests/s ({rate / base_rate:.2f}x), "
+          f"server CPU {cpu:.2f} ms/request")  # fmt: skip
 
 
 if __name__ == "__main__":
