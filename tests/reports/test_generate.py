@@ -7,9 +7,10 @@ import os
 import re
 import subprocess
 import sys
-from datetime import timedelta
+from datetime import datetime, timedelta
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -285,3 +286,27 @@ def test_analytics_ending_before_the_sync_day_move_the_period_and_say_so(
     html = generate_report(small_warehouse, tmp_path / "r.html").read_text(encoding="utf-8")
     assert "2026-03-27 to 2026-04-02 (7 days, UTC)" in html
     assert "The newest analytics are for 2026-04-02, but the last sync ran on 2026-04-06" in html
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"since": datetime(2026, 4, 1, 12, 0)}, "whole days"),
+        ({"until": 20260401}, "expected a date"),
+        ({"channels": ["engineering", ""]}, "not a channel id"),
+        ({"max_age": timedelta(0)}, "more than zero"),
+        ({"tz": "Berlin"}, "IANA"),
+        ({"period": "a week"}, "period 'a week'"),
+    ],
+)
+def test_bad_python_arguments(
+    warehouse: Path, tmp_path: Path, options: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ReportParameterError, match=message):
+        generate_report(warehouse, tmp_path / "r.html", **options)
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_one_channel_as_a_plain_string(warehouse: Path, tmp_path: Path) -> None:
+    out = generate_report(warehouse, tmp_path / "r.html", channels="engineering")
+    assert tile(out.read_text(encoding="utf-8"), "views")["value"] == "100"

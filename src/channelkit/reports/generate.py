@@ -80,7 +80,10 @@ def generate_report(
     tz = check_tz(tz)
     since_date = _as_date(since, "since")
     until_date = _as_date(until, "until")
+    channel_names = _channel_names(channels)
     max_age_delta = parse_duration(max_age) if isinstance(max_age, str) else max_age
+    if max_age_delta is not None and max_age_delta <= timedelta(0):
+        raise ReportParameterError(f"max_age={max_age!r}: must be more than zero")
     template_path = Path(template) if template is not None else None
     if template_path is not None and not template_path.is_file():
         raise ReportParameterError(f"--template {template_path}: no such file")
@@ -97,7 +100,7 @@ def generate_report(
     step(f"period {report_range.label}")
 
     try:
-        page, frames = _build(wh, report_range, channels, freshness, step)
+        page, frames = _build(wh, report_range, channel_names, freshness, step)
     except AnalysisParameterError as exc:
         # tz and dates are checked above, so what is left is a --channel the data lacks
         raise ReportParameterError(f"--{exc}") from None
@@ -171,6 +174,21 @@ def csv_text(frame: pd.DataFrame) -> str:
 
 
 def _as_date(value: date | str | None, param: str) -> date | None:
+    if isinstance(value, datetime):
+        raise ReportParameterError(
+            f"{param}={value!r}: a report covers whole days; pass a date or 'YYYY-MM-DD'"
+        )
     if value is None or isinstance(value, date):
         return value
+    if not isinstance(value, str):
+        raise ReportParameterError(f"{param}={value!r}: expected a date or 'YYYY-MM-DD'")
     return parse_date(value, param=f"--{param}")
+
+
+def _channel_names(channels: Sequence[str]) -> tuple[str, ...]:
+    # a bare string is one channel, not a sequence of one-letter names
+    names = (channels,) if isinstance(channels, str) else tuple(channels)
+    for name in names:
+        if not isinstance(name, str) or not name.strip():
+            raise ReportParameterError(f"channels: {name!r} is not a channel id, slug or name")
+    return names
