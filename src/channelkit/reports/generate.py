@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,11 +34,10 @@ from channelkit.reports.render import plotlyjs, render_page
 
 if TYPE_CHECKING:
     from channelkit.analysis.freshness import Freshness
+    from channelkit.reports.sections import StepLogger
     from channelkit.warehouse import Warehouse
 
 _log = logging.getLogger(REPORT_LOGGER_NAME)
-
-StepLogger = Callable[[str], None]
 
 
 def generate_report(

@@ -11,8 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
+from channelkit.analysis import period as analysis_period
+from channelkit.analysis.errors import AnalysisParameterError
 from channelkit.client.errors import ChannelkitError
 
 
@@ -96,11 +98,9 @@ def parse_date(text: str, *, param: str) -> date:
 def check_tz(name: str) -> str:
     """Return `name` if it is an IANA timezone this machine knows."""
     try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ReportParameterError(
-            f"tz {name!r}: not an IANA timezone name (e.g. 'UTC', 'Europe/Berlin')"
-        ) from None
+        analysis_period.check_tz(name)
+    except AnalysisParameterError as exc:
+        raise ReportParameterError(str(exc)) from None
     return name
 
 
