@@ -58,7 +58,10 @@ _POST_FILTERS = (
 
 @dataclass(frozen=True)
 class Settings:
-    """How one service instance behaves beyond its data."""
+    """How one service instance behaves beyond its data.
+
+    Settings(rate_window=2.0, admin=True, faults={"503": 0.1}, fault_seed=7)
+    """
 
     rate_window: float = RATE_WINDOW_SECONDS
     admin: bool = False

@@ -18,7 +18,7 @@ import random
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from channelkit._constants import SERVICE_FAULT_SLOW_SECONDS
+from channelkit._constants import SERVICE_FAULT_RETRY_AFTER_SECONDS, SERVICE_FAULT_SLOW_SECONDS
 from channelkit.service.errors import error_body
 
 KINDS = ("500", "503", "slow", "drop", "truncate", "lost_create")
@@ -81,7 +81,7 @@ class FaultInjector:
             body = json.dumps(error_body(status, "injected fault; retry later")).encode()
             headers = [(b"content-type", b"application/json")]
             if status == 503:
-                headers.append((b"retry-after", b"1"))
+                headers.append((b"retry-after", str(SERVICE_FAULT_RETRY_AFTER_SECONDS).encode()))
             await send({"type": "http.response.start", "status": status, "headers": headers})
             await send({"type": "http.response.body", "body": body})
             return

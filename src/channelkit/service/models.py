@@ -16,6 +16,7 @@ from channelkit._constants import (
     BODY_MAX_CHARS,
     CHANNEL_NAME_MAX_CHARS,
     SERVICE_DESCRIPTION_MAX_CHARS,
+    SERVICE_ID_MAX_CHARS,
     SERVICE_URL_MAX_CHARS,
     SLUG_PATTERN,
     TAG_MAX_CHARS,
@@ -56,9 +57,8 @@ Body = Annotated[str, Field(min_length=1, max_length=BODY_MAX_CHARS), AfterValid
 Tag = Annotated[str, Field(min_length=1, max_length=TAG_MAX_CHARS), AfterValidator(_not_blank)]
 Tags = Annotated[list[Tag], Field(max_length=TAGS_MAX_COUNT), AfterValidator(_unique)]
 Url = Annotated[str, Field(max_length=SERVICE_URL_MAX_CHARS), AfterValidator(_http_url)]
-REF_MAX_CHARS = 64
-Timestamp = Annotated[str, Field(min_length=1, max_length=64)]
-ChannelRef = Annotated[str, Field(min_length=1, max_length=REF_MAX_CHARS)]
+Timestamp = Annotated[str, Field(min_length=1, max_length=SERVICE_ID_MAX_CHARS)]
+ChannelRef = Annotated[str, Field(min_length=1, max_length=SERVICE_ID_MAX_CHARS)]
 Name = Annotated[
     str, Field(min_length=1, max_length=CHANNEL_NAME_MAX_CHARS), AfterValidator(_not_blank)
 ]

@@ -21,6 +21,7 @@ from channelkit._constants import (
     SERVICE_CURSOR_MAX_CHARS,
     SERVICE_DESCRIPTION_MAX_CHARS,
     SERVICE_FILTER_MAX_CHARS,
+    SERVICE_ID_MAX_CHARS,
     SERVICE_URL_MAX_CHARS,
     SLUG_PATTERN,
     TAG_MAX_CHARS,
@@ -28,7 +29,6 @@ from channelkit._constants import (
     TITLE_MAX_CHARS,
     VISIBILITIES,
 )
-from channelkit.service.models import REF_MAX_CHARS
 from channelkit.service.timefmt import REQUEST_TIMESTAMP_PATTERN
 
 _REF = "#/components/"
@@ -49,7 +49,7 @@ _TIMESTAMP_IN = _string(
 )
 _TIMESTAMP_OUT = _string(format="date-time", description="RFC 3339, UTC, `Z` suffix.")
 _NULLABLE_TIMESTAMP_OUT = {"type": ["string", "null"], "format": "date-time"}
-_ID = _string(minLength=1, maxLength=REF_MAX_CHARS)
+_ID = _string(minLength=1, maxLength=SERVICE_ID_MAX_CHARS)
 _RATE_HEADERS = {
     "X-RateLimit-Limit": _ref("headers", "X-RateLimit-Limit"),
     "X-RateLimit-Remaining": _ref("headers", "X-RateLimit-Remaining"),

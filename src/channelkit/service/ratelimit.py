@@ -5,10 +5,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from channelkit._constants import SERVICE_RATE_BUCKETS_MAX
+
 
 @dataclass(frozen=True, slots=True)
 class Quota:
-    """The three rate-limit headers' values, and whether the request may go ahead."""
+    """The three rate-limit headers' values, and whether the request may go ahead.
+
+    quota = limiter.hit(("key", 7), limit=60, now=time.time())
+    response_headers += quota.headers()  # X-RateLimit-*, and Retry-After when refused
+    """
 
     allowed: bool
     limit: int
@@ -59,7 +65,7 @@ class FixedWindowLimiter:
             return Quota(False, limit, 0, reset, retry_after)
         used += 1
         self._counts[bucket] = (index, used)
-        if len(self._counts) > 100_000:
+        if len(self._counts) > SERVICE_RATE_BUCKETS_MAX:
             self._forget_old(index)
         return Quota(True, limit, max(0, limit - used), reset, retry_after)
 

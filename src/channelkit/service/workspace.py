@@ -28,7 +28,11 @@ class WorkspaceError(ChannelkitError):
 
 @dataclass(frozen=True, slots=True)
 class Principal:
-    """The user behind an authenticated request, with the key's scopes and plan."""
+    """The user behind an authenticated request, with the key's scopes and plan.
+
+    principal = authenticate(con, key)  # None for an unknown or revoked key
+    "posts:write" in principal.scopes
+    """
 
     key_seq: int
     user_seq: int
