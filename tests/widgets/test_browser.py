@@ -97,6 +97,19 @@ def _schedule_with_the_composer(page: Page, client: Client) -> None:
     title = f"Browser test post {wall:%d %b %H:%M}"
     channel_label = "IT & Security (it-security)"
     composer = page.locator(".ck-composer")
+    button = composer.locator("button.ck-composer-schedule")
+    preview = composer.locator(".ck-composer-preview")
+
+    # An empty form: the messages appear beside the fields, nothing is sent.
+    expect(button).to_have_text("Publish now")
+    button.click()
+    expect(composer.locator(".ck-composer-error-title")).to_have_text("⚠ title is required")
+    expect(composer.locator(".ck-composer-error-body")).to_have_text("⚠ body is required")
+    # Markup typed into the body is shown as text, never run or loaded.
+    composer.locator(".ck-composer-body textarea").fill('<img src=x onerror="alert(1)"> hi')
+    expect(preview).to_contain_text('<img src=x onerror="alert(1)"> hi')
+    expect(preview.locator("img")).to_have_count(0)
+
     composer.locator(".ck-composer-channel select").select_option(label=channel_label)
     composer.locator(".ck-composer-title input").fill(title)
     composer.locator(".ck-composer-body textarea").fill("Patch **tonight**, please.")
@@ -105,11 +118,10 @@ def _schedule_with_the_composer(page: Page, client: Client) -> None:
 
     # The kernel answers each edit: the live preview and the button's label are its replies,
     # so seeing them means the kernel holds every value before Schedule is pressed.
-    preview = composer.locator(".ck-composer-preview")
     expect(preview.locator("strong")).to_have_text("tonight")
     expect(preview).to_contain_text(title)
     expect(preview).to_contain_text(channel_label)
-    button = composer.locator("button.ck-composer-schedule")
+    expect(composer.locator(".ck-composer-error-title")).to_have_text("")  # cleared by typing
     expect(button).to_have_text("Schedule")
     button.click()
 
