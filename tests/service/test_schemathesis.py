@@ -7,6 +7,7 @@ answer for `positive_data_acceptance`; every other check runs with its defaults.
 
 from __future__ import annotations
 
+import atexit
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -28,7 +29,9 @@ MAX_EXAMPLES = 25
 def _workspace_with_key() -> tuple[Path, str]:
     # schemathesis builds its coverage cases, auth included, when tests are collected: the
     # key must exist then, so it is made in a file the live service opens later
-    path = Path(tempfile.mkdtemp(prefix="channelkit-fuzz-")) / "service.sqlite"
+    folder = tempfile.mkdtemp(prefix="channelkit-fuzz-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    path = Path(folder) / "service.sqlite"
     db = Database.open(path)
     with db.transaction() as con:
         key = create_key(
@@ -60,7 +63,6 @@ def base_url() -> Iterator[str]:
     # a short rate window: the fuzzers send far more than 1000 requests a minute
     with LocalService(db=str(DB_PATH), rate_window=0.05) as service:
         yield service.base_url
-    shutil.rmtree(DB_PATH.parent, ignore_errors=True)
 
 
 @schema.parametrize()
