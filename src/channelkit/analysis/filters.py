@@ -65,9 +65,8 @@ class PostFilter:
             clauses.append(f"{alias}.author_id = ANY(?::VARCHAR[])")
             params.append(list(self.author_ids))
         if self.tags is not None:
-            clauses.append(
-                f"{alias}.id IN (SELECT post_id FROM post_tags WHERE tag = ANY(?::VARCHAR[]))"
-            )
+            # The post's own tag list: faster than a semi-join on post_tags at 1M posts.
+            clauses.append(f"list_has_any({alias}.tags, ?::VARCHAR[])")
             params.append(list(self.tags))
         return " AND ".join(clauses), params
 
@@ -123,8 +122,7 @@ def _channel_id(con: duckdb.DuckDBPyConnection, name: str) -> str:
 def _known_tag(con: duckdb.DuckDBPyConnection, tag: str) -> str:
     found = first_row(
         con,
-        "SELECT 1 FROM post_tags t JOIN posts p ON p.id = t.post_id "
-        "WHERE t.tag = ? AND p.deleted_at IS NULL LIMIT 1",
+        "SELECT 1 FROM posts p WHERE list_contains(p.tags, ?) AND p.deleted_at IS NULL LIMIT 1",
         [tag],
     )
     if found is None:
