@@ -48,6 +48,7 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
         self._client = client
         self.plan: Plan | None = None
         self.last_result: SubmitResult | None = None
+        self._file: tuple[bytes, str] | None = None
         zone = initial_zone(tz)
 
         self.upload = widgets.FileUpload(
@@ -95,9 +96,9 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
         )
         self.add_class("ck-bulk-upload")
 
-        self.upload.observe(self._on_file, names="value")
+        self.upload.observe(self._on_upload, names="value")
         for control in (self.timezone, self.confirm_urgent):
-            control.observe(self._on_file, names="value")
+            control.observe(self._on_option, names="value")
         self.allow_partial.observe(self._on_allow_partial, names="value")
         self.submit_button.on_click(lambda _button: self.submit())
         self.status.value = message_html("Choose a posts spreadsheet (.xlsx or .csv).")
@@ -163,11 +164,19 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
             _errors_first(plan.preview()), max_rows=WIDGET_TABLE_MAX_ROWS, css_class="ck-table"
         )
 
-    def _on_file(self, _change: Mapping[str, Any]) -> None:
+    def _on_upload(self, _change: Mapping[str, Any]) -> None:
         if not self.upload.value:
             return
         uploaded = self.upload.value[0]
-        self.load(bytes(uploaded["content"]), str(uploaded["name"]))
+        self._file = (bytes(uploaded["content"]), str(uploaded["name"]))
+        # Emptied at once: the file then never sits in widget state (nor in a saved
+        # notebook), and choosing the same file again, after fixing it, is a change.
+        self.upload.value = ()
+        self.load(*self._file)
+
+    def _on_option(self, _change: Mapping[str, Any]) -> None:
+        if self._file is not None:
+            self.load(*self._file)  # read again with the new time zone or urgent setting
 
     def _on_allow_partial(self, _change: Mapping[str, Any]) -> None:
         if self.plan is not None and self.last_result is None:
