@@ -41,20 +41,21 @@ def median_s(fn: Callable[[], Any], runs: int) -> float:
 
 
 def queries_only(path: Path, options: dict[str, Any]) -> None:
-    """The data work of a report: every Warehouse call it makes, nothing else."""
+    """The data work of a report: every Warehouse call it makes, on one connection."""
     wh = Warehouse(path)
-    fresh = wh.freshness()
-    period = report_period(wh, tz=TZ, **options)
-    filters = {"start": period.start, "end": period.end, "tz": TZ}
-    wh.kpis(**filters)
-    wh.engagement_over_time("day", **filters)
-    wh.top_posts(by="views", **filters)
-    wh.top_posts(by="engagement_rate", **filters)
-    wh.channel_comparison(**filters)
-    wh.tag_performance(**filters)
-    wh.priority_impact(**filters)
-    wh.publishing_heatmap(**filters)
-    wh.upcoming_scheduled(as_of=fresh.last_sync_at, tz=TZ)
+    with wh.session():
+        fresh = wh.freshness()
+        period = report_period(wh, tz=TZ, **options)
+        filters = {"start": period.start, "end": period.end, "tz": TZ}
+        wh.kpis(**filters)
+        wh.engagement_over_time("day", **filters)
+        wh.top_posts(by="views", **filters)
+        wh.top_posts(by="engagement_rate", **filters)
+        wh.channel_comparison(**filters)
+        wh.tag_performance(**filters)
+        wh.priority_impact(**filters)
+        wh.publishing_heatmap(**filters)
+        wh.upcoming_scheduled(as_of=fresh.last_sync_at, tz=TZ)
 
 
 def naive_size(path: Path, options: dict[str, Any], directory: Path) -> int:

@@ -90,19 +90,20 @@ def generate_report(
 
     step(f"reading warehouse {warehouse_path}")
     wh = Warehouse(warehouse_path)
-    freshness = wh.freshness()
-    check_freshness(freshness, max_age_delta, now)
-    report_range = report_period(
-        wh, since=since_date, until=until_date, period=period, tz=tz, freshness=freshness
-    )
-    check_coverage(freshness, report_range)
-    step(f"period {report_range.label}")
-
-    try:
-        page, frames = _build(wh, report_range, channel_names, freshness, step)
-    except AnalysisParameterError as exc:
-        # tz and dates are checked above, so what is left is a --channel the data lacks
-        raise ReportParameterError(f"--{exc}") from None
+    # One connection for every query: one consistent state of the file, opened once.
+    with wh.session():
+        freshness = wh.freshness()
+        check_freshness(freshness, max_age_delta, now)
+        report_range = report_period(
+            wh, since=since_date, until=until_date, period=period, tz=tz, freshness=freshness
+        )
+        check_coverage(freshness, report_range)
+        step(f"period {report_range.label}")
+        try:
+            page, frames = _build(wh, report_range, channel_names, freshness, step)
+        except AnalysisParameterError as exc:
+            # tz and dates are checked above: what is left is a --channel the data lacks
+            raise ReportParameterError(f"--{exc}") from None
     step("rendering HTML" + (f" with template {template_path}" if template_path else ""))
     html = render_page(page, template_path)
     if csv_dir is not None:
