@@ -100,7 +100,7 @@ def _schedule_with_the_composer(page: Page, client: Client) -> None:
     button = composer.locator("button.ck-composer-schedule")
     preview = composer.locator(".ck-composer-preview")
 
-    # An empty form: the messages appear beside the fields, nothing is sent.
+    # An empty form: the messages appear beside the fields they concern.
     expect(button).to_have_text("Publish now")
     button.click()
     expect(composer.locator(".ck-composer-error-title")).to_have_text("⚠ title is required")
