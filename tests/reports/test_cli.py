@@ -58,7 +58,7 @@ def test_missing_warehouse_exits_1(tmp_path: Path) -> None:
             "at most two of --since, --until and --period",
         ),
         (["--channel", "marketing"], "--channel: no channel has the id, slug or name"),
-        (["--template", "missing.j2"], "--template missing.j2: no such file"),
+        (["--template", "missing.j2"], "Invalid value for '--template': File 'missing.j2'"),
         (["--sync"], "--sync needs --base-url"),
     ],
 )

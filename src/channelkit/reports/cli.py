@@ -95,7 +95,7 @@ def _stderr_step(message: str) -> None:
 )
 @click.option(
     "--template",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Jinja2 template to use instead of the built-in one.",
 )
 @click.option(
