@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
@@ -182,3 +184,11 @@ def test_every_plot_draws_an_empty_warehouse(tmp_path: Path) -> None:
     assert list(figures[0].data[0].y) == [0] * 7  # a week of zeros, not an empty chart
     rate = {a.text for a in figures[1].layout.annotations}
     assert "n/a" in rate  # no views: no engagement rate
+
+
+def test_importing_plots_outside_a_kernel_leaves_plotly_renderers_alone() -> None:
+    # Reading pio.renderers imports nbformat and jsonschema (seconds): `channelkit report`
+    # and `channelkit demo` must not pay for it.
+    code = "import sys, channelkit.plots; print('nbformat' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -37,11 +37,16 @@ def _in_kernel() -> bool:
 
 
 def configure_renderer() -> None:
-    """Apply `choose_renderer` to `plotly.io.renderers.default`."""
+    """Apply `choose_renderer` to `plotly.io.renderers.default` inside a Jupyter kernel."""
+    if not _in_kernel():
+        # Outside a kernel there is nothing to change, and merely reading
+        # `pio.renderers` imports nbformat and jsonschema: seconds that a
+        # `channelkit report` run should not pay.
+        return
     chosen = choose_renderer(
         pio.renderers.default,
         env_renderer=os.environ.get("PLOTLY_RENDERER"),
-        in_kernel=_in_kernel(),
+        in_kernel=True,
     )
     if chosen is not None:
         pio.renderers.default = chosen
