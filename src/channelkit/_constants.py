@@ -148,6 +148,7 @@ WIDGET_DEFAULT_TZ = "UTC"  # when neither tz= nor CHANNELKIT_TZ names a zone
 WIDGET_TABLE_MAX_ROWS = 200  # rows shown in a widget table; files always hold every row
 WIDGET_RESULTS_FILENAME = "channelkit-results.xlsx"
 WIDGET_FAILED_ROWS_FILENAME = "channelkit-failed-rows.xlsx"
+WIDGET_TEMPLATE_FILENAME = "posts-template.xlsx"
 WIDGET_UPLOAD_ACCEPT = ".xlsx,.csv"
 
 # --- Demo -----------------------------------------------------------------------------------

@@ -219,3 +219,21 @@ def test_a_plan_left_waiting_is_checked_again_on_submit(
     assert widget.submit_button.disabled  # the re-checked plan has an error now
     assert widget.last_result is None
     assert "archived" in widget.table.value  # the table shows the plan as re-checked
+
+
+def test_offers_a_template_that_it_accepts(client: Client, channels: dict[str, Channel]) -> None:
+    widget = BulkUpload(client, tz="Europe/Berlin")
+    book = _download(widget.template.value, "ck-bulk-template-file")
+    sheet = book["posts"]
+    rows = list(sheet.values)
+    assert list(rows[0][:4]) == ["channel", "title", "body", "scheduled_at"]
+    for slug in {str(row[0]) for row in rows[1:]} - set(channels):
+        client.channels.create(name=slug.replace("-", " ").title(), slug=slug)
+    buffer = io.BytesIO()
+    book.save(buffer)
+
+    _upload(widget, buffer.getvalue(), "posts-template.xlsx")
+
+    assert widget.plan is not None
+    assert len(widget.plan.rows) == len(rows) - 1 >= 1
+    assert widget.plan.is_valid, widget.plan.errors

@@ -18,11 +18,13 @@ from channelkit._constants import (
     WIDGET_FAILED_ROWS_FILENAME,
     WIDGET_RESULTS_FILENAME,
     WIDGET_TABLE_MAX_ROWS,
+    WIDGET_TEMPLATE_FILENAME,
     WIDGET_UPLOAD_ACCEPT,
 )
 from channelkit.client.errors import ChannelkitError
 from channelkit.publish.plan import Plan, load_spreadsheet
 from channelkit.publish.results import SubmitResult
+from channelkit.publish.template import write_template
 from channelkit.widgets._html import download_html, message_html, table_html
 from channelkit.widgets._zones import initial_zone, options_with
 
@@ -59,6 +61,7 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
         )
         self.confirm_urgent = widgets.Checkbox(description="Allow urgent rows")
         self.allow_partial = widgets.Checkbox(description="Send only the valid rows")
+        self.template = widgets.HTML(_template_link())
         self.status = widgets.HTML()
         self.table = widgets.HTML()
         self.submit_button = widgets.Button(
@@ -72,6 +75,7 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
 
         controls = {
             "file": self.upload,
+            "template": self.template,
             "timezone": self.timezone,
             "confirm-urgent": self.confirm_urgent,
             "allow-partial": self.allow_partial,
@@ -86,7 +90,7 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
             control.add_class(f"ck-bulk-{name}")
         super().__init__(
             [
-                widgets.HBox([self.upload, self.timezone, self.confirm_urgent]),
+                widgets.HBox([self.upload, self.timezone, self.confirm_urgent, self.template]),
                 self.status,
                 self.table,
                 widgets.HBox([self.submit_button, self.allow_partial, self.progress]),
@@ -224,6 +228,17 @@ def _plan_summary(plan: Plan, allow_partial: bool) -> str:
         f"{facts}, {bad} with errors (first: row {first_row}, {first_error}). {advice}",
         kind="error",
     )
+
+
+def _template_link() -> str:
+    with tempfile.TemporaryDirectory(prefix="channelkit-widget-") as folder:
+        path = write_template(Path(folder) / WIDGET_TEMPLATE_FILENAME)
+        return download_html(
+            path.read_bytes(),
+            filename=WIDGET_TEMPLATE_FILENAME,
+            label="Download a template",
+            css_class="ck-bulk-template-file",
+        )
 
 
 def _result_links(result: SubmitResult) -> str:
