@@ -134,7 +134,11 @@ def test_kpis_in_utc_count_publications_by_utc_instant(wh: Warehouse) -> None:
 def test_kpis_default_period_is_last_week_of_data(wh: Warehouse) -> None:
     df = wh.kpis(tz=BERLIN)
     assert df.attrs["start"] == datetime(2026, 3, 30, tzinfo=df.attrs["start"].tzinfo)
-    assert df.set_index("metric").loc["views", ["value", "previous"]].tolist() == [400, 460]
+    rows = df.set_index("metric")
+    assert rows.loc["views", ["value", "previous"]].tolist() == [400, 460]
+    # Net subscribers: -7 after -7; no percentage of a negative base.
+    assert rows.loc["net_subscribers", ["value", "previous", "delta"]].tolist() == [-7, -7, 0]
+    assert pd.isna(rows.loc["net_subscribers", "delta_pct"])
     from_start = wh.kpis(start="2026-03-23", tz=BERLIN)
     assert from_start.attrs["period_label"] == "2026-03-23 to 2026-03-29 (Europe/Berlin)"
     until_end = wh.kpis(end="2026-03-30", tz=BERLIN)

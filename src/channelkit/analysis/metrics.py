@@ -243,7 +243,9 @@ def kpis(con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period) -> pd.
                 "value": value,
                 "previous": before,
                 "delta": delta,
-                "delta_pct": None if delta is None or not before else delta / before + 0.0,
+                # A relative change from zero or from a negative base (net subscribers
+                # can shrink) has no meaning.
+                "delta_pct": None if delta is None or not before or before < 0 else delta / before,
             }
         )
     frame = pd.DataFrame(rows)

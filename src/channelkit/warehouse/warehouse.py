@@ -213,7 +213,7 @@ class Warehouse:
         """Headline numbers of the period against the same-length period just before it.
 
         Columns: metric, label, kind ("count"/"rate"), value, previous, delta (value -
-        previous) and delta_pct (delta / previous; missing when previous is 0). An open
+        previous) and delta_pct (delta / previous; missing unless previous > 0). An open
         period lasts KPI_DEFAULT_DAYS days: from `start`, else up to `end`, else up to the
         end of the last day with daily rows. net_subscribers comes from channel_daily and
         is missing when tag, priority or author filters are set (subscribers follow
