@@ -127,6 +127,8 @@ def test_sql_escape_hatch(shared: Warehouse) -> None:
     assert df["last"].iloc[0] == pd.Timestamp("2026-03-30 00:30", tz="Europe/Berlin")
     total = wh.sql("SELECT sum(views) AS total FROM post_daily WHERE post_id = 'post_01'")
     assert total["total"].dtype == "Int64" and total["total"].tolist() == [210]  # not Decimal
+    runs = wh.sql("SELECT status FROM sync_runs ORDER BY started_at")
+    assert runs["status"].tolist() == ["completed", "failed"]  # not post statuses: kept as text
     named = wh.sql("SELECT $x + 1 AS y", {"x": 41})
     assert named["y"].tolist() == [42]
     with wh.duckdb as con:

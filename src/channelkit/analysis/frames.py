@@ -60,7 +60,10 @@ def to_frame(table: pa.Table, tz: str) -> pd.DataFrame:
             frame[name] = local_midnight(frame[name], tz)
         elif name in CATEGORIES:
             categories, ordered = CATEGORIES[name]
-            frame[name] = frame[name].astype(pd.CategoricalDtype(list(categories), ordered))
+            # A user's SQL may name another column "status" (sync_runs.status): convert
+            # only values that are all allowed, never turn unknown ones into NaN.
+            if frame[name].dropna().isin(categories).all():
+                frame[name] = frame[name].astype(pd.CategoricalDtype(list(categories), ordered))
     return frame
 
 
