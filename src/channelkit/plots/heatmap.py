@@ -6,6 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from channelkit.analysis.metrics import WEEKDAYS
 from channelkit.plots.style import COUNT, HEIGHT, TEMPLATE, title
 
 
@@ -14,7 +15,7 @@ def publishing_heatmap(frame: pd.DataFrame) -> go.Figure:
 
     `frame` is `Warehouse.publishing_heatmap(...)`; hours are local to its timezone.
     """
-    days = list(frame["weekday_name"].cat.categories)
+    days = list(WEEKDAYS)
     hours = list(range(24))
 
     def grid(column: str) -> list[list[float | None]]:
