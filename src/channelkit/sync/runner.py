@@ -28,6 +28,7 @@ from channelkit._constants import (
     PAGE_LIMIT_MAX,
     SYNC_BATCH_ROWS,
     SYNC_BATCH_SECONDS,
+    SYNC_DUCKDB_MEMORY_LIMIT,
     SYNC_LOOKBACK_DAYS,
     SYNC_PAGE_LIMIT,
     SYNC_QUEUE_BATCHES,
@@ -232,6 +233,9 @@ def run_sync(
             raise InvalidParameterError(f"{name}={value!r}: the service allows at most {high}")
     con = open_warehouse(path, read_only=False)
     try:
+        # DuckDB would otherwise cache the written table up to 80% of RAM; the sync only
+        # needs a batch's worth, and a flat footprint whatever the workspace size.
+        con.execute(f"SET memory_limit = '{SYNC_DUCKDB_MEMORY_LIMIT}'")
         sync = _Sync(
             client,
             con,
