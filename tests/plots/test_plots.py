@@ -143,8 +143,9 @@ def test_choose_renderer(current: str, env: str | None, in_kernel: bool, expecte
 
 
 @pytest.mark.slow
-def test_figures_in_a_kernel_carry_offline_html() -> None:
+def test_figures_in_a_kernel_carry_offline_html(monkeypatch: pytest.MonkeyPatch) -> None:
     """In a real Jupyter kernel a figure's output has the plotly mimetype AND HTML."""
+    monkeypatch.delenv("PLOTLY_RENDERER", raising=False)  # the kernel inherits this env
     nb = nbformat.v4.new_notebook()
     nb.cells = [
         nbformat.v4.new_code_cell(
