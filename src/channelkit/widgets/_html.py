@@ -35,13 +35,27 @@ def message_html(text: str, *, kind: str = "info", css_class: str = "ck-message"
 
 def table_html(frame: pd.DataFrame, *, max_rows: int, css_class: str) -> str:
     """`frame` as an escaped HTML table of at most `max_rows` rows, saying what was left out."""
-    shown = frame.head(max_rows).astype(object).fillna("")  # None shows as blank, not "None"
-    table = shown.to_html(index=False, escape=True, na_rep="", border=0, classes=css_class)
+    first = frame.head(max_rows)
+    shown = first.astype(object).where(first.notna(), None)
+    head = "".join(f"<th>{html.escape(str(column))}</th>" for column in shown.columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{_cell(value)}</td>" for value in row) + "</tr>"
+        for row in shown.itertuples(index=False, name=None)
+    )
+    table = (
+        f'<table class="{html.escape(css_class)}"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table>"
+    )
     if len(frame) > len(shown):
         table += message_html(
             f"showing {len(shown):,} of {len(frame):,} rows; the file below has every row"
         )
     return f'<div style="max-height:28em;overflow:auto">{_TABLE_STYLE}{table}</div>'
+
+
+def _cell(value: object) -> str:
+    # Missing values (None, NaN, NA: all None by now) show blank, not as "None" or "nan".
+    return "" if value is None else html.escape(str(value), quote=False)
 
 
 def download_html(data: bytes, *, filename: str, label: str, css_class: str) -> str:
