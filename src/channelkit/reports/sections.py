@@ -77,7 +77,6 @@ def build_page(
     """Query every section; return the page and the raw frames by CSV name."""
     query = _Query(period, tuple(channels))
     frames: dict[str, pd.DataFrame] = {}
-    caveats: list[str] = []
 
     def fetch(name: str, method: Callable[..., pd.DataFrame], **kwargs: Any) -> pd.DataFrame:
         step(f"querying {name.replace('_', ' ')}")
@@ -114,8 +113,7 @@ def build_page(
         _heatmap_section(heatmap),
         _upcoming_section(upcoming, period.tz, as_of),
     )
-    caveats += _caveats(period, top_rate, by_tag, by_priority)
-    caveats += _gap_caveat(freshness, period.tz)
+    caveats = _caveats(period, top_rate, by_tag, by_priority) + _gap_caveat(freshness, period.tz)
     page = ReportPage(
         title="Engagement report",
         period=period,
@@ -215,14 +213,14 @@ def _title_cell(title: Any, body: str) -> Cell:
     if len(body) > REPORT_BODY_EXCERPT_CHARS:
         excerpt += "\u2026"
     if not excerpt.strip():
-        return str(title)
+        return _text(title)
     return Markup('{}<details><summary>Post</summary><div class="body">{}</div></details>').format(
-        str(title), markdown_html(excerpt)
+        _text(title), markdown_html(excerpt)
     )
 
 
 def _tags(value: Any) -> str:
-    if value is None or (not isinstance(value, list | tuple) and is_missing(value)):
+    if not pd.api.types.is_list_like(value):
         return ""
     return ", ".join(str(tag) for tag in value)
 
