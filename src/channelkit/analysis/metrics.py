@@ -457,10 +457,6 @@ def upcoming_scheduled(
 
 
 def latest_day(con: duckdb.DuckDBPyConnection) -> date | None:
-    """The last UTC date with a daily row of a post that still exists."""
-    row = first_row(
-        con,
-        "SELECT max(d.date) FROM post_daily d JOIN posts p ON p.id = d.post_id "
-        "WHERE p.deleted_at IS NULL",
-    )
+    """The last UTC date with a daily row (`Freshness.last_post_day`)."""
+    row = first_row(con, "SELECT max(date) FROM post_daily")
     return None if row is None else row[0]
