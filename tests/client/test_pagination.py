@@ -24,10 +24,12 @@ def test_envelope_is_parsed_as_is() -> None:
     ("body", "why"),
     [
         ([], "expected a JSON object"),
-        ({"next_cursor": None}, "`data` is not a list"),
+        ({"next_cursor": None, "has_more": False}, "`data` is not a list"),
         ({"data": [1, 2]}, "`data` is not a list of objects"),
-        ({"data": [], "next_cursor": 5}, "`next_cursor`"),
-        ({"data": [], "has_more": "yes"}, "`has_more`"),
+        ({"data": [], "next_cursor": 5, "has_more": True}, "`next_cursor` is missing or"),
+        ({"data": [], "has_more": False}, "`next_cursor` is missing"),
+        ({"data": [], "next_cursor": None, "has_more": "yes"}, "`has_more` is missing or"),
+        ({"data": [], "next_cursor": "c"}, "`has_more` is missing"),
     ],
 )
 def test_malformed_envelopes_are_reported(body: object, why: str) -> None:

@@ -18,6 +18,7 @@ import pytest
 
 import channelkit as ck
 from channelkit.client import WaitEvent
+from channelkit.client.errors import APIResponseValidationError
 
 BASE = "http://service.test/v1"
 KEY = "ck_test_secret_key_0123456789"
@@ -440,3 +441,28 @@ def test_bad_retry_settings_are_refused() -> None:
         ck.Client(BASE, KEY, max_retries=-1)
     with pytest.raises(ck.ChannelkitError, match=r"^max_rate_limit_wait: must be >= 0"):
         ck.Client(BASE, KEY, max_rate_limit_wait=-5)
+
+
+def test_model_pages_cut_short_are_retried_and_bad_ones_reported() -> None:
+    body = json.dumps(envelope([POST], None)).encode()
+    calls: list[int] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        if len(calls) == 1:
+            return httpx.Response(200, content=body[:-5])  # valid length, invalid JSON
+        if request.url.params.get("tag") == "bad":
+            return httpx.Response(200, json=envelope([{**POST, "status": None}], None))
+        if request.url.params.get("tag") == "no-has-more":
+            return httpx.Response(200, json={"data": [POST], "next_cursor": "c2"})
+        return httpx.Response(200, content=body)
+
+    client, _ = make(handler)
+    assert [p.id for p in client.posts.list()] == ["post_1"]
+    assert client.stats.retries == 1
+    with pytest.raises(APIResponseValidationError, match=r"valid page of Post: data\.0\.status"):
+        list(client.posts.list(tag="bad"))
+    with pytest.raises(APIResponseValidationError, match="has_more"):
+        list(client.posts.list(tag="no-has-more"))
+    with pytest.raises(APIResponseValidationError, match="`has_more` is missing"):
+        list(client.raw_pages("/posts", {"tag": "no-has-more"}))

@@ -110,6 +110,10 @@ class RateLimit:
     reset: datetime | None
 
 
+def decode_json(content: bytes) -> Any:
+    return json.loads(content)
+
+
 @dataclass(frozen=True)
 class RequestSpec:
     """One logical API call, before retries."""
@@ -120,6 +124,8 @@ class RequestSpec:
     json: Mapping[str, Any] | None = None
     idempotency_key: str | None = None
     max_retries: int | None = None
+    # Turns a 2xx body into the call's value; a ValueError means "not JSON" (retried).
+    decode: Callable[[bytes], Any] = decode_json
 
 
 @dataclass(frozen=True)
@@ -386,10 +392,10 @@ class Call:
         status = response.status_code
         self._log_response(status, to_reset)
         if 200 <= status < 300:
-            if status == 204 or not response.content:
-                return Done(None)
+            if status == 204 or (not response.content and self.spec.decode is decode_json):
+                return Done(None)  # listings decode their own way: an empty page is an error
             try:
-                return Done(json.loads(response.content))
+                return Done(self.spec.decode(response.content))
             except ValueError:
                 return self._failed(Failure.UNDECODABLE, f"{status} response is not JSON")
         if status == 404 and self.method == "DELETE" and self.ambiguous:

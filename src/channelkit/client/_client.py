@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from types import TracebackType
-from typing import Any, Generic
+from typing import Any, Generic, TypeVar
 
 import httpx
 
@@ -23,8 +23,9 @@ from channelkit.client._base import (
 )
 from channelkit.client._operations import ModelT
 from channelkit.client._pacing import WaitReason
-from channelkit.client._pagination import CursorWalk, RawPage, parse_envelope
+from channelkit.client._pagination import CursorWalk, PageLike, RawPage
 from channelkit.client._params import Timestamp, check_limit, json_body, query_params
+from channelkit.client.errors import RequestInfo
 from channelkit.client.models import (
     Channel,
     ChannelAnalyticsRow,
@@ -32,6 +33,8 @@ from channelkit.client.models import (
     Post,
     PostAnalyticsRow,
 )
+
+PageT = TypeVar("PageT", bound=PageLike)
 
 
 class Client:
@@ -136,19 +139,23 @@ class Client:
         """Every page of a listing, items left as decoded JSON (no per-item models)."""
         check_limit(limit, PAGE_LIMIT_MAX)
         base = query_params(params or {})
-        return self._raw_pages(path, base, cursor, limit)
+        info = RequestInfo("GET", path)
+        return self._walk(path, base, cursor, limit, lambda at: ops.raw_page_decoder(at, info))
 
-    def _raw_pages(
-        self, path: str, base: dict[str, str], cursor: str | None, limit: int
-    ) -> Iterator[RawPage]:
+    def _walk(
+        self,
+        path: str,
+        base: dict[str, str],
+        cursor: str | None,
+        limit: int,
+        decoder: Callable[[str | None], Callable[[bytes], PageT]],
+    ) -> Generator[PageT, None, None]:
+        """Pages from `cursor` on; `decoder(cursor)` turns each body into a page."""
         walk = CursorWalk(cursor, path)
         while not walk.done:
-            query = {**base, "limit": str(limit)}
-            if walk.cursor is not None:
-                query["cursor"] = walk.cursor
-            call = self._core.start(RequestSpec("GET", path, params=query))
-            body = self._run(call)
-            page = parse_envelope(body, cursor=walk.cursor, request=call.info)
+            query = ops.list_page(base, limit, walk.cursor)
+            spec = RequestSpec("GET", path, params=query, decode=decoder(walk.cursor))
+            page = self._execute(spec)
             walk.advance(page)
             yield page
 
@@ -228,11 +235,10 @@ class Paginator(Generic[ModelT]):
         self._cursor = cursor
 
     def pages(self) -> Generator[Page[ModelT], None, None]:
-        raw_pages = self._client.raw_pages(
-            self._path, self._params, cursor=self._cursor, limit=self._limit
+        decode = ops.page_decoder(self._model, f"GET {self._path}")
+        return self._client._walk(
+            self._path, self._params, self._cursor, self._limit, lambda _: decode
         )
-        for raw in raw_pages:
-            yield ops.parse_page(self._model, raw, f"GET {self._path}")
 
     def first_page(self) -> Page[ModelT]:
         pages = self.pages()

@@ -5,15 +5,20 @@ The resource classes only add the sending (blocking or awaited) and the model th
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import json
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from channelkit.client._base import RequestSpec, check_idempotency_key
-from channelkit.client._pagination import RawPage
+from channelkit.client._pagination import RawPage, parse_envelope
 from channelkit.client._params import Timestamp, format_timestamp, json_body, path_id, query_params
-from channelkit.client.errors import APIResponseValidationError, InvalidParameterError
+from channelkit.client.errors import (
+    APIResponseValidationError,
+    InvalidParameterError,
+    RequestInfo,
+)
 from channelkit.client.models import Page
 
 POSTS = "/posts"
@@ -221,9 +226,36 @@ def parse_model(model: type[ModelT], value: Any, where: str) -> ModelT:
         ) from None
 
 
-def parse_page(model: type[ModelT], raw: RawPage, where: str) -> Page[ModelT]:
-    envelope = {"data": raw.data, "next_cursor": raw.next_cursor, "has_more": raw.has_more}
-    return parse_model(Page[model], envelope, where)  # type: ignore[valid-type]
+def list_page(filters: Mapping[str, str], limit: int, cursor: str | None) -> dict[str, str]:
+    """The query of one page of a listing."""
+    query = {**filters, "limit": str(limit)}
+    if cursor is not None:
+        query["cursor"] = cursor
+    return query
+
+
+def raw_page_decoder(cursor: str | None, request: RequestInfo) -> Callable[[bytes], RawPage]:
+    def decode(content: bytes) -> RawPage:
+        return parse_envelope(json.loads(content), cursor=cursor, request=request)
+
+    return decode
+
+
+def page_decoder(model: type[ModelT], where: str) -> Callable[[bytes], Page[ModelT]]:
+    """Validates a page of models straight from the body's bytes (no dicts in between)."""
+    page_type: type[Page[ModelT]] = Page[model]  # type: ignore[valid-type]
+
+    def decode(content: bytes) -> Page[ModelT]:
+        try:
+            return page_type.model_validate_json(content)
+        except ValidationError as exc:
+            if exc.errors()[0]["type"] == "json_invalid":
+                raise ValueError("not JSON") from None  # the client retries those
+            raise APIResponseValidationError(
+                f"{where}: response is not a valid page of {model.__name__}: {_first_error(exc)}"
+            ) from None
+
+    return decode
 
 
 def _first_error(exc: ValidationError) -> str:

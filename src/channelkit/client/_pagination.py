@@ -8,7 +8,7 @@ made on it is that it never comes back, which would otherwise loop for ever.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from channelkit.client.errors import APIResponseValidationError, PaginationError, RequestInfo
 
@@ -40,13 +40,22 @@ def parse_envelope(body: Any, *, cursor: str | None, request: RequestInfo) -> Ra
     data = body.get("data")
     if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
         raise invalid("`data` is not a list of objects")
-    next_cursor = body.get("next_cursor")
+    # Both end-of-list signals are required: guessing one could end a walk silently early.
+    next_cursor = body.get("next_cursor", ...)
     if next_cursor is not None and not isinstance(next_cursor, str):
-        raise invalid("`next_cursor` is neither a string nor null")
-    has_more = body.get("has_more", next_cursor is not None)
+        raise invalid("`next_cursor` is missing or neither a string nor null")
+    has_more = body.get("has_more")
     if not isinstance(has_more, bool):
-        raise invalid("`has_more` is not a boolean")
+        raise invalid("`has_more` is missing or not a boolean")
     return RawPage(data=data, next_cursor=next_cursor, has_more=has_more, cursor=cursor)
+
+
+class PageLike(Protocol):
+    @property
+    def next_cursor(self) -> str | None: ...
+
+    @property
+    def has_more(self) -> bool: ...
 
 
 class CursorWalk:
@@ -64,7 +73,7 @@ class CursorWalk:
         self._path = path
         self._seen: set[str] = set() if start is None else {start}
 
-    def advance(self, page: RawPage) -> None:
+    def advance(self, page: PageLike) -> None:
         """Record `page`; sets `cursor` to the next one or `done` at the end."""
         self.pages += 1
         if not page.has_more or not page.next_cursor:

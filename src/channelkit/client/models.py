@@ -91,5 +91,5 @@ class Page(_Model, Generic[ItemT]):
     """
 
     data: list[ItemT]
-    next_cursor: str | None = None
-    has_more: bool = False
+    next_cursor: str | None
+    has_more: bool
