@@ -78,6 +78,8 @@ _PATHS = {
     "post_daily": "/analytics/posts",
     "channel_daily": "/analytics/channels",
 }
+# Analytics rows never disappear: only these tables mark rows a full walk did not see.
+_DELETABLE = frozenset({"channels", "posts"})
 _SHAPES = {
     "channels": CHANNELS,
     "posts": POSTS,
@@ -549,8 +551,6 @@ class _Sync:
         else:
             reason = "no posts or channels in the warehouse yet to date it from"
             return lambda: self._put(_Skipped(resource, reason))
-        # Analytics rows never disappear: even a full walk marks nothing deleted.
-        walk.full = False
 
         def mark(done: _Walk) -> datetime | None:
             done_plan = plan.AnalyticsPlan(
@@ -631,7 +631,11 @@ class _Sync:
                     walk.resource,
                     rows,
                     checkpoint,
-                    mark_deleted_since=walk.started_at if done and walk.full else None,
+                    mark_deleted_since=(
+                        walk.started_at
+                        if done and walk.full and shape.table in _DELETABLE
+                        else None
+                    ),
                 )
             )
             items = []
