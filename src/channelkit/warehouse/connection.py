@@ -67,14 +67,16 @@ def open_warehouse(path: str | Path, *, read_only: bool) -> duckdb.DuckDBPyConne
 
 
 def _schema_version(con: duckdb.DuckDBPyConnection, path: Path) -> int:
-    tables = {row[0] for row in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
-    if not tables:
-        return 0
-    if "schema_meta" not in tables:
+    try:
+        meta = dict(con.execute("SELECT key, value FROM schema_meta").fetchall())
+    except duckdb.CatalogException:
+        # No schema_meta: a new, empty file, or someone else's. (Listing the catalog only
+        # here: it costs more than the query above on every open.)
+        if con.execute("SELECT count(*) FROM duckdb_tables()").fetchall()[0][0] == 0:
+            return 0
         raise WarehouseError(
             f"{path} is a DuckDB file from another tool, not a channelkit warehouse"
-        )
-    meta = dict(con.execute("SELECT key, value FROM schema_meta").fetchall())
+        ) from None
     if meta.get("app") != SCHEMA_APP or "schema_version" not in meta:
         raise WarehouseError(
             f"{path} is a DuckDB file from another tool, not a channelkit warehouse"
