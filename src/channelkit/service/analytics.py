@@ -9,6 +9,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from channelkit._constants import ENGAGEMENT_HORIZON_DAYS
 from channelkit.service.engagement import channel_day
 from channelkit.service.timefmt import SECONDS_PER_DAY, day_of, day_start, format_day
 from channelkit.service.workspace import Principal, visible_channels
@@ -35,6 +36,12 @@ def post_rows(
     if start is not None:
         where.append("d.day >= ?")
         args.append(start)
+        # rows lie within the horizon after publication: skip posts published long before
+        where.append(
+            "d.post_seq >= (SELECT coalesce(min(seq), 0) FROM posts"
+            " WHERE coalesce(published_at, scheduled_at) >= ?)"
+        )
+        args.append(day_start(start - ENGAGEMENT_HORIZON_DAYS))
     if post_id is not None:
         where.append("d.post_seq = (SELECT seq FROM posts WHERE id = ?)")
         args.append(post_id)

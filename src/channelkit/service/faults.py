@@ -88,6 +88,10 @@ class FaultInjector:
         if kind == "drop" or (kind == "lost_create" and scope["method"] == "POST"):
             if kind == "lost_create":
                 await self._collect(scope, receive)  # the write happens and commits
+            else:
+                # read the request first: closing on unread data makes the kernel reset
+                # the connection, and the client should see a cut answer, not a reset
+                await _drain(receive)
             await _hang_up(send, 0, b"")
             return
         if kind == "slow":
@@ -110,6 +114,13 @@ class FaultInjector:
         start = next(m for m in messages if m["type"] == "http.response.start")
         body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.response.body")
         return int(start["status"]), list(start.get("headers", [])), body
+
+
+async def _drain(receive: Receive) -> None:
+    while True:
+        message = await receive()
+        if message["type"] != "http.request" or not message.get("more_body", False):
+            return
 
 
 async def _hang_up(
