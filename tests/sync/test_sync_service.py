@@ -392,3 +392,25 @@ def test_sync_through_faults_equals_a_clean_one(
     for table in ("channels", "posts", "post_tags", "post_daily", "channel_daily"):
         faulty_rows = table_snapshot(tmp_path / "faulty.duckdb", table)
         assert faulty_rows == table_snapshot(tmp_path / "clean.duckdb", table), table
+
+
+def test_since_limits_posts_and_analytics(
+    workspace: Workspace, client: Client, tmp_path: Path
+) -> None:
+    path = tmp_path / "wh.duckdb"
+    since = workspace.service.now() - timedelta(days=10)
+    report = run_sync(client, path, since=since.date().isoformat(), page_limit=50)
+    assert report.completed, report.summary()
+    cutoff = datetime.combine(since.date(), datetime.min.time(), UTC)
+    published = len(POST_FIELDS) + 4  # after the fields, tags and the three author ones
+    after = _us(cutoff.isoformat())
+    expected = {
+        post_id
+        for post_id, row in service_posts(client).items()
+        if row[published] is not None and row[published] > after
+    }
+    assert set(warehouse_posts(path)) == expected
+    assert 0 < len(expected) < 60
+    con = duckdb.connect(str(path), read_only=True)
+    first_day = con.execute("SELECT min(date) FROM post_daily").fetchall()[0][0]
+    assert first_day is not None and first_day >= since.date()
