@@ -466,3 +466,18 @@ def test_model_pages_cut_short_are_retried_and_bad_ones_reported() -> None:
         list(client.posts.list(tag="no-has-more"))
     with pytest.raises(APIResponseValidationError, match="`has_more` is missing"):
         list(client.raw_pages("/posts", {"tag": "no-has-more"}))
+
+
+def test_paginators_are_lazy_and_say_what_they_list() -> None:
+    calls: list[int] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        return httpx.Response(200, json=envelope([POST], None))
+
+    client, _ = make(handler)
+    listing = client.posts.list(tag="hr", limit=5)
+    assert repr(listing) == "<Paginator of Post: GET /posts tag='hr', limit='5'>"
+    assert not calls
+    assert len(list(listing)) == 1 and len(list(listing)) == 1  # each iteration walks anew
+    assert len(calls) == 2

@@ -234,6 +234,11 @@ class Paginator(Generic[ModelT]):
         self._limit = check_limit(limit, PAGE_LIMIT_MAX)
         self._cursor = cursor
 
+    def __repr__(self) -> str:
+        query = ops.list_page(self._params, self._limit, self._cursor)
+        shown = ", ".join(f"{k}={v!r}" for k, v in query.items())
+        return f"<{type(self).__name__} of {self._model.__name__}: GET {self._path} {shown}>"
+
     def pages(self) -> Generator[Page[ModelT], None, None]:
         decode = ops.page_decoder(self._model, f"GET {self._path}")
         return self._client._walk(
