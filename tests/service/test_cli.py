@@ -65,27 +65,27 @@ def test_keys_create_rejects_bad_input(tmp_path: Path) -> None:
     assert not_db.exit_code == 1 and "Traceback" not in not_db.output
 
 
-def test_serve_runs_and_answers(tmp_path: Path) -> None:
-    proc = subprocess.Popen(
-        [
-            str(Path(sys.executable).parent / "channelkit"),
-            "serve",
-            "--port",
-            "0",
-            "--db",
-            str(tmp_path / "s.sqlite"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+def test_serve_seeds_the_demo_and_prints_its_keys(tmp_path: Path) -> None:
+    db = tmp_path / "demo.sqlite"
+    command = [str(Path(sys.executable).parent / "channelkit"), "serve", "--seed", "demo",
+               "--port", "0", "--db", str(db)]  # fmt: skip
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()
         assert "listening at http://127.0.0.1:" in line, line + proc.stderr.read()
         base_url = line.split()[-1]
-        response = httpx.get(f"{base_url}/posts")
-        assert response.status_code == 401
+        keys = dict(proc.stdout.readline().split() for _ in range(4))
+        assert set(keys) == {"admin", "analyst", "starter", "writer"}
+        headers = {"Authorization": f"Bearer {keys['analyst']}"}
+        page = httpx.get(f"{base_url}/posts", params={"limit": 100}, headers=headers)
+        assert page.status_code == 200 and len(page.json()["data"]) == 100
+        assert httpx.get(f"{base_url}/analytics/posts", headers=headers).json()["data"]
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        assert proc.wait(timeout=10) == 0  # SIGTERM stops it cleanly
+    assert proc.stderr is not None
+    logged = proc.stderr.read()
+    stored = db.read_bytes().decode("latin-1")
+    for key in keys.values():
+        assert key not in logged and key not in stored

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 
 import click
@@ -94,12 +95,18 @@ def serve(
     click.echo(f"channelkit service listening at {svc.base_url}")
     for name, key in svc.demo_keys.items():
         click.echo(f"  {name:<10} {key}")
+    # SIGTERM (a supervisor, `kill`) stops as cleanly as Ctrl-C does
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         svc.wait()
     except KeyboardInterrupt:
         pass
     finally:
         svc.stop()
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 @click.group()
