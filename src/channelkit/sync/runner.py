@@ -14,7 +14,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Collection, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,6 +53,7 @@ from channelkit.sync.arrow import (
 )
 from channelkit.sync.progress import Progress, visible
 from channelkit.sync.report import SyncReport
+from channelkit.sync.walk import Walk, resumable
 from channelkit.warehouse.connection import open_warehouse
 from channelkit.warehouse.parquet import export_parquet
 from channelkit.warehouse.writer import Checkpoint, WarehouseWriter
@@ -131,52 +132,6 @@ class _Finished:
 
 
 _Message = _Batch | _Gone | _Skipped | _Failed | _Finished
-
-
-@dataclass
-class _Walk:
-    """One walk of one listing, as saved in its checkpoint so that it can be resumed."""
-
-    resource: str
-    query: dict[str, str]
-    full: bool
-    started_at: datetime
-    cursor: str | None = None
-    max_seen: datetime | None = None
-    extra: dict[str, str] = field(default_factory=dict)  # analytics: the planned range
-
-    def state(self) -> dict[str, Any]:
-        return {
-            "query": self.query,
-            "full": self.full,
-            "started_at": self.started_at.isoformat(),
-            "max_seen": self.max_seen.isoformat() if self.max_seen else None,
-            "extra": self.extra,
-        }
-
-    @classmethod
-    def resume(cls, resource: str, checkpoint: Checkpoint) -> _Walk:
-        state = checkpoint.params or {}
-        max_seen = state.get("max_seen")
-        return cls(
-            resource=resource,
-            query=dict(state["query"]),
-            full=bool(state["full"]),
-            started_at=datetime.fromisoformat(state["started_at"]),
-            cursor=checkpoint.cursor,
-            max_seen=datetime.fromisoformat(max_seen) if max_seen else None,
-            extra=dict(state.get("extra") or {}),
-        )
-
-
-def _resumable(checkpoint: Checkpoint | None, wanted: _Walk, since_given: bool) -> bool:
-    """Continue an interrupted walk unless this run asks for more than it would read."""
-    if checkpoint is None or checkpoint.params is None:
-        return False
-    stored = checkpoint.params
-    if since_given:
-        return bool(stored.get("query") == wanted.query)
-    return bool(stored.get("full")) or not wanted.full
 
 
 def parse_only(only: str | Collection[str] | None) -> tuple[str, ...]:
@@ -454,17 +409,17 @@ class _Sync:
         function that walks it in its own thread (network and Arrow only)."""
         previous = self._previous_mark(resource)
         if resource == "channels":
-            walk = self._prepare(resource, _Walk(resource, {}, True, datetime.now(UTC)))
+            walk = self._prepare(resource, Walk(resource, {}, True, datetime.now(UTC)))
             return resource, lambda: self._walk(walk, previous=previous, mark=None)
         if resource == "posts":
             return resource, self._plan_posts(previous)
         return resource, self._plan_analytics(resource, previous)
 
-    def _prepare(self, resource: str, wanted: _Walk) -> _Walk:
+    def _prepare(self, resource: str, wanted: Walk) -> Walk:
         checkpoint = self.writer.checkpoint(resource)
-        if checkpoint is not None and _resumable(checkpoint, wanted, self.since is not None):
+        if checkpoint is not None and resumable(checkpoint, wanted, self.since is not None):
             self.report.resumed.append(resource)
-            return _Walk.resume(resource, checkpoint)
+            return Walk.resume(resource, checkpoint)
         return wanted
 
     def _previous_mark(self, resource: str) -> datetime | None:
@@ -488,9 +443,9 @@ class _Sync:
             if posts_plan.published_after
             else {}
         )
-        walk = self._prepare("posts", _Walk("posts", query, posts_plan.full, datetime.now(UTC)))
+        walk = self._prepare("posts", Walk("posts", query, posts_plan.full, datetime.now(UTC)))
 
-        def mark(done: _Walk) -> datetime | None:
+        def mark(done: Walk) -> datetime | None:
             after = done.query.get("published_after")
             return plan.next_posts_mark(
                 previous=previous,
@@ -537,7 +492,7 @@ class _Sync:
         if wanted_plan is not None:
             walk = self._prepare(
                 resource,
-                _Walk(
+                Walk(
                     resource,
                     {"start": wanted_plan.start.isoformat(), "end": wanted_plan.end.isoformat()},
                     full=self.full or previous is None,
@@ -546,13 +501,13 @@ class _Sync:
                 ),
             )
         elif checkpoint is not None and checkpoint.in_progress:
-            walk = _Walk.resume(resource, checkpoint)
+            walk = Walk.resume(resource, checkpoint)
             self.report.resumed.append(resource)
         else:
             reason = "no posts or channels in the warehouse yet to date it from"
             return lambda: self._put(_Skipped(resource, reason))
 
-        def mark(done: _Walk) -> datetime | None:
+        def mark(done: Walk) -> datetime | None:
             done_plan = plan.AnalyticsPlan(
                 start=date.fromisoformat(done.query["start"]),
                 end=date.fromisoformat(done.query["end"]),
@@ -564,10 +519,10 @@ class _Sync:
 
     def _walk(
         self,
-        walk: _Walk,
+        walk: Walk,
         *,
         previous: datetime | None,
-        mark: Callable[[_Walk], datetime | None] | None,
+        mark: Callable[[Walk], datetime | None] | None,
     ) -> None:
         shape = _SHAPES[walk.resource]
         path = _PATHS[walk.resource]
@@ -583,19 +538,19 @@ class _Sync:
             walk.cursor = None
             self._consume(walk, shape, where, self._pages(path, walk), previous, mark)
 
-    def _pages(self, path: str, walk: _Walk) -> Iterator[Any]:
+    def _pages(self, path: str, walk: Walk) -> Iterator[Any]:
         return iter(
             self.client.raw_pages(path, walk.query, cursor=walk.cursor, limit=self.page_limit)
         )
 
     def _consume(
         self,
-        walk: _Walk,
+        walk: Walk,
         shape: TableShape,
         where: str,
         pages: Iterator[Any],
         previous: datetime | None,
-        mark: Callable[[_Walk], datetime | None] | None,
+        mark: Callable[[Walk], datetime | None] | None,
     ) -> None:
         items: list[dict[str, Any]] = []
         flushed = time.monotonic()
