@@ -9,6 +9,8 @@ print(wh.sync_report.summary())
 
 from __future__ import annotations
 
+import sys
+import types
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,3 +38,16 @@ def sync(client: Client, path: str | Path = WAREHOUSE_PATH, **options: Any) -> W
     from channelkit.warehouse import Warehouse
 
     return Warehouse(path, sync_report=report)
+
+
+class _CallableModule(types.ModuleType):
+    # Importing `channelkit.sync` makes Python set the package attribute `channelkit.sync`
+    # to this module, shadowing the `ck.sync(...)` function; a callable module keeps
+    # `ck.sync(client, path)` working whichever was imported first.
+    def __call__(
+        self, client: Client, path: str | Path = WAREHOUSE_PATH, **options: Any
+    ) -> Warehouse:
+        return sync(client, path, **options)
+
+
+sys.modules[__name__].__class__ = _CallableModule
