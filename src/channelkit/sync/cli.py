@@ -125,5 +125,6 @@ def sync(
         click.echo(f"parquet datasets written under {parquet}")
     if not report.completed:
         raise click.ClickException(
-            "the sync did not complete; what it wrote is kept, run it again to continue"
+            "the sync did not complete (error above); the batches it committed are kept "
+            "and the next run continues from them"
         )

@@ -373,12 +373,9 @@ class _Sync:
     def _guard(self, resource: str, walker: Callable[[], None]) -> None:
         try:
             walker()
-        except PermissionDeniedError as exc:
+        except PermissionDeniedError:
             scope = _SCOPES[resource]
-            detail = f": {exc.message}" if exc.message else ""
-            self._put(
-                _Skipped(resource, f"the API key lacks the {scope} scope (403 forbidden{detail})")
-            )
+            self._put(_Skipped(resource, f"the API key lacks the {scope} scope (403 forbidden)"))
         except _Stopped:
             pass
         except BaseException as exc:  # reported to the writing thread, which decides
