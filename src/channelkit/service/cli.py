@@ -8,12 +8,14 @@ import sys
 import click
 
 from channelkit._constants import (
+    PLAN_LIMITS,
     RATE_WINDOW_SECONDS,
     SCOPES,
     SERVICE_DB_PATH,
     SERVICE_HOST,
     SERVICE_KEY_PLAN_DEFAULT,
     SERVICE_PORT,
+    SERVICE_RATE_WINDOW_MIN_SECONDS,
 )
 from channelkit.client.errors import ChannelkitError
 from channelkit.service import workspace
@@ -50,7 +52,7 @@ def _scopes(value: str) -> tuple[str, ...]:
     "--rate-window",
     default=RATE_WINDOW_SECONDS,
     show_default=True,
-    type=click.FloatRange(min=0.05),
+    type=click.FloatRange(min=SERVICE_RATE_WINDOW_MIN_SECONDS),
     help="Length of a rate-limit window, seconds.",
 )
 @click.option(
@@ -129,7 +131,7 @@ def keys() -> None:
     "--plan",
     default=SERVICE_KEY_PLAN_DEFAULT,
     show_default=True,
-    type=click.Choice(["starter", "business", "enterprise"]),
+    type=click.Choice(list(PLAN_LIMITS)),
 )
 def create(db_path: str, user: str, team: str | None, scope_list: str, plan: str) -> None:
     """Create a key and print it (only the key) on stdout. It is not shown again."""
