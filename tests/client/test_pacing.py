@@ -8,8 +8,8 @@ from channelkit.client._headers import RateLimitHeaders
 from channelkit.client._pacing import Pacer, ServerClock
 
 
-def make_pacer(burst: int = 1) -> Pacer:
-    return Pacer(burst=burst, reset_margin=0.05, poll=0.01, max_window=60.0)
+def make_pacer() -> Pacer:
+    return Pacer(reset_margin=0.05, poll=0.01, max_window=60.0)
 
 
 def rl(remaining: int, reset: float = 1000.0, limit: int = 60) -> RateLimitHeaders:
@@ -25,20 +25,21 @@ def test_first_request_goes_and_concurrent_ones_wait_for_its_answer() -> None:
     assert pacer.in_flight == 0
 
 
-def test_budget_is_spread_over_the_time_left() -> None:
+def test_the_budget_is_spent_without_waiting_then_the_reset_is_awaited() -> None:
     pacer = make_pacer()
     pacer.reserve(0.0)
     pacer.observe(rl(10), seconds_to_reset=10.0, now=0.0)  # 10 requests for 10 s
-    assert pacer.reserve(0.0).granted
-    pacer.observe(rl(9), seconds_to_reset=10.0, now=0.0)
+    for i in range(10):
+        assert pacer.reserve(0.0).granted
+        pacer.observe(rl(9 - i), seconds_to_reset=10.0, now=0.0)
     wait = pacer.reserve(0.0)
-    # 9 left for 10.05 s: the next one ~1.1 s after the previous
     assert wait.reason == "pacing"
-    assert wait.wait == pytest.approx(10.05 / 10, rel=0.01)
+    assert wait.wait == pytest.approx(10.05)
+    assert pacer.reserve(10.05).granted  # a new window: one request learns its budget
 
 
 def test_never_sends_when_the_headers_say_the_window_is_spent() -> None:
-    pacer = make_pacer(burst=100)
+    pacer = make_pacer()
     pacer.reserve(0.0)
     pacer.observe(rl(0, reset=1000.0), seconds_to_reset=2.5, now=1.0)
     grant = pacer.reserve(1.0)
@@ -47,7 +48,7 @@ def test_never_sends_when_the_headers_say_the_window_is_spent() -> None:
 
 
 def test_in_flight_requests_count_against_the_budget() -> None:
-    pacer = make_pacer(burst=100)
+    pacer = make_pacer()
     pacer.reserve(0.0)
     pacer.observe(rl(3), seconds_to_reset=10.0, now=0.0)
     granted = [pacer.reserve(0.0).granted for _ in range(5)]
@@ -57,14 +58,14 @@ def test_in_flight_requests_count_against_the_budget() -> None:
     assert not pacer.reserve(1.0).granted
 
 
-def test_burst_then_spread() -> None:
-    pacer = make_pacer(burst=5)
+def test_concurrent_requests_take_exactly_the_budget_left() -> None:
+    pacer = make_pacer()
     pacer.reserve(0.0)
     pacer.observe(rl(100), seconds_to_reset=100.0, now=0.0)
     granted = 0
     while pacer.reserve(0.0).granted:
         granted += 1
-    assert granted == 5
+    assert granted == 100
 
 
 def test_reset_in_the_past_means_a_new_window() -> None:
@@ -75,7 +76,7 @@ def test_reset_in_the_past_means_a_new_window() -> None:
 
 
 def test_late_answer_from_an_old_window_is_ignored() -> None:
-    pacer = make_pacer(burst=100)
+    pacer = make_pacer()
     pacer.reserve(0.0)
     pacer.reserve(0.0)  # unknown window: the second must wait for the probe
     pacer.observe(rl(50, reset=1060.0), seconds_to_reset=60.0, now=0.0)
@@ -99,7 +100,7 @@ def test_server_without_rate_limit_headers_is_not_paced() -> None:
 
 
 def test_a_429_blocks_everyone_until_retry_after() -> None:
-    pacer = make_pacer(burst=100)
+    pacer = make_pacer()
     pacer.reserve(0.0)
     pacer.observe(rl(10), seconds_to_reset=10.0, now=0.0)
     pacer.block(until=5.0)

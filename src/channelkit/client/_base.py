@@ -30,7 +30,6 @@ from channelkit._constants import (
     CLIENT_MAX_CONNECTIONS,
     CLIENT_MAX_RATE_LIMIT_WAIT_SECONDS,
     CLIENT_MAX_RETRIES,
-    CLIENT_PACING_BURST,
     CLIENT_PACING_POLL_SECONDS,
     CLIENT_PACING_RESET_MARGIN_SECONDS,
     CLIENT_RETRY_AFTER_DEFAULT_SECONDS,
@@ -274,7 +273,6 @@ class ClientCore:
         self.on_wait = on_wait
         self._lock = threading.Lock()
         self._pacer = Pacer(
-            burst=CLIENT_PACING_BURST,
             reset_margin=CLIENT_PACING_RESET_MARGIN_SECONDS,
             poll=CLIENT_PACING_POLL_SECONDS,
             max_window=RATE_WINDOW_SECONDS,

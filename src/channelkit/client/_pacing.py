@@ -2,9 +2,13 @@
 
 The service counts requests in fixed windows and tells, on every response, how many are
 left (`Remaining`) and when the window ends (`Reset`, Unix seconds on the *server's* clock).
-`Pacer` spreads the remaining budget over the time left, allowing a short burst, and never
-sends a request the headers say would be refused. Requests still in flight are subtracted
-from the server's `Remaining`, so concurrent threads or tasks share one budget.
+`Pacer` spends the budget while it lasts and, once the headers say it is spent, holds every
+request until the window resets: it never sends a request the headers say would be refused,
+and a job that fits in the budget never waits. (Spreading the budget evenly instead would
+make a 30-page walk on a 60-per-minute plan take half a minute for no gain: the bound on a
+long walk, ceil(pages / limit) windows, is the same either way.) Requests still in flight
+are subtracted from the server's `Remaining`, so concurrent threads or tasks share one
+budget.
 
 `ServerClock` turns the server's `Reset` into a local deadline despite clock skew, from the
 response `Date` headers.
@@ -76,13 +80,12 @@ class Pacer:
     Protocol: `reserve(now)` until granted, send, then exactly one of `observe(...)` (a
     response arrived) or `release()` (no response). Times are `time.monotonic()` seconds.
 
-        pacer = Pacer(burst=10, reset_margin=0.05, poll=0.01, max_window=60.0)
+        pacer = Pacer(reset_margin=0.05, poll=0.01, max_window=60.0)
         grant = pacer.reserve(now)          # Grant(wait=0.0) -> send
         pacer.observe(headers, seconds_to_reset=1.8, now=now + 0.01)
     """
 
-    def __init__(self, *, burst: int, reset_margin: float, poll: float, max_window: float):
-        self._burst = max(1, burst)
+    def __init__(self, *, reset_margin: float, poll: float, max_window: float):
         self._margin = reset_margin
         self._poll = poll
         self._max_window = max_window
@@ -90,8 +93,6 @@ class Pacer:
         self._remaining: int | None = None  # budget left this window, net of requests in flight
         self._deadline: float | None = None  # local time the window is over (margin included)
         self._window_reset: float | None = None  # server's Reset of the window we track
-        self._next_at = -math.inf  # GCRA theoretical arrival time
-        self._allowed_at = -math.inf  # no request before this (fixed when one is granted)
         self._blocked_until = -math.inf  # after a 429: Retry-After
         self._unpaced = False  # the server sends no rate-limit headers
 
@@ -105,23 +106,15 @@ class Pacer:
             # A new window (or no headers yet): one request finds out what the budget is.
             if self.in_flight > 0 and not self._unpaced:
                 return Grant(self._poll)
-            return self._take(now, interval=0.0)
+            return self._take()
         if self._remaining <= 0:
             if self._deadline is None:  # the server gave no reset: nothing to predict with
-                return self._take(now, interval=0.0)
+                return self._take()
             return Grant(self._deadline - now)
-        if now < self._allowed_at:
-            return Grant(self._allowed_at - now)
-        interval = 0.0
-        if self._deadline is not None:
-            interval = (self._deadline - now) / self._remaining
         self._remaining -= 1
-        return self._take(now, interval)
+        return self._take()
 
-    def _take(self, now: float, interval: float) -> Grant:
-        # GCRA: requests are due `interval` apart; up to `burst` may go ahead of schedule.
-        self._next_at = max(self._next_at, now) + interval
-        self._allowed_at = self._next_at - (self._burst - 1) * interval
+    def _take(self) -> Grant:
         self.in_flight += 1
         return GO
 
@@ -154,9 +147,7 @@ class Pacer:
             self._window_reset = reset
             self._remaining, self._deadline = None, None
             return
-        if reset != self._window_reset:
-            self._window_reset = reset
-            self._next_at, self._allowed_at = now, -math.inf
+        self._window_reset = reset
         self._remaining = max(0, headers.remaining - self.in_flight)
         self._deadline = now + min(seconds_to_reset, self._max_window) + self._margin
 
