@@ -136,3 +136,14 @@ def test_failed_sync_writes_no_report(
     assert "no report written" in result.stderr
     assert "ck_not_a_key_of_this_service" not in result.stderr + result.stdout
     assert not out.exists()
+
+
+def test_quiet_prints_nothing_unless_it_fails(small_warehouse: Path, tmp_path: Path) -> None:
+    out = tmp_path / "weekly.html"
+    result = run("--db", small_warehouse, "--quiet", "--out", out)
+    assert result.exit_code == 0
+    assert (result.stdout, result.stderr) == ("", "")
+    assert out.exists()
+    result = run("--db", small_warehouse, "-q", "--max-age", "1h", "--out", out)
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: data is stale")

@@ -53,6 +53,10 @@ _DURATION = _Parsed("duration", parse_duration)
 _TZ = _Parsed("tz", check_tz)
 
 
+def _silent(message: str) -> None:
+    """Steps are not worth a line under --quiet."""
+
+
 def _stderr_step(message: str) -> None:
     stamp = datetime.now().astimezone().strftime("%Y-%m-%dT%H:%M:%S%z")
     click.echo(f"{stamp} channelkit report: {message}", err=True)
@@ -104,6 +108,12 @@ def _stderr_step(message: str) -> None:
     help="Fail, writing nothing, when the last completed sync is older than this (e.g. 26h).",
 )
 @click.option("--sync", "do_sync", is_flag=True, help="Sync the warehouse first.")
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="No step lines, only errors: cron then mails only when something went wrong.",
+)
 @click.option("--base-url", envvar=ENV_BASE_URL, help=f"With --sync [env {ENV_BASE_URL}].")
 @click.option(
     "--api-key",
@@ -123,6 +133,7 @@ def report(
     template: Path | None,
     max_age: timedelta | None,
     do_sync: bool,
+    quiet: bool,
     base_url: str | None,
     api_key: str | None,
 ) -> None:
@@ -144,8 +155,9 @@ def report(
         raise click.UsageError(f"--sync needs --base-url (or {ENV_BASE_URL})")
     if do_sync and not api_key:
         raise click.UsageError(f"--sync needs --api-key (or {ENV_API_KEY})")
+    step = _silent if quiet else _stderr_step
     if do_sync:
-        _sync(db, base_url or "", api_key or "")
+        _sync(db, base_url or "", api_key or "", step)
     try:
         generate_report(
             db,
@@ -158,7 +170,7 @@ def report(
             template=template,
             csv_dir=csv_dir,
             max_age=max_age,
-            on_step=_stderr_step,
+            on_step=step,
         )
     except ReportParameterError as exc:
         raise click.UsageError(str(exc)) from None
@@ -166,17 +178,17 @@ def report(
         raise click.ClickException(str(exc)) from None
 
 
-def _sync(db: Path, base_url: str, api_key: str) -> None:
+def _sync(db: Path, base_url: str, api_key: str, step: Callable[[str], None]) -> None:
     from channelkit.client import Client
     from channelkit.sync import run_sync
 
-    _stderr_step(f"syncing {db} from {base_url}")
+    step(f"syncing {db} from {base_url}")
     try:
         with Client(base_url=base_url, api_key=api_key) as client:
             result = run_sync(client, db, progress=False)
     except ChannelkitError as exc:
         raise click.ClickException(f"sync failed, no report written: {exc}") from None
     for line in result.summary().splitlines():
-        _stderr_step(line)
+        step(line)
     if not result.completed:
         raise click.ClickException(f"sync did not complete, no report written: {result.error}")
