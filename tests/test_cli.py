@@ -1,0 +1,28 @@
+"""The `channelkit` command group: every listed command loads and explains itself."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from channelkit.cli import _COMMANDS, main
+
+
+def test_help_lists_every_command() -> None:
+    result = CliRunner().invoke(main, ["--help"])
+    assert result.exit_code == 0
+    listed = [line.split()[0] for line in result.output.split("Commands:")[1].splitlines() if line]
+    assert listed == list(_COMMANDS)
+
+
+@pytest.mark.parametrize("name", list(_COMMANDS))
+def test_each_command_has_help(name: str) -> None:
+    result = CliRunner().invoke(main, [name, "--help"])
+    assert result.exit_code == 0, result.output
+    assert f"Usage: main {name}" in result.output or f"Usage: channelkit {name}" in result.output
+
+
+def test_unknown_command_is_a_usage_error() -> None:
+    result = CliRunner().invoke(main, ["synk"])
+    assert result.exit_code == 2
+    assert "No such command 'synk'" in result.output
