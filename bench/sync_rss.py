@@ -3,7 +3,7 @@
     .venv/bin/python bench/sync_rss.py [--posts 1000000]
 
 Runs against the synthetic page server (bench/_page_server.py, its own process; its memory
-is not counted). The sync streams pages into Arrow batches of 2,000 rows through a bounded
+is not counted). The sync streams pages into Arrow batches of 5,000 rows through a bounded
 queue, so memory should stay flat whatever the workspace size. Target: peak <= 400 MB.
 Also prints the peak of the same sync over a tenth of the posts, for comparison.
 """
