@@ -7,6 +7,8 @@ behaviour crosses several pages and batches while the tests stay fast.
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -414,3 +416,32 @@ def test_since_limits_posts_and_analytics(
     con = duckdb.connect(str(path), read_only=True)
     first_day = con.execute("SELECT min(date) FROM post_daily").fetchall()[0][0]
     assert first_day is not None and first_day >= since.date()
+
+
+def test_posts_created_during_a_walk_are_picked_up_then_or_next_run(
+    workspace: Workspace, client: Client, tmp_path: Path
+) -> None:
+    path = tmp_path / "wh.duckdb"
+    run_sync(client, path, page_limit=50, only="posts")
+    created: list[str] = []
+
+    def create_while_walking() -> None:
+        with workspace.client() as writer:
+            for i in range(15):
+                post = writer.posts.create(
+                    channel_id=workspace.channels[i % 3], title=f"During {i}", body="b"
+                )
+                created.append(post.id)
+                time.sleep(0.02)  # spread over the walk
+
+    # A long walk (pages of 2) while posts arrive, then a run without lookback: only the
+    # high-water mark (newest post seen minus the walk's duration) keeps none from being lost.
+    thread = threading.Thread(target=create_while_walking)
+    thread.start()
+    during = run_sync(client, path, page_limit=2, batch_rows=4, only="posts", full=True)
+    thread.join()
+    after = run_sync(client, path, page_limit=2, only="posts", lookback_days=0)
+    assert during.completed and after.completed
+    assert len(created) == 15
+    assert during.counts["posts"].new + after.counts["posts"].new == 15, (during, after)
+    assert set(warehouse_posts(path)) == set(service_posts(client))
