@@ -33,6 +33,7 @@ def test_demo_builds_warehouse_parquet_and_report_then_resyncs_incrementally(
     report = directory / "report.html"
     assert str(report.resolve()) in first.stdout
     assert "channelkit sync" in first.stdout  # the next steps are printed
+    assert "sync completed (full)" in first.stdout  # a first sync reads everything
 
     with duckdb.connect(str(warehouse), read_only=True) as con:
         posts, channels, daily = con.execute(
@@ -56,7 +57,7 @@ def test_demo_builds_warehouse_parquet_and_report_then_resyncs_incrementally(
 
     second = _demo(directory)
     assert second.returncode == 0, second.stderr
-    assert "incremental" in second.stdout
+    assert "sync completed (incremental)" in second.stdout
     with duckdb.connect(str(warehouse), read_only=True) as con:
         again = con.execute("SELECT count(*) FROM posts").fetchone()
     assert again == (posts,)

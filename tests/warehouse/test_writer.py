@@ -156,11 +156,13 @@ def test_sync_runs_bookkeeping(con: duckdb.DuckDBPyConnection) -> None:
     writer = WarehouseWriter(con)
     killed = writer.start_run(mode="full", base_url="http://x/v1")
     run = writer.start_run(mode="incremental", base_url="http://x/v1")
+    assert not writer.has_completed_run()  # a killed run does not count
     status = "SELECT status, error FROM sync_runs WHERE run_id = ?"
     killed_status, killed_error = con.execute(status, [killed]).fetchall()[0]
     assert killed_status == "failed" and "interrupted" in killed_error
     counts = {"posts": UpsertCounts(new=3).as_dict()}
     writer.finish_run(run, status="completed", counts=counts, requests=7, rate_limit_waits=1)
+    assert writer.has_completed_run()
     row = con.execute(
         "SELECT status, mode, counts, requests, finished_at IS NOT NULL FROM sync_runs "
         "WHERE run_id = ?",

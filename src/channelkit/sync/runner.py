@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
 
 import duckdb
@@ -240,12 +240,14 @@ class _Sync:
         self.progress = progress
         self.stop = threading.Event()
         self.queue: queue.Queue[_Message] = queue.Queue(maxsize=SYNC_QUEUE_BATCHES)
-        self.run_id = self.writer.start_run(
-            mode="full" if full else "incremental", base_url=client.base_url
+        # A first run reads everything whatever was asked: call it what it is.
+        mode: Literal["full", "incremental"] = (
+            "full" if full or not self.writer.has_completed_run() else "incremental"
         )
+        self.run_id = self.writer.start_run(mode=mode, base_url=client.base_url)
         self.report = SyncReport(
             run_id=self.run_id,
-            mode="full" if full else "incremental",
+            mode=mode,
             base_url=client.base_url,
             path=path,
         )

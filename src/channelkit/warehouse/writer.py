@@ -99,6 +99,13 @@ class WarehouseWriter:
 
     # --- sync_runs -------------------------------------------------------------------------
 
+    def has_completed_run(self) -> bool:
+        """Whether a sync into this warehouse has ever completed (else the next reads all)."""
+        rows = self._con.execute(
+            "SELECT 1 FROM sync_runs WHERE status = 'completed' LIMIT 1"
+        ).fetchall()
+        return bool(rows)
+
     def start_run(self, *, mode: str, base_url: str) -> str:
         """Record a new run as `running`; runs left `running` by a killed process fail."""
         run_id = uuid.uuid4().hex
