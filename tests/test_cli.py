@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from click import exceptions as click_exceptions
 from click.testing import CliRunner
 
 from channelkit.cli import _COMMANDS, main
@@ -26,3 +27,18 @@ def test_unknown_command_is_a_usage_error() -> None:
     result = CliRunner().invoke(main, ["synk"])
     assert result.exit_code == 2
     assert "No such command 'synk'" in result.output
+
+
+def test_user_errors_exit_2_for_bad_parameters_and_1_for_refusals() -> None:
+    from channelkit.cli import user_errors
+    from channelkit.client.errors import ChannelkitError, InvalidParameterError
+
+    with pytest.raises(click_exceptions.UsageError) as bad:
+        with user_errors():
+            raise InvalidParameterError("since='yesterday': expected a date")
+    assert bad.value.exit_code == 2 and "since='yesterday'" in bad.value.format_message()
+    with pytest.raises(click_exceptions.ClickException) as refused:
+        with user_errors():
+            raise ChannelkitError("warehouse.duckdb is locked by another process")
+    assert refused.value.exit_code == 1
+    assert not isinstance(refused.value, click_exceptions.UsageError)

@@ -9,11 +9,14 @@ User mistakes surface as `click.ClickException`/`UsageError` (a one-line message
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+from collections.abc import Iterator
 
 import click
 
 from channelkit import __version__
+from channelkit.client.errors import ChannelkitError
 
 # command name -> "module:attribute", in the order `channelkit --help` lists them
 _COMMANDS: dict[str, str] = {
@@ -45,3 +48,18 @@ class _LazyGroup(click.Group):
 @click.version_option(__version__, prog_name="channelkit")
 def main() -> None:
     """channelkit: work with the Publishing and Channel Service from the shell."""
+
+
+@contextlib.contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn channelkit's own errors into one-line messages, the same way in every command.
+
+    A bad parameter (channelkit's errors that are also `ValueError`) exits 2 like a bad
+    flag; anything else channelkit refuses exits 1.
+    """
+    try:
+        yield
+    except ChannelkitError as exc:
+        if isinstance(exc, ValueError):
+            raise click.UsageError(str(exc)) from None
+        raise click.ClickException(str(exc)) from None

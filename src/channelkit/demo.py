@@ -24,7 +24,7 @@ from channelkit._constants import (
     DEMO_WAREHOUSE,
     REPORT_TZ_DEFAULT,
 )
-from channelkit.client.errors import ChannelkitError
+from channelkit.cli import user_errors
 
 
 @click.command("demo")
@@ -58,7 +58,7 @@ def demo(directory: Path, tz: str, progress: bool) -> None:
     warehouse = directory / DEMO_WAREHOUSE
     report_path = directory / DEMO_REPORT
     parquet_dir = directory / DEMO_PARQUET_DIR
-    try:
+    with user_errors():
         _step("starting the local service with the demo workspace")
         with LocalService(db=str(directory / DEMO_SERVICE_DB), seed="demo") as service:
             _step(f"service at {service.base_url}")
@@ -72,8 +72,6 @@ def demo(directory: Path, tz: str, progress: bool) -> None:
             raise click.ClickException("the demo sync did not complete; run the demo again")
         _step(f"writing the report to {report_path}")
         generate_report(warehouse, report_path, period=DEMO_REPORT_PERIOD, tz=tz)
-    except ChannelkitError as exc:
-        raise click.ClickException(str(exc)) from None
     elapsed = time.perf_counter() - started
     click.echo(
         _NEXT_STEPS.format(

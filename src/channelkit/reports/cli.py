@@ -16,6 +16,7 @@ from channelkit._constants import (
     REPORT_TZ_DEFAULT,
     WAREHOUSE_PATH,
 )
+from channelkit.cli import user_errors
 from channelkit.client.errors import ChannelkitError
 from channelkit.reports.period import (
     ReportParameterError,
@@ -158,7 +159,7 @@ def report(
     step = _silent if quiet else _stderr_step
     if do_sync:
         _sync(db, base_url or "", api_key or "", step)
-    try:
+    with user_errors():
         generate_report(
             db,
             out,
@@ -172,10 +173,6 @@ def report(
             max_age=max_age,
             on_step=step,
         )
-    except ReportParameterError as exc:
-        raise click.UsageError(str(exc)) from None
-    except ChannelkitError as exc:
-        raise click.ClickException(str(exc)) from None
 
 
 def _sync(db: Path, base_url: str, api_key: str, step: Callable[[str], None]) -> None:

@@ -17,7 +17,7 @@ from channelkit._constants import (
     SERVICE_PORT,
     SERVICE_RATE_WINDOW_MIN_SECONDS,
 )
-from channelkit.client.errors import ChannelkitError
+from channelkit.cli import user_errors
 from channelkit.service import workspace
 from channelkit.service.db import Database
 
@@ -90,10 +90,8 @@ def serve(
         )  # fmt: skip
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--faults") from None
-    try:
+    with user_errors():
         svc.start()
-    except ChannelkitError as exc:
-        raise click.ClickException(str(exc)) from None
     click.echo(f"channelkit service listening at {svc.base_url}")
     for name, key in svc.demo_keys.items():
         click.echo(f"  {name:<10} {key}")
@@ -135,7 +133,7 @@ def keys() -> None:
 )
 def create(db_path: str, user: str, team: str | None, scope_list: str, plan: str) -> None:
     """Create a key and print it (only the key) on stdout. It is not shown again."""
-    try:
+    with user_errors():
         db = Database.open(db_path)
         try:
             with db.transaction() as con:
@@ -144,8 +142,6 @@ def create(db_path: str, user: str, team: str | None, scope_list: str, plan: str
                 )
         finally:
             db.close()
-    except ChannelkitError as exc:
-        raise click.ClickException(str(exc)) from None
     click.echo(key)
 
 
@@ -158,13 +154,11 @@ def revoke(db_path: str, key: str | None) -> None:
         key = sys.stdin.readline().strip()
     if not key:
         raise click.UsageError("give the key to revoke as an argument or on stdin")
-    try:
+    with user_errors():
         db = Database.open(db_path)
         try:
             with db.transaction() as con:
                 workspace.revoke_key(con, key, db.now())
         finally:
             db.close()
-    except ChannelkitError as exc:
-        raise click.ClickException(str(exc)) from None
     click.echo("key revoked", err=True)

@@ -15,7 +15,7 @@ from channelkit._constants import (
     SYNC_PAGE_LIMIT,
     WAREHOUSE_PATH,
 )
-from channelkit.client.errors import ChannelkitError, InvalidParameterError
+from channelkit.cli import user_errors
 
 
 @click.command("sync")
@@ -102,24 +102,19 @@ def sync(
     from channelkit.client import Client
     from channelkit.sync.runner import run_sync
 
-    try:
-        with Client(base_url=base_url, api_key=api_key) as client:
-            report = run_sync(
-                client,
-                db,
-                full=full,
-                since=since,
-                only=only,
-                lookback_days=lookback_days,
-                parquet=parquet,
-                progress=progress,
-                page_limit=page_limit,
-                batch_rows=batch_rows,
-            )
-    except InvalidParameterError as exc:
-        raise click.UsageError(str(exc)) from None
-    except ChannelkitError as exc:
-        raise click.ClickException(str(exc)) from None
+    with user_errors(), Client(base_url=base_url, api_key=api_key) as client:
+        report = run_sync(
+            client,
+            db,
+            full=full,
+            since=since,
+            only=only,
+            lookback_days=lookback_days,
+            parquet=parquet,
+            progress=progress,
+            page_limit=page_limit,
+            batch_rows=batch_rows,
+        )
     click.echo(report.summary())
     if parquet is not None and report.completed:
         click.echo(f"parquet datasets written under {parquet}")
