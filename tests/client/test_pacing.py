@@ -68,6 +68,19 @@ def test_concurrent_requests_take_exactly_the_budget_left() -> None:
     assert granted == 100
 
 
+def test_answers_arriving_out_of_order_never_raise_the_budget() -> None:
+    pacer = make_pacer()
+    pacer.reserve(0.0)
+    pacer.observe(rl(3), seconds_to_reset=10.0, now=0.0)
+    assert pacer.reserve(0.0).granted and pacer.reserve(0.0).granted  # sent as 2nd, 3rd
+    pacer.observe(rl(1), seconds_to_reset=10.0, now=0.1)  # the 3rd request's answer first
+    pacer.observe(rl(2), seconds_to_reset=10.0, now=0.1)  # then the 2nd's, older
+    granted = 0
+    while pacer.reserve(0.1).granted:
+        granted += 1
+    assert granted <= 1  # the server has one left; trusting the older answer would send two
+
+
 def test_reset_in_the_past_means_a_new_window() -> None:
     pacer = make_pacer()
     pacer.reserve(0.0)

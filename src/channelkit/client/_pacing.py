@@ -147,8 +147,13 @@ class Pacer:
             self._window_reset = reset
             self._remaining, self._deadline = None, None
             return
+        remaining = max(0, headers.remaining - self.in_flight)
+        if reset == self._window_reset and self._remaining is not None:
+            # Within one window the server's count only goes down; concurrent answers can
+            # arrive out of order, and an older (higher) `Remaining` must not raise ours.
+            remaining = min(remaining, self._remaining)
         self._window_reset = reset
-        self._remaining = max(0, headers.remaining - self.in_flight)
+        self._remaining = remaining
         self._deadline = now + min(seconds_to_reset, self._max_window) + self._margin
 
     def block(self, until: float) -> None:
