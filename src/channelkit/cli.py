@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import click
+from click.decorators import FC
 
 from channelkit import __version__
+from channelkit._constants import ENV_API_KEY, ENV_BASE_URL
 from channelkit.client.errors import ChannelkitError
 
 # command name -> "module:attribute", in the order `channelkit --help` lists them
@@ -63,3 +65,30 @@ def user_errors() -> Iterator[None]:
         if isinstance(exc, ValueError):
             raise click.UsageError(str(exc)) from None
         raise click.ClickException(str(exc)) from None
+
+
+def service_options(when: str | None = None) -> Callable[[FC], FC]:
+    """`--base-url` and `--api-key`, defaulting to the environment, alike in every command.
+
+    `when` prefixes the help of commands that only sometimes talk to the service
+    ("With --sync").
+    """
+    prefix = f"{when}. " if when else ""
+
+    def decorate(command: FC) -> FC:
+        command = click.option(
+            "--api-key",
+            envvar=ENV_API_KEY,
+            show_envvar=True,
+            metavar="KEY",
+            help=f"{prefix}API key (prefer the environment variable: a flag shows in `ps`).",
+        )(command)
+        return click.option(
+            "--base-url",
+            envvar=ENV_BASE_URL,
+            show_envvar=True,
+            metavar="URL",
+            help=f"{prefix}The service's base URL, ending in /v1.",
+        )(command)
+
+    return decorate

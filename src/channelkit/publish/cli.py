@@ -11,7 +11,8 @@ from pathlib import Path
 
 import click
 
-from channelkit._constants import ENV_API_KEY, ENV_BASE_URL, ENV_TZ
+from channelkit._constants import ENV_API_KEY, ENV_TZ
+from channelkit.cli import service_options
 from channelkit.client.errors import ChannelkitError
 from channelkit.publish.errors import PlanNotValidError, PostValidationError, SpreadsheetError
 from channelkit.publish.plan import Plan, load_spreadsheet
@@ -71,12 +72,7 @@ def template(path: Path, force: bool) -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="With --submit: write the rows not scheduled, with an error column, to fix and re-run.",
 )
-@click.option("--base-url", envvar=ENV_BASE_URL, help=f"Service address [env {ENV_BASE_URL}].")
-@click.option(
-    "--api-key",
-    envvar=ENV_API_KEY,
-    help=f"API key [env {ENV_API_KEY}; prefer the variable, keys in argv show in ps].",
-)
+@service_options()
 def schedule(
     path: Path,
     tz: str | None,

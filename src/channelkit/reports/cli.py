@@ -16,7 +16,7 @@ from channelkit._constants import (
     REPORT_TZ_DEFAULT,
     WAREHOUSE_PATH,
 )
-from channelkit.cli import user_errors
+from channelkit.cli import service_options, user_errors
 from channelkit.client.errors import ChannelkitError
 from channelkit.reports.period import (
     ReportParameterError,
@@ -115,13 +115,7 @@ def _stderr_step(message: str) -> None:
     is_flag=True,
     help="No step lines, only errors: cron then mails only when something went wrong.",
 )
-@click.option("--base-url", envvar=ENV_BASE_URL, help=f"With --sync [env {ENV_BASE_URL}].")
-@click.option(
-    "--api-key",
-    envvar=ENV_API_KEY,
-    show_default=False,
-    help=f"With --sync [env {ENV_API_KEY}; prefer the variable, keys in argv show in ps].",
-)
+@service_options("With --sync")
 def report(
     db: Path,
     since: date | None,

@@ -7,32 +7,17 @@ from pathlib import Path
 import click
 
 from channelkit._constants import (
-    ENV_API_KEY,
-    ENV_BASE_URL,
     PAGE_LIMIT_MAX,
     SYNC_BATCH_ROWS,
     SYNC_LOOKBACK_DAYS,
     SYNC_PAGE_LIMIT,
     WAREHOUSE_PATH,
 )
-from channelkit.cli import user_errors
+from channelkit.cli import service_options, user_errors
 
 
 @click.command("sync")
-@click.option(
-    "--base-url",
-    envvar=ENV_BASE_URL,
-    show_envvar=True,
-    metavar="URL",
-    help="The service's base URL, ending in /v1.",
-)
-@click.option(
-    "--api-key",
-    envvar=ENV_API_KEY,
-    show_envvar=True,
-    metavar="KEY",
-    help="API key (prefer the environment variable: a flag shows in `ps`).",
-)
+@service_options()
 @click.option(
     "--db",
     "db",
