@@ -71,6 +71,9 @@ def test_filters_match_the_posts_api(synced: dict[str, Any]) -> None:
     start = min(row["date"] for row in rows)
     end = date.fromisoformat(max(row["date"] for row in rows)) + timedelta(days=1)
     period = {"start": start, "end": end}
+    # Posts published on a day whose analytics are not final yet fall after `end`; which
+    # ones depends on the time of day the test runs, so the expectation is computed.
+    in_period = [p for p in posts.values() if start <= p["published_at"][:10] < end.isoformat()]
 
     alpha_views = sum(
         r["views"] for r in rows if posts[r["post_id"]]["channel_id"] == synced["alpha"]
@@ -81,7 +84,7 @@ def test_filters_match_the_posts_api(synced: dict[str, Any]) -> None:
     urgent_views = sum(r["views"] for r in rows if posts[r["post_id"]]["priority"] == "urgent")
     urgent = wh.priority_impact(**period).set_index("priority")
     assert urgent.loc["urgent", "views"] == urgent_views
-    assert urgent.loc["urgent", "posts"] == 2
+    assert urgent.loc["urgent", "posts"] == sum(p["priority"] == "urgent" for p in in_period)
 
     per_post = Counter[str]()
     for row in rows:
@@ -90,5 +93,8 @@ def test_filters_match_the_posts_api(synced: dict[str, Any]) -> None:
     assert list(wh.top_posts(n=5, **period)["post_id"]) == expected
 
     tags = wh.tag_performance(**period).set_index("tag")
-    assert tags.loc["launch", "posts"] == 3 and tags.loc["weekly", "posts"] == 5
+    tag_posts = Counter(tag for p in in_period for tag in p["tags"])
+    assert tag_posts["launch"] >= 1 and tag_posts["weekly"] >= 1
+    assert tags.loc["launch", "posts"] == tag_posts["launch"]
+    assert tags.loc["weekly", "posts"] == tag_posts["weekly"]
     assert len(wh.posts()) == len(posts)
