@@ -99,7 +99,8 @@ Next:
   open the report in a browser:      {report}
   explore it in Python:              python -c "import channelkit as ck; \\
                                        print(ck.Warehouse('{warehouse}').kpis(tz='{tz}'))"
-  explore it in JupyterLab:          jupyter lab notebooks/01-explore-engagement.ipynb
+  explore it in JupyterLab:          pip install 'channelkit[notebook]'   # once
+                                     jupyter lab notebooks/01-explore-engagement.ipynb
   serve the demo workspace yourself: channelkit serve --seed demo
   point at the real service:         export CHANNELKIT_BASE_URL=https://.../v1
                                      export CHANNELKIT_API_KEY=...   # your key
