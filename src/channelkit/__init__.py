@@ -12,8 +12,9 @@ Heavy parts (pandas, DuckDB, plotly, the service) load on first use, so that
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from channelkit._lazy import lazy_attributes
 
 __version__ = "0.1.0"
 
@@ -89,16 +90,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    target = _LAZY.get(name)
-    if target is None:
-        raise AttributeError(f"module 'channelkit' has no attribute {name!r}")
-    module_name, _, attribute = target.partition(":")
-    module = importlib.import_module(module_name)
-    value = getattr(module, attribute) if attribute else module
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY)

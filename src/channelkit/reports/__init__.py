@@ -9,16 +9,17 @@ use, so that `channelkit --help` does not pay for pandas and plotly.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from channelkit._lazy import lazy_attributes
 
 _LAZY: dict[str, str] = {
-    "generate_report": "channelkit.reports.generate",
-    "report_period": "channelkit.reports.generate",
-    "ReportPage": "channelkit.reports.page",
-    "ReportPeriod": "channelkit.reports.period",
-    "ReportError": "channelkit.reports.period",
-    "ReportParameterError": "channelkit.reports.period",
+    "generate_report": "channelkit.reports.generate:generate_report",
+    "report_period": "channelkit.reports.generate:report_period",
+    "ReportPage": "channelkit.reports.page:ReportPage",
+    "ReportPeriod": "channelkit.reports.period:ReportPeriod",
+    "ReportError": "channelkit.reports.period:ReportError",
+    "ReportParameterError": "channelkit.reports.period:ReportParameterError",
 }
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
@@ -36,14 +37,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'channelkit.reports' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY)

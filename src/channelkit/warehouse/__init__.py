@@ -5,7 +5,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from channelkit._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from channelkit.warehouse.warehouse import Warehouse
@@ -13,9 +15,6 @@ if TYPE_CHECKING:
 __all__ = ["Warehouse"]
 
 
-def __getattr__(name: str) -> Any:
-    if name == "Warehouse":
-        from channelkit.warehouse.warehouse import Warehouse
-
-        return Warehouse
-    raise AttributeError(f"module 'channelkit.warehouse' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_attributes(
+    __name__, {"Warehouse": "channelkit.warehouse.warehouse:Warehouse"}
+)
