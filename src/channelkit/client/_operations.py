@@ -72,14 +72,7 @@ def create_post(
         "scheduled_at": _timestamp("scheduled_at", scheduled_at),
         "cover_image_url": cover_image_url,
     }
-    key = None if idempotency_key is None else check_idempotency_key(idempotency_key)
-    return RequestSpec(
-        "POST",
-        POSTS,
-        json=json_body(_extra(extra_body, fields)),
-        idempotency_key=key,
-        max_retries=max_retries,
-    )
+    return _post(POSTS, _extra(extra_body, fields), idempotency_key, max_retries)
 
 
 def update_post(
@@ -148,14 +141,7 @@ def create_channel(
         "visibility": visibility,
         "is_default": is_default,
     }
-    key = None if idempotency_key is None else check_idempotency_key(idempotency_key)
-    return RequestSpec(
-        "POST",
-        CHANNELS,
-        json=json_body(_extra(extra_body, fields)),
-        idempotency_key=key,
-        max_retries=max_retries,
-    )
+    return _post(CHANNELS, _extra(extra_body, fields), idempotency_key, max_retries)
 
 
 def update_channel(
@@ -204,6 +190,15 @@ def retrieve(collection: str, id_name: str, value: str, max_retries: int | None)
 
 def delete(collection: str, id_name: str, value: str, max_retries: int | None) -> RequestSpec:
     return RequestSpec("DELETE", f"{collection}/{path_id(id_name, value)}", max_retries=max_retries)
+
+
+def _post(
+    collection: str, fields: dict[str, Any], idempotency_key: str | None, max_retries: int | None
+) -> RequestSpec:
+    key = None if idempotency_key is None else check_idempotency_key(idempotency_key)
+    return RequestSpec(
+        "POST", collection, json=json_body(fields), idempotency_key=key, max_retries=max_retries
+    )
 
 
 def _patch(
