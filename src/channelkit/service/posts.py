@@ -62,6 +62,17 @@ def publish_due(con: sqlite3.Connection, now: float) -> int:
     return cur.rowcount
 
 
+# listing filter -> its SQL condition on `posts p` (one parameter each)
+_FILTER_CLAUSES = {
+    "channel_id": "p.channel_seq = (SELECT seq FROM channels WHERE id = ?)",
+    "author_id": "p.author_seq = (SELECT seq FROM users WHERE id = ?)",
+    "priority": "p.priority = ?",
+    "tag": "p.seq IN (SELECT post_seq FROM post_tags WHERE tag = ?)",
+    "published_after": "p.published_at > ?",
+    "published_before": "p.published_at < ?",
+}
+
+
 def list_posts(
     con: sqlite3.Connection,
     principal: Principal,
@@ -77,24 +88,10 @@ def list_posts(
     # `+` keeps SQLite on the primary key, walking newest-first and stopping at the limit
     where = [f"+p.channel_seq IN ({','.join(map(str, seqs))})"]
     args: list[Any] = []
-    if "channel_id" in filters:
-        where.append("p.channel_seq = (SELECT seq FROM channels WHERE id = ?)")
-        args.append(filters["channel_id"])
-    if "author_id" in filters:
-        where.append("p.author_seq = (SELECT seq FROM users WHERE id = ?)")
-        args.append(filters["author_id"])
-    if "priority" in filters:
-        where.append("p.priority = ?")
-        args.append(filters["priority"])
-    if "tag" in filters:
-        where.append("p.seq IN (SELECT post_seq FROM post_tags WHERE tag = ?)")
-        args.append(filters["tag"])
-    if "published_after" in filters:
-        where.append("p.published_at > ?")
-        args.append(filters["published_after"])
-    if "published_before" in filters:
-        where.append("p.published_at < ?")
-        args.append(filters["published_before"])
+    for name, clause in _FILTER_CLAUSES.items():
+        if name in filters:
+            where.append(clause)
+            args.append(filters[name])
     if before_seq is not None:
         where.append("p.seq < ?")
         args.append(before_seq)
