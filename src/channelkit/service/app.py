@@ -46,15 +46,6 @@ from channelkit.service.workspace import Principal
 
 log = logging.getLogger(f"{LOGGER_NAME}.service")
 
-_POST_FILTERS = (
-    "channel_id",
-    "author_id",
-    "tag",
-    "priority",
-    "published_after",
-    "published_before",
-)
-
 
 @dataclass(frozen=True)
 class Settings:
@@ -165,7 +156,7 @@ def create_app(db: Database, settings: Settings | None = None) -> ASGIApp:
 
     # --- posts -----------------------------------------------------------------------------
     async def list_posts(request: Request, principal: Principal) -> Response:
-        q = Query(request.query_params.multi_items(), {*_POST_FILTERS, "limit", "cursor"})
+        q = Query(request.query_params.multi_items(), {*posts.FILTER_CLAUSES, "limit", "cursor"})
         filters: dict[str, Any] = {}
         for name in ("channel_id", "author_id", "tag"):
             if (value := q.text(name)) is not None:

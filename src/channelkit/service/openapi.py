@@ -29,6 +29,7 @@ from channelkit._constants import (
     TITLE_MAX_CHARS,
     VISIBILITIES,
 )
+from channelkit.service.posts import FILTER_CLAUSES
 from channelkit.service.timefmt import REQUEST_TIMESTAMP_PATTERN
 
 _REF = "#/components/"
@@ -418,12 +419,7 @@ def _paths() -> dict[str, Any]:
                 "operationId": "listPosts",
                 "summary": "List posts, newest first.",
                 "parameters": _params(
-                    "channel_id",
-                    "author_id",
-                    "tag",
-                    "priority",
-                    "published_after",
-                    "published_before",
+                    *FILTER_CLAUSES,
                     "limit",
                     "cursor",
                 ),  # fmt: skip

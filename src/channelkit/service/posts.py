@@ -62,12 +62,13 @@ def publish_due(con: sqlite3.Connection, now: float) -> int:
     return cur.rowcount
 
 
-# listing filter -> its SQL condition on `posts p` (one parameter each)
-_FILTER_CLAUSES = {
+# listing filter -> its SQL condition on `posts p` (one parameter each); the app and the
+# OpenAPI document take the filter names from here
+FILTER_CLAUSES = {
     "channel_id": "p.channel_seq = (SELECT seq FROM channels WHERE id = ?)",
     "author_id": "p.author_seq = (SELECT seq FROM users WHERE id = ?)",
-    "priority": "p.priority = ?",
     "tag": "p.seq IN (SELECT post_seq FROM post_tags WHERE tag = ?)",
+    "priority": "p.priority = ?",
     "published_after": "p.published_at > ?",
     "published_before": "p.published_at < ?",
 }
@@ -88,7 +89,7 @@ def list_posts(
     # `+` keeps SQLite on the primary key, walking newest-first and stopping at the limit
     where = [f"+p.channel_seq IN ({','.join(map(str, seqs))})"]
     args: list[Any] = []
-    for name, clause in _FILTER_CLAUSES.items():
+    for name, clause in FILTER_CLAUSES.items():
         if name in filters:
             where.append(clause)
             args.append(filters[name])
