@@ -31,12 +31,12 @@ def test_unknown_command_is_a_usage_error() -> None:
 
 def test_user_errors_exit_2_for_bad_parameters_and_1_for_refusals() -> None:
     from channelkit.cli import user_errors
-    from channelkit.client.errors import ChannelkitError, InvalidParameterError
+    from channelkit.errors import ChannelkitError, InvalidParameterError
 
     with pytest.raises(click_exceptions.UsageError) as bad:
         with user_errors():
-            raise InvalidParameterError("since='yesterday': expected a date")
-    assert bad.value.exit_code == 2 and "since='yesterday'" in bad.value.format_message()
+            raise InvalidParameterError("since", "'yesterday' is not a date")
+    assert bad.value.exit_code == 2 and "since: 'yesterday'" in bad.value.format_message()
     with pytest.raises(click_exceptions.ClickException) as refused:
         with user_errors():
             raise ChannelkitError("warehouse.duckdb is locked by another process")

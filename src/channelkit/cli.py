@@ -18,7 +18,7 @@ from click.decorators import FC
 
 from channelkit import __version__
 from channelkit._constants import ENV_API_KEY, ENV_BASE_URL
-from channelkit.client.errors import ChannelkitError
+from channelkit.errors import ChannelkitError
 
 # command name -> "module:attribute", in the order `channelkit --help` lists them
 _COMMANDS: dict[str, str] = {

@@ -7,10 +7,10 @@ from types import ModuleType
 
 import pytest
 
-from channelkit.analysis import errors, filters, period, sql
+from channelkit.analysis import filters, period, sql
 
 
-@pytest.mark.parametrize("module", [errors, filters, period, sql], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [filters, period, sql], ids=lambda m: m.__name__)
 def test_docstring_examples(module: ModuleType) -> None:
     result = doctest.testmod(module)
     assert result.attempted > 0

@@ -6,8 +6,8 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from channelkit.analysis.errors import AnalysisParameterError
 from channelkit.analysis.period import Period
+from channelkit.errors import InvalidParameterError
 
 
 def test_dates_are_local_midnights() -> None:
@@ -57,7 +57,7 @@ def test_labels() -> None:
     ],
 )
 def test_bad_values_name_the_parameter(start: object, end: object, tz: str, param: str) -> None:
-    with pytest.raises(AnalysisParameterError) as info:
+    with pytest.raises(InvalidParameterError) as info:
         Period.resolve(start, end, tz)  # type: ignore[arg-type]
     assert info.value.param == param
     assert str(info.value).startswith(f"{param}: ")
@@ -65,5 +65,5 @@ def test_bad_values_name_the_parameter(start: object, end: object, tz: str, para
 
 
 def test_previous_needs_both_ends() -> None:
-    with pytest.raises(AnalysisParameterError, match="start"):
+    with pytest.raises(InvalidParameterError, match="start"):
         Period.resolve("2026-03-01", None, "UTC").previous()

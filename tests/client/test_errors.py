@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from channelkit.client.errors import (
+from channelkit.errors import (
     APIError,
+    APIStatusError,
     AuthenticationError,
     BadRequestError,
     ConflictError,
@@ -37,7 +38,7 @@ def body(code: str, message: str, param: str | None = None) -> bytes:
         (429, RateLimitError),
         (500, ServerError),
         (503, ServerError),
-        (418, APIError),
+        (418, APIStatusError),
     ],
 )
 def test_status_picks_the_class(status: int, cls: type[APIError]) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from channelkit.client import _operations as ops
-from channelkit.client.errors import APIResponseValidationError, InvalidParameterError
 from channelkit.client.models import Post
+from channelkit.errors import APIResponseValidationError, InvalidParameterError
 
 
 def test_update_sends_only_the_given_fields() -> None:

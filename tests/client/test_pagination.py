@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from channelkit.client._pagination import CursorWalk, RawPage, parse_envelope
-from channelkit.client.errors import APIResponseValidationError, PaginationError, RequestInfo
+from channelkit.errors import APIResponseValidationError, PaginationError, RequestInfo
 
 REQ = RequestInfo("GET", "http://x/v1/posts")
 

@@ -13,7 +13,7 @@ from channelkit.client._params import (
     path_id,
     query_params,
 )
-from channelkit.client.errors import ChannelkitError, InvalidParameterError
+from channelkit.errors import ChannelkitError, InvalidParameterError
 
 
 def test_aware_datetimes_go_out_in_utc_with_z() -> None:

@@ -108,7 +108,7 @@ def test_client_from_environment(
         assert client.base_url == service.base_url
         assert client.channels.list().first_page().data is not None
     monkeypatch.delenv("CHANNELKIT_API_KEY")
-    with pytest.raises(ck.ChannelkitError, match="no API key: pass api_key=... or set"):
+    with pytest.raises(ck.ChannelkitError, match="api_key: none given: pass api_key=... or set"):
         ck.Client()
     with pytest.raises(ck.ChannelkitError, match=r"must end in the API version segment /v1"):
         ck.Client(base_url="http://127.0.0.1:1", api_key="k")

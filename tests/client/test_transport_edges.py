@@ -18,7 +18,7 @@ import pytest
 
 import channelkit as ck
 from channelkit.client import WaitEvent
-from channelkit.client.errors import APIResponseValidationError
+from channelkit.errors import APIResponseValidationError
 
 BASE = "http://service.test/v1"
 KEY = "ck_test_secret_key_0123456789"

@@ -13,7 +13,7 @@ from openpyxl import load_workbook
 
 from channelkit._constants import PUBLISH_SUBMIT_WORKERS
 from channelkit.client import Client
-from channelkit.client.errors import AuthenticationError
+from channelkit.errors import AuthenticationError
 from channelkit.publish import PlanNotValidError, load_spreadsheet
 from channelkit.service import LocalService
 

@@ -104,7 +104,7 @@ def test_foreign_and_newer_files_are_refused(svc: LocalService, key: str, tmp_pa
     [
         (("--since", "yesterday"), "since='yesterday': expected a date YYYY-MM-DD"),
         (("--since", "2026-11-01T10:00:00"), "needs an offset"),
-        (("--only", "posts,comments"), "only='posts,comments': expected a comma-separated"),
+        (("--only", "posts,comments"), "only: 'posts,comments' is not a comma-separated subset"),
         (("--lookback-days", "-1"), "-1 is not in the range x>=0"),
     ],
 )

@@ -11,7 +11,7 @@ import duckdb
 import pandas as pd
 import pytest
 
-from channelkit.analysis.errors import AnalysisParameterError
+from channelkit.errors import InvalidParameterError
 from channelkit.warehouse import Warehouse
 from channelkit.warehouse.connection import WarehouseError, open_warehouse
 from fixtures.warehouse import BASE_URL, LAST_SYNC_FINISHED, build_small_warehouse
@@ -95,7 +95,7 @@ def test_bad_arguments_name_the_parameter(
     shared: Warehouse, call: object, param: str, detail: str
 ) -> None:
     wh = shared
-    with pytest.raises(AnalysisParameterError) as info:
+    with pytest.raises(InvalidParameterError) as info:
         call(wh)  # type: ignore[operator]
     assert info.value.param == param
     assert detail in str(info.value)
@@ -110,7 +110,7 @@ def test_ambiguous_channel_name_asks_for_id(small_warehouse: Path) -> None:
     )
     con.close()
     wh = Warehouse(small_warehouse)
-    with pytest.raises(AnalysisParameterError, match="chan_eng, chan_eng2"):
+    with pytest.raises(InvalidParameterError, match="chan_eng, chan_eng2"):
         wh.kpis(channel="Engineering")
     assert wh.kpis(channel="engineering").attrs["metric"] == "kpis"  # the slug is exact
 

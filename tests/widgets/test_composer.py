@@ -10,7 +10,7 @@ import pytest
 from ipywidgets.embed import dependency_state
 
 from channelkit.client import Channel, Client
-from channelkit.client.errors import AuthenticationError
+from channelkit.errors import AuthenticationError
 from channelkit.publish.errors import PostValidationError
 from channelkit.service import LocalService
 from channelkit.widgets import Composer

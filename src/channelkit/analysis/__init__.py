@@ -6,8 +6,8 @@ DuckDB connection the caller owns; `Warehouse` owns the connections.
 
 from __future__ import annotations
 
-from channelkit.analysis.errors import AnalysisParameterError
 from channelkit.analysis.freshness import Freshness
 from channelkit.analysis.period import Period
+from channelkit.errors import InvalidParameterError
 
-__all__ = ["AnalysisParameterError", "Freshness", "Period"]
+__all__ = ["InvalidParameterError", "Freshness", "Period"]

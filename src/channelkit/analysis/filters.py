@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import duckdb
 
 from channelkit._constants import PRIORITIES
-from channelkit.analysis.errors import AnalysisParameterError
 from channelkit.analysis.sql import first_row
+from channelkit.errors import InvalidParameterError
 
 OneOrMany = str | Iterable[str]
 
@@ -26,10 +26,10 @@ def as_values(value: OneOrMany | None, *, param: str) -> tuple[str, ...] | None:
         return None
     values = (value,) if isinstance(value, str) else tuple(value)
     if not values:
-        raise AnalysisParameterError(param, "empty list; pass None for no filter")
+        raise InvalidParameterError(param, "empty list; pass None for no filter")
     for item in values:
         if not isinstance(item, str) or not item.strip():
-            raise AnalysisParameterError(param, f"{item!r} is not a non-empty string")
+            raise InvalidParameterError(param, f"{item!r} is not a non-empty string")
     return tuple(dict.fromkeys(values))
 
 
@@ -86,7 +86,7 @@ def resolve_filter(
     authors = as_values(author, param="author")
     for value in priorities or ():
         if value not in PRIORITIES:
-            raise AnalysisParameterError(
+            raise InvalidParameterError(
                 "priority", f"{value!r} is not one of {', '.join(PRIORITIES)}"
             )
     return PostFilter(
@@ -110,11 +110,11 @@ def _channel_id(con: duckdb.DuckDBPyConnection, name: str) -> str:
     if len(rows) == 1:
         return str(rows[0][0])
     if not rows:
-        raise AnalysisParameterError(
+        raise InvalidParameterError(
             "channel", f"no channel has the id, slug or name {name!r} in this warehouse"
         )
     ids = ", ".join(str(row[0]) for row in rows)
-    raise AnalysisParameterError(
+    raise InvalidParameterError(
         "channel", f"{name!r} is the name of several channels ({ids}); pass an id or slug"
     )
 
@@ -126,7 +126,7 @@ def _known_tag(con: duckdb.DuckDBPyConnection, tag: str) -> str:
         [tag],
     )
     if found is None:
-        raise AnalysisParameterError("tag", f"no post in this warehouse has the tag {tag!r}")
+        raise InvalidParameterError("tag", f"no post in this warehouse has the tag {tag!r}")
     return tag
 
 
@@ -137,12 +137,12 @@ def _author_id(con: duckdb.DuckDBPyConnection, name: str) -> str:
         [name, name, name],
     ).fetchall()
     if not rows:
-        raise AnalysisParameterError(
+        raise InvalidParameterError(
             "author", f"no post in this warehouse has an author with the id, name or email {name!r}"
         )
     if len(rows) > 1:
         ids = ", ".join(str(row[0]) for row in rows)
-        raise AnalysisParameterError(
+        raise InvalidParameterError(
             "author", f"{name!r} matches several authors ({ids}); pass an id or email"
         )
     return str(rows[0][0])

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from channelkit.analysis.errors import AnalysisParameterError
+from channelkit.errors import InvalidParameterError
 
 Moment = date | datetime | str
 
@@ -22,11 +22,11 @@ Moment = date | datetime | str
 def check_tz(tz: str) -> ZoneInfo:
     """The `ZoneInfo` for an IANA name, or an error naming `tz`."""
     if not isinstance(tz, str) or not tz.strip():
-        raise AnalysisParameterError("tz", f"{tz!r} is not an IANA timezone name")
+        raise InvalidParameterError("tz", f"{tz!r} is not an IANA timezone name")
     try:
         return ZoneInfo(tz)
     except (ZoneInfoNotFoundError, ValueError):
-        raise AnalysisParameterError(
+        raise InvalidParameterError(
             "tz", f"{tz!r} is not an IANA timezone name (e.g. 'UTC', 'Europe/Berlin')"
         ) from None
 
@@ -38,7 +38,7 @@ def to_local(value: Moment, zone: ZoneInfo, *, param: str) -> datetime:
         try:
             value = date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
         except ValueError:
-            raise AnalysisParameterError(
+            raise InvalidParameterError(
                 param, f"{value!r} is not a date (YYYY-MM-DD) or an ISO 8601 date-time"
             ) from None
     if isinstance(value, datetime):
@@ -47,7 +47,7 @@ def to_local(value: Moment, zone: ZoneInfo, *, param: str) -> datetime:
         return value.astimezone(zone)
     if isinstance(value, date):
         return datetime.combine(value, time(), tzinfo=zone)
-    raise AnalysisParameterError(
+    raise InvalidParameterError(
         param, f"expected a date, a datetime or an ISO string, got {type(value).__name__}"
     )
 
@@ -76,7 +76,7 @@ class Period:
         lo = None if start is None else to_local(start, zone, param="start")
         hi = None if end is None else to_local(end, zone, param="end")
         if lo is not None and hi is not None and hi <= lo:
-            raise AnalysisParameterError(
+            raise InvalidParameterError(
                 "end", f"{hi.isoformat()} is not after start {lo.isoformat()}"
             )
         return cls(tz=tz, start=lo, end=hi)
@@ -110,7 +110,7 @@ class Period:
         whole week too.
         """
         if self.start is None or self.end is None:
-            raise AnalysisParameterError("start", "a previous period needs both start and end")
+            raise InvalidParameterError("start", "a previous period needs both start and end")
         wall_start = self.start.replace(tzinfo=None)
         length = self.end.replace(tzinfo=None) - wall_start
         return Period(

@@ -53,7 +53,7 @@ from channelkit.client._retry import (
     should_retry_failure,
     should_retry_status,
 )
-from channelkit.client.errors import (
+from channelkit.errors import (
     APIConnectionError,
     APIError,
     APITimeoutError,
@@ -197,20 +197,22 @@ def _resolve_base_url(base_url: str | None) -> str:
     url = base_url if base_url is not None else os.environ.get(ENV_BASE_URL)
     if not url:
         raise InvalidParameterError(
-            f"no base URL: pass base_url=... or set {ENV_BASE_URL} "
-            f"(e.g. http://127.0.0.1:8000{API_VERSION_SEGMENT})"
+            "base_url",
+            f"none given: pass base_url=... or set {ENV_BASE_URL} "
+            f"(e.g. http://127.0.0.1:8000{API_VERSION_SEGMENT})",
         )
     url = url.strip().rstrip("/")
     try:
         parsed = httpx.URL(url)
     except httpx.InvalidURL as exc:
-        raise InvalidParameterError(f"base_url: {url!r} is not a valid URL: {exc}") from None
+        raise InvalidParameterError("base_url", f"{url!r} is not a valid URL: {exc}") from None
     if parsed.scheme not in ("http", "https") or not parsed.host:
-        raise InvalidParameterError(f"base_url: {url!r} is not an http(s) URL")
+        raise InvalidParameterError("base_url", f"{url!r} is not an http(s) URL")
     if not parsed.path.endswith(API_VERSION_SEGMENT):
         raise InvalidParameterError(
-            f"base_url: {url!r} must end in the API version segment {API_VERSION_SEGMENT} "
-            f"(e.g. {url}{API_VERSION_SEGMENT})"
+            "base_url",
+            f"{url!r} must end in the API version segment {API_VERSION_SEGMENT} "
+            f"(e.g. {url}{API_VERSION_SEGMENT})",
         )
     return url
 
@@ -218,20 +220,20 @@ def _resolve_base_url(base_url: str | None) -> str:
 def _resolve_api_key(api_key: str | None) -> str:
     key = api_key if api_key is not None else os.environ.get(ENV_API_KEY)
     if not key:
-        raise InvalidParameterError(f"no API key: pass api_key=... or set {ENV_API_KEY}")
+        raise InvalidParameterError("api_key", f"none given: pass api_key=... or set {ENV_API_KEY}")
     if not isinstance(key, str) or any(c.isspace() or not c.isprintable() for c in key):
         # The key itself stays out of the message.
-        raise InvalidParameterError("api_key: contains whitespace or control characters")
+        raise InvalidParameterError("api_key", "contains whitespace or control characters")
     return key
 
 
 def check_idempotency_key(key: str) -> str:
     if not isinstance(key, str) or not 1 <= len(key) <= IDEMPOTENCY_KEY_MAX_CHARS:
         raise InvalidParameterError(
-            f"idempotency_key: must be a string of 1 to {IDEMPOTENCY_KEY_MAX_CHARS} characters"
+            "idempotency_key", f"must be a string of 1 to {IDEMPOTENCY_KEY_MAX_CHARS} characters"
         )
     if not key.isascii() or not key.isprintable():
-        raise InvalidParameterError("idempotency_key: must be printable ASCII")
+        raise InvalidParameterError("idempotency_key", "must be printable ASCII")
     return key
 
 
@@ -260,7 +262,7 @@ class ClientCore:
         self.headers = {"User-Agent": f"{CLIENT_USER_AGENT}/{__version__}"}
         self.max_retries = CLIENT_MAX_RETRIES if max_retries is None else max_retries
         if self.max_retries < 0:
-            raise InvalidParameterError(f"max_retries: must be >= 0, got {self.max_retries}")
+            raise InvalidParameterError("max_retries", f"must be >= 0, got {self.max_retries}")
         self.max_rate_limit_wait = (
             CLIENT_MAX_RATE_LIMIT_WAIT_SECONDS
             if max_rate_limit_wait is None
@@ -268,7 +270,7 @@ class ClientCore:
         )
         if self.max_rate_limit_wait < 0:
             raise InvalidParameterError(
-                f"max_rate_limit_wait: must be >= 0 seconds, got {self.max_rate_limit_wait}"
+                "max_rate_limit_wait", f"must be >= 0 seconds, got {self.max_rate_limit_wait}"
             )
         self.on_wait = on_wait
         self._lock = threading.Lock()

@@ -25,7 +25,6 @@ from channelkit.client._operations import ModelT
 from channelkit.client._pacing import WaitReason
 from channelkit.client._pagination import CursorWalk, PageLike, RawPage
 from channelkit.client._params import Timestamp, check_limit, json_body, query_params
-from channelkit.client.errors import RequestInfo
 from channelkit.client.models import (
     Channel,
     ChannelAnalyticsRow,
@@ -33,6 +32,7 @@ from channelkit.client.models import (
     Post,
     PostAnalyticsRow,
 )
+from channelkit.errors import RequestInfo
 
 PageT = TypeVar("PageT", bound=PageLike)
 

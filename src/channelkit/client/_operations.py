@@ -14,12 +14,12 @@ from pydantic import BaseModel, ValidationError
 from channelkit.client._base import RequestSpec, check_idempotency_key
 from channelkit.client._pagination import RawPage, parse_envelope
 from channelkit.client._params import Timestamp, format_timestamp, json_body, path_id, query_params
-from channelkit.client.errors import (
+from channelkit.client.models import Page
+from channelkit.errors import (
     APIResponseValidationError,
     InvalidParameterError,
     RequestInfo,
 )
-from channelkit.client.models import Page
 
 POSTS = "/posts"
 CHANNELS = "/channels"
@@ -37,7 +37,7 @@ def _tags(tags: Sequence[str] | None) -> list[str] | None:
     if tags is None:
         return None
     if isinstance(tags, str):
-        raise InvalidParameterError(f"tags: expected a list of strings, got the string {tags!r}")
+        raise InvalidParameterError("tags", f"expected a list of strings, got the string {tags!r}")
     return list(tags)
 
 
@@ -45,7 +45,7 @@ def _extra(extra: Mapping[str, Any] | None, known: Mapping[str, Any]) -> dict[st
     fields = dict(known)
     for name, value in (extra or {}).items():
         if name in fields:
-            raise InvalidParameterError(f"{name}: given both as an argument and in extra_body")
+            raise InvalidParameterError(name, "given both as an argument and in extra_body")
         fields[name] = value
     return fields
 
@@ -206,7 +206,7 @@ def _patch(
 ) -> RequestSpec:
     body = json_body(fields)
     if not body:
-        raise InvalidParameterError(f"update of {value!r}: no field to change was given")
+        raise InvalidParameterError(id_name, f"update of {value!r}: no field to change was given")
     path = f"{collection}/{path_id(id_name, value)}"
     return RequestSpec("PATCH", path, json=body, max_retries=max_retries)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from channelkit.client.errors import APIResponseValidationError, PaginationError, RequestInfo
+from channelkit.errors import APIResponseValidationError, PaginationError, RequestInfo
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 from urllib.parse import quote
 
-from channelkit.client.errors import InvalidParameterError
+from channelkit.errors import InvalidParameterError
 
 Timestamp = datetime | date | str
 
@@ -27,8 +27,9 @@ def format_timestamp(name: str, value: Timestamp) -> str:
     if isinstance(value, datetime):
         if value.tzinfo is None or value.utcoffset() is None:
             raise InvalidParameterError(
-                f"{name}: naive datetime {value.isoformat()} has no time zone; pass an aware "
-                "one, e.g. datetime(..., tzinfo=timezone.utc)"
+                name,
+                f"naive datetime {value.isoformat()} has no time zone; pass an aware "
+                "one, e.g. datetime(..., tzinfo=timezone.utc)",
             )
         text = value.astimezone(UTC).isoformat()
         return text.removesuffix("+00:00") + "Z"
@@ -38,21 +39,22 @@ def format_timestamp(name: str, value: Timestamp) -> str:
         match = _RFC3339.fullmatch(value.strip())
         if match is None:
             raise InvalidParameterError(
-                f"{name}: {value!r} is not an RFC 3339 timestamp (2026-11-21T09:30:00Z) "
-                "or a date (2026-11-21)"
+                name,
+                f"{value!r} is not an RFC 3339 timestamp (2026-11-21T09:30:00Z) "
+                "or a date (2026-11-21)",
             )
         if "T" in value.upper() or " " in value.strip():
             if match.group("offset") is None:
                 raise InvalidParameterError(
-                    f"{name}: {value!r} has no UTC offset; add one, e.g. {value.strip()}Z"
+                    name, f"{value!r} has no UTC offset; add one, e.g. {value.strip()}Z"
                 )
         try:
             datetime.fromisoformat(value.strip().replace("z", "Z"))
         except ValueError:
-            raise InvalidParameterError(f"{name}: {value!r} is not a valid date/time") from None
+            raise InvalidParameterError(name, f"{value!r} is not a valid date/time") from None
         return value.strip()
     raise InvalidParameterError(
-        f"{name}: expected a datetime, date or RFC 3339 string, got {type(value).__name__}"
+        name, f"expected a datetime, date or RFC 3339 string, got {type(value).__name__}"
     )
 
 
@@ -74,7 +76,7 @@ def _query_value(name: str, value: Any) -> str:
     if isinstance(value, str | int | float):
         return str(value)
     raise InvalidParameterError(
-        f"{name}: expected a string, number, bool or date, got {type(value).__name__}"
+        name, f"expected a string, number, bool or date, got {type(value).__name__}"
     )
 
 
@@ -94,12 +96,14 @@ def json_body(fields: Mapping[str, Any], *, keep_none: bool = False) -> dict[str
 
 def check_limit(limit: int, maximum: int) -> int:
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= maximum:
-        raise InvalidParameterError(f"limit: must be an integer from 1 to {maximum}, got {limit!r}")
+        raise InvalidParameterError(
+            "limit", f"must be an integer from 1 to {maximum}, got {limit!r}"
+        )
     return limit
 
 
 def path_id(name: str, value: str) -> str:
     """An ID as one URL path segment (so `../x` cannot reach another path)."""
     if not isinstance(value, str) or not value.strip():
-        raise InvalidParameterError(f"{name}: expected a non-empty ID string, got {value!r}")
+        raise InvalidParameterError(name, f"expected a non-empty ID string, got {value!r}")
     return quote(value, safe="")

@@ -13,7 +13,7 @@ import click
 
 from channelkit._constants import ENV_API_KEY, ENV_TZ
 from channelkit.cli import service_options
-from channelkit.client.errors import ChannelkitError
+from channelkit.errors import ChannelkitError
 from channelkit.publish.errors import PlanNotValidError, PostValidationError, SpreadsheetError
 from channelkit.publish.plan import Plan, load_spreadsheet
 from channelkit.publish.results import SubmitResult, write_table

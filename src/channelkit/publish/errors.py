@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from channelkit.client.errors import ChannelkitError
+from channelkit.errors import ChannelkitError
 from channelkit.publish.validation import FieldError
 
 

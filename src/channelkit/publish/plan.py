@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from channelkit._constants import ENV_TZ
-from channelkit.client.errors import PermissionDeniedError
+from channelkit.errors import PermissionDeniedError
 from channelkit.publish.errors import PlanNotValidError, PostValidationError
 from channelkit.publish.results import RowResult, SubmitResult, plan_frame
 from channelkit.publish.sending import ProgressCallback, send_rows

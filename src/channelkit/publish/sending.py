@@ -14,7 +14,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any
 
 from channelkit._constants import PUBLISH_SUBMIT_WORKERS
-from channelkit.client.errors import AuthenticationError, ChannelkitError, PermissionDeniedError
+from channelkit.errors import AuthenticationError, ChannelkitError, PermissionDeniedError
 from channelkit.publish.results import RowResult
 
 if TYPE_CHECKING:

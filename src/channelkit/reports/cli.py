@@ -17,7 +17,7 @@ from channelkit._constants import (
     WAREHOUSE_PATH,
 )
 from channelkit.cli import service_options, user_errors
-from channelkit.client.errors import ChannelkitError
+from channelkit.errors import ChannelkitError
 from channelkit.reports.period import (
     ReportParameterError,
     check_tz,

@@ -17,7 +17,7 @@ from channelkit._constants import (
     REPORT_PERIOD_DEFAULT,
     REPORT_TZ_DEFAULT,
 )
-from channelkit.analysis.errors import AnalysisParameterError
+from channelkit.errors import InvalidParameterError
 from channelkit.reports.coverage import check_coverage, check_freshness, period_anchor
 from channelkit.reports.files import write_atomic
 from channelkit.reports.page import ReportPage
@@ -101,7 +101,7 @@ def generate_report(
         step(f"period {report_range.label}")
         try:
             page, frames = _build(wh, report_range, channel_names, freshness, step)
-        except AnalysisParameterError as exc:
+        except InvalidParameterError as exc:
             # tz and dates are checked above: what is left is a --channel the data lacks
             raise ReportParameterError(f"--{exc}") from None
     step("rendering HTML" + (f" with template {template_path}" if template_path else ""))

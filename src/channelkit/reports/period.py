@@ -14,8 +14,7 @@ from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from channelkit.analysis import period as analysis_period
-from channelkit.analysis.errors import AnalysisParameterError
-from channelkit.client.errors import ChannelkitError
+from channelkit.errors import ChannelkitError, InvalidParameterError
 
 
 class ReportError(ChannelkitError):
@@ -99,7 +98,7 @@ def check_tz(name: str) -> str:
     """Return `name` if it is an IANA timezone this machine knows."""
     try:
         analysis_period.check_tz(name)
-    except AnalysisParameterError as exc:
+    except InvalidParameterError as exc:
         raise ReportParameterError(str(exc)) from None
     return name
 

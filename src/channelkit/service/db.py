@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from channelkit._constants import SERVICE_SQLITE_BUSY_MS
-from channelkit.client.errors import ChannelkitError
+from channelkit.errors import ChannelkitError
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

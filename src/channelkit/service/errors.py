@@ -4,17 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-_CODES = {
-    400: "invalid_request",
-    401: "unauthorized",
-    403: "forbidden",
-    404: "not_found",
-    405: "method_not_allowed",
-    409: "conflict",
-    429: "rate_limited",
-    500: "server_error",
-    503: "server_error",
-}
+from channelkit.errors import ERROR_CODES
 
 
 class ApiError(Exception):
@@ -26,7 +16,7 @@ class ApiError(Exception):
     def __init__(self, status: int, message: str, *, param: str | None = None) -> None:
         super().__init__(message)
         self.status = status
-        self.code = _CODES[status]
+        self.code = ERROR_CODES[status]
         self.message = message
         self.param = param
 
@@ -35,7 +25,7 @@ class ApiError(Exception):
 
 
 def error_body(status: int, message: str, param: str | None = None) -> dict[str, Any]:
-    return {"error": {"code": _CODES[status], "message": message, "param": param}}
+    return {"error": {"code": ERROR_CODES[status], "message": message, "param": param}}
 
 
 def bad_request(param: str, message: str) -> ApiError:

@@ -21,7 +21,7 @@ from channelkit._constants import (
     SERVICE_KEY_USER_DEFAULT,
     SERVICE_START_TIMEOUT_SECONDS,
 )
-from channelkit.client.errors import ChannelkitError
+from channelkit.errors import ChannelkitError
 from channelkit.service import workspace
 from channelkit.service.app import Settings, create_app
 from channelkit.service.db import Database

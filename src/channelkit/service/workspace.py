@@ -19,7 +19,7 @@ from channelkit._constants import (
     SERVICE_KEY_BYTES,
     SERVICE_KEY_PREFIX,
 )
-from channelkit.client.errors import ChannelkitError
+from channelkit.errors import ChannelkitError
 
 
 class WorkspaceError(ChannelkitError):

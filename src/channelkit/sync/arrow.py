@@ -15,7 +15,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from channelkit.client.errors import ChannelkitError
+from channelkit.errors import ChannelkitError
 
 TIMESTAMP = pa.timestamp("us", tz="UTC")
 

@@ -35,7 +35,7 @@ from channelkit._constants import (
     SYNC_STOP_GRACE_SECONDS,
     WAREHOUSE_PATH,
 )
-from channelkit.client.errors import (
+from channelkit.errors import (
     BadRequestError,
     ChannelkitError,
     InvalidParameterError,
@@ -144,7 +144,7 @@ def parse_only(only: str | Collection[str] | None) -> tuple[str, ...]:
         unknown = [n for n in names if n not in RESOURCE_GROUPS]
         if unknown or not names:
             raise InvalidParameterError(
-                f"only={only!r}: expected a comma-separated subset of {', '.join(RESOURCE_GROUPS)}"
+                "only", f"{only!r} is not a comma-separated subset of {', '.join(RESOURCE_GROUPS)}"
             )
     return tuple(r for group in RESOURCE_GROUPS if group in names for r in RESOURCE_GROUPS[group])
 
@@ -175,19 +175,19 @@ def run_sync(
     try:
         since_at = plan.parse_since(since) if since is not None else None
     except ValueError as exc:
-        raise InvalidParameterError(str(exc)) from None
+        raise InvalidParameterError("since", str(exc)) from None
     if isinstance(lookback_days, bool) or not isinstance(lookback_days, int) or lookback_days < 0:
         raise InvalidParameterError(
-            f"lookback_days={lookback_days!r}: expected a whole number of days >= 0"
+            "lookback_days", f"{lookback_days!r} is not a whole number of days >= 0"
         )
     for name, value, low, high in (
         ("page_limit", page_limit, 1, PAGE_LIMIT_MAX),
         ("batch_rows", batch_rows, 1, None),
     ):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise InvalidParameterError(f"{name}={value!r}: expected an integer >= {low}")
+            raise InvalidParameterError(name, f"{value!r} is not an integer >= {low}")
         if high is not None and value > high:
-            raise InvalidParameterError(f"{name}={value!r}: the service allows at most {high}")
+            raise InvalidParameterError(name, f"{value!r} is more than the service allows ({high})")
     con = open_warehouse(path, read_only=False)
     try:
         # DuckDB would otherwise cache the written table up to 80% of RAM; the sync only

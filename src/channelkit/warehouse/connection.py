@@ -11,7 +11,7 @@ from pathlib import Path
 
 import duckdb
 
-from channelkit.client.errors import ChannelkitError
+from channelkit.errors import ChannelkitError
 from channelkit.warehouse.schema import MIGRATIONS, SCHEMA_APP, SCHEMA_VERSION
 
 

@@ -27,11 +27,11 @@ from channelkit._constants import (
     TOP_POSTS_N,
 )
 from channelkit.analysis import metrics
-from channelkit.analysis.errors import AnalysisParameterError
 from channelkit.analysis.filters import OneOrMany, PostFilter, as_values, resolve_filter
 from channelkit.analysis.frames import to_frame
 from channelkit.analysis.freshness import Freshness, read_freshness
 from channelkit.analysis.period import Moment, Period, check_tz, to_local
+from channelkit.errors import InvalidParameterError
 from channelkit.warehouse.connection import open_warehouse
 from channelkit.warehouse.parquet import export_parquet
 
@@ -53,7 +53,7 @@ class Warehouse:
     (exclusive) as dates, datetimes or ISO strings (dates are local to `tz`); `tz`, the
     IANA timezone of every calendar grouping; `channel` (id, slug or name), `tag`,
     `priority` and `author` (id, name or email), each a value or a list of values. A wrong
-    filter raises `AnalysisParameterError` (a `ValueError`) naming the parameter. Results
+    filter raises `InvalidParameterError` (a `ValueError`) naming the parameter. Results
     carry `df.attrs["period_label"]`, `["tz"]`, `["start"]`, `["end"]` for titles.
     """
 
@@ -131,7 +131,7 @@ class Warehouse:
             try:
                 table = con.sql(query, params=params).to_arrow_table()
             except duckdb.Error as exc:
-                raise AnalysisParameterError("query", str(exc).strip()) from None
+                raise InvalidParameterError("query", str(exc).strip()) from None
         return to_frame(table, tz)
 
     def freshness(self) -> Freshness:
@@ -159,7 +159,7 @@ class Warehouse:
         statuses = as_values(status, param="status")
         for value in statuses or ():
             if value not in POST_STATUSES:
-                raise AnalysisParameterError(
+                raise InvalidParameterError(
                     "status", f"{value!r} is not one of {', '.join(POST_STATUSES)}"
                 )
         with self._query(start, end, tz, channel, tag, priority, author) as (con, flt, period):
@@ -192,7 +192,7 @@ class Warehouse:
         published go to the local day of `published_at` in `tz`.
         """
         if freq not in metrics.FREQS:
-            raise AnalysisParameterError(
+            raise InvalidParameterError(
                 "freq", f"{freq!r} is not one of {', '.join(metrics.FREQS)}"
             )
         with self._query(start, end, tz, channel, tag, priority, author) as (con, flt, period):
@@ -254,7 +254,7 @@ class Warehouse:
         views would otherwise win). Ties are broken by post id.
         """
         if by not in metrics.TOP_BY:
-            raise AnalysisParameterError("by", f"{by!r} is not one of {', '.join(metrics.TOP_BY)}")
+            raise InvalidParameterError("by", f"{by!r} is not one of {', '.join(metrics.TOP_BY)}")
         _check_count("n", n, minimum=1)
         if min_views is None:
             min_views = 0 if by == "views" else TOP_POSTS_MIN_VIEWS
@@ -414,7 +414,7 @@ def _kpi_period(con: DuckDBPyConnection, period: Period) -> Period:
 
 def _check_count(param: str, value: object, *, minimum: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise AnalysisParameterError(param, f"{value!r} is not an integer >= {minimum}")
+        raise InvalidParameterError(param, f"{value!r} is not an integer >= {minimum}")
 
 
 def _titled(frame: pd.DataFrame, metric: str, period: Period, **extra: object) -> pd.DataFrame:

@@ -21,7 +21,7 @@ from channelkit._constants import (
     WIDGET_TEMPLATE_FILENAME,
     WIDGET_UPLOAD_ACCEPT,
 )
-from channelkit.client.errors import ChannelkitError
+from channelkit.errors import ChannelkitError
 from channelkit.publish.plan import Plan, load_spreadsheet
 from channelkit.publish.results import SubmitResult
 from channelkit.publish.template import write_template

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as widgets
 
 from channelkit._constants import PRIORITIES
-from channelkit.client.errors import APIError, ChannelkitError
+from channelkit.errors import APIError, ChannelkitError
 from channelkit.publish.preview import format_when, post_html
 from channelkit.publish.times import TimeError, parse_when
 from channelkit.publish.validation import (

@@ -1,7 +1,10 @@
-"""channelkit's exceptions.
+"""channelkit's exceptions: one tree for every layer, at the bottom of the house.
 
-`ChannelkitError` is the root of everything channelkit raises on purpose; the API errors
-below it are built from the service's error body in one place, `error_from_response`.
+`ChannelkitError` is the root of everything channelkit raises on purpose. `APIError` covers
+what happens talking to the service; `APIStatusError` and its per-status classes are built
+from the service's error body in one place, `error_from_response`, and the service renders
+the same `code` for each status from `ERROR_CODES`. Every bad argument, in any layer, is an
+`InvalidParameterError` (also a `ValueError`) naming the parameter.
 
     try:
         client.posts.retrieve("post_missing")
@@ -16,6 +19,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from channelkit._constants import CLIENT_ERROR_SNIPPET_CHARS
+
+#: The spec's error `code` for each status; the service answers with it, the client reads it.
+ERROR_CODES: dict[int, str] = {
+    400: "invalid_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    429: "rate_limited",
+    500: "server_error",
+    503: "server_error",
+}
 
 
 class ChannelkitError(Exception):
@@ -53,27 +69,33 @@ class APIError(ChannelkitError):
         self.request = request
 
 
-class BadRequestError(APIError):
+class APIStatusError(APIError):
+    """The service answered with an error status; `status`, `code` and `param` say which."""
+
+    status: int
+
+
+class BadRequestError(APIStatusError):
     """400: a parameter is wrong or missing (`param` names it when the server did)."""
 
 
-class AuthenticationError(APIError):
+class AuthenticationError(APIStatusError):
     """401: the API key is missing, malformed, unknown or revoked."""
 
 
-class PermissionDeniedError(APIError):
+class PermissionDeniedError(APIStatusError):
     """403: the key lacks the scope the operation needs."""
 
 
-class NotFoundError(APIError):
+class NotFoundError(APIStatusError):
     """404: no such resource, or one the key cannot see."""
 
 
-class ConflictError(APIError):
+class ConflictError(APIStatusError):
     """409: a state transition, slug or idempotency key conflict."""
 
 
-class RateLimitError(APIError):
+class RateLimitError(APIStatusError):
     """429 that the client would not (or could no longer) wait out."""
 
     def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: Any) -> None:
@@ -81,7 +103,7 @@ class RateLimitError(APIError):
         self.retry_after = retry_after
 
 
-class ServerError(APIError):
+class ServerError(APIStatusError):
     """5xx: the service failed; retried automatically before this is raised."""
 
 
@@ -98,7 +120,19 @@ class APIResponseValidationError(APIError):
 
 
 class InvalidParameterError(ChannelkitError, ValueError):
-    """An argument the client refuses before sending anything (a naive datetime, say)."""
+    """A bad argument, refused before any work is done; `param` names it.
+
+    >>> try:
+    ...     raise InvalidParameterError("freq", "'hour' is not one of day, week, month")
+    ... except ValueError as exc:
+    ...     print(exc, exc.param)
+    freq: 'hour' is not one of day, week, month freq
+    """
+
+    def __init__(self, param: str, message: str) -> None:
+        super().__init__(f"{param}: {message}")
+        self.param = param
+        self.message = message
 
 
 class PaginationError(ChannelkitError):
@@ -139,7 +173,7 @@ def error_from_response(
         if retry_after is not None:
             text += f"; retry after {retry_after:g} s"
         return RateLimitError(text, retry_after=retry_after, **kwargs)
-    cls = _BY_STATUS.get(status) or (ServerError if status >= 500 else APIError)
+    cls = _BY_STATUS.get(status) or (ServerError if status >= 500 else APIStatusError)
     return cls(text, **kwargs)
 
 
