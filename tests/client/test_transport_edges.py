@@ -71,7 +71,7 @@ def test_get_cut_at_an_exact_byte_is_retried() -> None:
     client, events = make(handler)
     assert client.posts.retrieve("post_1").id == "post_1"
     assert len(calls) == 2 and client.stats.retries == 1
-    assert [e.reason for e in events] == ["backoff"]
+    assert [e.reason for e in events] == ["connection"]  # a dropped connection
 
 
 def test_get_with_a_non_json_body_is_retried_then_reported() -> None:
@@ -273,9 +273,24 @@ def test_connection_failures_become_api_connection_errors() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
 
-    client, _ = make(handler, max_retries=1)
+    client, _ = make(handler, max_retries=1, connection_retry_budget=0)
     with pytest.raises(ck.APIConnectionError, match=r"Connection refused.*after 2 attempts"):
         client.channels.list().first_page()
+
+
+def test_refused_connections_are_retried_for_the_budget_and_the_wait_is_shown() -> None:
+    calls: list[float] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(time.monotonic())
+        raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
+
+    client, events = make(handler, max_retries=1, connection_retry_budget=1.5)
+    with pytest.raises(ck.APIConnectionError, match=r"refused.*connection_retry_budget is 1.5 s"):
+        client.channels.list().first_page()
+    # More attempts than max_retries allows, spread over the budget, each wait reported.
+    assert len(calls) > 2 and 1.4 <= calls[-1] - calls[0] <= 3.0
+    assert events and {e.reason for e in events} == {"connection"}
 
 
 def test_timeouts_become_api_timeout_errors() -> None:
