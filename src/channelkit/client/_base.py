@@ -261,8 +261,11 @@ class ClientCore:
         on_wait: Callable[[WaitEvent], None] | None,
     ) -> None:
         _configure_logging()
-        self.url = _resolve_base_url(base_url)  # what httpx sends to
-        self.base_url = redact_url(self.url)  # what anything shows or stores
+        url = _resolve_base_url(base_url)
+        self.base_url = redact_url(url)  # what anything shows or stores
+        # A user:password in the URL is never sent (the Bearer key is the authentication),
+        # so httpx gets the URL without it and cannot log it either.
+        self.url = str(httpx.URL(url).copy_with(userinfo=b""))
         self.auth: httpx.Auth = _BearerAuth(_resolve_api_key(api_key))
         if timeout is None:
             timeout = httpx.Timeout(CLIENT_TIMEOUT_SECONDS, connect=CLIENT_CONNECT_TIMEOUT_SECONDS)
