@@ -17,13 +17,8 @@ from starlette.responses import Response
 from starlette.routing import Match, Route
 from starlette.types import ASGIApp
 
-from channelkit._constants import (
-    LOGGER_NAME,
-    PRIORITIES,
-    RATE_WINDOW_SECONDS,
-    SERVICE_MAX_REQUEST_BYTES,
-    VISIBILITIES,
-)
+from channelkit._constants import LOGGER_NAME, SERVICE_MAX_REQUEST_BYTES
+from channelkit._spec import PRIORITIES, RATE_WINDOW_SECONDS, VISIBILITIES
 from channelkit.service import analytics, channels, idempotency, posts
 from channelkit.service.cursor import CursorCodec
 from channelkit.service.db import Database

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from channelkit._constants import PLAN_LIMITS
+from channelkit._spec import PLAN_LIMITS
 from channelkit.service.db import Database
 from channelkit.service.errors import error_body
 from channelkit.service.ratelimit import FixedWindowLimiter, Quota

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 
-from channelkit._constants import IDEMPOTENCY_KEY_MAX_CHARS, IDEMPOTENCY_TTL_SECONDS
+from channelkit._spec import IDEMPOTENCY_KEY_MAX_CHARS, IDEMPOTENCY_TTL_SECONDS
 from channelkit.service.errors import ApiError
 
 HEADER = "Idempotency-Key"

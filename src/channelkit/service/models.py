@@ -7,27 +7,26 @@ top-level field at fault and the message giving the full path inside it.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal, TypeVar
+from typing import Annotated, TypeVar
 from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
-from channelkit._constants import (
+from channelkit._spec import (
     BODY_MAX_CHARS,
     CHANNEL_NAME_MAX_CHARS,
-    SERVICE_DESCRIPTION_MAX_CHARS,
-    SERVICE_ID_MAX_CHARS,
-    SERVICE_URL_MAX_CHARS,
+    DESCRIPTION_MAX_CHARS,
+    ID_MAX_CHARS,
     SLUG_PATTERN,
     TAG_MAX_CHARS,
     TAGS_MAX_COUNT,
     TITLE_MAX_CHARS,
+    URL_MAX_CHARS,
+    PostStatus,
+    Priority,
+    Visibility,
 )
 from channelkit.service.errors import ApiError, bad_request
-
-Priority = Literal["normal", "high", "urgent"]
-Status = Literal["draft", "scheduled", "published", "archived"]
-Visibility = Literal["organization", "team", "private"]
 
 
 def _not_blank(value: str) -> str:
@@ -56,14 +55,14 @@ Title = Annotated[str, Field(min_length=1, max_length=TITLE_MAX_CHARS), AfterVal
 Body = Annotated[str, Field(min_length=1, max_length=BODY_MAX_CHARS), AfterValidator(_not_blank)]
 Tag = Annotated[str, Field(min_length=1, max_length=TAG_MAX_CHARS), AfterValidator(_not_blank)]
 Tags = Annotated[list[Tag], Field(max_length=TAGS_MAX_COUNT), AfterValidator(_unique)]
-Url = Annotated[str, Field(max_length=SERVICE_URL_MAX_CHARS), AfterValidator(_http_url)]
-Timestamp = Annotated[str, Field(min_length=1, max_length=SERVICE_ID_MAX_CHARS)]
-ChannelRef = Annotated[str, Field(min_length=1, max_length=SERVICE_ID_MAX_CHARS)]
+Url = Annotated[str, Field(max_length=URL_MAX_CHARS), AfterValidator(_http_url)]
+Timestamp = Annotated[str, Field(min_length=1, max_length=ID_MAX_CHARS)]
+ChannelRef = Annotated[str, Field(min_length=1, max_length=ID_MAX_CHARS)]
 Name = Annotated[
     str, Field(min_length=1, max_length=CHANNEL_NAME_MAX_CHARS), AfterValidator(_not_blank)
 ]
 Slug = Annotated[str, Field(max_length=CHANNEL_NAME_MAX_CHARS, pattern=SLUG_PATTERN)]
-Description = Annotated[str, Field(max_length=SERVICE_DESCRIPTION_MAX_CHARS)]
+Description = Annotated[str, Field(max_length=DESCRIPTION_MAX_CHARS)]
 
 
 class _Body(BaseModel):
@@ -90,7 +89,7 @@ class PostUpdate(_Body):
     tags: Tags = []
     scheduled_at: Timestamp = ""
     cover_image_url: Url | None = None
-    status: Status = "draft"
+    status: PostStatus = "draft"
 
 
 class ChannelCreate(_Body):

@@ -10,23 +10,23 @@ import json
 from typing import Any
 
 from channelkit import __version__
-from channelkit._constants import (
+from channelkit._spec import (
     BODY_MAX_CHARS,
     CHANNEL_NAME_MAX_CHARS,
+    CURSOR_MAX_CHARS,
+    DESCRIPTION_MAX_CHARS,
+    FILTER_MAX_CHARS,
+    ID_MAX_CHARS,
     IDEMPOTENCY_KEY_MAX_CHARS,
     PAGE_LIMIT_DEFAULT,
     PAGE_LIMIT_MAX,
     POST_STATUSES,
     PRIORITIES,
-    SERVICE_CURSOR_MAX_CHARS,
-    SERVICE_DESCRIPTION_MAX_CHARS,
-    SERVICE_FILTER_MAX_CHARS,
-    SERVICE_ID_MAX_CHARS,
-    SERVICE_URL_MAX_CHARS,
     SLUG_PATTERN,
     TAG_MAX_CHARS,
     TAGS_MAX_COUNT,
     TITLE_MAX_CHARS,
+    URL_MAX_CHARS,
     VISIBILITIES,
 )
 from channelkit.service.posts import FILTER_CLAUSES
@@ -50,7 +50,7 @@ _TIMESTAMP_IN = _string(
 )
 _TIMESTAMP_OUT = _string(format="date-time", description="RFC 3339, UTC, `Z` suffix.")
 _NULLABLE_TIMESTAMP_OUT = {"type": ["string", "null"], "format": "date-time"}
-_ID = _string(minLength=1, maxLength=SERVICE_ID_MAX_CHARS)
+_ID = _string(minLength=1, maxLength=ID_MAX_CHARS)
 _RATE_HEADERS = {
     "X-RateLimit-Limit": _ref("headers", "X-RateLimit-Limit"),
     "X-RateLimit-Remaining": _ref("headers", "X-RateLimit-Remaining"),
@@ -110,14 +110,14 @@ _POST_FIELDS: dict[str, Any] = {
     },
     "cover_image_url": {
         "type": ["string", "null"],
-        "maxLength": SERVICE_URL_MAX_CHARS,
+        "maxLength": URL_MAX_CHARS,
         "description": "An absolute http(s) URL.",
     },
 }
 _CHANNEL_FIELDS: dict[str, Any] = {
     "name": _string(minLength=1, maxLength=CHANNEL_NAME_MAX_CHARS, description="Not blank."),
     "slug": _string(maxLength=CHANNEL_NAME_MAX_CHARS, pattern=SLUG_PATTERN),
-    "description": _string(maxLength=SERVICE_DESCRIPTION_MAX_CHARS),
+    "description": _string(maxLength=DESCRIPTION_MAX_CHARS),
     "visibility": {"type": "string", "enum": list(VISIBILITIES)},
     "is_default": {"type": "boolean"},
 }
@@ -338,7 +338,7 @@ def _parameters() -> dict[str, Any]:
         return {"name": name, "in": "query", "required": False, "schema": schema,
                 "description": description}  # fmt: skip
 
-    filter_string = _string(minLength=1, maxLength=SERVICE_FILTER_MAX_CHARS)
+    filter_string = _string(minLength=1, maxLength=FILTER_MAX_CHARS)
     return {
         "limit": query(
             "limit",
@@ -347,7 +347,7 @@ def _parameters() -> dict[str, Any]:
         ),
         "cursor": query(
             "cursor",
-            _string(minLength=1, maxLength=SERVICE_CURSOR_MAX_CHARS),
+            _string(minLength=1, maxLength=CURSOR_MAX_CHARS),
             "The `next_cursor` of the previous page, unchanged, with the same filters.",
         ),
         "channel_id": query("channel_id", filter_string, "Only this channel."),
