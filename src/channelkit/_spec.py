@@ -166,6 +166,8 @@ _DAY = r"-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
 _TIME = r"[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?"
 _OFFSET = r"([Zz]|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)"
 REQUEST_INSTANT_PATTERN = f"^({_DATE}){_DAY}({_TIME}{_OFFSET})?$"
+REQUEST_DATE_PATTERN = f"^({_DATE}){_DAY}$"
+REQUEST_DATE_TIME_PATTERN = f"^({_DATE}){_DAY}{_TIME}{_OFFSET}$"
 _REQUEST_INSTANT = re.compile(REQUEST_INSTANT_PATTERN)
 _NAIVE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?")
 
@@ -212,7 +214,9 @@ def parse_instant(text: str) -> int:
 
 
 # --- Resources and their fields ---------------------------------------------------------
-FieldKind = Literal["id", "text", "enum", "tags", "instant", "url", "count", "flag", "author"]
+FieldKind = Literal[
+    "id", "text", "slug", "enum", "tags", "instant", "url", "count", "flag", "author"
+]  # fmt: skip
 Resource = Literal["posts", "channels"]
 
 
@@ -221,7 +225,8 @@ class Field:
     """One field of a resource as the interface shows it, and how requests may set it.
 
     `create` is "required", "optional" or None (not accepted on create); `update` says
-    whether PATCH accepts it. `text` names the `TEXT_RULES` entry of a text field.
+    whether PATCH accepts it, `clearable` whether PATCH accepts null for it. `text` names
+    the `TEXT_RULES` entry of a text field (of each item, for tags).
     """
 
     name: str
@@ -230,6 +235,7 @@ class Field:
     nullable: bool = False
     create: Literal["required", "optional"] | None = None
     update: bool = False
+    clearable: bool = False
     choices: tuple[str, ...] = ()
     default: str | bool | None = None
     text: str | None = None
@@ -248,7 +254,7 @@ POST_FIELDS: tuple[Field, ...] = (
         update=True,
         choices=PRIORITIES,
         default="normal",
-    ),  # fmt: skip
+    ),
     Field("tags", "tags", "Duplicates are dropped.", create="optional", update=True, text="tag"),
     Field("author", "author", "The user of the key that created the post."),
     Field("status", "enum", "Set by PATCH (see transitions).", update=True, choices=POST_STATUSES),
@@ -260,7 +266,7 @@ POST_FIELDS: tuple[Field, ...] = (
         nullable=True,
         create="optional",
         update=True,
-    ),  # fmt: skip
+    ),
     Field(
         "cover_image_url",
         "url",
@@ -268,7 +274,8 @@ POST_FIELDS: tuple[Field, ...] = (
         nullable=True,
         create="optional",
         update=True,
-    ),  # fmt: skip
+        clearable=True,
+    ),
     Field("views", "count", "Number of unique readers."),
     Field("created_at", "instant"),
     Field("updated_at", "instant"),
@@ -279,11 +286,11 @@ CHANNEL_FIELDS: tuple[Field, ...] = (
     Field("name", "text", "Display name.", create="required", update=True, text="name"),
     Field(
         "slug",
-        "text",
+        "slug",
         "URL-friendly identifier; derived from the name when omitted.",
         create="optional",
         update=True,
-    ),  # fmt: skip
+    ),
     Field(
         "description",
         "text",
@@ -292,7 +299,7 @@ CHANNEL_FIELDS: tuple[Field, ...] = (
         update=True,
         text="description",
         default="",
-    ),  # fmt: skip
+    ),
     Field(
         "visibility",
         "enum",
@@ -301,7 +308,7 @@ CHANNEL_FIELDS: tuple[Field, ...] = (
         update=True,
         choices=VISIBILITIES,
         default="organization",
-    ),  # fmt: skip
+    ),
     Field("subscriber_count", "count", "Number of subscribers."),
     Field("post_count", "count", "Total posts in the channel."),
     Field(
@@ -311,7 +318,7 @@ CHANNEL_FIELDS: tuple[Field, ...] = (
         create="optional",
         update=True,
         default=False,
-    ),  # fmt: skip
+    ),
     Field("is_archived", "flag", "Whether the channel is archived.", update=True),
     Field("created_at", "instant"),
     Field("updated_at", "instant"),
