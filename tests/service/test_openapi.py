@@ -14,7 +14,7 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "openapi.json"
 
 def test_checked_in_document_is_current() -> None:
     assert DOCS.read_text() == render(), (
-        "docs/openapi.json is stale: python -m channelkit.service.openapi > docs/openapi.json"
+        "docs/openapi.json is stale: python -m channelkit.service.openapi --write"
     )
 
 

@@ -15,7 +15,6 @@ import unicodedata
 from dataclasses import dataclass
 
 from channelkit._constants import (
-    SCOPES,
     SERVICE_DEMO_DAYS,
     SERVICE_DEMO_DRAFTS,
     SERVICE_DEMO_POSTS,
@@ -23,6 +22,7 @@ from channelkit._constants import (
     SERVICE_DEMO_SEED,
     SERVICE_EMAIL_DOMAIN,
 )
+from channelkit._spec import SCOPES
 from channelkit.service import demo_content as words
 from channelkit.service.engagement import HOURLY, WEEKDAY, weekday
 from channelkit.service.posts import engagement_rows
