@@ -162,3 +162,25 @@ def test_server_errors_surface_after_the_retries(
         api.first_page(lambda c: c.channels.list())
     assert info.value.status == 500 and info.value.code == "server_error"
     assert api.client.stats.requests == 2 and api.client.stats.retries == 1
+
+
+def test_if_match_protects_edits_of_posts_and_channels(api: Api) -> None:
+    channel = api(lambda c: c.channels.create(name="Versions"))
+    post = api(lambda c: c.posts.create(channel_id=channel.id, title="v1", body="b"))
+    read = api(lambda c: c.posts.retrieve(post.id))
+    assert post.etag and read.etag == post.etag
+    mine = api(lambda c: c.posts.update(post.id, tags=["hr"], if_match=read.etag))
+    assert mine.etag and mine.etag != read.etag
+    with pytest.raises(ck.ConflictError) as stale:  # a second editor still holding v1
+        api(lambda c: c.posts.update(post.id, tags=["it"], if_match=read.etag))
+    assert stale.value.param == "If-Match" and "changed since you read it" in str(stale.value)
+    assert api(lambda c: c.posts.retrieve(post.id)).tags == ["hr"]  # nothing changed
+    with pytest.raises(ck.ConflictError):
+        api(lambda c: c.posts.delete(post.id, if_match=read.etag))
+    api(lambda c: c.posts.delete(post.id, if_match=mine.etag))
+    with pytest.raises(ck.ConflictError) as channel_stale:
+        api(lambda c: c.channels.update(channel.id, name="Renamed", if_match='"stale"'))
+    assert channel_stale.value.param == "If-Match"
+    fresh = api(lambda c: c.channels.retrieve(channel.id)).etag
+    renamed = api(lambda c: c.channels.update(channel.id, name="Renamed", if_match=fresh))
+    api(lambda c: c.channels.delete(channel.id, if_match=renamed.etag))
