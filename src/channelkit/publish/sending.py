@@ -15,11 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from channelkit._constants import PUBLISH_SUBMIT_WORKERS
 from channelkit.errors import AuthenticationError, ChannelkitError, PermissionDeniedError
-from channelkit.publish.results import RowResult
+from channelkit.publish.rows import PlanRow, RowResult
 
 if TYPE_CHECKING:
     from channelkit.client import Client
-    from channelkit.publish.plan import PlanRow
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -61,8 +60,9 @@ class _Sender:
     def send(self, row: PlanRow) -> RowResult:
         request = row.request
         assert request is not None  # only valid rows are sent
+        known = {"request": request, "title": row.title, "channel": row.channel}
         if self.stop_reason is not None:
-            return RowResult(row.number, "not_sent", request=request, error=self.stop_reason)
+            return RowResult(row.number, "not_sent", error=self.stop_reason, **known)
         try:
             post = self.client.posts.create(
                 **request.to_create_kwargs(), idempotency_key=request.idempotency_key()
@@ -70,12 +70,10 @@ class _Sender:
         except (AuthenticationError, PermissionDeniedError) as exc:
             with self._lock:
                 self.stop_reason = f"not sent: the API key was refused ({exc.message})"
-            return RowResult(row.number, "failed", request=request, error=str(exc))
+            return RowResult(row.number, "failed", error=str(exc), **known)
         except ChannelkitError as exc:
-            return RowResult(row.number, "failed", request=request, error=str(exc))
-        return RowResult(
-            row.number, "created", request=request, post_id=post.id, post_status=post.status
-        )
+            return RowResult(row.number, "failed", error=str(exc), **known)
+        return RowResult(row.number, "created", post_id=post.id, post_status=post.status, **known)
 
 
 class _Progress:
