@@ -60,9 +60,8 @@ class _Sender:
     def send(self, row: PlanRow) -> RowResult:
         request = row.request
         assert request is not None  # only valid rows are sent
-        known = {"request": request, "title": row.title, "channel": row.channel}
         if self.stop_reason is not None:
-            return RowResult(row.number, "not_sent", error=self.stop_reason, **known)
+            return _outcome(row, "not_sent", error=self.stop_reason)
         try:
             post = self.client.posts.create(
                 **request.to_create_kwargs(), idempotency_key=request.idempotency_key()
@@ -70,10 +69,30 @@ class _Sender:
         except (AuthenticationError, PermissionDeniedError) as exc:
             with self._lock:
                 self.stop_reason = f"not sent: the API key was refused ({exc.message})"
-            return RowResult(row.number, "failed", error=str(exc), **known)
+            return _outcome(row, "failed", error=str(exc))
         except ChannelkitError as exc:
-            return RowResult(row.number, "failed", error=str(exc), **known)
-        return RowResult(row.number, "created", post_id=post.id, post_status=post.status, **known)
+            return _outcome(row, "failed", error=str(exc))
+        return _outcome(row, "created", post_id=post.id, post_status=post.status)
+
+
+def _outcome(
+    row: PlanRow,
+    status: str,
+    *,
+    error: str | None = None,
+    post_id: str | None = None,
+    post_status: str | None = None,
+) -> RowResult:
+    return RowResult(
+        row.number,
+        status,
+        request=row.request,
+        post_id=post_id,
+        post_status=post_status,
+        error=error,
+        title=row.title,
+        channel=row.channel,
+    )
 
 
 class _Progress:
