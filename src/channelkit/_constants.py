@@ -142,7 +142,8 @@ SPREADSHEET_MAX_ROWS = 20_000
 SPREADSHEET_SHEET_NAME = "posts"  # preferred sheet when --sheet is not given
 SPREADSHEET_NOTES_SHEET_NAME = "notes"
 SPREADSHEET_ERROR_COLUMN = "error"  # added to failed-rows files; ignored when read back
-SPREADSHEET_IGNORED_COLUMNS = (SPREADSHEET_ERROR_COLUMN, "notes")
+SPREADSHEET_RESULT_COLUMN = "result"  # added to calendar results files; ignored when read
+SPREADSHEET_IGNORED_COLUMNS = (SPREADSHEET_ERROR_COLUMN, SPREADSHEET_RESULT_COLUMN, "notes")
 
 # --- Publishing widgets (ck.widgets) ---------------------------------------------------------
 WIDGET_DEFAULT_TZ = "UTC"  # when neither tz= nor CHANNELKIT_TZ names a zone

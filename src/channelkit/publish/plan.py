@@ -166,7 +166,7 @@ class Plan:
             result = validate_post(
                 cells,
                 channels=channels,
-                tz=self.tz,
+                tz=self.sheet.zone or self.tz,  # the zone named in the header wins
                 now=now,
                 lead_time=self.lead_time,
                 confirm_urgent=self.confirm_urgent,
