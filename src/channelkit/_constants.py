@@ -132,6 +132,9 @@ REPORT_DAILY_TREND_MAX_DAYS = 62
 ENV_TZ = "CHANNELKIT_TZ"  # default time zone for naive times (ck.schedule, spreadsheets)
 PUBLISH_LEAD_TIME_SECONDS = 5 * 60  # a scheduled time must be at least this far ahead
 IDEMPOTENCY_KEY_PREFIX = "ck-post-"
+PUBLISH_SLOT_HORIZON_DAYS = 366  # --slots looks this far ahead for a free slot
+PUBLISH_BEST_SLOTS = 6  # --slots best: this many weekday-hours with the best read rate
+PUBLISH_BEST_MIN_POSTS = 20  # fewer posts in a channel: its organisation's best hours
 PUBLISH_SUBMIT_WORKERS = 4  # creates in flight at once; the client paces them
 # Excel serials accepted as times: 1 Jan 2000 .. 31 Dec 2099 (anything else is a typo).
 EXCEL_SERIAL_MIN = 36_526
