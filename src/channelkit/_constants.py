@@ -111,6 +111,9 @@ REPORT_DAILY_TREND_MAX_DAYS = 62
 ENV_TZ = "CHANNELKIT_TZ"  # default time zone for naive times (ck.schedule, spreadsheets)
 PUBLISH_LEAD_TIME_SECONDS = 5 * 60  # a scheduled time must be at least this far ahead
 IDEMPOTENCY_KEY_PREFIX = "ck-post-"
+PUBLISH_SLOT_HORIZON_DAYS = 366  # --slots looks this far ahead for a free slot
+PUBLISH_BEST_SLOTS = 6  # --slots best: this many weekday-hours with the best read rate
+PUBLISH_BEST_MIN_POSTS = 20  # fewer posts in a channel: its organisation's best hours
 PUBLISH_SUBMIT_WORKERS = 4  # creates in flight at once; the client paces them
 # Excel serials accepted as times: 1 Jan 2000 .. 31 Dec 2099 (anything else is a typo).
 EXCEL_SERIAL_MIN = 36_526
@@ -121,7 +124,8 @@ SPREADSHEET_MAX_ROWS = 20_000
 SPREADSHEET_SHEET_NAME = "posts"  # preferred sheet when --sheet is not given
 SPREADSHEET_NOTES_SHEET_NAME = "notes"
 SPREADSHEET_ERROR_COLUMN = "error"  # added to failed-rows files; ignored when read back
-SPREADSHEET_IGNORED_COLUMNS = (SPREADSHEET_ERROR_COLUMN, "notes")
+SPREADSHEET_RESULT_COLUMN = "result"  # added to calendar results files; ignored when read
+SPREADSHEET_IGNORED_COLUMNS = (SPREADSHEET_ERROR_COLUMN, SPREADSHEET_RESULT_COLUMN, "notes")
 
 # --- Publishing widgets (ck.widgets) ---------------------------------------------------------
 WIDGET_DEFAULT_TZ = "UTC"  # when neither tz= nor CHANNELKIT_TZ names a zone

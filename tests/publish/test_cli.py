@@ -118,11 +118,13 @@ def test_invalid_rows_exit_1_with_row_numbers(
     result = run("schedule", path, *live.args)
     assert result.exit_code == 1
     assert result.output.splitlines() == [
-        "row 3: title: title is required",
-        "row 4: channel: no channel 'all-handz' (id, slug or exact name) visible to this API "
-        "key; did you mean 'all-hands'?",
-        "row 4: priority: urgent bypasses readers' notification preferences; confirm it "
-        "explicitly (confirm_urgent=True, or --confirm-urgent on the command line)",
+        # The row's title and channel beside the message, and the offending cell.
+        "row 3 (all-hands): title: title is required [title = (blank)]",
+        'row 4 ("Three", all-handz): channel: no channel \'all-handz\' (id, slug or exact name) '
+        "visible to this API key; did you mean 'all-hands'? [channel = 'all-handz']",
+        'row 4 ("Three", all-handz): priority: urgent bypasses readers\' notification '
+        "preferences; confirm it explicitly (confirm_urgent=True, or --confirm-urgent on the "
+        "command line) [priority = 'urgent']",
         "posts.csv: 3 rows: 1 ok, 2 with errors, 0 already scheduled",
     ]
     checked = tmp_path / "check.csv"

@@ -190,7 +190,7 @@ def test_invalid_plan_sends_nothing_unless_partial_and_failed_rows_can_be_resubm
     values = [list(row) for row in sheet.iter_rows(values_only=True)]
     assert values[0] == [*H, "notes", "error"]
     assert values[1][:6] == ["all-hands", None, "Body", _at(2), "UTC", "fix me"]
-    assert values[1][6] == "title: title is required"
+    assert values[1][6] == "title: title is required (title = (blank))"  # the offending cell
     sheet["B2"] = "Fixed"
     sheet.parent.save(failed)
 

@@ -76,18 +76,70 @@ def test_schedules_a_post_in_the_chosen_time_zone(
     assert all(label.value == "" for label in composer.errors.values())
 
 
-def test_without_a_time_the_button_says_publish_now_and_publishes(
+def test_starts_with_no_channel_unless_one_is_passed(
     client: Client, channels: dict[str, Channel]
 ) -> None:
     composer = Composer(client)
-    _fill(composer, channels["engineering"], title="Release 4.2 is out")
-    assert composer.schedule_button.description == "Publish now"
+    assert composer.channel.value is None
+    composer.title.value, composer.body.value = "Hello", "Body"
+    composer.confirm_now.value = True  # even a ticked box cannot send without a channel
+    assert composer.schedule() is None
+    assert "channel is required" in composer.errors["channel"].value
 
+    assert Composer(client, channel="engineering").channel.value == channels["engineering"].id
+    with pytest.raises(PostValidationError, match="no channel 'enginering'"):
+        Composer(client, channel="enginering")
+
+
+def test_without_a_time_nothing_is_published_until_confirmed(
+    service: LocalService, client: Client, channels: dict[str, Channel]
+) -> None:
+    composer = Composer(client)
+    _fill(composer, channels["all-hands"], title="Release 4.2 is out", tags=["hr"])
+    assert composer.schedule_button.description == "Publish now"
+    assert composer.confirm_now.layout.display == "none"
+
+    composer.schedule_button.click()
+    composer.schedule_button.click()  # pressing again without ticking still asks
+
+    assert composer.last_post is None
+    assert _posts(client, channels["all-hands"]) == []
+    assert composer.confirm_now.layout.display is None
+    audience = client.channels.retrieve(channels["all-hands"].id).subscriber_count
+    assert audience is not None
+    people = "person" if audience == 1 else "people"
+    assert composer.confirm_now.description == f"Publish now to All Hands, {audience:,} {people}?"
+    assert "no time is set" in composer.result.value
+
+    composer.channel.value = channels["engineering"].id  # another channel: ask again
+    assert composer.confirm_now.layout.display == "none"
+    composer.channel.value = channels["all-hands"].id
+    composer.schedule_button.click()
+    composer.confirm_now.value = True
     composer.schedule_button.click()
 
     post = composer.last_post
     assert post is not None
+    assert _posts(client, channels["all-hands"]) == [post.id]
     assert client.posts.retrieve(post.id).status == "published"
+    # Cleared for the next post; where it goes stays.
+    assert (composer.title.value, composer.body.value) == ("", "")
+    assert (list(composer.tags.value), composer.cover_image_url.value) == ([], "")
+    assert composer.channel.value == channels["all-hands"].id
+    assert composer.confirm_now.value is False
+    assert f'href="{service.base_url}/posts/{post.id}"' in composer.result.value
+    assert "Release 4.2 is out" in composer.result.value
+
+    composer.schedule_button.click()  # the emptied form cannot send a second copy
+    assert _posts(client, channels["all-hands"]) == [post.id]
+
+
+def test_pasted_tags_are_split_on_commas(client: Client, channels: dict[str, Channel]) -> None:
+    composer = Composer(client)
+    composer.tags.value = ["a, b, c"]
+    assert list(composer.tags.value) == ["a", "b", "c"]
+    composer.tags.value = [*composer.tags.value, "town-hall,hr, ,a"]
+    assert list(composer.tags.value) == ["a", "b", "c", "town-hall", "hr"]
 
 
 def test_errors_show_beside_their_fields_and_nothing_is_sent(
@@ -142,7 +194,11 @@ def test_urgent_needs_the_confirmation_box(
     assert composer.confirm_urgent.layout.display is None
 
     composer.schedule_button.click()
-    assert "urgent bypasses" in composer.errors["priority"].value
+    # Plain words: who gets notified, and that their settings do not stop it.
+    message = composer.errors["priority"].value
+    assert "in All Hands immediately, even those who turned notifications off" in message
+    assert "confirm_urgent" not in message
+    assert "in All Hands now" in composer.confirm_urgent.description
     assert _posts(client, channels["all-hands"]) == []
 
     composer.confirm_urgent.value = True

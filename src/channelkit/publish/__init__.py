@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from channelkit.publish.cell import ScheduledPost, schedule
 from channelkit.publish.errors import PlanNotValidError, PostValidationError, SpreadsheetError
-from channelkit.publish.plan import Plan, PlanRow, load_spreadsheet
-from channelkit.publish.results import RowResult, SubmitResult
+from channelkit.publish.plan import Plan, load_spreadsheet
+from channelkit.publish.results import SubmitResult
+from channelkit.publish.rows import PlanRow, RowResult
 from channelkit.publish.template import write_template
 from channelkit.publish.validation import (
     ChannelIndex,

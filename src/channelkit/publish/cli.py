@@ -17,6 +17,7 @@ from channelkit.errors import ChannelkitError
 from channelkit.publish.errors import PlanNotValidError, PostValidationError, SpreadsheetError
 from channelkit.publish.plan import Plan, load_spreadsheet
 from channelkit.publish.results import SubmitResult, write_table
+from channelkit.publish.rows import row_label
 from channelkit.publish.template import write_template
 
 _Writer = Callable[[Path], Path]
@@ -144,8 +145,9 @@ def schedule(
 
 
 def _show_plan(plan: Plan) -> None:
-    for number, error in plan.errors:
-        click.echo(f"row {number}: {error}")
+    for row in plan.rows:
+        for error in row.errors:
+            click.echo(f"{row.label()}: {error} [{row.value_of(error)}]")
     for warning in plan.warnings:
         click.echo(f"warning: {warning}")
     counts = {status: 0 for status in ("ok", "error", "exists")}
@@ -175,7 +177,8 @@ def _show_outcome(outcome: SubmitResult, plan: Plan) -> None:
         click.echo(f"warning: {warning}")
     for row in outcome.rows:
         if row.status not in {"created", "exists"}:
-            click.echo(f"row {row.number}: {row.status}: {row.error}")
+            label = row_label(row.number, row.title, row.channel)
+            click.echo(f"{label}: {row.status}: {row.error}")
     counts = outcome.counts()
     summary = ", ".join(
         f"{counts.get(status, 0)} {label}"

@@ -62,14 +62,40 @@ COLUMNS = (
     ),
 )
 
+# A calendar (`channelkit calendar export`) adds these: which post a row is, the version
+# that was exported, and what to do with it. A file with an `id` column is a calendar.
+CALENDAR_COLUMNS = (
+    Column("id", ("post_id",), "The post's id; blank for a new post."),
+    Column("updated_at", (), "When the post last changed, as exported; leave it as it is."),
+    Column("status", (), "The post's status when exported (draft or scheduled); read only."),
+    Column("action", (), "Blank, cancel (back to draft) or publish-now (needs --yes)."),
+    Column("exported", (), "A fingerprint of the row as exported; leave it as it is."),
+)
+CALENDAR_FIELDS = tuple(column.name for column in CALENDAR_COLUMNS)
+
 _BY_HEADER = {
-    header: column.name for column in COLUMNS for header in (column.name, *column.aliases)
+    header: column.name
+    for column in (*COLUMNS, *CALENDAR_COLUMNS)
+    for header in (column.name, *column.aliases)
 }
+_ZONE_SUFFIX = re.compile(r"^(?P<base>.*?)\s*\((?P<zone>[^()]*)\)\s*$")
 
 
 def normalise_header(header: str) -> str:
     """`" Scheduled At "` -> `"scheduled_at"`."""
     return re.sub(r"[\s\-_]+", "_", header.strip().lower()).strip("_")
+
+
+def split_header(header: str) -> tuple[str, str | None]:
+    """`"scheduled_at (Europe/Berlin)"` -> `("scheduled_at", "Europe/Berlin")`.
+
+    A parenthesised suffix after a known column name is a note (for the time column: the
+    zone its wall times are in); anything else is returned whole.
+    """
+    match = _ZONE_SUFFIX.match(header)
+    if match is not None and normalise_header(match["base"]) in _BY_HEADER:
+        return match["base"], match["zone"].strip() or None
+    return header, None
 
 
 def map_headers(headers: Sequence[str | None]) -> tuple[list[str | None], list[str]]:
@@ -82,7 +108,7 @@ def map_headers(headers: Sequence[str | None]) -> tuple[list[str | None], list[s
     problems: list[str] = []
     seen: dict[str, int] = {}
     for index, header in enumerate(headers):
-        key = normalise_header(header) if header else ""
+        key = normalise_header(split_header(header)[0]) if header else ""
         field = _BY_HEADER.get(key)
         if field is None:
             if key and key not in SPREADSHEET_IGNORED_COLUMNS:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,7 +21,8 @@ from typing import TYPE_CHECKING
 from channelkit._constants import ENV_TZ
 from channelkit.errors import PermissionDeniedError
 from channelkit.publish.errors import PlanNotValidError, PostValidationError
-from channelkit.publish.results import RowResult, SubmitResult, plan_frame
+from channelkit.publish.results import SubmitResult, plan_frame
+from channelkit.publish.rows import PlanRow, RowResult
 from channelkit.publish.sending import ProgressCallback, send_rows
 from channelkit.publish.spreadsheet import Sheet, read_sheet
 from channelkit.publish.times import TimeError, load_zone
@@ -41,31 +41,6 @@ if TYPE_CHECKING:
     from channelkit.client.models import Post
 
 _Slot = tuple[str, datetime, str]  # channel id, UTC time, folded title: one post's place
-
-
-@dataclass(frozen=True)
-class PlanRow:
-    """One spreadsheet row after validation.
-
-    `status` is `ok` (will be sent), `error` (see `errors`) or `exists` (the same post is
-    already scheduled in the service as `existing_post_id`; it will not be sent again).
-    """
-
-    number: int
-    request: PostRequest | None
-    errors: tuple[FieldError, ...] = ()
-    existing_post_id: str | None = None
-
-    @property
-    def status(self) -> str:
-        if self.errors:
-            return "error"
-        return "exists" if self.existing_post_id else "ok"
-
-    @property
-    def message(self) -> str:
-        """The row's problems in one line (empty when there are none)."""
-        return "; ".join(str(error) for error in self.errors)
 
 
 class Plan:
@@ -187,19 +162,20 @@ class Plan:
         rows: list[PlanRow] = []
         seen: dict[_Slot, int] = {}
         for sheet_row in self.sheet.rows:
+            cells = self.sheet.row_fields(sheet_row)
             result = validate_post(
-                self.sheet.row_fields(sheet_row),
+                cells,
                 channels=channels,
-                tz=self.tz,
+                tz=self.sheet.zone or self.tz,  # the zone named in the header wins
                 now=now,
                 lead_time=self.lead_time,
                 confirm_urgent=self.confirm_urgent,
                 require_time=True,
             )
             if isinstance(result, list):
-                rows.append(PlanRow(sheet_row.number, None, tuple(result)))
+                rows.append(PlanRow(sheet_row.number, None, tuple(result), cells=cells))
                 continue
-            rows.append(_place(sheet_row.number, result, seen, existing))
+            rows.append(_place(sheet_row.number, result, seen, existing, cells))
         return tuple(rows)
 
 
@@ -214,24 +190,28 @@ def existing_slots(posts_by_channel: Mapping[str, Iterable[Post]]) -> dict[_Slot
 
 
 def _place(
-    number: int, request: PostRequest, seen: dict[_Slot, int], existing: Mapping[_Slot, Post]
+    number: int,
+    request: PostRequest,
+    seen: dict[_Slot, int],
+    existing: Mapping[_Slot, Post],
+    cells: Mapping[str, object],
 ) -> PlanRow:
     assert request.scheduled_at is not None  # plans require a time
     slot = (request.channel_id, request.scheduled_at, request.title.casefold())
     if slot in seen:
         message = f"same channel, title and time as row {seen[slot]}; remove one of them"
-        return PlanRow(number, request, (FieldError("title", message),))
+        return PlanRow(number, request, (FieldError("title", message),), cells=cells)
     seen[slot] = number
     post = existing.get(slot)
     if post is None:
-        return PlanRow(number, request)
+        return PlanRow(number, request, cells=cells)
     if _same_content(post, request):
-        return PlanRow(number, request, existing_post_id=post.id)
+        return PlanRow(number, request, existing_post_id=post.id, cells=cells)
     message = (
         f"a post with this title is already scheduled in this channel at this time "
         f"({post.id}) with other content; change the title or time, or edit that post"
     )
-    return PlanRow(number, request, (FieldError("title", message),))
+    return PlanRow(number, request, (FieldError("title", message),), cells=cells)
 
 
 def _same_content(post: Post, request: PostRequest) -> bool:
@@ -254,8 +234,18 @@ def _result_for(row: PlanRow, results: Mapping[int, RowResult]) -> RowResult:
             request=row.request,
             post_id=row.existing_post_id,
             post_status="scheduled",
+            title=row.title,
+            channel=row.channel,
         )
-    return RowResult(row.number, "invalid", request=row.request, error=row.message)
+    message = f"{row.message} ({row.values()})" if row.errors else row.message
+    return RowResult(
+        row.number,
+        "invalid",
+        request=row.request,
+        error=message,
+        title=row.title,
+        channel=row.channel,
+    )
 
 
 def load_spreadsheet(

@@ -10,38 +10,17 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from channelkit._constants import SPREADSHEET_ERROR_COLUMN
 from channelkit.publish.columns import normalise_header
+from channelkit.publish.rows import DONE_STATUSES, PlanRow, RowResult
 from channelkit.publish.spreadsheet import Sheet
 from channelkit.publish.validation import PostRequest
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from channelkit.publish.plan import PlanRow
-
-DONE_STATUSES = ("created", "exists")
-
-
-@dataclass(frozen=True)
-class RowResult:
-    """One row's outcome.
-
-    `status`: `created` (sent now, or replayed by its idempotency key), `exists` (already
-    scheduled, not sent again), `failed` (the service refused it or could not be reached),
-    `invalid` (not sent: validation errors) or `not_sent` (the submission stopped first).
-    """
-
-    number: int
-    status: str
-    request: PostRequest | None = None
-    post_id: str | None = None
-    post_status: str | None = None
-    error: str | None = None
 
 
 class SubmitResult:
@@ -91,8 +70,9 @@ class SubmitResult:
                     "status": row.status,
                     "post_id": row.post_id,
                     "post_status": row.post_status,
+                    "channel": row.channel,
                     "channel_id": request.channel_id if request else None,
-                    "title": request.title if request else None,
+                    "title": row.title,
                     "scheduled_at_utc": _utc_text(request),
                     "error": row.error,
                 }
@@ -140,6 +120,7 @@ _RESULT_COLUMNS = (
     "post_status",
     "channel_id",
     "title",
+    "channel",
     "scheduled_at_utc",
     "error",
 )
@@ -158,9 +139,10 @@ def plan_frame(rows: Sequence[PlanRow]) -> pd.DataFrame:
                 "row": row.number,
                 "status": row.status,
                 "errors": row.message,
-                "channel": (request.channel_name or request.channel_id) if request else None,
+                "value": row.values() or None,
+                "channel": row.channel,
                 "channel_id": request.channel_id if request and request.channel_name else None,
-                "title": request.title if request else None,
+                "title": row.title,
                 "scheduled_at_utc": _utc_text(request),
                 "local_time": f"{local:%Y-%m-%d %H:%M} {request.tz or 'UTC'}"
                 if local and request
@@ -177,6 +159,7 @@ _PLAN_COLUMNS = (
     "row",
     "status",
     "errors",
+    "value",
     "channel",
     "channel_id",
     "title",

@@ -15,11 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from channelkit._constants import PUBLISH_SUBMIT_WORKERS
 from channelkit.errors import AuthenticationError, ChannelkitError, PermissionDeniedError
-from channelkit.publish.results import RowResult
+from channelkit.publish.rows import PlanRow, RowResult
 
 if TYPE_CHECKING:
     from channelkit.client import Client
-    from channelkit.publish.plan import PlanRow
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -62,7 +61,7 @@ class _Sender:
         request = row.request
         assert request is not None  # only valid rows are sent
         if self.stop_reason is not None:
-            return RowResult(row.number, "not_sent", request=request, error=self.stop_reason)
+            return _outcome(row, "not_sent", error=self.stop_reason)
         try:
             post = self.client.posts.create(
                 **request.to_create_kwargs(), idempotency_key=request.idempotency_key()
@@ -70,12 +69,30 @@ class _Sender:
         except (AuthenticationError, PermissionDeniedError) as exc:
             with self._lock:
                 self.stop_reason = f"not sent: the API key was refused ({exc.message})"
-            return RowResult(row.number, "failed", request=request, error=str(exc))
+            return _outcome(row, "failed", error=str(exc))
         except ChannelkitError as exc:
-            return RowResult(row.number, "failed", request=request, error=str(exc))
-        return RowResult(
-            row.number, "created", request=request, post_id=post.id, post_status=post.status
-        )
+            return _outcome(row, "failed", error=str(exc))
+        return _outcome(row, "created", post_id=post.id, post_status=post.status)
+
+
+def _outcome(
+    row: PlanRow,
+    status: str,
+    *,
+    error: str | None = None,
+    post_id: str | None = None,
+    post_status: str | None = None,
+) -> RowResult:
+    return RowResult(
+        row.number,
+        status,
+        request=row.request,
+        post_id=post_id,
+        post_status=post_status,
+        error=error,
+        title=row.title,
+        channel=row.channel,
+    )
 
 
 class _Progress:

@@ -22,8 +22,15 @@ from channelkit._constants import (
     SPREADSHEET_MAX_UNZIPPED_BYTES,
     SPREADSHEET_SHEET_NAME,
 )
-from channelkit.publish.columns import column_letter, expected_columns, map_headers
+from channelkit.publish.columns import (
+    CALENDAR_FIELDS,
+    column_letter,
+    expected_columns,
+    map_headers,
+    split_header,
+)
 from channelkit.publish.errors import SpreadsheetError
+from channelkit.publish.times import TimeError, load_zone
 
 _ZIP_MAGIC = b"PK\x03\x04"
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
@@ -47,6 +54,9 @@ class Sheet:
     """A read spreadsheet: headers as written, the field of each column, non-empty rows.
 
     `source` is the file's name, `name` the worksheet's (the file's name again for CSV).
+    `zone` is the time zone named in the time column's header (`scheduled_at
+    (Europe/Berlin)`), which reads its wall times. `is_calendar`: the file has an `id`
+    column (written by `channelkit calendar export`).
     """
 
     source: str
@@ -54,10 +64,27 @@ class Sheet:
     headers: tuple[str, ...]
     fields: tuple[str | None, ...]
     rows: tuple[SheetRow, ...]
+    zone: str | None = None
 
     def row_fields(self, row: SheetRow) -> dict[str, object]:
-        """The row's values by field name (ignored columns left out)."""
-        return {field: value for field, value in zip(self.fields, row.cells, strict=True) if field}
+        """The row's post values by field name (ignored and calendar columns left out)."""
+        return {
+            field: value
+            for field, value in zip(self.fields, row.cells, strict=True)
+            if field and field not in CALENDAR_FIELDS
+        }
+
+    def row_calendar(self, row: SheetRow) -> dict[str, object]:
+        """The row's calendar values (`id`, `updated_at`, `status`, `action`, `exported`)."""
+        return {
+            field: value
+            for field, value in zip(self.fields, row.cells, strict=True)
+            if field in CALENDAR_FIELDS
+        }
+
+    @property
+    def is_calendar(self) -> bool:
+        return any(field in CALENDAR_FIELDS for field in self.fields)
 
 
 def read_sheet(
@@ -140,6 +167,7 @@ def _build_sheet(
             f"{where}: row 1 must hold the column headers ({expected_columns()}) but is empty"
         )
     fields, problems = map_headers(headers)
+    zone = _header_zone(headers, fields, problems)
     if problems:
         raise SpreadsheetError(
             f"{where}: {'; '.join(problems)}. Expected columns: {expected_columns()}"
@@ -172,7 +200,23 @@ def _build_sheet(
             )
     if not kept:
         raise SpreadsheetError(f"{where} has a header row but no posts below it")
-    return Sheet(name, sheet_name, tuple(headers), tuple(fields), tuple(kept))
+    return Sheet(name, sheet_name, tuple(headers), tuple(fields), tuple(kept), zone)
+
+
+def _header_zone(
+    headers: Sequence[str], fields: Sequence[str | None], problems: list[str]
+) -> str | None:
+    for header, field in zip(headers, fields, strict=True):
+        if field != "scheduled_at" or not header:
+            continue
+        zone = split_header(header)[1]
+        if zone is None:
+            return None
+        try:
+            return load_zone(zone).key
+        except TimeError as exc:
+            problems.append(f"column {header.strip()!r}: {exc}")
+    return None
 
 
 def _read_csv(data: bytes, name: str) -> tuple[list[object], list[tuple[int, Sequence[object]]]]:

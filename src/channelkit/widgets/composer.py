@@ -8,14 +8,16 @@ concern. The client stays a plain Python attribute, so the API key never enters 
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
 
 import ipywidgets as widgets
 
 from channelkit._spec import PRIORITIES
 from channelkit.errors import APIError, ChannelkitError
+from channelkit.publish.errors import PostValidationError
 from channelkit.publish.preview import format_when, post_html
 from channelkit.publish.times import TimeError, parse_when
 from channelkit.publish.validation import (
@@ -56,8 +58,15 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
         composer.last_post           # the Post created by the latest Schedule
 
     Every control is an attribute (`channel`, `title`, `body`, `priority`, `confirm_urgent`,
-    `tags`, `when`, `timezone`, `cover_image_url`, `schedule_button`), so it can also be
-    driven from code. Pressing Schedule twice with the same content creates one post.
+    `tags`, `when`, `timezone`, `cover_image_url`, `confirm_now`, `schedule_button`), so it
+    can also be driven from code. Pressing Schedule twice with the same content creates one
+    post.
+
+    No channel is selected at first (pass `channel=` to preselect one by id, slug or name).
+    Without a time nothing is published until `confirm_now` ("Publish now to All Hands,
+    1,204 people?"), shown only then, is ticked. After a post is sent, title, body, tags
+    and cover are emptied (priority back to normal) for the next one; channel and time zone
+    stay.
     """
 
     def __init__(
@@ -65,19 +74,28 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
         client: Client,
         *,
         tz: str | None = None,
+        channel: str | None = None,
         lead_time: timedelta = DEFAULT_LEAD_TIME,
     ) -> None:
         self._client = client
         self._lead_time = lead_time
-        self._index = ChannelIndex.from_client(client)
+        listed = list(client.channels.list())
+        self._index = ChannelIndex.from_channels(listed)
+        self._audience = _audiences(listed)
         self.last_post: Post | None = None
         zone = initial_zone(tz)
 
         self.channel = widgets.Dropdown(
             options=[(info.label, info.id) for info in self._index.channels],
+            value=None,  # the user chooses: never the all-company channel by default
             description="Channel",
             layout=_WIDE,
         )
+        if channel is not None:
+            preselected = self._index.resolve(channel)
+            if isinstance(preselected, FieldError):
+                raise PostValidationError([preselected])
+            self.channel.value = preselected.id
         self.title = widgets.Text(description="Title", placeholder="Headline", layout=_WIDE)
         self.body = widgets.Textarea(
             description="Body",
@@ -90,12 +108,16 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
             layout=widgets.Layout(display="none"),
         )
         self.tags = widgets.TagsInput(allow_duplicates=False)
+        self.tags.observe(self._split_tags, names="value")
         self.when = widgets.NaiveDatetimePicker(description="Publish at")
         self.timezone = widgets.Dropdown(
             options=options_with(zone), value=zone, description="Time zone"
         )
         self.cover_image_url = widgets.Text(
             description="Cover URL", placeholder="https://… (optional)", layout=_WIDE
+        )
+        self.confirm_now = widgets.Checkbox(
+            description="Publish now", layout=widgets.Layout(display="none", width="auto")
         )
         self.schedule_button = widgets.Button(
             description="Publish now", button_style="primary", icon="paper-plane"
@@ -114,6 +136,7 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
             "when": self.when,
             "timezone": self.timezone,
             "cover": self.cover_image_url,
+            "confirm-now": self.confirm_now,
             "schedule": self.schedule_button,
             "preview": self.preview,
             "result": self.result,
@@ -129,7 +152,10 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
             '<div style="text-align:right;padding-right:8px">Tags</div>',
             layout=widgets.Layout(width="var(--jp-widgets-inline-label-width, 80px)"),
         )
-        tags_hint = widgets.HTML('<span style="color:#777">press Enter after each tag</span>')
+        tags_hint = widgets.HTML(
+            '<span style="color:#777">Enter or comma after each tag; pasting "a, b, c" '
+            "gives three</span>"
+        )
         tags_row = widgets.HBox([tags_label, self.tags, tags_hint])
         form = widgets.VBox(
             [
@@ -148,6 +174,7 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
                 self.errors["timezone"],
                 self.cover_image_url,
                 self.errors["cover_image_url"],
+                self.confirm_now,
                 self.schedule_button,
             ]
         )
@@ -193,7 +220,11 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
         }
 
     def schedule(self) -> Post | None:
-        """What the Schedule button does: validate, create, show the post or the errors."""
+        """What the Schedule button does: validate, create, show the post or the errors.
+
+        Without a time, the first press only asks (`confirm_now`); the post is published
+        when that box is ticked and the button pressed again.
+        """
         self._show_errors([])
         self.result.value = ""
         request = validate_post(
@@ -205,9 +236,18 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
             confirm_urgent=self.confirm_urgent.value,
         )
         if isinstance(request, list):
-            self._show_errors(request)
+            self._show_errors([self._plain(error) for error in request])
             self.result.value = message_html(
                 "Not sent: fix the fields marked above.", kind="error", css_class="ck-not-sent"
+            )
+            return None
+        if request.scheduled_at is None and not self.confirm_now.value:
+            self.confirm_now.layout.display = None
+            self.result.value = message_html(
+                f"Not sent yet: no time is set, so this publishes at once. Tick "
+                f"“{self.confirm_now.description}” and press the button again, or choose a time.",
+                kind="info",
+                css_class="ck-not-sent",
             )
             return None
         label = self.schedule_button.description
@@ -224,8 +264,49 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
             self.schedule_button.disabled = False
             self.schedule_button.description = label
         self.last_post = post
-        self.result.value = _created_html(post, request)
+        self._clear_after_send()
+        self.result.value = _created_html(post, request, self._client.base_url)
         return post
+
+    def _clear_after_send(self) -> None:
+        # What makes one post different is emptied, so that the next press cannot send a
+        # copy with a new title; where and when to publish usually stay for the next post.
+        self.title.value = ""
+        self.body.value = ""
+        self.tags.value = []
+        self.cover_image_url.value = ""
+        self.priority.value = "normal"  # an urgent post's priority must never carry over
+        self.confirm_urgent.value = False
+        self.confirm_now.value = False
+
+    def _split_tags(self, change: Mapping[str, Any]) -> None:
+        # Pasting "a, b, c" into the tags box gives one tag holding commas: split it.
+        tags = list(change.get("new") or ())
+        split = _split_tag_texts(tags)
+        if split != tags:
+            self.tags.value = split
+
+    def _plain(self, error: FieldError) -> FieldError:
+        # validate_post speaks to programmers (confirm_urgent=True); here, say who is reached.
+        if error.field == "priority" and self.priority.value == "urgent":
+            return FieldError(
+                "priority", f"Urgent: {self._urgent_words()} Tick the box to confirm."
+            )
+        return error
+
+    def _channel_words(self) -> tuple[str, str]:
+        """The selected channel's name and its audience, as people say it."""
+        info = self._index.get(self.channel.value) if self.channel.value else None
+        if info is None:
+            return "(no channel)", "its readers"
+        count = self._audience.get(info.id)
+        if count is None:
+            return info.name, "everyone in it"
+        return info.name, f"{count:,} {'person' if count == 1 else 'people'}"
+
+    def _urgent_words(self) -> str:
+        name, people = self._channel_words()
+        return f"notifies {people} in {name} immediately, even those who turned notifications off."
 
     def _on_edit(self, change: Mapping[str, Any]) -> None:
         owner = change.get("owner")
@@ -236,6 +317,15 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
         self.confirm_urgent.layout.display = None if urgent else "none"
         if not urgent:
             self.confirm_urgent.value = False
+        name, people = self._channel_words()
+        self.confirm_urgent.description = (
+            f"Yes, notify {people} in {name} now, even with notifications off"
+        )
+        if owner in (self.channel, self.when) or self.when.value:
+            # A confirmation names one channel, with no time: any change asks again.
+            self.confirm_now.value = False
+            self.confirm_now.layout.display = "none"
+        self.confirm_now.description = f"Publish now to {name}, {people}?"
         self.schedule_button.description = "Schedule" if self.when.value else "Publish now"
         self.preview.value = self._preview_html()
 
@@ -283,12 +373,39 @@ def _preview_when(wall: datetime | None, zone: str) -> str:
         return f"{wall:%a %d %b %Y, %H:%M} {zone}"  # Schedule will say what is wrong
 
 
-def _created_html(post: Post, request: PostRequest) -> str:
+def _audiences(channels: Iterable[Any]) -> dict[str, int]:
+    """Subscribers per channel id, where the service says."""
+    return {
+        str(channel.id): int(channel.subscriber_count)
+        for channel in channels
+        if getattr(channel, "subscriber_count", None) is not None
+    }
+
+
+def _split_tag_texts(tags: Iterable[str]) -> list[str]:
+    """`["a, b, c", "d"]` -> `["a", "b", "c", "d"]`: stripped, blanks and repeats dropped."""
+    pieces = (piece.strip() for tag in tags for piece in str(tag).split(","))
+    return list(dict.fromkeys(piece for piece in pieces if piece))
+
+
+def _post_url(base_url: str, post_id: str) -> str:
+    """The post's address in the API, never with a user name or password in it."""
+    parts = urlsplit(base_url)
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, host, f"{parts.path.rstrip('/')}/posts/{post_id}", "", ""))
+
+
+def _created_html(post: Post, request: PostRequest, base_url: str) -> str:
     verb = "Scheduled" if post.status == "scheduled" else post.status.capitalize()
     when = format_when(post.scheduled_at or post.published_at, request.tz)
+    channel = request.channel_name or post.channel_id
+    link = html.escape(_post_url(base_url, post.id), quote=True)
     headline = (
         f'<div class="ck-composer-created ck-ok" style="color:#1b7f3b">✓ {html.escape(verb)} '
-        f'<code class="ck-post-id">{html.escape(post.id)}</code> · {html.escape(when)}</div>'
+        f'in {html.escape(channel)}: <a href="{link}" target="_blank" rel="noopener" '
+        f'style="color:#1a6fb5;text-decoration:underline" title="the post in the API">'
+        f'<code class="ck-post-id">{html.escape(post.id)}</code></a> '
+        f"“{html.escape(post.title)}” · {html.escape(when)}</div>"
     )
     card = post_html(
         title=post.title,

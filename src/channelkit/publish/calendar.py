@@ -1,0 +1,372 @@
+"""A content calendar that round-trips through a spreadsheet: the rules, without I/O.
+
+`channelkit calendar export` writes one row per draft or scheduled post (`calendar_record`)
+with its `id`, the `updated_at` it was exported at and a fingerprint of the row
+(`exported`). When the edited file comes back, `decide_update` compares each row with the
+post as the service has it now:
+
+- a row that is as exported (same fingerprint, no `action`) is `unchanged`, whatever
+  happened to the post on the service meanwhile;
+- a row edited in the sheet becomes `update` (or `reschedule` when its time moves),
+  `cancel` or `publish-now`, with only the fields that differ;
+- unless the post changed on the service since the export (`updated_at` differs): then it
+  is a `conflict` and nothing is overwritten.
+
+Pure: no I/O; `channelkit.publish.calendar_sync` reads and writes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from channelkit.publish.rows import PlanRow, cell_text, row_label
+from channelkit.publish.times import TimeError, format_offset, load_zone, localize, parse_when
+from channelkit.publish.validation import (
+    ChannelIndex,
+    ChannelInfo,
+    FieldError,
+    PostRequest,
+    validate_post,
+)
+
+if TYPE_CHECKING:
+    from channelkit.client.models import Post
+
+# Columns of an exported calendar, in order; the time column's header names its zone.
+CALENDAR_HEADERS = (
+    "id",
+    "updated_at",
+    "channel",
+    "title",
+    "body",
+    "tags",
+    "priority",
+    "scheduled_at",
+    "status",
+    "action",
+    "exported",
+)
+ACTIONS = ("cancel", "publish-now")
+# What a row will do, in the order summaries list them.
+KINDS = (
+    "create",
+    "update",
+    "reschedule",
+    "cancel",
+    "publish-now",
+    "unchanged",
+    "conflict",
+    "error",
+)
+WRITES = ("create", "update", "reschedule", "cancel", "publish-now")
+_COMPARED = ("channel_id", "title", "body", "tags", "priority", "scheduled_at")
+# validate_post checks the lead time against `now`; for existing posts it is checked here,
+# and only when the time moves (an untouched row may hold a time that passed meanwhile).
+_NO_LEAD_CHECK = datetime(1, 1, 2, tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class Change:
+    """One field that a row changes: its value on the service and in the sheet."""
+
+    field: str
+    old: str
+    new: str
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.old} → {self.new}"
+
+
+@dataclass(frozen=True)
+class CalendarRow:
+    """What one row of a calendar file will do (`kind`), and why.
+
+        for row in calendar.rows:
+            print(row.label(), row.kind, "; ".join(map(str, row.changes)), row.message)
+
+    `patch` holds the fields to send (only those that change); `plan_row` is the checked
+    new post of a row without an id.
+    """
+
+    number: int
+    kind: str
+    post_id: str | None = None
+    changes: tuple[Change, ...] = ()
+    message: str = ""
+    exported_at: datetime | None = None
+    request: PostRequest | None = None
+    patch: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    cells: Mapping[str, object] = field(default_factory=dict, compare=False)
+    plan_row: PlanRow | None = None
+
+    @property
+    def title(self) -> str | None:
+        return self.request.title if self.request else cell_text(self.cells.get("title"))
+
+    @property
+    def channel(self) -> str | None:
+        if self.request is not None:
+            return self.request.channel_name or self.request.channel_id
+        return cell_text(self.cells.get("channel"))
+
+    def label(self) -> str:
+        return row_label(self.number, self.title, self.channel)
+
+    def describe(self) -> str:
+        """`update: title: 'Old' → 'New'` / `conflict: ...`: one line for people."""
+        parts = [self.kind]
+        if self.changes:
+            parts.append("; ".join(str(change) for change in self.changes))
+        if self.message:
+            parts.append(self.message)
+        return ": ".join(parts)
+
+
+def fingerprint(
+    *,
+    channel_id: str,
+    title: str,
+    body: str,
+    tags: Sequence[str],
+    priority: str,
+    scheduled_at: datetime | None,
+) -> str:
+    """A short hash of what a calendar row says, to tell an edited row from an exported one."""
+    payload = [
+        channel_id,
+        title,
+        body.replace("\r\n", "\n"),
+        sorted(tags),
+        priority,
+        _utc_text(scheduled_at) if scheduled_at else "",
+    ]
+    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def post_fingerprint(post: Post) -> str:
+    return fingerprint(
+        channel_id=post.channel_id,
+        title=post.title,
+        body=post.body or "",
+        tags=post.tags,
+        priority=post.priority,
+        scheduled_at=post.scheduled_at,
+    )
+
+
+def request_fingerprint(request: PostRequest) -> str:
+    return fingerprint(
+        channel_id=request.channel_id,
+        title=request.title,
+        body=request.body,
+        tags=request.tags,
+        priority=request.priority,
+        scheduled_at=request.scheduled_at,
+    )
+
+
+def time_header(tz: str) -> str:
+    """`scheduled_at (Europe/Berlin)`: the zone the wall times are in."""
+    return f"scheduled_at ({tz})"
+
+
+def calendar_record(post: Post, channel: ChannelInfo | None, tz: str) -> dict[str, object]:
+    """One exported row: the post's fields, its time as wall time in `tz`."""
+    return {
+        "id": post.id,
+        "updated_at": _utc_text(post.updated_at) if post.updated_at else None,
+        "channel": (channel.slug or channel.name) if channel else post.channel_id,
+        "title": post.title,
+        "body": post.body or "",
+        "tags": ", ".join(post.tags),
+        "priority": post.priority,
+        time_header(tz): wall_text(post.scheduled_at, tz) if post.scheduled_at else None,
+        "status": post.status,
+        "action": None,
+        "exported": post_fingerprint(post),
+    }
+
+
+def wall_text(moment: datetime, tz: str) -> str:
+    """`2026-12-01 09:00` in `tz`; with the offset when that wall time is ambiguous."""
+    local = moment.astimezone(load_zone(tz))
+    text = f"{local:%Y-%m-%d %H:%M}" + (f":{local:%S}" if local.second else "")
+    try:
+        localize(local.replace(tzinfo=None), tz)
+    except TimeError:  # the clocks go back: the same wall time happens twice
+        return f"{text}{format_offset(local.utcoffset())}"
+    return text
+
+
+def normalise_action(value: object) -> str | FieldError:
+    """`""`, `cancel` or `publish-now` (spaces, underscores and case forgiven)."""
+    text = (cell_text(value) or "").lower().replace("_", "-").replace(" ", "-")
+    if text in ("", *ACTIONS):
+        return text
+    return FieldError("action", f"{cell_text(value)!r} is not an action; use cancel or publish-now")
+
+
+def decide_update(
+    number: int,
+    cells: Mapping[str, object],
+    meta: Mapping[str, object],
+    post: Post | None,
+    *,
+    channels: ChannelIndex,
+    tz: str | None,
+    now: datetime,
+    lead_time: timedelta,
+    confirm_urgent: bool,
+    confirm_publish_now: bool,
+) -> CalendarRow:
+    """What the row of post `meta["id"]` will do, given the post as the service has it now."""
+    post_id = str(cell_text(meta.get("id")))
+    known: dict[str, Any] = {"number": number, "post_id": post_id, "cells": cells}
+    problems: list[FieldError] = []
+    action = normalise_action(meta.get("action"))
+    if isinstance(action, FieldError):
+        problems.append(action)
+        action = ""
+    exported_at = _exported_at(meta.get("updated_at"), problems)
+    desired = validate_post(
+        cells,
+        channels=channels,
+        tz=tz,
+        now=_NO_LEAD_CHECK,
+        lead_time=timedelta(0),
+        confirm_urgent=True,  # only a change to urgent needs confirming: checked below
+    )
+    if isinstance(desired, list):
+        problems.extend(desired)
+    if problems:
+        return CalendarRow(kind="error", message=_joined(problems), **known)
+    assert isinstance(desired, PostRequest)
+    known.update(request=desired, exported_at=exported_at)
+    if post is None:
+        message = "the post no longer exists on the service (deleted, or not visible to this key)"
+        return CalendarRow(kind="conflict", message=message, **known)
+
+    edited = bool(action) or cell_text(meta.get("exported")) != request_fingerprint(desired)
+    if not edited:
+        note = "" if post.updated_at == exported_at else "changed only on the service; kept"
+        return CalendarRow(kind="unchanged", message=note, **known)
+
+    target = {"cancel": "draft", "publish-now": "published"}.get(action)
+    changes, patch = _differences(desired, post, moving=target is None)
+    if target is None and desired.scheduled_at is None and post.status == "scheduled":
+        message = "scheduled_at is blank; give a time, or set action to cancel (back to draft)"
+        return CalendarRow(kind="error", message=message, **known)
+    if target == post.status:
+        target = None
+    if not changes and target is None:
+        return CalendarRow(kind="unchanged", **known)
+    if post.status not in ("draft", "scheduled"):
+        message = f"the post is {post.status} now; it can no longer be changed from the calendar"
+        return CalendarRow(kind="conflict", changes=changes, message=message, **known)
+    if post.updated_at != exported_at:
+        message = (
+            f"changed on the service at {_utc_text(post.updated_at)} after your export "
+            f"({_utc_text(exported_at)}); nothing overwritten: export again and redo the edit"
+        )
+        return CalendarRow(kind="conflict", changes=changes, message=message, **known)
+    refusal = _refusal(
+        desired, post, patch, target, now, lead_time, confirm_urgent, confirm_publish_now
+    )
+    if refusal:
+        return CalendarRow(kind="error", changes=changes, message=refusal, **known)
+    if target is not None:
+        patch["status"] = target
+    kind = action if target is not None else ("reschedule" if "scheduled_at" in patch else "update")
+    return CalendarRow(kind=kind, changes=changes, patch=patch, **known)
+
+
+def _differences(
+    desired: PostRequest, post: Post, *, moving: bool
+) -> tuple[tuple[Change, ...], dict[str, Any]]:
+    now_values: dict[str, Any] = {
+        "channel_id": post.channel_id,
+        "title": post.title,
+        "body": (post.body or "").replace("\r\n", "\n"),
+        "tags": list(post.tags),
+        "priority": post.priority,
+        "scheduled_at": post.scheduled_at,
+    }
+    wanted: dict[str, Any] = {
+        "channel_id": desired.channel_id,
+        "title": desired.title,
+        "body": desired.body.replace("\r\n", "\n"),
+        "tags": list(desired.tags),
+        "priority": desired.priority,
+        "scheduled_at": desired.scheduled_at,
+    }
+    changes: list[Change] = []
+    patch: dict[str, Any] = {}
+    for name in _COMPARED:
+        old, new = now_values[name], wanted[name]
+        if name == "tags" and sorted(old) == sorted(new):
+            continue
+        if name == "scheduled_at" and (not moving or new is None):
+            continue  # a cancel or publish-now drops the time; a blank time is checked apart
+        if old != new:
+            changes.append(Change(name, _shown(old, desired.tz), _shown(new, desired.tz)))
+            patch[name] = new
+    return tuple(changes), patch
+
+
+def _refusal(
+    desired: PostRequest,
+    post: Post,
+    patch: Mapping[str, Any],
+    target: str | None,
+    now: datetime,
+    lead_time: timedelta,
+    confirm_urgent: bool,
+    confirm_publish_now: bool,
+) -> str:
+    if target == "published" and not confirm_publish_now:
+        return "publish-now publishes at once to every reader of the channel: confirm with --yes"
+    if "priority" in patch and desired.priority == "urgent" and not confirm_urgent:
+        return "urgent bypasses readers' notification preferences; confirm it with --confirm-urgent"
+    moment = patch.get("scheduled_at")
+    if isinstance(moment, datetime) and moment < now + lead_time:
+        minutes = int(lead_time.total_seconds() // 60)
+        return f"scheduled_at {_shown(moment, desired.tz)} is less than {minutes} minutes ahead"
+    return ""
+
+
+def _exported_at(value: object, problems: list[FieldError]) -> datetime | None:
+    if cell_text(value) is None:
+        problems.append(
+            FieldError("updated_at", "is blank; a row with an id needs the exported updated_at")
+        )
+        return None
+    try:
+        return parse_when(value, zone_name="UTC")
+    except TimeError as exc:
+        problems.append(FieldError("updated_at", str(exc)))
+        return None
+
+
+def _shown(value: object, tz: str | None) -> str:
+    if value is None:
+        return "(blank)"
+    if isinstance(value, datetime):
+        return f"{wall_text(value, tz or 'UTC')} {tz or 'UTC'}"
+    if isinstance(value, list):
+        return repr(", ".join(value))
+    text = str(value)
+    return repr(text if len(text) <= 40 else text[:39] + "…")
+
+
+def _joined(errors: Sequence[FieldError]) -> str:
+    return "; ".join(str(error) for error in errors)
+
+
+def _utc_text(moment: datetime | None) -> str:
+    return "" if moment is None else moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
