@@ -110,6 +110,8 @@ REPORT_DAILY_TREND_MAX_DAYS = 62
 # --- Publishing -----------------------------------------------------------------------------
 ENV_TZ = "CHANNELKIT_TZ"  # default time zone for naive times (ck.schedule, spreadsheets)
 PUBLISH_LEAD_TIME_SECONDS = 5 * 60  # a scheduled time must be at least this far ahead
+# Added to the service's clock (estimated from its Date headers) before the lead-time check.
+PUBLISH_CLOCK_MARGIN_SECONDS = 30
 IDEMPOTENCY_KEY_PREFIX = "ck-post-"
 PUBLISH_SLOT_HORIZON_DAYS = 366  # --slots looks this far ahead for a free slot
 PUBLISH_BEST_SLOTS = 6  # --slots best: this many weekday-hours with the best read rate

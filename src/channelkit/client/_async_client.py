@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
+from datetime import datetime
 from types import TracebackType
 from typing import Any, Generic, TypeVar
 
@@ -107,6 +108,14 @@ class AsyncClient:
     def rate_limit(self) -> RateLimit | None:
         """The rate-limit headers of the latest response (None before the first)."""
         return self._core.rate_limit
+
+    def server_time(self) -> datetime:
+        """The service's clock now, as estimated from its `Date` headers (aware, UTC).
+
+        Before the first response it is the local clock. The estimate errs early by up
+        to a few seconds (`Date` has whole seconds): add a margin to deadlines.
+        """
+        return self._core.server_time()
 
     @property
     def on_wait(self) -> Callable[[WaitEvent], None] | None:

@@ -363,6 +363,11 @@ class ClientCore:
                 self._rate_limit = RateLimit(rate.limit, rate.remaining, reset)
         return server_now, to_reset
 
+    def server_time(self) -> datetime:
+        with self._lock:
+            offset = self._clock.offset()
+        return datetime.fromtimestamp(time.time() + offset, UTC)
+
     def release(self) -> None:
         with self._lock:
             self._pacer.release()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pydantic import PrivateAttr
@@ -17,7 +17,7 @@ from channelkit._constants import ENV_TZ
 from channelkit.client.models import Post
 from channelkit.publish.errors import PostValidationError
 from channelkit.publish.preview import format_when, post_html
-from channelkit.publish.validation import ChannelIndex, validate_post
+from channelkit.publish.validation import ChannelIndex, service_now, validate_post
 
 if TYPE_CHECKING:
     from channelkit.client import Client
@@ -105,7 +105,7 @@ def schedule(
         },
         channels=ChannelIndex.from_client(client),
         tz=tz or os.environ.get(ENV_TZ) or None,
-        now=datetime.now(UTC),
+        now=service_now(client),
         confirm_urgent=confirm_urgent,
     )
     if isinstance(request, list):

@@ -31,6 +31,7 @@ from channelkit.publish.validation import (
     ChannelIndex,
     FieldError,
     PostRequest,
+    service_now,
     validate_post,
 )
 
@@ -126,7 +127,7 @@ class Plan:
                 "posts already scheduled in the service were not checked for duplicates: "
                 "this API key may not read posts (posts:read)"
             )
-        self._rows = self._validate(channels, existing_slots(scheduled))
+        self._rows = self._validate(channels, existing_slots(scheduled), service_now(client))
         self.warnings = warnings
         self.channels = channels
         return self
@@ -156,9 +157,12 @@ class Plan:
         return SubmitResult(self.sheet, tuple(_result_for(row, results) for row in self._rows))
 
     def _validate(
-        self, channels: ChannelIndex | None, existing: Mapping[_Slot, Post]
+        self,
+        channels: ChannelIndex | None,
+        existing: Mapping[_Slot, Post],
+        now: datetime | None = None,
     ) -> tuple[PlanRow, ...]:
-        now = datetime.now(UTC)
+        now = now or service_now()
         rows: list[PlanRow] = []
         seen: dict[_Slot, int] = {}
         for sheet_row in self.sheet.rows:

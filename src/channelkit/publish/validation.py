@@ -14,16 +14,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
-from urllib.parse import urlsplit
 
-from channelkit._constants import IDEMPOTENCY_KEY_PREFIX, PUBLISH_LEAD_TIME_SECONDS
-from channelkit._spec import (
-    BODY_MAX_CHARS,
-    PRIORITIES,
-    TAG_MAX_CHARS,
-    TAGS_MAX_COUNT,
-    TITLE_MAX_CHARS,
+from channelkit._constants import (
+    IDEMPOTENCY_KEY_PREFIX,
+    PUBLISH_CLOCK_MARGIN_SECONDS,
+    PUBLISH_LEAD_TIME_SECONDS,
 )
+from channelkit._spec import PRIORITIES, TAGS_MAX_COUNT, TEXT_RULES, text_problem, url_problem
 from channelkit.publish.times import TimeError, combine_date_time, load_zone, parse_when
 
 __all__ = [
@@ -50,6 +47,7 @@ FIELDS = (
     "timezone",
 )
 DEFAULT_LEAD_TIME = timedelta(seconds=PUBLISH_LEAD_TIME_SECONDS)
+CLOCK_MARGIN = timedelta(seconds=PUBLISH_CLOCK_MARGIN_SECONDS)
 
 
 @dataclass(frozen=True)
@@ -215,6 +213,24 @@ class ChannelIndex:
         return f"{message}; did you mean {close!r}?" if close else message
 
 
+class _HasServerTime(Protocol):
+    def server_time(self) -> datetime: ...
+
+
+def service_now(client: _HasServerTime | object | None = None) -> datetime:
+    """ "Now" for the lead-time check: the service's clock when a client knows it.
+
+    The service refuses a `scheduled_at` that is not in the future by its own clock, which
+    may run ahead of this machine's; `client.server_time()` estimates it from the `Date`
+    headers (erring early by a few seconds), and `PUBLISH_CLOCK_MARGIN_SECONDS` more
+    covers that error and the time until the post is sent. Without a client: this clock.
+    """
+    local = datetime.now(UTC)
+    server_time = getattr(client, "server_time", None)
+    server = server_time() if callable(server_time) else local
+    return max(local, server) + CLOCK_MARGIN
+
+
 def validate_post(
     fields: Mapping[str, object],
     *,
@@ -251,9 +267,9 @@ def validate_post(
             channel = resolved
 
     title = _text(fields.get("title"))
-    _check_length("title", title, TITLE_MAX_CHARS, errors)
+    _check_text("title", "title", title, errors)
     body = _text(fields.get("body"))
-    _check_length("body", body, BODY_MAX_CHARS, errors)
+    _check_text("body", "body", body, errors)
 
     priority = _text(fields.get("priority")).lower() or "normal"
     if priority not in PRIORITIES:
@@ -310,11 +326,15 @@ def _text(value: object) -> str:
     return str(value).strip()
 
 
-def _check_length(field: str, text: str, limit: int, errors: list[FieldError]) -> None:
+def _check_text(field: str, rule: str, text: str, errors: list[FieldError]) -> None:
+    """The service's own rule for `rule` (`_spec.TEXT_RULES`): what passes here, it accepts."""
+    limit = TEXT_RULES[rule].max_chars
     if not text:
         errors.append(FieldError(field, f"{field} is required"))
     elif len(text) > limit:
         errors.append(FieldError(field, f"{field} is {len(text):,} characters; at most {limit:,}"))
+    elif (problem := text_problem(rule, text)) is not None:
+        errors.append(FieldError(field, f"{field} {problem}"))
 
 
 def _tags(value: object, errors: list[FieldError]) -> tuple[str, ...]:
@@ -328,13 +348,14 @@ def _tags(value: object, errors: list[FieldError]) -> tuple[str, ...]:
         raw = [_text(value)]
     tags = tuple(dict.fromkeys(tag.strip() for tag in raw if tag.strip()))
     for tag in tags:
-        if len(tag) > TAG_MAX_CHARS:
+        shown = tag if len(tag) <= 20 else tag[:20] + "…"
+        if len(tag) > TEXT_RULES["tag"].max_chars:
+            limit = TEXT_RULES["tag"].max_chars
             errors.append(
-                FieldError(
-                    "tags",
-                    f"tag {tag[:20] + '…'!r} is {len(tag)} characters; at most {TAG_MAX_CHARS}",
-                )
+                FieldError("tags", f"tag {shown!r} is {len(tag)} characters; at most {limit}")
             )
+        elif (problem := text_problem("tag", tag)) is not None:
+            errors.append(FieldError("tags", f"tag {shown!r} {problem}"))
     if len(tags) > TAGS_MAX_COUNT:
         errors.append(FieldError("tags", f"{len(tags)} tags; at most {TAGS_MAX_COUNT}"))
     return tags
@@ -344,13 +365,14 @@ def _cover_url(value: object, errors: list[FieldError]) -> str | None:
     url = _text(value)
     if not url:
         return None
-    parts = urlsplit(url)
-    if parts.scheme.lower() not in {"http", "https"} or not parts.netloc or " " in url:
+    problem = url_problem(url)  # the service's own rule
+    if problem is not None:
         shown = url if len(url) <= 60 else url[:59] + "…"
+        reason = problem.replace("must be an absolute", "is not an absolute", 1)
         errors.append(
             FieldError(
                 "cover_image_url",
-                f"{shown!r} is not an absolute http(s) URL (like https://example.com/cover.png)",
+                f"{shown!r} {reason} (like https://example.com/cover.png)",
             )
         )
         return None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable, Mapping
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -25,6 +25,7 @@ from channelkit.publish.validation import (
     ChannelIndex,
     FieldError,
     PostRequest,
+    service_now,
     validate_post,
 )
 from channelkit.widgets._html import message_html
@@ -231,7 +232,7 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
             self.fields(),
             channels=self._index,
             tz=self.timezone.value,
-            now=datetime.now(UTC),
+            now=service_now(self._client),
             lead_time=self._lead_time,
             confirm_urgent=self.confirm_urgent.value,
         )
