@@ -12,8 +12,9 @@ from pathlib import Path
 import click
 
 from channelkit._constants import ENV_API_KEY, ENV_TZ
+from channelkit._terminal import escape_controls
 from channelkit.cli import service_options
-from channelkit.errors import ChannelkitError
+from channelkit.errors import ChannelkitError, InvalidParameterError
 from channelkit.publish.errors import PlanNotValidError, PostValidationError, SpreadsheetError
 from channelkit.publish.plan import Plan, load_spreadsheet
 from channelkit.publish.results import SubmitResult, write_table
@@ -41,7 +42,7 @@ def template(path: Path, force: bool) -> None:
         raise BadFileError(str(exc)) from None
     except OSError as exc:
         raise click.ClickException(f"cannot write {path}: {exc.strerror or exc}") from None
-    click.echo(f"wrote {written}; fill it in, then: channelkit schedule {written}")
+    _say(f"wrote {written}; fill it in, then: channelkit schedule {written}")
 
 
 @click.command()
@@ -111,9 +112,7 @@ def schedule(
         raise click.BadParameter(str(exc.errors[0].message), param_hint="--tz") from None
     if not api_key:
         _show_plan(plan)
-        click.echo(
-            f"channels and duplicates were not checked: no API key ({ENV_API_KEY}/--api-key)"
-        )
+        _say(f"channels and duplicates were not checked: no API key ({ENV_API_KEY}/--api-key)")
         _finish_dry_run(plan, results)
         return
 
@@ -133,13 +132,13 @@ def schedule(
             "nothing was sent: fix the rows above, or send only the valid rows with --allow-partial"
         ) from None
     except ChannelkitError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise click.ClickException(escape_controls(str(exc))) from None
     _show_outcome(outcome, plan)
     _write(results, outcome.to_excel, outcome.to_csv)
     if failed_rows is not None:
         written = _guarded(lambda: outcome.failed_rows_file(failed_rows), failed_rows)
         if written is not None:
-            click.echo(f"rows to fix and re-run: {written}")
+            _say(f"rows to fix and re-run: {written}")
     if not outcome.ok:
         click.get_current_context().exit(1)
 
@@ -147,13 +146,13 @@ def schedule(
 def _show_plan(plan: Plan) -> None:
     for row in plan.rows:
         for error in row.errors:
-            click.echo(f"{row.label()}: {error} [{row.value_of(error)}]")
+            _say(f"{row.label()}: {error} [{row.value_of(error)}]")
     for warning in plan.warnings:
-        click.echo(f"warning: {warning}")
+        _say(f"warning: {warning}")
     counts = {status: 0 for status in ("ok", "error", "exists")}
     for row in plan.rows:
         counts[row.status] += 1
-    click.echo(
+    _say(
         f"{plan.sheet.source}: {len(plan.rows)} rows: {counts['ok']} ok, {counts['error']} with "
         f"errors, {counts['exists']} already scheduled"
     )
@@ -169,16 +168,16 @@ def _finish_dry_run(plan: Plan, results: Path | None) -> None:
     if not plan.is_valid:
         click.get_current_context().exit(1)
     to_send = sum(1 for row in plan.rows if row.status == "ok")
-    click.echo(f"dry run, nothing sent: add --submit to schedule {to_send} posts")
+    _say(f"dry run, nothing sent: add --submit to schedule {to_send} posts")
 
 
 def _show_outcome(outcome: SubmitResult, plan: Plan) -> None:
     for warning in plan.warnings:
-        click.echo(f"warning: {warning}")
+        _say(f"warning: {warning}")
     for row in outcome.rows:
         if row.status not in {"created", "exists"}:
             label = row_label(row.number, row.title, row.channel)
-            click.echo(f"{label}: {row.status}: {row.error}")
+            _say(f"{label}: {row.status}: {row.error}")
     counts = outcome.counts()
     summary = ", ".join(
         f"{counts.get(status, 0)} {label}"
@@ -191,7 +190,7 @@ def _show_outcome(outcome: SubmitResult, plan: Plan) -> None:
         )
         if counts.get(status, 0) or status in {"created", "exists"}
     )
-    click.echo(f"{outcome.sheet.source}: {summary}")
+    _say(f"{outcome.sheet.source}: {summary}")
 
 
 def _write(target: Path | None, as_xlsx: _Writer, as_csv: _Writer) -> None:
@@ -199,7 +198,7 @@ def _write(target: Path | None, as_xlsx: _Writer, as_csv: _Writer) -> None:
         return
     writer = as_csv if target.suffix.lower() == ".csv" else as_xlsx
     written = _guarded(lambda: writer(target), target)
-    click.echo(f"results: {written}")
+    _say(f"results: {written}")
 
 
 def _guarded(write: _Thunk, target: Path) -> Path | None:
@@ -207,3 +206,10 @@ def _guarded(write: _Thunk, target: Path) -> Path | None:
         return write()
     except OSError as exc:
         raise click.ClickException(f"cannot write {target}: {exc.strerror or exc}") from None
+    except InvalidParameterError as exc:  # the safe writer's "no such folder" and the like
+        raise click.ClickException(f"cannot write {target}: {exc.message}") from None
+
+
+def _say(text: str) -> None:
+    """One line on the terminal; titles and cells cannot smuggle escape sequences into it."""
+    click.echo(escape_controls(text))

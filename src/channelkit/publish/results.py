@@ -7,8 +7,6 @@ name and moved into place: a crash never leaves a half-written results file.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -172,39 +170,14 @@ _PLAN_COLUMNS = (
 
 
 def write_table(frame: pd.DataFrame, path: str | Path, *, kind: str) -> Path:
-    """Write `frame` as `kind` ("xlsx" or "csv") to `path` atomically."""
-    target = Path(path)
-    handle, temporary = tempfile.mkstemp(
-        prefix=f".{target.name}.", suffix=f".{kind}", dir=target.parent
-    )
-    os.close(handle)
-    try:
-        if kind == "csv":
-            frame.to_csv(temporary, index=False, encoding="utf-8")
-        else:
-            _write_xlsx(frame, temporary)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return target
+    """Write `frame` as `kind` ("xlsx" or "csv") to `path` atomically, through the one safe
+    writer (`channelkit.export`): a title like `=HYPERLINK(...)` stays text, never a formula.
+    """
+    from channelkit.export import to_csv, to_excel
 
-
-def _write_xlsx(frame: pd.DataFrame, path: str) -> None:
-    import pandas as pd
-    from openpyxl import Workbook
-
-    workbook = Workbook()
-    sheet = workbook.active
-    assert sheet is not None  # a new workbook has one sheet
-    sheet.append([str(column) for column in frame.columns])
-    for record in frame.itertuples(index=False, name=None):
-        row = [None if value is None or pd.isna(value) else value for value in record]
-        sheet.append(row)
-        for cell in sheet[sheet.max_row]:
-            if isinstance(cell.value, str) and cell.value.startswith("="):
-                cell.data_type = "s"  # user text such as "=1+1" stays text, never a formula
-    workbook.save(path)
+    if kind == "csv":
+        return to_csv(frame, path, with_header_block=False)
+    return to_excel(frame, path)
 
 
 def _utc_text(request: PostRequest | None) -> str | None:
