@@ -74,6 +74,12 @@ def template(path: Path, force: bool) -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="With --submit: write the rows not scheduled, with an error column, to fix and re-run.",
 )
+@click.option(
+    "--resolve-duplicates",
+    is_flag=True,
+    help="With --submit: where someone else scheduled the same post too (same channel, time "
+    "and title), keep the oldest copy and move the others back to draft.",
+)
 @service_options()
 def schedule(
     path: Path,
@@ -84,6 +90,7 @@ def schedule(
     confirm_urgent: bool,
     results: Path | None,
     failed_rows: Path | None,
+    resolve_duplicates: bool,
     base_url: str | None,
     api_key: str | None,
 ) -> None:
@@ -99,6 +106,8 @@ def schedule(
         raise click.UsageError("--allow-partial only applies with --submit")
     if failed_rows is not None and not submit:
         raise click.UsageError("--failed-rows only applies with --submit")
+    if resolve_duplicates and not submit:
+        raise click.UsageError("--resolve-duplicates only applies with --submit")
     for option, target in (("--results", results), ("--failed-rows", failed_rows)):
         if target is not None and target.suffix.lower() not in {".xlsx", ".csv"}:
             raise click.UsageError(f"{option} must name an .xlsx or .csv file")
@@ -125,7 +134,9 @@ def schedule(
                 _show_plan(plan)
                 _finish_dry_run(plan, results)
                 return
-            outcome = plan.submit(client, allow_partial=allow_partial)
+            outcome = plan.submit(
+                client, allow_partial=allow_partial, resolve_duplicates=resolve_duplicates
+            )
     except PlanNotValidError:
         _show_plan(plan)
         raise click.ClickException(
@@ -139,7 +150,7 @@ def schedule(
         written = _guarded(lambda: outcome.failed_rows_file(failed_rows), failed_rows)
         if written is not None:
             _say(f"rows to fix and re-run: {written}")
-    if not outcome.ok:
+    if not outcome.ok or any(not group.resolved for group in outcome.duplicates):
         click.get_current_context().exit(1)
 
 
@@ -191,6 +202,7 @@ def _show_outcome(outcome: SubmitResult, plan: Plan) -> None:
         if counts.get(status, 0) or status in {"created", "exists"}
     )
     _say(f"{outcome.sheet.source}: {summary}")
+    _show_duplicates(outcome)
 
 
 def _write(target: Path | None, as_xlsx: _Writer, as_csv: _Writer) -> None:
@@ -213,3 +225,14 @@ def _guarded(write: _Thunk, target: Path) -> Path | None:
 def _say(text: str) -> None:
     """One line on the terminal; titles and cells cannot smuggle escape sequences into it."""
     click.echo(escape_controls(text))
+
+
+def _show_duplicates(outcome: SubmitResult) -> None:
+    for group in outcome.duplicates:
+        _say(f"duplicate: {group.describe()}")
+    left = sum(len(group.copies) for group in outcome.duplicates if not group.resolved)
+    if left:
+        _say(
+            f"{left} post(s) scheduled twice: someone else submitted the same rows meanwhile; "
+            "run again with --submit --resolve-duplicates to keep one copy of each"
+        )

@@ -20,6 +20,14 @@ from typing import TYPE_CHECKING
 
 from channelkit._constants import ENV_TZ
 from channelkit.errors import PermissionDeniedError
+from channelkit.publish.duplicates import (
+    DuplicateGroup,
+    duplicate_groups,
+    find_duplicates,
+    resolve_duplicates,
+    rows_by_slot,
+    scheduled_by_slot,
+)
 from channelkit.publish.errors import PlanNotValidError, PostValidationError
 from channelkit.publish.results import SubmitResult, plan_frame
 from channelkit.publish.rows import PlanRow, RowResult
@@ -128,6 +136,8 @@ class Plan:
                 "this API key may not read posts (posts:read)"
             )
         self._rows = self._validate(channels, existing_slots(scheduled), service_now(client))
+        copies = duplicate_groups(scheduled_by_slot(scheduled), rows_by_slot(self._rows))
+        warnings += [f"{group.describe()}; --resolve-duplicates keeps one" for group in copies]
         self.warnings = warnings
         self.channels = channels
         return self
@@ -138,11 +148,14 @@ class Plan:
         *,
         allow_partial: bool = False,
         progress: bool | ProgressCallback = True,
+        resolve_duplicates: bool = False,
     ) -> SubmitResult:
         """Create the plan's posts; only a fully valid plan unless `allow_partial`.
 
         Rows are re-checked against the service first. Each row is created at most once,
-        whatever happened before: see the module docstring.
+        whatever happened before: see the module docstring. Copies that someone else
+        scheduled meanwhile are reported in `duplicates` (see `channelkit.publish.duplicates`);
+        `resolve_duplicates=True` moves all but the oldest copy of each back to draft.
         """
         self.check_against(client)
         if not self.is_valid and not allow_partial:
@@ -154,7 +167,17 @@ class Plan:
             )
         to_send = [row for row in self._rows if row.status == "ok"]
         results = send_rows(client, to_send, progress=progress)
-        return SubmitResult(self.sheet, tuple(_result_for(row, results) for row in self._rows))
+        outcome = tuple(_result_for(row, results) for row in self._rows)
+        copies = self._copies(client, resolve_duplicates)
+        return SubmitResult(self.sheet, outcome, duplicates=copies)
+
+    def _copies(self, client: Client, resolve: bool) -> list[DuplicateGroup]:
+        """Copies of the plan's posts scheduled by someone else while it was sent."""
+        try:
+            copies = find_duplicates(client, rows_by_slot(self._rows))
+        except PermissionDeniedError:
+            return []  # no posts:read: the warning from check_against already says so
+        return resolve_duplicates(client, copies) if resolve else copies
 
     def _validate(
         self,

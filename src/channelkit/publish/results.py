@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from channelkit._constants import SPREADSHEET_ERROR_COLUMN
 from channelkit.publish.columns import normalise_header
+from channelkit.publish.duplicates import DuplicateGroup
 from channelkit.publish.rows import DONE_STATUSES, PlanRow, RowResult
 from channelkit.publish.spreadsheet import Sheet
 from channelkit.publish.validation import PostRequest
@@ -31,9 +32,17 @@ class SubmitResult:
         result.failed_rows_file("fix-me.xlsx")   # fix, then submit that file
     """
 
-    def __init__(self, sheet: Sheet, rows: Sequence[RowResult]) -> None:
+    def __init__(
+        self,
+        sheet: Sheet,
+        rows: Sequence[RowResult],
+        *,
+        duplicates: Sequence[DuplicateGroup] = (),
+    ) -> None:
         self.sheet = sheet
         self.rows = tuple(rows)
+        # Places holding several scheduled copies after sending (someone else submitted too).
+        self.duplicates = tuple(duplicates)
 
     def __repr__(self) -> str:
         counts = ", ".join(f"{count} {status}" for status, count in self.counts().items())

@@ -1,0 +1,154 @@
+"""Copies of one post scheduled by two submitters at once, found and resolved.
+
+Two colleagues submitting the same file at the same moment with their own keys both pass
+the duplicate check (neither copy exists yet) and idempotency keys are per API key, so
+every row can be created twice. After sending, the plan lists the scheduled posts of the
+channels it touched again and reports every place (channel, time, title) of one of its
+rows that now holds more than one scheduled post. Resolving keeps the oldest copy
+(earliest `created_at`, then smallest id: every submitter picks the same one) and moves
+the others back to `draft`, so exactly one survives however many submitters resolve.
+
+    groups = find_duplicates(client, plan_slots)
+    for group in groups:
+        print(group.describe())
+    resolve_duplicates(client, groups)   # what --resolve-duplicates does
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from channelkit.errors import ConflictError, NotFoundError
+from channelkit.publish.rows import PlanRow
+
+if TYPE_CHECKING:
+    from channelkit.client import Client
+    from channelkit.client.models import Post
+
+Slot = tuple[str, datetime, str]  # channel id, UTC time, folded title: one post's place
+_EARLIEST = datetime.min.replace(tzinfo=UTC)
+
+
+def slot_of(channel_id: str, when: datetime, title: str) -> Slot:
+    """The place of a post: two scheduled posts in one place are copies of each other."""
+    return (channel_id, when.astimezone(UTC).replace(microsecond=0), title.casefold())
+
+
+@dataclass(frozen=True)
+class DuplicateGroup:
+    """Scheduled posts sharing one place; `kept` is the one that survives a resolve.
+
+    `rows` are the spreadsheet rows of this place; `resolved` says whether the `copies`
+    are back in draft (`resolve_duplicates`).
+    """
+
+    rows: tuple[int, ...]
+    title: str
+    channel_id: str
+    scheduled_at: datetime
+    kept: str
+    copies: tuple[str, ...]
+    resolved: bool = False
+
+    def describe(self) -> str:
+        """One line naming the row, the place and every copy."""
+        rows = ", ".join(str(number) for number in self.rows)
+        when = f"{self.scheduled_at:%Y-%m-%d %H:%M} UTC"
+        others = ", ".join(self.copies)
+        state = (
+            f"kept {self.kept}, moved {others} back to draft"
+            if self.resolved
+            else f"{self.kept} (oldest) and {others}"
+        )
+        copies = 1 + len(self.copies)
+        return (
+            f'row {rows} ("{self.title}", {self.channel_id} at {when}): {copies} copies '
+            f"scheduled: {state}"
+        )
+
+
+def rows_by_slot(rows: Iterable[PlanRow]) -> dict[Slot, list[int]]:
+    """The places the plan's sendable rows take (rows with errors take none)."""
+    places: dict[Slot, list[int]] = {}
+    for row in rows:
+        request = row.request
+        if row.errors or request is None or request.scheduled_at is None:
+            continue
+        slot = slot_of(request.channel_id, request.scheduled_at, request.title)
+        places.setdefault(slot, []).append(row.number)
+    return places
+
+
+def scheduled_by_slot(posts_by_channel: Mapping[str, Iterable[Post]]) -> dict[Slot, list[Post]]:
+    """Every scheduled post by its place."""
+    slots: dict[Slot, list[Post]] = {}
+    for channel_id, posts in posts_by_channel.items():
+        for post in posts:
+            if post.status == "scheduled" and post.scheduled_at is not None:
+                slots.setdefault(slot_of(channel_id, post.scheduled_at, post.title), []).append(
+                    post
+                )
+    return slots
+
+
+def duplicate_groups(
+    scheduled: Mapping[Slot, Sequence[Post]], rows_by_slot: Mapping[Slot, Sequence[int]]
+) -> list[DuplicateGroup]:
+    """The places of `rows_by_slot` holding more than one scheduled post. Pure."""
+    groups = []
+    for slot, rows in rows_by_slot.items():
+        posts = sorted(scheduled.get(slot, ()), key=_age)
+        if len(posts) < 2:
+            continue
+        groups.append(
+            DuplicateGroup(
+                rows=tuple(sorted(rows)),
+                title=posts[0].title,
+                channel_id=slot[0],
+                scheduled_at=slot[1],
+                kept=posts[0].id,
+                copies=tuple(post.id for post in posts[1:]),
+            )
+        )
+    return sorted(groups, key=lambda group: group.rows)
+
+
+def find_duplicates(
+    client: Client, rows_by_slot: Mapping[Slot, Sequence[int]]
+) -> list[DuplicateGroup]:
+    """List the scheduled posts of the channels of `rows_by_slot` and group the copies."""
+    channel_ids = sorted({slot[0] for slot in rows_by_slot})
+    listed = {
+        channel_id: list(client.posts.list(channel_id=channel_id)) for channel_id in channel_ids
+    }
+    return duplicate_groups(scheduled_by_slot(listed), rows_by_slot)
+
+
+def resolve_duplicates(client: Client, groups: Sequence[DuplicateGroup]) -> list[DuplicateGroup]:
+    """Move every copy but the kept one back to draft; the groups with what was drafted.
+
+    Safe to run by several submitters at once: they keep the same post, and a copy that
+    someone else already moved (or deleted) is simply skipped.
+    """
+    for group in groups:
+        for post_id in group.copies:
+            _to_draft(client, post_id)
+    return [replace(group, resolved=True) for group in groups]
+
+
+def _to_draft(client: Client, post_id: str) -> None:
+    try:
+        client.posts.update(post_id, status="draft")
+    except ConflictError as exc:
+        if exc.param != "status":
+            raise
+        # Not scheduled any more: another submitter resolved it first.
+    except NotFoundError:
+        pass  # deleted meanwhile: not a copy any more either
+
+
+def _age(post: Post) -> tuple[datetime, str]:
+    return (post.created_at or _EARLIEST, post.id)
