@@ -1,0 +1,78 @@
+"""Exactly once with fractions of a second: a rerun by another key, after the service's
+idempotency window has passed, finds every row already scheduled and creates nothing."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from channelkit.client import Client
+from channelkit.publish import load_spreadsheet
+from channelkit.service import LocalService
+from publish.conftest import make_csv, make_xlsx
+
+HEADER = ["channel", "title", "body", "scheduled_at"]
+
+
+def _start() -> datetime:
+    # Three days ahead: still in the future after the service clock moves 25 hours.
+    return (datetime.now(UTC) + timedelta(days=3)).replace(tzinfo=None, minute=0, second=0)
+
+
+@pytest.mark.parametrize("kind", ["csv", "xlsx"])
+def test_rerun_by_another_key_after_25_hours_creates_nothing(kind: str) -> None:
+    start = _start()
+    if kind == "csv":
+        times: list[object] = [
+            f"{start + timedelta(hours=n):%Y-%m-%d %H:%M}:30.{n + 1}" for n in range(6)
+        ]
+    else:  # Excel datetimes with milliseconds, as pasted =NOW() values give
+        times = [start + timedelta(hours=n, seconds=30, milliseconds=137 * n + 1) for n in range(6)]
+    rows = [["all-hands", f"Post {n}", f"Body {n}", when] for n, when in enumerate(times)]
+    build = make_csv if kind == "csv" else make_xlsx
+    data = build([HEADER, *rows])
+    with LocalService(admin=True) as service:
+        first = service.create_key(user="ann", team="comms", plan="enterprise")
+        second = service.create_key(user="bob", team="comms", plan="enterprise")
+        with Client(service.base_url, first) as client:
+            client.channels.create(name="All hands")
+            plan = load_spreadsheet(data, filename=f"posts.{kind}", tz="UTC")
+            assert plan.is_valid, plan.errors
+            assert all(
+                row.request and row.request.scheduled_at.microsecond == 0 for row in plan.rows
+            )  # type: ignore[union-attr]
+            done = plan.submit(client, progress=False)
+            assert done.counts() == {"created": 6}
+        service.advance_clock(25 * 3600)  # past the 24-hour idempotency window
+        with Client(service.base_url, second) as client:
+            again = load_spreadsheet(data, filename=f"posts.{kind}", tz="UTC").submit(
+                client, progress=False
+            )
+            assert again.counts() == {"exists": 6} and not again.duplicates
+            posts = list(client.posts.list())
+        assert len(posts) == 6 and {p.status for p in posts} == {"scheduled"}
+        assert sorted(p.id for p in posts) == sorted(r.post_id for r in again.rows)  # type: ignore[misc]
+
+
+def test_rows_differing_below_a_second_are_one_row_error_not_a_409() -> None:
+    start = _start()
+    rows = [
+        ["all-hands", "Town hall", "Body", f"{start:%Y-%m-%d %H:%M}:30.1"],
+        ["all-hands", "Town hall", "Body", f"{start:%Y-%m-%d %H:%M}:30.9"],
+    ]
+    plan = load_spreadsheet(make_csv([HEADER, *rows]), filename="posts.csv", tz="UTC")
+    assert [row.status for row in plan.rows] == ["ok", "error"]
+    assert (
+        plan.rows[1].message == "title: same channel, title and time as row 2; remove one of them"
+    )
+    assert (
+        plan.rows[0].request.idempotency_key()
+        == load_spreadsheet(  # type: ignore[union-attr]
+            make_csv([HEADER, [*rows[0][:3], f"{start:%Y-%m-%d %H:%M}:30"]]),
+            filename="posts.csv",
+            tz="UTC",
+        )
+        .rows[0]
+        .request.idempotency_key()
+    )  # type: ignore[union-attr]
