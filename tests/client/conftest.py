@@ -91,6 +91,51 @@ def make_client() -> Iterator[Callable[..., ck.Client]]:
         client.close()
 
 
+class Blocking:
+    """An `AsyncClient` (or one of its resources or listings) behind the blocking client's
+    interface: awaitables are run, async iterables collected. Lets a test written against
+    `Client` run unchanged against `AsyncClient`.
+
+        client = Blocking(ck.AsyncClient(base_url, key), asyncio.Runner())
+        client.posts.retrieve("post_1")          # awaited
+        list(client.posts.list())                # every item, `async for` under the hood
+    """
+
+    def __init__(self, target: Any, runner: asyncio.Runner) -> None:
+        self._target = target
+        self._runner = runner
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._target, name)
+        if inspect.ismethod(value):
+            return lambda *args, **kwargs: self._wrap(value(*args, **kwargs))
+        return self._wrap(value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name.startswith("_"):
+            super().__setattr__(name, value)
+        else:
+            setattr(self._target, name, value)
+
+    def __repr__(self) -> str:
+        return repr(self._target)
+
+    def __iter__(self) -> Iterator[Any]:
+        async def collect() -> list[Any]:
+            return [item async for item in self._target]
+
+        return iter(self._runner.run(collect()))
+
+    def _wrap(self, value: Any) -> Any:
+        if inspect.iscoroutine(value):
+            return self._runner.run(value)
+        if hasattr(value, "__aiter__") or type(value).__module__.startswith(
+            "channelkit.client._async"
+        ):
+            return Blocking(value, self._runner)
+        return value
+
+
 class Api:
     """One client, `Client` or `AsyncClient`, driven from a synchronous test.
 

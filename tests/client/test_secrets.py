@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import logging
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import httpx
 import pytest
 
 import channelkit as ck
 from channelkit.service import LocalService
+from client.conftest import MakeApi
 
 
 @pytest.fixture
@@ -26,20 +27,22 @@ def debug_logging(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def test_key_absent_from_repr_errors_tracebacks_and_logs(
     service: LocalService,
     admin_key: str,
-    make_client: Callable[..., ck.Client],
+    make_api: MakeApi,
     debug_logging: None,
     caplog: pytest.LogCaptureFixture,
     capfd: pytest.CaptureFixture[str],
 ) -> None:
     caplog.set_level(logging.DEBUG)  # httpx and httpcore too
-    client = make_client(service, admin_key)
-    channel = client.channels.create(name="Secrets")
-    client.posts.create(channel_id=channel.id, title="t", body="b")
+    api = make_api(service, admin_key)
+    client = api.client
+    channel = api(lambda c: c.channels.create(name="Secrets"))
+    api(lambda c: c.posts.create(channel_id=channel.id, title="t", body="b"))
     texts = [repr(client), repr(vars(client)), repr(vars(client._core))]
+    other = make_api(service, admin_key + "x")
     for bad_call in (
-        lambda: client.posts.retrieve("post_missing"),
-        lambda: client.posts.create(channel_id="chan_missing", title="t", body="b"),
-        lambda: make_client(service, admin_key + "x").channels.list().first_page(),
+        lambda: api(lambda c: c.posts.retrieve("post_missing")),
+        lambda: api(lambda c: c.posts.create(channel_id="chan_missing", title="t", body="b")),
+        lambda: other.first_page(lambda c: c.channels.list()),
     ):
         with pytest.raises(ck.APIError) as info:
             bad_call()

@@ -1,6 +1,10 @@
 """What the real service cannot be made to do on demand, through httpx.MockTransport:
 a body cut at an exact byte, a reset in the past, malformed headers, clock skew, a
-Retry-After of 0 or of a day, answers lost after the server acted."""
+Retry-After of 0 or of a day, answers lost after the server acted.
+
+Every test runs twice: against `Client`, and against `AsyncClient` behind the same
+interface (`Blocking`), so the generated client and its source are held to one standard.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ import json
 import math
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from email.utils import formatdate
 from typing import Any
 
@@ -19,6 +23,7 @@ import pytest
 import channelkit as ck
 from channelkit.client import WaitEvent
 from channelkit.errors import APIResponseValidationError
+from client.conftest import Blocking
 
 BASE = "http://service.test/v1"
 KEY = "ck_test_secret_key_0123456789"
@@ -34,7 +39,7 @@ POST = {
 Handler = Callable[[httpx.Request], httpx.Response]
 
 
-class CutStream(httpx.SyncByteStream):
+class CutStream(httpx.SyncByteStream, httpx.AsyncByteStream):
     """A body that breaks off after `cut` bytes, as when the connection drops."""
 
     def __init__(self, data: bytes, cut: int) -> None:
@@ -44,17 +49,38 @@ class CutStream(httpx.SyncByteStream):
         yield self.data[: self.cut]
         raise httpx.RemoteProtocolError("peer closed connection without sending complete body")
 
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        yield self.data[: self.cut]
+        raise httpx.RemoteProtocolError("peer closed connection without sending complete body")
+
+
+_KIND: list[str] = ["sync"]
+_RUNNERS: list[asyncio.Runner] = []
+
+
+@pytest.fixture(autouse=True, params=["sync", "async"])
+def kind(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Which client `make` builds for this run of the test."""
+    _KIND[0] = request.param
+    yield request.param
+    while _RUNNERS:
+        _RUNNERS.pop().close()
+
 
 def envelope(data: list[dict[str, Any]], next_cursor: str | None) -> dict[str, Any]:
     return {"data": data, "next_cursor": next_cursor, "has_more": next_cursor is not None}
 
 
 def make(handler: Handler, **kwargs: Any) -> tuple[ck.Client, list[WaitEvent]]:
+    """A client of the test's kind over `handler`, and the waits it reports."""
     events: list[WaitEvent] = []
-    client = ck.Client(
-        BASE, KEY, transport=httpx.MockTransport(handler), on_wait=events.append, **kwargs
-    )
-    return client, events
+    transport = httpx.MockTransport(handler)
+    if _KIND[0] == "sync":
+        return ck.Client(BASE, KEY, transport=transport, on_wait=events.append, **kwargs), events
+    runner = asyncio.Runner()
+    _RUNNERS.append(runner)
+    client = ck.AsyncClient(BASE, KEY, transport=transport, on_wait=events.append, **kwargs)
+    return Blocking(client, runner), events  # type: ignore[return-value]
 
 
 def test_get_cut_at_an_exact_byte_is_retried() -> None:
@@ -351,7 +377,9 @@ def test_query_parameters_and_bodies_on_the_wire() -> None:
     assert requests[1].headers["user-agent"].startswith("channelkit-python/")
 
 
-def test_async_client_retries_a_lost_create_once() -> None:
+def test_async_client_retries_a_lost_create_once(kind: str) -> None:
+    if kind == "sync":
+        pytest.skip("drives AsyncClient itself")
     created: dict[str, int] = {}
 
     async def handler(request: httpx.Request) -> httpx.Response:
@@ -483,7 +511,7 @@ def test_model_pages_cut_short_are_retried_and_bad_ones_reported() -> None:
         list(client.raw_pages("/posts", {"tag": "no-has-more"}))
 
 
-def test_paginators_are_lazy_and_say_what_they_list() -> None:
+def test_paginators_are_lazy_and_say_what_they_list(kind: str) -> None:
     calls: list[int] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -492,7 +520,8 @@ def test_paginators_are_lazy_and_say_what_they_list() -> None:
 
     client, _ = make(handler)
     listing = client.posts.list(tag="hr", limit=5)
-    assert repr(listing) == "<Paginator of Post: GET /posts tag='hr', limit='5'>"
+    paginator = "Paginator" if kind == "sync" else "AsyncPaginator"
+    assert repr(listing) == f"<{paginator} of Post: GET /posts tag='hr', limit='5'>"
     assert not calls
     assert len(list(listing)) == 1 and len(list(listing)) == 1  # each iteration walks anew
     assert len(calls) == 2

@@ -12,19 +12,20 @@ import channelkit as ck
 from channelkit.client import WaitEvent
 from channelkit.service import LocalService
 
-from .conftest import POSTS_PER_CHANNEL, RATE_WINDOW, Populated, exhaust
+from .conftest import POSTS_PER_CHANNEL, RATE_WINDOW, MakeApi, Populated, exhaust
 
 
 def test_walk_under_starter_plan_gets_every_post_once_with_no_429(
-    populated: Populated, make_client: Callable[..., ck.Client]
+    populated: Populated, make_api: MakeApi
 ) -> None:
     expected = populated.all_ids()
     assert len(expected) >= 2 * POSTS_PER_CHANNEL
     events: list[WaitEvent] = []
-    client = make_client(populated.service, populated.key("starter"), on_wait=events.append)
+    api = make_api(populated.service, populated.key("starter"), on_wait=events.append)
+    client = api.client
     # 4 per page: 75 pages, more than one Starter window (60 requests).
     started = time.monotonic()
-    seen = [post.id for post in client.posts.list(limit=4)]
+    seen = [post.id for post in api.all(lambda c: c.posts.list(limit=4))]
     elapsed = time.monotonic() - started
     assert Counter(seen) == Counter(expected)
     assert client.stats.responses_429 == 0
@@ -81,11 +82,11 @@ def test_async_tasks_share_one_budget(populated: Populated) -> None:
 
 
 def test_walk_while_another_writer_creates_posts(
-    populated: Populated, make_client: Callable[..., ck.Client]
+    populated: Populated, make_client: Callable[..., ck.Client], make_api: MakeApi
 ) -> None:
     channel_id = populated.channel_ids[0]
     before = populated.all_ids(channel_id=channel_id)
-    reader = make_client(populated.service, populated.key("business"))
+    reader = make_api(populated.service, populated.key("business"))
     writer = make_client(populated.service, populated.admin_key)
     stop, writing = threading.Event(), threading.Event()
     created: list[str] = []
@@ -102,7 +103,9 @@ def test_walk_while_another_writer_creates_posts(
         writing.wait(timeout=30)
         created_before_walk = len(created)
         pre_existing = set(before) | set(created[:created_before_walk])
-        seen = Counter(p.id for p in reader.posts.list(channel_id=channel_id, limit=5))
+        seen = Counter(
+            p.id for p in reader.all(lambda c: c.posts.list(channel_id=channel_id, limit=5))
+        )
         created_during_walk = len(created) - created_before_walk
     finally:
         stop.set()
@@ -113,22 +116,21 @@ def test_walk_while_another_writer_creates_posts(
     assert set(seen) <= set(before) | set(created)
 
 
-def test_first_page_is_one_request(
-    populated: Populated, make_client: Callable[..., ck.Client]
-) -> None:
-    client = make_client(populated.service, populated.admin_key)
-    page = client.posts.list(limit=50).first_page()
+def test_first_page_is_one_request(populated: Populated, make_api: MakeApi) -> None:
+    api = make_api(populated.service, populated.admin_key)
+    page = api.first_page(lambda c: c.posts.list(limit=50))
     assert len(page.data) == 50 and page.has_more and page.next_cursor
-    assert client.stats.requests == 1
-    rest = list(client.posts.list(cursor=page.next_cursor, limit=100))
+    assert api.client.stats.requests == 1
+    rest = api.all(lambda c: c.posts.list(cursor=page.next_cursor, limit=100))
     assert len(page.data) + len(rest) == len(populated.all_ids())
 
 
 def test_raw_pages_report_the_cursor_that_fetched_them(
-    populated: Populated, make_client: Callable[..., ck.Client]
+    populated: Populated, make_api: MakeApi
 ) -> None:
-    client = make_client(populated.service, populated.admin_key)
-    pages = list(client.raw_pages("/posts", {"channel_id": populated.channel_ids[1]}, limit=100))
+    api = make_api(populated.service, populated.admin_key)
+    channel = {"channel_id": populated.channel_ids[1]}
+    pages = api.all(lambda c: c.raw_pages("/posts", channel, limit=100))
     assert pages[0].cursor is None
     assert [p.cursor for p in pages[1:]] == [p.next_cursor for p in pages[:-1]]
     assert not pages[-1].has_more and pages[-1].next_cursor is None
@@ -136,27 +138,23 @@ def test_raw_pages_report_the_cursor_that_fetched_them(
     assert all(isinstance(item, dict) for item in pages[0].data)
 
 
-def test_a_429_caused_elsewhere_is_waited_out(
-    populated: Populated, make_client: Callable[..., ck.Client]
-) -> None:
+def test_a_429_caused_elsewhere_is_waited_out(populated: Populated, make_api: MakeApi) -> None:
     key = populated.key("starter")
     exhaust(populated.service, key)  # someone else spends the window
     events: list[WaitEvent] = []
-    client = make_client(populated.service, key, on_wait=events.append)
-    channels = list(client.channels.list())
+    api = make_api(populated.service, key, on_wait=events.append)
+    channels = api.all(lambda c: c.channels.list())
     assert len(channels) >= 2
-    assert client.stats.responses_429 >= 1
+    assert api.client.stats.responses_429 >= 1
     assert any(e.reason == "retry_after" and e.seconds >= 0.5 for e in events)
 
 
-def test_rate_limit_error_past_the_wait_cap(
-    populated: Populated, make_client: Callable[..., ck.Client]
-) -> None:
+def test_rate_limit_error_past_the_wait_cap(populated: Populated, make_api: MakeApi) -> None:
     key = populated.key("starter")
     exhaust(populated.service, key)
-    client = make_client(populated.service, key, max_rate_limit_wait=0.1)
+    api = make_api(populated.service, key, max_rate_limit_wait=0.1)
     try:
-        client.channels.list().first_page()
+        api.first_page(lambda c: c.channels.list())
     except ck.RateLimitError as exc:
         assert exc.status == 429 and exc.code == "rate_limited"
         assert exc.retry_after is not None and exc.retry_after >= 0.5
@@ -166,7 +164,9 @@ def test_rate_limit_error_past_the_wait_cap(
 
 
 def test_thousands_of_demo_posts_under_starter_with_no_429(
-    service_factory: Callable[..., LocalService], make_client: Callable[..., ck.Client]
+    service_factory: Callable[..., LocalService],
+    make_client: Callable[..., ck.Client],
+    make_api: MakeApi,
 ) -> None:
     service = service_factory(seed="demo", rate_window=RATE_WINDOW)
     key = service.create_key(user="admin", team="comms", plan="starter")
@@ -174,10 +174,10 @@ def test_thousands_of_demo_posts_under_starter_with_no_429(
     other = make_client(service, key)
     expected = [post["id"] for page in other.raw_pages("/posts") for post in page.data]
     assert len(expected) >= 2000
-    client = make_client(service, key)
-    seen = Counter(post.id for post in client.posts.list(limit=50))
+    api = make_api(service, key)
+    seen = Counter(post.id for post in api.all(lambda c: c.posts.list(limit=50)))
     assert seen == Counter(expected)
-    assert client.stats.requests > 60 and client.stats.responses_429 == 0
+    assert api.client.stats.requests > 60 and api.client.stats.responses_429 == 0
     assert other.stats.responses_429 == 0
 
 
