@@ -111,3 +111,52 @@ def test_client_from_environment_and_default_timezone(
     assert post.scheduled_at == datetime(2030, 12, 2, 14, 0, tzinfo=UTC)
     assert "America/New_York" in post._repr_html_()
     assert admin_key not in repr(post) + post._repr_html_()
+
+
+@pytest.mark.parametrize(
+    "at",
+    [
+        "2030-12-02 09:00+24:00",
+        "2030-12-02 09:00+99:99",
+        "9999-12-31 23:59:59-14:00",
+        datetime(9999, 12, 31, 23, 0),
+        "0001-01-01 00:00+05:00",
+        10**400,
+    ],
+    ids=repr,
+)
+def test_hostile_times_are_a_validation_error_and_send_nothing(client: Client, at: object) -> None:
+    with pytest.raises(PostValidationError) as info:
+        ck.schedule(
+            channel="All hands",
+            title="t",
+            body="b",
+            at=at,
+            tz="America/Los_Angeles",
+            client=client,
+        )
+    assert [error.field for error in info.value.errors] == ["scheduled_at"]
+    assert not _posts(client)
+
+
+def test_fractions_of_a_second_are_dropped_so_a_rerun_is_the_same_post(client: Client) -> None:
+    first = ck.schedule(
+        channel="All hands",
+        title="t",
+        body="b",
+        at="2030-12-02 09:00:30.25",
+        tz="UTC",
+        client=client,
+    )
+    again = ck.schedule(
+        channel="All hands",
+        title="t",
+        body="b",
+        at="2030-12-02 09:00:30.75",
+        tz="UTC",
+        client=client,
+    )
+    assert first.id == again.id and first.scheduled_at == datetime(
+        2030, 12, 2, 9, 0, 30, tzinfo=UTC
+    )
+    assert len(_posts(client)) == 1
