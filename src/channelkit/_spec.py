@@ -95,7 +95,9 @@ TEXT_RULES: dict[str, TextRule] = {
     "description": TextRule(0, DESCRIPTION_MAX_CHARS, multiline=True, may_be_empty=True),
 }
 
-_LINE_CONTROLS = frozenset("\n\t")
+# What `_is_control` accepts, as character classes (with and without newline and tab).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_CONTROL_BUT_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def _is_control(char: str) -> bool:
@@ -118,13 +120,14 @@ def text_problem(rule_name: str, value: str) -> str | None:
     rule = TEXT_RULES[rule_name]
     if len(value) < rule.min_chars or len(value) > rule.max_chars:
         return f"must be {rule.min_chars}..{rule.max_chars} characters, got {len(value)}"
-    for position, char in enumerate(value):
-        if _is_control(char) and not (rule.multiline and char in _LINE_CONTROLS):
-            allowed = " (newline and tab are allowed)" if rule.multiline else ""
-            return (
-                f"must not contain control characters{allowed}; found U+{ord(char):04X}"
-                f" at character {position + 1}"
-            )
+    # One regex scan, not a Python loop per character: validators run this per cell.
+    found = (_CONTROL_BUT_LINES if rule.multiline else _CONTROL).search(value)
+    if found is not None:
+        allowed = " (newline and tab are allowed)" if rule.multiline else ""
+        return (
+            f"must not contain control characters{allowed}; found U+{ord(found.group()):04X}"
+            f" at character {found.start() + 1}"
+        )
     if not rule.may_be_empty or value:
         if all(_is_invisible(char) for char in value):
             return "must not be blank (invisible characters do not count)"

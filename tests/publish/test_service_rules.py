@@ -10,7 +10,10 @@ from email.utils import format_datetime
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from channelkit._spec import TEXT_RULES, _is_control, text_problem
 from channelkit.client import Client
 from channelkit.errors import BadRequestError
 from channelkit.publish import ChannelIndex, PostRequest, validate_post
@@ -150,3 +153,19 @@ def test_lead_time_is_checked_against_the_services_clock() -> None:
             ok = validate_post(later, channels=index, tz="UTC", now=service_now(client))
             assert isinstance(ok, PostRequest)
             assert client.posts.create(**ok.to_create_kwargs()).status == "scheduled"
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.characters(max_codepoint=0x2100), max_size=30))
+def test_control_scan_matches_the_character_rule(text: str) -> None:
+    """`text_problem` scans with a regex; it must find what `_is_control` defines."""
+    for rule, lines_ok in (("title", False), ("body", True)):
+        first = next(
+            (i for i, c in enumerate(text) if _is_control(c) and not (lines_ok and c in "\n\t")),
+            None,
+        )
+        problem = text_problem(rule, text) if text else None
+        if first is not None and len(text) <= TEXT_RULES[rule].max_chars:
+            assert problem is not None and f"at character {first + 1}" in problem
+        elif problem is not None:
+            assert "control characters" not in problem
