@@ -55,7 +55,7 @@ _DONE = {
     "cancel": "cancelled",
     "publish-now": "published",
 }
-_UNCHANGED_STATUSES = ("draft", "scheduled")
+OUTCOMES = (*_DONE.values(), "unchanged", "conflict", "invalid", "failed")
 
 
 def calendar_frame(
@@ -329,10 +329,9 @@ class CalendarResult:
         return f"<CalendarResult {self.plan.sheet.source!r}: {counts}>"
 
     def counts(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for row in self.rows:
-            counts[row.outcome] = counts.get(row.outcome, 0) + 1
-        return counts
+        """Rows per outcome, in a fixed order (outcomes that occur)."""
+        found = {name: sum(1 for row in self.rows if row.outcome == name) for name in OUTCOMES}
+        return {name: count for name, count in found.items() if count}
 
     @property
     def ok(self) -> bool:

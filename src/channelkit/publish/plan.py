@@ -70,6 +70,8 @@ class Plan:
         self.lead_time = lead_time
         self.channels = channels
         self.warnings: list[str] = []  # what could not be checked, and why
+        # The posts of the plan's channels on the service, as `check_against` listed them.
+        self.listed: dict[str, list[Post]] = {}
         self._rows = self._validate(channels, {})
 
     def __repr__(self) -> str:
@@ -127,6 +129,7 @@ class Plan:
                 "this API key may not read posts (posts:read)"
             )
         self._rows = self._validate(channels, existing_slots(scheduled))
+        self.listed = scheduled
         self.warnings = warnings
         self.channels = channels
         return self
