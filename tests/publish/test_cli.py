@@ -120,7 +120,7 @@ def test_invalid_rows_exit_1_with_row_numbers(
     assert result.output.splitlines() == [
         # The row's title and channel beside the message, and the offending cell.
         "row 3 (all-hands): title: title is required [title = (blank)]",
-        'row 4 ("Three", all-handz): channel: no channel \'all-handz\' (id, slug or exact name) '
+        "row 4 (\"Three\", all-handz): channel: no channel 'all-handz' (id, slug or exact name) "
         "visible to this API key; did you mean 'all-hands'? [channel = 'all-handz']",
         'row 4 ("Three", all-handz): priority: urgent bypasses readers\' notification '
         "preferences; confirm it explicitly (confirm_urgent=True, or --confirm-urgent on the "
