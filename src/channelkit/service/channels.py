@@ -10,7 +10,6 @@ from typing import Any
 from channelkit._constants import SERVICE_CHANNEL_AUDIENCE
 from channelkit.service.engagement import subscribers
 from channelkit.service.errors import ApiError, bad_request
-from channelkit.service.models import ChannelCreate, ChannelUpdate
 from channelkit.service.timefmt import day_of, format_instant
 from channelkit.service.workspace import Principal, new_id, visible_channels
 
@@ -82,8 +81,10 @@ def get_channel(
 
 
 def create_channel(
-    con: sqlite3.Connection, principal: Principal, data: ChannelCreate, now: float
+    con: sqlite3.Connection, principal: Principal, data: Any, now: float
 ) -> dict[str, Any]:
+    if data.is_default and data.visibility == "private":
+        raise _default_conflict("visibility")
     if data.slug is None:
         slug = _free_slug(con, slugify(data.name))
     else:
@@ -118,7 +119,7 @@ def update_channel(
     con: sqlite3.Connection,
     principal: Principal,
     channel_id: str,
-    data: ChannelUpdate,
+    data: Any,
     now: float,
 ) -> dict[str, Any]:
     seq = find_visible(con, principal, channel_id)
@@ -128,6 +129,7 @@ def update_channel(
     for field in sorted(data.model_fields_set):
         value = getattr(data, field)
         changes[field] = int(value) if isinstance(value, bool) else value
+    _check_hiding(con, principal, seq, changes)
     if "slug" in changes:
         _check_slug_free(con, changes["slug"], seq)
     if changes.get("visibility") == "team":
@@ -138,11 +140,6 @@ def update_channel(
                     "visibility", "a team channel needs a team; neither it nor you have one"
                 )
             changes["team_seq"] = principal.team_seq
-    if changes.get("visibility") == "private":
-        # whoever makes a channel private keeps seeing it
-        con.execute(
-            "INSERT OR IGNORE INTO channel_members VALUES (?, ?)", (seq, principal.user_seq)
-        )
     if changes:
         changes["updated_at"] = int(now)
         assignments = ", ".join(f"{name} = ?" for name in changes)
@@ -181,7 +178,43 @@ def _free_slug(con: sqlite3.Connection, base: str) -> str:
 def _check_slug_free(con: sqlite3.Connection, slug: str, own_seq: int | None) -> None:
     row = con.execute("SELECT seq FROM channels WHERE slug = ?", (slug,)).fetchone()
     if row is not None and row[0] != own_seq:
-        raise ApiError(409, f"slug: {slug!r} is already taken in this workspace", param="slug")
+        # the same words whoever holds it: never a hint of a channel the key cannot see
+        raise ApiError(
+            409, "slug: is already taken in this workspace; choose another", param="slug"
+        )
+
+
+def _check_hiding(
+    con: sqlite3.Connection, principal: Principal, seq: int, changes: dict[str, Any]
+) -> None:
+    """Making a channel private or archiving it hides it (and its posts) from others: only
+    its creator or a member may, and never for a default channel (decisions.md)."""
+    visibility, is_default, is_archived = con.execute(
+        "SELECT visibility, is_default, is_archived FROM channels WHERE seq = ?", (seq,)
+    ).fetchone()
+    to_private = changes.get("visibility") == "private" and visibility != "private"
+    to_archived = changes.get("is_archived") == 1 and not is_archived
+    default = changes.get("is_default", is_default)
+    private = changes.get("visibility", visibility) == "private"
+    archived = changes.get("is_archived", is_archived)
+    if default and private and {"visibility", "is_default"} & changes.keys():
+        raise _default_conflict("visibility")
+    if default and archived and {"is_archived", "is_default"} & changes.keys():
+        raise _default_conflict("is_archived")
+    if (to_private or to_archived) and not con.execute(
+        "SELECT 1 FROM channel_members WHERE channel_seq = ? AND user_seq = ?",
+        (seq, principal.user_seq),
+    ).fetchone():
+        param = "visibility" if to_private else "is_archived"
+        action = "make it private" if to_private else "archive it"
+        raise ApiError(
+            409, f"{param}: only the channel's creator or a member may {action}", param=param
+        )
+
+
+def _default_conflict(param: str) -> ApiError:
+    state = "private" if param == "visibility" else "archived"
+    return ApiError(409, f"{param}: a default channel cannot be {state}", param=param)
 
 
 def _load(con: sqlite3.Connection, seq: int, now: float) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import ipywidgets as widgets
 
-from channelkit._constants import PRIORITIES
+from channelkit._spec import PRIORITIES
 from channelkit.errors import APIError, ChannelkitError
 from channelkit.publish.errors import PostValidationError
 from channelkit.publish.preview import format_when, post_html
