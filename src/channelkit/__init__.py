@@ -46,11 +46,14 @@ _LAZY: dict[str, str] = {
     "publish": "channelkit.publish",
     "plots": "channelkit.plots",
     "widgets": "channelkit.widgets",
+    "to_csv": "channelkit.export:to_csv",
+    "to_excel": "channelkit.export:to_excel",
 }
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from channelkit import plots, publish, widgets
     from channelkit.client import AsyncClient, Client
+    from channelkit.export import to_csv, to_excel
     from channelkit.errors import (
         APIConnectionError,
         APIError,
@@ -101,6 +104,8 @@ __all__ = [
     "publish",
     "plots",
     "widgets",
+    "to_csv",
+    "to_excel",
 ]
 
 

@@ -58,6 +58,8 @@ CLIENT_MAX_CONNECTIONS = 20
 CLIENT_MAX_RETRIES = 4  # per call, for failures other than 429 (those are bounded by time)
 CLIENT_BACKOFF_BASE_SECONDS = 0.25  # full jitter: uniform(0, min(cap, base * 2**attempt))
 CLIENT_BACKOFF_CAP_SECONDS = 8.0
+# A service that refuses or drops connections (a restart, a deploy) is retried this long.
+CLIENT_CONNECTION_RETRY_BUDGET_SECONDS = 60.0
 CLIENT_MAX_RATE_LIMIT_WAIT_SECONDS = 120.0  # total 429 waiting per call before RateLimitError
 CLIENT_RETRY_AFTER_MIN_SECONDS = 0.5  # "Retry-After: 0" means "under a second", not "now"
 CLIENT_RETRY_AFTER_DEFAULT_SECONDS = 1.0  # a 429 without a usable Retry-After

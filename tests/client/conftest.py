@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -88,3 +89,74 @@ def make_client() -> Iterator[Callable[..., ck.Client]]:
     yield factory
     for client in clients:
         client.close()
+
+
+class Api:
+    """One client, `Client` or `AsyncClient`, driven from a synchronous test.
+
+        api(lambda c: c.posts.create(...))      # the result, awaited when async
+        api.all(lambda c: c.posts.list(...))    # every item of a listing
+        api.client                              # the client itself, to inspect
+
+    The same test body so runs every operation through both clients.
+    """
+
+    def __init__(self, kind: str, base_url: str, key: str, **kwargs: Any) -> None:
+        self.kind = kind
+        self._runner = asyncio.Runner() if kind == "async" else None
+        factory = ck.AsyncClient if kind == "async" else ck.Client
+        self.client: Any = factory(base_url, key, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<Api {self.kind}>"
+
+    def __call__(self, call: Callable[[Any], Any]) -> Any:
+        result = call(self.client)
+        if self._runner is None:
+            return result
+        assert inspect.iscoroutine(result), f"{call} is not awaitable on the async client"
+        return self._runner.run(result)
+
+    def all(self, listing: Callable[[Any], Any]) -> list[Any]:
+        items = listing(self.client)
+        if self._runner is None:
+            return list(items)
+
+        async def collect() -> list[Any]:
+            return [item async for item in items]
+
+        return self._runner.run(collect())
+
+    def first_page(self, listing: Callable[[Any], Any]) -> Any:
+        return self(lambda client: listing(client).first_page())
+
+    def close(self) -> None:
+        if self._runner is None:
+            self.client.close()
+            return
+        self._runner.run(self.client.close())
+        self._runner.close()
+
+
+MakeApi = Callable[..., Api]
+
+
+@pytest.fixture(params=["sync", "async"])
+def make_api(request: pytest.FixtureRequest) -> Iterator[MakeApi]:
+    """`make_api(service, key, **client_kwargs)`: an `Api` of the test's kind (both run)."""
+    apis: list[Api] = []
+
+    def factory(service: LocalService, key: str, **kwargs: Any) -> Api:
+        api = Api(request.param, service.base_url, key, **kwargs)
+        apis.append(api)
+        return api
+
+    yield factory
+    for api in apis:
+        api.close()
+
+
+@pytest.fixture
+def api(service: LocalService, admin_key: str, make_api: MakeApi) -> Api:
+    """An admin client on a fresh service, once as `Client` and once as `AsyncClient`."""
+    return make_api(service, admin_key)

@@ -1,4 +1,5 @@
-"""Every resource method against the real service, sync and async, and error mapping."""
+"""Every resource method against the real service, through `Client` and `AsyncClient` alike
+(the `api` fixture runs each test once per client), and error mapping."""
 
 from __future__ import annotations
 
@@ -11,92 +12,113 @@ import pytest
 import channelkit as ck
 from channelkit.client import Channel, Post
 from channelkit.service import LocalService
+from client.conftest import Api, MakeApi
 
 
-@pytest.fixture
-def client(
-    service: LocalService, admin_key: str, make_client: Callable[..., ck.Client]
-) -> ck.Client:
-    return make_client(service, admin_key)
-
-
-def test_post_and_channel_lifecycle(client: ck.Client) -> None:
-    channel = client.channels.create(name="Product News", description="launches")
+def test_post_and_channel_lifecycle(api: Api) -> None:
+    channel = api(lambda c: c.channels.create(name="Product News", description="launches"))
     assert isinstance(channel, Channel) and channel.slug == "product-news"
     assert channel.created_at is not None and channel.created_at.tzinfo is not None
-    post = client.posts.create(
-        channel_id=channel.id, title="Launch", body="**Today**", tags=["launch"], priority="high"
+    post = api(
+        lambda c: c.posts.create(
+            channel_id=channel.id,
+            title="Launch",
+            body="**Today**",
+            tags=["launch"],
+            priority="high",
+        )
     )
     assert isinstance(post, Post) and post.status == "published"
     assert post.author is not None and post.published_at is not None
     assert post.published_at.utcoffset() == timedelta(0)
-    assert client.posts.retrieve(post.id) == post
-    updated = client.posts.update(post.id, title="Launch day", status="archived")
+    assert api(lambda c: c.posts.retrieve(post.id)) == post
+    updated = api(lambda c: c.posts.update(post.id, title="Launch day", status="archived"))
     assert (updated.title, updated.status) == ("Launch day", "archived")
-    assert [p.id for p in client.posts.list(tag="launch")] == [post.id]
-    assert [c.id for c in client.channels.list() if c.id == channel.id] == [channel.id]
-    assert client.channels.retrieve(channel.id).name == "Product News"
-    assert client.channels.update(channel.id, description="all launches").description == (
-        "all launches"
-    )
-    client.posts.delete(post.id)
+    assert [p.id for p in api.all(lambda c: c.posts.list(tag="launch"))] == [post.id]
+    assert [x.id for x in api.all(lambda c: c.channels.list()) if x.id == channel.id] == [
+        channel.id
+    ]
+    assert api(lambda c: c.channels.retrieve(channel.id)).name == "Product News"
+    changed = api(lambda c: c.channels.update(channel.id, description="all launches"))
+    assert changed.description == "all launches"
+    api(lambda c: c.posts.delete(post.id))
     with pytest.raises(ck.NotFoundError):
-        client.posts.retrieve(post.id)
-    client.channels.delete(channel.id)
+        api(lambda c: c.posts.retrieve(post.id))
+    api(lambda c: c.channels.delete(channel.id))
 
 
-def test_scheduled_post_accepts_aware_datetimes_and_strings(client: ck.Client) -> None:
-    channel = client.channels.create(name="Later")
+def test_listings_page_and_raw_pages(api: Api) -> None:
+    channel = api(lambda c: c.channels.create(name="Pages"))
+    ids = {
+        api(lambda c, n=n: c.posts.create(channel_id=channel.id, title=f"{n}", body="b")).id
+        for n in range(7)
+    }
+    assert {p.id for p in api.all(lambda c: c.posts.list(channel_id=channel.id, limit=3))} == ids
+    page = api.first_page(lambda c: c.posts.list(channel_id=channel.id, limit=5))
+    assert len(page.data) == 5 and page.has_more and page.next_cursor
+    raw = api.all(lambda c: c.raw_pages("/posts", {"channel_id": channel.id}, limit=4))
+    assert [len(p.data) for p in raw] == [4, 3] and raw[0].cursor is None
+    assert api(lambda c: c.request("GET", f"/channels/{channel.id}"))["name"] == "Pages"
+    assert api.client.stats.responses_429 == 0 and api.client.rate_limit is not None
+
+
+def test_scheduled_post_accepts_aware_datetimes_and_strings(api: Api) -> None:
+    channel = api(lambda c: c.channels.create(name="Later"))
     when = datetime.now(UTC).replace(microsecond=0) + timedelta(days=2)
-    post = client.posts.create(channel_id=channel.id, title="t", body="b", scheduled_at=when)
+    post = api(
+        lambda c: c.posts.create(channel_id=channel.id, title="t", body="b", scheduled_at=when)
+    )
     assert post.status == "scheduled" and post.scheduled_at == when and post.published_at is None
     as_text = (when + timedelta(hours=1)).isoformat()
-    later = client.posts.create(channel_id=channel.id, title="t", body="b", scheduled_at=as_text)
+    later = api(
+        lambda c: c.posts.create(channel_id=channel.id, title="t", body="b", scheduled_at=as_text)
+    )
     assert later.scheduled_at == when + timedelta(hours=1)
 
 
-def test_same_idempotency_key_creates_once(client: ck.Client) -> None:
-    channel = client.channels.create(name="Once")
+def test_same_idempotency_key_creates_once(api: Api) -> None:
+    channel = api(lambda c: c.channels.create(name="Once"))
     kwargs = {"channel_id": channel.id, "title": "t", "body": "b", "idempotency_key": "k-1"}
-    first = client.posts.create(**kwargs)  # type: ignore[arg-type]
-    again = client.posts.create(**kwargs)  # type: ignore[arg-type]
+    first = api(lambda c: c.posts.create(**kwargs))
+    again = api(lambda c: c.posts.create(**kwargs))
     assert first.id == again.id
-    assert [p.id for p in client.posts.list(channel_id=channel.id)] == [first.id]
+    assert [p.id for p in api.all(lambda c: c.posts.list(channel_id=channel.id))] == [first.id]
     with pytest.raises(ck.ConflictError) as info:
-        client.posts.create(channel_id=channel.id, title="other", body="b", idempotency_key="k-1")
+        api(
+            lambda c: c.posts.create(
+                channel_id=channel.id, title="other", body="b", idempotency_key="k-1"
+            )
+        )
     assert info.value.param == "Idempotency-Key"
 
 
 def test_error_statuses_map_to_their_exceptions(
-    service: LocalService, client: ck.Client, make_client: Callable[..., ck.Client]
+    service: LocalService, api: Api, make_api: MakeApi
 ) -> None:
-    channel = client.channels.create(name="Errors")
-    client.posts.create(channel_id=channel.id, title="t", body="b")
+    channel = api(lambda c: c.channels.create(name="Errors"))
+    api(lambda c: c.posts.create(channel_id=channel.id, title="t", body="b"))
     with pytest.raises(ck.BadRequestError) as bad:
-        client.posts.create(channel_id="chan_nope", title="t", body="b")
+        api(lambda c: c.posts.create(channel_id="chan_nope", title="t", body="b"))
     assert bad.value.status == 400 and bad.value.code == "invalid_request"
     assert bad.value.param == "channel_id" and "(param: channel_id)" in str(bad.value)
     with pytest.raises(ck.AuthenticationError) as unauthorized:
-        make_client(service, "ck_not_a_key").channels.list().first_page()
+        make_api(service, "ck_not_a_key").first_page(lambda c: c.channels.list())
     assert unauthorized.value.status == 401 and unauthorized.value.code == "unauthorized"
-    reader = make_client(service, service.create_key(user="admin", scopes=["posts:read"]))
+    reader = make_api(service, service.create_key(user="admin", scopes=["posts:read"]))
     with pytest.raises(ck.PermissionDeniedError) as forbidden:
-        reader.channels.create(name="Nope")
+        reader(lambda c: c.channels.create(name="Nope"))
     assert forbidden.value.status == 403 and forbidden.value.code == "forbidden"
     with pytest.raises(ck.NotFoundError) as missing:
-        client.channels.retrieve("chan_missing")
+        api(lambda c: c.channels.retrieve("chan_missing"))
     assert missing.value.status == 404 and missing.value.request is not None
     assert missing.value.request.method == "GET"
     with pytest.raises(ck.ConflictError) as taken:
-        client.channels.create(name="Errors again", slug=channel.slug)
+        api(lambda c: c.channels.create(name="Errors again", slug=channel.slug))
     assert taken.value.param == "slug"
     with pytest.raises(ck.ConflictError):
-        client.channels.delete(channel.id)  # still holds a post
-
-
-def test_every_api_error_is_a_channelkit_error(client: ck.Client) -> None:
+        api(lambda c: c.channels.delete(channel.id))  # still holds a post
     with pytest.raises(ck.ChannelkitError):
-        client.posts.retrieve("post_missing")
+        api(lambda c: c.posts.retrieve("post_missing"))
 
 
 def test_client_from_environment(
@@ -114,8 +136,8 @@ def test_client_from_environment(
         ck.Client(base_url="http://127.0.0.1:1", api_key="k")
 
 
-def test_async_client_mirrors_the_sync_one(service: LocalService, admin_key: str) -> None:
-    async def main() -> None:
+def test_async_tasks_share_one_client(service: LocalService, admin_key: str) -> None:
+    async def main() -> list[str]:
         async with ck.AsyncClient(service.base_url, admin_key) as client:
             channel = await client.channels.create(name="Async")
             posts = await asyncio.gather(
@@ -126,29 +148,39 @@ def test_async_client_mirrors_the_sync_one(service: LocalService, admin_key: str
             )
             listed = [p.id async for p in client.posts.list(channel_id=channel.id, limit=3)]
             assert sorted(listed) == sorted(p.id for p in posts)
-            page = await client.posts.list(channel_id=channel.id, limit=5).first_page()
-            assert len(page.data) == 5 and page.has_more
-            assert (await client.posts.retrieve(posts[0].id)).id == posts[0].id
-            assert (await client.posts.update(posts[0].id, title="x")).title == "x"
-            await client.posts.delete(posts[0].id)
-            with pytest.raises(ck.NotFoundError):
-                await client.posts.retrieve(posts[0].id)
-            assert (await client.channels.retrieve(channel.id)).name == "Async"
-            assert (await client.channels.update(channel.id, name="Async 2")).name == "Async 2"
-            assert [c.id async for c in client.channels.list() if c.id == channel.id]
-            raw = [page async for page in client.raw_pages("/channels", limit=1)]
-            assert len(raw) >= 1 and raw[0].cursor is None
-            assert client.stats.responses_429 == 0 and client.rate_limit is not None
+            return listed
 
-    asyncio.run(main())
+    assert len(asyncio.run(main())) == 7
 
 
 def test_server_errors_surface_after_the_retries(
-    service_factory: Callable[..., LocalService], make_client: Callable[..., ck.Client]
+    service_factory: Callable[..., LocalService], make_api: MakeApi
 ) -> None:
     service = service_factory(faults="500=1.0")
-    client = make_client(service, service.create_key(plan="enterprise"), max_retries=1)
+    api = make_api(service, service.create_key(plan="enterprise"), max_retries=1)
     with pytest.raises(ck.ServerError) as info:
-        client.channels.list().first_page()
+        api.first_page(lambda c: c.channels.list())
     assert info.value.status == 500 and info.value.code == "server_error"
-    assert client.stats.requests == 2 and client.stats.retries == 1
+    assert api.client.stats.requests == 2 and api.client.stats.retries == 1
+
+
+def test_if_match_protects_edits_of_posts_and_channels(api: Api) -> None:
+    channel = api(lambda c: c.channels.create(name="Versions"))
+    post = api(lambda c: c.posts.create(channel_id=channel.id, title="v1", body="b"))
+    read = api(lambda c: c.posts.retrieve(post.id))
+    assert post.etag and read.etag == post.etag
+    mine = api(lambda c: c.posts.update(post.id, tags=["hr"], if_match=read.etag))
+    assert mine.etag and mine.etag != read.etag
+    with pytest.raises(ck.ConflictError) as stale:  # a second editor still holding v1
+        api(lambda c: c.posts.update(post.id, tags=["it"], if_match=read.etag))
+    assert stale.value.param == "If-Match" and "changed since you read it" in str(stale.value)
+    assert api(lambda c: c.posts.retrieve(post.id)).tags == ["hr"]  # nothing changed
+    with pytest.raises(ck.ConflictError):
+        api(lambda c: c.posts.delete(post.id, if_match=read.etag))
+    api(lambda c: c.posts.delete(post.id, if_match=mine.etag))
+    with pytest.raises(ck.ConflictError) as channel_stale:
+        api(lambda c: c.channels.update(channel.id, name="Renamed", if_match='"stale"'))
+    assert channel_stale.value.param == "If-Match"
+    fresh = api(lambda c: c.channels.retrieve(channel.id)).etag
+    renamed = api(lambda c: c.channels.update(channel.id, name="Renamed", if_match=fresh))
+    api(lambda c: c.channels.delete(channel.id, if_match=renamed.etag))

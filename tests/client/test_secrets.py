@@ -70,3 +70,47 @@ def test_bad_key_is_refused_without_echoing_it() -> None:
     with pytest.raises(ck.ChannelkitError) as info:
         ck.Client("http://127.0.0.1:9/v1", "ck_secret\nInjected: yes")
     assert "secret" not in str(info.value)
+
+
+def test_password_in_the_base_url_never_shows(
+    service: LocalService, admin_key: str, debug_logging: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    secret_url = service.base_url.replace("http://", "http://ann:pa55w0rd@")
+    client = ck.Client(secret_url, admin_key)
+    assert client.base_url == service.base_url.replace("http://", "http://<redacted>@")
+    client.channels.list().first_page()  # the URL still works
+    texts = [repr(client), str(client.base_url), caplog.text]
+    with pytest.raises(ck.NotFoundError) as info:
+        client.posts.retrieve("post_missing")
+    texts += ["".join(traceback.format_exception(info.value)), repr(info.value.request)]
+    refused = ck.Client("http://ann:pa55w0rd@127.0.0.1:9/v1", admin_key, max_retries=0)
+    with pytest.raises(ck.APIConnectionError) as down:
+        refused.posts.retrieve("post_1")
+    texts.append("".join(traceback.format_exception(down.value)))
+    with pytest.raises(ck.InvalidParameterError) as bad:
+        ck.Client("http://ann:pa55w0rd@127.0.0.1:9/api", admin_key)
+    texts.append(str(bad.value))
+    assert "<redacted>@" in texts[0] and "<redacted>@" in texts[-1]
+    assert all("pa55w0rd" not in text and "ann:" not in text for text in texts)
+    client.close()
+    refused.close()
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("https://ann:s3cret@api.example.com/v1", "https://<redacted>@api.example.com/v1"),
+        ("https://token@api.example.com:8443/v1", "https://<redacted>@api.example.com:8443/v1"),
+        ("https://api.example.com/v1?x=a@b", "https://api.example.com/v1?x=a@b"),
+        ("http://127.0.0.1:8000/v1", "http://127.0.0.1:8000/v1"),
+        (
+            "see http://a:b@h/v1 and https://c@d/",
+            "see http://<redacted>@h/v1 and https://<redacted>@d/",
+        ),
+    ],
+)
+def test_redact_url(url: str, shown: str) -> None:
+    from channelkit.client import redact_url
+
+    assert redact_url(url) == shown

@@ -71,7 +71,7 @@ def test_get_cut_at_an_exact_byte_is_retried() -> None:
     client, events = make(handler)
     assert client.posts.retrieve("post_1").id == "post_1"
     assert len(calls) == 2 and client.stats.retries == 1
-    assert [e.reason for e in events] == ["backoff"]
+    assert [e.reason for e in events] == ["connection"]  # a dropped connection
 
 
 def test_get_with_a_non_json_body_is_retried_then_reported() -> None:
@@ -273,9 +273,24 @@ def test_connection_failures_become_api_connection_errors() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
 
-    client, _ = make(handler, max_retries=1)
+    client, _ = make(handler, max_retries=1, connection_retry_budget=0)
     with pytest.raises(ck.APIConnectionError, match=r"Connection refused.*after 2 attempts"):
         client.channels.list().first_page()
+
+
+def test_refused_connections_are_retried_for_the_budget_and_the_wait_is_shown() -> None:
+    calls: list[float] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(time.monotonic())
+        raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
+
+    client, events = make(handler, max_retries=1, connection_retry_budget=1.5)
+    with pytest.raises(ck.APIConnectionError, match=r"refused.*connection_retry_budget is 1.5 s"):
+        client.channels.list().first_page()
+    # More attempts than max_retries allows, spread over the budget, each wait reported.
+    assert len(calls) > 2 and 1.4 <= calls[-1] - calls[0] <= 3.0
+    assert events and {e.reason for e in events} == {"connection"}
 
 
 def test_timeouts_become_api_timeout_errors() -> None:
@@ -481,3 +496,57 @@ def test_paginators_are_lazy_and_say_what_they_list() -> None:
     assert not calls
     assert len(list(listing)) == 1 and len(list(listing)) == 1  # each iteration walks anew
     assert len(calls) == 2
+
+
+def test_etag_is_exposed_and_if_match_sent_on_update_and_delete() -> None:
+    seen: list[tuple[str, str | None]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append((request.method, request.headers.get("if-match")))
+        if request.method == "DELETE":
+            return httpx.Response(204)
+        return httpx.Response(200, json=POST, headers={"ETag": '"v2"'})
+
+    client, _ = make(handler)
+    post = client.posts.retrieve("post_1")
+    assert post.etag == '"v2"' and "etag" not in post.model_dump()
+    assert client.posts.update("post_1", title="x", if_match=post.etag).etag == '"v2"'
+    client.posts.delete("post_1", if_match='"v2"')
+    client.channels.delete("chan_1")
+    assert seen == [("GET", None), ("PATCH", '"v2"'), ("DELETE", '"v2"'), ("DELETE", None)]
+    with pytest.raises(ck.InvalidParameterError, match="^if_match: expected an ETag"):
+        client.posts.update("post_1", title="x", if_match="  ")
+
+
+def test_stale_if_match_is_a_clear_conflict_error() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        error = {"code": "conflict", "message": "ETag mismatch", "param": "If-Match"}
+        return httpx.Response(409, json={"error": error})
+
+    client, _ = make(handler)
+    with pytest.raises(ck.ConflictError) as info:
+        client.posts.update("post_1", tags=["hr"], if_match='"v1"')
+    assert info.value.param == "If-Match" and info.value.status == 409
+    assert "the post changed since you read it" in str(info.value)
+    assert "retrieve it again" in str(info.value) and client.stats.requests == 1
+
+
+def test_update_whose_answer_was_lost_is_verified_not_reported_as_stale() -> None:
+    state = {"title": "t", "etag": '"v1"'}
+    calls: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(request.method)
+        if request.method == "PATCH":
+            if request.headers["if-match"] != state["etag"]:
+                error = {"code": "conflict", "message": "stale", "param": "If-Match"}
+                return httpx.Response(409, json={"error": error})
+            state.update(title=json.loads(request.content)["title"], etag='"v2"')
+            if len(calls) == 1:
+                raise httpx.ReadTimeout("answer lost", request=request)
+        body = {**POST, "title": state["title"]}
+        return httpx.Response(200, json=body, headers={"ETag": state["etag"]})
+
+    client, _ = make(handler)
+    post = client.posts.update("post_1", title="new", if_match='"v1"')
+    assert (post.title, post.etag) == ("new", '"v2"') and calls == ["PATCH", "PATCH", "GET"]

@@ -14,6 +14,7 @@ from channelkit.client._base import ClientStats, RateLimit, WaitEvent
 from channelkit.client._client import Client, Paginator
 from channelkit.client._pacing import WaitReason
 from channelkit.client._pagination import RawPage
+from channelkit.client._urls import redact_url
 from channelkit.client.models import (
     Author,
     Channel,
@@ -39,4 +40,5 @@ __all__ = [
     "RawPage",
     "WaitEvent",
     "WaitReason",
+    "redact_url",
 ]

@@ -1,4 +1,9 @@
-"""The asyncio client, `channelkit.AsyncClient`: `Client` with `await` and `async for`."""
+"""`channelkit.AsyncClient` and its resources: the sending, awaited or blocking.
+
+Edit `_async_client.py` only: the blocking `_client.py` is generated from it by
+`python -m channelkit.client._unasync --write` (docs/client.md). Everything deciding what
+to send and when lives in `_base.py` and `_operations.py`.
+"""
 
 from __future__ import annotations
 
@@ -38,15 +43,21 @@ PageT = TypeVar("PageT", bound=PageLike)
 
 
 class AsyncClient:
-    """The asyncio twin of `Client`: same arguments, resources and behaviour.
+    """A client of the Publishing and Channel Service; share one per process.
 
-        async with ck.AsyncClient() as client:
-            async for post in client.posts.list(tag="hr"):
+        import channelkit as ck
+
+        async with ck.AsyncClient(base_url="http://127.0.0.1:8000/v1", api_key="...") as client:
+            async for post in client.posts.list(channel_id="chan_1", tag="hr"):
                 print(post.title)
-            await client.posts.create(channel_id="chan_1", title="Hi", body="Hello")
+            await client.posts.create(channel_id="chan_1", title="Hi", body="Hello **all**")
 
-    Concurrent tasks share one rate budget: gather as many calls as you like, the client
-    spaces them so that none is refused for the rate limit.
+    Without arguments the base URL and key come from `CHANNELKIT_BASE_URL` and
+    `CHANNELKIT_API_KEY`. Requests are paced by the rate-limit headers (one budget shared
+    by every asyncio task using the client), failed requests retried when that is safe (a
+    service that refuses connections for up to `connection_retry_budget` seconds, as in a
+    restart), and every POST carries an `Idempotency-Key` so that a retried create creates
+    once. `on_wait` is called before every sleep, with a `WaitEvent` (for progress bars).
     """
 
     def __init__(
@@ -57,6 +68,7 @@ class AsyncClient:
         timeout: float | httpx.Timeout | None = None,
         max_retries: int | None = None,
         max_rate_limit_wait: float | None = None,
+        connection_retry_budget: float | None = None,
         on_wait: Callable[[WaitEvent], None] | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
@@ -66,10 +78,11 @@ class AsyncClient:
             timeout=timeout,
             max_retries=max_retries,
             max_rate_limit_wait=max_rate_limit_wait,
+            connection_retry_budget=connection_retry_budget,
             on_wait=on_wait,
         )
         self._http = httpx.AsyncClient(
-            base_url=self._core.base_url,
+            base_url=self._core.url,
             auth=self._core.auth,
             headers=self._core.headers,
             timeout=self._core.timeout,
@@ -82,6 +95,7 @@ class AsyncClient:
 
     @property
     def base_url(self) -> str:
+        """The service's URL as it may be shown or stored (any user:password redacted)."""
         return self._core.base_url
 
     @property
@@ -155,9 +169,13 @@ class AsyncClient:
             yield page
 
     async def _execute(self, spec: RequestSpec) -> Any:
+        done = await self._send(spec)
+        return done.value
+
+    async def _send(self, spec: RequestSpec) -> Done:
         return await self._run(self._core.start(spec))
 
-    async def _run(self, call: Call) -> Any:
+    async def _run(self, call: Call) -> Done:
         request = call.build(self._http)
         while True:
             await self._pace(call.spec.path)
@@ -172,9 +190,10 @@ class AsyncClient:
             else:
                 step = call.on_response(response)
             if isinstance(step, Done):
-                return step.value
+                return step
             if isinstance(step, Verify):
-                return step.outcome(await self._execute(step.spec))
+                current = await self._send(step.spec)
+                return Done(step.outcome(current.value), current.etag)
             if step.delay > 0:
                 await self._sleep(step.delay, step.reason, call.spec.path)
 
@@ -205,11 +224,11 @@ class AsyncClient:
 
 
 class AsyncPaginator(Generic[ModelT]):
-    """A listing: `async for` every item of every page, or `await first_page()`.
+    """A listing: iterate for every item of every page, or take `first_page()`.
 
-    async for post in client.posts.list(tag="hr"):
+    async for post in client.posts.list(tag="hr"):  # all pages, lazily
         ...
-    page = await client.posts.list(limit=50).first_page()
+    page = await client.posts.list(limit=50).first_page()  # one request
     """
 
     def __init__(
@@ -249,12 +268,16 @@ class AsyncPaginator(Generic[ModelT]):
 
     async def __aiter__(self) -> AsyncIterator[ModelT]:
         async for page in self.pages():
-            for item in page.data:
+            for item in page.data:  # noqa: UP028 (an async generator cannot `yield from`)
                 yield item
 
 
 class AsyncPosts:
-    """`client.posts` (async): create, list, retrieve, update and delete posts."""
+    """`client.posts`: create, list, retrieve, update and delete posts.
+
+    Single posts carry their version, `post.etag`: pass it as `if_match` to update or
+    delete only if nobody changed the post meanwhile (else `ConflictError`, param If-Match).
+    """
 
     def __init__(self, client: AsyncClient) -> None:
         self._client = client
@@ -289,7 +312,7 @@ class AsyncPosts:
             idempotency_key=idempotency_key,
             max_retries=max_retries,
         )
-        return ops.parse_model(Post, await self._client._execute(spec), "POST /posts")
+        return ops.parse_resource(Post, await self._client._send(spec), "POST /posts")
 
     def list(
         self,
@@ -316,7 +339,7 @@ class AsyncPosts:
 
     async def retrieve(self, post_id: str, *, max_retries: int | None = None) -> Post:
         spec = ops.retrieve(ops.POSTS, "post_id", post_id, max_retries)
-        return ops.parse_model(Post, await self._client._execute(spec), f"GET {spec.path}")
+        return ops.parse_resource(Post, await self._client._send(spec), f"GET {spec.path}")
 
     async def update(
         self,
@@ -332,8 +355,12 @@ class AsyncPosts:
         status: str | None = None,
         extra_body: Mapping[str, Any] | None = None,
         max_retries: int | None = None,
+        if_match: str | None = None,
     ) -> Post:
-        """Change the fields given (None leaves a field as it is)."""
+        """Change the fields given (None leaves a field as it is).
+
+        `if_match=post.etag`: only if the post is still as read (else `ConflictError`).
+        """
         spec = ops.update_post(
             post_id,
             channel_id=channel_id,
@@ -346,15 +373,22 @@ class AsyncPosts:
             status=status,
             extra_body=extra_body,
             max_retries=max_retries,
+            if_match=if_match,
         )
-        return ops.parse_model(Post, await self._client._execute(spec), f"PATCH {spec.path}")
+        return ops.parse_resource(Post, await self._client._send(spec), f"PATCH {spec.path}")
 
-    async def delete(self, post_id: str, *, max_retries: int | None = None) -> None:
-        await self._client._execute(ops.delete(ops.POSTS, "post_id", post_id, max_retries))
+    async def delete(
+        self, post_id: str, *, max_retries: int | None = None, if_match: str | None = None
+    ) -> None:
+        spec = ops.delete(ops.POSTS, "post_id", post_id, max_retries, if_match)
+        await self._client._execute(spec)
 
 
 class AsyncChannels:
-    """`client.channels` (async): create, list, retrieve, update and delete channels."""
+    """`client.channels`: create, list, retrieve, update and delete channels.
+
+    Like posts, single channels carry `channel.etag` for `if_match` on update and delete.
+    """
 
     def __init__(self, client: AsyncClient) -> None:
         self._client = client
@@ -381,7 +415,7 @@ class AsyncChannels:
             idempotency_key=idempotency_key,
             max_retries=max_retries,
         )
-        return ops.parse_model(Channel, await self._client._execute(spec), "POST /channels")
+        return ops.parse_resource(Channel, await self._client._send(spec), "POST /channels")
 
     def list(
         self,
@@ -392,12 +426,17 @@ class AsyncChannels:
     ) -> AsyncPaginator[Channel]:
         params = query_params({"visibility": visibility})
         return AsyncPaginator(
-            self._client, ops.CHANNELS, params, Channel, limit=limit, cursor=cursor
+            self._client,
+            ops.CHANNELS,
+            params,
+            Channel,
+            limit=limit,
+            cursor=cursor,
         )
 
     async def retrieve(self, channel_id: str, *, max_retries: int | None = None) -> Channel:
         spec = ops.retrieve(ops.CHANNELS, "channel_id", channel_id, max_retries)
-        return ops.parse_model(Channel, await self._client._execute(spec), f"GET {spec.path}")
+        return ops.parse_resource(Channel, await self._client._send(spec), f"GET {spec.path}")
 
     async def update(
         self,
@@ -411,6 +450,7 @@ class AsyncChannels:
         is_archived: bool | None = None,
         extra_body: Mapping[str, Any] | None = None,
         max_retries: int | None = None,
+        if_match: str | None = None,
     ) -> Channel:
         spec = ops.update_channel(
             channel_id,
@@ -422,15 +462,19 @@ class AsyncChannels:
             is_archived=is_archived,
             extra_body=extra_body,
             max_retries=max_retries,
+            if_match=if_match,
         )
-        return ops.parse_model(Channel, await self._client._execute(spec), f"PATCH {spec.path}")
+        return ops.parse_resource(Channel, await self._client._send(spec), f"PATCH {spec.path}")
 
-    async def delete(self, channel_id: str, *, max_retries: int | None = None) -> None:
-        await self._client._execute(ops.delete(ops.CHANNELS, "channel_id", channel_id, max_retries))
+    async def delete(
+        self, channel_id: str, *, max_retries: int | None = None, if_match: str | None = None
+    ) -> None:
+        spec = ops.delete(ops.CHANNELS, "channel_id", channel_id, max_retries, if_match)
+        await self._client._execute(spec)
 
 
 class AsyncAnalytics:
-    """`client.analytics` (async): daily rows (UTC days; `start` inclusive, `end` not)."""
+    """`client.analytics`: daily engagement rows (UTC days; `start` inclusive, `end` not)."""
 
     def __init__(self, client: AsyncClient) -> None:
         self._client = client

@@ -24,6 +24,7 @@ from channelkit._constants import (
     CLIENT_BACKOFF_BASE_SECONDS,
     CLIENT_BACKOFF_CAP_SECONDS,
     CLIENT_CONNECT_TIMEOUT_SECONDS,
+    CLIENT_CONNECTION_RETRY_BUDGET_SECONDS,
     CLIENT_DATE_HEADER_LAG_SECONDS,
     CLIENT_IDEMPOTENCY_KEY_PREFIX,
     CLIENT_MAX_CONNECTIONS,
@@ -51,10 +52,12 @@ from channelkit.client._retry import (
     should_retry_failure,
     should_retry_status,
 )
+from channelkit.client._urls import redact_url, redact_urls_in
 from channelkit.errors import (
     APIConnectionError,
     APIError,
     APITimeoutError,
+    ConflictError,
     InvalidParameterError,
     RequestInfo,
     error_from_response,
@@ -121,13 +124,17 @@ class RequestSpec:
     json: Mapping[str, Any] | None = None
     idempotency_key: str | None = None
     max_retries: int | None = None
+    if_match: str | None = None  # PATCH/DELETE only when the resource still has this ETag
     # Turns a 2xx body into the call's value; a ValueError means "not JSON" (retried).
     decode: Callable[[bytes], Any] = decode_json
 
 
 @dataclass(frozen=True)
 class Done:
+    """The call's decoded value, and the resource's `ETag` when the response had one."""
+
     value: Any
+    etag: str | None = None
 
 
 @dataclass(frozen=True)
@@ -200,17 +207,19 @@ def _resolve_base_url(base_url: str | None) -> str:
             f"(e.g. http://127.0.0.1:8000{API_VERSION_SEGMENT})",
         )
     url = url.strip().rstrip("/")
+    shown = redact_url(url)  # a password in the URL stays out of every message
     try:
         parsed = httpx.URL(url)
     except httpx.InvalidURL as exc:
-        raise InvalidParameterError("base_url", f"{url!r} is not a valid URL: {exc}") from None
+        detail = redact_urls_in(str(exc))
+        raise InvalidParameterError("base_url", f"{shown!r} is not a valid URL: {detail}") from None
     if parsed.scheme not in ("http", "https") or not parsed.host:
-        raise InvalidParameterError("base_url", f"{url!r} is not an http(s) URL")
+        raise InvalidParameterError("base_url", f"{shown!r} is not an http(s) URL")
     if not parsed.path.endswith(API_VERSION_SEGMENT):
         raise InvalidParameterError(
             "base_url",
-            f"{url!r} must end in the API version segment {API_VERSION_SEGMENT} "
-            f"(e.g. {url}{API_VERSION_SEGMENT})",
+            f"{shown!r} must end in the API version segment {API_VERSION_SEGMENT} "
+            f"(e.g. {shown}{API_VERSION_SEGMENT})",
         )
     return url
 
@@ -246,10 +255,15 @@ class ClientCore:
         timeout: float | httpx.Timeout | None,
         max_retries: int | None,
         max_rate_limit_wait: float | None,
+        connection_retry_budget: float | None,
         on_wait: Callable[[WaitEvent], None] | None,
     ) -> None:
         _configure_logging()
-        self.base_url = _resolve_base_url(base_url)
+        url = _resolve_base_url(base_url)
+        self.base_url = redact_url(url)  # what anything shows or stores
+        # A user:password in the URL is never sent (the Bearer key is the authentication),
+        # so httpx gets the URL without it and cannot log it either.
+        self.url = str(httpx.URL(url).copy_with(userinfo=b""))
         self.auth: httpx.Auth = _BearerAuth(_resolve_api_key(api_key))
         if timeout is None:
             timeout = httpx.Timeout(CLIENT_TIMEOUT_SECONDS, connect=CLIENT_CONNECT_TIMEOUT_SECONDS)
@@ -269,6 +283,16 @@ class ClientCore:
         if self.max_rate_limit_wait < 0:
             raise InvalidParameterError(
                 "max_rate_limit_wait", f"must be >= 0 seconds, got {self.max_rate_limit_wait}"
+            )
+        self.connection_retry_budget = (
+            CLIENT_CONNECTION_RETRY_BUDGET_SECONDS
+            if connection_retry_budget is None
+            else connection_retry_budget
+        )
+        if self.connection_retry_budget < 0:
+            raise InvalidParameterError(
+                "connection_retry_budget",
+                f"must be >= 0 seconds, got {self.connection_retry_budget}",
             )
         self.on_wait = on_wait
         self._lock = threading.Lock()
@@ -303,7 +327,8 @@ class ClientCore:
 
     def note_wait(self, seconds: float, reason: WaitReason, path: str) -> None:
         """Account for a sleep about to happen and tell the user about it."""
-        self.count(wait_seconds=seconds, rate_limit_waits=0 if reason == "backoff" else 1)
+        paced = reason in ("pacing", "retry_after")
+        self.count(wait_seconds=seconds, rate_limit_waits=1 if paced else 0)
         if seconds >= CLIENT_WAIT_LOG_SECONDS:
             log.info("waiting %.1f s (%s) before %s", seconds, reason.replace("_", "-"), path)
         if self.on_wait is not None:
@@ -348,7 +373,7 @@ class ClientCore:
             self._pacer.block(time.monotonic() + seconds)
 
     def redacted_repr(self, cls: str) -> str:
-        return f"{cls}(base_url={self.base_url!r}, api_key=<redacted>)"
+        return f"{cls}(base_url={self.base_url!r}, api_key=<redacted>)"  # userinfo redacted too
 
 
 class Call:
@@ -368,18 +393,23 @@ class Call:
         self.ambiguous = False  # an earlier attempt may have taken effect
         self.sent_wall = 0.0
         self.sent_mono = 0.0
+        self.unreachable_since: float | None = None  # first connection failure (monotonic)
         self.info = RequestInfo(self.method, spec.path)
 
     def build(self, http: httpx.Client | httpx.AsyncClient) -> httpx.Request:
-        headers = {"Idempotency-Key": self.key} if self.key is not None else None
+        headers = {}
+        if self.key is not None:
+            headers["Idempotency-Key"] = self.key
+        if self.spec.if_match is not None:
+            headers["If-Match"] = self.spec.if_match
         request = http.build_request(
             self.method,
             self.spec.path,
             params=dict(self.spec.params) if self.spec.params else None,
             json=dict(self.spec.json) if self.spec.json is not None else None,
-            headers=headers,
+            headers=headers or None,
         )
-        self.info = RequestInfo(self.method, str(request.url))
+        self.info = RequestInfo(self.method, redact_url(str(request.url)))
         return request
 
     def mark_sent(self) -> None:
@@ -393,7 +423,7 @@ class Call:
             if status == 204 or (not response.content and self.spec.decode is decode_json):
                 return Done(None)  # listings decode their own way: an empty page is an error
             try:
-                return Done(self.spec.decode(response.content))
+                return Done(self.spec.decode(response.content), response.headers.get("etag"))
             except ValueError:
                 return self._failed(Failure.UNDECODABLE, f"{status} response is not JSON")
         if status == 404 and self.method == "DELETE" and self.ambiguous:
@@ -402,8 +432,16 @@ class Call:
         if status == 429:
             return self._rate_limited(response, retry_after)
         error = self._error(response, retry_after)
-        if status == 409 and self.method == "PATCH" and self.ambiguous and error.param == "status":
-            # The transition was refused because it had already happened: check that.
+        if status == 409 and error.param == "If-Match":
+            error = self._stale(error)
+        if (
+            status == 409
+            and self.method == "PATCH"
+            and self.ambiguous
+            and error.param in ("status", "If-Match")
+        ):
+            # Refused because an earlier attempt whose answer was lost already did it (the
+            # transition happened, or our own write changed the ETag): check that.
             check = RequestSpec("GET", self.spec.path, max_retries=self.spec.max_retries)
             return Verify(check, self.spec.json or {}, error)
         if (
@@ -430,8 +468,33 @@ class Call:
             failure = Failure.TIMEOUT
         else:
             failure = Failure.BROKEN
-        detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        text = redact_urls_in(str(exc))
+        detail = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+        if isinstance(exc, httpx.ConnectError | httpx.RemoteProtocolError | httpx.ReadError):
+            # Refused or reset: the service may be restarting, so keep trying for a while.
+            retry = self._reconnect(failure, detail)
+            if retry is not None:
+                return retry
         return self._failed(failure, detail)
+
+    def _reconnect(self, failure: Failure, detail: str) -> Retry | None:
+        """A retry within the connection budget, or None when it is spent (or unsafe)."""
+        if failure is not Failure.NOT_SENT:
+            self.ambiguous = True
+        budget = self.core.connection_retry_budget
+        if budget == 0 or self.max_retries == 0:
+            return None  # max_retries=0 turns every retry off; budget 0 counts retries
+        if not should_retry_failure(failure, replayable=self.replayable):
+            return None
+        now = time.monotonic()
+        if self.unreachable_since is None:
+            self.unreachable_since = now
+        left = budget - (now - self.unreachable_since)
+        if left <= 0:
+            return None
+        delay = min(left, self._backoff())
+        self._note_retry(detail, delay, f"for up to {left:.0f} s more")
+        return Retry(delay, "connection")
 
     def _failed(self, failure: Failure, detail: str) -> Step:
         if failure is not Failure.NOT_SENT:
@@ -439,11 +502,16 @@ class Call:
         if (
             should_retry_failure(failure, replayable=self.replayable)
             and self.retries < self.max_retries
+            and self.unreachable_since is None
         ):
             delay = self._backoff()
             self._note_retry(detail, delay)
             return Retry(delay, "backoff")
         tries = f"after {self.retries + 1} attempt{'s' if self.retries else ''}"
+        if self.unreachable_since is not None:
+            waited = time.monotonic() - self.unreachable_since
+            tries += f" over {waited:.0f} s; connection_retry_budget is "
+            tries += f"{self.core.connection_retry_budget:g} s"
         message = f"{detail} [{self.info}] ({tries})"
         # `from None`: the httpx exception holds the request, Authorization header included.
         if failure is Failure.TIMEOUT:
@@ -470,6 +538,18 @@ class Call:
         log.info("429 on %s: retrying after %.1f s", self.info, wait)
         return Retry(0.0, "retry_after")  # the pacer holds every request until then
 
+    def _stale(self, error: APIError) -> APIError:
+        """A clear `ConflictError` for an `If-Match` that no longer matches."""
+        what = self.spec.path.strip("/").split("/")[0].rstrip("s") or "resource"
+        message = (
+            f"409 conflict: the {what} changed since you read it (If-Match "
+            f"{self.spec.if_match} is no longer its ETag), so nothing was changed; retrieve "
+            f"it again and reapply your change [{self.info}]"
+        )
+        return ConflictError(
+            message, status=409, code=error.code, param="If-Match", request=self.info
+        )
+
     def _error(self, response: httpx.Response, retry_after: float | None) -> APIError:
         return error_from_response(
             response.status_code,
@@ -486,15 +566,15 @@ class Call:
             jitter=self.core.jitter(),
         )
 
-    def _note_retry(self, why: str, delay: float) -> None:
+    def _note_retry(self, why: str, delay: float, budget: str | None = None) -> None:
         self.retries += 1
         self.core.count(retries=1)
         log.info(
-            "retrying %s after %s (retry %d of %d) in %.2f s",
+            "retrying %s after %s (retry %d %s) in %.2f s",
             self.info,
             why,
             self.retries,
-            self.max_retries,
+            budget or f"of {self.max_retries}",
             delay,
         )
 

@@ -1,4 +1,12 @@
-"""The blocking client, `channelkit.Client`."""
+# GENERATED from _async_client.py: edit that file, not this one, then run
+# `python -m channelkit.client._unasync --write`
+# (tests/client/test_unasync.py fails when this file is stale).
+"""`channelkit.Client` and its resources: the sending, awaited or blocking.
+
+Edit `_async_client.py` only: the blocking `_client.py` is generated from it by
+`python -m channelkit.client._unasync --write` (docs/client.md). Everything deciding what
+to send and when lives in `_base.py` and `_operations.py`.
+"""
 
 from __future__ import annotations
 
@@ -49,9 +57,10 @@ class Client:
 
     Without arguments the base URL and key come from `CHANNELKIT_BASE_URL` and
     `CHANNELKIT_API_KEY`. Requests are paced by the rate-limit headers (one budget shared
-    by every thread using the client), failed requests retried when that is safe, and
-    every POST carries an `Idempotency-Key` so that a retried create creates once.
-    `on_wait` is called before every sleep, with a `WaitEvent` (for progress bars).
+    by every thread using the client), failed requests retried when that is safe (a
+    service that refuses connections for up to `connection_retry_budget` seconds, as in a
+    restart), and every POST carries an `Idempotency-Key` so that a retried create creates
+    once. `on_wait` is called before every sleep, with a `WaitEvent` (for progress bars).
     """
 
     def __init__(
@@ -62,6 +71,7 @@ class Client:
         timeout: float | httpx.Timeout | None = None,
         max_retries: int | None = None,
         max_rate_limit_wait: float | None = None,
+        connection_retry_budget: float | None = None,
         on_wait: Callable[[WaitEvent], None] | None = None,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
@@ -71,10 +81,11 @@ class Client:
             timeout=timeout,
             max_retries=max_retries,
             max_rate_limit_wait=max_rate_limit_wait,
+            connection_retry_budget=connection_retry_budget,
             on_wait=on_wait,
         )
         self._http = httpx.Client(
-            base_url=self._core.base_url,
+            base_url=self._core.url,
             auth=self._core.auth,
             headers=self._core.headers,
             timeout=self._core.timeout,
@@ -87,6 +98,7 @@ class Client:
 
     @property
     def base_url(self) -> str:
+        """The service's URL as it may be shown or stored (any user:password redacted)."""
         return self._core.base_url
 
     @property
@@ -160,9 +172,13 @@ class Client:
             yield page
 
     def _execute(self, spec: RequestSpec) -> Any:
+        done = self._send(spec)
+        return done.value
+
+    def _send(self, spec: RequestSpec) -> Done:
         return self._run(self._core.start(spec))
 
-    def _run(self, call: Call) -> Any:
+    def _run(self, call: Call) -> Done:
         request = call.build(self._http)
         while True:
             self._pace(call.spec.path)
@@ -177,9 +193,10 @@ class Client:
             else:
                 step = call.on_response(response)
             if isinstance(step, Done):
-                return step.value
+                return step
             if isinstance(step, Verify):
-                return step.outcome(self._execute(step.spec))
+                current = self._send(step.spec)
+                return Done(step.outcome(current.value), current.etag)
             if step.delay > 0:
                 self._sleep(step.delay, step.reason, call.spec.path)
 
@@ -212,9 +229,9 @@ class Client:
 class Paginator(Generic[ModelT]):
     """A listing: iterate for every item of every page, or take `first_page()`.
 
-    for post in client.posts.list(tag="hr"):          # all pages, lazily
+    for post in client.posts.list(tag="hr"):  # all pages, lazily
         ...
-    page = client.posts.list(limit=50).first_page()   # one request
+    page = client.posts.list(limit=50).first_page()  # one request
     """
 
     def __init__(
@@ -254,11 +271,16 @@ class Paginator(Generic[ModelT]):
 
     def __iter__(self) -> Iterator[ModelT]:
         for page in self.pages():
-            yield from page.data
+            for item in page.data:  # noqa: UP028 (an async generator cannot `yield from`)
+                yield item
 
 
 class Posts:
-    """`client.posts`: create, list, retrieve, update and delete posts."""
+    """`client.posts`: create, list, retrieve, update and delete posts.
+
+    Single posts carry their version, `post.etag`: pass it as `if_match` to update or
+    delete only if nobody changed the post meanwhile (else `ConflictError`, param If-Match).
+    """
 
     def __init__(self, client: Client) -> None:
         self._client = client
@@ -293,7 +315,7 @@ class Posts:
             idempotency_key=idempotency_key,
             max_retries=max_retries,
         )
-        return ops.parse_model(Post, self._client._execute(spec), "POST /posts")
+        return ops.parse_resource(Post, self._client._send(spec), "POST /posts")
 
     def list(
         self,
@@ -320,7 +342,7 @@ class Posts:
 
     def retrieve(self, post_id: str, *, max_retries: int | None = None) -> Post:
         spec = ops.retrieve(ops.POSTS, "post_id", post_id, max_retries)
-        return ops.parse_model(Post, self._client._execute(spec), f"GET {spec.path}")
+        return ops.parse_resource(Post, self._client._send(spec), f"GET {spec.path}")
 
     def update(
         self,
@@ -336,8 +358,12 @@ class Posts:
         status: str | None = None,
         extra_body: Mapping[str, Any] | None = None,
         max_retries: int | None = None,
+        if_match: str | None = None,
     ) -> Post:
-        """Change the fields given (None leaves a field as it is)."""
+        """Change the fields given (None leaves a field as it is).
+
+        `if_match=post.etag`: only if the post is still as read (else `ConflictError`).
+        """
         spec = ops.update_post(
             post_id,
             channel_id=channel_id,
@@ -350,15 +376,22 @@ class Posts:
             status=status,
             extra_body=extra_body,
             max_retries=max_retries,
+            if_match=if_match,
         )
-        return ops.parse_model(Post, self._client._execute(spec), f"PATCH {spec.path}")
+        return ops.parse_resource(Post, self._client._send(spec), f"PATCH {spec.path}")
 
-    def delete(self, post_id: str, *, max_retries: int | None = None) -> None:
-        self._client._execute(ops.delete(ops.POSTS, "post_id", post_id, max_retries))
+    def delete(
+        self, post_id: str, *, max_retries: int | None = None, if_match: str | None = None
+    ) -> None:
+        spec = ops.delete(ops.POSTS, "post_id", post_id, max_retries, if_match)
+        self._client._execute(spec)
 
 
 class Channels:
-    """`client.channels`: create, list, retrieve, update and delete channels."""
+    """`client.channels`: create, list, retrieve, update and delete channels.
+
+    Like posts, single channels carry `channel.etag` for `if_match` on update and delete.
+    """
 
     def __init__(self, client: Client) -> None:
         self._client = client
@@ -385,7 +418,7 @@ class Channels:
             idempotency_key=idempotency_key,
             max_retries=max_retries,
         )
-        return ops.parse_model(Channel, self._client._execute(spec), "POST /channels")
+        return ops.parse_resource(Channel, self._client._send(spec), "POST /channels")
 
     def list(
         self,
@@ -395,11 +428,18 @@ class Channels:
         cursor: str | None = None,
     ) -> Paginator[Channel]:
         params = query_params({"visibility": visibility})
-        return Paginator(self._client, ops.CHANNELS, params, Channel, limit=limit, cursor=cursor)
+        return Paginator(
+            self._client,
+            ops.CHANNELS,
+            params,
+            Channel,
+            limit=limit,
+            cursor=cursor,
+        )
 
     def retrieve(self, channel_id: str, *, max_retries: int | None = None) -> Channel:
         spec = ops.retrieve(ops.CHANNELS, "channel_id", channel_id, max_retries)
-        return ops.parse_model(Channel, self._client._execute(spec), f"GET {spec.path}")
+        return ops.parse_resource(Channel, self._client._send(spec), f"GET {spec.path}")
 
     def update(
         self,
@@ -413,6 +453,7 @@ class Channels:
         is_archived: bool | None = None,
         extra_body: Mapping[str, Any] | None = None,
         max_retries: int | None = None,
+        if_match: str | None = None,
     ) -> Channel:
         spec = ops.update_channel(
             channel_id,
@@ -424,11 +465,15 @@ class Channels:
             is_archived=is_archived,
             extra_body=extra_body,
             max_retries=max_retries,
+            if_match=if_match,
         )
-        return ops.parse_model(Channel, self._client._execute(spec), f"PATCH {spec.path}")
+        return ops.parse_resource(Channel, self._client._send(spec), f"PATCH {spec.path}")
 
-    def delete(self, channel_id: str, *, max_retries: int | None = None) -> None:
-        self._client._execute(ops.delete(ops.CHANNELS, "channel_id", channel_id, max_retries))
+    def delete(
+        self, channel_id: str, *, max_retries: int | None = None, if_match: str | None = None
+    ) -> None:
+        spec = ops.delete(ops.CHANNELS, "channel_id", channel_id, max_retries, if_match)
+        self._client._execute(spec)
 
 
 class Analytics:

@@ -12,10 +12,10 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from channelkit import _spec
-from channelkit.client._base import RequestSpec, check_idempotency_key
+from channelkit.client._base import Done, RequestSpec, check_idempotency_key
 from channelkit.client._pagination import RawPage, parse_envelope
 from channelkit.client._params import Timestamp, format_timestamp, json_body, path_id, query_params
-from channelkit.client.models import Page
+from channelkit.client.models import Page, _Versioned
 from channelkit.errors import (
     APIResponseValidationError,
     InvalidParameterError,
@@ -29,6 +29,7 @@ ANALYTICS_POSTS = _spec.ANALYTICS_POSTS
 ANALYTICS_CHANNELS = _spec.ANALYTICS_CHANNELS
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
+VersionedT = TypeVar("VersionedT", bound=_Versioned)
 
 
 def _timestamp(name: str, value: Timestamp | None) -> str | None:
@@ -90,6 +91,7 @@ def update_post(
     status: str | None,
     extra_body: Mapping[str, Any] | None,
     max_retries: int | None,
+    if_match: str | None = None,
 ) -> RequestSpec:
     fields = {
         "channel_id": channel_id,
@@ -101,7 +103,7 @@ def update_post(
         "cover_image_url": cover_image_url,
         "status": status,
     }
-    return _patch(POSTS, "post_id", post_id, _extra(extra_body, fields), max_retries)
+    return _patch(POSTS, "post_id", post_id, _extra(extra_body, fields), max_retries, if_match)
 
 
 def post_filters(
@@ -157,6 +159,7 @@ def update_channel(
     is_archived: bool | None,
     extra_body: Mapping[str, Any] | None,
     max_retries: int | None,
+    if_match: str | None = None,
 ) -> RequestSpec:
     fields = {
         "name": name,
@@ -166,7 +169,8 @@ def update_channel(
         "is_default": is_default,
         "is_archived": is_archived,
     }
-    return _patch(CHANNELS, "channel_id", channel_id, _extra(extra_body, fields), max_retries)
+    fields = _extra(extra_body, fields)
+    return _patch(CHANNELS, "channel_id", channel_id, fields, max_retries, if_match)
 
 
 def analytics_filters(
@@ -190,8 +194,26 @@ def retrieve(collection: str, id_name: str, value: str, max_retries: int | None)
     return RequestSpec("GET", f"{collection}/{path_id(id_name, value)}", max_retries=max_retries)
 
 
-def delete(collection: str, id_name: str, value: str, max_retries: int | None) -> RequestSpec:
-    return RequestSpec("DELETE", f"{collection}/{path_id(id_name, value)}", max_retries=max_retries)
+def delete(
+    collection: str,
+    id_name: str,
+    value: str,
+    max_retries: int | None,
+    if_match: str | None = None,
+) -> RequestSpec:
+    path = f"{collection}/{path_id(id_name, value)}"
+    return RequestSpec("DELETE", path, max_retries=max_retries, if_match=_etag(if_match))
+
+
+def _etag(value: str | None) -> str | None:
+    """`if_match` as sent: an ETag as the server gave it (quoted, maybe `W/`)."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip() or not value.isprintable():
+        raise InvalidParameterError(
+            "if_match", f"expected an ETag such as post.etag, got {value!r}"
+        )
+    return value.strip()
 
 
 def _post(
@@ -204,13 +226,18 @@ def _post(
 
 
 def _patch(
-    collection: str, id_name: str, value: str, fields: dict[str, Any], max_retries: int | None
+    collection: str,
+    id_name: str,
+    value: str,
+    fields: dict[str, Any],
+    max_retries: int | None,
+    if_match: str | None,
 ) -> RequestSpec:
     body = json_body(fields)
     if not body:
         raise InvalidParameterError(id_name, f"update of {value!r}: no field to change was given")
     path = f"{collection}/{path_id(id_name, value)}"
-    return RequestSpec("PATCH", path, json=body, max_retries=max_retries)
+    return RequestSpec("PATCH", path, json=body, max_retries=max_retries, if_match=_etag(if_match))
 
 
 def parse_model(model: type[ModelT], value: Any, where: str) -> ModelT:
@@ -221,6 +248,13 @@ def parse_model(model: type[ModelT], value: Any, where: str) -> ModelT:
         raise APIResponseValidationError(
             f"{where}: response is not a valid {model.__name__}: {_first_error(exc)}"
         ) from None
+
+
+def parse_resource(model: type[VersionedT], done: Done, where: str) -> VersionedT:
+    """A single post or channel, with the `ETag` its response carried."""
+    resource = parse_model(model, done.value, where)
+    resource._etag = done.etag
+    return resource
 
 
 def list_page(filters: Mapping[str, str], limit: int, cursor: str | None) -> dict[str, str]:

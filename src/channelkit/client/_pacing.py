@@ -22,7 +22,7 @@ from typing import Literal
 
 from channelkit.client._headers import RateLimitHeaders
 
-WaitReason = Literal["pacing", "retry_after", "backoff"]
+WaitReason = Literal["pacing", "retry_after", "backoff", "connection"]
 
 
 class ServerClock:

@@ -10,11 +10,28 @@ from __future__ import annotations
 from datetime import date
 from typing import Generic, TypeVar
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict
+from pydantic import AwareDatetime, BaseModel, ConfigDict, PrivateAttr
 
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="allow", frozen=True)
+
+
+class _Versioned(_Model):
+    """A resource whose single-item responses carry an `ETag` (its version).
+
+    post = client.posts.retrieve("post_123")
+    client.posts.update(post.id, tags=["hr"], if_match=post.etag)  # ConflictError if changed
+    """
+
+    # Not a field: the ETag comes from a response header, not the JSON body.
+    _etag: str | None = PrivateAttr(default=None)
+
+    @property
+    def etag(self) -> str | None:
+        """The `ETag` of the response that returned this resource (None in listings, or
+        when the server sends none)."""
+        return self._etag
 
 
 class Author(_Model):
@@ -23,7 +40,7 @@ class Author(_Model):
     email: str | None = None
 
 
-class Post(_Model):
+class Post(_Versioned):
     id: str
     channel_id: str
     title: str
@@ -40,7 +57,7 @@ class Post(_Model):
     updated_at: AwareDatetime | None = None
 
 
-class Channel(_Model):
+class Channel(_Versioned):
     id: str
     name: str
     slug: str | None = None

@@ -4,25 +4,36 @@ Accepted: aware or naive `datetime`, ISO-like text (`2026-12-01 09:00`, `2026-12
 `2026-12-01 09:00+01:00`), Excel date serials (numbers, as spreadsheets store dates), and a
 separate date and time. Naive times are read in a time zone; a wall time that a daylight
 saving change skips or repeats is an error, never a silent guess. Pure: no I/O.
+
+This is the one parser of every entry point (spreadsheets, `ck.schedule`, widgets, calendar
+files), and it keeps the service's rules (`channelkit._spec`): fractions of a second are
+dropped first, before anything else sees the time (the service keeps whole seconds, so
+idempotency keys and duplicate checks agree with it); offsets beyond +-18:00 and instants
+outside 0001..9999 (in UTC) are refused. Whatever the input, the only exception is
+`TimeError`, which callers report as a row error.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from channelkit._constants import EXCEL_SERIAL_MAX, EXCEL_SERIAL_MIN
+from channelkit._spec import OFFSET_MAX, to_instant
 
 _EXCEL_EPOCH = datetime(1899, 12, 30)  # serial 1 = 1900-01-01 once Excel's leap bug is past
 _ISO = re.compile(
     r"(?P<y>\d{4})-(?P<mo>\d{1,2})-(?P<d>\d{1,2})"
-    r"(?:[ T]+(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2})(?:\.(?P<f>\d{1,6}))?)?)?"
+    r"(?:[ T]+(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2})(?:[.,]\d+)?)?)?"
     r"\s*(?P<off>Z|z|UTC|[+-]\d{2}:?\d{2})?"
 )
+_SECOND = timedelta(seconds=1)
 _DATE = re.compile(r"(?P<y>\d{4})-(?P<mo>\d{1,2})-(?P<d>\d{1,2})")
-_TIME = re.compile(r"(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2}))?")
+_TIME = re.compile(r"(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2})(?:\.\d+)?)?")
 _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 _FORMAT_HINT = "use YYYY-MM-DD HH:MM, for example 2026-12-01 09:00"
 
@@ -57,11 +68,16 @@ def localize(naive: datetime, zone_name: str) -> datetime:
     (clocks go back): both are real mistakes in a publishing plan.
     """
     zone = load_zone(zone_name)
+    naive = naive.replace(microsecond=0)
     first = naive.replace(tzinfo=zone, fold=0)
     second = naive.replace(tzinfo=zone, fold=1)
-    if first.utcoffset() != second.utcoffset():
-        shown = naive.strftime("%Y-%m-%d %H:%M")
+    try:
+        offsets = first.utcoffset(), second.utcoffset()
         wall_again = first.astimezone(UTC).astimezone(zone).replace(tzinfo=None)
+    except (OverflowError, ValueError):  # a wall time at the very edge of year 1 or 9999
+        return _checked(first)
+    if offsets[0] != offsets[1]:
+        shown = naive.strftime("%Y-%m-%d %H:%M")
         if wall_again != naive:
             raise TimeError(
                 f"{shown} does not exist in {zone.key}: the clocks skip forward that night "
@@ -72,24 +88,46 @@ def localize(naive: datetime, zone_name: str) -> datetime:
             f"offset to say which, {shown}{format_offset(first.utcoffset())} (first) or "
             f"{shown}{format_offset(second.utcoffset())} (second)"
         )
-    return first.astimezone(UTC)
+    return _checked(first)
 
 
 def parse_when(value: object, *, zone_name: str | None) -> datetime:
     """`value` as an aware UTC datetime; naive values are read in `zone_name`.
 
-    >>> parse_when("2026-12-01 09:00", zone_name="Europe/Berlin").isoformat()
-    '2026-12-01T08:00:00+00:00'
+    >>> parse_when("2026-12-01 09:00:30.5", zone_name="Europe/Berlin").isoformat()
+    '2026-12-01T08:00:30+00:00'
     """
-    moment = _to_datetime(value)
-    return _to_utc(moment, zone_name, shown=value)
+    return _guarded(lambda: _to_utc(_to_datetime(value), zone_name, shown=value), value)
 
 
 def combine_date_time(date_value: object, time_value: object, *, zone_name: str | None) -> datetime:
     """A separate date and time of day (two spreadsheet columns) as an aware UTC datetime."""
-    day = _to_date(date_value)
-    clock = _to_time(time_value)
-    return _to_utc(datetime.combine(day, clock), zone_name, shown=f"{day} {clock:%H:%M}")
+
+    def combine() -> datetime:
+        day = _to_date(date_value)
+        clock = _to_time(time_value)
+        return _to_utc(datetime.combine(day, clock), zone_name, shown=f"{day} {clock:%H:%M}")
+
+    return _guarded(combine, f"{date_value} {time_value}")
+
+
+def _guarded(parse: Callable[[], datetime], shown: object) -> datetime:
+    """`parse()`, with anything but a `TimeError` (a value no rule foresaw) turned into one."""
+    try:
+        return parse()
+    except TimeError:
+        raise
+    except (ValueError, OverflowError, TypeError, ArithmeticError) as exc:
+        raise TimeError(f"{_show(shown)} is not a usable date and time ({exc})") from None
+
+
+def _checked(moment: datetime) -> datetime:
+    """An aware `moment` in UTC, whole seconds, within the service's range, or `TimeError`."""
+    try:
+        seconds = to_instant(moment)  # the service's own rule; never overflows
+    except ValueError as exc:
+        raise TimeError(f"{_show(moment)} {exc}") from None
+    return datetime(1970, 1, 1, tzinfo=UTC) + seconds * _SECOND
 
 
 def excel_serial_to_datetime(serial: float) -> datetime:
@@ -99,12 +137,16 @@ def excel_serial_to_datetime(serial: float) -> datetime:
             f"{_show_number(serial)} is not a date between 2000 and 2099 (as an Excel date "
             f"number); {_FORMAT_HINT}"
         )
-    return _EXCEL_EPOCH + timedelta(seconds=round(serial * 86_400))
+    # Whole seconds, truncated like every other time; rounding to microseconds first keeps
+    # binary noise (09:00:29.9999999 for 09:00:30) from losing a second.
+    microseconds = round(serial * 86_400 * 1_000_000)
+    return _EXCEL_EPOCH + timedelta(seconds=microseconds // 1_000_000)
 
 
 def _to_utc(moment: datetime, zone_name: str | None, *, shown: object) -> datetime:
+    moment = moment.replace(microsecond=0)  # before anything else: the service keeps seconds
     if moment.tzinfo is not None and moment.utcoffset() is not None:
-        return moment.astimezone(UTC)
+        return _checked(moment)
     if not zone_name:
         raise TimeError(
             f"{_show(shown)} has no time zone: give a time zone (tz, or a timezone column) "
@@ -121,7 +163,7 @@ def _to_datetime(value: object) -> datetime:
     if isinstance(value, bool):
         raise TimeError(f"{value!r} is not a date and time; {_FORMAT_HINT}")
     if isinstance(value, int | float):
-        return excel_serial_to_datetime(float(value))
+        return excel_serial_to_datetime(_float(value))
     if isinstance(value, str):
         return _parse_text(value.strip())
     raise TimeError(f"{_show(value)} is not a date and time; {_FORMAT_HINT}")
@@ -144,8 +186,7 @@ def _parse_text(text: str) -> datetime:
             int(match["d"]),
             int(match["h"]),
             int(match["mi"]),
-            int(match["s"] or 0),
-            int((match["f"] or "0").ljust(6, "0")),
+            int(match["s"] or 0),  # a fraction of a second is dropped, as the service does
         )
     except ValueError as exc:
         raise TimeError(f"{text!r} is not a valid date and time ({exc})") from None
@@ -161,7 +202,13 @@ def _offset_zone(text: str) -> tzinfo:
     sign = -1 if text[0] == "-" else 1
     digits = text[1:].replace(":", "")
     hours, minutes = int(digits[:2]), int(digits[2:])
-    return timezone(sign * timedelta(hours=hours, minutes=minutes))
+    offset = timedelta(hours=hours, minutes=minutes)
+    if minutes >= 60 or offset > OFFSET_MAX:
+        raise TimeError(
+            f"the UTC offset {text} is not possible: offsets go from -18:00 to +18:00 (minutes "
+            "below 60), for example +01:00"
+        )
+    return timezone(sign * offset)
 
 
 def _to_date(value: object) -> date:
@@ -188,12 +235,13 @@ def _to_date(value: object) -> date:
 
 def _to_time(value: object) -> time:
     if isinstance(value, datetime):
-        return value.time()
+        return value.time().replace(microsecond=0)
     if isinstance(value, time):
-        return value
+        if value.tzinfo is not None:
+            raise TimeError(f"time {value} carries its own offset; give the offset with the date")
+        return value.replace(microsecond=0)
     if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < 1:
-        seconds = round(float(value) * 86_400)
-        return (datetime.min + timedelta(seconds=seconds)).time()
+        return excel_serial_to_datetime(EXCEL_SERIAL_MIN + float(value)).time()
     if isinstance(value, str):
         match = _TIME.fullmatch(value.strip())
         if match is not None:
@@ -206,12 +254,22 @@ def _to_time(value: object) -> time:
 
 def _show(value: object) -> str:
     if isinstance(value, datetime):
-        return value.strftime("%Y-%m-%d %H:%M")
+        offset = value.utcoffset() if value.tzinfo is not None else None
+        zone = "" if offset is None else format_offset(offset)
+        return f"{value.year:04d}-{value:%m-%d %H:%M}{zone}"
     if isinstance(value, float):
         return _show_number(value)
     text = str(value)
     return repr(text if len(text) <= 40 else text[:39] + "…")
 
 
+def _float(value: float) -> float:
+    try:
+        return float(value)
+    except OverflowError:  # an integer beyond any float: certainly no date
+        return math.inf
+
+
 def _show_number(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+    number = float(value)
+    return str(int(number)) if number.is_integer() and abs(number) < 1e15 else f"{number:g}"
