@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
 from zoneinfo import ZoneInfo
 
+import httpx
 import pytest
 from click.testing import CliRunner, Result
 from openpyxl import load_workbook
@@ -269,3 +270,38 @@ def test_export_refuses_bad_options(live: SimpleNamespace, tmp_path: Path) -> No
     )
     assert wrong_type.exit_code == 2 and "write the calendar as .xlsx or .csv" in wrong_type.output
     assert not any(tmp_path.iterdir())
+
+
+class _ChangeBeforePatch(httpx.HTTPTransport):
+    """Real HTTP; just before the first PATCH goes out, a colleague edits the same post."""
+
+    def __init__(self, colleague: Callable[[], None]) -> None:
+        super().__init__()
+        self.colleague: Callable[[], None] | None = colleague
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "PATCH" and self.colleague is not None:
+            self.colleague()
+            self.colleague = None
+        return super().handle_request(request)
+
+
+def test_a_change_between_the_re_read_and_the_patch_is_refused_by_if_match(
+    service: LocalService, admin_key: str, live: SimpleNamespace, tmp_path: Path
+) -> None:
+    post = _ten_posts(live)[0]
+    frame = calendar_frame(live.client, start=_day(0).date(), end=_day(4).date(), tz="UTC")
+    frame.loc[0, "title"] = "Mine"
+    path = tmp_path / "cal.csv"
+    frame.to_csv(path, index=False)
+
+    def colleague() -> None:
+        live.client.posts.update(post.id, title="Theirs")
+
+    racing = _ChangeBeforePatch(colleague)
+    with Client(base_url=service.base_url, api_key=admin_key, transport=racing) as client:
+        result = load_calendar(path).submit(client)
+
+    assert result.counts() == {"conflict": 1}
+    assert "changed on the service while this file was applied" in result.rows[0].message
+    assert live.client.posts.retrieve(post.id).title == "Theirs"

@@ -9,7 +9,9 @@
 
 Before each update the post is read again and the update is refused as a conflict when the
 post changed on the service since the export (its `updated_at` differs), so nobody's edit
-is overwritten. Rules: `channelkit.publish.calendar`.
+is overwritten; the PATCH carries the version just read (`If-Match` with the post's ETag,
+when the server sends ETags), so a change landing in between is refused too.
+Rules: `channelkit.publish.calendar`.
 """
 
 from __future__ import annotations
@@ -22,7 +24,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from channelkit._constants import ENV_TZ, SPREADSHEET_ERROR_COLUMN, SPREADSHEET_RESULT_COLUMN
-from channelkit.errors import ChannelkitError, InvalidParameterError, NotFoundError
+from channelkit.errors import (
+    ChannelkitError,
+    ConflictError,
+    InvalidParameterError,
+    NotFoundError,
+)
 from channelkit.publish.calendar import (
     CALENDAR_HEADERS,
     KINDS,
@@ -262,7 +269,15 @@ class CalendarPlan:
                 dataclasses.replace(row, kind="conflict"), "conflict", fresh, message
             )
         try:
-            post = client.posts.update(row.post_id, **row.patch)
+            # With the version just read, a change landing between read and write is
+            # refused by the service too (servers without ETags: None sends no If-Match).
+            post = client.posts.update(row.post_id, **row.patch, if_match=fresh.etag)
+        except ConflictError as exc:
+            if exc.param != "If-Match":
+                return CalendarOutcome(row, "failed", fresh, str(exc))
+            conflict = dataclasses.replace(row, kind="conflict")
+            message = "changed on the service while this file was applied; nothing overwritten"
+            return CalendarOutcome(conflict, "conflict", _read(client, row.post_id), message)
         except ChannelkitError as exc:
             return CalendarOutcome(row, "failed", fresh, str(exc))
         return CalendarOutcome(row, _DONE[row.kind], post, "")
