@@ -17,7 +17,7 @@ from openpyxl import load_workbook
 from channelkit.cli import main
 from channelkit.client import Client
 from channelkit.client.models import Post
-from channelkit.publish.calendar_sync import calendar_frame, load_calendar
+from channelkit.publish.calendar_sync import calendar_export, calendar_frame, load_calendar
 from channelkit.service import LocalService
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -305,3 +305,27 @@ def test_a_change_between_the_re_read_and_the_patch_is_refused_by_if_match(
     assert result.counts() == {"conflict": 1}
     assert "changed on the service while this file was applied" in result.rows[0].message
     assert live.client.posts.retrieve(post.id).title == "Theirs"
+
+
+def test_formula_like_titles_stay_text_and_round_trip(
+    live: SimpleNamespace, tmp_path: Path
+) -> None:
+    for title in ('=HYPERLINK("http://x")', "-20% in the canteen", "@all read this"):
+        live.client.posts.create(
+            channel_id=live.news.id, title=title, body="b", scheduled_at=_day(3)
+        )
+    start, end = _day(0).date(), _day(5).date()
+    for name in ("cal.csv", "cal.xlsx"):
+        path = calendar_export(
+            tmp_path / name, start=start, end=end, tz="Europe/Berlin", client=live.client
+        )
+        if name.endswith(".csv"):
+            text = path.read_text(encoding="utf-8")
+            assert "'=HYPERLINK" in text and "'-20% in the canteen" in text  # never a formula
+        else:
+            sheet = load_workbook(path).active
+            assert sheet is not None
+            cells = [cell for row in sheet.iter_rows() for cell in row if cell.value]
+            assert all(cell.data_type != "f" for cell in cells)
+        calendar = load_calendar(path).check_against(live.client)
+        assert calendar.counts() == {"unchanged": 3}, calendar.preview()

@@ -41,7 +41,6 @@ from channelkit.publish.calendar import (
 )
 from channelkit.publish.errors import PlanNotValidError
 from channelkit.publish.plan import Plan
-from channelkit.publish.results import write_table
 from channelkit.publish.rows import PlanRow, cell_text
 from channelkit.publish.sending import ProgressCallback, send_rows
 from channelkit.publish.spreadsheet import Sheet
@@ -129,7 +128,17 @@ def calendar_export(
             frame = calendar_frame(own, start=start, end=end, tz=zone, channel=channel)
     else:
         frame = calendar_frame(client, start=start, end=end, tz=zone, channel=channel)
-    return write_table(frame, path, kind=kind)
+    return write_calendar(frame, path, kind=kind)
+
+
+def write_calendar(frame: pd.DataFrame, path: str | Path, *, kind: str) -> Path:
+    """Write a calendar frame with the safe writer: no cell ever runs as a formula, and the
+    file reads back as it was written (CSV cells escaped with `'` are unescaped on reading)."""
+    from channelkit.export import to_csv, to_excel
+
+    if kind == "csv":
+        return to_csv(frame, path, with_header_block=False)
+    return to_excel({"calendar": frame}, path)
 
 
 class CalendarPlan:
@@ -376,7 +385,7 @@ class CalendarResult:
 
     def to_file(self, path: str | Path) -> Path:
         """Write `frame()` to `path` (.xlsx or .csv): the calendar to edit next."""
-        return write_table(self.frame(), path, kind=_kind(path))
+        return write_calendar(self.frame(), path, kind=_kind(path))
 
 
 def load_calendar(
