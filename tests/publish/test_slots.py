@@ -208,3 +208,32 @@ def test_min_gap_warns_about_posts_on_the_service_and_strict_refuses(
 
     bad = run("schedule", path, "--min-gap", "soon", *live.args)
     assert bad.exit_code == 2 and "'soon' is not a duration" in bad.output
+
+
+def test_slots_best_from_the_command_line_falls_back_to_the_organisation(
+    tmp_path: Path, sheets: SimpleNamespace, live: SimpleNamespace, small_warehouse: Path
+) -> None:
+    path = tmp_path / "posts.csv"
+    path.write_bytes(sheets.csv([H, ["news", "One", "Body", ""], ["news", "Two", "Body", ""]]))
+
+    result = run(
+        "schedule", path, "--tz", "Europe/Berlin", "--slots", "best", "--db", small_warehouse,
+        *live.args,
+    )  # fmt: skip
+
+    assert result.exit_code == 0, result.output
+    # This channel is not in the warehouse yet: the organisation's best hours are used.
+    assert (
+        "best hours for Company News: the organisation's best hours (the channel has 0 "
+        "published posts, fewer than 20)"
+    ) in result.output
+    # chan_eng has 5 posts, fewer than 20: its slots are the organisation's too.
+    organisation = set(BestTimes(small_warehouse, tz="Europe/Berlin").slots("chan_eng"))
+    filled = [line for line in result.output.splitlines() if "scheduled_at filled" in line]
+    moments = [
+        datetime.strptime(line.split("filled with ")[1][4:20], "%Y-%m-%d %H:%M") for line in filled
+    ]
+    assert len(set(moments)) == 2
+    assert all((moment.weekday(), moment.time()) in organisation for moment in moments)
+    without_db = run("schedule", path, "--slots", "best", *live.args)
+    assert without_db.exit_code == 2 and "--slots best needs --db" in without_db.output
