@@ -125,11 +125,14 @@ def _schedule_with_the_composer(page: Page, client: Client) -> None:
     composer.locator(".ck-composer-body textarea").fill("Patch **tonight**, please.")
     composer.locator(".ck-composer-timezone select").select_option("Europe/Berlin")
     composer.locator(".ck-composer-when input").fill(f"{wall:%Y-%m-%dT%H:%M}")
-    # Tags pasted as one text become three tags.
+    # Tags pasted as one text become three tags (insert_text is what a paste does).
     tags_input = composer.locator(".ck-composer-tags input")
-    tags_input.fill("patch, security, tonight")
+    tags_input.click()
+    page.keyboard.insert_text("patch, security, tonight")
     tags_input.press("Enter")
-    expect(composer.locator(".ck-composer-tags .jupyter-widget-tag")).to_have_count(3)
+    tags_input.blur()  # the widget commits a tag on the input's change event
+    chips = composer.locator(".ck-composer-tags div.jupyter-widget-tag")
+    expect(chips).to_have_text(["patch", "security", "tonight"])
 
     # The kernel answers each edit: the live preview and the button's label are its replies,
     # so seeing them means the kernel holds every value before Schedule is pressed.
@@ -156,7 +159,7 @@ def _schedule_with_the_composer(page: Page, client: Client) -> None:
     # Emptied for the next post; the channel stays.
     expect(composer.locator(".ck-composer-title input")).to_have_value("")
     expect(composer.locator(".ck-composer-body textarea")).to_have_value("")
-    expect(composer.locator(".ck-composer-tags .jupyter-widget-tag")).to_have_count(0)
+    expect(composer.locator(".ck-composer-tags div.jupyter-widget-tag")).to_have_count(0)
     assert channel_select.evaluate("(select) => select.selectedIndex") >= 0
 
 
@@ -168,7 +171,8 @@ def _publish_now_only_after_confirming(page: Page, client: Client) -> None:
     confirm = composer.locator(".ck-composer-confirm-now")
     channel = next(c for c in client.channels.list() if c.slug == "all-hands")
     title = f"Browser test: publish now {datetime.now(UTC):%H%M%S}"
-    composer.locator(".ck-composer-channel select").select_option(value=channel.id)
+    label = f"{channel.name} ({channel.slug})"
+    composer.locator(".ck-composer-channel select").select_option(label=label)
     composer.locator(".ck-composer-when input").fill("")  # no time: publish now
     composer.locator(".ck-composer-title input").fill(title)
     composer.locator(".ck-composer-body textarea").fill("Coffee in the atrium.")
