@@ -42,6 +42,7 @@ _LAZY: dict[str, str] = {
     "SyncReport": "channelkit.sync:SyncReport",
     "Warehouse": "channelkit.warehouse:Warehouse",
     "schedule": "channelkit.publish:schedule",
+    "calendar_export": "channelkit.publish:calendar_export",
     "publish": "channelkit.publish",
     "plots": "channelkit.plots",
     "widgets": "channelkit.widgets",
@@ -70,7 +71,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         ServerError,
     )
     from channelkit.export import to_csv, to_excel
-    from channelkit.publish import schedule
+    from channelkit.publish import calendar_export, schedule
     from channelkit.service import LocalService
     from channelkit.sync import SyncReport, sync
     from channelkit.warehouse import Warehouse
@@ -99,6 +100,7 @@ __all__ = [
     "SyncReport",
     "Warehouse",
     "schedule",
+    "calendar_export",
     "publish",
     "plots",
     "widgets",

@@ -193,14 +193,20 @@ def start_jupyter_lab(tmp_path: Path) -> Iterator[StartLab]:
 
 
 @pytest.fixture
-def browser_page(chromium: Path, tmp_path: Path) -> Iterator[Page]:
+def browser_page(chromium: Path, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Page]:
+    """A Chromium page; parametrize it indirectly with a locale ("de-DE"), default en-US."""
     from playwright.sync_api import sync_playwright
 
+    locale = getattr(request, "param", "en-US")
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(chromium), args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(
+            executable_path=str(chromium), args=(*CHROMIUM_ARGS, f"--lang={locale}")
+        )
         # Far from Berlin and UTC, so that a wall time shifted by the browser's zone shows.
         page = browser.new_page(
-            viewport={"width": 1400, "height": 1000}, timezone_id="Pacific/Auckland"
+            viewport={"width": 1400, "height": 1000},
+            timezone_id="Pacific/Auckland",
+            locale=locale,
         )
         page.set_default_timeout(PAGE_TIMEOUT_MS)
         errors: list[str] = []

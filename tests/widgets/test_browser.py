@@ -2,9 +2,10 @@
 
 The test starts the service and JupyterLab (whose kernel gets the service's address and key
 through CHANNELKIT_BASE_URL / CHANNELKIT_API_KEY), runs every cell of the notebook in the
-browser, fills the Composer in like a person would and presses Schedule, uploads a file to
-BulkUpload, submits it and downloads the results; then it asks the service, over HTTP,
-whether the posts are there.
+browser, fills the Composer in like a person would and presses Schedule, publishes one post
+now only after ticking the confirmation that names the channel and its audience, uploads a
+file to BulkUpload, submits it and downloads the results; then it asks the service, over
+HTTP, whether the posts are there. It runs with the browser in German and in US English.
 """
 
 from __future__ import annotations
@@ -56,11 +57,15 @@ _RUN_ALL_OUTCOME = """() => {
 
 @pytest.mark.browser
 @pytest.mark.slow
+# Date and time controls are drawn in the browser's language (TT.MM.JJJJ in German): the
+# wall time must reach the kernel the same in each.
+@pytest.mark.parametrize("browser_page", ["de-DE", "en-US"], indirect=True)
 def test_notebook_02_in_jupyterlab_schedules_with_both_widgets(
     browser_page: Page,
     start_jupyter_lab: Callable[..., Any],
     service_factory: Callable[..., LocalService],
     tmp_path: Path,
+    request: pytest.FixtureRequest,
 ) -> None:
     service = service_factory(seed="demo")
     key = service.demo_keys["admin"]
@@ -76,8 +81,10 @@ def test_notebook_02_in_jupyterlab_schedules_with_both_widgets(
     outcome = page.wait_for_function(_RUN_ALL_OUTCOME, timeout=RUN_ALL_TIMEOUT_MS)
     assert outcome.json_value() == "done"
 
+    assert page.evaluate("() => navigator.language") == request.node.callspec.params["browser_page"]
     with Client(base_url=service.base_url, api_key=key) as client:
         _schedule_with_the_composer(page, client)
+        _publish_now_only_after_confirming(page, client)
         _upload_and_submit_a_file(page, client, tmp_path)
         town_hall = [
             post.title
@@ -100,6 +107,9 @@ def _schedule_with_the_composer(page: Page, client: Client) -> None:
     button = composer.locator("button.ck-composer-schedule")
     preview = composer.locator(".ck-composer-preview")
 
+    # No channel is chosen for the user: the all-company channel is one click away, not preset.
+    channel_select = composer.locator(".ck-composer-channel select")
+    assert channel_select.evaluate("(select) => select.selectedIndex") == -1
     # An empty form: the messages appear beside the fields they concern.
     expect(button).to_have_text("Publish now")
     button.click()
@@ -110,11 +120,19 @@ def _schedule_with_the_composer(page: Page, client: Client) -> None:
     expect(preview).to_contain_text('<img src=x onerror="alert(1)"> hi')
     expect(preview.locator("img")).to_have_count(0)
 
-    composer.locator(".ck-composer-channel select").select_option(label=channel_label)
+    channel_select.select_option(label=channel_label)
     composer.locator(".ck-composer-title input").fill(title)
     composer.locator(".ck-composer-body textarea").fill("Patch **tonight**, please.")
     composer.locator(".ck-composer-timezone select").select_option("Europe/Berlin")
     composer.locator(".ck-composer-when input").fill(f"{wall:%Y-%m-%dT%H:%M}")
+    # Tags pasted as one text become three tags (insert_text is what a paste does).
+    tags_input = composer.locator(".ck-composer-tags input")
+    tags_input.click()
+    page.keyboard.insert_text("patch, security, tonight")
+    tags_input.press("Enter")
+    tags_input.blur()  # the widget commits a tag on the input's change event
+    chips = composer.locator(".ck-composer-tags div.jupyter-widget-tag")
+    expect(chips).to_have_text(["patch", "security", "tonight"])
 
     # The kernel answers each edit: the live preview and the button's label are its replies,
     # so seeing them means the kernel holds every value before Schedule is pressed.
@@ -135,8 +153,48 @@ def _schedule_with_the_composer(page: Page, client: Client) -> None:
         channel.id,
     )
     assert post.status == "scheduled"
+    assert sorted(post.tags) == ["patch", "security", "tonight"]
     # The browser runs in another zone than Berlin: the wall time must not be shifted by it.
     assert post.scheduled_at == wall.replace(tzinfo=BERLIN).astimezone(UTC)
+    # Emptied for the next post; the channel stays.
+    expect(composer.locator(".ck-composer-title input")).to_have_value("")
+    expect(composer.locator(".ck-composer-body textarea")).to_have_value("")
+    expect(composer.locator(".ck-composer-tags div.jupyter-widget-tag")).to_have_count(0)
+    assert channel_select.evaluate("(select) => select.selectedIndex") >= 0
+
+
+def _publish_now_only_after_confirming(page: Page, client: Client) -> None:
+    from playwright.sync_api import expect
+
+    composer = page.locator(".ck-composer")
+    button = composer.locator("button.ck-composer-schedule")
+    confirm = composer.locator(".ck-composer-confirm-now")
+    channel = next(c for c in client.channels.list() if c.slug == "all-hands")
+    title = f"Browser test: publish now {datetime.now(UTC):%H%M%S}"
+    label = f"{channel.name} ({channel.slug})"
+    composer.locator(".ck-composer-channel select").select_option(label=label)
+    composer.locator(".ck-composer-when input").fill("")  # no time: publish now
+    composer.locator(".ck-composer-title input").fill(title)
+    composer.locator(".ck-composer-body textarea").fill("Coffee in the atrium.")
+    expect(button).to_have_text("Publish now")
+    expect(confirm).to_be_hidden()
+
+    button.click()
+
+    people = f"{channel.subscriber_count:,} people"
+    expect(confirm).to_be_visible()
+    expect(confirm).to_contain_text(f"Publish now to {channel.name}, {people}?")
+    expect(composer.locator(".ck-composer-result")).to_contain_text("no time is set")
+    assert not [p for p in client.posts.list(channel_id=channel.id) if p.title == title]
+
+    confirm.locator("input[type=checkbox]").check()
+    button.click()
+
+    post_id = composer.locator(".ck-composer-result .ck-post-id")
+    expect(post_id).to_have_text(re.compile(r"^post_"))
+    published = [p for p in client.posts.list(channel_id=channel.id) if p.title == title]
+    assert [(p.id, p.status) for p in published] == [(post_id.inner_text(), "published")]
+    expect(confirm).to_be_hidden()
 
 
 def _upload_and_submit_a_file(page: Page, client: Client, tmp_path: Path) -> None:

@@ -112,10 +112,15 @@ def test_errors_keep_submit_disabled_until_partial_sending_is_chosen(
 
     assert widget.plan is not None and not widget.plan.is_valid
     assert widget.submit_button.disabled
-    assert "2 with errors (first: row 4, channel: channel Old News (old-news) is archived" in (
-        widget.status.value
-    )
+    # The failing row is named by its title and channel, with the offending cell.
+    assert (
+        "2 with errors (first: row 4 (&quot;In an archived channel&quot;, old-news): channel: "
+        "channel Old News (old-news) is archived"
+    ) in widget.status.value.replace('"', "&quot;")
+    assert "[channel = 'old-news']" in widget.status.value.replace("&#x27;", "'")
     table = widget.table.value
+    assert "<td>In an archived channel</td>" in table
+    assert "<td>scheduled_at = (blank)</td>" in table
     assert table.rindex("<td>error</td>") < table.index("<td>ok</td>")  # errors come first
     assert table.count("<td>error</td>") == 2
     assert "scheduled_at is required" in table

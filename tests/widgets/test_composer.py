@@ -127,6 +127,7 @@ def test_without_a_time_nothing_is_published_until_confirmed(
     assert (list(composer.tags.value), composer.cover_image_url.value) == ([], "")
     assert composer.channel.value == channels["all-hands"].id
     assert composer.confirm_now.value is False
+    assert composer.confirm_now.layout.display == "none"  # the next publish-now asks again
     assert f'href="{service.base_url}/posts/{post.id}"' in composer.result.value
     assert "Release 4.2 is out" in composer.result.value
 

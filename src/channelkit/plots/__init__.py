@@ -14,6 +14,7 @@ where plotly chose its own default, sets `plotly.io.renderers.default` to
 
 from __future__ import annotations
 
+from channelkit.plots.calendar import calendar
 from channelkit.plots.engagement import engagement_over_time, kpi_tiles
 from channelkit.plots.groups import channel_comparison, priority_impact, tag_performance
 from channelkit.plots.heatmap import publishing_heatmap
@@ -26,6 +27,7 @@ configure_renderer()
 
 __all__ = [
     "TEMPLATE",
+    "calendar",
     "channel_comparison",
     "engagement_over_time",
     "kpi_tiles",

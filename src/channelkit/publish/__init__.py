@@ -9,10 +9,21 @@ plan = ck.publish.load_spreadsheet("posts.xlsx", tz="Europe/Berlin")
 plan.preview()                      # every row checked before anything is sent
 result = plan.submit(client)        # each row created exactly once, even when re-run
 result.to_excel("results.xlsx")
+
+ck.calendar_export("cal.xlsx", start="2026-12-01", end="2027-01-01", tz="Europe/Berlin")
+calendar = ck.publish.load_calendar("cal.xlsx").check_against(client)   # after editing
+calendar.submit(client).to_file("cal.xlsx")     # creates, updates, cancels; conflicts refused
 """
 
 from __future__ import annotations
 
+from channelkit.publish.calendar_sync import (
+    CalendarPlan,
+    CalendarResult,
+    calendar_export,
+    calendar_frame,
+    load_calendar,
+)
 from channelkit.publish.cell import ScheduledPost, schedule
 from channelkit.publish.errors import PlanNotValidError, PostValidationError, SpreadsheetError
 from channelkit.publish.plan import Plan, load_spreadsheet
@@ -28,6 +39,8 @@ from channelkit.publish.validation import (
 )
 
 __all__ = [
+    "CalendarPlan",
+    "CalendarResult",
     "ChannelIndex",
     "ChannelInfo",
     "FieldError",
@@ -40,6 +53,9 @@ __all__ = [
     "ScheduledPost",
     "SpreadsheetError",
     "SubmitResult",
+    "calendar_export",
+    "calendar_frame",
+    "load_calendar",
     "load_spreadsheet",
     "schedule",
     "validate_post",

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from channelkit._constants import PUBLISH_BEST_MIN_POSTS, PUBLISH_BEST_SLOTS
+from channelkit.errors import InvalidParameterError
 from channelkit.publish.slots import Slot
 
 if TYPE_CHECKING:
@@ -53,8 +54,11 @@ class BestTimes:
 
     def _best(self, channel_id: str | None) -> tuple[tuple[Slot, ...], str]:
         if channel_id not in self._cache:
-            frame = self.warehouse.publishing_heatmap(channel=channel_id, tz=self.tz)
-            posts = int(frame["posts_published"].sum())
+            try:
+                frame = self.warehouse.publishing_heatmap(channel=channel_id, tz=self.tz)
+                posts = int(frame["posts_published"].sum())
+            except InvalidParameterError:  # a channel the warehouse has not synced yet
+                frame, posts = None, 0
             if channel_id is not None and posts < self.min_posts:
                 slots, source = self._best(None)
                 self._cache[channel_id] = (
@@ -63,6 +67,7 @@ class BestTimes:
                     f"fewer than {self.min_posts})",
                 )
             else:
+                assert frame is not None  # only a named channel can be missing
                 whose = "the organisation's" if channel_id is None else "the channel's own"
                 self._cache[channel_id] = (
                     best_slots(frame, self.count),

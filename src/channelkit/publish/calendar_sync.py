@@ -9,7 +9,9 @@
 
 Before each update the post is read again and the update is refused as a conflict when the
 post changed on the service since the export (its `updated_at` differs), so nobody's edit
-is overwritten. Rules: `channelkit.publish.calendar`.
+is overwritten; the PATCH carries the version just read (`If-Match` with the post's ETag,
+when the server sends ETags), so a change landing in between is refused too.
+Rules: `channelkit.publish.calendar`.
 """
 
 from __future__ import annotations
@@ -22,7 +24,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from channelkit._constants import ENV_TZ, SPREADSHEET_ERROR_COLUMN, SPREADSHEET_RESULT_COLUMN
-from channelkit.errors import ChannelkitError, InvalidParameterError, NotFoundError
+from channelkit.errors import (
+    ChannelkitError,
+    ConflictError,
+    InvalidParameterError,
+    NotFoundError,
+)
 from channelkit.publish.calendar import (
     CALENDAR_HEADERS,
     KINDS,
@@ -34,7 +41,6 @@ from channelkit.publish.calendar import (
 )
 from channelkit.publish.errors import PlanNotValidError
 from channelkit.publish.plan import Plan
-from channelkit.publish.results import write_table
 from channelkit.publish.rows import PlanRow, cell_text
 from channelkit.publish.sending import ProgressCallback, send_rows
 from channelkit.publish.spreadsheet import Sheet
@@ -55,7 +61,7 @@ _DONE = {
     "cancel": "cancelled",
     "publish-now": "published",
 }
-_UNCHANGED_STATUSES = ("draft", "scheduled")
+OUTCOMES = (*_DONE.values(), "unchanged", "conflict", "invalid", "failed")
 
 
 def calendar_frame(
@@ -122,7 +128,17 @@ def calendar_export(
             frame = calendar_frame(own, start=start, end=end, tz=zone, channel=channel)
     else:
         frame = calendar_frame(client, start=start, end=end, tz=zone, channel=channel)
-    return write_table(frame, path, kind=kind)
+    return write_calendar(frame, path, kind=kind)
+
+
+def write_calendar(frame: pd.DataFrame, path: str | Path, *, kind: str) -> Path:
+    """Write a calendar frame with the safe writer: no cell ever runs as a formula, and the
+    file reads back as it was written (CSV cells escaped with `'` are unescaped on reading)."""
+    from channelkit.export import to_csv, to_excel
+
+    if kind == "csv":
+        return to_csv(frame, path, with_header_block=False)
+    return to_excel({"calendar": frame}, path)
 
 
 class CalendarPlan:
@@ -262,7 +278,15 @@ class CalendarPlan:
                 dataclasses.replace(row, kind="conflict"), "conflict", fresh, message
             )
         try:
-            post = client.posts.update(row.post_id, **row.patch)
+            # With the version just read, a change landing between read and write is
+            # refused by the service too (servers without ETags: None sends no If-Match).
+            post = client.posts.update(row.post_id, **row.patch, if_match=fresh.etag)
+        except ConflictError as exc:
+            if exc.param != "If-Match":
+                return CalendarOutcome(row, "failed", fresh, str(exc))
+            conflict = dataclasses.replace(row, kind="conflict")
+            message = "changed on the service while this file was applied; nothing overwritten"
+            return CalendarOutcome(conflict, "conflict", _read(client, row.post_id), message)
         except ChannelkitError as exc:
             return CalendarOutcome(row, "failed", fresh, str(exc))
         return CalendarOutcome(row, _DONE[row.kind], post, "")
@@ -329,10 +353,9 @@ class CalendarResult:
         return f"<CalendarResult {self.plan.sheet.source!r}: {counts}>"
 
     def counts(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for row in self.rows:
-            counts[row.outcome] = counts.get(row.outcome, 0) + 1
-        return counts
+        """Rows per outcome, in a fixed order (outcomes that occur)."""
+        found = {name: sum(1 for row in self.rows if row.outcome == name) for name in OUTCOMES}
+        return {name: count for name, count in found.items() if count}
 
     @property
     def ok(self) -> bool:
@@ -362,7 +385,7 @@ class CalendarResult:
 
     def to_file(self, path: str | Path) -> Path:
         """Write `frame()` to `path` (.xlsx or .csv): the calendar to edit next."""
-        return write_table(self.frame(), path, kind=_kind(path))
+        return write_calendar(self.frame(), path, kind=_kind(path))
 
 
 def load_calendar(

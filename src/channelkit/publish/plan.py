@@ -79,6 +79,8 @@ class Plan:
         self.lead_time = lead_time
         self.channels = channels
         self.warnings: list[str] = []  # what could not be checked, and why
+        # The posts of the plan's channels on the service, as `check_against` listed them.
+        self.listed: dict[str, list[Post]] = {}
         self._rows = self._validate(channels, {})
 
     def __repr__(self) -> str:
@@ -114,6 +116,26 @@ class Plan:
         """One line per spreadsheet row: status, messages, resolved channel and times."""
         return plan_frame(self._rows)
 
+    def upcoming(self) -> pd.DataFrame:
+        """The rows to send as `Warehouse.upcoming_scheduled` shows posts (for
+        `ck.plots.calendar`): `scheduled_at` as wall time in the row's zone, title,
+        channel, priority."""
+        import pandas as pd
+
+        records = [
+            {
+                "scheduled_at": _wall(row.request),
+                "title": row.request.title,
+                "channel_name": row.channel,
+                "priority": row.request.priority,
+                "row": row.number,
+            }
+            for row in self._rows
+            if row.status == "ok" and row.request is not None and row.request.scheduled_at
+        ]
+        columns = ["scheduled_at", "title", "channel_name", "priority", "row"]
+        return pd.DataFrame.from_records(records, columns=columns)
+
     def check_against(self, client: Client) -> Plan:
         """Resolve channels with `client` and find rows already scheduled in the service.
 
@@ -136,6 +158,7 @@ class Plan:
                 "this API key may not read posts (posts:read)"
             )
         self._rows = self._validate(channels, existing_slots(scheduled), service_now(client))
+        self.listed = scheduled
         copies = duplicate_groups(scheduled_by_slot(scheduled), rows_by_slot(self._rows))
         warnings += [f"{group.describe()}; --resolve-duplicates keeps one" for group in copies]
         self.warnings = warnings
@@ -204,6 +227,11 @@ class Plan:
                 continue
             rows.append(_place(sheet_row.number, result, seen, existing, cells))
         return tuple(rows)
+
+
+def _wall(request: PostRequest) -> datetime | None:
+    local = request.local_time()
+    return local.replace(tzinfo=None) if local is not None else None
 
 
 def existing_slots(posts_by_channel: Mapping[str, Iterable[Post]]) -> dict[_Slot, Post]:

@@ -66,7 +66,7 @@ class PlanRow:
     def value_of(self, error: FieldError) -> str:
         """The cell(s) `error` is about: `scheduled_at = '31/12 9h'`."""
         names = [error.field]
-        if error.field == "scheduled_at" and self.cells.get("scheduled_at") is None:
+        if error.field == "scheduled_at" and "scheduled_at" not in self.cells and self.cells:
             names = ["date", "time"]  # the two-column form of the time
         return ", ".join(f"{name} = {_shown(self.cells.get(name))}" for name in names)
 

@@ -229,7 +229,7 @@ def _read_csv(data: bytes, name: str) -> tuple[list[object], list[tuple[int, Seq
     records: list[tuple[int, Sequence[object]]] = []
     try:
         for number, record in enumerate(reader, start=1):
-            records.append((number, record))
+            records.append((number, [_unescaped(cell) for cell in record]))
     except csv.Error as exc:
         raise SpreadsheetError(
             f"{name}: cannot read row {len(records) + 1} as CSV ({exc}); check its quotes"
@@ -240,6 +240,16 @@ def _read_csv(data: bytes, name: str) -> tuple[list[object], list[tuple[int, Seq
         )
     header: list[object] = list(records[0][1])
     return header, records[1:]
+
+
+def _unescaped(cell: str) -> str:
+    """A cell as typed: the project's CSV files (`channelkit.export`) write `'=x` for `=x`,
+    so that no spreadsheet runs it; reading such a file back gives `=x` again."""
+    from channelkit.export import FORMULA_PREFIXES
+
+    if cell.startswith("'") and cell[1:].startswith(FORMULA_PREFIXES):
+        return cell[1:]
+    return cell
 
 
 def _decode(data: bytes, name: str) -> str:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from channelkit._constants import SERVICE_SQLITE_BUSY_MS
 from channelkit.errors import ChannelkitError
+from channelkit.service.models import stored_post_fields
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -109,6 +110,14 @@ CREATE TABLE IF NOT EXISTS idempotency (
 """
 
 
+def _add_post_columns(con: sqlite3.Connection) -> None:
+    """A post field added to the contract gets its column, in new and existing files."""
+    present = {row[1] for row in con.execute("PRAGMA table_info(posts)")}
+    for name in stored_post_fields():
+        if name not in present:
+            con.execute(f"ALTER TABLE posts ADD COLUMN {name} TEXT")
+
+
 class ServiceDatabaseError(ChannelkitError):
     """The service's database file cannot be opened or is not a channelkit service file."""
 
@@ -144,6 +153,7 @@ class Database:
             con.execute("PRAGMA synchronous = NORMAL")
             con.execute("PRAGMA foreign_keys = ON")
             con.executescript(_SCHEMA)
+            _add_post_columns(con)
             con.execute(
                 "INSERT OR IGNORE INTO meta VALUES ('app', 'channelkit-service'), ('secret', ?)",
                 (secrets.token_hex(32),),

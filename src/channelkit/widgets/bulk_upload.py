@@ -218,14 +218,16 @@ def _plan_summary(plan: Plan, allow_partial: bool) -> str:
         facts += f", {exists} already scheduled"
     if not bad:
         return message_html(f"{facts}. Ready to submit.", kind="ok")
-    first_row, first_error = plan.errors[0]
+    first = next(row for row in plan.rows if row.errors)
+    first_error = first.errors[0]
     advice = (
         "Submit sends only the valid rows."
         if allow_partial
         else "Fix them and upload the file again, or tick “Send only the valid rows”."
     )
     return message_html(
-        f"{facts}, {bad} with errors (first: row {first_row}, {first_error}). {advice}",
+        f"{facts}, {bad} with errors (first: {first.label()}: {first_error} "
+        f"[{first.value_of(first_error)}]). {advice}",
         kind="error",
     )
 

@@ -279,6 +279,7 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
         self.priority.value = "normal"  # an urgent post's priority must never carry over
         self.confirm_urgent.value = False
         self.confirm_now.value = False
+        self.confirm_now.layout.display = "none"  # the next publish-now asks again
 
     def _split_tags(self, change: Mapping[str, Any]) -> None:
         # Pasting "a, b, c" into the tags box gives one tag holding commas: split it.
