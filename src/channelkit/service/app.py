@@ -89,7 +89,9 @@ def _item_response(status: int, body: bytes) -> Response:
 
 
 def _page(items: list[dict[str, Any]], cursor: str | None) -> Response:
-    return json_response(200, {"data": items, "next_cursor": cursor, "has_more": bool(cursor)})
+    return json_response(
+        200, {"data": items, "next_cursor": cursor, "has_more": cursor is not None}
+    )
 
 
 def _raw_page(items: list[str], cursor: str | None) -> Response:
