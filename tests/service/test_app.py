@@ -37,3 +37,12 @@ def test_a_read_that_publishes_due_posts_writes_in_its_own_transaction(
             block = [statement.upper()]
         elif word in ("UPDATE", "INSERT", "DELETE"):
             assert block and block[0].startswith("BEGIN IMMEDIATE"), statements
+
+
+def test_every_contract_operation_has_one_handler() -> None:
+    from channelkit import _spec
+    from channelkit.service.app import HANDLERS, WRITES, write
+
+    assert set(HANDLERS) == {op.id for op in _spec.OPERATIONS}
+    writes = {op.id for op in _spec.OPERATIONS if op.method != "GET"}
+    assert set(WRITES) == writes == {name for name, h in HANDLERS.items() if h is write}
