@@ -6,11 +6,16 @@ scopes, the sync its resources and columns, and `channelkit.service.openapi` gen
 published OpenAPI document from it. Defaults that are not part of the contract live in
 `channelkit._constants`.
 
+Adding a field to posts or channels: add a `Field` to `POST_FIELDS` / `CHANNEL_FIELDS`
+(and its `TEXT_RULES` entry for text); the service's request models, storage column,
+rendering and the OpenAPI document follow. Adding an endpoint: an `Operation` here and its
+handler in `channelkit.service.app.HANDLERS`.
+
     from channelkit import _spec
     _spec.PRIORITIES                       # ('normal', 'high', 'urgent')
     _spec.operation("createPost").scope    # 'posts:write'
-    _spec.text_problem("title", "\\u200b")  # 'is blank once invisible characters are removed'
-    _spec.parse_instant("2026-11-21T09:30:00.5+01:00")  # 1795681800 (whole seconds)
+    _spec.text_problem("title", "\\u200b")  # 'must not be blank (invisible characters ...)'
+    _spec.parse_instant("2026-11-21T09:30:00.5+01:00")  # 1795249800 (whole seconds)
 """
 
 from __future__ import annotations

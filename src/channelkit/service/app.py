@@ -89,7 +89,9 @@ def _item_response(status: int, body: bytes) -> Response:
 
 
 def _page(items: list[dict[str, Any]], cursor: str | None) -> Response:
-    return json_response(200, {"data": items, "next_cursor": cursor, "has_more": bool(cursor)})
+    return json_response(
+        200, {"data": items, "next_cursor": cursor, "has_more": cursor is not None}
+    )
 
 
 def _raw_page(items: list[str], cursor: str | None) -> Response:
@@ -128,6 +130,16 @@ def _settled_read(db: Database) -> Iterator[tuple[sqlite3.Connection, float]]:
             yield con, now
 
 
+def _filter(q: Query, name: str) -> str | int | None:
+    """One query parameter, checked as the contract's kind for it says."""
+    kind = _spec.QUERY_PARAMETERS[name][0]
+    if kind == "instant":
+        return q.instant(name)
+    if kind == "priority":
+        return q.choice(name, _spec.PRIORITIES)
+    return q.text(name)
+
+
 def _position(ctx: Context, q: Query, kind: str) -> list[int] | None:
     cursor = q.text("cursor")
     return None if cursor is None else ctx.codec.decode(cursor, kind, q.filters())
@@ -142,15 +154,9 @@ async def list_posts(
     ctx: Context, op: _spec.Operation, request: Request, who: Principal
 ) -> Response:
     q = Query(request.query_params.multi_items(), op.query)
-    filters: dict[str, Any] = {}
-    for name in ("channel_id", "author_id", "tag"):
-        if (value := q.text(name)) is not None:
-            filters[name] = value
-    if (priority := q.choice("priority", _spec.PRIORITIES)) is not None:
-        filters["priority"] = priority
-    for name in ("published_after", "published_before"):
-        if (instant := q.instant(name)) is not None:
-            filters[name] = instant
+    filters = {
+        name: value for name in _spec.POST_FILTERS if (value := _filter(q, name)) is not None
+    }
     limit, position = q.limit(), _position(ctx, q, "posts")
     with _settled_read(ctx.db) as (con, now):
         before = None if position is None else position[0]

@@ -7,33 +7,44 @@ import sqlite3
 import unicodedata
 from typing import Any
 
+from channelkit import _spec
 from channelkit._constants import SERVICE_CHANNEL_AUDIENCE
 from channelkit.service.engagement import subscribers
 from channelkit.service.errors import ApiError, bad_request
+from channelkit.service.models import stored_fields
 from channelkit.service.timefmt import day_of, format_instant
 from channelkit.service.workspace import Principal, new_id, visible_channels
 
-_COLUMNS = (
-    "c.seq, c.id, c.name, c.slug, c.description, c.visibility, c.is_default, c.is_archived,"
-    " c.audience, c.created_at, c.updated_at,"
-    " (SELECT count(*) FROM posts p WHERE p.channel_seq = c.seq)"
-)
+# What a channel row is read as: its stored fields (from the contract) and what the
+# computed ones need; `render` shows them in the contract's order.
+STORED = stored_fields(_spec.CHANNEL_FIELDS)
+_SELECTED = {
+    "seq": "c.seq",
+    "id": "c.id",
+    **{name: f"c.{name}" for name in STORED},
+    "is_archived": "c.is_archived",
+    "audience": "c.audience",
+    "created_at": "c.created_at",
+    "updated_at": "c.updated_at",
+    "post_count": "(SELECT count(*) FROM posts p WHERE p.channel_seq = c.seq)",
+}
+_COLUMNS = ", ".join(_SELECTED.values())
 
 
 def render(row: tuple[Any, ...], now: float) -> dict[str, Any]:
-    return {
-        "id": row[1],
-        "name": row[2],
-        "slug": row[3],
-        "description": row[4],
-        "visibility": row[5],
-        "subscriber_count": subscribers(row[1], row[8], day_of(row[9]), day_of(now)),
-        "post_count": row[11],
-        "is_default": bool(row[6]),
-        "is_archived": bool(row[7]),
-        "created_at": format_instant(row[9]),
-        "updated_at": format_instant(row[10]),
-    }
+    values = dict(zip(_SELECTED, row, strict=True))
+    values["subscriber_count"] = subscribers(
+        values["id"], values["audience"], day_of(values["created_at"]), day_of(now)
+    )
+    shown: dict[str, Any] = {}
+    for field in _spec.CHANNEL_FIELDS:
+        value = values[field.name]
+        if field.kind == "flag":
+            value = bool(value)
+        elif field.kind == "instant":
+            value = format_instant(value)
+        shown[field.name] = value
+    return shown
 
 
 def list_channels(
@@ -94,21 +105,20 @@ def create_channel(
         raise bad_request(
             "visibility", "a team channel needs a creator in a team; yours is in none"
         )
+    row = {
+        **{name: getattr(data, name) for name in STORED},
+        "id": new_id("chan"),
+        "slug": slug,
+        "team_seq": principal.team_seq,
+        "is_default": int(data.is_default),
+        "is_archived": 0,
+        "audience": SERVICE_CHANNEL_AUDIENCE[data.visibility],
+        "created_at": int(now),
+        "updated_at": int(now),
+    }
     cur = con.execute(
-        "INSERT INTO channels (id, name, slug, description, visibility, team_seq, is_default,"
-        " is_archived, audience, created_at, updated_at) VALUES (?,?,?,?,?,?,?,0,?,?,?)",
-        (
-            new_id("chan"),
-            data.name,
-            slug,
-            data.description,
-            data.visibility,
-            principal.team_seq,
-            int(data.is_default),
-            SERVICE_CHANNEL_AUDIENCE[data.visibility],
-            int(now),
-            int(now),
-        ),
+        f"INSERT INTO channels ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+        list(row.values()),
     )
     seq = int(cur.lastrowid or 0)
     con.execute("INSERT INTO channel_members VALUES (?, ?)", (seq, principal.user_seq))

@@ -95,10 +95,12 @@ ChannelCreate: Any = _create_model("ChannelCreate", _spec.CHANNEL_FIELDS)
 ChannelUpdate: Any = _update_model("ChannelUpdate", _spec.CHANNEL_FIELDS)
 
 
-def stored_post_fields() -> tuple[str, ...]:
-    """Post fields kept as sent, one column each (the others are computed or special)."""
+def stored_fields(fields: tuple[_spec.Field, ...]) -> tuple[str, ...]:
+    """Fields kept as sent, one column each (the others are computed or stored apart)."""
     return tuple(
-        f.name for f in _spec.create_fields(_spec.POST_FIELDS) if f.kind in ("text", "enum", "url")
+        f.name
+        for f in _spec.create_fields(fields)
+        if f.kind in ("text", "slug", "enum", "url", "flag")
     )
 
 

@@ -32,7 +32,9 @@ def _string(**extra: Any) -> dict[str, Any]:
 
 
 def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
-    if "$ref" in schema or "anyOf" in schema:
+    if "anyOf" in schema:
+        return {**schema, "anyOf": [*schema["anyOf"], {"type": "null"}]}
+    if "$ref" in schema:
         return {"anyOf": [schema, {"type": "null"}]}
     return {**schema, "type": [schema["type"], "null"]}
 
@@ -64,13 +66,14 @@ def _object(required: list[str], properties: dict[str, Any]) -> dict[str, Any]:
 
 def _text(rule_name: str) -> dict[str, Any]:
     rule = _spec.TEXT_RULES[rule_name]
-    blank = "" if rule.may_be_empty else "; not blank once invisible characters are removed"
-    lines = "newline and tab allowed" if rule.multiline else "no control characters"
+    controls = "except newline and tab" if rule.multiline else "(NUL, C0, DEL, C1)"
+    blank = "; may be empty but not blank" if rule.may_be_empty else "; not blank"
     return _string(
         minLength=rule.min_chars,
         maxLength=rule.max_chars,
         pattern=_MULTILINE_TEXT if rule.multiline else _ANY_TEXT,
-        description=f"No NUL or other control characters ({lines}){blank}.",
+        description=f"No control characters {controls}{blank} once invisible characters "
+        "(zero-width, bidi controls) are removed.",
     )
 
 

@@ -43,7 +43,7 @@ class Query:
             raise bad_request(name, f"{value!r} is not one of {', '.join(allowed)}")
         return value
 
-    def instant(self, name: str) -> float | None:
+    def instant(self, name: str) -> int | None:
         value = self.text(name)
         return None if value is None else parse_instant(value, name)
 

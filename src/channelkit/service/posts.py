@@ -15,7 +15,7 @@ from channelkit import _spec
 from channelkit.service.channels import find_visible
 from channelkit.service.engagement import daily_rows, subscribers
 from channelkit.service.errors import ApiError, bad_request
-from channelkit.service.models import stored_post_fields
+from channelkit.service.models import stored_fields
 from channelkit.service.timefmt import day_of, format_instant, parse_instant
 from channelkit.service.workspace import Principal, new_id, visible_channels
 
@@ -34,7 +34,7 @@ _RENDER = {
     "views": "(SELECT coalesce(sum(d.unique_viewers), 0) FROM post_daily d"
     " WHERE d.post_seq = p.seq AND d.day < ?)",
 }
-STORED = stored_post_fields()
+STORED = stored_fields(_spec.POST_FIELDS)
 
 
 def _render(field: _spec.Field) -> str:
