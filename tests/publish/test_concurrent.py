@@ -3,6 +3,9 @@ reported, and resolving them leaves exactly one scheduled post per row."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 from collections import Counter
 from pathlib import Path
@@ -121,3 +124,55 @@ def test_dry_run_warns_when_copies_are_already_scheduled(tmp_path: Path) -> None
     assert dry.exit_code == 0, dry.output
     assert 'warning: row 2 ("Town hall", ' in dry.output and "2 copies scheduled" in dry.output
     assert "--resolve-duplicates keeps one" in dry.output
+
+
+@pytest.mark.slow
+def test_two_concurrent_command_lines_and_the_second_summary_names_the_copies(
+    tmp_path: Path,
+) -> None:
+    """`channelkit schedule --submit` twice at once, in two processes, with Starter keys:
+    each needs several rate-limit windows to send 200 rows, so both check for duplicates
+    before either is done and the copies are real."""
+    path = tmp_path / "posts.csv"
+    path.write_bytes(_file())
+    with LocalService(rate_window=2.0) as service:
+        keys = [
+            service.create_key(user=user, team="comms", plan="starter") for user in ("ann", "bob")
+        ]
+        with Client(service.base_url, keys[0]) as client:
+            client.channels.create(name="All hands")
+        env = {
+            **os.environ,
+            "CHANNELKIT_BASE_URL": service.base_url,
+            "CHANNELKIT_TZ": "UTC",
+            "PYTHONPATH": os.pathsep.join(sys.path),
+        }
+        command = [sys.executable, "-m", "channelkit", "schedule", str(path), "--submit"]
+        runs = [
+            subprocess.Popen(
+                [*command, "--api-key", key], env=env, stdout=subprocess.PIPE, text=True
+            )
+            for key in keys
+        ]
+        finished: list[tuple[int, str]] = []
+        for run in runs:
+            output, _ = run.communicate(timeout=240)
+            finished.append((run.returncode, output))
+        with Client(service.base_url, keys[0]) as client:
+            copies = sum(_scheduled(client).values()) - ROWS
+        assert copies > 0, "the two submissions did not overlap"
+        # Both runs report the copies they saw; the later one sees all of them.
+        outputs = [output for _, output in finished]
+        assert all(code == 1 for code, _ in finished), outputs
+        assert max(output.count("duplicate: row ") for output in outputs) == copies
+        resolved = subprocess.run(
+            [*command, "--resolve-duplicates", "--api-key", keys[1]],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=240,
+            check=False,
+        )
+        assert resolved.returncode == 0, resolved.stdout + resolved.stderr
+        with Client(service.base_url, keys[0]) as client:
+            assert set(_scheduled(client).values()) == {1} and len(_scheduled(client)) == ROWS
