@@ -98,22 +98,3 @@ def test_password_in_the_base_url_never_shows(
     assert all("pa55w0rd" not in text and "ann:" not in text for text in texts)
     client.close()
     refused.close()
-
-
-@pytest.mark.parametrize(
-    ("url", "shown"),
-    [
-        ("https://ann:s3cret@api.example.com/v1", "https://<redacted>@api.example.com/v1"),
-        ("https://token@api.example.com:8443/v1", "https://<redacted>@api.example.com:8443/v1"),
-        ("https://api.example.com/v1?x=a@b", "https://api.example.com/v1?x=a@b"),
-        ("http://127.0.0.1:8000/v1", "http://127.0.0.1:8000/v1"),
-        (
-            "see http://a:b@h/v1 and https://c@d/",
-            "see http://<redacted>@h/v1 and https://<redacted>@d/",
-        ),
-    ],
-)
-def test_redact_url(url: str, shown: str) -> None:
-    from channelkit.client import redact_url
-
-    assert redact_url(url) == shown

@@ -9,12 +9,12 @@ with ck.Client() as client:                    # CHANNELKIT_BASE_URL, CHANNELKIT
 
 from __future__ import annotations
 
+from channelkit._urls import redact_url
 from channelkit.client._async_client import AsyncClient, AsyncPaginator
 from channelkit.client._base import ClientStats, RateLimit, WaitEvent
 from channelkit.client._client import Client, Paginator
 from channelkit.client._pacing import WaitReason
 from channelkit.client._pagination import RawPage
-from channelkit.client._urls import redact_url
 from channelkit.client.models import (
     Author,
     Channel,

@@ -43,6 +43,7 @@ from channelkit._constants import (
     LOGGER_NAME,
 )
 from channelkit._spec import API_VERSION_SEGMENT, IDEMPOTENCY_KEY_MAX_CHARS, RATE_WINDOW_SECONDS
+from channelkit._urls import redact_url, redact_urls_in
 from channelkit.client._headers import parse_http_date, parse_rate_limit, parse_retry_after
 from channelkit.client._pacing import Grant, Pacer, ServerClock, WaitReason
 from channelkit.client._retry import (
@@ -52,7 +53,6 @@ from channelkit.client._retry import (
     should_retry_failure,
     should_retry_status,
 )
-from channelkit.client._urls import redact_url, redact_urls_in
 from channelkit.errors import (
     APIConnectionError,
     APIError,
