@@ -169,3 +169,51 @@ def test_control_scan_matches_the_character_rule(text: str) -> None:
             assert problem is not None and f"at character {first + 1}" in problem
         elif problem is not None:
             assert "control characters" not in problem
+
+
+_HOSTILE_CHARS = st.sampled_from(
+    ["a", " ", "\t", "\n", "\x00", "\x1b", "\x7f", "\x85", "\u200b", "\u202e", "\u2066", "é", "="]
+)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    title=st.text(_HOSTILE_CHARS, min_size=1, max_size=6),
+    tag=st.text(_HOSTILE_CHARS, min_size=1, max_size=4),
+    url_tail=st.text(_HOSTILE_CHARS, max_size=4),
+)
+def test_any_mix_of_hostile_characters_gets_the_same_verdict_here_and_there(
+    setup: tuple[Client, ChannelIndex], title: str, tag: str, url_tail: str
+) -> None:
+    client, index = setup
+    url = f"https://example.com/{url_tail}"
+    when = datetime.now(UTC) + timedelta(days=3)
+    fields = {"channel": "rules", "title": title, "body": "B", "tags": [tag]}
+    checked = validate_post(
+        {**fields, "cover_image_url": url, "scheduled_at": when},
+        channels=index,
+        tz="UTC",
+        now=service_now(client),
+    )
+    if isinstance(checked, PostRequest):
+        # Sent as the plan sends it (trimmed): the service never refuses it for content.
+        client.posts.create(**checked.to_create_kwargs())
+        return
+    sent = {
+        "channel_id": index.resolve("rules").id,  # type: ignore[union-attr]
+        "title": title.strip(),
+        "body": "B",
+        "tags": [tag.strip()] if tag.strip() else [],
+        "cover_image_url": url.strip(),
+        "scheduled_at": when,
+    }
+    refused_fields = {error.field for error in checked}
+    try:
+        client.posts.create(**sent)  # type: ignore[arg-type]
+    except BadRequestError as exc:
+        assert exc.param in refused_fields | {"title"}
+    else:
+        # Accepted there: then the local refusal was about something the plan adds
+        # (blank after trimming), never a rule the service does not have.
+        assert refused_fields <= {"title", "tags", "cover_image_url"}
+        assert all(not value.strip() for value in (title, tag)) or url != url.strip()
