@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 
+import httpx
 import pytest
 
+from channelkit.client import Client
 from channelkit.publish.validation import (
     ChannelIndex,
     ChannelInfo,
@@ -280,6 +284,27 @@ def test_idempotency_key_follows_content() -> None:
     assert first.idempotency_key() == again.idempotency_key()
     assert first.idempotency_key() != other.idempotency_key()
     assert len(first.idempotency_key()) <= 255
+
+
+def test_idempotency_key_hashes_the_canonical_form_of_the_body_sent() -> None:
+    """Sorted keys, no insignificant whitespace, whole seconds: the service's comparison."""
+    request = ok(
+        scheduled_at="2026-12-01 09:00:30.9", tags="b, a", cover_image_url="https://e.com/x"
+    )
+    bodies: list[bytes] = []
+
+    def handler(sent: httpx.Request) -> httpx.Response:
+        bodies.append(sent.content)
+        post = {"id": "post_1", "channel_id": "chan_1", "title": "t", "status": "scheduled"}
+        return httpx.Response(201, json=post)
+
+    with Client("http://svc.test/v1", "k", transport=httpx.MockTransport(handler)) as client:
+        client.posts.create(**request.to_create_kwargs(), idempotency_key=request.idempotency_key())
+    body = json.loads(bodies[0])
+    assert body["scheduled_at"] == "2026-12-01T08:00:30Z"
+    canonical = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    digest = hashlib.sha256(canonical.encode()).hexdigest()
+    assert request.idempotency_key().endswith(digest)
 
 
 def test_channel_index_from_models_lists_publishable_channels_sorted() -> None:
