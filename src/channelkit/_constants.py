@@ -111,6 +111,8 @@ KPI_DEFAULT_DAYS = 7  # kpis() without start: this many days ending with the lat
 TOP_POSTS_N = 10
 TOP_POSTS_MIN_VIEWS = 100  # for by="engagement_rate"; by="views" needs no threshold
 SMALL_SAMPLE_POSTS = 10  # groups with fewer posts are flagged small_sample
+PERIOD_FIRST_YEAR = 1970  # dates outside these years are typos, not periods
+PERIOD_LAST_YEAR = 2200
 PLOT_TEMPLATE = "channelkit"
 PLOT_COLORS = ("#2563eb", "#f97316", "#16a34a", "#dc2626", "#9333ea", "#0891b2", "#ca8a04")
 PLOT_FONT = "Inter, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif"
