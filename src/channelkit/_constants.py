@@ -162,3 +162,12 @@ DEMO_SERVICE_DB = "service.sqlite"
 DEMO_WAREHOUSE = "warehouse.duckdb"
 DEMO_REPORT = "report.html"
 DEMO_PARQUET_DIR = "parquet"
+
+# --- Command line: messages, output, interrupts (the newcomer's first hour) -----------------
+SUGGEST_MAX_NAMES = 5  # names listed in "did you mean ... choices: ..." messages
+DEFAULT_TZ = "UTC"  # the timezone when neither --tz/tz= nor CHANNELKIT_TZ names one
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
+EXIT_TERMINATED = 143  # 128 + SIGTERM
+INTERRUPTED_MESSAGE = "interrupted; what was committed is kept; run again to resume"
+# A template's example rows carry this in their title: `schedule --submit` refuses them.
+TEMPLATE_EXAMPLE_MARKER = "[EXAMPLE]"
