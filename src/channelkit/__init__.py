@@ -40,7 +40,7 @@ _LAZY: dict[str, str] = {
     "LocalService": "channelkit.service:LocalService",
     "sync": "channelkit.sync:sync",
     "SyncReport": "channelkit.sync:SyncReport",
-    "Warehouse": "channelkit.warehouse:Warehouse",
+    "Warehouse": "channelkit.analysis.warehouse:Warehouse",
     "schedule": "channelkit.publish:schedule",
     "publish": "channelkit.publish",
     "plots": "channelkit.plots",
@@ -73,7 +73,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from channelkit.publish import schedule
     from channelkit.service import LocalService
     from channelkit.sync import SyncReport, sync
-    from channelkit.warehouse import Warehouse
+    from channelkit.analysis.warehouse import Warehouse
 
 __all__ = [
     "__version__",

@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from channelkit.analysis.metrics import WEEKDAYS
+from channelkit._labels import WEEKDAYS
 from channelkit.plots.style import COUNT, HEIGHT, TEMPLATE, title
 
 
