@@ -120,6 +120,8 @@ LOW_REACH_SHARE = 0.5  # low reach: read rate below this share of the channel's 
 PERIOD_FIRST_YEAR = 1970  # dates outside these years are typos, not periods
 PERIOD_LAST_YEAR = 2200
 PLOT_TEMPLATE = "channelkit"
+# Browsers kaleido may use for static images (the system's; never a downloaded one).
+PLOT_BROWSER_CANDIDATES = ("/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome")
 PLOT_COLORS = ("#2563eb", "#f97316", "#16a34a", "#dc2626", "#9333ea", "#0891b2", "#ca8a04")
 PLOT_FONT = "Inter, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif"
 # Mimetype for JupyterLab and VS Code; "notebook" embeds plotly.js in the saved output, so
