@@ -342,10 +342,20 @@ def engagement_over_time(
     freq: str,
     *,
     by_channel: bool,
-    days: list[date],
+    first: date | None,
+    last: date | None,
 ) -> pd.DataFrame:
-    """One row per day/week/month of `days` (and channel), gaps filled with zeros."""
+    """One row per day/week/month (and channel), gaps filled with zeros.
+
+    The rows run over the period, or, where it is open, from the first to the last day
+    with daily rows or publications (`first`/`last`: the synced days).
+    """
     sums = channel_sums(con, flt, [period], freq=freq)
+    buckets = [_date(b) for b in sums["bucket"].dropna()]
+    if buckets:
+        first = min(first or min(buckets), min(buckets))
+        last = max(last or max(buckets), max(buckets))
+    days = grid_days(period, freq, first, last)
     keys = ["bucket", "channel_id"] if by_channel else ["bucket"]
     numbers = [*DAILY_SUMS, *POST_SUMS]
     totals = sums.groupby(keys, dropna=False)[numbers].sum()

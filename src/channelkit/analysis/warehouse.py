@@ -228,9 +228,14 @@ class Warehouse:
             if by_channel:
                 size *= max(1, len(metrics.channel_names(q.con, q.flt.channel_ids)))
             _check_grid(size, freq)
-            days = metrics.grid_days(q.period, freq, cov.first_day, cov.last_day)
             frame = metrics.engagement_over_time(
-                q.con, q.flt, q.period, freq, by_channel=by_channel, days=days
+                q.con,
+                q.flt,
+                q.period,
+                freq,
+                by_channel=by_channel,
+                first=cov.first_day,
+                last=cov.last_day,
             )
             q.readers_age()
             q.no_audience(frame.attrs.pop("posts_without_audience", 0))
