@@ -250,7 +250,8 @@ def test_importing_plots_outside_a_kernel_leaves_plotly_renderers_alone() -> Non
 def test_plots_import_neither_duckdb_nor_the_analysis_layer() -> None:
     code = (
         "import sys, channelkit.plots\n"
-        "print('duckdb' in sys.modules, any(m.startswith('channelkit.analysis') for m in sys.modules))"
+        "analysis = any(m.startswith('channelkit.analysis') for m in sys.modules)\n"
+        "print('duckdb' in sys.modules, analysis)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
