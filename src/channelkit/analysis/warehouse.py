@@ -26,6 +26,7 @@ from channelkit._constants import (
     LOW_REACH_SHARE,
     POST_STATUSES,
     REACH_CURVE_DAYS,
+    REACH_CURVE_MAX_DAYS,
     SMALL_SAMPLE_POSTS,
     SYNC_CONVERGENCE_RUNS,
     TOP_POSTS_MIN_VIEWS,
@@ -455,8 +456,10 @@ class Warehouse:
         day, so `share` never decreases). `attrs["posts"]` is the cohort's size.
         """
         length = _check_count("days", days, minimum=1)
-        if length > 366:
-            raise InvalidParameterError("days", f"{length} is more than a year (366 days)")
+        if length > REACH_CURVE_MAX_DAYS:
+            raise InvalidParameterError(
+                "days", f"{length} is more than {REACH_CURVE_MAX_DAYS} days"
+            )
         args = _Args(period, start, end, tz, channel, tag, priority, author)
         with self._query(args) as q:
             last = q.coverage.last_complete_day
