@@ -15,30 +15,39 @@
 - Deleted posts (and their daily rows) and deleted channels never count.
 
 Additive sums come from SQL per channel (and per period or side); pandas adds them up
-and divides, so a total, a per-channel row and a rate always agree. Every user value
-reaches DuckDB as a query parameter; the only text spliced into SQL is chosen from fixed
-fragments in this module.
+and divides, so a total, a per-channel row and a rate always agree. The SQL building
+blocks are in `rows`; tag/priority comparisons in `groups`; the reach curve in `reach`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 
 import duckdb
 import numpy as np
 import pandas as pd
 
-from channelkit._constants import KPI_SMALL_BASE_AUDIENCE, KPI_SMALL_BASE_COUNT, PRIORITIES
+from channelkit._constants import KPI_SMALL_BASE_AUDIENCE, KPI_SMALL_BASE_COUNT
 from channelkit._labels import KPI_LABELS, WEEKDAYS
 from channelkit.analysis.filters import PostFilter
-from channelkit.analysis.frames import local_midnight, to_frame
+from channelkit.analysis.frames import local_midnight, ratio
+from channelkit.analysis.grid import grid_days
 from channelkit.analysis.period import Period
-from channelkit.analysis.sql import Sql, first_row, plain_frame
+from channelkit.analysis.rows import (
+    ENGAGEMENTS,
+    any_of,
+    cohort_rows,
+    daily_rows,
+    day_range,
+    instant_range,
+    run,
+    side_of,
+)
+from channelkit.analysis.sql import Sql, plain_frame
 
 FREQS = {"day": "1 DAY", "week": "1 WEEK", "month": "1 MONTH"}
 TOP_BY = ("readers", "read_rate", "opens", "engagement_rate")
-ENGAGEMENTS = "(d.reactions + d.comments + d.shares + d.clicks)"
 DAILY_SUMS = ("opens", "daily_unique_viewers", "reactions", "comments", "shares", "clicks")
 POST_SUMS = ("posts_published", "readers", "rated_readers", "audience", "no_audience")
 # metric, kind ("count"/"rate"), whether it needs daily rows
@@ -51,128 +60,6 @@ KPI_METRICS: tuple[tuple[str, str], ...] = (
     ("engagement_rate", "rate"),
     ("net_subscribers", "count"),
 )
-
-
-def _and(*parts: Sql) -> Sql:
-    kept = [p for p in parts if p.text]
-    if not kept:
-        return Sql("TRUE")
-    out = kept[0]
-    for part in kept[1:]:
-        out = out + Sql(" AND ") + part
-    return out
-
-
-def day_range(period: Period, column: str) -> Sql:
-    parts = []
-    if period.start_day is not None:
-        parts.append(Sql(f"{column} >= ?", (period.start_day,)))
-    if period.end_day is not None:
-        parts.append(Sql(f"{column} < ?", (period.end_day,)))
-    return _and(*parts)
-
-
-def instant_range(period: Period, column: str) -> Sql:
-    parts = [Sql(f"{column} IS NOT NULL")]
-    if period.start is not None:
-        parts.append(Sql(f"{column} >= ?", (period.start,)))
-    if period.end is not None:
-        parts.append(Sql(f"{column} < ?", (period.end,)))
-    return _and(*parts)
-
-
-def _side(periods: Sequence[Period], column: str, *, instant: bool) -> Sql:
-    """`CASE WHEN <column in periods[0]> THEN 0 WHEN ... THEN 1 END`: which period a row is in."""
-    sql = Sql("CASE")
-    for i, period in enumerate(periods):
-        cond = instant_range(period, column) if instant else day_range(period, column)
-        sql = sql + Sql(" WHEN ") + cond + Sql(f" THEN {i}")
-    return sql + Sql(" END")
-
-
-def _base(con: duckdb.DuckDBPyConnection, flt: PostFilter, periods: Sequence[Period]) -> Sql:
-    """`WITH fdaily AS (...)`: the daily rows of the periods that pass the filters, with `side`.
-
-    Daily rows are filtered on their own columns first. Deleted posts are removed with an
-    anti-join only when there are any (reading 10M post ids costs more than the sums),
-    and posts are joined only when a post-level filter (tag, priority, author) asks.
-    """
-    sql = (
-        Sql("WITH fdaily AS (SELECT d.post_id, d.channel_id, d.date, d.views, d.unique_viewers, ")
-        + Sql("d.reactions, d.comments, d.shares, d.clicks, ")
-        + _side(periods, "d.date", instant=False)
-        + Sql(" AS side FROM post_daily d ")
-    )
-    if _has_deleted_posts(con):
-        sql = sql + Sql(
-            "ANTI JOIN (SELECT id FROM posts WHERE deleted_at IS NOT NULL) gone "
-            "ON gone.id = d.post_id "
-        )
-    if flt.selects_posts:
-        where, params = flt.where("p")
-        sql = sql + Sql(f"SEMI JOIN (SELECT p.id FROM posts p WHERE {where}) sp ", tuple(params))
-        sql = sql + Sql("ON sp.id = d.post_id ")
-    sql = sql + Sql("WHERE (") + _any(periods, "d.date", instant=False) + Sql(")")
-    if flt.channel_ids is not None:
-        sql = sql + Sql(" AND d.channel_id = ANY(?::VARCHAR[])", (list(flt.channel_ids),))
-    return sql + Sql(")")
-
-
-def _any(periods: Sequence[Period], column: str, *, instant: bool) -> Sql:
-    out = Sql("")
-    for i, period in enumerate(periods):
-        cond = instant_range(period, column) if instant else day_range(period, column)
-        out = out + Sql(" OR " if i else "") + Sql("(") + cond + Sql(")")
-    return out
-
-
-def _has_deleted_posts(con: duckdb.DuckDBPyConnection) -> bool:
-    row = first_row(con, "SELECT EXISTS (SELECT 1 FROM posts WHERE deleted_at IS NOT NULL)")
-    return bool(row and row[0])
-
-
-def _cohort(flt: PostFilter, periods: Sequence[Period], *, baseline: bool = False) -> Sql:
-    """`cohort` CTE body: posts published in the periods, with readers, audience and side.
-
-    With `baseline`, the post-level filters (tag, priority, author) become a `selected`
-    column instead of a condition, so channel medians can be taken over all the channel's
-    posts in the period.
-    """
-    channel_only = PostFilter(channel_ids=flt.channel_ids)
-    where, params = (channel_only if baseline else flt).where("p")
-    selected, selected_params = flt.post_condition("p") if baseline else ("TRUE", [])
-    # The posts are chosen first, then given their audience: the channel's row of the
-    # publication day by a hash join, and only posts without one go through the (slower)
-    # ASOF join that finds the latest earlier row.
-    columns = (
-        "p.id, p.channel_id, p.priority, p.tags, p.published_at, p.readers, p.selected, p.side"
-    )
-    return (
-        Sql(
-            "WITH chosen AS (SELECT p.id, p.channel_id, p.priority, p.tags, p.published_at, "
-            "coalesce(p.views, 0) AS readers, timezone('UTC', p.published_at)::DATE AS pub_day, "
-            f"({selected}) AS selected, ",
-            tuple(selected_params),
-        )
-        + _side(periods, "p.published_at", instant=True)
-        + Sql(f" AS side FROM posts p WHERE {where} AND (", tuple(params))
-        + _any(periods, "p.published_at", instant=True)
-        + Sql(
-            ")), exact AS (SELECT p.*, a.subscribers AS audience FROM chosen p "
-            "LEFT JOIN channel_daily a ON a.channel_id = p.channel_id AND a.date = p.pub_day) "
-            f"SELECT {columns}, p.audience FROM exact p WHERE p.audience IS NOT NULL "
-            f"UNION ALL SELECT {columns}, a.subscribers FROM "
-            "(SELECT * FROM exact WHERE audience IS NULL) p "
-            "ASOF LEFT JOIN channel_daily a ON a.channel_id = p.channel_id AND p.pub_day >= a.date"
-        )
-    )
-
-
-def _run(con: duckdb.DuckDBPyConnection, sql: Sql, tz: str) -> pd.DataFrame:
-    return to_frame(con.sql(sql.text, params=list(sql.params)).to_arrow_table(), tz)
-
-
-# --- Sums per channel (and per side or per period) --------------------------------------
 
 
 def channel_sums(
@@ -195,15 +82,15 @@ def channel_sums(
     bucket_subs = f"date_trunc('{freq}', s.date)::DATE" if freq else "NULL::DATE"
     post_params: tuple[object, ...] = (tz,) if freq else ()
     subs_where = Sql("s.channel_id IN (SELECT id FROM channels WHERE deleted_at IS NULL) AND (")
-    subs_where = subs_where + _any(periods, "s.date", instant=False) + Sql(")")
+    subs_where = subs_where + any_of(periods, "s.date", instant=False) + Sql(")")
     if flt.channel_ids is not None:
         subs_where = subs_where + Sql(
             " AND s.channel_id = ANY(?::VARCHAR[])", (list(flt.channel_ids),)
         )
     sql = (
-        _base(con, flt, periods)
+        daily_rows(con, flt, periods)
         + Sql(", cohort AS (")
-        + _cohort(flt, periods)
+        + cohort_rows(flt, periods)
         + Sql(
             "), daily AS (SELECT d.side, d.channel_id, "
             f"{bucket_daily} AS bucket, sum(d.views)::BIGINT AS opens, "
@@ -220,7 +107,7 @@ def channel_sums(
             post_params,
         )
         + Sql("subs AS (SELECT ")
-        + _side(periods, "s.date", instant=False)
+        + side_of(periods, "s.date", instant=False)
         + Sql(
             f" AS side, s.channel_id, {bucket_subs} AS bucket, "
             "sum(s.subscribers_gained - s.subscribers_lost)::BIGINT AS net_subscribers "
@@ -244,14 +131,9 @@ def channel_sums(
 def add_rates(frame: pd.DataFrame) -> pd.DataFrame:
     """engagements, engagement_rate and read_rate from the additive sums, in place."""
     frame["engagements"] = frame[["reactions", "comments", "shares", "clicks"]].sum(axis=1)
-    frame["engagement_rate"] = _ratio(frame["engagements"], frame["opens"])
-    frame["read_rate"] = _ratio(frame["rated_readers"], frame["audience"])
+    frame["engagement_rate"] = ratio(frame["engagements"], frame["opens"])
+    frame["read_rate"] = ratio(frame["rated_readers"], frame["audience"])
     return frame
-
-
-def _ratio(top: pd.Series, bottom: pd.Series) -> pd.Series:
-    bottom = bottom.astype("float64")
-    return (top.astype("float64") / bottom.where(bottom > 0)).astype("float64")
 
 
 def channel_names(con: duckdb.DuckDBPyConnection, ids: Sequence[str] | None) -> pd.DataFrame:
@@ -288,7 +170,7 @@ def posts(
     if statuses is not None:
         sql = sql + Sql(" AND p.status = ANY(?::VARCHAR[])", (list(statuses),))
     sql = sql + Sql(" ORDER BY p.published_at NULLS LAST, p.id")
-    return _run(con, sql, period.tz)
+    return run(con, sql, period.tz)
 
 
 def channels(con: duckdb.DuckDBPyConnection, tz: str) -> pd.DataFrame:
@@ -298,51 +180,7 @@ def channels(con: duckdb.DuckDBPyConnection, tz: str) -> pd.DataFrame:
         "is_default, is_archived, created_at, updated_at "
         "FROM channels WHERE deleted_at IS NULL ORDER BY name, id"
     )
-    return _run(con, sql, tz)
-
-
-def grid_days(period: Period, freq: str, first: date | None, last: date | None) -> list[date]:
-    """The first day of every day/week/month from the period's first to its last day.
-
-    The first row starts at the local date of `start` (not the first whole day), so posts
-    published on a first day that begins mid-day are counted in it.
-    """
-    lo = period.start.date() if period.start is not None else first
-    hi = (period.end_day - timedelta(days=1)) if period.end_day is not None else last
-    if lo is None or hi is None or hi < lo:
-        return []
-    lo, hi = _truncate(lo, freq), _truncate(hi, freq)
-    out, day = [], lo
-    while day <= hi:
-        out.append(day)
-        day = _step(day, freq)
-    return out
-
-
-def grid_size(period: Period, freq: str, first: date | None, last: date | None) -> int:
-    """How many rows `grid_days` would give, without building them."""
-    lo = period.start.date() if period.start is not None else first
-    hi = (period.end_day - timedelta(days=1)) if period.end_day is not None else last
-    if lo is None or hi is None or hi < lo:
-        return 0
-    days = (hi - lo).days
-    return {"day": days + 1, "week": days // 7 + 2, "month": days // 28 + 2}[freq]
-
-
-def _truncate(day: date, freq: str) -> date:
-    if freq == "week":
-        return day - timedelta(days=day.weekday())
-    if freq == "month":
-        return day.replace(day=1)
-    return day
-
-
-def _step(day: date, freq: str) -> date:
-    if freq == "week":
-        return day + timedelta(days=7)
-    if freq == "month":
-        return (day.replace(day=28) + timedelta(days=4)).replace(day=1)
-    return day + timedelta(days=1)
+    return run(con, sql, tz)
 
 
 def engagement_over_time(
@@ -579,9 +417,9 @@ def top_posts(
     else:
         candidates = Sql("SELECT post_id AS id FROM per_post WHERE opens >= ?", (min_opens,))
     sql = (
-        _base(con, flt, [period])
+        daily_rows(con, flt, [period])
         + Sql(", cohort AS (")
-        + _cohort(flt, [period])
+        + cohort_rows(flt, [period])
         + Sql(
             "), per_post AS (SELECT d.post_id, sum(d.views)::BIGINT AS opens, "
             f"sum({ENGAGEMENTS})::BIGINT AS engagements FROM fdaily d GROUP BY 1), candidates AS ("
@@ -603,150 +441,9 @@ def top_posts(
             (*params, n),
         )
     )
-    frame = _run(con, sql, period.tz)
+    frame = run(con, sql, period.tz)
     frame.insert(0, "rank", pd.Series(range(1, len(frame) + 1), index=frame.index, dtype="Int64"))
     return frame
-
-
-def _rated(con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period) -> Sql:
-    """`WITH ... rated AS (...)`: the period's posts with readers, audience, read rate,
-    opens and engagements in the period, and their channel's median read rate.
-
-    Channel medians are over all the channel's posts published in the period; tag,
-    priority and author filters only choose the posts marked `selected`.
-    """
-    return (
-        _base(con, flt, [period])
-        + Sql(", cohort AS (")
-        + _cohort(flt, [period], baseline=True)
-        + Sql(
-            # Only the cohort's daily rows: posts published earlier are not compared.
-            "), per_post AS (SELECT d.post_id, sum(d.views)::BIGINT AS opens, "
-            f"sum({ENGAGEMENTS})::BIGINT AS engagements FROM fdaily d "
-            "SEMI JOIN cohort c ON c.id = d.post_id GROUP BY 1), "
-            "posts_rated AS (SELECT c.*, c.readers::DOUBLE / nullif(c.audience, 0) AS read_rate, "
-            "coalesce(pp.opens, 0) AS opens, coalesce(pp.engagements, 0) AS engagements "
-            "FROM cohort c LEFT JOIN per_post pp ON pp.post_id = c.id), "
-            "medians AS (SELECT channel_id, median(read_rate) AS channel_median "
-            "FROM posts_rated GROUP BY 1), "
-            "rated AS (SELECT r.*, m.channel_median, "
-            "r.read_rate / nullif(m.channel_median, 0) AS relative_read_rate "
-            "FROM posts_rated r JOIN medians m USING (channel_id) WHERE r.selected) "
-        )
-    )
-
-
-# Per-group sums over `rated g`; count(g.id) keeps groups without posts at zero.
-_GROUP_STATS = (
-    "count(g.id) AS posts, coalesce(sum(g.readers), 0)::BIGINT AS readers, "
-    "coalesce(sum(g.readers) FILTER (g.audience IS NOT NULL), 0)::BIGINT AS rated_readers, "
-    "coalesce(sum(g.audience), 0)::BIGINT AS audience, "
-    "median(g.relative_read_rate)::DOUBLE AS lift, coalesce(sum(g.opens), 0)::BIGINT AS opens, "
-    "coalesce(sum(g.engagements), 0)::BIGINT AS engagements, "
-    "median(g.opens)::DOUBLE AS median_opens"
-)
-GROUP_COLUMNS = (
-    "posts",
-    "readers",
-    "read_rate",
-    "lift",
-    "opens",
-    "engagements",
-    "engagement_rate",
-    "median_opens",
-    "small_sample",
-)
-
-
-def _finish_groups(frame: pd.DataFrame, keys: list[str], small_sample_n: int) -> pd.DataFrame:
-    frame["read_rate"] = _ratio(frame["rated_readers"], frame["audience"])
-    frame["engagement_rate"] = _ratio(frame["engagements"], frame["opens"])
-    frame["small_sample"] = (frame["posts"] < small_sample_n).astype("boolean")
-    out = frame[[*keys, *GROUP_COLUMNS]].copy()
-    for column in ("posts", "readers", "opens", "engagements"):
-        out[column] = out[column].astype("Int64")
-    return out
-
-
-def tag_performance(
-    con: duckdb.DuckDBPyConnection,
-    flt: PostFilter,
-    period: Period,
-    *,
-    by_channel: bool,
-    small_sample_n: int,
-) -> pd.DataFrame:
-    """One row per tag of the period's posts, most-used first (then by lift)."""
-    keys = ["channel_id", "tag"] if by_channel else ["tag"]
-    group = ", ".join(f"g.{k}" for k in keys)
-    sql = _rated(con, flt, period) + Sql(
-        f", tagged AS (SELECT r.*, unnest(list_distinct(r.tags)) AS tag FROM rated r) "
-        f"SELECT {group}, {_GROUP_STATS} FROM tagged g"
-    )
-    if flt.tags is not None:
-        sql = sql + Sql(" WHERE g.tag = ANY(?::VARCHAR[])", (list(flt.tags),))
-    order = "g.channel_id, " if by_channel else ""
-    sql = sql + Sql(f" GROUP BY {group} ORDER BY {order}posts DESC, lift DESC NULLS LAST, g.tag")
-    frame = _finish_groups(_run(con, sql, period.tz), keys, small_sample_n)
-    return frame.reset_index(drop=True)
-
-
-def priority_impact(
-    con: duckdb.DuckDBPyConnection,
-    flt: PostFilter,
-    period: Period,
-    *,
-    by_channel: bool,
-    small_sample_n: int,
-) -> pd.DataFrame:
-    """One row per priority (all of them, even without posts; per channel with `by_channel`)."""
-    wanted = list(flt.priorities or PRIORITIES)
-    keys = ["channel_id", "priority"] if by_channel else ["priority"]
-    if by_channel:
-        grid = Sql(
-            "SELECT c.channel_id, w.priority FROM (SELECT DISTINCT channel_id FROM rated) c "
-            "CROSS JOIN (SELECT unnest(?::VARCHAR[]) AS priority) w",
-            (wanted,),
-        )
-        join = "g.channel_id = k.channel_id AND g.priority = k.priority"
-    else:
-        grid = Sql("SELECT unnest(?::VARCHAR[]) AS priority", (wanted,))
-        join = "g.priority = k.priority"
-    sql = (
-        _rated(con, flt, period)
-        + Sql(f"SELECT {', '.join(f'k.{c}' for c in keys)}, {_GROUP_STATS} FROM (")
-        + grid
-        + Sql(f") k LEFT JOIN rated g ON {join} GROUP BY ALL")
-    )
-    frame = _finish_groups(_run(con, sql, period.tz), keys, small_sample_n)
-    frame["priority"] = frame["priority"].astype(pd.CategoricalDtype(list(PRIORITIES), True))
-    return frame.sort_values(keys, ignore_index=True)
-
-
-def low_reach(
-    con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period, *, share: float
-) -> pd.DataFrame:
-    """Posts whose read rate is below `share` of their channel's median, worst first."""
-    sql = _rated(con, flt, period) + Sql(
-        "SELECT r.id AS post_id, p.title, r.channel_id, ch.name AS channel, r.published_at, "
-        "r.readers, r.audience, r.read_rate, r.channel_median, r.relative_read_rate "
-        "FROM rated r JOIN posts p ON p.id = r.id LEFT JOIN channels ch ON ch.id = r.channel_id "
-        "WHERE r.relative_read_rate < ? ORDER BY r.relative_read_rate, r.id",
-        (share,),
-    )
-    return _run(con, sql, period.tz)
-
-
-def posts_without_audience(con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period) -> int:
-    """How many posts published in the period have no channel analytics row to give an
-    audience (they are left out of read rates)."""
-    sql = (
-        Sql("WITH cohort AS (")
-        + _cohort(flt, [period])
-        + Sql(") SELECT count(*) FROM cohort WHERE audience IS NULL")
-    )
-    row = first_row(con, sql.text, sql.params)
-    return 0 if row is None else int(row[0])
 
 
 def publishing_heatmap(
@@ -754,9 +451,9 @@ def publishing_heatmap(
 ) -> pd.DataFrame:
     """168 rows (weekday × hour of `published_at` in tz): posts published and their readers."""
     sql = (
-        _base(con, flt, [period])
+        daily_rows(con, flt, [period])
         + Sql(", cohort AS (")
-        + _cohort(flt, [period])
+        + cohort_rows(flt, [period])
         + Sql(
             "), per_post AS (SELECT d.post_id, sum(d.views)::BIGINT AS opens, "
             f"sum({ENGAGEMENTS})::BIGINT AS engagements FROM fdaily d GROUP BY 1), "
@@ -775,63 +472,10 @@ def publishing_heatmap(
             (period.tz, period.tz),
         )
     )
-    frame = _run(con, sql, period.tz)
+    frame = run(con, sql, period.tz)
     names = frame["weekday"].map(dict(enumerate(WEEKDAYS)))
     frame.insert(1, "weekday_name", names.astype(pd.CategoricalDtype(list(WEEKDAYS), True)))
     return frame
-
-
-def reach_curve(
-    con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period, *, days: int, last_day: date
-) -> tuple[pd.DataFrame, int]:
-    """`day` 0..days and `share` of readers reached by then; and the number of posts.
-
-    share(k) = Σ_posts min(readers, Σ unique_viewers over UTC dates pub..pub+k) ÷ Σ readers
-    over the posts published at least `days` days before `last_day`. Computed from the
-    steps of each post's capped running total (min(R, seen) - min(R, seen before the
-    row)), so only the daily rows that exist are read.
-    """
-    where, params = flt.where("p")
-    cohort = (
-        Sql(
-            "WITH cohort AS (SELECT p.id, coalesce(p.views, 0) AS readers, "
-            "timezone('UTC', p.published_at)::DATE AS pub FROM posts p "
-            f"WHERE {where} AND timezone('UTC', p.published_at)::DATE + ? <= ? AND ",
-            (*params, days, last_day),
-        )
-        + instant_range(period, "p.published_at")
-        + Sql(") ")
-    )
-    # The explicit date range lets DuckDB skip the daily rows of other months unread; the
-    # running total before a row is `seen - uv`, so one window function is enough.
-    steps = cohort + Sql(
-        ", running AS (SELECT d.date - c.pub AS day, c.readers, d.unique_viewers AS uv, "
-        "sum(d.unique_viewers) OVER (PARTITION BY d.post_id ORDER BY d.date "
-        "ROWS UNBOUNDED PRECEDING) AS seen "
-        "FROM post_daily d JOIN cohort c ON c.id = d.post_id "
-        "WHERE d.date >= (SELECT min(pub) FROM cohort) "
-        "AND d.date <= (SELECT max(pub) FROM cohort) + ? "
-        "AND d.date >= c.pub AND d.date <= c.pub + ?) "
-        "SELECT day, sum(least(readers, seen) - least(readers, seen - uv))::BIGINT "
-        "FROM running GROUP BY 1",
-        (days, days),
-    )
-    totals = cohort + Sql("SELECT count(*), coalesce(sum(readers), 0)::BIGINT FROM cohort")
-    reached = dict(con.execute(steps.text, list(steps.params)).fetchall())
-    row = first_row(con, totals.text, totals.params)
-    assert row is not None  # an aggregate without GROUP BY always returns one row
-    posts_count, readers = int(row[0]), int(row[1])
-    day = np.arange(days + 1)
-    running = np.cumsum([int(reached.get(int(k), 0)) for k in day])
-    share = running / readers if readers else np.full(len(day), np.nan)
-    frame = pd.DataFrame({"day": pd.array(day, dtype="Int64"), "share": share.astype("float64")})
-    return frame, posts_count
-
-
-def latest_day(con: duckdb.DuckDBPyConnection) -> date | None:
-    """The last UTC date with a daily row (`Freshness.last_post_day`)."""
-    row = first_row(con, "SELECT max(date) FROM post_daily")
-    return None if row is None else row[0]
 
 
 def upcoming_scheduled(
@@ -850,4 +494,4 @@ def upcoming_scheduled(
         + instant_range(period, "p.scheduled_at")
         + Sql(" ORDER BY p.scheduled_at, p.id")
     )
-    return _run(con, sql, period.tz)
+    return run(con, sql, period.tz)

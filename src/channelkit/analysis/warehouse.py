@@ -33,13 +33,14 @@ from channelkit._constants import (
     TOP_POSTS_N,
 )
 from channelkit._tz import resolve_tz
-from channelkit.analysis import metrics
+from channelkit.analysis import groups, metrics, reach
 from channelkit.analysis.coverage import Coverage, read_coverage
 from channelkit.analysis.filters import OneOrMany, PostFilter, as_values, resolve_filter
 from channelkit.analysis.frames import local_midnight, to_frame
 from channelkit.analysis.freshness import Freshness, read_freshness
-from channelkit.analysis.metrics import day_range, instant_range
+from channelkit.analysis.grid import grid_size
 from channelkit.analysis.period import Moment, Period, check_tz, parse_period, to_local
+from channelkit.analysis.rows import day_range, instant_range
 from channelkit.analysis.sql import Sql, first_row, plain_frame
 from channelkit.errors import InvalidParameterError
 from channelkit.warehouse.connection import open_warehouse
@@ -226,7 +227,7 @@ class Warehouse:
         args = _Args(period, start, end, tz, channel, tag, priority, author)
         with self._query(args) as q:
             cov = q.coverage
-            size = metrics.grid_size(q.period, freq, cov.first_day, cov.last_day)
+            size = grid_size(q.period, freq, cov.first_day, cov.last_day)
             if by_channel:
                 size *= max(1, len(metrics.channel_names(q.con, q.flt.channel_ids)))
             _check_grid(size, freq)
@@ -373,12 +374,12 @@ class Warehouse:
         least = _check_count("small_sample_n", small_sample_n, minimum=1)
         args = _Args(period, start, end, tz, channel, tag, priority, author)
         with self._query(args) as q:
-            frame = metrics.tag_performance(
+            frame = groups.tag_performance(
                 q.con, q.flt, q.period, by_channel=by_channel, small_sample_n=least
             )
             frame = _named_channels(q.con, frame, by_channel)
             q.readers_age()
-            q.no_audience(metrics.posts_without_audience(q.con, q.flt, q.period))
+            q.no_audience(groups.posts_without_audience(q.con, q.flt, q.period))
         return q.finish(frame, "tag_performance", by=by, small_sample_n=least)
 
     def priority_impact(
@@ -403,12 +404,12 @@ class Warehouse:
         least = _check_count("small_sample_n", small_sample_n, minimum=1)
         args = _Args(period, start, end, tz, channel, tag, priority, author)
         with self._query(args) as q:
-            frame = metrics.priority_impact(
+            frame = groups.priority_impact(
                 q.con, q.flt, q.period, by_channel=by_channel, small_sample_n=least
             )
             frame = _named_channels(q.con, frame, by_channel)
             q.readers_age()
-            q.no_audience(metrics.posts_without_audience(q.con, q.flt, q.period))
+            q.no_audience(groups.posts_without_audience(q.con, q.flt, q.period))
         return q.finish(frame, "priority_impact", by=by, small_sample_n=least)
 
     def low_reach(
@@ -430,9 +431,9 @@ class Warehouse:
             raise InvalidParameterError("share", f"{share!r} is not a number in (0, 1]")
         args = _Args(period, start, end, tz, channel, tag, priority, author)
         with self._query(args) as q:
-            frame = metrics.low_reach(q.con, q.flt, q.period, share=float(share))
+            frame = groups.low_reach(q.con, q.flt, q.period, share=float(share))
             q.readers_age()
-            q.no_audience(metrics.posts_without_audience(q.con, q.flt, q.period))
+            q.no_audience(groups.posts_without_audience(q.con, q.flt, q.period))
         return q.finish(frame, "low_reach", share=float(share))
 
     def reach_curve(
@@ -464,7 +465,7 @@ class Warehouse:
         with self._query(args) as q:
             last = q.coverage.last_complete_day
             assert last is not None  # require_daily() checked there are daily rows
-            frame, count = metrics.reach_curve(q.con, q.flt, q.period, days=length, last_day=last)
+            frame, count = reach.reach_curve(q.con, q.flt, q.period, days=length, last_day=last)
             if count == 0:
                 q.warnings.append(
                     f"No post in {q.period.label} was published at least {length} days before "
@@ -495,7 +496,7 @@ class Warehouse:
         args = _Args(period, start, end, tz, channel, None, None, None)
         with self._query(args) as q:
             cov = q.coverage
-            size = metrics.grid_size(q.period, freq, cov.first_day, cov.last_day)
+            size = grid_size(q.period, freq, cov.first_day, cov.last_day)
             _check_grid(size, freq)
             frame = _subscribers(q.con, q.flt, q.period, freq, by_channel)
         return q.finish(frame, "subscribers", freq=freq, by=by)
