@@ -8,11 +8,9 @@ The metric definitions live in `channelkit.analysis.metrics` and `docs/metrics.m
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,27 +19,35 @@ import pandas as pd
 from duckdb import DuckDBPyConnection
 
 from channelkit._constants import (
-    GRID_MAX_CELLS,
     KPI_DEFAULT_DAYS,
     LOW_REACH_SHARE,
     POST_STATUSES,
     REACH_CURVE_DAYS,
     REACH_CURVE_MAX_DAYS,
     SMALL_SAMPLE_POSTS,
-    SYNC_CONVERGENCE_RUNS,
     TOP_POSTS_MIN_VIEWS,
     TOP_POSTS_N,
 )
-from channelkit._tz import resolve_tz
 from channelkit.analysis import groups, metrics, reach
 from channelkit.analysis.coverage import Coverage, read_coverage
-from channelkit.analysis.filters import OneOrMany, PostFilter, as_values, resolve_filter
-from channelkit.analysis.frames import local_midnight, to_frame
+from channelkit.analysis.filters import OneOrMany, as_values, resolve_filter
+from channelkit.analysis.frames import to_frame
 from channelkit.analysis.freshness import Freshness, read_freshness
 from channelkit.analysis.grid import grid_size
-from channelkit.analysis.period import Moment, Period, check_tz, parse_period, to_local
-from channelkit.analysis.rows import day_range, instant_range
-from channelkit.analysis.sql import Sql, first_row, plain_frame
+from channelkit.analysis.period import Moment, check_tz, to_local
+from channelkit.analysis.query import (
+    Args,
+    Query,
+    check_by,
+    check_count,
+    check_grid,
+    choose_period,
+    filters_as_given,
+    subscribers_frame,
+    whole_period,
+    with_channel_names,
+    zone_name,
+)
 from channelkit.errors import InvalidParameterError
 from channelkit.warehouse.connection import open_warehouse
 from channelkit.warehouse.parquet import export_parquet
@@ -142,7 +148,7 @@ class Warehouse:
 
         Dtypes follow the metric methods; TIMESTAMPTZ columns are converted to `tz`.
         """
-        tz = _zone(tz)
+        tz = zone_name(tz)
         check_tz(tz)
         with self._connect() as con:
             try:
@@ -185,7 +191,7 @@ class Warehouse:
                 raise InvalidParameterError(
                     "status", f"{value!r} is not one of {', '.join(POST_STATUSES)}"
                 )
-        args = _Args(period, start, end, tz, channel, tag, priority, author)
+        args = Args(period, start, end, tz, channel, tag, priority, author)
         with self._query(args, daily=False) as q:
             frame = metrics.posts(q.con, q.flt, q.period, statuses)
             q.readers_age()
@@ -193,7 +199,7 @@ class Warehouse:
 
     def channels(self, *, tz: str | None = None) -> pd.DataFrame:
         """One row per channel (deleted ones left out), by name."""
-        zone = _zone(tz)
+        zone = zone_name(tz)
         check_tz(zone)
         with self._connect() as con:
             return metrics.channels(con, zone)
@@ -223,14 +229,14 @@ class Warehouse:
             raise InvalidParameterError(
                 "freq", f"{freq!r} is not one of {', '.join(metrics.FREQS)}"
             )
-        by_channel = _check_by(by)
-        args = _Args(period, start, end, tz, channel, tag, priority, author)
+        by_channel = check_by(by)
+        args = Args(period, start, end, tz, channel, tag, priority, author)
         with self._query(args) as q:
             cov = q.coverage
             size = grid_size(q.period, freq, cov.first_day, cov.last_day)
             if by_channel:
                 size *= max(1, len(metrics.channel_names(q.con, q.flt.channel_ids)))
-            _check_grid(size, freq)
+            check_grid(size, freq)
             frame = metrics.engagement_over_time(
                 q.con,
                 q.flt,
@@ -270,10 +276,10 @@ class Warehouse:
         the synced data, `attrs["complete"]` is False and deltas are NA (read_rate's
         excepted). Without a period: the last KPI_DEFAULT_DAYS complete days.
         """
-        by_channel = _check_by(by)
-        args = _Args(period, start, end, tz, channel, tag, priority, author)
+        by_channel = check_by(by)
+        args = Args(period, start, end, tz, channel, tag, priority, author)
         with self._query(args, default=f"{KPI_DEFAULT_DAYS}d", compare=compare) as q:
-            period_ = q.period = _whole(q.period)
+            period_ = q.period = whole_period(q.period)
             previous = q.previous = period_.compared(compare)
             complete = q.coverage.covers(period_) and q.coverage.covers(previous)
             if not complete:
@@ -314,11 +320,11 @@ class Warehouse:
         """
         if by not in metrics.TOP_BY:
             raise InvalidParameterError("by", f"{by!r} is not one of {', '.join(metrics.TOP_BY)}")
-        count = _check_count("n", n, minimum=1)
+        count = check_count("n", n, minimum=1)
         if min_opens is None:
             min_opens = TOP_POSTS_MIN_VIEWS if by == "engagement_rate" else 0
-        least = _check_count("min_opens", min_opens, minimum=0)
-        args = _Args(period, start, end, tz, channel, tag, priority, author)
+        least = check_count("min_opens", min_opens, minimum=0)
+        args = Args(period, start, end, tz, channel, tag, priority, author)
         with self._query(args) as q:
             frame = metrics.top_posts(q.con, q.flt, q.period, by=by, n=count, min_opens=least)
             q.readers_age()
@@ -341,7 +347,7 @@ class Warehouse:
         Highest read rate first. `subscribers` is the channel's count on the last synced
         day of the period (from channel analytics), not today's.
         """
-        args = _Args(period, start, end, tz, channel, tag, priority, author)
+        args = Args(period, start, end, tz, channel, tag, priority, author)
         with self._query(args) as q:
             frame = metrics.channel_comparison(q.con, q.flt, q.period)
             q.readers_age()
@@ -370,14 +376,14 @@ class Warehouse:
         answer; opens/engagements are their daily rows in the period; `small_sample`
         flags tags on fewer than `small_sample_n` posts.
         """
-        by_channel = _check_by(by)
-        least = _check_count("small_sample_n", small_sample_n, minimum=1)
-        args = _Args(period, start, end, tz, channel, tag, priority, author)
+        by_channel = check_by(by)
+        least = check_count("small_sample_n", small_sample_n, minimum=1)
+        args = Args(period, start, end, tz, channel, tag, priority, author)
         with self._query(args) as q:
             frame = groups.tag_performance(
                 q.con, q.flt, q.period, by_channel=by_channel, small_sample_n=least
             )
-            frame = _named_channels(q.con, frame, by_channel)
+            frame = with_channel_names(q.con, frame, by_channel)
             q.readers_age()
             q.no_audience(groups.posts_without_audience(q.con, q.flt, q.period))
         return q.finish(frame, "tag_performance", by=by, small_sample_n=least)
@@ -400,14 +406,14 @@ class Warehouse:
 
         Same columns as `tag_performance`; every priority appears, with 0 posts if none.
         """
-        by_channel = _check_by(by)
-        least = _check_count("small_sample_n", small_sample_n, minimum=1)
-        args = _Args(period, start, end, tz, channel, tag, priority, author)
+        by_channel = check_by(by)
+        least = check_count("small_sample_n", small_sample_n, minimum=1)
+        args = Args(period, start, end, tz, channel, tag, priority, author)
         with self._query(args) as q:
             frame = groups.priority_impact(
                 q.con, q.flt, q.period, by_channel=by_channel, small_sample_n=least
             )
-            frame = _named_channels(q.con, frame, by_channel)
+            frame = with_channel_names(q.con, frame, by_channel)
             q.readers_age()
             q.no_audience(groups.posts_without_audience(q.con, q.flt, q.period))
         return q.finish(frame, "priority_impact", by=by, small_sample_n=least)
@@ -429,7 +435,7 @@ class Warehouse:
         read rate in the period, worst first, with the channel median beside them."""
         if isinstance(share, bool) or not isinstance(share, int | float) or not 0 < share <= 1:
             raise InvalidParameterError("share", f"{share!r} is not a number in (0, 1]")
-        args = _Args(period, start, end, tz, channel, tag, priority, author)
+        args = Args(period, start, end, tz, channel, tag, priority, author)
         with self._query(args) as q:
             frame = groups.low_reach(q.con, q.flt, q.period, share=float(share))
             q.readers_age()
@@ -456,12 +462,12 @@ class Warehouse:
         the period at least `days` days before the last synced day (one cohort for every
         day, so `share` never decreases). `attrs["posts"]` is the cohort's size.
         """
-        length = _check_count("days", days, minimum=1)
+        length = check_count("days", days, minimum=1)
         if length > REACH_CURVE_MAX_DAYS:
             raise InvalidParameterError(
                 "days", f"{length} is more than {REACH_CURVE_MAX_DAYS} days"
             )
-        args = _Args(period, start, end, tz, channel, tag, priority, author)
+        args = Args(period, start, end, tz, channel, tag, priority, author)
         with self._query(args) as q:
             last = q.coverage.last_complete_day
             assert last is not None  # require_daily() checked there are daily rows
@@ -492,13 +498,13 @@ class Warehouse:
         """
         if freq not in ("week", "month"):
             raise InvalidParameterError("freq", f"{freq!r} is not one of week, month")
-        by_channel = _check_by(by)
-        args = _Args(period, start, end, tz, channel, None, None, None)
+        by_channel = check_by(by)
+        args = Args(period, start, end, tz, channel, None, None, None)
         with self._query(args) as q:
             cov = q.coverage
             size = grid_size(q.period, freq, cov.first_day, cov.last_day)
-            _check_grid(size, freq)
-            frame = _subscribers(q.con, q.flt, q.period, freq, by_channel)
+            check_grid(size, freq)
+            frame = subscribers_frame(q.con, q.flt, q.period, freq, by_channel)
         return q.finish(frame, "subscribers", freq=freq, by=by)
 
     def publishing_heatmap(
@@ -518,7 +524,7 @@ class Warehouse:
         168 rows (weekday 0 = Monday). Opens are those the posts published in that slot
         received in the period: the data has no hour of reading, only of publishing.
         """
-        args = _Args(period, start, end, tz, channel, tag, priority, author)
+        args = Args(period, start, end, tz, channel, tag, priority, author)
         with self._query(args) as q:
             frame = metrics.publishing_heatmap(q.con, q.flt, q.period)
             q.readers_age()
@@ -541,11 +547,11 @@ class Warehouse:
         The warehouse is a snapshot: pass the last sync time as `as_of` for a report that
         does not change with the wall clock. `start`/`end` bound `scheduled_at`.
         """
-        zone = _zone(tz)
+        zone = zone_name(tz)
         moment = (
             datetime.now(UTC) if as_of is None else to_local(as_of, check_tz(zone), param="as_of")
         )
-        args = _Args(None, start, end, zone, channel, tag, priority, author)
+        args = Args(None, start, end, zone, channel, tag, priority, author)
         with self._query(args, daily=False) as q:
             frame = metrics.upcoming_scheduled(q.con, q.flt, q.period, as_of=moment)
         frame = q.finish(frame, "upcoming_scheduled", as_of=moment)
@@ -572,20 +578,20 @@ class Warehouse:
     @contextmanager
     def _query(
         self,
-        args: _Args,
+        args: Args,
         *,
         daily: bool = True,
         default: str | None = None,
         compare: str = "previous",
-    ) -> Iterator[_Query]:
-        tz = _zone(args.tz)
+    ) -> Iterator[Query]:
+        tz = zone_name(args.tz)
         check_tz(tz)
         with self._connect() as con:
             coverage = self._coverage(con)
             coverage.require_synced()
             if daily:
                 coverage.require_daily()
-            period = _choose_period(args, tz, coverage, default)
+            period = choose_period(args, tz, coverage, default)
             if daily and (period.start is not None or period.end is not None):
                 coverage.require_overlap(period, period.label)
             flt = resolve_filter(
@@ -594,208 +600,5 @@ class Warehouse:
             previous = None
             if period.start is not None and period.end is not None:
                 previous = period.compared(compare)
-            query = _Query(con, flt, period, previous, coverage, _filters(con, flt, args))
+            query = Query(con, flt, period, previous, coverage, filters_as_given(con, flt, args))
             yield query
-
-
-@dataclass
-class _Args:
-    period: str | None
-    start: Moment | None
-    end: Moment | None
-    tz: str | None
-    channel: OneOrMany | None
-    tag: OneOrMany | None
-    priority: OneOrMany | None
-    author: OneOrMany | None
-
-
-@dataclass
-class _Query:
-    """One metric call: its connection, filter, period, comparison and warnings."""
-
-    con: DuckDBPyConnection
-    flt: PostFilter
-    period: Period
-    previous: Period | None
-    coverage: Coverage
-    filters: dict[str, object]
-    warnings: list[str] = field(default_factory=list)
-
-    def readers_age(self) -> None:
-        """Warn when posts' lifetime readers were last read before the sync horizon."""
-        horizon = self.coverage.horizon_start
-        if horizon is None:
-            return
-        where, params = self.flt.where("p")
-        sql = Sql(
-            "SELECT count(*), epoch_us(min(p.synced_at)) FROM posts p "
-            f"WHERE {where} AND p.status = 'published' AND p.synced_at < ? AND ",
-            (*params, horizon),
-        ) + instant_range(self.period, "p.published_at")
-        row = first_row(self.con, sql.text, sql.params)
-        if row is None or not row[0]:
-            return
-        self.warnings.append(
-            f"Readers of {int(row[0]):,} posts were last synced before the last "
-            f"{SYNC_CONVERGENCE_RUNS} syncs; they may have grown since "
-            "(`channelkit sync --full` refreshes them)."
-        )
-
-    def no_audience(self, count: int) -> None:
-        if count:
-            self.warnings.append(
-                f"{_posts(count)} no channel analytics row on or before the publication day, "
-                "so no audience: left out of read rates."
-            )
-
-    def finish(self, frame: pd.DataFrame, metric: str, **extra: object) -> pd.DataFrame:
-        period, previous = self.period, self.previous
-        complete = extra.pop("complete", None)
-        if complete is None:
-            complete = self.coverage.covers(period)
-            if (
-                not complete
-                and self.coverage.has_daily
-                and metric not in ("posts", "upcoming_scheduled")
-            ):
-                self.warnings.append(
-                    f"{period.label} is not fully covered by synced daily rows (the warehouse "
-                    f"covers {self.coverage.range_label})."
-                )
-        frame.attrs.update(
-            metric=metric,
-            period=period.label,
-            period_short=period.short_label,
-            previous_period=None if previous is None else previous.label,
-            filters=self.filters,
-            complete=bool(complete),
-            warnings=list(self.warnings),
-            tz=period.tz,
-            start=period.start,
-            end=period.end,
-            period_label=period.label,
-            **extra,
-        )
-        if previous is not None:
-            frame.attrs.update(previous_start=previous.start, previous_end=previous.end)
-        return frame
-
-
-def _zone(tz: object) -> str:
-    """The timezone name to use: `tz`, else CHANNELKIT_TZ, else UTC (checked by the caller)."""
-    if tz is not None and not isinstance(tz, str):
-        raise InvalidParameterError("tz", f"{tz!r} is not an IANA timezone name")
-    return resolve_tz(tz)
-
-
-def _posts(count: int) -> str:
-    return "1 post has" if count == 1 else f"{count:,} posts have"
-
-
-def _choose_period(args: _Args, tz: str, coverage: Coverage, default: str | None) -> Period:
-    if args.period is not None:
-        if args.start is not None or args.end is not None:
-            raise InvalidParameterError("period", "give either period=... or start=/end=, not both")
-        return parse_period(args.period, tz=tz, last_day=_last_day(coverage))
-    if args.start is not None or args.end is not None or default is None:
-        return Period.resolve(args.start, args.end, tz)
-    return parse_period(default, tz=tz, last_day=_last_day(coverage))
-
-
-def _last_day(coverage: Coverage) -> date:
-    return coverage.last_complete_day or datetime.now(UTC).date() - timedelta(days=1)
-
-
-def _whole(period: Period) -> Period:
-    """A KPI period with open ends made whole: KPI_DEFAULT_DAYS days from start / to end."""
-    if period.start is not None and period.end is not None:
-        return period
-    length = timedelta(days=KPI_DEFAULT_DAYS)
-    if period.start is not None:
-        first = period.start.date()
-        return Period.resolve(period.start, first + length, period.tz)
-    assert period.end is not None
-    return Period.resolve(period.end.date() - length, period.end, period.tz)
-
-
-def _filters(con: DuckDBPyConnection, flt: PostFilter, args: _Args) -> dict[str, object]:
-    """The filters as the user gave them, channels by name, for titles and headers."""
-    out: dict[str, object] = {}
-    if flt.channel_ids is not None:
-        names = metrics.channel_names(con, flt.channel_ids)
-        by_id = dict(zip(names["channel_id"], names["channel"], strict=True))
-        out["channel"] = [by_id.get(cid, cid) for cid in flt.channel_ids]
-    for key in ("tag", "priority", "author"):
-        value = getattr(args, key)
-        if value is not None:
-            out[key] = [value] if isinstance(value, str) else list(value)
-    return out
-
-
-def _check_by(by: str | None) -> bool:
-    if by is None:
-        return False
-    if by != "channel":
-        raise InvalidParameterError("by", f"{by!r} is not None or 'channel'")
-    return True
-
-
-def _check_grid(cells: int, freq: str) -> None:
-    if cells > GRID_MAX_CELLS:
-        raise InvalidParameterError(
-            "freq",
-            f"{cells:,} rows of freq={freq!r} is more than {GRID_MAX_CELLS:,}; "
-            "choose a shorter period or a coarser freq",
-        )
-
-
-def _check_count(param: str, value: object, *, minimum: int) -> int:
-    """An integer (NumPy integers too, never bool) >= minimum."""
-    if isinstance(value, bool):
-        raise InvalidParameterError(param, f"{value!r} is not an integer >= {minimum}")
-    try:
-        number = operator.index(value)  # type: ignore[arg-type]
-    except TypeError:
-        raise InvalidParameterError(param, f"{value!r} is not an integer >= {minimum}") from None
-    if number < minimum:
-        raise InvalidParameterError(param, f"{value!r} is not an integer >= {minimum}")
-    return number
-
-
-def _named_channels(con: DuckDBPyConnection, frame: pd.DataFrame, by_channel: bool) -> pd.DataFrame:
-    if not by_channel:
-        return frame
-    names = metrics.channel_names(con, None)
-    out = frame.merge(names, on="channel_id", how="left")
-    columns = ["channel_id", "channel", *[c for c in frame.columns if c != "channel_id"]]
-    return out[columns]
-
-
-def _subscribers(
-    con: DuckDBPyConnection, flt: PostFilter, period: Period, freq: str, by_channel: bool
-) -> pd.DataFrame:
-    sql = Sql(
-        f"SELECT date_trunc('{freq}', s.date)::DATE AS bucket, s.channel_id, "
-        "arg_max(s.subscribers, s.date) AS subscribers, "
-        "sum(s.subscribers_gained)::BIGINT AS gained, sum(s.subscribers_lost)::BIGINT AS lost "
-        "FROM channel_daily s WHERE s.channel_id IN "
-        "(SELECT id FROM channels WHERE deleted_at IS NULL) AND "
-    ) + day_range(period, "s.date")
-    if flt.channel_ids is not None:
-        sql = sql + Sql(" AND s.channel_id = ANY(?::VARCHAR[])", (list(flt.channel_ids),))
-    sql = sql + Sql(" GROUP BY 1, 2")
-    rows = plain_frame(con, sql.text, sql.params)
-    keys = ["bucket", "channel_id"] if by_channel else ["bucket"]
-    frame = rows.groupby(keys)[["subscribers", "gained", "lost"]].sum().reset_index()
-    frame = frame.sort_values(keys, ignore_index=True)
-    frame["net"] = frame["gained"] - frame["lost"]
-    for column in ("subscribers", "gained", "lost", "net"):
-        frame[column] = frame[column].astype("Int64")
-    frame.insert(0, "period", local_midnight(pd.Series(frame.pop("bucket")), period.tz))
-    if by_channel:
-        frame = _named_channels(
-            con, frame[["channel_id", *[c for c in frame.columns if c != "channel_id"]]], True
-        )
-        frame = frame[["period", "channel_id", "channel", "subscribers", "gained", "lost", "net"]]
-    return frame
