@@ -20,7 +20,7 @@ from pathlib import Path
 
 from analysis_queries import END, KPI, START, TZ, build, median_ms
 
-from channelkit.warehouse import Warehouse
+from channelkit.analysis.warehouse import Warehouse
 
 TARGET_MS = 300.0
 

@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 import pyarrow.compute as pc
 
-from channelkit.warehouse import Warehouse
+from channelkit.analysis.warehouse import Warehouse
 from channelkit.warehouse.connection import open_warehouse
 
 START = "2025-12-01"

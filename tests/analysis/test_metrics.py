@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from channelkit.warehouse import Warehouse
+from channelkit.analysis.warehouse import Warehouse
 from channelkit.warehouse.connection import open_warehouse
 from fixtures.warehouse import AS_OF, XSS_TAG, XSS_TITLE, build_small_warehouse
 

@@ -14,10 +14,10 @@ from nbclient import NotebookClient
 
 from channelkit import plots
 from channelkit._constants import PLOT_FONT, PLOT_RENDERER, PLOT_TEMPLATE
+from channelkit.analysis.warehouse import Warehouse
 from channelkit.plots.images import ImageExportError
 from channelkit.plots.renderer import choose_renderer
 from channelkit.plots.style import MUTED
-from channelkit.warehouse import Warehouse
 from fixtures.warehouse import AS_OF, XSS_TAG, XSS_TITLE, build_small_warehouse
 
 BERLIN = "Europe/Berlin"

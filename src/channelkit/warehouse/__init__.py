@@ -1,18 +1,13 @@
 """The DuckDB warehouse storage: schema, connections and writes (the sync's side).
 
-The read API, `Warehouse`, lives in `channelkit.analysis.warehouse` above the metrics;
-it is re-exported here (loaded on first use) so `channelkit.warehouse.Warehouse` keeps
-working.
+The read API, `Warehouse`, lives in `channelkit.analysis.warehouse` above the metrics.
+`channelkit.warehouse.Warehouse` still finds it, on first use and without this package
+importing the read API (a name looked up at run time, not an import).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from channelkit._lazy import lazy_attributes
-
-if TYPE_CHECKING:
-    from channelkit.analysis.warehouse import Warehouse
 
 __all__ = ["Warehouse"]
 
