@@ -36,11 +36,12 @@ _LAZY: dict[str, str] = {
     "APIStatusError": "channelkit.errors:APIStatusError",
     "APIResponseValidationError": "channelkit.errors:APIResponseValidationError",
     "InvalidParameterError": "channelkit.errors:InvalidParameterError",
+    "NotSyncedError": "channelkit.errors:NotSyncedError",
     "PaginationError": "channelkit.errors:PaginationError",
     "LocalService": "channelkit.service:LocalService",
     "sync": "channelkit.sync:sync",
     "SyncReport": "channelkit.sync:SyncReport",
-    "Warehouse": "channelkit.warehouse:Warehouse",
+    "Warehouse": "channelkit.analysis.warehouse:Warehouse",
     "schedule": "channelkit.publish:schedule",
     "calendar_export": "channelkit.publish:calendar_export",
     "publish": "channelkit.publish",
@@ -52,6 +53,7 @@ _LAZY: dict[str, str] = {
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from channelkit import plots, publish, widgets
+    from channelkit.analysis.warehouse import Warehouse
     from channelkit.client import AsyncClient, Client
     from channelkit.errors import (
         APIConnectionError,
@@ -65,6 +67,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         ConflictError,
         InvalidParameterError,
         NotFoundError,
+        NotSyncedError,
         PaginationError,
         PermissionDeniedError,
         RateLimitError,
@@ -74,7 +77,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from channelkit.publish import calendar_export, schedule
     from channelkit.service import LocalService
     from channelkit.sync import SyncReport, sync
-    from channelkit.warehouse import Warehouse
 
 __all__ = [
     "__version__",
@@ -94,6 +96,7 @@ __all__ = [
     "APIStatusError",
     "APIResponseValidationError",
     "InvalidParameterError",
+    "NotSyncedError",
     "PaginationError",
     "LocalService",
     "sync",

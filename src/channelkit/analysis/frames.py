@@ -72,3 +72,9 @@ def local_midnight(dates: pd.Series, tz: str) -> pd.Series:
     naive = pd.to_datetime(dates)
     # Where DST skips or repeats midnight, take the first instant of the day.
     return naive.dt.tz_localize(tz, ambiguous=True, nonexistent="shift_forward")
+
+
+def ratio(top: pd.Series, bottom: pd.Series) -> pd.Series:
+    """top ÷ bottom as float64, missing (NaN) where bottom is 0: a rate without a base."""
+    bottom = bottom.astype("float64")
+    return (top.astype("float64") / bottom.where(bottom > 0)).astype("float64")

@@ -1,0 +1,158 @@
+"""Groups of posts compared fairly: tags and priorities by lift, posts with low reach.
+
+Each post is measured against its own channel (its read rate ÷ the channel's median read
+rate in the period), so big channels do not decide which tag or priority looks best.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import pandas as pd
+
+from channelkit._spec import PRIORITIES
+from channelkit.analysis.filters import PostFilter
+from channelkit.analysis.frames import ratio
+from channelkit.analysis.period import Period
+from channelkit.analysis.rows import ENGAGEMENTS, cohort_rows, daily_rows, run
+from channelkit.analysis.sql import Sql, first_row
+
+
+def _rated(con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period) -> Sql:
+    """`WITH ... rated AS (...)`: the period's posts with readers, audience, read rate,
+    opens and engagements in the period, and their channel's median read rate.
+
+    Channel medians are over all the channel's posts published in the period; tag,
+    priority and author filters only choose the posts marked `selected`.
+    """
+    return (
+        daily_rows(con, flt, [period])
+        + Sql(", cohort AS (")
+        + cohort_rows(flt, [period], baseline=True)
+        + Sql(
+            # Only the cohort's daily rows: posts published earlier are not compared.
+            "), per_post AS (SELECT d.post_id, sum(d.views)::BIGINT AS opens, "
+            f"sum({ENGAGEMENTS})::BIGINT AS engagements FROM fdaily d "
+            "SEMI JOIN cohort c ON c.id = d.post_id GROUP BY 1), "
+            "posts_rated AS (SELECT c.*, c.readers::DOUBLE / nullif(c.audience, 0) AS read_rate, "
+            "coalesce(pp.opens, 0) AS opens, coalesce(pp.engagements, 0) AS engagements "
+            "FROM cohort c LEFT JOIN per_post pp ON pp.post_id = c.id), "
+            "medians AS (SELECT channel_id, median(read_rate) AS channel_median "
+            "FROM posts_rated GROUP BY 1), "
+            "rated AS (SELECT r.*, m.channel_median, "
+            "r.read_rate / nullif(m.channel_median, 0) AS relative_read_rate "
+            "FROM posts_rated r JOIN medians m USING (channel_id) WHERE r.selected) "
+        )
+    )
+
+
+# Per-group sums over `rated g`; count(g.id) keeps groups without posts at zero.
+_GROUP_STATS = (
+    "count(g.id) AS posts, coalesce(sum(g.readers), 0)::BIGINT AS readers, "
+    "coalesce(sum(g.readers) FILTER (g.audience IS NOT NULL), 0)::BIGINT AS rated_readers, "
+    "coalesce(sum(g.audience), 0)::BIGINT AS audience, "
+    "median(g.relative_read_rate)::DOUBLE AS lift, coalesce(sum(g.opens), 0)::BIGINT AS opens, "
+    "coalesce(sum(g.engagements), 0)::BIGINT AS engagements, "
+    "median(g.opens)::DOUBLE AS median_opens"
+)
+GROUP_COLUMNS = (
+    "posts",
+    "readers",
+    "read_rate",
+    "lift",
+    "opens",
+    "engagements",
+    "engagement_rate",
+    "median_opens",
+    "small_sample",
+)
+
+
+def _finish_groups(frame: pd.DataFrame, keys: list[str], small_sample_n: int) -> pd.DataFrame:
+    frame["read_rate"] = ratio(frame["rated_readers"], frame["audience"])
+    frame["engagement_rate"] = ratio(frame["engagements"], frame["opens"])
+    frame["small_sample"] = (frame["posts"] < small_sample_n).astype("boolean")
+    out = frame[[*keys, *GROUP_COLUMNS]].copy()
+    for column in ("posts", "readers", "opens", "engagements"):
+        out[column] = out[column].astype("Int64")
+    return out
+
+
+def tag_performance(
+    con: duckdb.DuckDBPyConnection,
+    flt: PostFilter,
+    period: Period,
+    *,
+    by_channel: bool,
+    small_sample_n: int,
+) -> pd.DataFrame:
+    """One row per tag of the period's posts, most-used first (then by lift)."""
+    keys = ["channel_id", "tag"] if by_channel else ["tag"]
+    group = ", ".join(f"g.{k}" for k in keys)
+    sql = _rated(con, flt, period) + Sql(
+        f", tagged AS (SELECT r.*, unnest(list_distinct(r.tags)) AS tag FROM rated r) "
+        f"SELECT {group}, {_GROUP_STATS} FROM tagged g"
+    )
+    if flt.tags is not None:
+        sql = sql + Sql(" WHERE g.tag = ANY(?::VARCHAR[])", (list(flt.tags),))
+    order = "g.channel_id, " if by_channel else ""
+    sql = sql + Sql(f" GROUP BY {group} ORDER BY {order}posts DESC, lift DESC NULLS LAST, g.tag")
+    frame = _finish_groups(run(con, sql, period.tz), keys, small_sample_n)
+    return frame.reset_index(drop=True)
+
+
+def priority_impact(
+    con: duckdb.DuckDBPyConnection,
+    flt: PostFilter,
+    period: Period,
+    *,
+    by_channel: bool,
+    small_sample_n: int,
+) -> pd.DataFrame:
+    """One row per priority (all of them, even without posts; per channel with `by_channel`)."""
+    wanted = list(flt.priorities or PRIORITIES)
+    keys = ["channel_id", "priority"] if by_channel else ["priority"]
+    if by_channel:
+        grid = Sql(
+            "SELECT c.channel_id, w.priority FROM (SELECT DISTINCT channel_id FROM rated) c "
+            "CROSS JOIN (SELECT unnest(?::VARCHAR[]) AS priority) w",
+            (wanted,),
+        )
+        join = "g.channel_id = k.channel_id AND g.priority = k.priority"
+    else:
+        grid = Sql("SELECT unnest(?::VARCHAR[]) AS priority", (wanted,))
+        join = "g.priority = k.priority"
+    sql = (
+        _rated(con, flt, period)
+        + Sql(f"SELECT {', '.join(f'k.{c}' for c in keys)}, {_GROUP_STATS} FROM (")
+        + grid
+        + Sql(f") k LEFT JOIN rated g ON {join} GROUP BY ALL")
+    )
+    frame = _finish_groups(run(con, sql, period.tz), keys, small_sample_n)
+    frame["priority"] = frame["priority"].astype(pd.CategoricalDtype(list(PRIORITIES), True))
+    return frame.sort_values(keys, ignore_index=True)
+
+
+def low_reach(
+    con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period, *, share: float
+) -> pd.DataFrame:
+    """Posts whose read rate is below `share` of their channel's median, worst first."""
+    sql = _rated(con, flt, period) + Sql(
+        "SELECT r.id AS post_id, p.title, r.channel_id, ch.name AS channel, r.published_at, "
+        "r.readers, r.audience, r.read_rate, r.channel_median, r.relative_read_rate "
+        "FROM rated r JOIN posts p ON p.id = r.id LEFT JOIN channels ch ON ch.id = r.channel_id "
+        "WHERE r.relative_read_rate < ? ORDER BY r.relative_read_rate, r.id",
+        (share,),
+    )
+    return run(con, sql, period.tz)
+
+
+def posts_without_audience(con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period) -> int:
+    """How many posts published in the period have no channel analytics row to give an
+    audience (they are left out of read rates)."""
+    sql = (
+        Sql("WITH cohort AS (")
+        + cohort_rows(flt, [period])
+        + Sql(") SELECT count(*) FROM cohort WHERE audience IS NULL")
+    )
+    row = first_row(con, sql.text, sql.params)
+    return 0 if row is None else int(row[0])

@@ -1,0 +1,231 @@
+"""One metric call of `Warehouse`: its arguments checked, its period chosen, its attrs.
+
+`Query` carries the connection, the resolved filter, the period and its comparison, the
+warehouse's coverage and the warnings gathered on the way; `finish` writes the honest
+`attrs` every result carries (period, previous_period, filters, complete, warnings).
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+
+import pandas as pd
+from duckdb import DuckDBPyConnection
+
+from channelkit._constants import GRID_MAX_CELLS, KPI_DEFAULT_DAYS, SYNC_CONVERGENCE_RUNS
+from channelkit._tz import resolve_tz
+from channelkit.analysis import metrics
+from channelkit.analysis.coverage import Coverage
+from channelkit.analysis.filters import OneOrMany, PostFilter
+from channelkit.analysis.frames import local_midnight
+from channelkit.analysis.period import Moment, Period, parse_period
+from channelkit.analysis.rows import day_range, instant_range
+from channelkit.analysis.sql import Sql, first_row, plain_frame
+from channelkit.errors import InvalidParameterError
+
+
+@dataclass
+class Args:
+    period: str | None
+    start: Moment | None
+    end: Moment | None
+    tz: str | None
+    channel: OneOrMany | None
+    tag: OneOrMany | None
+    priority: OneOrMany | None
+    author: OneOrMany | None
+
+
+@dataclass
+class Query:
+    """One metric call: its connection, filter, period, comparison and warnings."""
+
+    con: DuckDBPyConnection
+    flt: PostFilter
+    period: Period
+    previous: Period | None
+    coverage: Coverage
+    filters: dict[str, object]
+    warnings: list[str] = field(default_factory=list)
+
+    def readers_age(self) -> None:
+        """Warn when posts' lifetime readers were last read before the sync horizon."""
+        horizon = self.coverage.horizon_start
+        if horizon is None:
+            return
+        where, params = self.flt.where("p")
+        sql = Sql(
+            "SELECT count(*), epoch_us(min(p.synced_at)) FROM posts p "
+            f"WHERE {where} AND p.status = 'published' AND p.synced_at < ? AND ",
+            (*params, horizon),
+        ) + instant_range(self.period, "p.published_at")
+        row = first_row(self.con, sql.text, sql.params)
+        if row is None or not row[0]:
+            return
+        self.warnings.append(
+            f"Readers of {int(row[0]):,} posts were last synced before the last "
+            f"{SYNC_CONVERGENCE_RUNS} syncs; they may have grown since "
+            "(`channelkit sync --full` refreshes them)."
+        )
+
+    def no_audience(self, count: int) -> None:
+        if count:
+            self.warnings.append(
+                f"{_posts_have(count)} no channel analytics row on or before the publication day, "
+                "so no audience: left out of read rates."
+            )
+
+    def finish(self, frame: pd.DataFrame, metric: str, **extra: object) -> pd.DataFrame:
+        period, previous = self.period, self.previous
+        complete = extra.pop("complete", None)
+        if complete is None:
+            complete = self.coverage.covers(period)
+            if (
+                not complete
+                and self.coverage.has_daily
+                and metric not in ("posts", "upcoming_scheduled")
+            ):
+                self.warnings.append(
+                    f"{period.label} is not fully covered by synced daily rows (the warehouse "
+                    f"covers {self.coverage.range_label})."
+                )
+        frame.attrs.update(
+            metric=metric,
+            period=period.label,
+            period_short=period.short_label,
+            previous_period=None if previous is None else previous.label,
+            filters=self.filters,
+            complete=bool(complete),
+            warnings=list(self.warnings),
+            tz=period.tz,
+            start=period.start,
+            end=period.end,
+            period_label=period.label,
+            **extra,
+        )
+        if previous is not None:
+            frame.attrs.update(previous_start=previous.start, previous_end=previous.end)
+        return frame
+
+
+def zone_name(tz: object) -> str:
+    """The timezone name to use: `tz`, else CHANNELKIT_TZ, else UTC (checked by the caller)."""
+    if tz is not None and not isinstance(tz, str):
+        raise InvalidParameterError("tz", f"{tz!r} is not an IANA timezone name")
+    return resolve_tz(tz)
+
+
+def _posts_have(count: int) -> str:
+    return "1 post has" if count == 1 else f"{count:,} posts have"
+
+
+def choose_period(args: Args, tz: str, coverage: Coverage, default: str | None) -> Period:
+    if args.period is not None:
+        if args.start is not None or args.end is not None:
+            raise InvalidParameterError("period", "give either period=... or start=/end=, not both")
+        return parse_period(args.period, tz=tz, last_day=_last_day(coverage))
+    if args.start is not None or args.end is not None or default is None:
+        return Period.resolve(args.start, args.end, tz)
+    return parse_period(default, tz=tz, last_day=_last_day(coverage))
+
+
+def _last_day(coverage: Coverage) -> date:
+    return coverage.last_complete_day or datetime.now(UTC).date() - timedelta(days=1)
+
+
+def whole_period(period: Period) -> Period:
+    """A KPI period with open ends made whole: KPI_DEFAULT_DAYS days from start / to end."""
+    if period.start is not None and period.end is not None:
+        return period
+    length = timedelta(days=KPI_DEFAULT_DAYS)
+    if period.start is not None:
+        first = period.start.date()
+        return Period.resolve(period.start, first + length, period.tz)
+    assert period.end is not None
+    return Period.resolve(period.end.date() - length, period.end, period.tz)
+
+
+def filters_as_given(con: DuckDBPyConnection, flt: PostFilter, args: Args) -> dict[str, object]:
+    """The filters as the user gave them, channels by name, for titles and headers."""
+    out: dict[str, object] = {}
+    if flt.channel_ids is not None:
+        names = metrics.channel_names(con, flt.channel_ids)
+        by_id = dict(zip(names["channel_id"], names["channel"], strict=True))
+        out["channel"] = [by_id.get(cid, cid) for cid in flt.channel_ids]
+    for key in ("tag", "priority", "author"):
+        value = getattr(args, key)
+        if value is not None:
+            out[key] = [value] if isinstance(value, str) else list(value)
+    return out
+
+
+def check_by(by: str | None) -> bool:
+    if by is None:
+        return False
+    if by != "channel":
+        raise InvalidParameterError("by", f"{by!r} is not None or 'channel'")
+    return True
+
+
+def check_grid(cells: int, freq: str) -> None:
+    if cells > GRID_MAX_CELLS:
+        raise InvalidParameterError(
+            "freq",
+            f"{cells:,} rows of freq={freq!r} is more than {GRID_MAX_CELLS:,}; "
+            "choose a shorter period or a coarser freq",
+        )
+
+
+def check_count(param: str, value: object, *, minimum: int) -> int:
+    """An integer (NumPy integers too, never bool) >= minimum."""
+    if isinstance(value, bool):
+        raise InvalidParameterError(param, f"{value!r} is not an integer >= {minimum}")
+    try:
+        number = operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise InvalidParameterError(param, f"{value!r} is not an integer >= {minimum}") from None
+    if number < minimum:
+        raise InvalidParameterError(param, f"{value!r} is not an integer >= {minimum}")
+    return number
+
+
+def with_channel_names(
+    con: DuckDBPyConnection, frame: pd.DataFrame, by_channel: bool
+) -> pd.DataFrame:
+    if not by_channel:
+        return frame
+    names = metrics.channel_names(con, None)
+    out = frame.merge(names, on="channel_id", how="left")
+    columns = ["channel_id", "channel", *[c for c in frame.columns if c != "channel_id"]]
+    return out[columns]
+
+
+def subscribers_frame(
+    con: DuckDBPyConnection, flt: PostFilter, period: Period, freq: str, by_channel: bool
+) -> pd.DataFrame:
+    sql = Sql(
+        f"SELECT date_trunc('{freq}', s.date)::DATE AS bucket, s.channel_id, "
+        "arg_max(s.subscribers, s.date) AS subscribers, "
+        "sum(s.subscribers_gained)::BIGINT AS gained, sum(s.subscribers_lost)::BIGINT AS lost "
+        "FROM channel_daily s WHERE s.channel_id IN "
+        "(SELECT id FROM channels WHERE deleted_at IS NULL) AND "
+    ) + day_range(period, "s.date")
+    if flt.channel_ids is not None:
+        sql = sql + Sql(" AND s.channel_id = ANY(?::VARCHAR[])", (list(flt.channel_ids),))
+    sql = sql + Sql(" GROUP BY 1, 2")
+    rows = plain_frame(con, sql.text, sql.params)
+    keys = ["bucket", "channel_id"] if by_channel else ["bucket"]
+    frame = rows.groupby(keys)[["subscribers", "gained", "lost"]].sum().reset_index()
+    frame = frame.sort_values(keys, ignore_index=True)
+    frame["net"] = frame["gained"] - frame["lost"]
+    for column in ("subscribers", "gained", "lost", "net"):
+        frame[column] = frame[column].astype("Int64")
+    frame.insert(0, "period", local_midnight(pd.Series(frame.pop("bucket")), period.tz))
+    if by_channel:
+        frame = with_channel_names(
+            con, frame[["channel_id", *[c for c in frame.columns if c != "channel_id"]]], True
+        )
+        frame = frame[["period", "channel_id", "channel", "subscribers", "gained", "lost", "net"]]
+    return frame

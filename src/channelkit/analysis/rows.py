@@ -1,0 +1,146 @@
+"""The rows a metric reads, as parameterised SQL: daily rows of a period, its cohort of posts.
+
+- `daily_rows`: `WITH fdaily AS (...)`, the daily rows of one or more periods that pass the
+  filters, each with the `side` (index of its period).
+- `cohort_rows`: the posts published in the periods with their readers and audience (the
+  channel's subscribers on the UTC date of publication, or the latest earlier day).
+
+Every user value reaches DuckDB as a query parameter; the only text spliced into SQL is
+chosen from fixed fragments here and in the metric modules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import duckdb
+import pandas as pd
+
+from channelkit.analysis.filters import PostFilter
+from channelkit.analysis.frames import to_frame
+from channelkit.analysis.period import Period
+from channelkit.analysis.sql import Sql, first_row
+
+ENGAGEMENTS = "(d.reactions + d.comments + d.shares + d.clicks)"
+
+
+def all_of(*parts: Sql) -> Sql:
+    kept = [p for p in parts if p.text]
+    if not kept:
+        return Sql("TRUE")
+    out = kept[0]
+    for part in kept[1:]:
+        out = out + Sql(" AND ") + part
+    return out
+
+
+def day_range(period: Period, column: str) -> Sql:
+    parts = []
+    if period.start_day is not None:
+        parts.append(Sql(f"{column} >= ?", (period.start_day,)))
+    if period.end_day is not None:
+        parts.append(Sql(f"{column} < ?", (period.end_day,)))
+    return all_of(*parts)
+
+
+def instant_range(period: Period, column: str) -> Sql:
+    parts = [Sql(f"{column} IS NOT NULL")]
+    if period.start is not None:
+        parts.append(Sql(f"{column} >= ?", (period.start,)))
+    if period.end is not None:
+        parts.append(Sql(f"{column} < ?", (period.end,)))
+    return all_of(*parts)
+
+
+def side_of(periods: Sequence[Period], column: str, *, instant: bool) -> Sql:
+    """`CASE WHEN <column in periods[0]> THEN 0 WHEN ... THEN 1 END`: which period a row is in."""
+    sql = Sql("CASE")
+    for i, period in enumerate(periods):
+        cond = instant_range(period, column) if instant else day_range(period, column)
+        sql = sql + Sql(" WHEN ") + cond + Sql(f" THEN {i}")
+    return sql + Sql(" END")
+
+
+def daily_rows(con: duckdb.DuckDBPyConnection, flt: PostFilter, periods: Sequence[Period]) -> Sql:
+    """`WITH fdaily AS (...)`: the daily rows of the periods that pass the filters, with `side`.
+
+    Daily rows are filtered on their own columns first. Deleted posts are removed with an
+    anti-join only when there are any (reading 10M post ids costs more than the sums),
+    and posts are joined only when a post-level filter (tag, priority, author) asks.
+    """
+    sql = (
+        Sql("WITH fdaily AS (SELECT d.post_id, d.channel_id, d.date, d.views, d.unique_viewers, ")
+        + Sql("d.reactions, d.comments, d.shares, d.clicks, ")
+        + side_of(periods, "d.date", instant=False)
+        + Sql(" AS side FROM post_daily d ")
+    )
+    if has_deleted_posts(con):
+        sql = sql + Sql(
+            "ANTI JOIN (SELECT id FROM posts WHERE deleted_at IS NOT NULL) gone "
+            "ON gone.id = d.post_id "
+        )
+    if flt.selects_posts:
+        where, params = flt.where("p")
+        sql = sql + Sql(f"SEMI JOIN (SELECT p.id FROM posts p WHERE {where}) sp ", tuple(params))
+        sql = sql + Sql("ON sp.id = d.post_id ")
+    sql = sql + Sql("WHERE (") + any_of(periods, "d.date", instant=False) + Sql(")")
+    if flt.channel_ids is not None:
+        sql = sql + Sql(" AND d.channel_id = ANY(?::VARCHAR[])", (list(flt.channel_ids),))
+    return sql + Sql(")")
+
+
+def any_of(periods: Sequence[Period], column: str, *, instant: bool) -> Sql:
+    out = Sql("")
+    for i, period in enumerate(periods):
+        cond = instant_range(period, column) if instant else day_range(period, column)
+        out = out + Sql(" OR " if i else "") + Sql("(") + cond + Sql(")")
+    return out
+
+
+def has_deleted_posts(con: duckdb.DuckDBPyConnection) -> bool:
+    row = first_row(con, "SELECT EXISTS (SELECT 1 FROM posts WHERE deleted_at IS NOT NULL)")
+    return bool(row and row[0])
+
+
+def cohort_rows(flt: PostFilter, periods: Sequence[Period], *, baseline: bool = False) -> Sql:
+    """`cohort` CTE body: posts published in the periods, with readers, audience and side.
+
+    With `baseline`, the post-level filters (tag, priority, author) become a `selected`
+    column instead of a condition, so channel medians can be taken over all the channel's
+    posts in the period.
+    """
+    channel_only = PostFilter(channel_ids=flt.channel_ids)
+    where, params = (channel_only if baseline else flt).where("p")
+    selected, selected_params = flt.post_condition("p") if baseline else ("TRUE", [])
+    # The posts are chosen first, then given their audience: the channel's row of the
+    # publication day by a hash join, and only posts without one go through the (slower)
+    # ASOF join that finds the latest earlier row.
+    columns = (
+        "p.id, p.channel_id, p.priority, p.tags, p.published_at, p.readers, p.selected, p.side"
+    )
+    return (
+        Sql(
+            "WITH chosen AS (SELECT p.id, p.channel_id, p.priority, p.tags, p.published_at, "
+            "coalesce(p.views, 0) AS readers, timezone('UTC', p.published_at)::DATE AS pub_day, "
+            f"({selected}) AS selected, ",
+            tuple(selected_params),
+        )
+        + side_of(periods, "p.published_at", instant=True)
+        + Sql(f" AS side FROM posts p WHERE {where} AND (", tuple(params))
+        + any_of(periods, "p.published_at", instant=True)
+        + Sql(
+            ")), exact AS (SELECT p.*, a.subscribers AS audience FROM chosen p "
+            "LEFT JOIN channel_daily a ON a.channel_id = p.channel_id AND a.date = p.pub_day) "
+            f"SELECT {columns}, p.audience FROM exact p WHERE p.audience IS NOT NULL "
+            f"UNION ALL SELECT {columns}, a.subscribers FROM "
+            "(SELECT * FROM exact WHERE audience IS NULL) p "
+            "ASOF LEFT JOIN channel_daily a ON a.channel_id = p.channel_id AND p.pub_day >= a.date"
+        )
+    )
+
+
+def run(con: duckdb.DuckDBPyConnection, sql: Sql, tz: str) -> pd.DataFrame:
+    return to_frame(con.sql(sql.text, params=list(sql.params)).to_arrow_table(), tz)
+
+
+# --- Sums per channel (and per side or per period) --------------------------------------
