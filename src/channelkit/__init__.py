@@ -53,7 +53,6 @@ _LAZY: dict[str, str] = {
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from channelkit import plots, publish, widgets
     from channelkit.client import AsyncClient, Client
-    from channelkit.export import to_csv, to_excel
     from channelkit.errors import (
         APIConnectionError,
         APIError,
@@ -71,6 +70,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         RateLimitError,
         ServerError,
     )
+    from channelkit.export import to_csv, to_excel
     from channelkit.publish import calendar_export, schedule
     from channelkit.service import LocalService
     from channelkit.sync import SyncReport, sync

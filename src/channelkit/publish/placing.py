@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING
 from channelkit.errors import APIStatusError, InvalidParameterError
 from channelkit.publish.calendar_sync import CalendarPlan
 from channelkit.publish.plan import Plan
-from channelkit.publish.rows import cell_text, row_label
+from channelkit.publish.rows import row_label
 from channelkit.publish.slots import (
     Filled,
     Placed,
     Slot,
     describe_gap,
     fill_blank_times,
+    fillable_channel,
     parse_slots,
     too_close,
 )
@@ -185,14 +186,11 @@ def _times_in_file(
 
 
 def _blank_row_channels(sheet: Sheet) -> list[str]:
-    refs = []
-    for sheet_row in sheet.rows:
-        cells = sheet.row_fields(sheet_row)
-        blank = all(cell_text(cells.get(name)) is None for name in ("scheduled_at", "date", "time"))
-        channel = cell_text(cells.get("channel"))
-        if blank and channel and not cell_text(sheet.row_calendar(sheet_row).get("id")):
-            refs.append(channel)
-    return refs
+    found = (
+        fillable_channel(dict(zip(sheet.fields, sheet_row.cells, strict=True)))
+        for sheet_row in sheet.rows
+    )
+    return [channel for channel in found if channel is not None]
 
 
 def _name(index: ChannelIndex | None, channel: str) -> str:
