@@ -13,8 +13,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from channelkit.errors import APIStatusError, InvalidParameterError
-from channelkit.publish.calendar_sync import CalendarPlan
+from channelkit.errors import InvalidParameterError
+from channelkit.publish.calendar_sync import CalendarPlan, channel_posts
 from channelkit.publish.plan import Plan
 from channelkit.publish.rows import row_label
 from channelkit.publish.slots import (
@@ -108,15 +108,11 @@ def fill_times(
 
 
 def scheduled_posts(client: Client, channel_ids: Iterable[str]) -> dict[str, list[Post]]:
-    """The scheduled posts of each channel (ids the key cannot see are skipped)."""
-    found: dict[str, list[Post]] = {}
-    for channel_id in sorted(set(channel_ids)):
-        try:
-            posts = list(client.posts.list(channel_id=channel_id))
-        except APIStatusError:
-            continue
-        found[channel_id] = [post for post in posts if post.status == "scheduled"]
-    return found
+    """The scheduled posts of each channel (channels the key cannot list are skipped)."""
+    return {
+        channel_id: [post for post in posts if post.status == "scheduled"]
+        for channel_id, posts in channel_posts(client, channel_ids).items()
+    }
 
 
 def crowded_plan(plan: Plan, gap: timedelta) -> list[str]:
