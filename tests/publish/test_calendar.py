@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import time
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
@@ -329,3 +330,27 @@ def test_formula_like_titles_stay_text_and_round_trip(
             assert all(cell.data_type != "f" for cell in cells)
         calendar = load_calendar(path).check_against(live.client)
         assert calendar.counts() == {"unchanged": 3}, calendar.preview()
+
+
+def test_slots_fill_new_calendar_rows_only(live: SimpleNamespace, tmp_path: Path) -> None:
+    posts = _ten_posts(live)
+    path = calendar_export(
+        tmp_path / "cal.csv", start=_day(0).date(), end=_day(5).date(), tz="Europe/Berlin",
+        client=live.client,
+    )  # fmt: skip
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(",,news,Filled in,Body,,normal,,,,\n")
+
+    dry = run("schedule", path, "--slots", "daily 07:45", *live.args)
+
+    assert dry.exit_code == 0, dry.output
+    filled = [line for line in dry.output.splitlines() if "scheduled_at filled" in line]
+    assert len(filled) == 1 and filled[0].startswith("row 4 (news)") and "07:45" in filled[0]
+    assert "Europe/Berlin" in filled[0]  # the zone named in the file's time column
+    assert f"{path.name}: 3 rows: 1 create" in dry.output
+    assert [row[0] for row in _csv_ids(path)] == [posts[0].id, posts[1].id, ""]
+
+
+def _csv_ids(path: Path) -> list[list[str]]:
+    with path.open(encoding="utf-8", newline="") as handle:
+        return [row[:1] for row in list(csv.reader(handle))[1:]]
