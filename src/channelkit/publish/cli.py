@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
 
 import click
 
@@ -33,12 +32,8 @@ from channelkit.publish.slots import parse_gap
 from channelkit.publish.spreadsheet import read_sheet
 from channelkit.publish.template import write_template
 
-if TYPE_CHECKING:
-    pass
-
 _Writer = Callable[[Path], Path]
 _Thunk = Callable[[], Path | None]
-_T = TypeVar("_T")
 
 
 class BadFileError(click.ClickException):
