@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import httpx
@@ -69,7 +70,7 @@ def _ten_posts(live: SimpleNamespace) -> list[Post]:
     return posts
 
 
-def _snapshot(client: Client, live: SimpleNamespace) -> dict[str, object]:
+def _snapshot(client: Client, live: SimpleNamespace) -> dict[str, tuple[datetime | None, str, str]]:
     return {
         post.id: (post.updated_at, post.status, post.title)
         for channel in (live.news, live.team)
@@ -77,7 +78,7 @@ def _snapshot(client: Client, live: SimpleNamespace) -> dict[str, object]:
     }
 
 
-def _rows(path: Path) -> tuple[list[str], list[list[object]]]:
+def _rows(path: Path) -> tuple[list[str], list[list[Any]]]:
     sheet = load_workbook(path).active
     assert sheet is not None
     values = [list(row) for row in sheet.iter_rows(values_only=True)]
@@ -190,7 +191,9 @@ def test_round_trip_edit_cancel_add_and_a_conflict(tmp_path: Path, live: SimpleN
     assert headers[-2:] == ["result", "error"]
     by_title = {row[column["title"] - 1]: row for row in rows}
     assert by_title["New one"][0] in after
-    assert by_title["Post 0, retitled"][1] == after[posts[0].id][0].strftime("%Y-%m-%dT%H:%M:%SZ")  # type: ignore[union-attr]
+    retitled_at = after[posts[0].id][0]
+    assert retitled_at is not None
+    assert by_title["Post 0, retitled"][1] == retitled_at.strftime("%Y-%m-%dT%H:%M:%SZ")
     workbook = load_workbook(results)
     sheet = workbook.active
     assert sheet is not None
@@ -254,7 +257,7 @@ def test_publish_now_needs_yes_and_bad_cells_are_row_errors(
 
 
 def test_export_refuses_bad_options(live: SimpleNamespace, tmp_path: Path) -> None:
-    base = ["calendar", "export", tmp_path / "cal.xlsx", "--from", "2026-12-01"]
+    base: list[str | Path] = ["calendar", "export", tmp_path / "cal.xlsx", "--from", "2026-12-01"]
     bad_order = run(*base, "--to", "2026-11-01", *live.args)
     assert bad_order.exit_code == 2 and "end: must be after start" in bad_order.output
     unknown = run(*base, "--to", "2027-01-01", "--channel", "newz", *live.args)
