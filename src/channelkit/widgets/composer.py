@@ -153,8 +153,7 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
             layout=widgets.Layout(width="var(--jp-widgets-inline-label-width, 80px)"),
         )
         tags_hint = widgets.HTML(
-            '<span style="color:#777">Enter or comma after each tag; pasting "a, b, c" '
-            "gives three</span>"
+            '<span style="color:#777">Enter after each tag; "a, b, c" gives three</span>'
         )
         tags_row = widgets.HBox([tags_label, self.tags, tags_hint])
         form = widgets.VBox(
