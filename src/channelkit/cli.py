@@ -29,7 +29,7 @@ _COMMANDS: dict[str, str] = {
     "report": "channelkit.reports.cli:report",
     "template": "channelkit.publish.cli:template",
     "schedule": "channelkit.publish.cli:schedule",
-    "calendar": "channelkit.publish.cli:calendar",
+    "calendar": "channelkit.publish.calendar_cli:calendar",
 }
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import csv
 import time
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import httpx
@@ -68,7 +70,7 @@ def _ten_posts(live: SimpleNamespace) -> list[Post]:
     return posts
 
 
-def _snapshot(client: Client, live: SimpleNamespace) -> dict[str, object]:
+def _snapshot(client: Client, live: SimpleNamespace) -> dict[str, tuple[datetime | None, str, str]]:
     return {
         post.id: (post.updated_at, post.status, post.title)
         for channel in (live.news, live.team)
@@ -76,7 +78,7 @@ def _snapshot(client: Client, live: SimpleNamespace) -> dict[str, object]:
     }
 
 
-def _rows(path: Path) -> tuple[list[str], list[list[object]]]:
+def _rows(path: Path) -> tuple[list[str], list[list[Any]]]:
     sheet = load_workbook(path).active
     assert sheet is not None
     values = [list(row) for row in sheet.iter_rows(values_only=True)]
@@ -189,7 +191,9 @@ def test_round_trip_edit_cancel_add_and_a_conflict(tmp_path: Path, live: SimpleN
     assert headers[-2:] == ["result", "error"]
     by_title = {row[column["title"] - 1]: row for row in rows}
     assert by_title["New one"][0] in after
-    assert by_title["Post 0, retitled"][1] == after[posts[0].id][0].strftime("%Y-%m-%dT%H:%M:%SZ")  # type: ignore[union-attr]
+    retitled_at = after[posts[0].id][0]
+    assert retitled_at is not None
+    assert by_title["Post 0, retitled"][1] == retitled_at.strftime("%Y-%m-%dT%H:%M:%SZ")
     workbook = load_workbook(results)
     sheet = workbook.active
     assert sheet is not None
@@ -253,7 +257,7 @@ def test_publish_now_needs_yes_and_bad_cells_are_row_errors(
 
 
 def test_export_refuses_bad_options(live: SimpleNamespace, tmp_path: Path) -> None:
-    base = ["calendar", "export", tmp_path / "cal.xlsx", "--from", "2026-12-01"]
+    base: list[str | Path] = ["calendar", "export", tmp_path / "cal.xlsx", "--from", "2026-12-01"]
     bad_order = run(*base, "--to", "2026-11-01", *live.args)
     assert bad_order.exit_code == 2 and "end: must be after start" in bad_order.output
     unknown = run(*base, "--to", "2027-01-01", "--channel", "newz", *live.args)
@@ -329,3 +333,27 @@ def test_formula_like_titles_stay_text_and_round_trip(
             assert all(cell.data_type != "f" for cell in cells)
         calendar = load_calendar(path).check_against(live.client)
         assert calendar.counts() == {"unchanged": 3}, calendar.preview()
+
+
+def test_slots_fill_new_calendar_rows_only(live: SimpleNamespace, tmp_path: Path) -> None:
+    posts = _ten_posts(live)
+    path = calendar_export(
+        tmp_path / "cal.csv", start=_day(0).date(), end=_day(5).date(), tz="Europe/Berlin",
+        client=live.client,
+    )  # fmt: skip
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(",,news,Filled in,Body,,normal,,,,\n")
+
+    dry = run("schedule", path, "--slots", "daily 07:45", *live.args)
+
+    assert dry.exit_code == 0, dry.output
+    filled = [line for line in dry.output.splitlines() if "scheduled_at filled" in line]
+    assert len(filled) == 1 and filled[0].startswith("row 4 (news)") and "07:45" in filled[0]
+    assert "Europe/Berlin" in filled[0]  # the zone named in the file's time column
+    assert f"{path.name}: 3 rows: 1 create" in dry.output
+    assert [row[0] for row in _csv_ids(path)] == [posts[0].id, posts[1].id, ""]
+
+
+def _csv_ids(path: Path) -> list[list[str]]:
+    with path.open(encoding="utf-8", newline="") as handle:
+        return [row[:1] for row in list(csv.reader(handle))[1:]]

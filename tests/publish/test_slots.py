@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 from types import SimpleNamespace
@@ -104,7 +105,7 @@ def test_best_hours_from_the_channel_or_the_organisation(small_warehouse: Path) 
 
 
 @pytest.fixture
-def live(service: LocalService, admin_key: str):  # type: ignore[no-untyped-def]
+def live(service: LocalService, admin_key: str) -> Iterator[SimpleNamespace]:
     with Client(base_url=service.base_url, api_key=admin_key) as client:
         news = client.channels.create(name="Company News", slug="news")
         yield SimpleNamespace(

@@ -6,13 +6,14 @@ import base64
 import io
 import json
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import openpyxl
 from ipywidgets.embed import dependency_state
 
 from channelkit.client import Channel, Client
+from channelkit.publish import calendar_frame
 from channelkit.widgets import BulkUpload
 
 HEADER = ("channel", "title", "body", "scheduled_at", "tags")
@@ -242,3 +243,24 @@ def test_offers_a_template_that_it_accepts(client: Client, channels: dict[str, C
     assert widget.plan is not None
     assert len(widget.plan.rows) == len(rows) - 1 >= 1
     assert widget.plan.is_valid, widget.plan.errors
+
+
+def test_a_calendar_file_is_not_posted_again(
+    client: Client, channels: dict[str, Channel], future_wall: datetime
+) -> None:
+    client.posts.create(
+        channel_id=channels["all-hands"].id,
+        title="Town hall",
+        body="b",
+        scheduled_at=future_wall.replace(tzinfo=ZoneInfo("Europe/Berlin")),
+    )
+    frame = calendar_frame(
+        client, start=future_wall.date(), end=future_wall.date() + timedelta(days=1), tz="UTC"
+    )
+    frame.loc[0, "title"] = "Town hall, edited"
+    widget = BulkUpload(client, tz="Europe/Berlin")
+    _upload(widget, frame.to_csv(index=False).encode(), "calendar.csv")
+
+    assert widget.plan is None and widget.submit_button.disabled
+    assert "is a content calendar" in widget.status.value
+    assert _titles(client, channels["all-hands"]) == ["Town hall"]

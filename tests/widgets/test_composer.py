@@ -197,9 +197,11 @@ def test_urgent_needs_the_confirmation_box(
     composer.schedule_button.click()
     # Plain words: who gets notified, and that their settings do not stop it.
     message = composer.errors["priority"].value
-    assert "in All Hands immediately, even those who turned notifications off" in message
+    assert "in All Hands when it publishes, even those who turned notifications off" in message
     assert "confirm_urgent" not in message
-    assert "in All Hands now" in composer.confirm_urgent.description
+    assert "in All Hands at its time, even with notifications off" in (
+        composer.confirm_urgent.description
+    )
     assert _posts(client, channels["all-hands"]) == []
 
     composer.confirm_urgent.value = True

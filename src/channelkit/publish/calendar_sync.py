@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from channelkit._constants import ENV_TZ, SPREADSHEET_ERROR_COLUMN, SPREADSHEET_RESULT_COLUMN
 from channelkit.errors import (
+    APIStatusError,
     ChannelkitError,
     ConflictError,
     InvalidParameterError,
@@ -45,7 +46,12 @@ from channelkit.publish.rows import PlanRow, cell_text
 from channelkit.publish.sending import ProgressCallback, send_rows
 from channelkit.publish.spreadsheet import Sheet
 from channelkit.publish.times import TimeError, load_zone, parse_when
-from channelkit.publish.validation import DEFAULT_LEAD_TIME, ChannelIndex, FieldError
+from channelkit.publish.validation import (
+    DEFAULT_LEAD_TIME,
+    ChannelIndex,
+    ChannelInfo,
+    FieldError,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -196,15 +202,31 @@ class CalendarPlan:
         self.warnings = list(self.new_posts.warnings)
         channels = self.new_posts.channels
         assert channels is not None  # check_against resolved them
-        self.posts = {}
-        for sheet_row in self.sheet.rows:
-            post_id = _post_id(self.sheet, sheet_row)
-            if post_id and post_id not in self.posts:
-                found = _read(client, post_id)
-                if found is not None:
-                    self.posts[post_id] = found
+        self.posts = self._read_posts(client, channels)
         self.rows = self._decide(channels, self.posts)
         return self
+
+    def _read_posts(self, client: Client, channels: ChannelIndex) -> dict[str, Post]:
+        # One listing per channel (pages of 100) instead of one read per row; a post
+        # that is not where its row says (moved, or the channel typed anew) is read alone.
+        wanted: set[str] = set()
+        channel_ids: set[str] = set()
+        for sheet_row in self.sheet.rows:
+            post_id = _post_id(self.sheet, sheet_row)
+            if post_id is None:
+                continue
+            wanted.add(post_id)
+            found = channels.resolve(str(self.sheet.row_fields(sheet_row).get("channel") or ""))
+            if isinstance(found, ChannelInfo):
+                channel_ids.add(found.id)
+        listed = dict(self.new_posts.listed)
+        listed.update(channel_posts(client, channel_ids - listed.keys()))
+        posts = {post.id: post for group in listed.values() for post in group if post.id in wanted}
+        for post_id in sorted(wanted - posts.keys()):
+            found_post = _read(client, post_id)
+            if found_post is not None:
+                posts[post_id] = found_post
+        return posts
 
     def preview(self) -> pd.DataFrame:
         """One line per row: what it will do, which fields change (old → new), and why."""
@@ -445,6 +467,17 @@ def _headers(zone: str) -> list[str]:
 
 def _post_id(sheet: Sheet, row: Any) -> str | None:
     return cell_text(sheet.row_calendar(row).get("id"))
+
+
+def channel_posts(client: Client, channel_ids: Iterable[str]) -> dict[str, list[Post]]:
+    """Every post of each channel; channels this key may not list are left out."""
+    found: dict[str, list[Post]] = {}
+    for channel_id in sorted(channel_ids):
+        try:
+            found[channel_id] = list(client.posts.list(channel_id=channel_id))
+        except APIStatusError:
+            continue  # not listable with this key: its posts are read one by one
+    return found
 
 
 def _read(client: Client, post_id: str) -> Post | None:

@@ -13,16 +13,17 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from channelkit.errors import APIStatusError, InvalidParameterError
-from channelkit.publish.calendar_sync import CalendarPlan
+from channelkit.errors import InvalidParameterError
+from channelkit.publish.calendar_sync import CalendarPlan, channel_posts
 from channelkit.publish.plan import Plan
-from channelkit.publish.rows import cell_text, row_label
+from channelkit.publish.rows import row_label
 from channelkit.publish.slots import (
     Filled,
     Placed,
     Slot,
     describe_gap,
     fill_blank_times,
+    fillable_channel,
     parse_slots,
     too_close,
 )
@@ -107,15 +108,11 @@ def fill_times(
 
 
 def scheduled_posts(client: Client, channel_ids: Iterable[str]) -> dict[str, list[Post]]:
-    """The scheduled posts of each channel (ids the key cannot see are skipped)."""
-    found: dict[str, list[Post]] = {}
-    for channel_id in sorted(set(channel_ids)):
-        try:
-            posts = list(client.posts.list(channel_id=channel_id))
-        except APIStatusError:
-            continue
-        found[channel_id] = [post for post in posts if post.status == "scheduled"]
-    return found
+    """The scheduled posts of each channel (channels the key cannot list are skipped)."""
+    return {
+        channel_id: [post for post in posts if post.status == "scheduled"]
+        for channel_id, posts in channel_posts(client, channel_ids).items()
+    }
 
 
 def crowded_plan(plan: Plan, gap: timedelta) -> list[str]:
@@ -185,14 +182,11 @@ def _times_in_file(
 
 
 def _blank_row_channels(sheet: Sheet) -> list[str]:
-    refs = []
-    for sheet_row in sheet.rows:
-        cells = sheet.row_fields(sheet_row)
-        blank = all(cell_text(cells.get(name)) is None for name in ("scheduled_at", "date", "time"))
-        channel = cell_text(cells.get("channel"))
-        if blank and channel and not cell_text(sheet.row_calendar(sheet_row).get("id")):
-            refs.append(channel)
-    return refs
+    found = (
+        fillable_channel(dict(zip(sheet.fields, sheet_row.cells, strict=True)))
+        for sheet_row in sheet.rows
+    )
+    return [channel for channel in found if channel is not None]
 
 
 def _name(index: ChannelIndex | None, channel: str) -> str:

@@ -28,7 +28,7 @@ from channelkit.publish.duplicates import (
     rows_by_slot,
     scheduled_by_slot,
 )
-from channelkit.publish.errors import PlanNotValidError, PostValidationError
+from channelkit.publish.errors import PlanNotValidError, PostValidationError, SpreadsheetError
 from channelkit.publish.results import SubmitResult, plan_frame
 from channelkit.publish.rows import PlanRow, RowResult
 from channelkit.publish.sending import ProgressCallback, send_rows
@@ -316,7 +316,8 @@ def load_spreadsheet(
 
     `tz` reads naive times of rows without a timezone column value (default: the
     CHANNELKIT_TZ environment variable). Raises `SpreadsheetError` for a file that cannot
-    be used at all; row problems are in the returned plan.
+    be used at all, and for a content calendar (`load_calendar` reads those); row problems
+    are in the returned plan.
     """
     zone = tz if tz is not None else os.environ.get(ENV_TZ) or None
     if zone is not None:
@@ -324,8 +325,16 @@ def load_spreadsheet(
             zone = load_zone(zone).key
         except TimeError as exc:
             raise PostValidationError([FieldError("timezone", str(exc))]) from None
+    read = read_sheet(source, filename=filename, sheet=sheet)
+    if read.is_calendar:
+        # Its rows are posts that exist: as a posts file, edited rows would be posted again.
+        raise SpreadsheetError(
+            f"{read.source} is a content calendar (it has an id, updated_at or action column): "
+            "apply it with `channelkit schedule` or ck.publish.load_calendar, or delete those "
+            "columns to post its rows as new posts"
+        )
     return Plan(
-        read_sheet(source, filename=filename, sheet=sheet),
+        read,
         tz=zone,
         confirm_urgent=confirm_urgent,
         channels=channels,

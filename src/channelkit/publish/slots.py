@@ -121,9 +121,8 @@ def fill_blank_times(
     rows: list[SheetRow] = []
     for sheet_row in sheet.rows:
         values = dict(zip(fields, sheet_row.cells, strict=True))
-        blank = all(cell_text(values.get(name)) is None for name in _TIME_FIELDS)
-        channel = cell_text(values.get("channel"))
-        if not blank or channel is None or cell_text(values.get("id")) is not None:
+        channel = fillable_channel(values)
+        if channel is None:
             rows.append(sheet_row)
             continue
         zone = cell_text(values.get("timezone")) or sheet.zone or default_zone or "UTC"
@@ -142,6 +141,14 @@ def fill_blank_times(
         filled.append(Filled(sheet_row.number, channel, moment, zone))
         rows.append(SheetRow(sheet_row.number, _with_time(fields, sheet_row.cells, moment, zone)))
     return dataclasses.replace(sheet, rows=tuple(rows)), filled, missing
+
+
+def fillable_channel(values: Mapping[str | None, object]) -> str | None:
+    """The channel of a new row (no `id`) whose time is blank: a row slots may fill."""
+    blank = all(cell_text(values.get(name)) is None for name in _TIME_FIELDS)
+    if not blank or cell_text(values.get("id")) is not None:
+        return None
+    return cell_text(values.get("channel"))
 
 
 def _with_time(

@@ -154,8 +154,7 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
             layout=widgets.Layout(width="var(--jp-widgets-inline-label-width, 80px)"),
         )
         tags_hint = widgets.HTML(
-            '<span style="color:#777">Enter or comma after each tag; pasting "a, b, c" '
-            "gives three</span>"
+            '<span style="color:#777">Enter after each tag; "a, b, c" gives three</span>'
         )
         tags_row = widgets.HBox([tags_label, self.tags, tags_hint])
         form = widgets.VBox(
@@ -308,7 +307,8 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
 
     def _urgent_words(self) -> str:
         name, people = self._channel_words()
-        return f"notifies {people} in {name} immediately, even those who turned notifications off."
+        when = "when it publishes" if self.when.value else "immediately"
+        return f"notifies {people} in {name} {when}, even those who turned notifications off."
 
     def _on_edit(self, change: Mapping[str, Any]) -> None:
         owner = change.get("owner")
@@ -320,8 +320,9 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
         if not urgent:
             self.confirm_urgent.value = False
         name, people = self._channel_words()
+        when = "at its time" if self.when.value else "now"
         self.confirm_urgent.description = (
-            f"Yes, notify {people} in {name} now, even with notifications off"
+            f"Yes, notify {people} in {name} {when}, even with notifications off"
         )
         if owner in (self.channel, self.when) or self.when.value:
             # A confirmation names one channel, with no time: any change asks again.

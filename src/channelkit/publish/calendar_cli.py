@@ -1,0 +1,232 @@
+"""Calendar files and posting slots on the command line.
+
+`channelkit calendar export` writes a content calendar; `channelkit schedule` hands calendar
+files (and `--slots` / `--min-gap`) to the helpers here, so that the posts-file flow in
+`publish/cli.py` stays as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+import click
+from click.decorators import FC
+
+from channelkit._constants import ENV_API_KEY, ENV_TZ
+from channelkit.cli import service_options
+from channelkit.errors import ChannelkitError, InvalidParameterError
+from channelkit.publish.calendar import KINDS, WRITES
+from channelkit.publish.calendar_sync import CalendarPlan, calendar_export
+from channelkit.publish.errors import PlanNotValidError
+from channelkit.publish.placing import crowded_calendar, fill_times, filled_lines
+from channelkit.publish.results import write_table
+from channelkit.publish.spreadsheet import Sheet
+from channelkit.publish.times import TimeError, load_zone
+
+if TYPE_CHECKING:
+    from channelkit.client import Client
+
+_T = TypeVar("_T")
+
+
+def schedule_options() -> Callable[[FC], FC]:
+    """`--yes`, `--slots`, `--db`, `--min-gap` and `--strict` of `channelkit schedule`."""
+
+    def decorate(command: FC) -> FC:
+        for option in reversed(_OPTIONS):
+            command = option(command)
+        return command
+
+    return decorate
+
+
+_OPTIONS = (
+    click.option(
+        "--yes",
+        "confirm_publish_now",
+        is_flag=True,
+        help="Calendar files: allow rows whose action is publish-now (they publish at once).",
+    ),
+    click.option(
+        "--slots",
+        help="Fill blank scheduled_at cells of new rows with the next free slots per channel: "
+        "'mon-fri 09:00,13:30', or 'best' (the channel's best hours, needs --db).",
+    ),
+    click.option(
+        "--db",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="With --slots best: the synced warehouse file to learn the best hours from.",
+    ),
+    click.option(
+        "--min-gap",
+        help="Warn when two posts in one channel are closer than this (2h, 90m), counting posts "
+        "already scheduled on the service.",
+    ),
+    click.option("--strict", is_flag=True, help="With --min-gap: refuse instead of warning."),
+)
+
+
+def zone_value(tz: str | None) -> str | None:
+    if not tz:
+        return None
+    try:
+        return load_zone(tz).key
+    except TimeError as exc:
+        raise InvalidParameterError("tz", str(exc)) from None
+
+
+def parsed_option(parse: Callable[[], _T], name: str) -> _T:
+    try:
+        return parse()
+    except InvalidParameterError as exc:
+        raise click.BadParameter(exc.message, param_hint=name) from None
+
+
+def fill_sheet(
+    sheet: Sheet,
+    slots: str | None,
+    zone: str | None,
+    client: Client | None,
+    db: Path | None,
+    gap: timedelta | None,
+) -> Sheet:
+    if not slots:
+        return sheet
+    filled_sheet, filled, missing, notes = parsed_option(
+        lambda: fill_times(
+            sheet, slots=slots, tz=zone, client=client, db=db, min_gap=gap or timedelta(0)
+        ),
+        "--slots",
+    )
+    for line in [*notes, *filled_lines(filled)]:
+        click.echo(line)
+    for number in missing:
+        click.echo(f"row {number}: no free slot within a year; give it a time")
+    return filled_sheet
+
+
+def show_crowded(messages: list[str], strict: bool) -> None:
+    for message in messages:
+        click.echo(f"{'error' if strict else 'warning'}: {message}")
+
+
+def run_calendar(
+    calendar: CalendarPlan,
+    client: Client,
+    submit: bool,
+    allow_partial: bool,
+    results: Path | None,
+    gap: timedelta | None,
+    strict: bool,
+) -> None:
+    calendar.check_against(client)
+    crowded = crowded_calendar(calendar, client, gap) if gap else []
+    if not submit or (crowded and strict):
+        _show_calendar(calendar)
+        show_crowded(crowded, strict)
+        if results is not None:
+            frame = calendar.preview()
+            kind = "csv" if results.suffix.lower() == ".csv" else "xlsx"
+            _write_file(lambda: write_table(frame, results, kind=kind), results)
+        if crowded and strict:
+            raise click.ClickException("nothing was sent: posts too close (--strict)")
+        if not calendar.is_valid or calendar.counts().get("conflict"):
+            click.get_current_context().exit(1)
+        writes = sum(calendar.counts().get(kind, 0) for kind in WRITES)
+        click.echo(f"dry run, nothing sent: add --submit to apply {writes} changes")
+        return
+    show_crowded(crowded, strict)
+    try:
+        outcome = calendar.submit(client, allow_partial=allow_partial)
+    except PlanNotValidError:
+        _show_calendar(calendar)
+        raise click.ClickException(
+            "nothing was sent: fix the rows above, or send only the valid rows with --allow-partial"
+        ) from None
+    for row in outcome.rows:
+        if row.outcome not in ("unchanged",):
+            detail = "; ".join(str(change) for change in row.row.changes)
+            text = ": ".join(part for part in (row.outcome, detail, row.message) if part)
+            click.echo(f"{row.row.label()}: {text}")
+    counts = outcome.counts()
+    click.echo(f"{calendar.sheet.source}: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
+    if results is not None:
+        _write_file(lambda: outcome.to_file(results), results)
+    if not outcome.ok:
+        click.get_current_context().exit(1)
+
+
+def _show_calendar(calendar: CalendarPlan) -> None:
+    for row in calendar.rows:
+        click.echo(f"{row.label()}: {row.describe()}")
+    for warning in calendar.warnings:
+        click.echo(f"warning: {warning}")
+    counts = calendar.counts()
+    click.echo(
+        f"{calendar.sheet.source}: {len(calendar.rows)} rows: "
+        + ", ".join(f"{counts.get(kind, 0)} {kind}" for kind in KINDS)
+    )
+
+
+def _write_file(write: Callable[[], Path], target: Path) -> None:
+    try:
+        written = write()
+    except OSError as exc:
+        raise click.ClickException(f"cannot write {target}: {exc.strerror or exc}") from None
+    click.echo(f"results: {written}")
+
+
+@click.group()
+def calendar() -> None:
+    """A content calendar in a spreadsheet: export, edit, then `channelkit schedule` it."""
+
+
+@calendar.command("export")
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--from", "start", required=True, help="First day (YYYY-MM-DD), in --tz.")
+@click.option("--to", "end", required=True, help="Day after the last (YYYY-MM-DD), in --tz.")
+@click.option("--channel", multiple=True, help="Channel id, slug or name (repeat; default all).")
+@click.option(
+    "--tz",
+    envvar=ENV_TZ,
+    help=f"Time zone of the wall times written (header shows it) [env {ENV_TZ}; else UTC].",
+)
+@click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
+@service_options()
+def export(
+    path: Path,
+    start: str,
+    end: str,
+    channel: tuple[str, ...],
+    tz: str | None,
+    force: bool,
+    base_url: str | None,
+    api_key: str | None,
+) -> None:
+    """Write the drafts and scheduled posts from --from to --to to PATH (.xlsx or .csv).
+
+    Edit titles, bodies, tags, priorities and times; add rows without an id for new posts;
+    set action to cancel (back to draft) or publish-now. Then check the file with
+    `channelkit schedule PATH` and apply it with --submit.
+    """
+    if path.exists() and not force:
+        raise click.UsageError(f"{path} exists; choose another name or add --force")
+    if not api_key:
+        raise click.UsageError(f"calendar export needs an API key: --api-key or {ENV_API_KEY}")
+    from channelkit.client import Client
+
+    try:
+        with Client(base_url=base_url, api_key=api_key) as client:
+            written = calendar_export(
+                path, start=start, end=end, tz=tz, channel=list(channel) or None, client=client
+            )
+    except InvalidParameterError as exc:
+        raise click.UsageError(str(exc)) from None
+    except ChannelkitError as exc:
+        raise click.ClickException(str(exc)) from None
+    except OSError as exc:
+        raise click.ClickException(f"cannot write {path}: {exc.strerror or exc}") from None
+    click.echo(f"wrote {written}; edit it, then: channelkit schedule {written}")
