@@ -127,6 +127,14 @@ REPORT_UPCOMING_LIMIT = 20
 REPORT_GROUP_ROWS_LIMIT = 30  # tags shown in the table; the CSV has all
 REPORT_BODY_EXCERPT_CHARS = 600
 REPORT_DAILY_TREND_MAX_DAYS = 62
+REPORT_BODY_TOP_HEADING = 4  # a post's "# Title" is an h4 in a report: the page keeps its outline
+REPORT_COMPARE_DEFAULT = "previous"
+REPORT_FORMATS = ("html", "pdf", "png")
+REPORT_BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome")  # never downloaded
+REPORT_PDF_PAPER_INCHES = (8.27, 11.69)  # A4; the page's CSS also fits US Letter (8.5 in wide)
+REPORT_PDF_VIEWPORT_WIDTH = 720  # CSS px the charts are drawn at for paper (A4 minus margins)
+REPORT_PNG_VIEWPORT_WIDTH = 1280
+REPORT_RENDER_TIMEOUT_S = 120
 
 # --- Publishing -----------------------------------------------------------------------------
 ENV_TZ = "CHANNELKIT_TZ"  # default time zone for naive times (ck.schedule, spreadsheets)

@@ -24,6 +24,7 @@ from channelkit._constants import (
     REPORT_UPCOMING_LIMIT,
 )
 from channelkit.analysis.freshness import Freshness
+from channelkit.reports.charts import chart, heatmaps_one_by_one
 from channelkit.reports.coverage import last_data_day
 from channelkit.reports.formatting import (
     MISSING,
@@ -38,7 +39,8 @@ from channelkit.reports.formatting import (
 )
 from channelkit.reports.page import Cell, Column, KpiTile, ReportPage, Section, Table
 from channelkit.reports.period import ReportPeriod, local_date
-from channelkit.reports.render import figure_html, markdown_html
+from channelkit.reports.render import markdown_html
+from channelkit.reports.summary import INCOMPLETE, SMALL_BASE, PostRate, summary_sentences
 
 if TYPE_CHECKING:
     from channelkit.warehouse import Warehouse
@@ -63,6 +65,30 @@ class _Query:
         }
 
 
+# The CSV files of `--csv`, one per frame the report queries.
+CSV_NAMES = (
+    "kpis",
+    "engagement_over_time",
+    "top_posts_by_views",
+    "top_posts_by_engagement_rate",
+    "channel_comparison",
+    "tag_performance",
+    "priority_impact",
+    "publishing_heatmap",
+    "upcoming_scheduled",
+)
+
+# The tiles, in the order a comms team reads them: (metric, label).
+TILES = (
+    ("read_rate", "Read rate"),
+    ("readers", "Readers"),
+    ("posts_published", "Posts"),
+    ("opens", "Opens"),
+    ("engagement_rate", "Engagement rate"),
+    ("net_subscribers", "Net subscribers"),
+)
+
+
 def build_page(
     wh: Warehouse,
     period: ReportPeriod,
@@ -70,6 +96,7 @@ def build_page(
     previous: ReportPeriod,
     channels: Sequence[str],
     freshness: Freshness,
+    complete: bool,
     plotlyjs: Markup,
     generator: str,
     step: StepLogger,
@@ -77,6 +104,7 @@ def build_page(
     """Query every section; return the page and the raw frames by CSV name."""
     query = _Query(period, tuple(channels))
     frames: dict[str, pd.DataFrame] = {}
+    tz = period.tz
 
     def fetch(name: str, method: Callable[..., pd.DataFrame], **kwargs: Any) -> pd.DataFrame:
         step(f"querying {name.replace('_', ' ')}")
@@ -102,31 +130,75 @@ def build_page(
     step("drawing figures")
     bodies = _bodies(wh, [*top_views["post_id"], *top_rate["post_id"]])
     sections = (
-        _trend_section(trend, freq),
-        _top_section("top-posts", "Top posts by views", top_views, bodies, period.tz),
-        _top_section("top-posts-rate", "Top posts by engagement rate", top_rate, bodies, period.tz),
-        _channel_section(by_channel),
-        _group_section("tags", "Tags", "Tag", "tag", by_tag, plots.tag_performance),
+        _trend_section(trend, freq, tz),
+        _top_section("top-posts", "Top posts", top_views, bodies, tz),
+        _top_section("top-posts-rate", "Top posts by engagement rate", top_rate, bodies, tz),
+        _channel_section(by_channel, tz),
+        _group_section("tags", "Tags", "Tag", "tag", by_tag, plots.tag_performance, tz),
         _group_section(
-            "priority", "Priority", "Priority", "priority", by_priority, plots.priority_impact
+            "priority", "Priority", "Priority", "priority", by_priority, plots.priority_impact, tz
         ),
-        _heatmap_section(heatmap),
-        _upcoming_section(upcoming, period.tz, as_of),
+        _heatmap_section(heatmap, tz),
+        _upcoming_section(upcoming, tz, as_of),
+    )
+    complete = complete and bool(kpis.attrs.get("complete", True))
+    rows = {
+        str(row["metric"]): {str(k): v for k, v in row.items()} for row in kpis.to_dict("records")
+    }
+    best, weakest = _best_and_weakest(top_views)
+    summary = summary_sentences(
+        rows, previous_name=previous.name, complete=complete, best=best, weakest=weakest
     )
     caveats = _caveats(period, top_rate, by_tag, by_priority) + _gap_caveat(freshness, period.tz)
+    caveats += [str(w) for w in kpis.attrs.get("warnings", ())]
+    if not complete:
+        caveats.insert(0, _incomplete_caveat(period, freshness))
     page = ReportPage(
-        title="Engagement report",
+        title=report_title(period, channels),
         period=period,
         previous_period=previous,
         parameters=_parameters(wh, period, previous, channels),
         freshness=_freshness(freshness, period.tz),
-        kpis=tuple(_tile(row) for row in kpis.to_dict("records")),
+        kpis=_tiles(rows, complete),
         sections=sections,
         caveats=tuple(caveats),
         plotlyjs=plotlyjs,
         generator=generator,
+        summary=summary,
     )
     return page, frames
+
+
+def report_title(period: ReportPeriod, channels: Sequence[str]) -> str:
+    """ "Engagement report · October 2026 · All channels" (or the channels asked for)."""
+    names = ", ".join(channels) if channels else "All channels"
+    return f"Engagement report · {period.name} · {names}"
+
+
+def _best_and_weakest(top: pd.DataFrame) -> tuple[PostRate | None, PostRate | None]:
+    """The posts with the highest and lowest read rate among the period's top posts."""
+    if "read_rate" not in top.columns:
+        return None, None
+    rated = top.dropna(subset=["read_rate"])
+    if rated.empty:
+        return None, None
+    ordered = rated.sort_values(["read_rate", "post_id"], ascending=[False, True])
+    first, last = ordered.iloc[0], ordered.iloc[-1]
+    return (
+        PostRate(str(first["title"]), float(first["read_rate"])),
+        PostRate(str(last["title"]), float(last["read_rate"])),
+    )
+
+
+def _incomplete_caveat(period: ReportPeriod, fresh: Freshness) -> str:
+    last = last_data_day(fresh)
+    return (
+        f"{period.name} is not complete: the warehouse has data up to {last}. Changes "
+        "against the previous period are left out where they would mislead."
+    )
+
+
+_TOP_CHART_COLUMNS = ("rank", "title", "channel_name", "views", "engagements", "engagement_rate")
 
 
 def _local_midnight(day: Any, tz: str) -> datetime:
@@ -142,18 +214,28 @@ def _bodies(wh: Warehouse, post_ids: list[str]) -> dict[str, str]:
     return {str(row.id): str(row.body or "") for row in frame.itertuples()}
 
 
-def _tile(row: Mapping[Any, Any]) -> KpiTile:
-    is_rate = row["kind"] == "rate"
+def _tiles(rows: Mapping[str, Mapping[Any, Any]], complete: bool) -> tuple[KpiTile, ...]:
+    return tuple(
+        _tile(metric, label, rows[metric], complete) for metric, label in TILES if metric in rows
+    )
+
+
+def _tile(metric: str, label: str, row: Mapping[Any, Any], complete: bool) -> KpiTile:
+    is_rate = metric.endswith("_rate")
     value_fmt = fmt_pct if is_rate else fmt_int
+    flags: tuple[str, ...] = () if complete else (INCOMPLETE,)
+    if row.get("small_base") is True:
+        flags += (SMALL_BASE,)
     return KpiTile(
-        key=str(row["metric"]),
-        label=str(row["label"]),
+        key=metric,
+        label=label,
         value=value_fmt(row["value"]),
         previous=value_fmt(row["previous"]),
         delta=fmt_signed(row["delta"], percent_points=is_rate),
         # a relative change from zero or a negative number (net subscribers) reads as nonsense
         delta_pct=fmt_signed_pct(row["delta_pct"]) if _positive(row["previous"]) else MISSING,
         direction=direction(row["delta"]),
+        flags=flags,
     )
 
 
@@ -190,17 +272,16 @@ def _freshness(fresh: Freshness, tz: str) -> tuple[tuple[str, str], ...]:
     )
 
 
-def _figure(section_id: str, figure: Any) -> Markup:
-    return figure_html(figure, f"ck-{section_id}")
-
-
-def _trend_section(trend: pd.DataFrame, freq: str) -> Section:
+def _trend_section(trend: pd.DataFrame, freq: str, tz: str) -> Section:
     title = "Engagement over time"
     intro = f"Views, engagements and posts published per {freq}."
     if trend.empty or (trend["views"].sum() == 0 and trend["posts_published"].sum() == 0):
         return Section("trend", title, intro, empty="No views and no posts in this period.")
     return Section(
-        "trend", title, intro, figure=_figure("trend", plots.engagement_over_time(trend))
+        "trend",
+        title,
+        intro,
+        charts=(chart(plots.engagement_over_time(trend), "ck-trend", trend, tz=tz),),
     )
 
 
@@ -255,11 +336,11 @@ def _top_section(
         )
         for row in top.to_dict("records")
     )
-    figure = _figure(section_id, plots.top_posts(top))
-    return Section(section_id, title, intro, figure=figure, table=Table(columns, rows))
+    drawn = chart(plots.top_posts(top), f"ck-{section_id}", top, tz=tz, columns=_TOP_CHART_COLUMNS)
+    return Section(section_id, title, intro, charts=(drawn,), table=Table(columns, rows))
 
 
-def _channel_section(frame: pd.DataFrame) -> Section:
+def _channel_section(frame: pd.DataFrame, tz: str) -> Section:
     title = "Channels"
     intro = (
         "Reach is views per subscriber, using each channel's subscriber count at the last "
@@ -290,8 +371,8 @@ def _channel_section(frame: pd.DataFrame) -> Section:
         )
         for row in frame.to_dict("records")
     )
-    figure = _figure("channels", plots.channel_comparison(frame))
-    return Section("channels", title, intro, figure=figure, table=Table(columns, rows))
+    drawn = chart(plots.channel_comparison(frame), "ck-channels", frame, tz=tz)
+    return Section("channels", title, intro, charts=(drawn,), table=Table(columns, rows))
 
 
 def _group_section(
@@ -301,6 +382,7 @@ def _group_section(
     key: str,
     frame: pd.DataFrame,
     draw: Callable[[pd.DataFrame], Any],
+    tz: str,
 ) -> Section:
     intro = (
         "Posts published in the period, each measured by its views and engagements in the "
@@ -333,11 +415,13 @@ def _group_section(
     notes: tuple[str, ...] = ()
     if len(frame) > len(shown):
         notes = (f"{len(frame) - len(shown):,} more rows are in the CSV export (--csv).",)
-    figure = _figure(section_id, draw(frame))
-    return Section(section_id, title, intro, figure=figure, table=Table(columns, rows), notes=notes)
+    drawn = chart(draw(frame), f"ck-{section_id}", frame, tz=tz)
+    return Section(
+        section_id, title, intro, charts=(drawn,), table=Table(columns, rows), notes=notes
+    )
 
 
-def _heatmap_section(frame: pd.DataFrame) -> Section:
+def _heatmap_section(frame: pd.DataFrame, tz: str) -> Section:
     title = "When posts were published"
     intro = (
         "Posts published by weekday and hour (local time), and the views those posts "
@@ -345,9 +429,12 @@ def _heatmap_section(frame: pd.DataFrame) -> Section:
     )
     if int(frame["posts_published"].sum()) == 0:
         return Section("heatmap", title, intro, empty="No posts published in this period.")
-    return Section(
-        "heatmap", title, intro, figure=_figure("heatmap", plots.publishing_heatmap(frame))
+    figures = heatmaps_one_by_one(plots.publishing_heatmap(frame))
+    charts = tuple(
+        chart(figure, f"ck-heatmap-{number}", frame, tz=tz)
+        for number, figure in enumerate(figures, start=1)
     )
+    return Section("heatmap", title, intro, charts=charts)
 
 
 def _upcoming_section(frame: pd.DataFrame, tz: str, as_of: datetime) -> Section:
