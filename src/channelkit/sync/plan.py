@@ -142,18 +142,6 @@ def history_query(history: HistorySlice) -> dict[str, str]:
     return query
 
 
-def history_days(
-    *, first: date, final_before: date, number: int, count: int
-) -> tuple[date, date] | None:
-    """The final days `[start, end)` slice `number` of `count` re-reads (None: none)."""
-    span = (final_before - first).days
-    if span <= 0:
-        return None
-    start = first + timedelta(days=span * (number - 1) // count)
-    end = first + timedelta(days=span * number // count)
-    return (start, end) if end > start else None
-
-
 @dataclass(frozen=True)
 class AnalyticsPlan:
     start: date  # inclusive

@@ -16,7 +16,8 @@ import threading
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
+from datetime import time as dt_time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
@@ -367,9 +368,7 @@ class _Sync:
             table = _SHAPES[resource].table
             try:
                 if isinstance(message, _Gone):
-                    report.counts[resource].deleted += self.writer.mark_deleted(
-                        table, message.ids
-                    )
+                    report.counts[resource].deleted += self.writer.mark_deleted(table, message.ids)
                     return
                 counts = self.writer.commit_batch(
                     table,
@@ -609,33 +608,45 @@ class _Sync:
         def run() -> None:
             self._walk(walk, previous=previous, mark=mark)
             if history is not None:
-                self._walk_history(history, Checkpoint(CHANNEL_DAILY_HISTORY, self.run_id))
+                self._walk_history(*history)
 
         return run
 
     def _plan_channel_history(
         self, resource: str, walk: Walk, earliest: datetime | None, previous: datetime | None
-    ) -> Walk | None:
-        """This run's share of the final `channel_daily` days: a channel's past days
-        change when its posts are deleted or hidden (`views`, `posts_published`)."""
+    ) -> tuple[Walk, Checkpoint, datetime | None, dict[str, Any]] | None:
+        """This run's share of the final `channel_daily` days, swept like the posts: a
+        channel's past days change when its posts are deleted or hidden."""
         if resource != "channel_daily" or walk.full or self.since is not None:
             return None
         checkpoint = self.writer.checkpoint(CHANNEL_DAILY_HISTORY)
+        position = checkpoint.high_water_mark if checkpoint else None
+        state = dict(checkpoint.state or {}) if checkpoint else {}
         if checkpoint is not None and checkpoint.in_progress:
             self.report.resumed.append(CHANNEL_DAILY_HISTORY)
-            return Walk.resume(CHANNEL_DAILY_HISTORY, checkpoint)
-        if self.history is None or earliest is None or previous is None:
+            resumed = Walk.resume(CHANNEL_DAILY_HISTORY, checkpoint)
+            return resumed, _days_done(resumed, self.run_id), position, state
+        if earliest is None or previous is None:
             return None
-        days = plan.history_days(
-            first=earliest.astimezone(UTC).date(),
-            final_before=previous.astimezone(UTC).date(),
-            number=self.history.number,
-            count=self.history.count,
+        runs_done = int(state.get("runs", 0))
+        if runs_done >= self.convergence_runs:
+            runs_done, position = 0, None
+        first = (position or earliest).astimezone(UTC).date()
+        final = previous.astimezone(UTC).date()
+        if first >= final:
+            return None
+        quota = plan.slice_quota(
+            remaining=(final - first).days, runs_done=runs_done, runs=self.convergence_runs
         )
-        if days is None:
-            return None
-        query = {"start": days[0].isoformat(), "end": days[1].isoformat()}
-        return Walk(CHANNEL_DAILY_HISTORY, query, False, datetime.now(UTC))
+        end = final if quota is None else first + timedelta(days=quota)
+        last = quota is None or end >= final
+        extra = {
+            "next": "" if last else datetime.combine(end, dt_time(), UTC).isoformat(),
+            "runs": str(0 if last else runs_done + 1),
+        }
+        query = {"start": first.isoformat(), "end": min(end, final).isoformat()}
+        days = Walk(CHANNEL_DAILY_HISTORY, query, False, datetime.now(UTC), extra=extra)
+        return days, _days_done(days, self.run_id), position, {"runs": runs_done}
 
     def _walk(
         self,
@@ -813,6 +824,17 @@ def _slice_of(walk: Walk) -> plan.HistorySlice:
         before=datetime.fromisoformat(extra["before"]) if extra["before"] else None,
         number=int(extra["number"]),
         count=int(extra["count"]),
+    )
+
+
+def _days_done(walk: Walk, run_id: str) -> Checkpoint:
+    """The checkpoint ending a `channel_daily` history walk: where the next one starts."""
+    following = walk.extra["next"]
+    return Checkpoint(
+        CHANNEL_DAILY_HISTORY,
+        run_id,
+        high_water_mark=datetime.fromisoformat(following) if following else None,
+        state={"runs": int(walk.extra["runs"])},
     )
 
 
