@@ -103,6 +103,7 @@ SYNC_PROGRESS_MIN_WAIT_SECONDS = 0.5  # shorter pacing waits are not worth showi
 SYNC_STOP_GRACE_SECONDS = 2.0  # after Ctrl-C, how long walks get to notice before we leave
 SYNC_HWM_MARGIN_SECONDS = 60.0  # clock slack between "after" and the walk's duration
 SYNC_ANALYTICS_END_SLACK_DAYS = 2  # days past "today" asked for, against clock skew
+SYNC_CONVERGENCE_RUNS = 7  # incremental runs within which all older history is re-read once
 PARQUET_TABLES = ("channels", "posts", "post_tags", "post_daily", "channel_daily", "sync_runs")
 
 # --- Analysis, plots and reports ----------------------------------------------------------

@@ -102,6 +102,16 @@ MIGRATIONS: tuple[str, ...] = (
         updated_at TIMESTAMPTZ NOT NULL
     );
     """,
+    # 2: convergent incremental runs. Which slice of the published history each run
+    # re-read (`[slice_after, slice_before)`, NULL = open; number 1..count of its cycle),
+    # and a state per resource that outlives its walks (where the sweep stands).
+    """
+    ALTER TABLE sync_runs ADD COLUMN slice_number INTEGER;
+    ALTER TABLE sync_runs ADD COLUMN slice_count INTEGER;
+    ALTER TABLE sync_runs ADD COLUMN slice_after TIMESTAMPTZ;
+    ALTER TABLE sync_runs ADD COLUMN slice_before TIMESTAMPTZ;
+    ALTER TABLE sync_checkpoints ADD COLUMN state JSON;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
