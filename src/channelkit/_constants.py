@@ -11,6 +11,7 @@ API_VERSION_SEGMENT = "/v1"
 ENV_BASE_URL = "CHANNELKIT_BASE_URL"
 ENV_API_KEY = "CHANNELKIT_API_KEY"
 ENV_LOG = "CHANNELKIT_LOG"
+ENV_SMTP_URL = "CHANNELKIT_SMTP_URL"  # channelkit deliver: smtp://user:pass@host:port
 LOGGER_NAME = "channelkit"
 
 PAGE_LIMIT_DEFAULT = 20
@@ -136,6 +137,12 @@ REPORT_PDF_PAPER_INCHES = (8.27, 11.69)  # A4; the page's CSS also fits US Lette
 REPORT_PDF_VIEWPORT_WIDTH = 720  # CSS px the charts are drawn at for paper (A4 minus margins)
 REPORT_PNG_VIEWPORT_WIDTH = 1280
 REPORT_RENDER_TIMEOUT_S = 120
+REPORT_EMAIL_CHART_SIZE = (720, 400)  # px of the static chart images in an email
+
+# --- Delivery (channelkit deliver) ----------------------------------------------------------
+DELIVER_SMTP_TIMEOUT_S = 30.0
+DELIVER_WEBHOOK_TIMEOUT_S = 30.0
+DELIVER_SUBJECT = "{name}: {period}"  # default email subject; {name} is the report's name
 
 # --- Publishing -----------------------------------------------------------------------------
 ENV_TZ = "CHANNELKIT_TZ"  # default time zone for naive times (ck.schedule, spreadsheets)

@@ -13,8 +13,9 @@ import concurrent.futures
 import os
 import shutil
 import tempfile
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from channelkit._constants import (
     REPORT_BROWSER_NAMES,
@@ -26,6 +27,7 @@ from channelkit._constants import (
 from channelkit.reports.files import write_atomic_bytes
 from channelkit.reports.period import ReportError
 
+T = TypeVar("T")
 IMAGES_EXTRA = "pip install 'channelkit[images]'"
 # Resolves once plotly has drawn every figure of the page.
 _CHARTS_DRAWN = """new Promise((resolve) => {
@@ -73,20 +75,19 @@ def render_file(html: str, out: Path, fmt: str) -> None:
     with tempfile.TemporaryDirectory(prefix="channelkit-report-") as tmp:
         page = Path(tmp) / "report.html"
         page.write_text(html, encoding="utf-8")
-        data = _run(_render(browser, page.as_uri(), fmt))
+        data: bytes = run_async(_render(browser, page.as_uri(), fmt))
     write_atomic_bytes(out, data)
 
 
-def _run(coroutine: Any) -> bytes:
+def run_async(coroutine: Coroutine[Any, Any, T]) -> T:
     """Run `coroutine` on its own event loop, also from inside Jupyter's running one."""
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         try:
-            result: bytes = pool.submit(asyncio.run, coroutine).result()
+            return pool.submit(asyncio.run, coroutine).result()
         except TimeoutError:
             raise ReportError(
-                f"Chromium did not render the report within {REPORT_RENDER_TIMEOUT_S} s"
+                f"Chromium did not finish within {REPORT_RENDER_TIMEOUT_S} s"
             ) from None
-        return result
 
 
 async def _render(browser_path: str, url: str, fmt: str) -> bytes:

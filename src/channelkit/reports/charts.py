@@ -40,6 +40,7 @@ def chart(
         html=figure_html(figure, div_id),
         label=describe(figure),
         data=frame_table(frame, tz=tz, columns=columns),
+        figure=figure,
     )
 
 

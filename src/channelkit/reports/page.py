@@ -8,6 +8,7 @@ plotly.js itself) reach the page unescaped.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from markupsafe import Markup
 
@@ -48,6 +49,7 @@ class Chart:
     html: Markup
     label: str  # the aria-label: what the chart shows, in words
     data: Table  # the plotted numbers, shown collapsed under the chart
+    figure: Any = field(default=None, compare=False, repr=False)  # for static images
 
 
 @dataclass(frozen=True)
