@@ -40,7 +40,7 @@ _LAZY: dict[str, str] = {
     "LocalService": "channelkit.service:LocalService",
     "sync": "channelkit.sync:sync",
     "SyncReport": "channelkit.sync:SyncReport",
-    "Warehouse": "channelkit.warehouse:Warehouse",
+    "Warehouse": "channelkit.analysis.warehouse:Warehouse",
     "schedule": "channelkit.publish:schedule",
     "publish": "channelkit.publish",
     "plots": "channelkit.plots",
@@ -52,7 +52,6 @@ _LAZY: dict[str, str] = {
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from channelkit import plots, publish, widgets
     from channelkit.client import AsyncClient, Client
-    from channelkit.export import to_csv, to_excel
     from channelkit.errors import (
         APIConnectionError,
         APIError,
@@ -70,10 +69,11 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         RateLimitError,
         ServerError,
     )
+    from channelkit.export import to_csv, to_excel
     from channelkit.publish import schedule
     from channelkit.service import LocalService
     from channelkit.sync import SyncReport, sync
-    from channelkit.warehouse import Warehouse
+    from channelkit.analysis.warehouse import Warehouse
 
 __all__ = [
     "__version__",
