@@ -11,14 +11,12 @@ import asyncio
 import base64
 import concurrent.futures
 import os
-import shutil
 import tempfile
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
 from channelkit._constants import (
-    REPORT_BROWSER_NAMES,
     REPORT_PDF_PAPER_INCHES,
     REPORT_PDF_VIEWPORT_WIDTH,
     REPORT_PNG_VIEWPORT_WIDTH,
@@ -39,16 +37,13 @@ _CHARTS_DRAWN = """new Promise((resolve) => {
 
 
 def find_browser() -> str | None:
-    """The Chromium to use: `BROWSER_PATH`, else the first of chromium, chromium-browser,
-    google-chrome on the PATH."""
-    configured = os.environ.get("BROWSER_PATH")
+    """The Chromium to use: `BROWSER_PATH` (as for kaleido), else the system's."""
+    from channelkit.plots.images import BROWSER_ENV, system_browser
+
+    configured = os.environ.get(BROWSER_ENV)
     if configured:
         return configured if os.access(configured, os.X_OK) else None
-    for name in REPORT_BROWSER_NAMES:
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
+    return system_browser()
 
 
 def check_browser() -> str:

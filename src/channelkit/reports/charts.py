@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from channelkit._constants import REPORT_AXIS_LABEL_CHARS
 from channelkit.reports.formatting import fmt_datetime, fmt_number, fmt_pct, is_missing
 from channelkit.reports.page import Cell, Chart, Column, Table
 from channelkit.reports.render import figure_html
@@ -36,12 +37,33 @@ def chart(
     `columns` picks and orders the columns of the data table (default: every column
     except ids).
     """
+    # Axis labels (post titles, channel names) take the room they need on a narrow screen
+    # instead of being cut at the edge.
+    figure.update_xaxes(automargin=True)
+    figure.update_yaxes(automargin=True)
+    _shorten_bar_labels(figure)
     return Chart(
         html=figure_html(figure, div_id),
         label=describe(figure),
         data=frame_table(frame, tz=tz, columns=columns),
         figure=figure,
     )
+
+
+def _shorten_bar_labels(figure: Any) -> None:
+    """Long labels of horizontal bars (post titles) cut to fit beside the bars on a phone;
+    the full text is in the chart's data table."""
+    for trace in figure.data:
+        if trace.type == "bar" and trace.orientation == "h" and trace.y is not None:
+            labels = [str(label) for label in trace.y]
+            short = [
+                label
+                if len(label) <= REPORT_AXIS_LABEL_CHARS
+                else label[: REPORT_AXIS_LABEL_CHARS - 1] + "\u2026"
+                for label in labels
+            ]
+            if short != labels:
+                figure.update_yaxes(tickvals=labels, ticktext=short)
 
 
 def describe(figure: Any) -> str:
@@ -131,7 +153,8 @@ def heatmaps_one_by_one(figure: Any) -> list[Any]:
                     "orientation": "h",
                     "x": 0,
                     "xanchor": "left",
-                    "y": -0.32,
+                    "y": -0.42,
+                    "yanchor": "top",
                     "thickness": 12,
                     "len": 0.6,
                 },
@@ -141,8 +164,8 @@ def heatmaps_one_by_one(figure: Any) -> list[Any]:
         single.update_layout(
             template=figure.layout.template,
             title={"text": f"{what}<br>{subtitle}" if subtitle else what},
-            height=figure.layout.height,
-            margin={"b": 120},
+            height=(figure.layout.height or 420) + 60,
+            margin={"b": 150},
         )
         single.update_yaxes(autorange="reversed")
         single.update_xaxes(title_text="Hour of publication", dtick=3)

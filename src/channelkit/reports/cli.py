@@ -18,15 +18,15 @@ from channelkit._constants import (
     REPORT_TZ_DEFAULT,
     WAREHOUSE_PATH,
 )
+from channelkit.analysis.period import COMPARES
 from channelkit.cli import service_options, user_errors
 from channelkit.errors import ChannelkitError, InvalidParameterError
 from channelkit.reports.period import (
-    COMPARES,
     PERIOD_HELP,
+    check_period,
     check_tz,
     parse_date,
     parse_duration,
-    parse_period,
 )
 
 
@@ -46,13 +46,8 @@ class _Parsed(click.ParamType[Any, Any]):
             self.fail(exc.message, param, ctx)
 
 
-def _checked_period(text: str) -> str:
-    parse_period(text)
-    return text.strip()
-
-
 _DATE = _Parsed("date", lambda text: parse_date(text, param="date"))
-_PERIOD = _Parsed("period", _checked_period)
+_PERIOD = _Parsed("period", check_period)
 _DURATION = _Parsed("duration", parse_duration)
 _TZ = _Parsed("tz", check_tz)
 

@@ -21,7 +21,7 @@ from channelkit._constants import (
     REPORT_TZ_DEFAULT,
 )
 from channelkit.errors import InvalidParameterError
-from channelkit.reports.coverage import check_coverage, check_freshness, period_anchor
+from channelkit.reports.coverage import check_coverage, check_freshness
 from channelkit.reports.files import write_atomic
 from channelkit.reports.page import ReportPage
 from channelkit.reports.period import (
@@ -36,6 +36,7 @@ from channelkit.reports.period import (
 from channelkit.reports.render import plotlyjs, render_page
 
 if TYPE_CHECKING:
+    from channelkit.analysis.coverage import Coverage
     from channelkit.analysis.freshness import Freshness
     from channelkit.reports.sections import StepLogger
     from channelkit.warehouse import Warehouse
@@ -173,26 +174,33 @@ def build_report(
     with wh.session():
         freshness = wh.freshness()
         check_freshness(freshness, max_age_delta, now)
-        report_range = report_period(
-            wh, since=since_date, until=until_date, period=period, tz=tz, freshness=freshness
-        )
+        report_range = report_period(wh, since=since_date, until=until_date, period=period, tz=tz)
         if until_date is not None:
             check_coverage(freshness, report_range)  # an explicit last day must have data
-        complete = covered(freshness, report_range)
+        complete = is_complete(wh, report_range)
         previous = compare_period(report_range, compare)
         step(f"period {report_range.label}, compared with {previous.label}")
-        page, frames = _build(wh, report_range, previous, channel_names, freshness, complete, step)
+        page, frames = _build(
+            wh, report_range, previous, compare, channel_names, freshness, complete, step
+        )
     page = replace(page, links=links)
     step("rendering HTML" + (f" with template {template_path}" if template_path else ""))
     return Report(page, render_page(page, template_path), frames, complete)
 
 
-def covered(fresh: Freshness, report_range: ReportPeriod) -> bool:
-    """Whether the warehouse has analytics for every day of `report_range`."""
-    from channelkit.reports.coverage import last_data_day
+def is_complete(wh: Warehouse, report_range: ReportPeriod) -> bool:
+    """Whether the warehouse has final analytics for every day of `report_range`."""
+    return _coverage(wh).covers(report_range.period)
 
-    last = last_data_day(fresh)
-    return last is not None and last >= report_range.last_day
+
+def _coverage(wh: Warehouse) -> Coverage:
+    from channelkit.analysis.coverage import read_coverage
+
+    con = wh.duckdb
+    try:
+        return read_coverage(con)
+    finally:
+        con.close()
 
 
 def _check_format(fmt: str) -> str:
@@ -218,6 +226,7 @@ def _build(
     wh: Warehouse,
     report_range: ReportPeriod,
     previous: ReportPeriod,
+    compare: str,
     channels: Sequence[str],
     freshness: Freshness,
     complete: bool,
@@ -229,6 +238,7 @@ def _build(
         wh,
         report_range,
         previous=previous,
+        compare=compare,
         channels=tuple(channels),
         freshness=freshness,
         complete=complete,
@@ -245,16 +255,20 @@ def report_period(
     until: date | str | None = None,
     period: str | None = None,
     tz: str = REPORT_TZ_DEFAULT,
-    freshness: Freshness | None = None,
 ) -> ReportPeriod:
-    """The days a report on `wh` with these parameters covers (see `generate_report`)."""
-    fresh = freshness if freshness is not None else wh.freshness()
+    """The days a report on `wh` with these parameters covers (see `generate_report`):
+    a named period ends with the warehouse's last complete synced day, as in every
+    `Warehouse` metric."""
+    coverage = _coverage(wh)
+    coverage.require_synced()
+    coverage.require_daily()
+    assert coverage.last_complete_day is not None  # require_daily: there are daily rows
     return resolve_period(
         since=_as_date(since, "since"),
         until=_as_date(until, "until"),
         period=period,
         tz=check_tz(tz),
-        anchor=period_anchor(fresh, tz),
+        last_day=coverage.last_complete_day,
         default_period=REPORT_PERIOD_DEFAULT,
     )
 

@@ -29,11 +29,13 @@ class PostRate:
 
     title: str
     read_rate: float
+    channel_median: float | None = None
 
 
 def summary_sentences(
     kpis: Mapping[str, Row],
     *,
+    period_name: str,
     previous_name: str,
     complete: bool = True,
     best: PostRate | None = None,
@@ -43,7 +45,8 @@ def summary_sentences(
 
     `kpis` maps a metric name (`read_rate`, `readers`, ...) to its row (`value`,
     `previous`, `delta`, `delta_pct`, `small_base`); a metric that is missing is left
-    out. `previous_name` names the comparison period ("September 2026").
+    out. `period_name` and `previous_name` name the period and its comparison
+    ("October 2026", "September 2026").
     """
     sentences: list[Sentence] = []
 
@@ -67,8 +70,8 @@ def summary_sentences(
         count = _count(row["value"])
         add(
             "readers",
-            f"{fmt_int(row['value'])} {'reader' if count == 1 else 'readers'} read the posts "
-            f"of the period{_count_change(row, previous_name)}.",
+            f"Posts published in {period_name} reached {fmt_int(row['value'])} "
+            f"{'reader' if count == 1 else 'readers'}{_count_change(row, previous_name)}.",
         )
     if "posts_published" in kpis:
         row = kpis["posts_published"]
@@ -82,6 +85,8 @@ def summary_sentences(
         text = f"Best read: \u201c{best.title}\u201d at {fmt_pct(best.read_rate)}"
         if weakest is not None and weakest.title != best.title:
             text += f"; weakest: \u201c{weakest.title}\u201d at {fmt_pct(weakest.read_rate)}"
+            if weakest.channel_median is not None:
+                text += f" (its channel's median: {fmt_pct(weakest.channel_median)})"
         sentences.append(Sentence(text + ".", () if complete else (INCOMPLETE,)))
     if "net_subscribers" in kpis:
         row = kpis["net_subscribers"]

@@ -39,7 +39,7 @@ from channelkit._constants import (
     REPORT_TZ_DEFAULT,
 )
 from channelkit.errors import InvalidParameterError
-from channelkit.reports.period import check_compare, check_tz, parse_period
+from channelkit.reports.period import check_compare, check_period, check_tz
 
 WEBHOOK_KINDS = ("slack", "teams", "json")
 _SMTP_SCHEMES = {"smtp": 25, "smtps": 465}
@@ -175,7 +175,7 @@ def _job(item: Any, where: str, base: Path, env: Mapping[str, str]) -> ReportJob
         raise InvalidParameterError(f"{where}.{sorted(unknown)[0]}", "unknown key")
     name = _text(item, "name", where)
     period = _text(item, "period", where)
-    _checked(where, "period", lambda: parse_period(period))
+    _checked(where, "period", lambda: check_period(period))
     tz = _text(item, "tz", where, REPORT_TZ_DEFAULT)
     _checked(where, "tz", lambda: check_tz(tz))
     compare = _text(item, "compare", where, REPORT_COMPARE_DEFAULT)

@@ -155,15 +155,15 @@ def _due_period(
 ) -> ReportPeriod:
     """The report's last complete period, after the freshness check."""
     from channelkit.reports.coverage import check_freshness
-    from channelkit.reports.generate import covered, report_period
+    from channelkit.reports.generate import is_complete, report_period
     from channelkit.warehouse import Warehouse
 
     wh = Warehouse(db)
     with wh.session():
-        fresh = wh.freshness()
-        check_freshness(fresh, max_age, now)
-        period = report_period(wh, period=job.period, tz=job.tz, freshness=fresh)
-    if not covered(fresh, period):
+        check_freshness(wh.freshness(), max_age, now)
+        period = report_period(wh, period=job.period, tz=job.tz)
+        complete = is_complete(wh, period)
+    if not complete:
         raise ReportError(
             f"{period.name} is not complete yet (data up to the last sync); it is sent once "
             "it is over"
