@@ -9,17 +9,17 @@ import pytest
 from channelkit.errors import InvalidParameterError
 from channelkit.reports.period import (
     ReportPeriod,
+    check_period,
     check_tz,
     compare_period,
     local_date,
     parse_date,
     parse_duration,
-    parse_period,
     previous_period,
     resolve_period,
 )
 
-ANCHOR = date(2026, 11, 23)  # a Monday: the day of the last sync
+LAST_DAY = date(2026, 11, 22)  # a Sunday: the last complete synced day
 
 
 def _resolve(**kwargs: object) -> ReportPeriod:
@@ -28,7 +28,7 @@ def _resolve(**kwargs: object) -> ReportPeriod:
         "until": None,
         "period": None,
         "tz": "UTC",
-        "anchor": ANCHOR,
+        "last_day": LAST_DAY,
         "default_period": "7d",
     }
     options.update(kwargs)
@@ -43,7 +43,7 @@ def _resolve(**kwargs: object) -> ReportPeriod:
         (" MONTH ", "2026-10-01", "2026-10-31", "October 2026", "September 2026", "October 2025"),
         ("week", "2026-11-16", "2026-11-22", "Week 47, 2026", "Week 46, 2026", "Week 47, 2025"),
         ("quarter", "2026-07-01", "2026-09-30", "Q3 2026", "Q2 2026", "Q3 2025"),
-        ("year", "2025-01-01", "2025-12-31", "2025", "2024", "2024"),
+        ("2025", "2025-01-01", "2025-12-31", "2025", "2024", "2024"),
         ("2026-03", "2026-03-01", "2026-03-31", "March 2026", "February 2026", "March 2025"),
         ("2026-Q1", "2026-01-01", "2026-03-31", "Q1 2026", "Q4 2025", "Q1 2025"),
         ("2026-W44", "2026-10-26", "2026-11-01", "Week 44, 2026", "Week 43, 2026", "Week 44, 2025"),
@@ -59,17 +59,9 @@ def _resolve(**kwargs: object) -> ReportPeriod:
             "7d",
             "2026-11-16",
             "2026-11-22",
-            "16 to 22 November 2026",
-            "9 to 15 November 2026",
-            "16 to 22 November 2025",
-        ),
-        (
-            "3m",
-            "2026-08-01",
-            "2026-10-31",
-            "August to October 2026",
-            "May to July 2026",
-            "August to October 2025",
+            "7 days to 22 November 2026",
+            "7 days to 15 November 2026",
+            "7 days to 22 November 2025",
         ),
     ],
 )
@@ -104,9 +96,9 @@ def test_leap_day_a_year_earlier() -> None:
     "text",
     ["", "7", "d", "0d", "-1d", "7 days", "7.5d", "2026-13", "2026-Q5", "2026-W54", "fortnight"],
 )
-def test_parse_period_rejects_with_the_value_named(text: str) -> None:
+def test_check_period_rejects_with_the_value_named(text: str) -> None:
     with pytest.raises(InvalidParameterError, match="period") as error:
-        parse_period(text)
+        check_period(text)
     assert error.value.param == "period"
 
 
@@ -151,10 +143,12 @@ def test_local_date_crosses_midnight_by_timezone() -> None:
         local_date(datetime(2026, 3, 29), "UTC")
 
 
-def test_default_period_ends_on_the_anchor_day_excluded() -> None:
+def test_default_period_ends_with_the_last_complete_day() -> None:
     period = _resolve()
-    assert (period.start, period.end, period.days) == (date(2026, 11, 16), ANCHOR, 7)
-    assert period.label == "16 to 22 November 2026 (2026-11-16 to 2026-11-22, UTC)"
+    assert (period.start, period.last_day, period.days) == (date(2026, 11, 16), LAST_DAY, 7)
+    assert period.label == "7 days to 22 November 2026 (2026-11-16 to 2026-11-22, UTC)"
+    assert period.query() == {"period": "7d", "tz": "UTC"}
+    assert _resolve(period="1m").query() == {"period": "month", "tz": "UTC"}
 
 
 def test_since_and_until_include_both_days() -> None:
@@ -168,9 +162,8 @@ def test_period_with_since_or_until() -> None:
     assert (after.start, after.end) == (date(2026, 3, 1), date(2026, 3, 15))
     before = _resolve(until=date(2026, 3, 31), period="1d")
     assert (before.start, before.end) == (date(2026, 3, 31), date(2026, 4, 1))
-    assert before.label == "31 March 2026 (2026-03-31, UTC)"
-    month_to = _resolve(until=date(2026, 3, 31), period="month")
-    assert month_to.name == "March 2026"
+    assert before.label == "2026-03-31 (UTC)"
+    assert before.query() == {"start": date(2026, 3, 31), "end": date(2026, 4, 1), "tz": "UTC"}
 
 
 def test_contradicting_or_empty_periods_are_refused() -> None:
@@ -180,6 +173,8 @@ def test_contradicting_or_empty_periods_are_refused() -> None:
         _resolve(since=date(2026, 3, 2), until=date(2026, 3, 1))
     with pytest.raises(InvalidParameterError, match="names its own days"):
         _resolve(since=date(2026, 3, 2), period="2026-03")
+    with pytest.raises(InvalidParameterError, match="names its own days"):
+        _resolve(until=date(2026, 3, 31), period="month")
     with pytest.raises(InvalidParameterError, match="IANA"):
         _resolve(tz="Nowhere/Land")
     with pytest.raises(InvalidParameterError, match="compare"):
@@ -190,4 +185,6 @@ def test_previous_period_of_days_has_the_same_length_just_before() -> None:
     current = _resolve(period="4w")
     before = previous_period(current)
     assert (before.start, before.end) == (date(2026, 9, 28), date(2026, 10, 26))
+    since_until = _resolve(since=date(2026, 3, 1), until=date(2026, 3, 10))
+    assert previous_period(since_until).label == "2026-02-19 to 2026-02-28 (UTC)"
     assert before.days == current.days == 28

@@ -81,6 +81,11 @@ class ReportPeriod:
         return self.period.label
 
     @property
+    def phrase(self) -> str:
+        """The name as it reads inside a sentence: "October 2026", "the 7 days to 5 April"."""
+        return f"the {self.name}" if self.kind == "days" else self.name
+
+    @property
     def label(self) -> str:
         """The name with its days and timezone: "October 2026 (2026-10-01 to 2026-10-31, UTC)"."""
         if self.kind == "range":

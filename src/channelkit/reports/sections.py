@@ -149,8 +149,8 @@ def build_page(
     best, weakest = _best_and_weakest(top_rate, low)
     summary = summary_sentences(
         rows,
-        period_name=period.name,
-        previous_name=previous.name,
+        period_name=period.phrase,
+        previous_name=previous.phrase,
         complete=complete,
         best=best,
         weakest=weakest,
