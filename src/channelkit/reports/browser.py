@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from channelkit._constants import (
-    REPORT_PDF_PAPER_INCHES,
+    REPORT_PDF_PAPER_MM,
     REPORT_PDF_VIEWPORT_WIDTH,
     REPORT_PNG_VIEWPORT_WIDTH,
     REPORT_RENDER_TIMEOUT_S,
@@ -110,7 +110,7 @@ async def _render(browser_path: str, url: str, fmt: str) -> bytes:
                     {"expression": _CHARTS_DRAWN, "awaitPromise": True},
                 )
                 if fmt == "pdf":
-                    paper_width, paper_height = REPORT_PDF_PAPER_INCHES
+                    paper_width, paper_height = (mm / 25.4 for mm in REPORT_PDF_PAPER_MM)
                     result = await _command(
                         tab,
                         "Page.printToPDF",
