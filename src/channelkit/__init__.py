@@ -51,6 +51,7 @@ _LAZY: dict[str, str] = {
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from channelkit import plots, publish, widgets
+    from channelkit.analysis.warehouse import Warehouse
     from channelkit.client import AsyncClient, Client
     from channelkit.errors import (
         APIConnectionError,
@@ -73,7 +74,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from channelkit.publish import schedule
     from channelkit.service import LocalService
     from channelkit.sync import SyncReport, sync
-    from channelkit.analysis.warehouse import Warehouse
 
 __all__ = [
     "__version__",

@@ -11,7 +11,6 @@ from __future__ import annotations
 import bisect
 from collections import Counter, defaultdict
 from datetime import date, datetime, timedelta
-from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 

@@ -144,7 +144,8 @@ def _cohort(flt: PostFilter, periods: Sequence[Period], *, baseline: bool = Fals
     return (
         Sql(
             "SELECT p.id, p.channel_id, p.priority, p.tags, p.published_at, "
-            f"coalesce(p.views, 0) AS readers, a.subscribers AS audience, ({selected}) AS selected, ",
+            "coalesce(p.views, 0) AS readers, a.subscribers AS audience, "
+            f"({selected}) AS selected, ",
             tuple(selected_params),
         )
         + _side(periods, "p.published_at", instant=True)
@@ -359,6 +360,7 @@ def engagement_over_time(
     keys = ["bucket", "channel_id"] if by_channel else ["bucket"]
     numbers = [*DAILY_SUMS, *POST_SUMS]
     totals = sums.groupby(keys, dropna=False)[numbers].sum()
+    index: pd.Index
     if by_channel:
         names = channel_names(con, flt.channel_ids)
         index = pd.MultiIndex.from_product([days, list(names["channel_id"])], names=keys)
@@ -436,7 +438,10 @@ def kpis(
         names = channel_names(con, flt.channel_ids)
         index = pd.MultiIndex.from_product([list(names["channel_id"]), [0, 1]], names=keys)
         totals = add_rates(totals.reindex(index, fill_value=0))
-        groups = [(cid, totals.xs(cid, level="channel_id")) for cid in names["channel_id"]]
+        groups = [
+            (str(cid), pd.DataFrame(totals.xs(cid, level="channel_id")))
+            for cid in names["channel_id"]
+        ]
     else:
         totals = add_rates(totals.reindex(pd.Index([0, 1], name="side"), fill_value=0))
         groups = [(None, totals)]
@@ -483,16 +488,21 @@ def kpis(
 def _kpi_value(sides: pd.DataFrame, side: int, metric: str, flt: PostFilter) -> float | None:
     if metric == "net_subscribers" and flt.selects_posts:
         return None  # subscribers follow channels, not tags, priorities or authors
-    value = sides.loc[side, metric]
-    return None if pd.isna(value) else float(value)
+    value = _number(sides, side, metric)
+    return None if value != value else value  # NaN: a rate without a denominator
+
+
+def _number(sides: pd.DataFrame, side: int, column: str) -> float:
+    """The value of `column` on `side` (the frame is indexed by side 0, 1 in order)."""
+    return float(sides[column].to_numpy(dtype="float64")[side])
 
 
 def _base_size(sides: pd.DataFrame, metric: str, before: float | None) -> float | None:
     """The previous side's base: its value for counts, its denominator for rates."""
     if metric == "read_rate":
-        return float(sides.loc[1, "audience"])
+        return _number(sides, 1, "audience")
     if metric == "engagement_rate":
-        return float(sides.loc[1, "opens"])
+        return _number(sides, 1, "opens")
     return None if before is None else abs(before)
 
 
@@ -671,6 +681,7 @@ def group_performance(
     out.index = out.index.set_names([*keys[:-1], key])
     if groups is not None:
         wanted = list(groups)
+        index: pd.Index
         if by_channel:
             channels_seen = sorted(set(frame["channel_id"]))
             index = pd.MultiIndex.from_product([channels_seen, wanted], names=keys)

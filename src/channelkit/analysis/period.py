@@ -64,29 +64,31 @@ def check_tz(tz: str) -> ZoneInfo:
 
 def to_local(value: Moment, zone: ZoneInfo, *, param: str) -> datetime:
     """`value` as an aware datetime in `zone` (see the module docstring for the rules)."""
-    if isinstance(value, np.datetime64):
-        if np.isnat(value):
+    moment: object = value
+    if isinstance(moment, np.datetime64):
+        if np.isnat(moment):
             raise InvalidParameterError(param, "is NaT (not a time)")
         # NumPy datetimes carry no zone: wall time in `zone`, like a naive datetime.
-        value = datetime.fromisoformat(str(value.astype("datetime64[us]")))
-    if isinstance(value, str):
-        text = value.strip()
+        moment = datetime.fromisoformat(str(moment.astype("datetime64[us]")))
+    if isinstance(moment, str):
+        text = moment.strip()
         try:
-            value = date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
+            moment = date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
         except ValueError:
             raise InvalidParameterError(
                 param, f"{value!r} is not a date (YYYY-MM-DD) or an ISO 8601 date-time"
             ) from None
-    if isinstance(value, datetime):
-        if hasattr(value, "to_pydatetime"):  # a pandas Timestamp: drop the nanoseconds
-            value = value.to_pydatetime()
-        _check_year(value.year, value, param)
-        if value.tzinfo is None:
-            return value.replace(tzinfo=zone)
-        return value.astimezone(zone)
-    if isinstance(value, date):
-        _check_year(value.year, value, param)
-        return datetime.combine(value, time(), tzinfo=zone)
+    if isinstance(moment, datetime):
+        instant = moment
+        if hasattr(instant, "to_pydatetime"):  # a pandas Timestamp: drop the nanoseconds
+            instant = instant.to_pydatetime()
+        _check_year(instant.year, instant, param)
+        if instant.tzinfo is None:
+            return instant.replace(tzinfo=zone)
+        return instant.astimezone(zone)
+    if isinstance(moment, date):
+        _check_year(moment.year, moment, param)
+        return datetime.combine(moment, time(), tzinfo=zone)
     raise InvalidParameterError(
         param, f"expected a date, a datetime or an ISO string, got {type(value).__name__}"
     )

@@ -139,7 +139,7 @@ class Warehouse:
 
         Dtypes follow the metric methods; TIMESTAMPTZ columns are converted to `tz`.
         """
-        tz = resolve_tz(tz)
+        tz = _zone(tz)
         check_tz(tz)
         with self._connect() as con:
             try:
@@ -190,7 +190,7 @@ class Warehouse:
 
     def channels(self, *, tz: str | None = None) -> pd.DataFrame:
         """One row per channel (deleted ones left out), by name."""
-        zone = resolve_tz(tz)
+        zone = _zone(tz)
         check_tz(zone)
         with self._connect() as con:
             return metrics.channels(con, zone)
@@ -540,7 +540,7 @@ class Warehouse:
         The warehouse is a snapshot: pass the last sync time as `as_of` for a report that
         does not change with the wall clock. `start`/`end` bound `scheduled_at`.
         """
-        zone = resolve_tz(tz)
+        zone = _zone(tz)
         moment = (
             datetime.now(UTC) if as_of is None else to_local(as_of, check_tz(zone), param="as_of")
         )
@@ -568,7 +568,7 @@ class Warehouse:
         default: str | None = None,
         compare: str = "previous",
     ) -> Iterator[_Query]:
-        tz = resolve_tz(args.tz)
+        tz = _zone(args.tz)
         check_tz(tz)
         with self._connect() as con:
             coverage = read_coverage(con)
@@ -681,6 +681,13 @@ class _Query:
         if previous is not None:
             frame.attrs.update(previous_start=previous.start, previous_end=previous.end)
         return frame
+
+
+def _zone(tz: object) -> str:
+    """The timezone name to use: `tz`, else CHANNELKIT_TZ, else UTC (checked by the caller)."""
+    if tz is not None and not isinstance(tz, str):
+        raise InvalidParameterError("tz", f"{tz!r} is not an IANA timezone name")
+    return resolve_tz(tz)
 
 
 def _posts(count: int) -> str:
