@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from channelkit.cli import main
+from channelkit.reports.sections import CSV_NAMES
 from channelkit.warehouse.connection import open_warehouse
 
 SECRET = "s3cret-pass"
@@ -180,7 +181,7 @@ def test_first_run_sends_once_per_target_second_run_nothing(
     names = [part.get_filename() for part in message.iter_attachments()]
     report_name = "weekly-all-hands-2026-03-30_2026-04-05.html"
     assert names[0] == report_name
-    assert sum(1 for n in names if n and n.endswith(".csv")) == 9
+    assert sum(1 for n in names if n and n.endswith(".csv")) == len(CSV_NAMES)
     attached = next(part for part in message.iter_attachments())
     assert "<!doctype html>" in attached.get_content()
     assert (tmp_path / "kept" / report_name).is_file()
