@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 import stat
 from collections.abc import Callable
 from datetime import UTC, date, datetime
@@ -166,3 +167,42 @@ def test_mistakes_name_the_parameter(
 def test_index_and_no_attrs() -> None:
     frame = pd.DataFrame({"v": [1, 2]}, index=pd.Index(["x", "=y"], name="tag"))
     assert csv_text(frame) == "tag,v\r\nx,1\r\n'=y,2\r\n"
+
+
+def test_warehouse_frames_go_to_excel_without_formulas_or_numpy_reprs(tmp_path: Path) -> None:
+    from fixtures.warehouse import XSS_TAG, build_small_warehouse
+
+    wh = ck.Warehouse(build_small_warehouse(tmp_path / "w.duckdb"))
+    period = {"start": "2026-03-16", "end": "2026-04-06", "tz": "Europe/Berlin"}
+    posts = wh.posts(**period)
+    posts.loc[0, "title"] = "=cmd|' /C calc'!A0"  # a hostile title, as a sync could bring
+    frames = {
+        "Posts": posts,
+        "KPIs": wh.kpis(period="2026-W13", channel="engineering"),
+        "Top": wh.top_posts(**period),
+        "Tags": wh.tag_performance(**period),
+    }
+    book = openpyxl.load_workbook(ck.to_excel(frames, tmp_path / "all.xlsx"))
+    texts = []
+    for sheet in book.worksheets:
+        for row in sheet.iter_rows():
+            for cell in row:
+                assert cell.data_type != "f", (sheet.title, cell.coordinate, cell.value)
+                if isinstance(cell.value, str):
+                    texts.append(cell.value)
+    joined = "\n".join(texts)
+    for marker in ("array(", "np.", "<NA>", "NaT", "Timestamp(", "['"):
+        assert marker not in joined, marker
+    assert not re.search(r"\bnan\b", joined)
+    assert "=cmd|' /C calc'!A0" in texts  # kept as text, not run
+    assert f"{XSS_TAG}, eng" in texts  # a tag list joined with ", "
+    kpis = book["KPIs"]
+    assert [kpis["A1"].value, kpis["B1"].value] == ["Period", "Week 13, 2026"]
+    assert [kpis["A3"].value, kpis["B3"].value] == ["Filters", "channel: Engineering"]
+    header = [
+        c.value
+        for c in book["Posts"][
+            next(r for r in range(1, 12) if book["Posts"].cell(r, 1).value == "id")
+        ]
+    ]
+    assert "published_at (Europe/Berlin)" in header

@@ -118,6 +118,7 @@ KPI_SMALL_BASE_COUNT = 20  # a count whose previous value is below this is a sma
 KPI_SMALL_BASE_AUDIENCE = 100  # ...and a rate whose previous denominator is below this
 GRID_MAX_CELLS = 100_000  # rows a grid (periods x channels) may have before it is refused
 REACH_CURVE_DAYS = 14
+REACH_CURVE_MAX_DAYS = 366
 LOW_REACH_SHARE = 0.5  # low reach: read rate below this share of the channel's median
 PERIOD_FIRST_YEAR = 1970  # dates outside these years are typos, not periods
 PERIOD_LAST_YEAR = 2200

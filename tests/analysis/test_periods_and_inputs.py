@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import channelkit as ck
-from channelkit.analysis.coverage import NotSyncedError
+from channelkit.errors import NotSyncedError
 from channelkit.warehouse.connection import open_warehouse
 from fixtures.warehouse import build_long_warehouse, build_small_warehouse
 

@@ -245,3 +245,13 @@ def test_importing_plots_outside_a_kernel_leaves_plotly_renderers_alone() -> Non
     code = "import sys, channelkit.plots; print('nbformat' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_plots_import_neither_duckdb_nor_the_analysis_layer() -> None:
+    code = (
+        "import sys, channelkit.plots\n"
+        "analysis = any(m.startswith('channelkit.analysis') for m in sys.modules)\n"
+        "print('duckdb' in sys.modules, analysis)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]

@@ -11,8 +11,7 @@ import duckdb
 import pandas as pd
 import pytest
 
-from channelkit.analysis.coverage import NotSyncedError
-from channelkit.errors import InvalidParameterError
+from channelkit.errors import InvalidParameterError, NotSyncedError
 from channelkit.warehouse import Warehouse
 from channelkit.warehouse.connection import WarehouseError, open_warehouse
 from fixtures.warehouse import BASE_URL, LAST_SYNC_FINISHED, build_small_warehouse

@@ -18,13 +18,9 @@ from channelkit._constants import SYNC_CONVERGENCE_RUNS
 from channelkit.analysis.freshness import instant
 from channelkit.analysis.period import Period
 from channelkit.analysis.sql import first_row
-from channelkit.errors import ChannelkitError, InvalidParameterError
+from channelkit.errors import InvalidParameterError, NotSyncedError
 
 DAILY_TABLES = ("post_daily", "channel_daily")
-
-
-class NotSyncedError(ChannelkitError):
-    """The warehouse has no completed sync, or lacks the data a metric needs."""
 
 
 @dataclass(frozen=True)

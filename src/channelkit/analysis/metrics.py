@@ -141,21 +141,30 @@ def _cohort(flt: PostFilter, periods: Sequence[Period], *, baseline: bool = Fals
     channel_only = PostFilter(channel_ids=flt.channel_ids)
     where, params = (channel_only if baseline else flt).where("p")
     selected, selected_params = flt.post_condition("p") if baseline else ("TRUE", [])
+    # The posts are chosen first, then given their audience: the channel's row of the
+    # publication day by a hash join, and only posts without one go through the (slower)
+    # ASOF join that finds the latest earlier row.
+    columns = (
+        "p.id, p.channel_id, p.priority, p.tags, p.published_at, p.readers, p.selected, p.side"
+    )
     return (
         Sql(
-            "SELECT p.id, p.channel_id, p.priority, p.tags, p.published_at, "
-            "coalesce(p.views, 0) AS readers, a.subscribers AS audience, "
+            "WITH chosen AS (SELECT p.id, p.channel_id, p.priority, p.tags, p.published_at, "
+            "coalesce(p.views, 0) AS readers, timezone('UTC', p.published_at)::DATE AS pub_day, "
             f"({selected}) AS selected, ",
             tuple(selected_params),
         )
         + _side(periods, "p.published_at", instant=True)
-        + Sql(
-            " AS side FROM posts p ASOF LEFT JOIN channel_daily a ON a.channel_id = p.channel_id "
-            f"AND timezone('UTC', p.published_at)::DATE >= a.date WHERE {where} AND (",
-            tuple(params),
-        )
+        + Sql(f" AS side FROM posts p WHERE {where} AND (", tuple(params))
         + _any(periods, "p.published_at", instant=True)
-        + Sql(")")
+        + Sql(
+            ")), exact AS (SELECT p.*, a.subscribers AS audience FROM chosen p "
+            "LEFT JOIN channel_daily a ON a.channel_id = p.channel_id AND a.date = p.pub_day) "
+            f"SELECT {columns}, p.audience FROM exact p WHERE p.audience IS NOT NULL "
+            f"UNION ALL SELECT {columns}, a.subscribers FROM "
+            "(SELECT * FROM exact WHERE audience IS NULL) p "
+            "ASOF LEFT JOIN channel_daily a ON a.channel_id = p.channel_id AND p.pub_day >= a.date"
+        )
     )
 
 
@@ -431,79 +440,66 @@ def kpis(
     """
     sums = channel_sums(con, flt, [period, previous])
     numbers = [*DAILY_SUMS, *POST_SUMS, "net_subscribers"]
-    keys = ["channel_id", "side"] if by_channel else ["side"]
-    totals = sums.groupby(keys)[numbers].sum()
-    groups: list[tuple[str | None, pd.DataFrame]]
     if by_channel:
         names = channel_names(con, flt.channel_ids)
-        index = pd.MultiIndex.from_product([list(names["channel_id"]), [0, 1]], names=keys)
-        totals = add_rates(totals.reindex(index, fill_value=0))
-        groups = [
-            (str(cid), pd.DataFrame(totals.xs(cid, level="channel_id")))
-            for cid in names["channel_id"]
-        ]
+        channel_ids = [str(c) for c in names["channel_id"]]
+        sums = sums[sums["channel_id"].isin(channel_ids)]
     else:
-        totals = add_rates(totals.reindex(pd.Index([0, 1], name="side"), fill_value=0))
-        groups = [(None, totals)]
-    rows = []
-    for channel_id, sides in groups:
-        for metric, kind in KPI_METRICS:
-            value, before = _kpi_value(sides, 0, metric, flt), _kpi_value(sides, 1, metric, flt)
-            base = _base_size(sides, metric, before)
-            fair = complete or metric == "read_rate"
-            delta = None if value is None or before is None or not fair else value - before
-            small = KPI_SMALL_BASE_AUDIENCE if kind == "rate" else KPI_SMALL_BASE_COUNT
-            rows.append(
+        channel_ids = [""]
+        sums = sums.assign(channel_id="")
+    totals = sums.groupby(["channel_id", "side"])[numbers].sum()
+    index = pd.MultiIndex.from_product([channel_ids, [0, 1]], names=["channel_id", "side"])
+    totals = add_rates(totals.reindex(index, fill_value=0))
+    now = totals.xs(0, level="side").reindex(channel_ids)
+    before = totals.xs(1, level="side").reindex(channel_ids)
+    parts = []
+    for metric, kind in KPI_METRICS:
+        value = now[metric].astype("float64")
+        previous_ = before[metric].astype("float64")
+        if metric == "net_subscribers" and flt.selects_posts:
+            # Subscribers follow channels, not tags, priorities or authors.
+            value = previous_ = pd.Series(np.nan, index=now.index)
+        if metric == "read_rate":
+            base = before["audience"].astype("float64")
+        elif metric == "engagement_rate":
+            base = before["opens"].astype("float64")
+        else:
+            base = previous_.abs()
+        small = KPI_SMALL_BASE_AUDIENCE if kind == "rate" else KPI_SMALL_BASE_COUNT
+        delta = value - previous_
+        if not (complete or metric == "read_rate"):
+            delta = pd.Series(np.nan, index=now.index)
+        # A relative change from zero or from a negative base (net subscribers can shrink)
+        # has no meaning.
+        pct = delta / previous_.where(previous_ > 0)
+        parts.append(
+            pd.DataFrame(
                 {
-                    "channel_id": channel_id,
+                    "channel_id": channel_ids,
                     "metric": metric,
                     "label": KPI_LABELS[metric],
                     "kind": kind,
-                    "value": value,
-                    "previous": before,
-                    "delta": delta,
-                    # A relative change from zero or from a negative base (net subscribers
-                    # can shrink) has no meaning.
-                    "delta_pct": None
-                    if delta is None or not before or before < 0
-                    else delta / before,
-                    "small_base": base is not None and base < small,
+                    "value": value.to_numpy(),
+                    "previous": previous_.to_numpy(),
+                    "delta": delta.to_numpy(),
+                    "delta_pct": pct.to_numpy(),
+                    "small_base": (base < small).to_numpy() & base.notna().to_numpy(),
                 }
             )
-    frame = pd.DataFrame(rows)
+        )
+    frame = pd.concat(parts, ignore_index=True)
+    frame.attrs["posts_without_audience"] = int(sums.loc[sums["side"] == 0, "no_audience"].sum())
     for column in ("value", "previous", "delta", "delta_pct"):
-        frame[column] = frame[column].astype("Float64")
+        # NaN (a rate without a denominator, a delta left out) becomes NA.
+        frame[column] = pd.array(frame[column].to_numpy(), dtype="Float64")
     frame["small_base"] = frame["small_base"].astype("boolean")
-    if by_channel:
-        frame = frame.merge(names, on="channel_id", how="left")
-        cols = [
-            "channel_id",
-            "channel",
-            *[c for c in frame.columns if c not in ("channel_id", "channel")],
-        ]
-        return frame[cols]
-    return frame.drop(columns="channel_id")
-
-
-def _kpi_value(sides: pd.DataFrame, side: int, metric: str, flt: PostFilter) -> float | None:
-    if metric == "net_subscribers" and flt.selects_posts:
-        return None  # subscribers follow channels, not tags, priorities or authors
-    value = _number(sides, side, metric)
-    return None if value != value else value  # NaN: a rate without a denominator
-
-
-def _number(sides: pd.DataFrame, side: int, column: str) -> float:
-    """The value of `column` on `side` (the frame is indexed by side 0, 1 in order)."""
-    return float(sides[column].to_numpy(dtype="float64")[side])
-
-
-def _base_size(sides: pd.DataFrame, metric: str, before: float | None) -> float | None:
-    """The previous side's base: its value for counts, its denominator for rates."""
-    if metric == "read_rate":
-        return _number(sides, 1, "audience")
-    if metric == "engagement_rate":
-        return _number(sides, 1, "opens")
-    return None if before is None else abs(before)
+    if not by_channel:
+        return frame.drop(columns="channel_id")
+    frame["order"] = frame["channel_id"].map({c: i for i, c in enumerate(channel_ids)})
+    frame = frame.sort_values(["order"], kind="stable").drop(columns="order")
+    frame = frame.merge(names, on="channel_id", how="left")
+    rest = [c for c in frame.columns if c not in ("channel_id", "channel")]
+    return frame[["channel_id", "channel", *rest]].reset_index(drop=True)
 
 
 def channel_comparison(
@@ -612,160 +608,145 @@ def top_posts(
     return frame
 
 
-def post_rates(con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period) -> pd.DataFrame:
-    """The period's posts with readers, audience, read rate and their channel's median rate.
+def _rated(con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period) -> Sql:
+    """`WITH ... rated AS (...)`: the period's posts with readers, audience, read rate,
+    opens and engagements in the period, and their channel's median read rate.
 
-    Channel medians are over all the channel's posts published in the period (tag,
-    priority and author filters only choose which posts are returned, `selected`).
+    Channel medians are over all the channel's posts published in the period; tag,
+    priority and author filters only choose the posts marked `selected`.
     """
-    sql = (
+    return (
         _base(con, flt, [period])
         + Sql(", cohort AS (")
         + _cohort(flt, [period], baseline=True)
         + Sql(
+            # Only the cohort's daily rows: posts published earlier are not compared.
             "), per_post AS (SELECT d.post_id, sum(d.views)::BIGINT AS opens, "
-            f"sum({ENGAGEMENTS})::BIGINT AS engagements FROM fdaily d GROUP BY 1), "
-            "rated AS (SELECT c.*, c.readers::DOUBLE / nullif(c.audience, 0) AS read_rate, "
+            f"sum({ENGAGEMENTS})::BIGINT AS engagements FROM fdaily d "
+            "SEMI JOIN cohort c ON c.id = d.post_id GROUP BY 1), "
+            "posts_rated AS (SELECT c.*, c.readers::DOUBLE / nullif(c.audience, 0) AS read_rate, "
             "coalesce(pp.opens, 0) AS opens, coalesce(pp.engagements, 0) AS engagements "
             "FROM cohort c LEFT JOIN per_post pp ON pp.post_id = c.id), "
             "medians AS (SELECT channel_id, median(read_rate) AS channel_median "
-            "FROM rated GROUP BY 1) "
-            "SELECT r.id AS post_id, r.channel_id, r.priority, r.tags, r.published_at, "
-            "r.readers, r.audience, r.read_rate, r.opens, r.engagements, m.channel_median, "
+            "FROM posts_rated GROUP BY 1), "
+            "rated AS (SELECT r.*, m.channel_median, "
             "r.read_rate / nullif(m.channel_median, 0) AS relative_read_rate "
-            "FROM rated r JOIN medians m USING (channel_id) WHERE r.selected"
+            "FROM posts_rated r JOIN medians m USING (channel_id) WHERE r.selected) "
         )
     )
-    return _run(con, sql, period.tz)
 
 
-def group_performance(
-    rates: pd.DataFrame,
-    key: str,
-    groups: Sequence[str] | None,
-    *,
-    by_channel: bool,
-    small_sample_n: int,
-) -> pd.DataFrame:
-    """Per group (tag or priority): posts, readers, read rate, lift, opens, engagements."""
-    frame = rates
-    if key == "tag":
-        tags = rates["tags"].astype(object)
-        frame = rates.assign(tag=tags.map(lambda t: sorted(set(t)) if t is not None else []))
-        frame = frame.explode("tag").dropna(subset=["tag"])
-        frame["tag"] = frame["tag"].astype(str)
-    keys = ["channel_id", key] if by_channel else [key]
-    rated = frame["audience"].notna()
-    frame = frame.assign(
-        rated_readers=frame["readers"].where(rated, 0).astype("int64"),
-        audience_sum=frame["audience"].fillna(0).astype("int64"),
-        readers_i=frame["readers"].astype("int64"),
-        opens_i=frame["opens"].astype("int64"),
-        engagements_i=frame["engagements"].astype("int64"),
-        rel=frame["relative_read_rate"].astype("float64"),
-        key_str=frame[key].astype(str),
-    )
-    grouped = frame.groupby([*keys[:-1], "key_str"] if by_channel else ["key_str"], observed=True)
-    out = pd.DataFrame(
-        {
-            "posts": grouped.size(),
-            "readers": grouped["readers_i"].sum(),
-            "rated_readers": grouped["rated_readers"].sum(),
-            "audience": grouped["audience_sum"].sum(),
-            "lift": grouped["rel"].median(),
-            "opens": grouped["opens_i"].sum(),
-            "engagements": grouped["engagements_i"].sum(),
-            "median_opens": grouped["opens_i"].median(),
-        }
-    )
-    out.index = out.index.set_names([*keys[:-1], key])
-    if groups is not None:
-        wanted = list(groups)
-        index: pd.Index
-        if by_channel:
-            channels_seen = sorted(set(frame["channel_id"]))
-            index = pd.MultiIndex.from_product([channels_seen, wanted], names=keys)
-        else:
-            index = pd.Index(wanted, name=key)
-        out = out.reindex(index)
-        out[["posts", "readers", "rated_readers", "audience", "opens", "engagements"]] = out[
-            ["posts", "readers", "rated_readers", "audience", "opens", "engagements"]
-        ].fillna(0)
-    out = out.reset_index()
-    out["read_rate"] = _ratio(out["rated_readers"], out["audience"])
-    out["engagement_rate"] = _ratio(out["engagements"], out["opens"])
-    out["small_sample"] = out["posts"] < small_sample_n
-    columns = [
-        *keys,
-        "posts",
-        "readers",
-        "read_rate",
-        "lift",
-        "opens",
-        "engagements",
-        "engagement_rate",
-        "median_opens",
-        "small_sample",
-    ]
-    out = out[columns]
+# Per-group sums over `rated g`; count(g.id) keeps groups without posts at zero.
+_GROUP_STATS = (
+    "count(g.id) AS posts, coalesce(sum(g.readers), 0)::BIGINT AS readers, "
+    "coalesce(sum(g.readers) FILTER (g.audience IS NOT NULL), 0)::BIGINT AS rated_readers, "
+    "coalesce(sum(g.audience), 0)::BIGINT AS audience, "
+    "median(g.relative_read_rate)::DOUBLE AS lift, coalesce(sum(g.opens), 0)::BIGINT AS opens, "
+    "coalesce(sum(g.engagements), 0)::BIGINT AS engagements, "
+    "median(g.opens)::DOUBLE AS median_opens"
+)
+GROUP_COLUMNS = (
+    "posts",
+    "readers",
+    "read_rate",
+    "lift",
+    "opens",
+    "engagements",
+    "engagement_rate",
+    "median_opens",
+    "small_sample",
+)
+
+
+def _finish_groups(frame: pd.DataFrame, keys: list[str], small_sample_n: int) -> pd.DataFrame:
+    frame["read_rate"] = _ratio(frame["rated_readers"], frame["audience"])
+    frame["engagement_rate"] = _ratio(frame["engagements"], frame["opens"])
+    frame["small_sample"] = (frame["posts"] < small_sample_n).astype("boolean")
+    out = frame[[*keys, *GROUP_COLUMNS]].copy()
     for column in ("posts", "readers", "opens", "engagements"):
         out[column] = out[column].astype("Int64")
-    for column in ("lift", "median_opens", "read_rate", "engagement_rate"):
-        out[column] = out[column].astype("float64")
-    out["small_sample"] = out["small_sample"].astype("boolean")
     return out
 
 
 def tag_performance(
-    rates: pd.DataFrame, tags: Sequence[str] | None, *, by_channel: bool, small_sample_n: int
-) -> pd.DataFrame:
-    """One row per tag of the period's posts, most-used first (then by lift)."""
-    out = group_performance(
-        rates, "tag", None, by_channel=by_channel, small_sample_n=small_sample_n
-    )
-    if tags is not None:
-        out = out[out["tag"].isin(tags)]
-    keys = ["channel_id"] if by_channel else []
-    out = out.sort_values(
-        [*keys, "posts", "lift", "tag"],
-        ascending=[*[True] * len(keys), False, False, True],
-        na_position="last",
-    )
-    return out.reset_index(drop=True)
-
-
-def priority_impact(
-    rates: pd.DataFrame,
-    priorities: Sequence[str] | None,
+    con: duckdb.DuckDBPyConnection,
+    flt: PostFilter,
+    period: Period,
     *,
     by_channel: bool,
     small_sample_n: int,
 ) -> pd.DataFrame:
-    """One row per priority (all of them, even without posts) for the period's posts."""
-    wanted = list(priorities or PRIORITIES)
-    out = group_performance(
-        rates, "priority", wanted, by_channel=by_channel, small_sample_n=small_sample_n
+    """One row per tag of the period's posts, most-used first (then by lift)."""
+    keys = ["channel_id", "tag"] if by_channel else ["tag"]
+    group = ", ".join(f"g.{k}" for k in keys)
+    sql = _rated(con, flt, period) + Sql(
+        f", tagged AS (SELECT r.*, unnest(list_distinct(r.tags)) AS tag FROM rated r) "
+        f"SELECT {group}, {_GROUP_STATS} FROM tagged g"
     )
-    out["priority"] = out["priority"].astype(pd.CategoricalDtype(list(PRIORITIES), ordered=True))
-    keys = ["channel_id"] if by_channel else []
-    return out.sort_values([*keys, "priority"], ignore_index=True)
+    if flt.tags is not None:
+        sql = sql + Sql(" WHERE g.tag = ANY(?::VARCHAR[])", (list(flt.tags),))
+    order = "g.channel_id, " if by_channel else ""
+    sql = sql + Sql(f" GROUP BY {group} ORDER BY {order}posts DESC, lift DESC NULLS LAST, g.tag")
+    frame = _finish_groups(_run(con, sql, period.tz), keys, small_sample_n)
+    return frame.reset_index(drop=True)
 
 
-def low_reach(rates: pd.DataFrame, *, share: float) -> pd.DataFrame:
+def priority_impact(
+    con: duckdb.DuckDBPyConnection,
+    flt: PostFilter,
+    period: Period,
+    *,
+    by_channel: bool,
+    small_sample_n: int,
+) -> pd.DataFrame:
+    """One row per priority (all of them, even without posts; per channel with `by_channel`)."""
+    wanted = list(flt.priorities or PRIORITIES)
+    keys = ["channel_id", "priority"] if by_channel else ["priority"]
+    if by_channel:
+        grid = Sql(
+            "SELECT c.channel_id, w.priority FROM (SELECT DISTINCT channel_id FROM rated) c "
+            "CROSS JOIN (SELECT unnest(?::VARCHAR[]) AS priority) w",
+            (wanted,),
+        )
+        join = "g.channel_id = k.channel_id AND g.priority = k.priority"
+    else:
+        grid = Sql("SELECT unnest(?::VARCHAR[]) AS priority", (wanted,))
+        join = "g.priority = k.priority"
+    sql = (
+        _rated(con, flt, period)
+        + Sql(f"SELECT {', '.join(f'k.{c}' for c in keys)}, {_GROUP_STATS} FROM (")
+        + grid
+        + Sql(f") k LEFT JOIN rated g ON {join} GROUP BY ALL")
+    )
+    frame = _finish_groups(_run(con, sql, period.tz), keys, small_sample_n)
+    frame["priority"] = frame["priority"].astype(pd.CategoricalDtype(list(PRIORITIES), True))
+    return frame.sort_values(keys, ignore_index=True)
+
+
+def low_reach(
+    con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period, *, share: float
+) -> pd.DataFrame:
     """Posts whose read rate is below `share` of their channel's median, worst first."""
-    low = rates[rates["relative_read_rate"].astype("float64") < share].copy()
-    low = low.sort_values(["relative_read_rate", "post_id"])
-    columns = [
-        "post_id",
-        "channel_id",
-        "published_at",
-        "readers",
-        "audience",
-        "read_rate",
-        "channel_median",
-        "relative_read_rate",
-    ]
-    return low[columns].reset_index(drop=True)
+    sql = _rated(con, flt, period) + Sql(
+        "SELECT r.id AS post_id, p.title, r.channel_id, ch.name AS channel, r.published_at, "
+        "r.readers, r.audience, r.read_rate, r.channel_median, r.relative_read_rate "
+        "FROM rated r JOIN posts p ON p.id = r.id LEFT JOIN channels ch ON ch.id = r.channel_id "
+        "WHERE r.relative_read_rate < ? ORDER BY r.relative_read_rate, r.id",
+        (share,),
+    )
+    return _run(con, sql, period.tz)
+
+
+def posts_without_audience(con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period) -> int:
+    """How many posts published in the period have no channel analytics row to give an
+    audience (they are left out of read rates)."""
+    sql = (
+        Sql("WITH cohort AS (")
+        + _cohort(flt, [period])
+        + Sql(") SELECT count(*) FROM cohort WHERE audience IS NULL")
+    )
+    row = first_row(con, sql.text, sql.params)
+    return 0 if row is None else int(row[0])
 
 
 def publishing_heatmap(
@@ -807,7 +788,8 @@ def reach_curve(
 
     share(k) = Σ_posts min(readers, Σ unique_viewers over UTC dates pub..pub+k) ÷ Σ readers
     over the posts published at least `days` days before `last_day`. Computed from the
-    steps of each post's capped running total, so only the daily rows that exist are read.
+    steps of each post's capped running total (min(R, seen) - min(R, seen before the
+    row)), so only the daily rows that exist are read.
     """
     where, params = flt.where("p")
     cohort = (
@@ -820,15 +802,19 @@ def reach_curve(
         + instant_range(period, "p.published_at")
         + Sql(") ")
     )
+    # The explicit date range lets DuckDB skip the daily rows of other months unread; the
+    # running total before a row is `seen - uv`, so one window function is enough.
     steps = cohort + Sql(
-        ", running AS (SELECT d.post_id, d.date - c.pub AS day, c.readers, "
-        "sum(d.unique_viewers) OVER (PARTITION BY d.post_id ORDER BY d.date) AS seen "
+        ", running AS (SELECT d.date - c.pub AS day, c.readers, d.unique_viewers AS uv, "
+        "sum(d.unique_viewers) OVER (PARTITION BY d.post_id ORDER BY d.date "
+        "ROWS UNBOUNDED PRECEDING) AS seen "
         "FROM post_daily d JOIN cohort c ON c.id = d.post_id "
-        "WHERE d.date >= c.pub AND d.date <= c.pub + ?), "
-        "steps AS (SELECT day, least(readers, seen) - least(readers, coalesce(lag(seen) "
-        "OVER (PARTITION BY post_id ORDER BY day), 0)) AS step FROM running) "
-        "SELECT day, sum(step)::BIGINT FROM steps GROUP BY 1",
-        (days,),
+        "WHERE d.date >= (SELECT min(pub) FROM cohort) "
+        "AND d.date <= (SELECT max(pub) FROM cohort) + ? "
+        "AND d.date >= c.pub AND d.date <= c.pub + ?) "
+        "SELECT day, sum(least(readers, seen) - least(readers, seen - uv))::BIGINT "
+        "FROM running GROUP BY 1",
+        (days, days),
     )
     totals = cohort + Sql("SELECT count(*), coalesce(sum(readers), 0)::BIGINT FROM cohort")
     reached = dict(con.execute(steps.text, list(steps.params)).fetchall())

@@ -26,6 +26,7 @@ from channelkit._constants import (
     LOW_REACH_SHARE,
     POST_STATUSES,
     REACH_CURVE_DAYS,
+    REACH_CURVE_MAX_DAYS,
     SMALL_SAMPLE_POSTS,
     SYNC_CONVERGENCE_RUNS,
     TOP_POSTS_MIN_VIEWS,
@@ -74,6 +75,7 @@ class Warehouse:
         self.path = Path(path)
         self.sync_report = sync_report
         self._session: DuckDBPyConnection | None = None
+        self._covered: tuple[tuple[int, int], Coverage] | None = None
         with self._connect() as con:  # fail now, not at the first query
             read_coverage(con).require_synced()
 
@@ -283,7 +285,7 @@ class Warehouse:
                 q.con, q.flt, period_, previous, by_channel=by_channel, complete=complete
             )
             q.readers_age()
-            q.no_audience_count(period_)
+            q.no_audience(frame.attrs.pop("posts_without_audience", 0))
         return q.finish(frame, "kpis", by=by, compare=compare, complete=complete)
 
     def top_posts(
@@ -371,13 +373,12 @@ class Warehouse:
         least = _check_count("small_sample_n", small_sample_n, minimum=1)
         args = _Args(period, start, end, tz, channel, tag, priority, author)
         with self._query(args) as q:
-            rates = metrics.post_rates(q.con, q.flt, q.period)
             frame = metrics.tag_performance(
-                rates, q.flt.tags, by_channel=by_channel, small_sample_n=least
+                q.con, q.flt, q.period, by_channel=by_channel, small_sample_n=least
             )
             frame = _named_channels(q.con, frame, by_channel)
             q.readers_age()
-            q.no_audience(int(rates["audience"].isna().sum()))
+            q.no_audience(metrics.posts_without_audience(q.con, q.flt, q.period))
         return q.finish(frame, "tag_performance", by=by, small_sample_n=least)
 
     def priority_impact(
@@ -402,13 +403,12 @@ class Warehouse:
         least = _check_count("small_sample_n", small_sample_n, minimum=1)
         args = _Args(period, start, end, tz, channel, tag, priority, author)
         with self._query(args) as q:
-            rates = metrics.post_rates(q.con, q.flt, q.period)
             frame = metrics.priority_impact(
-                rates, q.flt.priorities, by_channel=by_channel, small_sample_n=least
+                q.con, q.flt, q.period, by_channel=by_channel, small_sample_n=least
             )
             frame = _named_channels(q.con, frame, by_channel)
             q.readers_age()
-            q.no_audience(int(rates["audience"].isna().sum()))
+            q.no_audience(metrics.posts_without_audience(q.con, q.flt, q.period))
         return q.finish(frame, "priority_impact", by=by, small_sample_n=least)
 
     def low_reach(
@@ -430,11 +430,9 @@ class Warehouse:
             raise InvalidParameterError("share", f"{share!r} is not a number in (0, 1]")
         args = _Args(period, start, end, tz, channel, tag, priority, author)
         with self._query(args) as q:
-            rates = metrics.post_rates(q.con, q.flt, q.period)
-            frame = metrics.low_reach(rates, share=float(share))
-            frame = _with_titles(q.con, frame)
+            frame = metrics.low_reach(q.con, q.flt, q.period, share=float(share))
             q.readers_age()
-            q.no_audience(int(rates["audience"].isna().sum()))
+            q.no_audience(metrics.posts_without_audience(q.con, q.flt, q.period))
         return q.finish(frame, "low_reach", share=float(share))
 
     def reach_curve(
@@ -458,8 +456,10 @@ class Warehouse:
         day, so `share` never decreases). `attrs["posts"]` is the cohort's size.
         """
         length = _check_count("days", days, minimum=1)
-        if length > 366:
-            raise InvalidParameterError("days", f"{length} is more than a year (366 days)")
+        if length > REACH_CURVE_MAX_DAYS:
+            raise InvalidParameterError(
+                "days", f"{length} is more than {REACH_CURVE_MAX_DAYS} days"
+            )
         args = _Args(period, start, end, tz, channel, tag, priority, author)
         with self._query(args) as q:
             last = q.coverage.last_complete_day
@@ -559,6 +559,15 @@ class Warehouse:
         with self._connect() as con:
             return export_parquet(con, directory)
 
+    def _coverage(self, con: DuckDBPyConnection) -> Coverage:
+        # Reading the first and last synced days scans the daily tables; the answer only
+        # changes when the file does, so it is kept until the file's size or time moves.
+        stat = self.path.stat()
+        key = (stat.st_mtime_ns, stat.st_size)
+        if self._covered is None or self._covered[0] != key:
+            self._covered = (key, read_coverage(con))
+        return self._covered[1]
+
     @contextmanager
     def _query(
         self,
@@ -571,7 +580,7 @@ class Warehouse:
         tz = _zone(args.tz)
         check_tz(tz)
         with self._connect() as con:
-            coverage = read_coverage(con)
+            coverage = self._coverage(con)
             coverage.require_synced()
             if daily:
                 coverage.require_daily()
@@ -638,17 +647,6 @@ class _Query:
                 f"{_posts(count)} no channel analytics row on or before the publication day, "
                 "so no audience: left out of read rates."
             )
-
-    def no_audience_count(self, period: Period) -> None:
-        where, params = self.flt.where("p")
-        sql = Sql(
-            "SELECT count(*) FROM posts p ASOF LEFT JOIN channel_daily a ON a.channel_id = "
-            "p.channel_id AND timezone('UTC', p.published_at)::DATE >= a.date "
-            f"WHERE {where} AND a.subscribers IS NULL AND ",
-            tuple(params),
-        ) + instant_range(period, "p.published_at")
-        row = first_row(self.con, sql.text, sql.params)
-        self.no_audience(int(row[0]) if row else 0)
 
     def finish(self, frame: pd.DataFrame, metric: str, **extra: object) -> pd.DataFrame:
         period, previous = self.period, self.previous
@@ -770,19 +768,6 @@ def _named_channels(con: DuckDBPyConnection, frame: pd.DataFrame, by_channel: bo
     names = metrics.channel_names(con, None)
     out = frame.merge(names, on="channel_id", how="left")
     columns = ["channel_id", "channel", *[c for c in frame.columns if c != "channel_id"]]
-    return out[columns]
-
-
-def _with_titles(con: DuckDBPyConnection, frame: pd.DataFrame) -> pd.DataFrame:
-    ids = list(frame["post_id"])
-    info = plain_frame(
-        con,
-        "SELECT p.id AS post_id, p.title, c.name AS channel FROM posts p "
-        "LEFT JOIN channels c ON c.id = p.channel_id WHERE p.id = ANY(?::VARCHAR[])",
-        [ids],
-    )
-    out = frame.merge(info, on="post_id", how="left")
-    columns = ["post_id", "title", "channel_id", "channel", *frame.columns[2:]]
     return out[columns]
 
 
