@@ -48,7 +48,7 @@ class _Parsed(click.ParamType[Any, Any]):
 
 _DATE = _Parsed("date", lambda text: parse_date(text, param="date"))
 _PERIOD = _Parsed("period", check_period)
-_DURATION = _Parsed("duration", parse_duration)
+DURATION = _Parsed("duration", parse_duration)
 _TZ = _Parsed("tz", check_tz)
 
 
@@ -119,7 +119,7 @@ def _stderr_step(message: str) -> None:
 )
 @click.option(
     "--max-age",
-    type=_DURATION,
+    type=DURATION,
     help="Fail, writing nothing, when the last completed sync is older than this (e.g. 26h).",
 )
 @click.option("--sync", "do_sync", is_flag=True, help="Sync the warehouse first.")

@@ -9,7 +9,7 @@ import click
 
 from channelkit._constants import WAREHOUSE_PATH
 from channelkit.cli import user_errors
-from channelkit.reports.cli import _DURATION
+from channelkit.reports.cli import DURATION
 
 
 @click.command("deliver")
@@ -25,7 +25,7 @@ from channelkit.reports.cli import _DURATION
 @click.option("--force", metavar="NAME", help="Send this report again to all its targets.")
 @click.option(
     "--max-age",
-    type=_DURATION,
+    type=DURATION,
     help="Send nothing, and say why, when the last completed sync is older than this (e.g. 26h).",
 )
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures (on stderr).")
