@@ -296,6 +296,14 @@ def test_stale_data_sends_nothing_and_says_why(
             "smtp.url: reports send email",
         ),
         (
+            "[[reports]]\nname = 'a/b'\nperiod = 'week'\nemail = ['a@example.com']",
+            "reports[0].name: 'a/b'",
+        ),
+        (
+            "[[reports]]\nname = 'x'\nperiod = 'week'\nemail = ['not an address']",
+            "reports[0].email: 'not an address' is not an email address",
+        ),
+        (
             "[[reports]]\nname = 'x'\nperiod = 'week'\n"
             "webhooks = [{ url = 'https://h.example.com/x', kind = 'discord' }]",
             "webhooks[0].kind: 'discord'",
@@ -311,3 +319,57 @@ def test_config_mistakes_exit_2_naming_the_key(
     result = run(config, "--db", small_warehouse)
     assert result.exit_code == 2
     assert message in result.stderr
+
+
+def test_a_period_not_over_yet_is_not_due_and_not_an_error(
+    small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
+) -> None:
+    config = tmp_path / "deliver.toml"
+    config.write_text(
+        f"""
+[[reports]]
+name = "april"
+period = "2026-04"
+webhooks = [{{ url = "{receiver.url}/json/x", kind = "json" }}]
+""",
+        encoding="utf-8",
+    )
+    result = run(config, "--db", small_warehouse)
+    assert result.exit_code == 0, result.output
+    assert "april: not due yet: April 2026 is not complete yet" in result.stdout
+    assert receiver.posts == [] and _ledger(small_warehouse) == []
+
+
+def test_settings_never_show_their_secrets(tmp_path: Path) -> None:
+    from channelkit.reports.deliver.config import load_config
+
+    config = tmp_path / "deliver.toml"
+    config.write_text(
+        """
+[smtp]
+from = "analytics@example.com"
+
+[[reports]]
+name = "weekly"
+period = "week"
+email = ["a@example.com"]
+webhooks = [{ url_env = "HOOK", kind = "slack" }]
+""",
+        encoding="utf-8",
+    )
+    env = {
+        "CHANNELKIT_SMTP_URL": f"smtps://ann:{SECRET}@mail.example.com",
+        "HOOK": (f"https://hooks.example.com/{HOOK_SECRET}"),
+    }
+    settings = load_config(config, env)
+    assert settings.smtp is not None
+    assert (settings.smtp.host, settings.smtp.port, settings.smtp.ssl) == (
+        "mail.example.com",
+        465,
+        True,
+    )
+    assert settings.smtp.password == SECRET  # kept for the login, shown nowhere:
+    hook = settings.reports[0].webhooks[0]
+    shown = repr(settings) + settings.smtp.shown + hook.shown + hook.target
+    assert SECRET not in shown and HOOK_SECRET not in shown
+    assert hook.shown == "slack webhook https://hooks.example.com/\u2026"

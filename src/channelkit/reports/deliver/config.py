@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -42,6 +43,7 @@ from channelkit.errors import InvalidParameterError
 from channelkit.reports.period import check_compare, check_period, check_tz
 
 WEBHOOK_KINDS = ("slack", "teams", "json")
+_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _SMTP_SCHEMES = {"smtp": 25, "smtps": 465}
 _REPORT_KEYS = {
     "name",
@@ -174,6 +176,11 @@ def _job(item: Any, where: str, base: Path, env: Mapping[str, str]) -> ReportJob
     if unknown:
         raise InvalidParameterError(f"{where}.{sorted(unknown)[0]}", "unknown key")
     name = _text(item, "name", where)
+    if not _NAME_RE.fullmatch(name):
+        raise InvalidParameterError(
+            f"{where}.name",
+            f"{name!r}: use letters, digits, '-', '_' and '.' (it names the report's files)",
+        )
     period = _text(item, "period", where)
     _checked(where, "period", lambda: check_period(period))
     tz = _text(item, "tz", where, REPORT_TZ_DEFAULT)

@@ -34,6 +34,10 @@ if TYPE_CHECKING:
 Say = Callable[[str], None]
 
 
+class NotDue(ReportError):
+    """The report's period is not over yet: nothing to send, nothing wrong."""
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What happened to one target (or to a whole report, `target=""`).
@@ -43,7 +47,7 @@ class Outcome:
 
     report: str
     target: str
-    status: str  # "sent", "would send", "already sent", "failed", "skipped"
+    status: str  # "sent", "would send", "already sent", "not due yet", "not sent", "failed"
     detail: str = ""
 
     @property
@@ -105,6 +109,8 @@ def _deliver_one(
 
     try:
         period = _due_period(job, db, max_age, now)
+    except NotDue as exc:
+        return [Outcome(job.name, "", "not due yet", str(exc))]
     except ReportError as exc:
         return [Outcome(job.name, "", "not sent", str(exc))]
     key = period.label
@@ -164,7 +170,7 @@ def _due_period(
         period = report_period(wh, period=job.period, tz=job.tz)
         complete = is_complete(wh, period)
     if not complete:
-        raise ReportError(
+        raise NotDue(
             f"{period.name} is not complete yet (data up to the last sync); it is sent once "
             "it is over"
         )
