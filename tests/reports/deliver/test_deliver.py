@@ -373,3 +373,31 @@ webhooks = [{ url_env = "HOOK", kind = "slack" }]
     shown = repr(settings) + settings.smtp.shown + hook.shown + hook.target
     assert SECRET not in shown and HOOK_SECRET not in shown
     assert hook.shown == "slack webhook https://hooks.example.com/\u2026"
+
+
+def test_a_report_that_cannot_be_made_does_not_stop_the_others(
+    small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
+) -> None:
+    config = tmp_path / "deliver.toml"
+    config.write_text(
+        f"""
+[[reports]]
+name = "marketing"
+period = "week"
+channels = ["marketing"]
+webhooks = [{{ url = "{receiver.url}/json/a", kind = "json" }}]
+
+[[reports]]
+name = "engineering"
+period = "week"
+channels = ["engineering"]
+webhooks = [{{ url = "{receiver.url}/json/b", kind = "json" }}]
+""",
+        encoding="utf-8",
+    )
+    result = run(config, "--db", small_warehouse)
+    assert result.exit_code == 1
+    assert "marketing: json webhook http://127.0.0.1/\u2026: failed: channel: no channel" in (
+        result.stderr
+    )
+    assert [path for path, _ in receiver.posts] == ["/json/b"]

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from channelkit._constants import DELIVER_SUBJECT
+from channelkit.errors import ChannelkitError
 from channelkit.reports.deliver.config import DeliveryConfig, ReportJob
 from channelkit.reports.deliver.ledger import record_sent, sent_targets
 from channelkit.reports.deliver.messages import (
@@ -111,7 +112,7 @@ def _deliver_one(
         period = _due_period(job, db, max_age, now)
     except NotDue as exc:
         return [Outcome(job.name, "", "not due yet", str(exc))]
-    except ReportError as exc:
+    except ChannelkitError as exc:  # stale or missing data: this report only, say why
         return [Outcome(job.name, "", "not sent", str(exc))]
     key = period.label
     targets = _targets(job)
@@ -133,7 +134,7 @@ def _deliver_one(
             now=now,
             on_step=lambda line: None,
         )
-    except ReportError as exc:
+    except ChannelkitError as exc:  # e.g. a channel the warehouse does not have
         return [Outcome(job.name, t.shown, "failed", str(exc)) for t in pending]
     filename = f"{job.name}-{_slug(period)}.html"
     csv_files = _csv_attachments(report.frames, job.name, period)
