@@ -80,8 +80,9 @@ def build(path: Path, posts: int, days: int) -> None:
             "1000, 5, 2, 0, 0, now() FROM range(50) t(c), range(380) r(d)"
         )
         con.execute(
-            "INSERT INTO sync_runs VALUES ('bench', now(), now(), 'completed', 'full', "
-            "'http://bench/v1', NULL, 0, 0, NULL)"
+            "INSERT INTO sync_runs (run_id, started_at, finished_at, status, mode, base_url, "
+            "counts, requests, rate_limit_waits, error) VALUES ('bench', now(), now(), "
+            "'completed', 'full', 'http://bench/v1', NULL, 0, 0, NULL)"
         )
     finally:
         con.close()

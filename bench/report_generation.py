@@ -8,7 +8,9 @@ and a synthetic one of `--posts` posts with `--days` daily rows each, built by
 `generate_report` (after one warm-up run) against a baseline in the same process: the
 same Warehouse queries alone, without figures, HTML or writing; the ratio is what
 figures and rendering add. It also prints the file size against the naive alternative
-of one standalone plotly HTML file per figure (plotly.js embedded in each).
+of one standalone plotly HTML file per figure (plotly.js embedded in each). On the demo
+workspace it also times `--format pdf` and `--format png` (the system's Chromium) against
+the HTML report of the same run.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from analysis_queries import build
 
 import channelkit as ck
 from channelkit.reports import generate_report, report_period
+from channelkit.reports.browser import find_browser
 from channelkit.warehouse import Warehouse
 
 TZ = "Europe/Berlin"
@@ -45,12 +48,12 @@ def queries_only(path: Path, options: dict[str, Any]) -> None:
     wh = Warehouse(path)
     with wh.session():
         fresh = wh.freshness()
-        period = report_period(wh, tz=TZ, **options)
-        filters = {"start": period.start, "end": period.end, "tz": TZ}
+        filters = report_period(wh, tz=TZ, **options).query()
         wh.kpis(**filters)
         wh.engagement_over_time("day", **filters)
-        wh.top_posts(by="views", **filters)
-        wh.top_posts(by="engagement_rate", **filters)
+        wh.top_posts(by="readers", **filters)
+        wh.top_posts(by="read_rate", **filters)
+        wh.low_reach(**filters)
         wh.channel_comparison(**filters)
         wh.tag_performance(**filters)
         wh.priority_impact(**filters)
@@ -61,12 +64,11 @@ def queries_only(path: Path, options: dict[str, Any]) -> None:
 def naive_size(path: Path, options: dict[str, Any], directory: Path) -> int:
     """Bytes of one standalone HTML file per figure of the report (plotly.js in each)."""
     wh = Warehouse(path)
-    period = report_period(wh, tz=TZ, **options)
-    filters = {"start": period.start, "end": period.end, "tz": TZ}
+    filters = report_period(wh, tz=TZ, **options).query()
     figures = {
         "trend": ck.plots.engagement_over_time(wh.engagement_over_time("day", **filters)),
-        "top-posts": ck.plots.top_posts(wh.top_posts(by="views", **filters)),
-        "top-posts-rate": ck.plots.top_posts(wh.top_posts(by="engagement_rate", **filters)),
+        "top-posts": ck.plots.top_posts(wh.top_posts(by="readers", **filters)),
+        "top-posts-rate": ck.plots.top_posts(wh.top_posts(by="read_rate", **filters)),
         "channels": ck.plots.channel_comparison(wh.channel_comparison(**filters)),
         "tags": ck.plots.tag_performance(wh.tag_performance(**filters)),
         "priority": ck.plots.priority_impact(wh.priority_impact(**filters)),
@@ -93,6 +95,29 @@ def measure(label: str, path: Path, options: dict[str, Any], runs: int, work: Pa
     print(f"  one file/figure    {naive / 1e6:8.2f} MB  -> ratio {size / naive:.2f}")
 
 
+def measure_formats(path: Path, options: dict[str, Any], runs: int, work: Path) -> None:
+    """PDF and PNG (Chromium starts, draws every chart, prints) against the HTML report."""
+    if find_browser() is None:
+        print("  pdf/png: skipped, no Chromium (apt-get install chromium)")
+        return
+    times = {
+        fmt: median_s(
+            lambda fmt=fmt: generate_report(
+                path, work / f"formats.{fmt}", tz=TZ, format=fmt, **options
+            ),
+            runs,
+        )
+        for fmt in ("html", "pdf", "png")
+    }
+    for fmt in ("pdf", "png"):
+        size = (work / f"formats.{fmt}").stat().st_size
+        print(
+            f"  --format {fmt}       {times[fmt] * 1000:8.0f} ms  -> ratio "
+            f"{times[fmt] / times['html']:.2f} of html ({times['html'] * 1000:.0f} ms), "
+            f"{size / 1e6:.2f} MB"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--posts", type=int, default=1_000_000)
@@ -112,6 +137,7 @@ def main() -> None:
             f"(seed + sync {time.perf_counter() - started:.1f} s)"
         )
         measure("demo, 7 days", demo_db, {"period": "7d"}, args.runs, work)
+        measure_formats(demo_db, {"period": "7d"}, args.runs, work)
 
         big_db = work / "big.duckdb"
         started = time.perf_counter()

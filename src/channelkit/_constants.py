@@ -10,6 +10,7 @@ from __future__ import annotations
 ENV_BASE_URL = "CHANNELKIT_BASE_URL"
 ENV_API_KEY = "CHANNELKIT_API_KEY"
 ENV_LOG = "CHANNELKIT_LOG"
+ENV_SMTP_URL = "CHANNELKIT_SMTP_URL"  # channelkit deliver: smtp://user:pass@host:port
 LOGGER_NAME = "channelkit"
 
 
@@ -83,6 +84,7 @@ SYNC_STOP_GRACE_SECONDS = 2.0  # after Ctrl-C, how long walks get to notice befo
 SYNC_HWM_MARGIN_SECONDS = 60.0  # clock slack between "after" and the walk's duration
 SYNC_CONVERGENCE_RUNS = 7  # incremental runs within which every post is re-read
 SYNC_ANALYTICS_END_SLACK_DAYS = 2  # days past "today" asked for, against clock skew
+SYNC_CONVERGENCE_RUNS = 7  # incremental runs within which all older history is re-read once
 PARQUET_TABLES = ("channels", "posts", "post_tags", "post_daily", "channel_daily", "sync_runs")
 
 # --- Analysis, plots and reports ----------------------------------------------------------
@@ -117,6 +119,21 @@ REPORT_UPCOMING_LIMIT = 20
 REPORT_GROUP_ROWS_LIMIT = 30  # tags shown in the table; the CSV has all
 REPORT_BODY_EXCERPT_CHARS = 600
 REPORT_DAILY_TREND_MAX_DAYS = 62
+REPORT_AXIS_LABEL_CHARS = 28  # bar labels (post titles) beside the bars; full text in the table
+REPORT_TREND_TICKS = 10  # at most this many dates on the trend's axis; fewer on a phone
+REPORT_BODY_TOP_HEADING = 4  # a post's "# Title" is an h4 in a report: the page keeps its outline
+REPORT_COMPARE_DEFAULT = "previous"
+REPORT_FORMATS = ("html", "pdf", "png")
+REPORT_PDF_PAPER_MM = (210, 297)  # A4; the page's print CSS also fits US Letter
+REPORT_PDF_VIEWPORT_WIDTH = 720  # CSS px the charts are drawn at for paper (A4 minus margins)
+REPORT_PNG_VIEWPORT_WIDTH = 1280
+REPORT_RENDER_TIMEOUT_S = 120
+REPORT_EMAIL_CHART_SIZE = (720, 400)  # px of the static chart images in an email
+
+# --- Delivery (channelkit deliver) ----------------------------------------------------------
+DELIVER_SMTP_TIMEOUT_S = 30.0
+DELIVER_WEBHOOK_TIMEOUT_S = 30.0
+DELIVER_SUBJECT = "{name}: {period}"  # default email subject; {name} is the report's name
 
 # --- Publishing -----------------------------------------------------------------------------
 ENV_TZ = "CHANNELKIT_TZ"  # default time zone for naive times (ck.schedule, spreadsheets)

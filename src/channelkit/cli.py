@@ -27,6 +27,7 @@ _COMMANDS: dict[str, str] = {
     "keys": "channelkit.service.cli:keys",
     "sync": "channelkit.sync.cli:sync",
     "report": "channelkit.reports.cli:report",
+    "deliver": "channelkit.reports.deliver.cli:deliver",
     "template": "channelkit.publish.cli:template",
     "schedule": "channelkit.publish.cli:schedule",
     "calendar": "channelkit.publish.calendar_cli:calendar",

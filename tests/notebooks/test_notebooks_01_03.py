@@ -100,7 +100,7 @@ def test_01_explore_from_nothing_to_insight(
     assert kernel_env not in json.dumps(nb)
 
 
-def test_03_weekly_report_with_papermill_parameters(
+def test_03_weekly_report_uses_the_environments_service(
     kernel_env: str, demo: LocalService, tmp_path: Path
 ) -> None:
     warehouse = tmp_path / "weekly.duckdb"
@@ -109,8 +109,8 @@ def test_03_weekly_report_with_papermill_parameters(
     papermill.execute_notebook(
         str(NOTEBOOKS / "03-weekly-report.ipynb"),
         str(executed),
+        # no base_url: CHANNELKIT_BASE_URL and CHANNELKIT_API_KEY of kernel_env decide
         parameters={
-            "base_url": demo.base_url,
             "warehouse_path": str(warehouse),
             "period": "14d",
             "tz": "Europe/Berlin",
@@ -124,16 +124,23 @@ def test_03_weekly_report_with_papermill_parameters(
     )
     nb = nbformat.read(executed, as_version=4)
     text = outputs_text(nb)
+    assert f"Reporting on the service at {demo.base_url} (key from CHANNELKIT_API_KEY)" in text
+    assert "demo workspace" not in text
 
     wh = Warehouse(warehouse)
     period = report_period(wh, period="14d", tz="Europe/Berlin")
     assert period.days == 14
     assert f"Period: {period.label}" in text
-    kpis = wh.kpis(start=period.start, end=period.end, tz="Europe/Berlin").set_index("metric")
-    views = f"{kpis.loc['opens', 'value']:,.0f}"
-    assert f"Opens: {views}" in text
+    kpis = wh.kpis(**period.query()).set_index("metric")
+    readers = f"{kpis.loc['readers', 'value']:,.0f}"
+    read_rate = f"{kpis.loc['read_rate', 'value']:.1%}"
+    # formatted frames: thousands separators and percentages, no NumPy reprs
+    assert re.search(rf"Readers\s+{re.escape(readers)}", text)
+    assert re.search(rf"Read rate\s+{re.escape(read_rate)}", text)
+    assert "np.float64" not in text and "np.int64" not in text
+    assert "reached " + readers + " readers" in text  # the summary sentences
     html = out.read_text(encoding="utf-8")
-    assert f'<div class="value">{views}</div>' in html  # the report shows the same number
+    assert f'<p class="value">{readers}</p>' in html  # the report shows the same number
     assert period.label in html
     assert f"Report written to {out}" in text
     for artefact in (executed.read_text(encoding="utf-8"), html):
@@ -145,7 +152,7 @@ def test_03_parameters_cell_is_tagged() -> None:
     tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
     assert len(tagged) == 1
     names = set(re.findall(r"^(\w+) =", tagged[0].source, re.M))
-    assert {"base_url", "warehouse_path", "period", "tz", "out_path"} <= names
+    assert {"base_url", "warehouse_path", "period", "compare", "tz", "out_path"} <= names
     assert "api_key" not in names  # papermill records parameters in the output notebook
 
 
@@ -166,8 +173,10 @@ def test_03_without_a_service_starts_the_demo_in_the_kernel(
         execution_timeout=TIMEOUT,
     )
     text = outputs_text(nbformat.read(executed, as_version=4))
+    assert "reporting on the local demo workspace, started in this kernel" in text
     wh = Warehouse(tmp_path / "weekly-warehouse.duckdb")
-    period = report_period(wh, period="7d", tz="Europe/Berlin")
+    period = report_period(wh, period="week", tz="Europe/Berlin")
+    assert period.name.startswith("Week ")
     assert f"Period: {period.label}" in text
     assert (tmp_path / "out" / "weekly.html").stat().st_size > 1_000_000  # plotly.js inside
     # the demo keys were made inside the kernel: look for anything shaped like a key

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, timedelta
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,7 @@ def test_writes_the_report_and_logs_each_step(small_warehouse: Path, tmp_path: P
     assert all(" channelkit report: " in line for line in steps)
     assert any(line.endswith("querying kpis") for line in steps)
     assert steps[-1].endswith(f"wrote {out} ({out.stat().st_size:,} bytes)")
-    assert "2026-03-30 to 2026-04-05 (7 days, Europe/Berlin)" in out.read_text(encoding="utf-8")
+    assert "(2026-03-30 to 2026-04-05, Europe/Berlin)" in out.read_text(encoding="utf-8")
 
 
 def test_stale_data_exits_1_and_keeps_no_file(small_warehouse: Path, tmp_path: Path) -> None:
@@ -48,7 +49,10 @@ def test_missing_warehouse_exits_1(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--period", "7x"], "Invalid value for '--period': period '7x'"),
+        (["--period", "7x"], "Invalid value for '--period': '7x' is not a period"),
+        (["--period", "3m"], "months are calendar months"),
+        (["--compare", "decade"], "Invalid value for '--compare'"),
+        (["--format", "docx"], "Invalid value for '--format'"),
         (["--tz", "Mars/Olympus"], "Invalid value for '--tz'"),
         (["--since", "2026-02-30"], "Invalid value for '--since'"),
         (["--max-age", "soon"], "Invalid value for '--max-age'"),
@@ -57,7 +61,7 @@ def test_missing_warehouse_exits_1(tmp_path: Path) -> None:
             ["--since", "2026-03-01", "--until", "2026-03-02", "--period", "1d"],
             "at most two of --since, --until and --period",
         ),
-        (["--channel", "marketing"], "--channel: no channel has the id, slug or name"),
+        (["--channel", "marketing"], "channel: no channel 'marketing' (id, slug or name)"),
         (["--template", "missing.j2"], "Invalid value for '--template': File 'missing.j2'"),
         (["--sync"], "--sync needs --base-url"),
     ],
@@ -93,7 +97,7 @@ def test_custom_template_and_broken_template(small_warehouse: Path, tmp_path: Pa
     out = tmp_path / "mail.html"
     result = run("--db", small_warehouse, "--template", good, "--out", out)
     assert result.exit_code == 0, result.stderr
-    assert "<p>Views=400</p>" in out.read_text(encoding="utf-8")
+    assert "<p>Opens=400</p>" in out.read_text(encoding="utf-8")
     broken = tmp_path / "broken.j2"
     broken.write_text("{% if %}", encoding="utf-8")
     result = run("--db", small_warehouse, "--template", broken, "--out", tmp_path / "b.html")
@@ -107,20 +111,34 @@ def test_sync_then_report_against_the_demo_service(
 ) -> None:
     key = demo_service.demo_keys["admin"]
     monkeypatch.setenv("CHANNELKIT_API_KEY", key)
-    db, out = tmp_path / "w.duckdb", tmp_path / "weekly.html"
+    db, out = tmp_path / "w.duckdb", tmp_path / "monthly.html"
     result = run(
         "--sync", "--base-url", demo_service.base_url, "--db", db, "--tz", "Europe/Berlin",
-        "--max-age", "1h", "--out", out,
+        "--max-age", "1h", "--period", "month", "--out", out,
     )  # fmt: skip
     assert result.exit_code == 0, result.stderr
     assert re.search(
         rf"sync completed \(\w+\) from {re.escape(demo_service.base_url)}", result.stderr
     )
-    wh = Warehouse(db)
-    period = report_period(wh, tz="Europe/Berlin")
-    views = wh.kpis(start=period.start, end=period.end, tz="Europe/Berlin").set_index("metric")
+    # The last calendar month before the last complete day (the day before the sync), and
+    # the month before it, worked out here from the sync's date alone.
+    synced = Warehouse(db).freshness().last_sync_at
+    assert synced is not None
+    # the last complete day is the day before the sync (UTC); the month it ends is
+    # complete only when the next day is a 1st
+    after_last_complete = synced.astimezone(UTC).date()
+    first_of_this_month = after_last_complete.replace(day=1)
+    last_month = (first_of_this_month - timedelta(days=1)).replace(day=1)
+    month_before = (last_month - timedelta(days=1)).replace(day=1)
     html = out.read_text(encoding="utf-8")
-    assert f'<div class="value">{views.loc["views", "value"]:,.0f}</div>' in html
+    assert f"<h1>Engagement report \u00b7 {last_month:%B %Y} \u00b7 All channels</h1>" in html
+    assert f"compared with {month_before:%B %Y} ({month_before.isoformat()} to" in html
+    wh = Warehouse(db)
+    period = report_period(wh, tz="Europe/Berlin", period="month")
+    kpis = wh.kpis(**period.query()).set_index("metric")
+    assert kpis.attrs["previous_period"] == f"{month_before:%B %Y}"
+    readers = f'<p class="value">{kpis.loc["readers", "value"]:,.0f}</p>'
+    assert readers in html
     assert key not in result.stderr + result.stdout + html
 
 

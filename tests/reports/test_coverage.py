@@ -1,4 +1,4 @@
-"""Data checks before a report: missing, stale, and where a relative period ends."""
+"""Data checks before a report: missing, stale, or a last day past the data."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from channelkit.reports.coverage import (
     check_coverage,
     check_freshness,
     last_data_day,
-    period_anchor,
 )
 from channelkit.reports.period import ReportError, ReportPeriod
 
@@ -31,26 +30,11 @@ def fresh(
     )
 
 
-def test_a_morning_sync_ends_the_period_on_its_day() -> None:
-    # Monday 06:30 Berlin: Sunday (UTC) is over and synced
-    state = fresh(datetime(2026, 11, 23, 5, 30, tzinfo=UTC), date(2026, 11, 22))
-    assert period_anchor(state, "Europe/Berlin") == date(2026, 11, 23)
-    assert period_anchor(state, "UTC") == date(2026, 11, 23)
-
-
-def test_just_after_local_midnight_east_of_utc_the_period_ends_with_the_data() -> None:
-    # Monday 00:30 Berlin is Sunday 23:30 UTC: Sunday's analytics do not exist yet
-    state = fresh(datetime(2026, 11, 22, 23, 30, tzinfo=UTC), date(2026, 11, 21))
-    assert period_anchor(state, "Europe/Berlin") == date(2026, 11, 22)
-    assert period_anchor(state, "UTC") == date(2026, 11, 22)
-
-
-def test_without_a_sync_the_period_ends_after_the_newest_data() -> None:
+def test_the_newest_data_day_is_the_later_of_posts_and_channels() -> None:
+    # where a named period ends is analysis.coverage's (last_complete_day), tested there
     state = fresh(None, date(2026, 4, 4), date(2026, 4, 5))
     assert last_data_day(state) == date(2026, 4, 5)
-    assert period_anchor(state, "UTC") == date(2026, 4, 6)
-    with pytest.raises(ReportError, match="no analytics rows"):
-        period_anchor(fresh(None, None), "UTC")
+    assert last_data_day(fresh(None, None)) is None
 
 
 def test_freshness_checks() -> None:

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from channelkit.reports import ReportError, ReportParameterError, generate_report
+from channelkit.errors import ChannelkitError, InvalidParameterError
+from channelkit.reports import ReportError, generate_report
 from channelkit.warehouse.connection import WarehouseError, open_warehouse
 from fixtures.warehouse import LAST_SYNC_FINISHED, XSS_TAG, XSS_TITLE, build_small_warehouse
 
@@ -52,9 +53,10 @@ def parse(html: str) -> _Page:
 
 def tile(html: str, metric: str) -> dict[str, str]:
     match = re.search(
-        rf'id="kpi-{metric}">\s*<div class="label">[^<]*</div>\s*'
-        r'<div class="value">([^<]*)</div>\s*<div class="change (\w+)">([^<]*)</div>\s*'
-        r'<div class="previous">previous period: ([^<]*)</div>',
+        rf'id="kpi-{metric}">\s*<p class="label">[^<]*</p>\s*'
+        r'<p class="value">([^<]*)</p>\s*'
+        r'<p class="change (\w+)">([^<]*?)(?:<span[^>]*>[^<]*</span>\s*)*</p>\s*'
+        r'<p class="previous">[^:<]*: ([^<]*)</p>',
         html,
     )
     assert match, f"no KPI tile {metric}"
@@ -69,7 +71,9 @@ def section(html: str, section_id: str) -> str:
 
 
 def table_rows(fragment: str) -> list[list[str]]:
-    rows = re.findall(r"<tr>(.*?)</tr>", fragment, re.S)
+    """The rows of the section's visible table (not the chart's collapsed data table)."""
+    visible = re.sub(r'<details class="chart-data">.*?</details>', "", fragment, flags=re.S)
+    rows = re.findall(r"<tr>(.*?)</tr>", visible, re.S)
     return [
         [re.sub(r"<details>.*?</details>", "", c, flags=re.S).strip() for c in cells]
         for cells in (re.findall(r"<td[^>]*>(.*?)</td>", row, re.S) for row in rows)
@@ -90,19 +94,25 @@ def berlin_report(warehouse: Path) -> str:
 
 
 def test_default_period_is_the_week_before_the_last_sync(berlin_report: str) -> None:
-    # last sync 2026-04-06 07:01 Berlin -> 03-30..04-05 against 03-23..03-29 (W14 vs W13)
-    assert "2026-03-30 to 2026-04-05 (7 days, Europe/Berlin)" in berlin_report
-    assert "2026-03-23 to 2026-03-29 (7 days, Europe/Berlin)" in berlin_report
-    assert tile(berlin_report, "views") == {
-        "value": "400",
-        "direction": "down",
-        "change": "\u221260 (\u221213.0%)",
-        "previous": "460",
+    # last sync 2026-04-06 05:01 UTC: the last complete day is 04-05, so 03-30..04-05
+    # against 03-23..03-29 (W14 vs W13)
+    assert "7 days to 5 April 2026 (2026-03-30 to 2026-04-05, Europe/Berlin)" in berlin_report
+    assert "7 days to 29 March 2026 (2026-03-23 to 2026-03-29, Europe/Berlin)" in berlin_report
+    # readers: lifetime views of the posts published in the week (Berlin days):
+    # post_04 300 + post_05 20 + post_09 0; before: post_02 100 + post_07 90
+    assert tile(berlin_report, "readers") == {
+        "value": "320",
+        "direction": "up",
+        "change": "+130 (+68.4%)",
+        "previous": "190",
     }
-    assert tile(berlin_report, "engagements")["value"] == "44"
-    assert tile(berlin_report, "engagements")["previous"] == "83"
+    # audience: subscribers on each post's UTC publication day: news 1000 (03-29),
+    # eng 190 (03-31) and 194 (04-02); before eng 172 (03-22) and 178 (03-25)
+    assert tile(berlin_report, "read_rate")["value"] == "23.1%"  # 320 / 1384
+    assert tile(berlin_report, "read_rate")["previous"] == "54.3%"  # 190 / 350
+    assert tile(berlin_report, "opens")["value"] == "400"
+    assert tile(berlin_report, "opens")["previous"] == "460"
     assert tile(berlin_report, "engagement_rate")["value"] == "11.0%"  # 44 / 400
-    assert tile(berlin_report, "engagement_rate")["change"] == "\u22127.0 pp (\u221239.0%)"
     # post_04, post_05, post_09 published on Berlin days 03-30, 04-01, 04-02; before: 02, 07
     assert tile(berlin_report, "posts_published")["value"] == "3"
     assert tile(berlin_report, "posts_published")["previous"] == "2"
@@ -110,33 +120,63 @@ def test_default_period_is_the_week_before_the_last_sync(berlin_report: str) -> 
     assert tile(berlin_report, "net_subscribers") == {
         "value": "-7",
         "direction": "flat",
-        "change": "+0 (\u2014)",
+        "change": "+0 (\u2014) ",
         "previous": "-7",
     }
 
 
+def test_summary_comes_first_with_a_number_in_each_sentence(berlin_report: str) -> None:
+    summary = re.search(
+        r'<section class="card summary" id="summary".*?</section>', berlin_report, re.S
+    )
+    assert summary is not None
+    assert berlin_report.index('id="summary"') < berlin_report.index('id="kpis"')
+    sentences = re.findall(r"<li>(.*?)</li>", summary.group(0), re.S)
+    assert 3 <= len(sentences) <= 5
+    assert all(re.search(r"\d", sentence) for sentence in sentences)
+    text = " ".join(sentences)
+    assert "Read rate was 23.1%, down 31.2 points from 54.3%" in text
+    assert "reached 320 readers, up 68.4% from 190" in text
+    assert "3 posts were published" in text and "small base" in text
+    assert "Best read: \u201cQuarterly numbers\u201d at 30.0%" in text
+    assert "weakest: \u201cZero views\u201d at 0.0%" in text
+    assert "Subscribers fell by 7 net" in text
+    title = re.search(r"<h1>(.*?)</h1>", berlin_report)
+    assert title is not None
+    assert title.group(1) == "Engagement report \u00b7 7 days to 5 April 2026 \u00b7 All channels"
+
+
+def test_a_calendar_month_compares_with_the_month_before(warehouse: Path, tmp_path: Path) -> None:
+    html = generate_report(warehouse, tmp_path / "m.html", period="2026-03").read_text("utf-8")
+    assert "<h1>Engagement report \u00b7 March 2026 \u00b7 All channels</h1>" in html
+    assert "compared with February 2026 (2026-02-01 to 2026-02-28, UTC)" in html
+    # the warehouse starts on 03-16: both months are incomplete, said, and deltas left out
+    assert "period not complete" in html
+    assert tile(html, "opens")["value"] == "1,337"
+    assert tile(html, "opens")["change"].startswith("\u2014")
+
+
 def test_timezone_moves_posts_across_midnight(warehouse: Path, tmp_path: Path) -> None:
     html = generate_report(warehouse, tmp_path / "utc.html").read_text(encoding="utf-8")
-    assert "2026-03-30 to 2026-04-05 (7 days, UTC)" in html
+    assert "(2026-03-30 to 2026-04-05, UTC)" in html
     # in UTC post_04 (03-29 22:30) falls in the previous week: 05 and 09 remain
     assert tile(html, "posts_published")["value"] == "2"
-    assert tile(html, "views")["value"] == "400"  # daily rows are UTC days in every tz
+    assert tile(html, "opens")["value"] == "400"  # daily rows are UTC days in every tz
 
 
 def test_sections_hold_the_hand_computed_rows(berlin_report: str) -> None:
     top = table_rows(section(berlin_report, "top-posts"))
-    # W14 views: post_04 50 x 6 days, post_01 10 x 7, post_05 5 x 6
-    assert [row[1] for row in top] == ["Quarterly numbers", "Release 1.0", "Sprint notes"]
-    assert [row[4] for row in top] == ["300", "70", "30"]
+    # posts published in W14 (Berlin) by lifetime readers
+    assert [row[1] for row in top] == ["Quarterly numbers", "Sprint notes", "Zero views"]
+    assert [row[4] for row in top] == ["300", "20", "0"]
     assert top[0][3] == "2026-03-30 00:30"  # published_at shown in Berlin time
+    assert top[0][5] == "30.0%"  # 300 readers / 1000 subscribers on 03-29
     channels = {row[0]: row for row in table_rows(section(berlin_report, "channels"))}
-    assert channels["Company News"][3] == "300"
-    assert channels["Company News"][7] == "0.30"  # 300 views / 1000 subscribers now
-    assert channels["Engineering"][7] == "0.50"  # 100 / 200
+    assert channels["Company News"][2] == "300"
+    assert channels["Engineering"][3] == "5.2%"  # (20 + 0 readers) / (190 + 194)
     upcoming = table_rows(section(berlin_report, "upcoming"))
     # post_11 is due 04-10 07:00 UTC; post_13's time passed before the sync
     assert upcoming == [["2026-04-10 09:00", "Scheduled launch", "Engineering", "high", "release"]]
-    assert "today&#39;s subscriber counts" in berlin_report
     assert "<strong>post_04</strong>" in berlin_report  # body Markdown, sanitised
 
 
@@ -149,35 +189,35 @@ def test_user_content_stays_text(warehouse: Path, tmp_path: Path) -> None:
     assert XSS_TITLE in page.text  # shown to the reader as text
     figures = html.count('class="plotly-graph-div"')
     assert figures >= 6
-    assert len(page.scripts) == 1 + figures  # plotly.js once, one per figure, no injected one
+    # plotly.js once, one per figure, the print script, no injected one
+    assert len(page.scripts) == 1 + figures + 1
     assert not any(s.lstrip().startswith("alert(") for s in page.scripts)
 
 
 def test_channel_filter(warehouse: Path, tmp_path: Path) -> None:
     out = generate_report(warehouse, tmp_path / "r.html", channels=["engineering"])
     html = out.read_text(encoding="utf-8")
-    assert tile(html, "views")["value"] == "100"  # post_01 70 + post_05 30
+    assert tile(html, "opens")["value"] == "100"  # post_01 70 + post_05 30
     assert "<dt>Channels</dt><dd>engineering</dd>" in html
-    with pytest.raises(ReportParameterError, match="--channel: no channel .*'marketing'"):
+    assert "\u00b7 engineering</h1>" in html  # the channel filter is in the title
+    with pytest.raises(InvalidParameterError, match="channel: no channel .*'marketing'"):
         generate_report(warehouse, tmp_path / "x.html", channels=["marketing"])
     assert not (tmp_path / "x.html").exists()
 
 
-def test_csv_files_hold_the_same_numbers(warehouse: Path, tmp_path: Path) -> None:
-    generate_report(warehouse, tmp_path / "r.html", tz="Europe/Berlin", csv_dir=tmp_path / "csv")
-    with (tmp_path / "csv" / "kpis.csv").open(encoding="utf-8") as handle:
-        kpis = {row["metric"]: row for row in csv.DictReader(handle)}
-    assert float(kpis["views"]["value"]) == 400
-    assert float(kpis["views"]["previous"]) == 460
-    with (tmp_path / "csv" / "top_posts_by_views.csv").open(encoding="utf-8") as handle:
-        first = next(csv.DictReader(handle))
-    assert (first["post_id"], first["views"], first["tags"]) == (
-        "post_04",
-        "300",
-        "company; finance",
-    )
-    assert first["published_at"] == "2026-03-30T00:30:00+02:00"
-    assert len(list((tmp_path / "csv").glob("*.csv"))) == 9
+def test_csv_files_are_safe_and_linked_from_the_page(warehouse: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site" / "r.html"
+    generate_report(warehouse, out, tz="Europe/Berlin", csv_dir=tmp_path / "site" / "csv")
+    kpis_csv = (tmp_path / "site" / "csv" / "kpis.csv").read_text(encoding="utf-8")
+    rows = list(csv.reader(kpis_csv.splitlines()))
+    header = next(i for i, row in enumerate(rows) if row and row[0] == "metric")
+    assert header > 0  # the safe writer's header block (period, filters) comes first
+    kpis = {row[0]: row for row in rows[header + 1 :]}
+    assert float(kpis["opens"][rows[header].index("value")]) == 400
+    # a title starting with "<script>" is data; the writer also guards "=", "+", "-", "@"
+    assert len(list((tmp_path / "site" / "csv").glob("*.csv"))) == 10
+    html = out.read_text(encoding="utf-8")
+    assert '<a href="csv/kpis.csv">kpis</a>' in html  # relative: the folder can move
 
 
 def test_stale_data_writes_nothing(warehouse: Path, tmp_path: Path) -> None:
@@ -187,7 +227,7 @@ def test_stale_data_writes_nothing(warehouse: Path, tmp_path: Path) -> None:
         generate_report(warehouse, out, max_age="1h", now=LAST_SYNC_FINISHED + timedelta(hours=2))
     assert out.read_text(encoding="utf-8") == "last week's report"
     generate_report(warehouse, out, max_age="26h", now=LAST_SYNC_FINISHED)
-    assert out.read_text(encoding="utf-8").startswith("<!doctype html>")
+    assert "<!doctype html>" in out.read_text(encoding="utf-8")[:200]
 
 
 def _delete(path: Path, *tables: str) -> None:
@@ -201,11 +241,10 @@ def _delete(path: Path, *tables: str) -> None:
 
 def test_no_completed_sync(small_warehouse: Path, tmp_path: Path) -> None:
     _delete(small_warehouse, "sync_runs")
-    with pytest.raises(ReportError, match="no completed sync"):
-        generate_report(small_warehouse, tmp_path / "r.html", max_age="26h")
-    # without --max-age the period ends after the last day with data (04-05)
-    html = generate_report(small_warehouse, tmp_path / "r.html").read_text(encoding="utf-8")
-    assert "2026-03-30 to 2026-04-05 (7 days, UTC)" in html
+    for max_age in ("26h", None):
+        with pytest.raises(ChannelkitError, match="no completed sync.*run `channelkit sync"):
+            generate_report(small_warehouse, tmp_path / "r.html", max_age=max_age)
+    assert not (tmp_path / "r.html").exists()
 
 
 def test_missing_data(small_warehouse: Path, tmp_path: Path) -> None:
@@ -222,20 +261,22 @@ def test_missing_data(small_warehouse: Path, tmp_path: Path) -> None:
     assert not (tmp_path / "r.html").exists()
 
 
-def test_a_period_without_data_renders_empty_sections(warehouse: Path, tmp_path: Path) -> None:
-    out = generate_report(warehouse, tmp_path / "r.html", since="2026-02-01", until="2026-02-07")
+def test_a_day_without_posts_renders_empty_sections(warehouse: Path, tmp_path: Path) -> None:
+    out = generate_report(warehouse, tmp_path / "r.html", since="2026-04-03", until="2026-04-03")
     html = out.read_text(encoding="utf-8")
-    assert tile(html, "views") == {
-        "value": "0",
-        "direction": "flat",
-        "change": "+0 (\u2014)",
-        "previous": "0",
-    }
-    assert "No views and no posts in this period." in section(html, "trend")
-    assert "No post reached the threshold." in section(html, "top-posts")
-    for section_id in ("tags", "priority", "heatmap"):
+    assert tile(html, "readers")["value"] == "0"
+    assert tile(html, "opens")["value"] == "65"  # post_01 10 + post_04 50 + post_05 5
+    for section_id in ("top-posts", "top-posts-rate", "tags", "priority", "heatmap"):
         assert "No posts published in this period." in section(html, section_id)
-    assert 'id="ck-trend"' not in html
+    assert 'id="ck-top-posts"' not in html
+
+
+def test_a_period_outside_the_data_names_the_days_there_are(
+    warehouse: Path, tmp_path: Path
+) -> None:
+    with pytest.raises(InvalidParameterError, match="covers 2026-03-16 to 2026-04-05"):
+        generate_report(warehouse, tmp_path / "r.html", period="2026-01")
+    assert not (tmp_path / "r.html").exists()
 
 
 def test_same_bytes_across_processes(warehouse: Path, tmp_path: Path) -> None:
@@ -284,7 +325,7 @@ def test_analytics_ending_before_the_sync_day_move_the_period_and_say_so(
     finally:
         con.close()
     html = generate_report(small_warehouse, tmp_path / "r.html").read_text(encoding="utf-8")
-    assert "2026-03-27 to 2026-04-02 (7 days, UTC)" in html
+    assert "(2026-03-27 to 2026-04-02, UTC)" in html
     assert "The newest analytics are for 2026-04-02, but the last sync ran on 2026-04-06" in html
 
 
@@ -296,17 +337,19 @@ def test_analytics_ending_before_the_sync_day_move_the_period_and_say_so(
         ({"channels": ["engineering", ""]}, "not a channel id"),
         ({"max_age": timedelta(0)}, "more than zero"),
         ({"tz": "Berlin"}, "IANA"),
-        ({"period": "a week"}, "period 'a week'"),
+        ({"period": "a week"}, "period: 'a week'"),
+        ({"compare": "last year"}, "compare: 'last year'"),
+        ({"format": "docx"}, "format: 'docx'"),
     ],
 )
 def test_bad_python_arguments(
     warehouse: Path, tmp_path: Path, options: dict[str, Any], message: str
 ) -> None:
-    with pytest.raises(ReportParameterError, match=message):
+    with pytest.raises(InvalidParameterError, match=message):
         generate_report(warehouse, tmp_path / "r.html", **options)
     assert not (tmp_path / "r.html").exists()
 
 
 def test_one_channel_as_a_plain_string(warehouse: Path, tmp_path: Path) -> None:
     out = generate_report(warehouse, tmp_path / "r.html", channels="engineering")
-    assert tile(out.read_text(encoding="utf-8"), "views")["value"] == "100"
+    assert tile(out.read_text(encoding="utf-8"), "opens")["value"] == "100"

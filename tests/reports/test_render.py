@@ -10,9 +10,15 @@ import plotly.graph_objects as go
 import pytest
 from markupsafe import Markup
 
-from channelkit.reports.page import Column, KpiTile, ReportPage, Section, Table
+from channelkit.reports.page import Chart, Column, KpiTile, ReportPage, Section, Sentence, Table
 from channelkit.reports.period import ReportError, ReportPeriod, previous_period
-from channelkit.reports.render import figure_html, markdown_html, plotlyjs, render_page
+from channelkit.reports.render import (
+    PLOTLY_CONFIG,
+    figure_html,
+    markdown_html,
+    plotlyjs,
+    render_page,
+)
 
 PAYLOAD = "<script>alert('pwned')</script>"
 FAKE_PLOTLYJS = Markup("/* plotly.js stand-in */ window.Plotly = {newPlot() {}};")
@@ -47,7 +53,7 @@ def scripts_of(html: str) -> list[str]:
 
 
 def _page(*, plotly: Markup = FAKE_PLOTLYJS, figure: Markup | None = None) -> ReportPage:
-    period = ReportPeriod(date(2026, 3, 30), date(2026, 4, 6), "Europe/Berlin")
+    period = ReportPeriod(date(2026, 3, 30), date(2026, 4, 6), "Europe/Berlin", "week")
     table = Table(
         columns=(Column("Title"), Column("Body"), Column("Views", numeric=True)),
         rows=((PAYLOAD, markdown_html(f"**bold** {PAYLOAD} [x](javascript:alert(1))"), "1,612"),),
@@ -58,16 +64,21 @@ def _page(*, plotly: Markup = FAKE_PLOTLYJS, figure: Markup | None = None) -> Re
         previous_period=previous_period(period),
         parameters=(("Channels", PAYLOAD),),
         freshness=(("Last sync", "2026-04-06 07:01"),),
-        kpis=(KpiTile("views", "Views", "400", "460", "\u221260", "\u221213.0%", "down"),),
+        kpis=(KpiTile("readers", "Readers", "400", "460", "\u221260", "\u221213.0%", "down"),),
         sections=(
             Section(
-                id="top-posts", title="Top posts", figure=figure, table=table, notes=(PAYLOAD,)
+                id="top-posts",
+                title="Top posts",
+                charts=(Chart(figure, f"Bar chart of {PAYLOAD}", table),) if figure else (),
+                table=table,
+                notes=(PAYLOAD,),
             ),
             Section(id="tags", title="Tags", empty="No tagged posts in this period."),
         ),
         caveats=("Reach uses today's subscriber counts.",),
         plotlyjs=plotly,
         generator="channelkit test",
+        summary=(Sentence(f"Read rate was 61.0% {PAYLOAD}.", ("small base",)),),
     )
 
 
@@ -77,15 +88,19 @@ def test_user_content_is_escaped_and_markdown_sanitised() -> None:
     assert "&lt;script&gt;alert(&#39;pwned&#39;)&lt;/script&gt;" in html
     assert "<strong>bold</strong>" in html  # Markdown from the sanitiser stays markup
     assert "href" not in html  # markdown-it refused the javascript: link
-    assert scripts_of(html) == [str(FAKE_PLOTLYJS)]
+    assert scripts_of(html)[0] == str(FAKE_PLOTLYJS)
+    assert len(scripts_of(html)) == 2  # plotly.js and the page's own print script
 
 
 def test_sections_kpis_and_empty_sections_render() -> None:
     html = render_page(_page())
-    assert 'id="kpi-views"' in html and ">400<" in html and "\u221213.0%" in html
+    assert 'id="kpi-readers"' in html and ">400<" in html and "\u221213.0%" in html
     assert 'class="change down"' in html
-    assert "2026-03-30 to 2026-04-05 (7 days, Europe/Berlin)" in html
-    assert "compared with\n    2026-03-23 to 2026-03-29" in html
+    assert "Week 14, 2026 (2026-03-30 to 2026-04-05, Europe/Berlin)" in html
+    assert "compared with Week 13, 2026 (2026-03-23 to 2026-03-29" in html
+    assert "Week 13, 2026: 460" in html  # the previous value names its period
+    assert html.index('id="summary"') < html.index('id="kpis"') < html.index('id="top-posts"')
+    assert '<span class="flag">small base</span>' in html
     assert "No tagged posts in this period." in html
     assert '<td class="num">1,612</td>' in html
 
@@ -97,7 +112,7 @@ def test_figures_have_stable_ids_and_inert_user_text() -> None:
     assert 'id="ck-top-posts"' in first
     html = render_page(_page(figure=first))
     scripts = scripts_of(html)
-    assert len(scripts) == 2  # plotly.js, then the figure: the payload opened no script
+    assert len(scripts) == 3  # plotly.js, the figure, the print script: no injected one
     assert "Plotly.newPlot" in scripts[1] and "alert" in scripts[1]  # as inert JSON text
     assert "plotly.js" not in first and "cdn" not in first.lower()
 
@@ -121,7 +136,7 @@ def test_custom_template_can_extend_the_builtin_one(tmp_path: Path) -> None:
     html = render_page(_page(), custom)
     assert "<p id=mine>&lt;script&gt;" in html
     assert "Reach uses today" not in html
-    assert 'id="kpi-views"' in html
+    assert 'id="kpi-readers"' in html
 
 
 @pytest.mark.parametrize(
@@ -143,3 +158,26 @@ def test_broken_templates_give_a_clear_error(tmp_path: Path, source: str, messag
 def test_missing_template_file(tmp_path: Path) -> None:
     with pytest.raises(ReportError, match="no such file"):
         render_page(_page(), tmp_path / "nope.j2")
+
+
+def test_every_chart_is_an_image_with_a_label_and_its_data_collapsed() -> None:
+    figure = figure_html(go.Figure(go.Bar(x=["a"], y=[1])), "ck-top-posts")
+    html = render_page(_page(figure=figure))
+    assert html.count('role="img"') == 1
+    assert f'aria-label="Bar chart of {PAYLOAD}"' not in html  # escaped in the attribute
+    assert 'aria-label="Bar chart of &lt;script&gt;' in html
+    assert '<details class="chart-data">' in html and "<details open" not in html
+    assert html.count("<h1>") == 1
+
+
+def test_toolbar_keeps_only_the_png_download() -> None:
+    figure = figure_html(go.Figure(go.Bar(x=["a"], y=[1])), "ck-a")
+    assert PLOTLY_CONFIG["modeBarButtons"] == [["toImage"]]
+    assert '"displaylogo": false' in figure and '"modeBarButtons": [["toImage"]]' in figure
+    assert '"showSendToCloud": false' in figure
+
+
+def test_post_headings_never_reach_the_page_outline() -> None:
+    html = markdown_html("# Big\n\n## Smaller\n\ntext")
+    assert "<h4>Big</h4>" in html and "<h5>Smaller</h5>" in html
+    assert "<h1" not in html and "<h2" not in html

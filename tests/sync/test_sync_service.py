@@ -278,7 +278,7 @@ def test_second_run_changes_nothing(workspace: Workspace, client: Client, tmp_pa
     assert table_snapshot(path, "posts") == before
 
 
-def test_incremental_reads_few_pages_and_full_catches_old_edits(
+def test_incremental_reads_few_pages_and_its_history_slice(
     workspace: Workspace, client: Client, tmp_path: Path
 ) -> None:
     path = tmp_path / "wh.duckdb"
@@ -297,14 +297,17 @@ def test_incremental_reads_few_pages_and_full_catches_old_edits(
 
     incremental = run_sync(client, path, page_limit=10, only="posts,channels")
     assert incremental.completed, incremental.summary()
-    # 27 posts from the 3-day lookback (3 pages), 1 channels page, 2 scheduled + 1 draft.
-    assert incremental.requests <= 7, incremental.summary()
+    # 27 posts from the 3-day lookback (3 pages), 1 channels page, 2 scheduled + 1 draft;
+    # besides, the first slice of older history (the oldest seventh of the posts).
+    assert incremental.requests - incremental.history_requests <= 7, incremental.summary()
+    assert 0 < incremental.history_requests <= 3, incremental.summary()
     assert incremental.counts["posts"].new == 3
     stored = warehouse_posts(path)
     live = service_posts(client)
     for post_id in [*new, recent, workspace.posts[-1], workspace.posts[-2]]:
         assert stored[post_id] == live[post_id]
-    assert stored[old][1] == "Post 0"  # older than the lookback window: left for --full
+    assert stored[old][1] == "Old, edited"  # the oldest: in this run's history slice
+    assert stored[workspace.posts[60]][1] == "Post 60"  # a later slice's: not yet
 
     full = run_sync(client, path, page_limit=10, only="posts,channels", full=True)
     assert full.completed

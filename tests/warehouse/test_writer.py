@@ -14,7 +14,12 @@ import pytest
 
 from channelkit.sync.arrow import CHANNEL_DAILY, POSTS, items_to_arrow
 from channelkit.warehouse.connection import open_warehouse
-from channelkit.warehouse.writer import Checkpoint, UpsertCounts, WarehouseWriter
+from channelkit.warehouse.writer import (
+    Checkpoint,
+    DeletionScope,
+    UpsertCounts,
+    WarehouseWriter,
+)
 
 
 @pytest.fixture
@@ -115,13 +120,58 @@ def test_unseen_rows_are_marked_deleted_and_revived(con: duckdb.DuckDBPyConnecti
     old = datetime.now(UTC) - timedelta(hours=1)
     writer.commit_batch("posts", rows(post("p1"), post("p2")), synced_at=old)
     walk_start = datetime.now(UTC) - timedelta(minutes=1)
-    counts = writer.commit_batch("posts", rows(post("p1")), mark_deleted_unseen_since=walk_start)
+    counts = writer.commit_batch("posts", rows(post("p1")), deletions=DeletionScope(walk_start))
     assert (counts.unchanged, counts.deleted) == (1, 1)
     deleted = "SELECT id FROM posts WHERE deleted_at IS NOT NULL"
     assert con.execute(deleted).fetchall() == [("p2",)]
     revived = writer.commit_batch("posts", rows(post("p2")))
     assert revived.updated == 1
     assert con.execute(deleted).fetchall() == []
+
+
+def test_a_history_slice_marks_only_its_own_range_deleted(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    writer = WarehouseWriter(con)
+    old = datetime.now(UTC) - timedelta(hours=1)
+    writer.commit_batch(
+        "posts",
+        rows(
+            post("jan", published_at="2026-01-10T00:00:00Z"),
+            post("feb", published_at="2026-02-01T00:00:00Z"),  # the slice's first instant
+            post("feb2", published_at="2026-02-20T00:00:00Z"),
+            post("mar", published_at="2026-03-01T00:00:00Z"),  # the next slice's first
+            post("draft", status="draft", published_at=None),
+        ),
+        synced_at=old,
+    )
+    scope = DeletionScope(
+        datetime.now(UTC) - timedelta(minutes=1),
+        sliced=True,
+        published_from=datetime(2026, 2, 1, tzinfo=UTC),
+        published_before=datetime(2026, 3, 1, tzinfo=UTC),
+    )
+    counts = writer.commit_batch("posts", rows(post("feb2")), deletions=scope)
+    assert counts.deleted == 1
+    deleted = con.execute("SELECT id FROM posts WHERE deleted_at IS NOT NULL").fetchall()
+    assert deleted == [("feb",)]
+    open_ended = DeletionScope(datetime.now(UTC), sliced=True, published_from=None)
+    assert writer.commit_batch("posts", None, deletions=open_ended).deleted == 3  # not drafts
+
+
+def test_record_slice_and_checkpoint_state(con: duckdb.DuckDBPyConnection) -> None:
+    writer = WarehouseWriter(con)
+    run_id = writer.start_run(mode="incremental", base_url="http://x/v1")
+    writer.record_slice(
+        run_id, number=2, count=7, after=datetime(2026, 2, 1, tzinfo=UTC), before=None
+    )
+    row = con.execute(
+        "SELECT slice_number, slice_count, epoch(slice_after), slice_before FROM sync_runs"
+    ).fetchall()
+    assert row == [(2, 7, datetime(2026, 2, 1, tzinfo=UTC).timestamp(), None)]
+    writer.save_checkpoint(Checkpoint("posts:history", run_id, state={"runs": 2}))
+    loaded = writer.checkpoint("posts:history")
+    assert loaded is not None and loaded.state == {"runs": 2} and not loaded.in_progress
 
 
 def test_mark_deleted_by_id(con: duckdb.DuckDBPyConnection) -> None:
@@ -150,6 +200,13 @@ def test_composite_key_upsert(con: duckdb.DuckDBPyConnection) -> None:
     table = items_to_arrow(CHANNEL_DAILY, [day("2026-11-02", 3), day("2026-11-03", 1)], "t")
     counts = writer.commit_batch("channel_daily", table)
     assert (counts.new, counts.updated, counts.unchanged) == (1, 1, 0)
+    # A batch is compared with the days it covers: the others are neither read nor touched.
+    synced = "SELECT date, epoch_us(synced_at) FROM channel_daily ORDER BY date"
+    before = con.execute(synced).fetchall()
+    table = items_to_arrow(CHANNEL_DAILY, [day("2026-11-03", 1)], "t")
+    assert writer.commit_batch("channel_daily", table).unchanged == 1
+    after = con.execute(synced).fetchall()
+    assert after[:2] == before[:2] and after[2][1] > before[2][1]
 
 
 def test_sync_runs_bookkeeping(con: duckdb.DuckDBPyConnection) -> None:

@@ -1,10 +1,10 @@
-"""Self-contained HTML engagement reports (`channelkit report`).
+"""Engagement reports people read and receive (`channelkit report`, `channelkit deliver`).
 
     from channelkit.reports import generate_report
-    generate_report("warehouse.duckdb", "reports/weekly.html", period="7d", tz="Europe/Berlin")
+    generate_report("warehouse.duckdb", "reports/october.html", period="month", tz="Europe/Berlin")
 
-See docs/reports.md for the command, scheduling and custom templates. Names load on first
-use, so that `channelkit --help` does not pay for pandas and plotly.
+See docs/reports.md for the commands, periods, formats, delivery and custom templates.
+Names load on first use, so that `channelkit --help` does not pay for pandas and plotly.
 """
 
 from __future__ import annotations
@@ -15,25 +15,27 @@ from channelkit._lazy import lazy_attributes
 
 _LAZY: dict[str, str] = {
     "generate_report": "channelkit.reports.generate:generate_report",
+    "build_report": "channelkit.reports.generate:build_report",
     "report_period": "channelkit.reports.generate:report_period",
+    "Report": "channelkit.reports.generate:Report",
     "ReportPage": "channelkit.reports.page:ReportPage",
     "ReportPeriod": "channelkit.reports.period:ReportPeriod",
     "ReportError": "channelkit.reports.period:ReportError",
-    "ReportParameterError": "channelkit.reports.period:ReportParameterError",
 }
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from channelkit.reports.generate import generate_report, report_period
+    from channelkit.reports.generate import Report, build_report, generate_report, report_period
     from channelkit.reports.page import ReportPage
-    from channelkit.reports.period import ReportError, ReportParameterError, ReportPeriod
+    from channelkit.reports.period import ReportError, ReportPeriod
 
 __all__ = [
     "generate_report",
+    "build_report",
     "report_period",
+    "Report",
     "ReportPage",
     "ReportPeriod",
     "ReportError",
-    "ReportParameterError",
 ]
 
 

@@ -12,18 +12,21 @@ import click
 from channelkit._constants import (
     ENV_API_KEY,
     ENV_BASE_URL,
+    REPORT_COMPARE_DEFAULT,
+    REPORT_FORMATS,
     REPORT_PERIOD_DEFAULT,
     REPORT_TZ_DEFAULT,
     WAREHOUSE_PATH,
 )
+from channelkit.analysis.period import COMPARES
 from channelkit.cli import service_options, user_errors
-from channelkit.errors import ChannelkitError
+from channelkit.errors import ChannelkitError, InvalidParameterError
 from channelkit.reports.period import (
-    ReportParameterError,
+    PERIOD_HELP,
+    check_period,
     check_tz,
     parse_date,
     parse_duration,
-    parse_period,
 )
 
 
@@ -39,18 +42,13 @@ class _Parsed(click.ParamType[Any, Any]):
             return value
         try:
             return self._parse(value)
-        except ReportParameterError as exc:
-            self.fail(str(exc), param, ctx)
-
-
-def _checked_period(text: str) -> str:
-    parse_period(text)
-    return text.strip()
+        except InvalidParameterError as exc:
+            self.fail(exc.message, param, ctx)
 
 
 _DATE = _Parsed("date", lambda text: parse_date(text, param="date"))
-_PERIOD = _Parsed("period", _checked_period)
-_DURATION = _Parsed("duration", parse_duration)
+_PERIOD = _Parsed("period", check_period)
+DURATION = _Parsed("duration", parse_duration)
 _TZ = _Parsed("tz", check_tz)
 
 
@@ -76,8 +74,15 @@ def _stderr_step(message: str) -> None:
 @click.option(
     "--period",
     type=_PERIOD,
-    help=f"Length of the period, e.g. 7d or 4w [default: {REPORT_PERIOD_DEFAULT}, ending "
-    "on the day of the last sync].",
+    help=f"{PERIOD_HELP} [default: {REPORT_PERIOD_DEFAULT}]. Words and day counts mean the "
+    "last complete ones before the last sync.",
+)
+@click.option(
+    "--compare",
+    type=click.Choice(COMPARES, case_sensitive=False),
+    default=REPORT_COMPARE_DEFAULT,
+    show_default=True,
+    help="Compare with the previous period of the same kind, or the same period a year earlier.",
 )
 @click.option("--tz", type=_TZ, default=REPORT_TZ_DEFAULT, show_default=True, help="IANA timezone.")
 @click.option(
@@ -90,7 +95,16 @@ def _stderr_step(message: str) -> None:
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
     required=True,
-    help="HTML file to write (replaced atomically).",
+    help="File to write (replaced atomically).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(REPORT_FORMATS, case_sensitive=False),
+    default="html",
+    show_default=True,
+    help="html: one self-contained page; pdf (A4) or png: rendered by the system's Chromium "
+    "(needs the images extra).",
 )
 @click.option(
     "--csv",
@@ -105,7 +119,7 @@ def _stderr_step(message: str) -> None:
 )
 @click.option(
     "--max-age",
-    type=_DURATION,
+    type=DURATION,
     help="Fail, writing nothing, when the last completed sync is older than this (e.g. 26h).",
 )
 @click.option("--sync", "do_sync", is_flag=True, help="Sync the warehouse first.")
@@ -121,9 +135,11 @@ def report(
     since: date | None,
     until: date | None,
     period: str | None,
+    compare: str,
     tz: str,
     channels: tuple[str, ...],
     out: Path,
+    fmt: str,
     csv_dir: Path | None,
     template: Path | None,
     max_age: timedelta | None,
@@ -132,11 +148,12 @@ def report(
     base_url: str | None,
     api_key: str | None,
 ) -> None:
-    """Write an HTML engagement report for a period, from the warehouse.
+    """Write an engagement report for a period, from the warehouse.
 
     \b
-    channelkit report --period 7d --tz Europe/Berlin --out reports/weekly.html
-    channelkit report --since 2026-11-01 --until 2026-11-30 --channel engineering --out nov.html
+    channelkit report --period month --tz Europe/Berlin --out reports/monthly.html
+    channelkit report --period 2026-W44 --channel all-hands --format pdf --out week44.pdf
+    channelkit report --since 2026-11-01 --until 2026-11-30 --csv csv --out november.html
 
     Exits 1 and writes nothing when the data is missing or older than --max-age.
     """
@@ -160,11 +177,13 @@ def report(
             since=since,
             until=until,
             period=period,
+            compare=compare,
             tz=tz,
             channels=channels,
             template=template,
             csv_dir=csv_dir,
             max_age=max_age,
+            format=fmt.lower(),
             on_step=step,
         )
 

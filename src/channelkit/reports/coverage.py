@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 
 from channelkit.analysis.freshness import Freshness
-from channelkit.reports.period import ReportError, ReportPeriod, local_date
+from channelkit.reports.period import ReportError, ReportPeriod
 
 
 def check_freshness(fresh: Freshness, max_age: timedelta | None, now: datetime | None) -> None:
@@ -48,22 +48,6 @@ def last_data_day(fresh: Freshness) -> date | None:
     """The newest day (a UTC date) with analytics rows, posts' or channels'."""
     days = [d for d in (fresh.last_post_day, fresh.last_channel_day) if d is not None]
     return max(days) if days else None
-
-
-def period_anchor(fresh: Freshness, tz: str) -> date:
-    """The day a relative period ends on (excluded).
-
-    That is the day of the last sync, whose data is still arriving, unless the analytics
-    end earlier: shortly after local midnight east of UTC the last UTC day is not over,
-    and a period ending there would run past the data.
-    """
-    last = last_data_day(fresh)
-    if last is None:
-        raise ReportError("the warehouse holds no analytics rows; run `channelkit sync` first")
-    after_data = last + timedelta(days=1)
-    if fresh.last_sync_at is None:
-        return after_data
-    return min(local_date(fresh.last_sync_at, tz), after_data)
 
 
 def check_coverage(fresh: Freshness, report_range: ReportPeriod) -> None:

@@ -10,7 +10,12 @@ from channelkit.reports.period import ReportError
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write `text` to `path` through a temporary file in the same directory and a rename.
+    """Write `text` (UTF-8, `\\n` line ends) to `path`; see `write_atomic_bytes`."""
+    write_atomic_bytes(path, text.encode("utf-8"))
+
+
+def write_atomic_bytes(path: Path, data: bytes) -> None:
+    """Write `data` to `path` through a temporary file in the same directory and a rename.
 
     A reader (a web server, a mail job) sees the old file or the new one, never half of
     one, and a failure leaves no file behind.
@@ -27,8 +32,8 @@ def write_atomic(path: Path, text: str) -> None:
         raise ReportError(f"{path.parent}: cannot write there: {exc.strerror}") from None
     tmp = Path(tmp_name)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         # mkstemp creates 0600; a report is meant to be read by others (a web server)

@@ -40,6 +40,13 @@ def fmt_number(value: Any, digits: int = 1) -> str:
     return f"{number:,.{digits}f}"
 
 
+def fmt_ratio(value: Any) -> str:
+    """A ratio with two decimals, always: `1` → `1.00`, `1.234` → `1.23`."""
+    if is_missing(value):
+        return MISSING
+    return f"{float(value):,.2f}"
+
+
 def fmt_pct(value: Any, digits: int = 1) -> str:
     """A ratio as a percentage: `0.0425` → `4.3%`."""
     if is_missing(value):

@@ -8,6 +8,7 @@ plotly.js itself) reach the page unescaped.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from markupsafe import Markup
 
@@ -20,7 +21,7 @@ Cell = str | Markup
 class Column:
     """A table column; numeric ones are right-aligned.
 
-    Column("Views", numeric=True)
+    Column("Readers", numeric=True)
     """
 
     label: str
@@ -39,10 +40,34 @@ class Table:
 
 
 @dataclass(frozen=True)
+class Chart:
+    """A figure with what assistive technology and print need: a text label and its data.
+
+    Chart(figure_html(fig, "ck-trend"), "Line chart of opens per day", table)
+    """
+
+    html: Markup
+    label: str  # the aria-label: what the chart shows, in words
+    data: Table  # the plotted numbers, shown collapsed under the chart
+    figure: Any = field(default=None, compare=False, repr=False)  # for static images
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence of the summary; `flags` say why a number needs care.
+
+    Sentence("Read rate was 61.0%, up 4.0 points.", ("small base",))
+    """
+
+    text: str
+    flags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class KpiTile:
     """One headline number with its change against the previous period.
 
-    KpiTile("views", "Views", "400", "460", "\u221260", "\u221213.0%", "down")
+    KpiTile("readers", "Readers", "400", "460", "\u221260", "\u221213.0%", "down")
     """
 
     key: str
@@ -52,11 +77,12 @@ class KpiTile:
     delta: str
     delta_pct: str
     direction: str  # "up", "down" or "flat": a CSS class
+    flags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Section:
-    """One part of the report: a figure, a table, or both, with notes under them.
+    """One part of the report: charts, a table, or both, with notes under them.
 
     `empty` replaces both when the period has no data for this section.
 
@@ -66,7 +92,7 @@ class Section:
     id: str
     title: str
     intro: str = ""
-    figure: Markup | None = None
+    charts: tuple[Chart, ...] = ()
     table: Table | None = None
     notes: tuple[str, ...] = ()
     empty: str | None = None
@@ -76,7 +102,7 @@ class Section:
 class ReportPage:
     """Everything a template can use; see docs/reports.md for a custom template.
 
-    page.title, page.period.label, page.kpis[0].value, page.sections[0].table.rows
+    page.title, page.summary[0].text, page.kpis[0].value, page.sections[0].table.rows
     """
 
     title: str
@@ -89,7 +115,13 @@ class ReportPage:
     caveats: tuple[str, ...]
     plotlyjs: Markup
     generator: str
+    summary: tuple[Sentence, ...] = ()
+    links: tuple[tuple[str, str], ...] = ()  # (label, relative href): the CSV files
     section_by_id: dict[str, Section] = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "section_by_id", {s.id: s for s in self.sections})
+
+    @property
+    def charts(self) -> tuple[Chart, ...]:
+        return tuple(chart for section in self.sections for chart in section.charts)

@@ -14,7 +14,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from channelkit._constants import REPORT_TEMPLATE_NAME
+from channelkit._constants import REPORT_BODY_TOP_HEADING, REPORT_TEMPLATE_NAME
 from channelkit._markdown import render_markdown
 from channelkit.reports.page import ReportPage
 from channelkit.reports.period import ReportError
@@ -22,9 +22,17 @@ from channelkit.reports.period import ReportError
 TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
 _BUILTIN_PREFIX = "channelkit"
 
-# Figures react to the page width; the plotly logo links to the internet, which an
-# offline report should not.
-_PLOTLY_CONFIG: dict[str, Any] = {"responsive": True, "displaylogo": False}
+# Figures follow the page width. The toolbar keeps one button, download as PNG: the
+# plotly logo and the "edit in Chart Studio"/"send to cloud" buttons lead to the
+# internet, which an offline (and possibly confidential) report must not.
+PLOTLY_CONFIG: dict[str, Any] = {
+    "responsive": True,
+    "displaylogo": False,
+    "displayModeBar": "hover",
+    "modeBarButtons": [["toImage"]],
+    "showSendToCloud": False,
+    "toImageButtonOptions": {"format": "png"},
+}
 
 
 @cache
@@ -47,15 +55,16 @@ def figure_html(figure: Any, div_id: str) -> Markup:
         full_html=False,
         include_plotlyjs=False,
         div_id=div_id,
-        config=_PLOTLY_CONFIG,
+        config={**PLOTLY_CONFIG, "toImageButtonOptions": {"format": "png", "filename": div_id}},
         validate=False,
     )
     return Markup(html)
 
 
 def markdown_html(text: str) -> Markup:
-    """User Markdown as HTML, through the project's sanitiser and nothing else."""
-    return Markup(render_markdown(text))
+    """User Markdown as HTML, through the project's sanitiser and nothing else; its
+    headings start at h4 so that a post never adds a top-level heading to the report."""
+    return Markup(render_markdown(text, top_heading=REPORT_BODY_TOP_HEADING))
 
 
 def _environment(template: Path | None) -> jinja2.Environment:

@@ -21,9 +21,11 @@ from channelkit._constants import (
     REPORT_BODY_EXCERPT_CHARS,
     REPORT_DAILY_TREND_MAX_DAYS,
     REPORT_GROUP_ROWS_LIMIT,
+    REPORT_TREND_TICKS,
     REPORT_UPCOMING_LIMIT,
 )
 from channelkit.analysis.freshness import Freshness
+from channelkit.reports.charts import chart, heatmaps_one_by_one
 from channelkit.reports.coverage import last_data_day
 from channelkit.reports.formatting import (
     MISSING,
@@ -32,13 +34,15 @@ from channelkit.reports.formatting import (
     fmt_int,
     fmt_number,
     fmt_pct,
+    fmt_ratio,
     fmt_signed,
     fmt_signed_pct,
     is_missing,
 )
 from channelkit.reports.page import Cell, Column, KpiTile, ReportPage, Section, Table
 from channelkit.reports.period import ReportPeriod, local_date
-from channelkit.reports.render import figure_html, markdown_html
+from channelkit.reports.render import markdown_html
+from channelkit.reports.summary import INCOMPLETE, SMALL_BASE, PostRate, summary_sentences
 
 if TYPE_CHECKING:
     from channelkit.warehouse import Warehouse
@@ -48,19 +52,39 @@ StepLogger = Callable[[str], None]
 
 @dataclass(frozen=True)
 class _Query:
-    """The filters every section shares."""
+    """The period and filters every section shares."""
 
     period: ReportPeriod
     channels: tuple[str, ...]
 
     @property
     def filters(self) -> dict[str, Any]:
-        return {
-            "start": self.period.start,
-            "end": self.period.end,
-            "tz": self.period.tz,
-            "channel": list(self.channels) or None,
-        }
+        return {**self.period.query(), "channel": list(self.channels) or None}
+
+
+# The CSV files of `--csv`, one per frame the report queries.
+CSV_NAMES = (
+    "kpis",
+    "engagement_over_time",
+    "top_posts_by_readers",
+    "top_posts_by_read_rate",
+    "low_reach",
+    "channel_comparison",
+    "tag_performance",
+    "priority_impact",
+    "publishing_heatmap",
+    "upcoming_scheduled",
+)
+
+# The tiles, in the order a comms team reads them: (metric, label).
+TILES = (
+    ("read_rate", "Read rate"),
+    ("readers", "Readers"),
+    ("posts_published", "Posts"),
+    ("opens", "Opens"),
+    ("engagement_rate", "Engagement rate"),
+    ("net_subscribers", "Net subscribers"),
+)
 
 
 def build_page(
@@ -68,8 +92,10 @@ def build_page(
     period: ReportPeriod,
     *,
     previous: ReportPeriod,
+    compare: str,
     channels: Sequence[str],
     freshness: Freshness,
+    complete: bool,
     plotlyjs: Markup,
     generator: str,
     step: StepLogger,
@@ -77,6 +103,7 @@ def build_page(
     """Query every section; return the page and the raw frames by CSV name."""
     query = _Query(period, tuple(channels))
     frames: dict[str, pd.DataFrame] = {}
+    tz = period.tz
 
     def fetch(name: str, method: Callable[..., pd.DataFrame], **kwargs: Any) -> pd.DataFrame:
         step(f"querying {name.replace('_', ' ')}")
@@ -84,11 +111,12 @@ def build_page(
         frames[name] = frame
         return frame
 
-    kpis = fetch("kpis", wh.kpis)
+    kpis = fetch("kpis", wh.kpis, compare=compare)
     freq = "day" if period.days <= REPORT_DAILY_TREND_MAX_DAYS else "week"
     trend = fetch("engagement_over_time", wh.engagement_over_time, freq=freq)
-    top_views = fetch("top_posts_by_views", wh.top_posts, by="views")
-    top_rate = fetch("top_posts_by_engagement_rate", wh.top_posts, by="engagement_rate")
+    top_readers = fetch("top_posts_by_readers", wh.top_posts, by="readers")
+    top_rate = fetch("top_posts_by_read_rate", wh.top_posts, by="read_rate")
+    low = fetch("low_reach", wh.low_reach)
     by_channel = fetch("channel_comparison", wh.channel_comparison)
     by_tag = fetch("tag_performance", wh.tag_performance)
     by_priority = fetch("priority_impact", wh.priority_impact)
@@ -100,33 +128,84 @@ def build_page(
     frames["upcoming_scheduled"] = upcoming
 
     step("drawing figures")
-    bodies = _bodies(wh, [*top_views["post_id"], *top_rate["post_id"]])
+    bodies = _bodies(wh, [*top_readers["post_id"], *top_rate["post_id"]])
     sections = (
-        _trend_section(trend, freq),
-        _top_section("top-posts", "Top posts by views", top_views, bodies, period.tz),
-        _top_section("top-posts-rate", "Top posts by engagement rate", top_rate, bodies, period.tz),
-        _channel_section(by_channel),
-        _group_section("tags", "Tags", "Tag", "tag", by_tag, plots.tag_performance),
+        _trend_section(trend, freq, tz),
+        _top_section("top-posts", "Most read posts", top_readers, bodies, tz),
+        _top_section("top-posts-rate", "Posts with the highest read rate", top_rate, bodies, tz),
+        _low_reach_section(low, tz),
+        _channel_section(by_channel, tz),
+        _group_section("tags", "Tags", "Tag", "tag", by_tag, plots.tag_performance, tz),
         _group_section(
-            "priority", "Priority", "Priority", "priority", by_priority, plots.priority_impact
+            "priority", "Priority", "Priority", "priority", by_priority, plots.priority_impact, tz
         ),
-        _heatmap_section(heatmap),
-        _upcoming_section(upcoming, period.tz, as_of),
+        _heatmap_section(heatmap, tz),
+        _upcoming_section(upcoming, tz, as_of),
     )
-    caveats = _caveats(period, top_rate, by_tag, by_priority) + _gap_caveat(freshness, period.tz)
+    complete = complete and bool(kpis.attrs.get("complete", True))
+    rows = {
+        str(row["metric"]): {str(k): v for k, v in row.items()} for row in kpis.to_dict("records")
+    }
+    best, weakest = _best_and_weakest(top_rate, low)
+    summary = summary_sentences(
+        rows,
+        period_name=period.phrase,
+        previous_name=previous.phrase,
+        complete=complete,
+        best=best,
+        weakest=weakest,
+    )
+    caveats = _caveats(period, by_tag, by_priority) + _gap_caveat(freshness, period.tz)
+    caveats += [str(w) for w in kpis.attrs.get("warnings", ())]
     page = ReportPage(
-        title="Engagement report",
+        title=report_title(period, channels),
         period=period,
         previous_period=previous,
         parameters=_parameters(wh, period, previous, channels),
         freshness=_freshness(freshness, period.tz),
-        kpis=tuple(_tile(row) for row in kpis.to_dict("records")),
+        kpis=_tiles(rows, complete),
         sections=sections,
         caveats=tuple(caveats),
         plotlyjs=plotlyjs,
         generator=generator,
+        summary=summary,
     )
     return page, frames
+
+
+def report_title(period: ReportPeriod, channels: Sequence[str]) -> str:
+    """ "Engagement report · October 2026 · All channels" (or the channels asked for)."""
+    names = ", ".join(channels) if channels else "All channels"
+    return f"Engagement report · {period.name} · {names}"
+
+
+def _best_and_weakest(
+    top_rate: pd.DataFrame, low: pd.DataFrame
+) -> tuple[PostRate | None, PostRate | None]:
+    """The post with the highest read rate, and the one furthest below its channel's usual
+    read rate (`low_reach`: below half the channel's median; None when no post is)."""
+    best = None
+    if not top_rate.empty and not is_missing(top_rate["read_rate"].iloc[0]):
+        first = top_rate.iloc[0]
+        best = PostRate(str(first["title"]), float(first["read_rate"]))
+    weakest = None
+    if not low.empty:
+        worst = low.iloc[0]
+        weakest = PostRate(
+            str(worst["title"]), float(worst["read_rate"]), float(worst["channel_median"])
+        )
+    return best, weakest
+
+
+def _incomplete_caveat(period: ReportPeriod, fresh: Freshness) -> str:
+    last = last_data_day(fresh)
+    return (
+        f"{period.name} is not complete: the warehouse has data up to {last}. Changes "
+        "against the previous period are left out where they would mislead."
+    )
+
+
+_TOP_CHART_COLUMNS = ("rank", "title", "channel", "readers", "read_rate", "opens")
 
 
 def _local_midnight(day: Any, tz: str) -> datetime:
@@ -142,18 +221,28 @@ def _bodies(wh: Warehouse, post_ids: list[str]) -> dict[str, str]:
     return {str(row.id): str(row.body or "") for row in frame.itertuples()}
 
 
-def _tile(row: Mapping[Any, Any]) -> KpiTile:
-    is_rate = row["kind"] == "rate"
+def _tiles(rows: Mapping[str, Mapping[Any, Any]], complete: bool) -> tuple[KpiTile, ...]:
+    return tuple(
+        _tile(metric, label, rows[metric], complete) for metric, label in TILES if metric in rows
+    )
+
+
+def _tile(metric: str, label: str, row: Mapping[Any, Any], complete: bool) -> KpiTile:
+    is_rate = metric.endswith("_rate")
     value_fmt = fmt_pct if is_rate else fmt_int
+    flags: tuple[str, ...] = () if complete else (INCOMPLETE,)
+    if row.get("small_base") is True:
+        flags += (SMALL_BASE,)
     return KpiTile(
-        key=str(row["metric"]),
-        label=str(row["label"]),
+        key=metric,
+        label=label,
         value=value_fmt(row["value"]),
         previous=value_fmt(row["previous"]),
         delta=fmt_signed(row["delta"], percent_points=is_rate),
         # a relative change from zero or a negative number (net subscribers) reads as nonsense
         delta_pct=fmt_signed_pct(row["delta_pct"]) if _positive(row["previous"]) else MISSING,
         direction=direction(row["delta"]),
+        flags=flags,
     )
 
 
@@ -190,18 +279,30 @@ def _freshness(fresh: Freshness, tz: str) -> tuple[tuple[str, str], ...]:
     )
 
 
-def _figure(section_id: str, figure: Any) -> Markup:
-    return figure_html(figure, f"ck-{section_id}")
-
-
-def _trend_section(trend: pd.DataFrame, freq: str) -> Section:
-    title = "Engagement over time"
-    intro = f"Views, engagements and posts published per {freq}."
-    if trend.empty or (trend["views"].sum() == 0 and trend["posts_published"].sum() == 0):
-        return Section("trend", title, intro, empty="No views and no posts in this period.")
-    return Section(
-        "trend", title, intro, figure=_figure("trend", plots.engagement_over_time(trend))
+def _trend_section(trend: pd.DataFrame, freq: str, tz: str) -> Section:
+    title = "Readers and opens over time"
+    intro = (
+        f"Per {freq}: readers and read rate of the posts published that {freq}, and opens "
+        "and engagements of every post."
     )
+    if trend.empty or (trend["opens"].sum() == 0 and trend["posts_published"].sum() == 0):
+        return Section("trend", title, intro, empty="No opens and no posts in this period.")
+    figure = plots.engagement_over_time(trend)
+    # plotly picks how many dates fit the width (one per bar does not fit on a phone)
+    figure.update_xaxes(tickvals=None, tickmode="auto", nticks=REPORT_TREND_TICKS)
+    drawn = chart(figure, "ck-trend", trend, tz=tz, columns=_TREND_COLUMNS)
+    return Section("trend", title, intro, charts=(drawn,))
+
+
+_TREND_COLUMNS = (
+    "period",
+    "posts_published",
+    "readers",
+    "read_rate",
+    "opens",
+    "engagements",
+    "engagement_rate",
+)
 
 
 def _text(value: Any) -> str:
@@ -228,70 +329,103 @@ def _tags(value: Any) -> str:
 def _top_section(
     section_id: str, title: str, top: pd.DataFrame, bodies: dict[str, str], tz: str
 ) -> Section:
-    min_views = int(top.attrs.get("min_views", 0))
-    intro = "Views and engagements in the period, whenever the post was published."
-    if min_views:
-        intro += f" Only posts with at least {min_views:,} views in the period."
+    intro = (
+        "Posts published in the period; readers are the people who opened a post at least "
+        "once, read rate is readers per subscriber of its channel when it was published."
+    )
+    if top.attrs.get("by") == "read_rate":
+        intro += " Only posts whose channel had enough subscribers for a fair rate."
     if top.empty:
-        return Section(section_id, title, intro, empty="No post reached the threshold.")
+        return Section(section_id, title, intro, empty="No posts published in this period.")
     columns = (
         Column("#", numeric=True),
         Column("Title"),
         Column("Channel"),
         Column("Published"),
-        Column("Views", numeric=True),
-        Column("Engagements", numeric=True),
-        Column("Rate", numeric=True),
+        Column("Readers", numeric=True),
+        Column("Read rate", numeric=True),
+        Column("Opens", numeric=True),
     )
     rows = tuple(
         (
             fmt_int(row["rank"]),
             _title_cell(row["title"], bodies.get(str(row["post_id"]), "")),
-            _text(row["channel_name"]),
+            _text(row["channel"]),
             fmt_datetime(row["published_at"], tz),
-            fmt_int(row["views"]),
-            fmt_int(row["engagements"]),
-            fmt_pct(row["engagement_rate"]),
+            fmt_int(row["readers"]),
+            fmt_pct(row["read_rate"]),
+            fmt_int(row["opens"]),
         )
         for row in top.to_dict("records")
     )
-    figure = _figure(section_id, plots.top_posts(top))
-    return Section(section_id, title, intro, figure=figure, table=Table(columns, rows))
+    drawn = chart(plots.top_posts(top), f"ck-{section_id}", top, tz=tz, columns=_TOP_CHART_COLUMNS)
+    return Section(section_id, title, intro, charts=(drawn,), table=Table(columns, rows))
 
 
-def _channel_section(frame: pd.DataFrame) -> Section:
+def _low_reach_section(frame: pd.DataFrame, tz: str) -> Section:
+    title = "Posts that reached few of their audience"
+    intro = "Posts whose read rate is below half their channel's median read rate, worst first."
+    if frame.empty:
+        return Section("low-reach", title, intro, empty="No post fell that far behind.")
+    columns = (
+        Column("Title"),
+        Column("Channel"),
+        Column("Published"),
+        Column("Readers", numeric=True),
+        Column("Read rate", numeric=True),
+        Column("Channel median", numeric=True),
+    )
+    shown = frame.head(REPORT_GROUP_ROWS_LIMIT)
+    rows = tuple(
+        (
+            _text(row["title"]),
+            _text(row["channel"]),
+            fmt_datetime(row["published_at"], tz),
+            fmt_int(row["readers"]),
+            fmt_pct(row["read_rate"]),
+            fmt_pct(row["channel_median"]),
+        )
+        for row in shown.to_dict("records")
+    )
+    notes: tuple[str, ...] = ()
+    if len(frame) > len(shown):
+        notes = (f"{len(frame) - len(shown):,} more posts are in the CSV export (--csv).",)
+    return Section("low-reach", title, intro, table=Table(columns, rows), notes=notes)
+
+
+def _channel_section(frame: pd.DataFrame, tz: str) -> Section:
     title = "Channels"
     intro = (
-        "Reach is views per subscriber, using each channel's subscriber count at the last "
-        "sync (not during the period)."
+        "Read rate is the readers of the posts published in the period per subscriber the "
+        "channel had when each was published."
     )
     if frame.empty:
         return Section("channels", title, intro, empty="No channels.")
     columns = (
         Column("Channel"),
-        Column("Visibility"),
         Column("Posts", numeric=True),
-        Column("Views", numeric=True),
-        Column("Engagements", numeric=True),
-        Column("Rate", numeric=True),
-        Column("Subscribers now", numeric=True),
-        Column("Views per subscriber", numeric=True),
+        Column("Readers", numeric=True),
+        Column("Read rate", numeric=True),
+        Column("Opens", numeric=True),
+        Column("Engagement rate", numeric=True),
+        Column("Net subscribers", numeric=True),
+        Column("Subscribers", numeric=True),
     )
     rows = tuple(
         (
-            _text(row["channel_name"]) + (" (archived)" if row["is_archived"] is True else ""),
-            _text(row["visibility"]),
+            _text(row["channel"]),
             fmt_int(row["posts_published"]),
-            fmt_int(row["views"]),
-            fmt_int(row["engagements"]),
+            fmt_int(row["readers"]),
+            fmt_pct(row["read_rate"]),
+            fmt_int(row["opens"]),
             fmt_pct(row["engagement_rate"]),
-            fmt_int(row["subscriber_count"]),
-            fmt_number(row["views_per_subscriber"], 2),
+            fmt_signed(row["net_subscribers"]),
+            fmt_int(row["subscribers"]),
         )
         for row in frame.to_dict("records")
     )
-    figure = _figure("channels", plots.channel_comparison(frame))
-    return Section("channels", title, intro, figure=figure, table=Table(columns, rows))
+    drawn = chart(plots.channel_comparison(frame), "ck-channels", frame, tz=tz)
+    return Section("channels", title, intro, charts=(drawn,), table=Table(columns, rows))
 
 
 def _group_section(
@@ -301,20 +435,22 @@ def _group_section(
     key: str,
     frame: pd.DataFrame,
     draw: Callable[[pd.DataFrame], Any],
+    tz: str,
 ) -> Section:
     intro = (
-        "Posts published in the period, each measured by its views and engagements in the "
-        "period; medians are per post."
+        "Posts published in the period. Lift is the median of each post's read rate divided "
+        "by its channel's median, so big channels do not decide the answer: 1.2 reads as "
+        "20% better than usual."
     )
     if frame.empty or int(frame["posts"].sum()) == 0:
         return Section(section_id, title, intro, empty="No posts published in this period.")
     columns = (
         Column(label),
         Column("Posts", numeric=True),
-        Column("Views", numeric=True),
-        Column("Rate", numeric=True),
-        Column("Median views", numeric=True),
-        Column("Median rate", numeric=True),
+        Column("Readers", numeric=True),
+        Column("Read rate", numeric=True),
+        Column("Lift", numeric=True),
+        Column("Median opens", numeric=True),
         Column("Sample"),
     )
     shown = frame.head(REPORT_GROUP_ROWS_LIMIT)
@@ -322,10 +458,10 @@ def _group_section(
         (
             _text(row[key]),
             fmt_int(row["posts"]),
-            fmt_int(row["views"]),
-            fmt_pct(row["engagement_rate"]),
-            fmt_number(row["median_views"]),
-            fmt_pct(row["median_engagement_rate"]),
+            fmt_int(row["readers"]),
+            fmt_pct(row["read_rate"]),
+            fmt_ratio(row["lift"]),
+            fmt_number(row["median_opens"]),
             "small" if row["small_sample"] is True else "",
         )
         for row in shown.to_dict("records")
@@ -333,21 +469,26 @@ def _group_section(
     notes: tuple[str, ...] = ()
     if len(frame) > len(shown):
         notes = (f"{len(frame) - len(shown):,} more rows are in the CSV export (--csv).",)
-    figure = _figure(section_id, draw(frame))
-    return Section(section_id, title, intro, figure=figure, table=Table(columns, rows), notes=notes)
+    drawn = chart(draw(frame), f"ck-{section_id}", frame, tz=tz)
+    return Section(
+        section_id, title, intro, charts=(drawn,), table=Table(columns, rows), notes=notes
+    )
 
 
-def _heatmap_section(frame: pd.DataFrame) -> Section:
+def _heatmap_section(frame: pd.DataFrame, tz: str) -> Section:
     title = "When posts were published"
     intro = (
-        "Posts published by weekday and hour (local time), and the views those posts "
-        "received in the period; the data has no hour of reading."
+        "Posts published by weekday and hour (local time), and the readers those posts "
+        "received; the data has no hour of reading."
     )
     if int(frame["posts_published"].sum()) == 0:
         return Section("heatmap", title, intro, empty="No posts published in this period.")
-    return Section(
-        "heatmap", title, intro, figure=_figure("heatmap", plots.publishing_heatmap(frame))
+    figures = heatmaps_one_by_one(plots.publishing_heatmap(frame))
+    charts = tuple(
+        chart(figure, f"ck-heatmap-{number}", frame, tz=tz)
+        for number, figure in enumerate(figures, start=1)
     )
+    return Section("heatmap", title, intro, charts=charts)
 
 
 def _upcoming_section(frame: pd.DataFrame, tz: str, as_of: datetime) -> Section:
@@ -394,14 +535,12 @@ def _gap_caveat(fresh: Freshness, tz: str) -> list[str]:
 
 def _caveats(
     period: ReportPeriod,
-    top_rate: pd.DataFrame,
     by_tag: pd.DataFrame,
     by_priority: pd.DataFrame,
 ) -> list[str]:
     caveats = [
-        "Reach (views per subscriber) uses today's subscriber counts, not those during the period.",
-        "Views and engagements of the period include readers of posts published earlier; "
-        "tags, priority and the heatmap look only at posts published in the period.",
+        "Readers and read rate count the posts published in the period (their readers "
+        "to date); opens and engagements count every post's activity in the period.",
         "Deleted posts and channels are left out everywhere.",
     ]
     if period.tz != "UTC":
@@ -422,11 +561,5 @@ def _caveats(
         caveats.append(
             f"{small_tags} of {len(by_tag)} tags are on fewer than "
             f"{by_tag.attrs.get('small_sample_n')} posts (marked small)."
-        )
-    min_views = top_rate.attrs.get("min_views")
-    if min_views:
-        caveats.append(
-            f"Top posts by engagement rate only include posts with at least {min_views:,} "
-            "views in the period."
         )
     return caveats

@@ -12,6 +12,16 @@ the warehouse knows are re-read one by one, or by one walk of the whole list whe
 costs fewer requests. A post scheduled since the last run shows up once it is published
 (then `published_at` = `scheduled_at`, after the mark) or at the next `--full`.
 
+Older history (convergence). Besides that window, every incremental run re-reads one
+slice of the whole published history, oldest first, so that lifetime `views` of older
+posts, their edits and deletions reach the warehouse without `--full`. A cycle of
+`convergence_runs` slices (default 7) sweeps published time from the oldest post to the
+newest: each slice starts exactly where the previous one ended and holds about an equal
+share of the posts still ahead of it; the cycle's last slice is open-ended, so posts
+published meanwhile are never skipped. A slice walk that completes marks the rows of its
+range it did not see as deleted. `channel_daily` days (whose history changes when posts
+are deleted or hidden) are swept the same way, one share of the final days per run.
+
 Analytics. Daily rows are UTC days. A day is final once it is older than the lookback
 window; each run re-reads from the first day that was not final at the previous run up to
 a little past "today" (the latest of the local date and the newest date seen in the data,
@@ -89,6 +99,47 @@ def next_posts_mark(
 def prefer_full_walk(*, pending: int, known_posts: int, page_limit: int) -> bool:
     """Whether one walk of the whole list costs fewer requests than re-reading `pending`."""
     return pending > 0 and pending > -(-max(known_posts, 1) // page_limit)
+
+
+@dataclass(frozen=True)
+class HistorySlice:
+    """The part of the published history one incremental run re-reads.
+
+    Posts published in `[after, before)`; `after=None` is the oldest, `before=None` the
+    newest (the cycle's last slice). `number` counts 1..`count` within the cycle.
+    """
+
+    after: datetime | None
+    before: datetime | None
+    number: int
+    count: int
+
+    @property
+    def last(self) -> bool:
+        return self.before is None
+
+
+def slice_quota(*, remaining: int, runs_done: int, runs: int) -> int | None:
+    """Posts the next slice should hold, or None when it takes all that remain.
+
+    An equal share of what is still ahead, so a cycle never takes more than `runs` runs
+    even when posts are added or removed meanwhile.
+    """
+    runs_left = runs - runs_done
+    if runs_left <= 1 or remaining <= 0:
+        return None
+    return -(-remaining // runs_left)
+
+
+def history_query(history: HistorySlice) -> dict[str, str]:
+    """The posts listing's filters for a slice. The spec's filters are strict and
+    timestamps whole seconds, so `[after, before)` is asked as `(after - 1 s, before)`."""
+    query: dict[str, str] = {}
+    if history.after is not None:
+        query["published_after"] = (history.after - timedelta(seconds=1)).isoformat()
+    if history.before is not None:
+        query["published_before"] = history.before.isoformat()
+    return query
 
 
 @dataclass(frozen=True)

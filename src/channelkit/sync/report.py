@@ -23,6 +23,9 @@ class SyncReport:
     lists the resources that continued a walk an earlier, interrupted run had begun.
     `completed` is False when the run stopped on an error (`error` says which); what it
     wrote is kept and the next run continues from the last checkpoint.
+    `history_slice` names the slice of older history an incremental run re-read (for
+    example "2/7, posts published 2025-03-01 .. 2025-06-12"); `history_requests`,
+    `history_rows` and `history_seconds` are its share of the run's cost.
     """
 
     run_id: str
@@ -40,6 +43,10 @@ class SyncReport:
     duration_seconds: float = 0.0
     skipped: dict[str, str] = field(default_factory=dict)
     resumed: list[str] = field(default_factory=list)
+    history_slice: str | None = None
+    history_requests: int = 0
+    history_rows: int = 0
+    history_seconds: float = 0.0
     completed: bool = False
     error: str | None = None
 
@@ -61,6 +68,10 @@ class SyncReport:
             "duration_seconds": round(self.duration_seconds, 3),
             "skipped": dict(self.skipped),
             "resumed": list(self.resumed),
+            "history_slice": self.history_slice,
+            "history_requests": self.history_requests,
+            "history_rows": self.history_rows,
+            "history_seconds": round(self.history_seconds, 3),
             "completed": self.completed,
             "error": self.error,
         }
@@ -81,6 +92,11 @@ class SyncReport:
             f"{self.responses_429}, rate-limit waits {self.rate_limit_waits} "
             f"({self.wait_seconds:.1f} s), duration {self.duration_seconds:.1f} s"
         )
+        if self.history_slice:
+            lines.append(
+                f"older history re-read: slice {self.history_slice}; {self.history_requests} "
+                f"requests, {self.history_rows} rows, {self.history_seconds:.1f} s"
+            )
         if self.resumed:
             lines.append(f"resumed interrupted walks: {', '.join(self.resumed)}")
         for resource, reason in self.skipped.items():

@@ -10,12 +10,14 @@ fetching, decoding and writing overlap while memory stays bounded.
 from __future__ import annotations
 
 import contextlib
+import functools
 import queue
 import threading
 import time
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
+from datetime import time as dt_time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
@@ -27,6 +29,7 @@ import pyarrow.compute as pc
 from channelkit._constants import (
     SYNC_BATCH_ROWS,
     SYNC_BATCH_SECONDS,
+    SYNC_CONVERGENCE_RUNS,
     SYNC_DUCKDB_MEMORY_LIMIT,
     SYNC_LOOKBACK_DAYS,
     SYNC_PAGE_LIMIT,
@@ -56,7 +59,7 @@ from channelkit.sync.report import SyncReport
 from channelkit.sync.walk import Walk, resumable
 from channelkit.warehouse.connection import open_warehouse
 from channelkit.warehouse.parquet import export_parquet
-from channelkit.warehouse.writer import Checkpoint, WarehouseWriter
+from channelkit.warehouse.writer import Checkpoint, DeletionScope, WarehouseWriter
 
 if TYPE_CHECKING:
     from channelkit.client import Client
@@ -79,6 +82,10 @@ _PATHS = {
     "post_daily": "/analytics/posts",
     "channel_daily": "/analytics/channels",
 }
+# The walks re-reading older history (one slice per incremental run) keep their own
+# checkpoints, named after the resource whose table they write.
+POSTS_HISTORY = "posts:history"
+CHANNEL_DAILY_HISTORY = "channel_daily:history"
 # Analytics rows never disappear: only these tables mark rows a full walk did not see.
 _DELETABLE = frozenset({"channels", "posts"})
 _SHAPES = {
@@ -105,7 +112,7 @@ class _Batch:
     resource: str
     rows: pa.Table | None
     checkpoint: Checkpoint | None
-    mark_deleted_since: datetime | None = None
+    deletions: DeletionScope | None = None
 
 
 @dataclass
@@ -161,6 +168,7 @@ def run_sync(
     progress: bool = True,
     page_limit: int = SYNC_PAGE_LIMIT,
     batch_rows: int = SYNC_BATCH_ROWS,
+    convergence_runs: int = SYNC_CONVERGENCE_RUNS,
 ) -> SyncReport:
     """Sync the service into the DuckDB warehouse at `path`; return what was done.
 
@@ -169,7 +177,9 @@ def run_sync(
     `since` limits posts and analytics to that date onwards. A run that stops on an error
     returns a report with `completed=False`; the next run continues where it stopped.
     `page_limit` is the page size asked for; `batch_rows` the rows per committed batch
-    (smaller: less work lost to a kill; larger: fewer transactions).
+    (smaller: less work lost to a kill; larger: fewer transactions). Every incremental
+    run also re-reads one slice of the older history, so that after `convergence_runs`
+    incremental runs the warehouse equals a full sync (see `docs/warehouse.md`).
     """
     resources = parse_only(only)
     try:
@@ -183,6 +193,7 @@ def run_sync(
     for name, value, low, high in (
         ("page_limit", page_limit, 1, PAGE_LIMIT_MAX),
         ("batch_rows", batch_rows, 1, None),
+        ("convergence_runs", convergence_runs, 1, None),
     ):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise InvalidParameterError(name, f"{value!r} is not an integer >= {low}")
@@ -203,6 +214,7 @@ def run_sync(
             lookback_days=lookback_days,
             page_limit=page_limit,
             batch_rows=batch_rows,
+            convergence_runs=convergence_runs,
             progress=Progress(enabled=progress and visible()),
         )
         report = sync.run()
@@ -226,6 +238,7 @@ class _Sync:
         lookback_days: int,
         page_limit: int,
         batch_rows: int,
+        convergence_runs: int,
         progress: Progress,
     ) -> None:
         self.client = client
@@ -237,6 +250,8 @@ class _Sync:
         self.lookback_days = lookback_days
         self.page_limit = page_limit
         self.batch_rows = batch_rows
+        self.convergence_runs = convergence_runs
+        self.history: plan.HistorySlice | None = None
         self.progress = progress
         self.stop = threading.Event()
         self.queue: queue.Queue[_Message] = queue.Queue(maxsize=SYNC_QUEUE_BATCHES)
@@ -244,6 +259,7 @@ class _Sync:
         mode: Literal["full", "incremental"] = (
             "full" if full or not self.writer.has_completed_run() else "incremental"
         )
+        self.mode = mode
         self.run_id = self.writer.start_run(mode=mode, base_url=client.base_url)
         self.report = SyncReport(
             run_id=self.run_id,
@@ -348,24 +364,23 @@ class _Sync:
         elif isinstance(message, _Failed):
             self._fail(message.resource, message.error)
         elif isinstance(message, _Batch | _Gone):
-            table = _SHAPES[message.resource].table
+            resource = _base(message.resource)
+            table = _SHAPES[resource].table
             try:
                 if isinstance(message, _Gone):
-                    report.counts[message.resource].deleted += self.writer.mark_deleted(
-                        table, message.ids
-                    )
+                    report.counts[resource].deleted += self.writer.mark_deleted(table, message.ids)
                     return
                 counts = self.writer.commit_batch(
                     table,
                     message.rows,
                     checkpoint=message.checkpoint,
-                    mark_deleted_unseen_since=message.mark_deleted_since,
+                    deletions=message.deletions,
                 )
             except duckdb.Error as exc:
-                self._fail(message.resource, exc)
+                self._fail(resource, exc)
                 return
-            report.counts[message.resource].add(counts)
-            self.progress.advance(message.resource, message.rows.num_rows if message.rows else 0)
+            report.counts[resource].add(counts)
+            self.progress.advance(resource, message.rows.num_rows if message.rows else 0)
 
     def _fail(self, resource: str, error: BaseException) -> None:
         if self.report.error is None:
@@ -443,6 +458,7 @@ class _Sync:
             else {}
         )
         walk = self._prepare("posts", Walk("posts", query, posts_plan.full, datetime.now(UTC)))
+        history = self._plan_history(restart=walk.full)
 
         def mark(done: Walk) -> datetime | None:
             after = done.query.get("published_after")
@@ -457,8 +473,82 @@ class _Sync:
             self._walk(walk, previous=previous, mark=mark)
             if not walk.full and pending:
                 self._reread(pending)
+            if history is not None:
+                self._walk_history(*history)
 
         return run
+
+    def _plan_history(
+        self, *, restart: bool
+    ) -> tuple[Walk, Checkpoint, datetime | None, dict[str, Any]] | None:
+        """This run's slice of the older posts (None: a full walk, or `--since`).
+
+        Returns the walk, the checkpoint that records the sweep's new position once the
+        walk completes, and the position and state to keep until then.
+        """
+        checkpoint = self.writer.checkpoint(POSTS_HISTORY)
+        if restart:  # a full walk re-reads everything: the next cycle starts from the oldest
+            self.writer.save_checkpoint(Checkpoint(POSTS_HISTORY, self.run_id, state={"runs": 0}))
+            return None
+        if self.since is not None:
+            return None
+        if checkpoint is not None and checkpoint.in_progress:
+            walk = Walk.resume(POSTS_HISTORY, checkpoint)
+            self.report.resumed.append(POSTS_HISTORY)
+            history = _slice_of(walk)
+        else:
+            state = dict(checkpoint.state or {}) if checkpoint else {}
+            runs_done = int(state.get("runs", 0))
+            position = checkpoint.high_water_mark if checkpoint else None
+            if runs_done >= self.convergence_runs:  # the horizon was shortened: start over
+                runs_done, position = 0, None
+            quota = plan.slice_quota(
+                remaining=self._published_from(position),
+                runs_done=runs_done,
+                runs=self.convergence_runs,
+            )
+            history = plan.HistorySlice(
+                after=position,
+                before=None if quota is None else self._slice_end(position, quota),
+                number=runs_done + 1,
+                count=self.convergence_runs,
+            )
+            walk = Walk(
+                POSTS_HISTORY,
+                plan.history_query(history),
+                False,
+                datetime.now(UTC),
+                extra=_slice_extra(history),
+            )
+        self.history = history
+        self.report.history_slice = _describe_slice(history)
+        self.writer.record_slice(
+            self.run_id,
+            number=history.number,
+            count=history.count,
+            after=history.after,
+            before=history.before,
+        )
+        done = Checkpoint(
+            POSTS_HISTORY,
+            self.run_id,
+            high_water_mark=history.before,
+            state={"runs": 0 if history.last else history.number},
+        )
+        return walk, done, history.after, {"runs": history.number - 1}
+
+    def _walk_history(
+        self,
+        walk: Walk,
+        done: Checkpoint,
+        previous: datetime | None = None,
+        state: Mapping[str, Any] | None = None,
+    ) -> None:
+        started = time.monotonic()
+        try:
+            self._walk(walk, previous=previous, mark=None, done=done, state=state)
+        finally:
+            self.report.history_seconds += time.monotonic() - started
 
     def _reread(self, ids: list[str]) -> None:
         """Re-read drafts and scheduled posts one by one; 404 means deleted (or hidden)."""
@@ -505,6 +595,7 @@ class _Sync:
         else:
             reason = "no posts or channels in the warehouse yet to date it from"
             return lambda: self._put(_Skipped(resource, reason))
+        history = self._plan_channel_history(resource, walk, earliest, previous)
 
         def mark(done: Walk) -> datetime | None:
             done_plan = plan.AnalyticsPlan(
@@ -514,7 +605,48 @@ class _Sync:
             )
             return plan.next_analytics_mark(previous=previous, plan=done_plan)
 
-        return lambda: self._walk(walk, previous=previous, mark=mark)
+        def run() -> None:
+            self._walk(walk, previous=previous, mark=mark)
+            if history is not None:
+                self._walk_history(*history)
+
+        return run
+
+    def _plan_channel_history(
+        self, resource: str, walk: Walk, earliest: datetime | None, previous: datetime | None
+    ) -> tuple[Walk, Checkpoint, datetime | None, dict[str, Any]] | None:
+        """This run's share of the final `channel_daily` days, swept like the posts: a
+        channel's past days change when its posts are deleted or hidden."""
+        if resource != "channel_daily" or walk.full or self.since is not None:
+            return None
+        checkpoint = self.writer.checkpoint(CHANNEL_DAILY_HISTORY)
+        position = checkpoint.high_water_mark if checkpoint else None
+        state = dict(checkpoint.state or {}) if checkpoint else {}
+        if checkpoint is not None and checkpoint.in_progress:
+            self.report.resumed.append(CHANNEL_DAILY_HISTORY)
+            resumed = Walk.resume(CHANNEL_DAILY_HISTORY, checkpoint)
+            return resumed, _days_done(resumed, self.run_id), position, state
+        if earliest is None or previous is None:
+            return None
+        runs_done = int(state.get("runs", 0))
+        if runs_done >= self.convergence_runs:
+            runs_done, position = 0, None
+        first = (position or earliest).astimezone(UTC).date()
+        final = previous.astimezone(UTC).date()
+        if first >= final:
+            return None
+        quota = plan.slice_quota(
+            remaining=(final - first).days, runs_done=runs_done, runs=self.convergence_runs
+        )
+        end = final if quota is None else first + timedelta(days=quota)
+        last = quota is None or end >= final
+        extra = {
+            "next": "" if last else datetime.combine(end, dt_time(), UTC).isoformat(),
+            "runs": str(0 if last else runs_done + 1),
+        }
+        query = {"start": first.isoformat(), "end": min(end, final).isoformat()}
+        days = Walk(CHANNEL_DAILY_HISTORY, query, False, datetime.now(UTC), extra=extra)
+        return days, _days_done(days, self.run_id), position, {"runs": runs_done}
 
     def _walk(
         self,
@@ -522,20 +654,30 @@ class _Sync:
         *,
         previous: datetime | None,
         mark: Callable[[Walk], datetime | None] | None,
+        done: Checkpoint | None = None,
+        state: Mapping[str, Any] | None = None,
     ) -> None:
-        shape = _SHAPES[walk.resource]
-        path = _PATHS[walk.resource]
-        where = f"GET {path}"
+        base = _base(walk.resource)
+        path = _PATHS[base]
+        consume = functools.partial(
+            self._consume,
+            walk,
+            _SHAPES[base],
+            f"GET {path}",
+            previous=previous,
+            mark=mark,
+            done=done,
+            state=state,
+        )
         try:
-            pages = self._pages(path, walk)
-            self._consume(walk, shape, where, pages, previous, mark)
+            consume(self._pages(path, walk))
         except BadRequestError as exc:
             if exc.param != "cursor" or walk.cursor is None:
                 raise
             # The saved cursor is no longer accepted (expired on a real server?): the walk
             # starts over; rows already written are simply confirmed again.
             walk.cursor = None
-            self._consume(walk, shape, where, self._pages(path, walk), previous, mark)
+            consume(self._pages(path, walk))
 
     def _pages(self, path: str, walk: Walk) -> Iterator[Any]:
         return iter(
@@ -548,25 +690,36 @@ class _Sync:
         shape: TableShape,
         where: str,
         pages: Iterator[Any],
+        *,
         previous: datetime | None,
         mark: Callable[[Walk], datetime | None] | None,
+        done: Checkpoint | None,
+        state: Mapping[str, Any] | None,
     ) -> None:
+        """Turn pages into batches; `done` is the checkpoint to save when the walk ends
+        (by default: no walk in progress, the mark moved by `mark`); until then the
+        checkpoints keep `previous` and `state`."""
+        history = walk.resource in (POSTS_HISTORY, CHANNEL_DAILY_HISTORY)
         items: list[dict[str, Any]] = []
         flushed = time.monotonic()
         for page in pages:
             self._check_stop()
+            if history:
+                self.report.history_requests += 1
             items.extend(page.data)
-            done = not page.has_more or not page.next_cursor
-            if not done and (
+            last = not page.has_more or not page.next_cursor
+            if not last and (
                 len(items) < self.batch_rows and time.monotonic() - flushed < SYNC_BATCH_SECONDS
             ):
                 walk.cursor = page.next_cursor
                 continue
             rows = items_to_arrow(shape, items, where) if items else None
+            if history and rows is not None:
+                self.report.history_rows += rows.num_rows
             if rows is not None and walk.resource == "posts":
                 walk.max_seen = _latest(walk.max_seen, rows.column("published_at"))
-            if done:
-                checkpoint = Checkpoint(
+            if last:
+                checkpoint = done or Checkpoint(
                     walk.resource,
                     self.run_id,
                     high_water_mark=mark(walk) if mark else previous,
@@ -579,22 +732,13 @@ class _Sync:
                     cursor=walk.cursor,
                     params=walk.state(),
                     high_water_mark=previous,
+                    state=state,
                 )
-            self._put(
-                _Batch(
-                    walk.resource,
-                    rows,
-                    checkpoint,
-                    mark_deleted_since=(
-                        walk.started_at
-                        if done and walk.full and shape.table in _DELETABLE
-                        else None
-                    ),
-                )
-            )
+            deletions = _deletions(walk, shape) if last else None
+            self._put(_Batch(walk.resource, rows, checkpoint, deletions))
             items = []
             flushed = time.monotonic()
-            if done:
+            if last:
                 return
 
     def _check_stop(self) -> None:
@@ -610,6 +754,36 @@ class _Sync:
         ).fetchall()
         return [r[0] for r in rows]
 
+    def _published_from(self, position: datetime | None) -> int:
+        """Posts with a publication time at or after `position` (None: all of them)."""
+        sql = "SELECT count(*) FROM posts WHERE published_at IS NOT NULL"
+        args: list[Any] = []
+        if position is not None:
+            sql += " AND published_at >= CAST(? AS TIMESTAMPTZ)"
+            args.append(position.isoformat())
+        return int(self.con.execute(sql, args).fetchall()[0][0])
+
+    def _slice_end(self, position: datetime | None, quota: int) -> datetime | None:
+        """Where a slice of `quota` posts from `position` ends (None: it takes the rest).
+
+        Posts published at the same instant stay in one slice."""
+        since = "" if position is None else " AND published_at >= CAST(? AS TIMESTAMPTZ)"
+        args: list[Any] = [] if position is None else [position.isoformat()]
+        row = self.con.execute(
+            "SELECT epoch_us(published_at) FROM posts WHERE published_at IS NOT NULL"
+            f"{since} ORDER BY published_at LIMIT 1 OFFSET ?",
+            [*args, quota],
+        ).fetchall()
+        end = _from_us(row[0][0]) if row else None
+        if end is not None and position is not None and end <= position:
+            row = self.con.execute(
+                "SELECT epoch_us(min(published_at)) FROM posts "
+                "WHERE published_at > CAST(? AS TIMESTAMPTZ)",
+                [position.isoformat()],
+            ).fetchall()
+            end = _from_us(row[0][0])
+        return end
+
     def _count(self, table: str) -> int:
         return int(self.con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
 
@@ -621,6 +795,63 @@ class _Sync:
             "(SELECT min(created_at) AS first, max(updated_at) AS last FROM channels) c"
         ).fetchall()[0]
         return _from_us(row[0]), _from_us(row[1])
+
+
+def _base(resource: str) -> str:
+    """The resource whose table a walk writes (`posts:history` writes `posts`)."""
+    return resource.split(":", 1)[0]
+
+
+def _describe_slice(history: plan.HistorySlice) -> str:
+    after = history.after.strftime("%Y-%m-%d %H:%M") if history.after else "the oldest"
+    before = history.before.strftime("%Y-%m-%d %H:%M") if history.before else "the newest"
+    return f"{history.number}/{history.count}, posts published {after} .. {before}"
+
+
+def _slice_extra(history: plan.HistorySlice) -> dict[str, str]:
+    return {
+        "after": history.after.isoformat() if history.after else "",
+        "before": history.before.isoformat() if history.before else "",
+        "number": str(history.number),
+        "count": str(history.count),
+    }
+
+
+def _slice_of(walk: Walk) -> plan.HistorySlice:
+    extra = walk.extra
+    return plan.HistorySlice(
+        after=datetime.fromisoformat(extra["after"]) if extra["after"] else None,
+        before=datetime.fromisoformat(extra["before"]) if extra["before"] else None,
+        number=int(extra["number"]),
+        count=int(extra["count"]),
+    )
+
+
+def _days_done(walk: Walk, run_id: str) -> Checkpoint:
+    """The checkpoint ending a `channel_daily` history walk: where the next one starts."""
+    following = walk.extra["next"]
+    return Checkpoint(
+        CHANNEL_DAILY_HISTORY,
+        run_id,
+        high_water_mark=datetime.fromisoformat(following) if following else None,
+        state={"runs": int(walk.extra["runs"])},
+    )
+
+
+def _deletions(walk: Walk, shape: TableShape) -> DeletionScope | None:
+    """What a completed walk can tell about deletions: an unfiltered walk of posts or
+    channels, or a slice of the published history."""
+    if walk.resource == POSTS_HISTORY:
+        history = _slice_of(walk)
+        return DeletionScope(
+            walk.started_at,
+            sliced=True,
+            published_from=history.after,
+            published_before=history.before,
+        )
+    if walk.full and shape.table in _DELETABLE:
+        return DeletionScope(walk.started_at)
+    return None
 
 
 class _Stopped(Exception):

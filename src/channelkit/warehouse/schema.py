@@ -102,6 +102,28 @@ MIGRATIONS: tuple[str, ...] = (
         updated_at TIMESTAMPTZ NOT NULL
     );
     """,
+    # 2: convergent incremental runs. Which slice of the published history each run
+    # re-read (`[slice_after, slice_before)`, NULL = open; number 1..count of its cycle),
+    # and a state per resource that outlives its walks (where the sweep stands).
+    """
+    ALTER TABLE sync_runs ADD COLUMN slice_number INTEGER;
+    ALTER TABLE sync_runs ADD COLUMN slice_count INTEGER;
+    ALTER TABLE sync_runs ADD COLUMN slice_after TIMESTAMPTZ;
+    ALTER TABLE sync_runs ADD COLUMN slice_before TIMESTAMPTZ;
+    ALTER TABLE sync_checkpoints ADD COLUMN state JSON;
+    """,
+    # 3: `channelkit deliver`'s ledger: each (report, period, target) that was sent, so a
+    # cron job that runs again sends nothing twice. `target` names a recipient list or a
+    # webhook by kind and a hash of its URL: no secret is stored.
+    """
+    CREATE TABLE delivery_ledger (
+        report VARCHAR NOT NULL,
+        period VARCHAR NOT NULL,
+        target VARCHAR NOT NULL,
+        sent_at TIMESTAMPTZ NOT NULL,
+        PRIMARY KEY (report, period, target)
+    );
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -36,7 +36,8 @@ class Checkpoint:
     `params` is None when no walk is in progress; otherwise it holds what is needed to
     continue it (the query, when it started, the largest value seen so far...), and
     `cursor` the cursor of the next page (None: the first page).
-    `high_water_mark` belongs to the last completed walk.
+    `high_water_mark` belongs to the last completed walk; `state` outlives walks (where
+    the history sweep stands).
     """
 
     resource: str
@@ -44,10 +45,26 @@ class Checkpoint:
     cursor: str | None = None
     params: Mapping[str, Any] | None = None
     high_water_mark: datetime | None = None
+    state: Mapping[str, Any] | None = None
 
     @property
     def in_progress(self) -> bool:
         return self.params is not None
+
+
+@dataclass(frozen=True)
+class DeletionScope:
+    """Rows a completed walk would have listed: those it did not see are deleted.
+
+    `unseen_since` is when the walk began; for posts, `published_from` (inclusive) and
+    `published_before` (exclusive) narrow the scope to a slice of the published history
+    (`sliced=True`; None then means open on that side).
+    """
+
+    unseen_since: datetime
+    sliced: bool = False
+    published_from: datetime | None = None
+    published_before: datetime | None = None
 
 
 @dataclass
@@ -124,6 +141,29 @@ class WarehouseWriter:
             )
         return run_id
 
+    def record_slice(
+        self,
+        run_id: str,
+        *,
+        number: int,
+        count: int,
+        after: datetime | None,
+        before: datetime | None,
+    ) -> None:
+        """Note which slice of the published history `run_id` re-reads."""
+        self._con.execute(
+            "UPDATE sync_runs SET slice_number = ?, slice_count = ?, "
+            "slice_after = CAST(? AS TIMESTAMPTZ), slice_before = CAST(? AS TIMESTAMPTZ) "
+            "WHERE run_id = ?",
+            [
+                number,
+                count,
+                _iso(after) if after else None,
+                _iso(before) if before else None,
+                run_id,
+            ],
+        )
+
     def finish_run(
         self,
         run_id: str,
@@ -152,19 +192,20 @@ class WarehouseWriter:
 
     def checkpoint(self, resource: str) -> Checkpoint | None:
         row = self._con.execute(
-            "SELECT run_id, cursor, params, epoch_us(high_water_mark) "
+            "SELECT run_id, cursor, params, epoch_us(high_water_mark), state "
             "FROM sync_checkpoints WHERE resource = ?",
             [resource],
         ).fetchall()
         if not row:
             return None
-        run_id, cursor, params, hwm_us = row[0]
+        run_id, cursor, params, hwm_us, state = row[0]
         return Checkpoint(
             resource=resource,
             run_id=run_id,
             cursor=cursor,
             params=json.loads(params) if params is not None else None,
             high_water_mark=_from_us(hwm_us),
+            state=json.loads(state) if state is not None else None,
         )
 
     def save_checkpoint(self, checkpoint: Checkpoint) -> None:
@@ -175,8 +216,8 @@ class WarehouseWriter:
         hwm = checkpoint.high_water_mark
         self._con.execute(
             "INSERT OR REPLACE INTO sync_checkpoints "
-            "(resource, run_id, cursor, params, high_water_mark, updated_at) "
-            "VALUES (?, ?, ?, ?, CAST(? AS TIMESTAMPTZ), CAST(? AS TIMESTAMPTZ))",
+            "(resource, run_id, cursor, params, high_water_mark, updated_at, state) "
+            "VALUES (?, ?, ?, ?, CAST(? AS TIMESTAMPTZ), CAST(? AS TIMESTAMPTZ), ?)",
             [
                 checkpoint.resource,
                 checkpoint.run_id,
@@ -184,6 +225,7 @@ class WarehouseWriter:
                 json.dumps(checkpoint.params) if checkpoint.params is not None else None,
                 _iso(hwm) if hwm is not None else None,
                 _iso(datetime.now(UTC)),
+                json.dumps(checkpoint.state) if checkpoint.state is not None else None,
             ],
         )
 
@@ -196,13 +238,13 @@ class WarehouseWriter:
         *,
         checkpoint: Checkpoint | None = None,
         synced_at: datetime | None = None,
-        mark_deleted_unseen_since: datetime | None = None,
+        deletions: DeletionScope | None = None,
     ) -> UpsertCounts:
         """Upsert `rows` (columns named like `table`'s), save `checkpoint`, in one transaction.
 
         Rows are matched on the table's primary key; within a batch the last row of a key
-        wins. `mark_deleted_unseen_since` ends a full walk: rows not written since then
-        get `deleted_at` (a row seen again later loses it).
+        wins. `deletions` ends a complete walk: rows in its scope not written since it
+        began get `deleted_at` (a row seen again later loses it).
         """
         synced = _iso(synced_at or datetime.now(UTC))
         counts = UpsertCounts()
@@ -219,9 +261,9 @@ class WarehouseWriter:
             with self._transaction():
                 if staged:
                     assert rows is not None
-                    counts = self._upsert(table, rows.column_names, synced)
-                if mark_deleted_unseen_since is not None:
-                    counts.deleted = self._mark_deleted(table, mark_deleted_unseen_since, synced)
+                    counts = self._upsert(table, rows, synced)
+                if deletions is not None:
+                    counts.deleted = self._mark_deleted(table, deletions, synced)
                 if checkpoint is not None:
                     self._save_checkpoint(checkpoint)
         finally:
@@ -241,12 +283,15 @@ class WarehouseWriter:
         ).fetchall()
         return int(row[0][0])
 
-    def _upsert(self, table: str, names: list[str], synced: str) -> UpsertCounts:
+    def _upsert(self, table: str, rows: pa.Table, synced: str) -> UpsertCounts:
         # DuckDB rewrites whole rows on ON CONFLICT DO UPDATE, which is slow for wide text
         # rows; so only new and changed rows are written (changed ones deleted first), and
         # unchanged rows just get their synced_at refreshed.
         info = self._table_info(table)
-        data_columns = [c for c in names if c not in _BOOKKEEPING]
+        data_columns = [c for c in rows.column_names if c not in _BOOKKEEPING]
+        # A daily batch is compared only with the days it covers, not the whole history.
+        days = _date_range(rows) if "date" in info.key else ""
+        target = f"(SELECT * FROM {table} WHERE {days})" if days else table
         compared = [c for c in data_columns if c not in info.key]
         changed = " OR ".join(f"b.{c} IS DISTINCT FROM t.{c}" for c in compared) or "false"
         if info.has_deleted_at:
@@ -257,7 +302,7 @@ class WarehouseWriter:
             int(v)
             for v in self._con.execute(
                 f"SELECT count(*), count(t.{first_key}) FROM {_BATCH_VIEW} b "
-                f"LEFT JOIN (SELECT {', '.join(info.key)} FROM {table}) t ON {match}"
+                f"LEFT JOIN (SELECT {', '.join(info.key)} FROM {target}) t ON {match}"
             ).fetchall()[0]
         )
         # All new (a first sync): the batch itself is the stage, no copy needed.
@@ -266,7 +311,7 @@ class WarehouseWriter:
             return self._insert(table, data_columns, source, synced, new=total)
         self._con.execute(
             f"CREATE TEMP TABLE {_STAGE_TABLE} AS SELECT b.*, t.{first_key} IS NULL AS _ck_new "
-            f"FROM {_BATCH_VIEW} b LEFT JOIN {table} t ON {match} "
+            f"FROM {_BATCH_VIEW} b LEFT JOIN {target} t ON {match} "
             f"WHERE t.{first_key} IS NULL OR {changed}"
         )
         new, updated = (
@@ -281,12 +326,14 @@ class WarehouseWriter:
             # An IN (semi-join) costs less than UPDATE ... FROM (a full join).
             self._con.execute(
                 f"UPDATE {table} SET synced_at = CAST(? AS TIMESTAMPTZ) "
-                f"WHERE ({keys}) IN (SELECT ({keys}) FROM {_BATCH_VIEW})",
+                f"WHERE {days + ' AND ' if days else ''}"
+                f"({keys}) IN (SELECT ({keys}) FROM {_BATCH_VIEW})",
                 [synced],
             )
         if updated:
             self._con.execute(
                 f"DELETE FROM {table} t USING {_STAGE_TABLE} b WHERE {match} AND NOT b._ck_new"
+                + (f" AND t.{days}" if days else "")
             )
         counts = self._insert(table, data_columns, source, synced, new=new, updated=updated)
         counts.unchanged = total - new - updated
@@ -318,11 +365,19 @@ class WarehouseWriter:
                 )
         return UpsertCounts(new=new, updated=updated)
 
-    def _mark_deleted(self, table: str, unseen_since: datetime, now: str) -> int:
+    def _mark_deleted(self, table: str, scope: DeletionScope, now: str) -> int:
+        where = "deleted_at IS NULL AND synced_at < CAST(? AS TIMESTAMPTZ)"
+        args: list[Any] = [now, _iso(scope.unseen_since)]
+        if scope.sliced:
+            where += " AND published_at IS NOT NULL"
+            if scope.published_from is not None:
+                where += " AND published_at >= CAST(? AS TIMESTAMPTZ)"
+                args.append(_iso(scope.published_from))
+            if scope.published_before is not None:
+                where += " AND published_at < CAST(? AS TIMESTAMPTZ)"
+                args.append(_iso(scope.published_before))
         row = self._con.execute(
-            f"UPDATE {table} SET deleted_at = CAST(? AS TIMESTAMPTZ) "
-            "WHERE deleted_at IS NULL AND synced_at < CAST(? AS TIMESTAMPTZ)",
-            [now, _iso(unseen_since)],
+            f"UPDATE {table} SET deleted_at = CAST(? AS TIMESTAMPTZ) WHERE {where}", args
         ).fetchall()
         return int(row[0][0])
 
@@ -371,6 +426,13 @@ def _last_per_key(rows: pa.Table, key: tuple[str, ...]) -> pa.Table:
     last = ordered.group_by(list(key)).aggregate([(_ORDER_COLUMN, "max")])
     indices = last.column(f"{_ORDER_COLUMN}_max")
     return rows.take(pc.take(indices, pc.sort_indices(indices)))
+
+
+def _date_range(rows: pa.Table) -> str:
+    """`date BETWEEN first AND last` of a batch of daily rows, as SQL."""
+    bounds = pc.min_max(rows.column("date"))
+    first, last = bounds["min"].as_py(), bounds["max"].as_py()
+    return f"date BETWEEN DATE '{first.isoformat()}' AND DATE '{last.isoformat()}'"
 
 
 def _iso(value: datetime) -> str:

@@ -1,0 +1,173 @@
+"""A report's charts as a reader with any device or assistive technology can use them.
+
+Each plotly figure becomes a `Chart`: its HTML, a sentence saying what it shows (the
+`aria-label`), and the numbers it plots as a table that the page shows collapsed.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from channelkit._constants import REPORT_AXIS_LABEL_CHARS
+from channelkit.reports.formatting import fmt_datetime, fmt_number, fmt_pct, is_missing
+from channelkit.reports.page import Cell, Chart, Column, Table
+from channelkit.reports.render import figure_html
+
+_KINDS = {"bar": "Bar chart", "scatter": "Line chart", "heatmap": "Heatmap", "indicator": "Tiles"}
+_TAG_RE = re.compile(r"<[^>]+>")
+_HIDDEN_COLUMNS = ("_id", "channel_id", "post_id", "kind")
+_RATE_MARKERS = ("rate", "share", "lift_pct")
+
+
+def chart(
+    figure: Any,
+    div_id: str,
+    frame: pd.DataFrame,
+    *,
+    tz: str,
+    columns: Sequence[str] | None = None,
+) -> Chart:
+    """`figure` drawn from `frame`, labelled from its own title, with `frame` as its data.
+
+    `columns` picks and orders the columns of the data table (default: every column
+    except ids).
+    """
+    # Axis labels (post titles, channel names) take the room they need on a narrow screen
+    # instead of being cut at the edge.
+    figure.update_xaxes(automargin=True)
+    figure.update_yaxes(automargin=True)
+    _shorten_bar_labels(figure)
+    return Chart(
+        html=figure_html(figure, div_id),
+        label=describe(figure),
+        data=frame_table(frame, tz=tz, columns=columns),
+        figure=figure,
+    )
+
+
+def _shorten_bar_labels(figure: Any) -> None:
+    """Long labels of horizontal bars (post titles) cut to fit beside the bars on a phone;
+    the full text is in the chart's data table."""
+    for trace in figure.data:
+        if trace.type == "bar" and trace.orientation == "h" and trace.y is not None:
+            labels = [str(label) for label in trace.y]
+            short = [
+                label
+                if len(label) <= REPORT_AXIS_LABEL_CHARS
+                else label[: REPORT_AXIS_LABEL_CHARS - 1] + "\u2026"
+                for label in labels
+            ]
+            if short != labels:
+                figure.update_yaxes(tickvals=labels, ticktext=short)
+
+
+def describe(figure: Any) -> str:
+    """ "Bar chart: Views per day (2026-11-16 to 2026-11-22)"; from the figure's title."""
+    layout_title = figure.layout.title.text or ""
+    text = _plain(layout_title.replace("<br>", " \u00b7 "))
+    kinds: list[str] = []
+    for trace in figure.data:
+        kind = _KINDS.get(trace.type, "Chart")
+        if kind not in kinds:
+            kinds.append(kind)
+    what = " and ".join(kinds) or "Chart"
+    legend = " Colour scale: lighter is fewer, darker is more." if "Heatmap" in kinds else ""
+    return f"{what}: {text}." + legend + " The numbers are in the table below the chart."
+
+
+def frame_table(frame: pd.DataFrame, *, tz: str, columns: Sequence[str] | None = None) -> Table:
+    """Any analysis frame as a formatted table: rates as percentages, counts with
+    thousands separators, instants in `tz`, lists joined with commas."""
+    names = list(columns) if columns is not None else _visible(frame)
+    names = [name for name in names if name in frame.columns]
+    header = tuple(
+        Column(heading(name), numeric=pd.api.types.is_numeric_dtype(frame[name].dtype))
+        for name in names
+    )
+    rows = tuple(
+        tuple(_cell(name, value, tz) for name, value in zip(names, record, strict=True))
+        for record in frame[names].itertuples(index=False, name=None)
+    )
+    return Table(header, rows)
+
+
+def heading(column: str) -> str:
+    """`engagement_rate` → "Engagement rate"."""
+    text = column.replace("_", " ").strip()
+    return text[:1].upper() + text[1:]
+
+
+def _visible(frame: pd.DataFrame) -> list[str]:
+    return [str(c) for c in frame.columns if not str(c).endswith(_HIDDEN_COLUMNS)]
+
+
+def _cell(name: str, value: Any, tz: str) -> Cell:
+    if isinstance(value, list | tuple) or (
+        not isinstance(value, str) and pd.api.types.is_list_like(value)
+    ):
+        return ", ".join(str(item) for item in value)
+    if is_missing(value):
+        return "\u2014"
+    if isinstance(value, pd.Timestamp | pd.Period) or hasattr(value, "tzinfo"):
+        if isinstance(value, pd.Period):
+            return str(value)
+        return fmt_datetime(pd.Timestamp(value).to_pydatetime(), tz)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int | float) or hasattr(value, "dtype"):
+        if any(marker in name for marker in _RATE_MARKERS):
+            return fmt_pct(value)
+        return fmt_number(value, 2)
+    return str(value)
+
+
+def _plain(text: str) -> str:
+    """A plotly title (HTML-ish, escaped) as plain text for an attribute."""
+    return " ".join(html.unescape(_TAG_RE.sub(" ", text)).split())
+
+
+def heatmaps_one_by_one(figure: Any) -> list[Any]:
+    """A figure of heatmaps side by side as one figure per heatmap, each with a legend.
+
+    Side by side, two 24-hour grids and their titles overlap on a phone; one below the
+    other they keep their size, and each gets its colour scale as a legend underneath.
+    """
+    import plotly.graph_objects as go
+
+    titles = [annotation.text for annotation in figure.layout.annotations]
+    figures = []
+    for number, trace in enumerate(figure.data):
+        what = titles[number] if number < len(titles) else ""
+        single = go.Figure(
+            trace.update(
+                xaxis="x",
+                yaxis="y",
+                showscale=True,
+                colorbar={
+                    "title": {"text": what, "side": "top"},
+                    "orientation": "h",
+                    "x": 0,
+                    "xanchor": "left",
+                    "y": -0.42,
+                    "yanchor": "top",
+                    "thickness": 12,
+                    "len": 0.6,
+                },
+            )
+        )
+        subtitle = (figure.layout.title.text or "").partition("<br>")[2]
+        single.update_layout(
+            template=figure.layout.template,
+            title={"text": f"{what}<br>{subtitle}" if subtitle else what},
+            height=(figure.layout.height or 420) + 60,
+            margin={"b": 150},
+        )
+        single.update_yaxes(autorange="reversed")
+        single.update_xaxes(title_text="Hour of publication", dtick=3)
+        figures.append(single)
+    return figures

@@ -1,0 +1,320 @@
+"""The delivery file (`channelkit deliver CONFIG.toml`), read and checked before anything runs.
+
+    [smtp]                      # or CHANNELKIT_SMTP_URL=smtp://user:pass@host:port
+    url = "smtp://127.0.0.1:2525"
+    from = "Comms analytics <analytics@example.com>"
+    starttls = false
+
+    [[reports]]
+    name = "weekly-all-hands"
+    period = "week"
+    tz = "Europe/Berlin"
+    channels = ["all-hands"]
+    email = ["comms-lead@example.com"]
+    webhooks = [{ url = "https://hooks.example.com/T000/B000", kind = "slack" }]
+    out_dir = "reports/weekly"
+
+Every mistake is an `InvalidParameterError` naming the file and the key
+(`deliver.toml: reports[0].period: ...`). Secrets (the SMTP password, webhook URLs) stay
+in these objects: what is shown of them is `SmtpSettings.shown` and `Webhook.shown`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from email.headerregistry import Address
+from email.utils import getaddresses, parseaddr
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from channelkit._constants import (
+    DELIVER_SMTP_TIMEOUT_S,
+    ENV_SMTP_URL,
+    REPORT_COMPARE_DEFAULT,
+    REPORT_TZ_DEFAULT,
+)
+from channelkit.errors import InvalidParameterError
+from channelkit.reports.period import check_compare, check_period, check_tz
+
+WEBHOOK_KINDS = ("slack", "teams", "json")
+_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+_SMTP_SCHEMES = {"smtp": 25, "smtps": 465}
+_REPORT_KEYS = {
+    "name",
+    "period",
+    "tz",
+    "compare",
+    "channels",
+    "email",
+    "webhooks",
+    "out_dir",
+    "subject",
+}
+
+
+@dataclass(frozen=True)
+class SmtpSettings:
+    """Where and how to send mail; `password` never leaves this object.
+
+    SmtpSettings("127.0.0.1", 2525, sender="analytics@example.com")
+    """
+
+    host: str
+    port: int
+    sender: str
+    user: str | None = field(default=None, repr=False)
+    password: str | None = field(default=None, repr=False)
+    ssl: bool = False
+    starttls: bool = False
+    timeout: float = DELIVER_SMTP_TIMEOUT_S
+
+    @property
+    def shown(self) -> str:
+        """`smtp://host:port`, without user and password."""
+        return f"{'smtps' if self.ssl else 'smtp'}://{self.host}:{self.port}"
+
+
+@dataclass(frozen=True)
+class Webhook:
+    """A chat webhook; its URL is a secret (whoever has it can post), so it is shown as
+    scheme and host only and recorded in the ledger as a hash.
+
+    Webhook("https://hooks.example.com/T000/B000", "slack")
+    """
+
+    url: str = field(repr=False)
+    kind: str
+
+    @property
+    def shown(self) -> str:
+        parts = urlsplit(self.url)
+        return f"{self.kind} webhook {parts.scheme}://{parts.hostname}/\u2026"
+
+    @property
+    def target(self) -> str:
+        digest = hashlib.sha256(self.url.encode("utf-8")).hexdigest()[:16]
+        return f"webhook:{self.kind}:{digest}"
+
+
+@dataclass(frozen=True)
+class ReportJob:
+    """One `[[reports]]` entry."""
+
+    name: str
+    period: str
+    tz: str = REPORT_TZ_DEFAULT
+    compare: str = REPORT_COMPARE_DEFAULT
+    channels: tuple[str, ...] = ()
+    email: tuple[str, ...] = ()
+    webhooks: tuple[Webhook, ...] = ()
+    out_dir: Path | None = None
+    subject: str | None = None
+
+    @property
+    def email_target(self) -> str:
+        return "email:" + ",".join(self.email)
+
+
+@dataclass(frozen=True)
+class DeliveryConfig:
+    """The whole file: mail settings (None when no report mails) and the reports."""
+
+    smtp: SmtpSettings | None
+    reports: tuple[ReportJob, ...]
+
+    def job(self, name: str) -> ReportJob:
+        for job in self.reports:
+            if job.name == name:
+                return job
+        names = ", ".join(job.name for job in self.reports)
+        raise InvalidParameterError("force", f"no report is named {name!r} (there are: {names})")
+
+
+def load_config(path: str | Path, env: Mapping[str, str] | None = None) -> DeliveryConfig:
+    """Read and check the delivery file at `path`; `env` supplies `CHANNELKIT_SMTP_URL`."""
+    file = Path(path)
+    env = os.environ if env is None else env
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InvalidParameterError("config", f"{file}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidParameterError("config", f"{file}: cannot read it: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidParameterError("config", f"{file}: not valid TOML: {exc}") from None
+    where = file.name
+    unknown = set(data) - {"smtp", "reports"}
+    if unknown:
+        raise InvalidParameterError(where, f"unknown section {sorted(unknown)[0]!r}")
+    raw_reports = data.get("reports")
+    if not isinstance(raw_reports, list) or not raw_reports:
+        raise InvalidParameterError(where, "no [[reports]]: add at least one")
+    jobs = tuple(
+        _job(item, f"{where}: reports[{index}]", file.parent, env)
+        for index, item in enumerate(raw_reports)
+    )
+    names = [job.name for job in jobs]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise InvalidParameterError(where, f"two reports are named {duplicates[0]!r}")
+    smtp = None
+    if any(job.email for job in jobs):
+        smtp = _smtp(data.get("smtp", {}), env, where)
+    return DeliveryConfig(smtp, jobs)
+
+
+def _job(item: Any, where: str, base: Path, env: Mapping[str, str]) -> ReportJob:
+    if not isinstance(item, dict):
+        raise InvalidParameterError(where, "expected a table of name, period, email, ...")
+    unknown = set(item) - _REPORT_KEYS
+    if unknown:
+        raise InvalidParameterError(f"{where}.{sorted(unknown)[0]}", "unknown key")
+    name = _text(item, "name", where)
+    if not _NAME_RE.fullmatch(name):
+        raise InvalidParameterError(
+            f"{where}.name",
+            f"{name!r}: use letters, digits, '-', '_' and '.' (it names the report's files)",
+        )
+    period = _text(item, "period", where)
+    _checked(where, "period", lambda: check_period(period))
+    tz = _text(item, "tz", where, REPORT_TZ_DEFAULT)
+    _checked(where, "tz", lambda: check_tz(tz))
+    compare = _text(item, "compare", where, REPORT_COMPARE_DEFAULT)
+    _checked(where, "compare", lambda: check_compare(compare))
+    channels = _texts(item, "channels", where)
+    email = tuple(_address(text, f"{where}.email") for text in _texts(item, "email", where))
+    webhooks = tuple(
+        _webhook(hook, f"{where}.webhooks[{index}]", env)
+        for index, hook in enumerate(_list(item, "webhooks", where))
+    )
+    if not email and not webhooks:
+        raise InvalidParameterError(where, "no email and no webhooks: nobody would receive it")
+    out_dir = item.get("out_dir")
+    if out_dir is not None and not isinstance(out_dir, str):
+        raise InvalidParameterError(f"{where}.out_dir", "expected a folder path")
+    subject = item.get("subject")
+    if subject is not None and not isinstance(subject, str):
+        raise InvalidParameterError(f"{where}.subject", "expected text")
+    return ReportJob(
+        name=name,
+        period=period,
+        tz=tz,
+        compare=compare,
+        channels=channels,
+        email=email,
+        webhooks=webhooks,
+        out_dir=(base / out_dir) if out_dir else None,
+        subject=subject,
+    )
+
+
+def _smtp(raw: Any, env: Mapping[str, str], where: str) -> SmtpSettings:
+    if not isinstance(raw, dict):
+        raise InvalidParameterError(f"{where}: smtp", "expected a [smtp] table")
+    unknown = set(raw) - {"url", "from", "starttls"}
+    if unknown:
+        raise InvalidParameterError(f"{where}: smtp.{sorted(unknown)[0]}", "unknown key")
+    # The environment wins, so that the file can be shared without the password.
+    url = env.get(ENV_SMTP_URL) or raw.get("url")
+    if not url:
+        raise InvalidParameterError(
+            f"{where}: smtp.url", f"reports send email: set smtp.url or {ENV_SMTP_URL}"
+        )
+    if not isinstance(url, str):
+        raise InvalidParameterError(f"{where}: smtp.url", "expected smtp://host:port")
+    parts = urlsplit(url)
+    shown = f"{parts.scheme}://{parts.hostname or ''}"
+    if parts.scheme not in _SMTP_SCHEMES or not parts.hostname:
+        raise InvalidParameterError(
+            f"{where}: smtp.url", f"{shown}: expected smtp://host:port or smtps://host:port"
+        )
+    try:
+        port = parts.port or _SMTP_SCHEMES[parts.scheme]
+    except ValueError:
+        raise InvalidParameterError(f"{where}: smtp.url", f"{shown}: bad port") from None
+    sender = raw.get("from")
+    if not isinstance(sender, str) or not sender.strip():
+        raise InvalidParameterError(f"{where}: smtp.from", "the sender's address is required")
+    _address(sender, f"{where}: smtp.from")
+    starttls = raw.get("starttls", False)
+    if not isinstance(starttls, bool):
+        raise InvalidParameterError(f"{where}: smtp.starttls", "expected true or false")
+    return SmtpSettings(
+        host=parts.hostname,
+        port=port,
+        sender=sender.strip(),
+        user=unquote(parts.username) if parts.username else None,
+        password=unquote(parts.password) if parts.password else None,
+        ssl=parts.scheme == "smtps",
+        starttls=starttls,
+    )
+
+
+def _webhook(raw: Any, where: str, env: Mapping[str, str]) -> Webhook:
+    if not isinstance(raw, dict):
+        raise InvalidParameterError(where, "expected { url = ..., kind = ... }")
+    unknown = set(raw) - {"url", "url_env", "kind"}
+    if unknown:
+        raise InvalidParameterError(f"{where}.{sorted(unknown)[0]}", "unknown key")
+    kind = raw.get("kind", "json")
+    if kind not in WEBHOOK_KINDS:
+        raise InvalidParameterError(
+            f"{where}.kind", f"{kind!r}: expected one of {', '.join(WEBHOOK_KINDS)}"
+        )
+    url = raw.get("url")
+    if "url_env" in raw:
+        url = env.get(str(raw["url_env"]))
+        if not url:
+            raise InvalidParameterError(
+                f"{where}.url_env", f"the environment variable {raw['url_env']} is not set"
+            )
+    if not isinstance(url, str) or urlsplit(url).scheme not in ("http", "https"):
+        raise InvalidParameterError(f"{where}.url", "expected an http(s) URL (or url_env)")
+    if not urlsplit(url).hostname:
+        raise InvalidParameterError(f"{where}.url", "the URL has no host")
+    return Webhook(url=url, kind=kind)
+
+
+def _address(text: str, where: str) -> str:
+    name, address = parseaddr(text)
+    if len(getaddresses([text])) != 1 or "@" not in address:
+        raise InvalidParameterError(where, f"{text!r} is not an email address")
+    try:
+        Address(display_name=name, addr_spec=address)
+    except (ValueError, IndexError):
+        raise InvalidParameterError(where, f"{text!r} is not an email address") from None
+    return text.strip()
+
+
+def _checked(where: str, key: str, check: Any) -> None:
+    try:
+        check()
+    except InvalidParameterError as exc:
+        raise InvalidParameterError(f"{where}.{key}", exc.message) from None
+
+
+def _text(item: Mapping[str, Any], key: str, where: str, default: str | None = None) -> str:
+    value = item.get(key, default)
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidParameterError(f"{where}.{key}", "required text")
+    return value.strip()
+
+
+def _list(item: Mapping[str, Any], key: str, where: str) -> list[Any]:
+    value = item.get(key, [])
+    if not isinstance(value, list):
+        raise InvalidParameterError(f"{where}.{key}", "expected a list [...]")
+    return value
+
+
+def _texts(item: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
+    values = _list(item, key, where)
+    if not all(isinstance(v, str) and v.strip() for v in values):
+        raise InvalidParameterError(f"{where}.{key}", "expected a list of texts")
+    return tuple(v.strip() for v in values)

@@ -1,0 +1,244 @@
+"""`deliver`: every report of the delivery file whose last complete period some target has
+not received yet is generated once and sent to exactly those targets.
+
+The ledger (a warehouse table) records each (report, period, target) right after it
+succeeded, so a run after a failure resends only what failed, and a second run in the same
+period sends nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from channelkit._constants import DELIVER_SUBJECT
+from channelkit.errors import ChannelkitError
+from channelkit.reports.deliver.config import DeliveryConfig, ReportJob
+from channelkit.reports.deliver.ledger import record_sent, sent_targets
+from channelkit.reports.deliver.messages import (
+    Attachment,
+    email_message,
+    webhook_payload,
+)
+from channelkit.reports.deliver.transport import DeliveryFailed, post_webhook, send_email
+from channelkit.reports.period import ReportError, ReportPeriod
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from channelkit.reports.generate import Report
+
+Say = Callable[[str], None]
+
+
+class NotDue(ReportError):
+    """The report's period is not over yet: nothing to send, nothing wrong."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened to one target (or to a whole report, `target=""`).
+
+    Outcome("weekly", "email comms-lead@example.com", "failed", "smtp://127.0.0.1:2525 ...")
+    """
+
+    report: str
+    target: str
+    status: str  # "sent", "would send", "already sent", "not due yet", "not sent", "failed"
+    detail: str = ""
+
+    @property
+    def line(self) -> str:
+        where = f"{self.report}: {self.target}" if self.target else self.report
+        return f"{where}: {self.status}" + (f": {self.detail}" if self.detail else "")
+
+
+@dataclass(frozen=True)
+class _Target:
+    key: str  # in the ledger: no secret
+    shown: str  # in messages: no secret
+
+
+def deliver(
+    config: DeliveryConfig,
+    warehouse: str | Path,
+    *,
+    dry_run: bool = False,
+    force: str | None = None,
+    max_age: timedelta | None = None,
+    now: datetime | None = None,
+    say: Say | None = None,
+) -> list[Outcome]:
+    """Send what is due; return one `Outcome` per target (and per refused report).
+
+    `force` names one report to send again to all its targets, whatever the ledger says;
+    the other reports are left alone. `say` gets progress lines (default: nothing).
+    """
+    db = Path(warehouse)
+    jobs = (config.job(force),) if force is not None else config.reports
+    outcomes: list[Outcome] = []
+    for job in jobs:
+        outcomes += _deliver_one(
+            config,
+            job,
+            db,
+            dry_run=dry_run,
+            forced=force is not None,
+            max_age=max_age,
+            now=now,
+            say=say or (lambda line: None),
+        )
+    return outcomes
+
+
+def _deliver_one(
+    config: DeliveryConfig,
+    job: ReportJob,
+    db: Path,
+    *,
+    dry_run: bool,
+    forced: bool,
+    max_age: timedelta | None,
+    now: datetime | None,
+    say: Say,
+) -> list[Outcome]:
+    from channelkit.reports.generate import build_report
+
+    try:
+        period = _due_period(job, db, max_age, now)
+    except NotDue as exc:
+        return [Outcome(job.name, "", "not due yet", str(exc))]
+    except ChannelkitError as exc:  # stale or missing data: this report only, say why
+        return [Outcome(job.name, "", "not sent", str(exc))]
+    key = period.label
+    targets = _targets(job)
+    done = set() if forced else sent_targets(db, job.name, key)
+    pending = [target for target in targets if target.key not in done]
+    if not pending:
+        return [Outcome(job.name, t.shown, "already sent", period.name) for t in targets]
+    if dry_run:
+        return [Outcome(job.name, t.shown, "would send", period.name) for t in pending]
+
+    say(f"{job.name}: building the report for {period.label}")
+    try:
+        report = build_report(
+            db,
+            period=job.period,
+            compare=job.compare,
+            tz=job.tz,
+            channels=job.channels,
+            now=now,
+            on_step=lambda line: None,
+        )
+    except ChannelkitError as exc:  # e.g. a channel the warehouse does not have
+        return [Outcome(job.name, t.shown, "failed", str(exc)) for t in pending]
+    filename = f"{job.name}-{_slug(period)}.html"
+    csv_files = _csv_attachments(report.frames, job.name, period)
+    if job.out_dir is not None:
+        _keep_files(job.out_dir, filename, report.html, csv_files)
+
+    outcomes: list[Outcome] = []
+    for target in pending:
+        try:
+            if target.key == job.email_target:
+                _send_email(config, job, report, period, filename, csv_files, say)
+            else:
+                hook = next(h for h in job.webhooks if h.target == target.key)
+                post_webhook(hook, webhook_payload(hook.kind, report.page, filename, job.name))
+        except DeliveryFailed as exc:
+            outcomes.append(Outcome(job.name, target.shown, "failed", str(exc)))
+            continue
+        record_sent(db, job.name, key, [target.key])
+        outcomes.append(Outcome(job.name, target.shown, "sent", period.name))
+    return outcomes
+
+
+def _due_period(
+    job: ReportJob, db: Path, max_age: timedelta | None, now: datetime | None
+) -> ReportPeriod:
+    """The report's last complete period, after the freshness check."""
+    from channelkit.reports.coverage import check_freshness
+    from channelkit.reports.generate import is_complete, report_period
+    from channelkit.warehouse import Warehouse
+
+    wh = Warehouse(db)
+    with wh.session():
+        check_freshness(wh.freshness(), max_age, now)
+        period = report_period(wh, period=job.period, tz=job.tz)
+        complete = is_complete(wh, period)
+    if not complete:
+        raise NotDue(
+            f"{period.name} is not complete yet (data up to the last sync); it is sent once "
+            "it is over"
+        )
+    return period
+
+
+def _targets(job: ReportJob) -> list[_Target]:
+    targets = []
+    if job.email:
+        targets.append(_Target(job.email_target, "email " + ", ".join(job.email)))
+    targets += [_Target(hook.target, hook.shown) for hook in job.webhooks]
+    return targets
+
+
+def _send_email(
+    config: DeliveryConfig,
+    job: ReportJob,
+    report: Report,
+    period: ReportPeriod,
+    filename: str,
+    csv_files: list[Attachment],
+    say: Say,
+) -> None:
+    from channelkit.reports.images import chart_images
+
+    if config.smtp is None:  # load_config requires [smtp] whenever a report has email
+        raise DeliveryFailed("no [smtp] settings")
+    figures = [chart.figure for chart in report.page.charts if chart.figure is not None]
+    try:
+        images = chart_images(figures)
+    except ReportError as exc:
+        say(f"{job.name}: the email goes without chart images: {exc}")
+        images = []
+    subject = (job.subject or DELIVER_SUBJECT).format(name=job.name, period=period.name)
+    attachments = [Attachment(filename, report.html.encode("utf-8"), "text", "html"), *csv_files]
+    message = email_message(
+        report.page,
+        sender=config.smtp.sender,
+        recipients=job.email,
+        subject=subject,
+        filename=filename,
+        images=images,
+        attachments=attachments,
+    )
+    send_email(config.smtp, message)
+
+
+def _csv_attachments(
+    frames: dict[str, pd.DataFrame], name: str, period: ReportPeriod
+) -> list[Attachment]:
+    from channelkit.export import csv_text
+
+    files = []
+    for frame_name, frame in frames.items():
+        data = csv_text(frame).encode("utf-8")
+        files.append(Attachment(f"{name}-{_slug(period)}-{frame_name}.csv", data, "text", "csv"))
+    return files
+
+
+def _keep_files(folder: Path, filename: str, html: str, csv_files: list[Attachment]) -> None:
+    from channelkit.reports.files import write_atomic, write_atomic_bytes
+
+    write_atomic(folder / filename, html)
+    for attachment in csv_files:
+        write_atomic_bytes(folder / attachment.filename, attachment.data)
+
+
+def _slug(period: ReportPeriod) -> str:
+    """ "2026-10-01_2026-10-31": the period in a file name."""
+    return re.sub(r"[^0-9A-Za-z_-]", "", f"{period.start}_{period.last_day}")

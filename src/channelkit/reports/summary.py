@@ -1,0 +1,141 @@
+"""The summary a report opens with: a few plain sentences, each with its number.
+
+Pure functions of the KPI rows (`Warehouse.kpis`) and the best and weakest post; a
+sentence carries flags when its number needs care (the period is not complete yet, or the
+comparison rests on a small base).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from channelkit.reports.formatting import fmt_int, fmt_pct, is_missing
+from channelkit.reports.page import Sentence
+
+INCOMPLETE = "period not complete"
+SMALL_BASE = "small base"
+
+Row = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class PostRate:
+    """A post and its read rate, for "best read" and "weakest".
+
+    PostRate("Town hall on Thursday", 0.78)
+    """
+
+    title: str
+    read_rate: float
+    channel_median: float | None = None
+
+
+def summary_sentences(
+    kpis: Mapping[str, Row],
+    *,
+    period_name: str,
+    previous_name: str,
+    complete: bool = True,
+    best: PostRate | None = None,
+    weakest: PostRate | None = None,
+) -> tuple[Sentence, ...]:
+    """Up to five sentences: read rate, readers, posts, best and weakest post, subscribers.
+
+    `kpis` maps a metric name (`read_rate`, `readers`, ...) to its row (`value`,
+    `previous`, `delta`, `delta_pct`, `small_base`); a metric that is missing is left
+    out. `period_name` and `previous_name` name the period and its comparison
+    ("October 2026", "September 2026").
+    """
+    sentences: list[Sentence] = []
+
+    def add(metric: str, text: str) -> None:
+        flags: list[str] = []
+        if not complete:
+            flags.append(INCOMPLETE)
+        if _true(kpis[metric].get("small_base")):
+            flags.append(SMALL_BASE)
+        sentences.append(Sentence(text, tuple(flags)))
+
+    if "read_rate" in kpis:
+        row = kpis["read_rate"]
+        add(
+            "read_rate",
+            f"Read rate was {fmt_pct(row['value'])}"
+            f"{_rate_change(row['delta'], row['previous'], previous_name)}.",
+        )
+    if "readers" in kpis:
+        row = kpis["readers"]
+        count = _count(row["value"])
+        add(
+            "readers",
+            f"Posts published in {period_name} reached {fmt_int(row['value'])} "
+            f"{'reader' if count == 1 else 'readers'}{_count_change(row, previous_name)}.",
+        )
+    if "posts_published" in kpis:
+        row = kpis["posts_published"]
+        count = _count(row["value"])
+        verb = "post was" if count == 1 else "posts were"
+        add(
+            "posts_published",
+            f"{fmt_int(row['value'])} {verb} published{_count_change(row, previous_name)}.",
+        )
+    if best is not None:
+        text = f"Best read: \u201c{best.title}\u201d at {fmt_pct(best.read_rate)}"
+        if weakest is not None and weakest.title != best.title:
+            text += f"; weakest: \u201c{weakest.title}\u201d at {fmt_pct(weakest.read_rate)}"
+            if weakest.channel_median is not None:
+                text += f" (its channel's median: {fmt_pct(weakest.channel_median)})"
+        sentences.append(Sentence(text + ".", () if complete else (INCOMPLETE,)))
+    if "net_subscribers" in kpis:
+        row = kpis["net_subscribers"]
+        net = _count(row["value"])
+        if net is None:
+            text = "Subscriber numbers are missing for this period"
+        elif net == 0:
+            text = "Subscribers did not change overall"
+        else:
+            text = f"Subscribers {'grew' if net > 0 else 'fell'} by {fmt_int(abs(net))} net"
+        if not is_missing(row["previous"]):
+            text += f" ({previous_name}: {_signed(row['previous'])})"
+        add("net_subscribers", text + ".")
+    return tuple(sentences)
+
+
+def _rate_change(delta: Any, previous: Any, previous_name: str) -> str:
+    if is_missing(delta) or is_missing(previous):
+        return f" (no comparison with {previous_name})"
+    points = float(delta) * 100
+    if round(points, 1) == 0:
+        return f", unchanged from {previous_name}"
+    word = "up" if points > 0 else "down"
+    return f", {word} {abs(points):.1f} points from {fmt_pct(previous)} in {previous_name}"
+
+
+def _count_change(row: Row, previous_name: str) -> str:
+    previous, delta = row["previous"], row["delta"]
+    if is_missing(previous) or is_missing(delta):
+        return f" (no comparison with {previous_name})"
+    if float(delta) == 0:
+        return f", as many as in {previous_name}"
+    word = "up" if float(delta) > 0 else "down"
+    if float(previous) > 0 and not is_missing(row.get("delta_pct")):
+        return (
+            f", {word} {abs(float(row['delta_pct'])) * 100:.1f}% from "
+            f"{fmt_int(previous)} in {previous_name}"
+        )
+    return f", {word} from {fmt_int(previous)} in {previous_name}"
+
+
+def _signed(value: Any) -> str:
+    number = round(float(value))
+    return f"{number:+,}".replace("-", "\u2212")
+
+
+def _count(value: Any) -> int | None:
+    return None if is_missing(value) else round(float(value))
+
+
+def _true(value: Any) -> bool:
+    return not is_missing(value) and bool(value)

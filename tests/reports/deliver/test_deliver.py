@@ -1,0 +1,403 @@
+"""`channelkit deliver` against a real SMTP server (aiosmtpd) and a real HTTP receiver."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from email import message_from_bytes, policy
+from email.message import EmailMessage
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from channelkit.cli import main
+from channelkit.reports.sections import CSV_NAMES
+from channelkit.warehouse.connection import open_warehouse
+
+SECRET = "s3cret-pass"
+HOOK_SECRET = "T000/B000/XXXXsecretXXXX"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass
+class Mailbox:
+    """What the SMTP server received: (envelope recipients, parsed message)."""
+
+    port: int
+    messages: list[tuple[list[str], EmailMessage]] = field(default_factory=list)
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802
+        message = message_from_bytes(envelope.content, policy=policy.default)
+        assert isinstance(message, EmailMessage)
+        self.messages.append((list(envelope.rcpt_tos), message))
+        return "250 OK"
+
+
+class _SMTP:
+    """An aiosmtpd server that can be stopped and started again on the same port."""
+
+    def __init__(self) -> None:
+        self.mailbox = Mailbox(_free_port())
+        self._controller: Any = None
+
+    def start(self) -> None:
+        from aiosmtpd.controller import Controller
+
+        self._controller = Controller(
+            self.mailbox, hostname="127.0.0.1", port=self.mailbox.port, auth_require_tls=False
+        )
+        self._controller.start()
+
+    def stop(self) -> None:
+        if self._controller is not None:
+            self._controller.stop()
+            self._controller = None
+
+
+@pytest.fixture
+def smtp() -> Iterator[_SMTP]:
+    server = _SMTP()
+    server.start()
+    yield server
+    server.stop()
+
+
+@dataclass
+class Receiver:
+    """A local webhook receiver: records every POST (path, JSON) and answers `status`."""
+
+    url: str
+    posts: list[tuple[str, Any]] = field(default_factory=list)
+    status: int = 200
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    state = Receiver(url="")
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802
+            length = int(self.headers.get("Content-Length", "0"))
+            body = json.loads(self.rfile.read(length))
+            self.send_response(state.status)
+            self.end_headers()
+            if state.status < 300:
+                state.posts.append((self.path, body))
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    state.url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield state
+    server.shutdown()
+    server.server_close()
+
+
+def _config(tmp_path: Path, smtp: _SMTP, receiver: Receiver, extra: str = "") -> Path:
+    path = tmp_path / "deliver.toml"
+    path.write_text(
+        f"""
+[smtp]
+url = "smtp://127.0.0.1:{smtp.mailbox.port}"
+from = "Comms analytics <analytics@example.com>"
+starttls = false
+
+[[reports]]
+name = "weekly-all-hands"
+period = "week"
+tz = "Europe/Berlin"
+email = ["comms-lead@example.com", "ceo@example.com"]
+webhooks = [
+  {{ url = "{receiver.url}/slack/{HOOK_SECRET}", kind = "slack" }},
+  {{ url = "{receiver.url}/teams/{HOOK_SECRET}", kind = "teams" }},
+]
+out_dir = "kept"
+
+[[reports]]
+name = "weekly-engineering"
+period = "7d"
+channels = ["engineering"]
+webhooks = [{{ url = "{receiver.url}/json/{HOOK_SECRET}", kind = "json" }}]
+{extra}
+""",
+        encoding="utf-8",
+    )
+    return path
+
+
+def run(*args: str | Path, env: dict[str, str] | None = None) -> Result:
+    return CliRunner().invoke(main, ["deliver", *map(str, args)], env=env)
+
+
+def _ledger(db: Path) -> list[tuple[str, str, str]]:
+    con = open_warehouse(db, read_only=True)
+    try:
+        rows = con.execute(
+            "SELECT report, period, target FROM delivery_ledger ORDER BY ALL"
+        ).fetchall()
+    finally:
+        con.close()
+    return [(str(a), str(b), str(c)) for a, b, c in rows]
+
+
+def test_first_run_sends_once_per_target_second_run_nothing(
+    small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
+) -> None:
+    config = _config(tmp_path, smtp, receiver)
+    first = run(config, "--db", small_warehouse)
+    assert first.exit_code == 0, first.output
+    # one email for the recipient list, one POST per webhook
+    assert len(smtp.mailbox.messages) == 1
+    recipients, message = smtp.mailbox.messages[0]
+    assert sorted(recipients) == ["ceo@example.com", "comms-lead@example.com"]
+    assert sorted(path.split("/")[1] for path, _ in receiver.posts) == ["json", "slack", "teams"]
+    assert message["Subject"] == "weekly-all-hands: Week 14, 2026"
+
+    # multipart: text summary, HTML with inline CSS and no script, the report and CSVs
+    text = message.get_body(preferencelist=("plain",))
+    html = message.get_body(preferencelist=("html",))
+    assert text is not None and html is not None
+    assert "Posts: 3" in text.get_content()
+    body = html.get_content()
+    assert "<script" not in body and "<style" not in body and 'style="' in body
+    images = [part for part in message.walk() if part.get_content_type() == "image/png"]
+    assert len(images) == body.count('src="cid:') and len(images) >= 1
+    for image in images:
+        assert image["Content-ID"].strip("<>") in body
+    names = [part.get_filename() for part in message.iter_attachments()]
+    report_name = "weekly-all-hands-2026-03-30_2026-04-05.html"
+    assert names[0] == report_name
+    assert sum(1 for n in names if n and n.endswith(".csv")) == len(CSV_NAMES)
+    attached = next(part for part in message.iter_attachments())
+    assert "<!doctype html>" in attached.get_content()
+    assert (tmp_path / "kept" / report_name).is_file()
+
+    slack = next(body for path, body in receiver.posts if path.startswith("/slack"))
+    assert slack["blocks"][0]["text"]["text"].startswith("Engagement report")
+    assert report_name in json.dumps(slack)
+    teams = next(body for path, body in receiver.posts if path.startswith("/teams"))
+    card = teams["attachments"][0]
+    assert card["contentType"] == "application/vnd.microsoft.card.adaptive"
+    assert card["content"]["type"] == "AdaptiveCard"
+    plain = next(body for path, body in receiver.posts if path.startswith("/json"))
+    assert plain["report"] == "weekly-engineering" and plain["summary"]
+    assert plain["period"]["start"] == "2026-03-30"
+
+    assert len(_ledger(small_warehouse)) == 4
+    second = run(config, "--db", small_warehouse)
+    assert second.exit_code == 0, second.output
+    assert len(smtp.mailbox.messages) == 1 and len(receiver.posts) == 3
+    assert "already sent" in second.output
+
+
+def test_smtp_down_fails_records_nothing_and_the_next_run_sends_once(
+    small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
+) -> None:
+    config = _config(tmp_path, smtp, receiver)
+    smtp.stop()
+    down = run(config, "--db", small_warehouse)
+    assert down.exit_code == 1
+    failures = [line for line in down.stderr.splitlines() if ": failed:" in line]
+    assert len(failures) == 1
+    assert failures[0].startswith("weekly-all-hands: email comms-lead@example.com")
+    assert f"smtp://127.0.0.1:{smtp.mailbox.port}" in failures[0]
+    assert not any(target.startswith("email:") for _, _, target in _ledger(small_warehouse))
+    assert len(receiver.posts) == 3  # the webhooks went out and are recorded
+
+    smtp.start()
+    back = run(config, "--db", small_warehouse)
+    assert back.exit_code == 0, back.output
+    assert len(smtp.mailbox.messages) == 1
+    assert len(receiver.posts) == 3  # not resent
+    again = run(config, "--db", small_warehouse)
+    assert again.exit_code == 0 and len(smtp.mailbox.messages) == 1
+
+
+def test_webhook_500_is_retried_and_secrets_never_show(
+    small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
+) -> None:
+    config = _config(tmp_path, smtp, receiver)
+    env = {"CHANNELKIT_SMTP_URL": f"smtp://ann:{SECRET}@127.0.0.1:{smtp.mailbox.port}"}
+    receiver.status = 500
+    failed = run(config, "--db", small_warehouse, env=env)
+    assert failed.exit_code == 1
+    lines = failed.stderr.splitlines()
+    # the mail too: aiosmtpd offers no login without TLS, so the server refuses AUTH
+    assert [line.split(": failed")[0] for line in lines if ": failed" in line] == [
+        "weekly-all-hands: email comms-lead@example.com, ceo@example.com",
+        "weekly-all-hands: slack webhook http://127.0.0.1/\u2026",
+        "weekly-all-hands: teams webhook http://127.0.0.1/\u2026",
+        "weekly-engineering: json webhook http://127.0.0.1/\u2026",
+    ]
+    assert "answered HTTP 500" in failed.stderr
+    everything = failed.output + "".join(map(str, _ledger(small_warehouse)))
+    assert SECRET not in everything and HOOK_SECRET not in everything
+    assert len(smtp.mailbox.messages) == 0
+    assert "refused the login (535)" in failed.stderr
+
+    receiver.status = 200
+    retried = run(config, "--db", small_warehouse)  # without the password in the env
+    assert retried.exit_code == 0, retried.output
+    assert len(receiver.posts) == 3 and len(smtp.mailbox.messages) == 1
+
+
+def test_dry_run_sends_nothing_and_force_resends_one_report(
+    small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
+) -> None:
+    config = _config(tmp_path, smtp, receiver)
+    dry = run(config, "--db", small_warehouse, "--dry-run")
+    assert dry.exit_code == 0, dry.output
+    assert dry.stdout.count("would send") == 4
+    assert not smtp.mailbox.messages and not receiver.posts
+    assert _ledger(small_warehouse) == []
+
+    assert run(config, "--db", small_warehouse).exit_code == 0
+    forced = run(config, "--db", small_warehouse, "--force", "weekly-engineering")
+    assert forced.exit_code == 0, forced.output
+    assert len(receiver.posts) == 4 and len(smtp.mailbox.messages) == 1
+    unknown = run(config, "--db", small_warehouse, "--force", "nope")
+    assert unknown.exit_code == 2 and "no report is named 'nope'" in unknown.stderr
+
+
+def test_stale_data_sends_nothing_and_says_why(
+    small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
+) -> None:
+    config = _config(tmp_path, smtp, receiver)
+    stale = run(config, "--db", small_warehouse, "--max-age", "26h")
+    assert stale.exit_code == 1
+    assert stale.stderr.count("not sent: data is stale") == 2
+    assert not smtp.mailbox.messages and not receiver.posts
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        (
+            "[[reports]]\nname = 'x'\nperiod = 'fortnight'\nemail = ['a@example.com']",
+            "reports[0].period: 'fortnight' is not a period",
+        ),
+        ("[[reports]]\nname = 'x'\nperiod = 'week'", "nobody would receive it"),
+        (
+            "[[reports]]\nname = 'x'\nperiod = 'week'\nemail = ['a@example.com']",
+            "smtp.url: reports send email",
+        ),
+        (
+            "[[reports]]\nname = 'a/b'\nperiod = 'week'\nemail = ['a@example.com']",
+            "reports[0].name: 'a/b'",
+        ),
+        (
+            "[[reports]]\nname = 'x'\nperiod = 'week'\nemail = ['not an address']",
+            "reports[0].email: 'not an address' is not an email address",
+        ),
+        (
+            "[[reports]]\nname = 'x'\nperiod = 'week'\n"
+            "webhooks = [{ url = 'https://h.example.com/x', kind = 'discord' }]",
+            "webhooks[0].kind: 'discord'",
+        ),
+        ("[[reports]\n", "not valid TOML"),
+    ],
+)
+def test_config_mistakes_exit_2_naming_the_key(
+    small_warehouse: Path, tmp_path: Path, toml: str, message: str
+) -> None:
+    config = tmp_path / "deliver.toml"
+    config.write_text(toml, encoding="utf-8")
+    result = run(config, "--db", small_warehouse)
+    assert result.exit_code == 2
+    assert message in result.stderr
+
+
+def test_a_period_not_over_yet_is_not_due_and_not_an_error(
+    small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
+) -> None:
+    config = tmp_path / "deliver.toml"
+    config.write_text(
+        f"""
+[[reports]]
+name = "april"
+period = "2026-04"
+webhooks = [{{ url = "{receiver.url}/json/x", kind = "json" }}]
+""",
+        encoding="utf-8",
+    )
+    result = run(config, "--db", small_warehouse)
+    assert result.exit_code == 0, result.output
+    assert "april: not due yet: April 2026 is not complete yet" in result.stdout
+    assert receiver.posts == [] and _ledger(small_warehouse) == []
+
+
+def test_settings_never_show_their_secrets(tmp_path: Path) -> None:
+    from channelkit.reports.deliver.config import load_config
+
+    config = tmp_path / "deliver.toml"
+    config.write_text(
+        """
+[smtp]
+from = "analytics@example.com"
+
+[[reports]]
+name = "weekly"
+period = "week"
+email = ["a@example.com"]
+webhooks = [{ url_env = "HOOK", kind = "slack" }]
+""",
+        encoding="utf-8",
+    )
+    env = {
+        "CHANNELKIT_SMTP_URL": f"smtps://ann:{SECRET}@mail.example.com",
+        "HOOK": (f"https://hooks.example.com/{HOOK_SECRET}"),
+    }
+    settings = load_config(config, env)
+    assert settings.smtp is not None
+    assert (settings.smtp.host, settings.smtp.port, settings.smtp.ssl) == (
+        "mail.example.com",
+        465,
+        True,
+    )
+    assert settings.smtp.password == SECRET  # kept for the login, shown nowhere:
+    hook = settings.reports[0].webhooks[0]
+    shown = repr(settings) + settings.smtp.shown + hook.shown + hook.target
+    assert SECRET not in shown and HOOK_SECRET not in shown
+    assert hook.shown == "slack webhook https://hooks.example.com/\u2026"
+
+
+def test_a_report_that_cannot_be_made_does_not_stop_the_others(
+    small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
+) -> None:
+    config = tmp_path / "deliver.toml"
+    config.write_text(
+        f"""
+[[reports]]
+name = "marketing"
+period = "week"
+channels = ["marketing"]
+webhooks = [{{ url = "{receiver.url}/json/a", kind = "json" }}]
+
+[[reports]]
+name = "engineering"
+period = "week"
+channels = ["engineering"]
+webhooks = [{{ url = "{receiver.url}/json/b", kind = "json" }}]
+""",
+        encoding="utf-8",
+    )
+    result = run(config, "--db", small_warehouse)
+    assert result.exit_code == 1
+    assert "marketing: json webhook http://127.0.0.1/\u2026: failed: channel: no channel" in (
+        result.stderr
+    )
+    assert [path for path, _ in receiver.posts] == ["/json/b"]

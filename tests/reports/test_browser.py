@@ -1,0 +1,146 @@
+"""A demo report in Debian's Chromium (Playwright, never a browser download): any screen,
+assistive technology, print, and no request leaving the file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from channelkit.client import Client
+from channelkit.reports import generate_report
+from channelkit.service import LocalService
+from channelkit.sync import run_sync
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update")  # fmt: skip
+VIEWPORTS = [(390, 844), (1280, 800)]
+_DRAWN = "document.querySelectorAll('.plotly-graph-div:not(.js-plotly-plot)').length === 0"
+
+_CHARTS = """() => [...document.querySelectorAll('.plotly-graph-div')].map((plot) => {
+    const image = plot.closest('[role="img"]');
+    const data = image && image.closest('.chart-block').nextElementSibling;
+    return {
+        id: plot.id,
+        label: image ? image.getAttribute('aria-label') : null,
+        rows: data && data.matches('details.chart-data:not([open])')
+            ? data.querySelectorAll('table tbody tr').length : 0,
+    };
+})"""
+# Every section's heading sits in the same unbreakable block as its first chart.
+_HEADINGS_WITH_CHARTS = """() => [...document.querySelectorAll('section')]
+    .filter((s) => s.querySelector('.chart'))
+    .map((s) => {
+        const block = s.querySelector('.chart-block');
+        const style = getComputedStyle(block);
+        const heading = block.querySelector('h2');
+        return {
+            id: s.id,
+            together: Boolean(heading && block.querySelector('.chart')),
+            breakInside: style.breakInside,
+            headingBreakAfter: heading ? getComputedStyle(heading).breakAfter : null,
+        };
+    })"""
+
+
+@pytest.fixture(scope="module")
+def demo_report(demo_service: LocalService, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("browser-report")
+    db = folder / "demo.duckdb"
+    with Client(base_url=demo_service.base_url, api_key=demo_service.demo_keys["analyst"]) as c:
+        run_sync(c, db, progress=False)
+    return generate_report(
+        db, folder / "report.html", period="month", tz="Europe/Berlin", csv_dir=folder / "csv"
+    )
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.skip(
+            f"{CHROMIUM} is missing: install Debian's chromium package "
+            "(apt-get install chromium, as .ci/run does) to run the browser test"
+        )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS)
+        )
+        yield launched
+        launched.close()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(("width", "height"), VIEWPORTS)
+def test_demo_report_on_a_phone_and_a_desktop(
+    browser: Browser, demo_report: Path, tmp_path: Path, width: int, height: int
+) -> None:
+    page = browser.new_page(viewport={"width": width, "height": height})
+    errors: list[str] = []
+    external: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+
+    def request(req: Any) -> None:
+        if not req.url.startswith(("file:", "data:", "blob:", "about:")):
+            external.append(req.url)
+
+    page.on("request", request)
+    page.goto(demo_report.as_uri())
+    page.wait_for_function(_DRAWN)
+    page.wait_for_load_state("networkidle")
+    page.screenshot(path=str(tmp_path / f"report-{width}.png"), full_page=True)
+    print(f"--- screenshot: {tmp_path / f'report-{width}.png'}")
+
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert errors == [] and external == []
+    assert page.locator("h1").count() == 1
+    assert page.locator(".body h1, .body h2").count() == 0  # post bodies add no outline
+    assert page.locator("main > section").first.get_attribute("id") == "summary"
+    summary = page.locator("#summary li").all_inner_texts()
+    assert 3 <= len(summary) <= 5
+
+    charts = page.evaluate(_CHARTS)
+    assert len(charts) >= 7
+    for chart in charts:
+        assert chart["label"] and len(chart["label"]) > 20, chart
+        assert chart["rows"] > 0, chart  # its numbers, in a collapsed table
+    # the heatmaps carry their colour scale as a legend
+    assert page.evaluate("document.getElementById('ck-heatmap-1').data[0].showscale") is True
+    # the toolbar: download as PNG only, no logo, no link out
+    page.hover("#ck-trend")
+    buttons = page.eval_on_selector_all(
+        "#ck-trend .modebar-btn", "els => els.map(e => e.getAttribute('data-title'))"
+    )
+    assert buttons == ["Download plot as a PNG"]
+    assert page.locator(".modebar a[href], .modebar-btn--logo").count() == 0
+    page.close()
+
+
+@pytest.mark.browser
+def test_print_keeps_each_heading_with_its_chart(browser: Browser, demo_report: Path) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(demo_report.as_uri())
+    page.wait_for_function(_DRAWN)
+    page.emulate_media(media="print")
+    blocks = page.evaluate(_HEADINGS_WITH_CHARTS)
+    assert len(blocks) >= 6
+    for block in blocks:
+        assert block == {
+            "id": block["id"],
+            "together": True,
+            "breakInside": "avoid",
+            "headingBreakAfter": "avoid",
+        }
+    # collapsed data tables and the toolbar stay off paper
+    assert page.evaluate("getComputedStyle(document.querySelector('.chart-data')).display") == (
+        "none"
+    )
+    page.close()
