@@ -30,7 +30,7 @@ def test_unknown_command_is_a_usage_error() -> None:
 
 
 def test_user_errors_exit_2_for_bad_parameters_and_1_for_refusals() -> None:
-    from channelkit.cli import user_errors
+    from channelkit._cli import user_errors
     from channelkit.errors import ChannelkitError, InvalidParameterError
 
     with pytest.raises(click_exceptions.UsageError) as bad:

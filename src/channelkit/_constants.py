@@ -11,6 +11,8 @@ API_VERSION_SEGMENT = "/v1"
 ENV_BASE_URL = "CHANNELKIT_BASE_URL"
 ENV_API_KEY = "CHANNELKIT_API_KEY"
 ENV_LOG = "CHANNELKIT_LOG"
+ENV_TZ = "CHANNELKIT_TZ"  # time zone of every command and function not given one (_tz.py)
+TZ_DEFAULT = "UTC"  # ...when neither the argument nor CHANNELKIT_TZ names one
 LOGGER_NAME = "channelkit"
 
 PAGE_LIMIT_DEFAULT = 20
@@ -106,7 +108,6 @@ SYNC_ANALYTICS_END_SLACK_DAYS = 2  # days past "today" asked for, against clock 
 PARQUET_TABLES = ("channels", "posts", "post_tags", "post_daily", "channel_daily", "sync_runs")
 
 # --- Analysis, plots and reports ----------------------------------------------------------
-ANALYSIS_TZ = "UTC"
 KPI_DEFAULT_DAYS = 7  # kpis() without start: this many days ending with the latest data
 TOP_POSTS_N = 10
 TOP_POSTS_MIN_VIEWS = 100  # for by="engagement_rate"; by="views" needs no threshold
@@ -120,7 +121,6 @@ PLOT_RENDERER = "plotly_mimetype+notebook"
 
 # --- Reports (channelkit report) -----------------------------------------------------------
 REPORT_PERIOD_DEFAULT = "7d"
-REPORT_TZ_DEFAULT = "UTC"
 REPORT_TEMPLATE_NAME = "report.html.j2"
 REPORT_LOGGER_NAME = "channelkit.reports"
 REPORT_UPCOMING_LIMIT = 20
@@ -129,7 +129,6 @@ REPORT_BODY_EXCERPT_CHARS = 600
 REPORT_DAILY_TREND_MAX_DAYS = 62
 
 # --- Publishing -----------------------------------------------------------------------------
-ENV_TZ = "CHANNELKIT_TZ"  # default time zone for naive times (ck.schedule, spreadsheets)
 PUBLISH_LEAD_TIME_SECONDS = 5 * 60  # a scheduled time must be at least this far ahead
 IDEMPOTENCY_KEY_PREFIX = "ck-post-"
 PUBLISH_SUBMIT_WORKERS = 4  # creates in flight at once; the client paces them
@@ -145,7 +144,6 @@ SPREADSHEET_ERROR_COLUMN = "error"  # added to failed-rows files; ignored when r
 SPREADSHEET_IGNORED_COLUMNS = (SPREADSHEET_ERROR_COLUMN, "notes")
 
 # --- Publishing widgets (ck.widgets) ---------------------------------------------------------
-WIDGET_DEFAULT_TZ = "UTC"  # when neither tz= nor CHANNELKIT_TZ names a zone
 WIDGET_TABLE_MAX_ROWS = 200  # rows shown in a widget table; files always hold every row
 WIDGET_RESULTS_FILENAME = "channelkit-results.xlsx"
 WIDGET_FAILED_ROWS_FILENAME = "channelkit-failed-rows.xlsx"

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import click
 
+from channelkit._cli import user_errors
 from channelkit._constants import (
     DEMO_DIR,
     DEMO_KEY_NAME,
@@ -22,9 +23,10 @@ from channelkit._constants import (
     DEMO_REPORT_PERIOD,
     DEMO_SERVICE_DB,
     DEMO_WAREHOUSE,
-    REPORT_TZ_DEFAULT,
+    ENV_TZ,
+    TZ_DEFAULT,
 )
-from channelkit.cli import user_errors
+from channelkit._tz import resolve_tz
 
 
 @click.command("demo")
@@ -38,12 +40,11 @@ from channelkit.cli import user_errors
 )
 @click.option(
     "--tz",
-    default=REPORT_TZ_DEFAULT,
-    show_default=True,
-    help="Timezone of the report's calendar (an IANA name such as Europe/Berlin).",
+    help="Timezone of the report's calendar (an IANA name such as Europe/Berlin) "
+    f"[default: {ENV_TZ} when set, else {TZ_DEFAULT}].",
 )
 @click.option("--progress/--no-progress", default=True, help="Progress bars (terminal only).")
-def demo(directory: Path, tz: str, progress: bool) -> None:
+def demo(directory: Path, tz: str | None, progress: bool) -> None:
     """Serve the demo workspace, sync it into DuckDB and write an engagement report."""
     from channelkit.client import Client
     from channelkit.reports.generate import generate_report
@@ -51,6 +52,8 @@ def demo(directory: Path, tz: str, progress: bool) -> None:
     from channelkit.sync.runner import run_sync
 
     started = time.perf_counter()
+    with user_errors():
+        tz = resolve_tz(tz)
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import click
 
-from channelkit._constants import ENV_API_KEY, ENV_TZ
-from channelkit.cli import service_options
-from channelkit.errors import ChannelkitError
+from channelkit._cli import service_options
+from channelkit._constants import ENV_API_KEY, ENV_TZ, TZ_DEFAULT
+from channelkit.errors import ChannelkitError, InvalidParameterError
 from channelkit.publish.errors import PlanNotValidError, PostValidationError, SpreadsheetError
 from channelkit.publish.plan import Plan, load_spreadsheet
 from channelkit.publish.results import SubmitResult, write_table
@@ -47,8 +47,8 @@ def template(path: Path, force: bool) -> None:
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--tz",
-    envvar=ENV_TZ,
-    help=f"Time zone of naive times in rows without a timezone value [env {ENV_TZ}].",
+    help="Time zone of naive times in rows without a timezone value "
+    f"[default: {ENV_TZ} when set, else {TZ_DEFAULT}].",
 )
 @click.option("--sheet", help="Worksheet to read (default: 'posts', else the first).")
 @click.option("--submit", is_flag=True, help="Send the posts (default: check only).")
@@ -108,6 +108,8 @@ def schedule(
         raise BadFileError(str(exc)) from None
     except PostValidationError as exc:
         raise click.BadParameter(str(exc.errors[0].message), param_hint="--tz") from None
+    except InvalidParameterError as exc:  # a CHANNELKIT_TZ that names no zone
+        raise click.UsageError(str(exc)) from None
     if not api_key:
         _show_plan(plan)
         click.echo(

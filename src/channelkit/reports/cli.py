@@ -9,14 +9,15 @@ from typing import Any
 
 import click
 
+from channelkit._cli import service_options, user_errors
 from channelkit._constants import (
     ENV_API_KEY,
     ENV_BASE_URL,
+    ENV_TZ,
     REPORT_PERIOD_DEFAULT,
-    REPORT_TZ_DEFAULT,
+    TZ_DEFAULT,
     WAREHOUSE_PATH,
 )
-from channelkit.cli import service_options, user_errors
 from channelkit.errors import ChannelkitError
 from channelkit.reports.period import (
     ReportParameterError,
@@ -79,7 +80,9 @@ def _stderr_step(message: str) -> None:
     help=f"Length of the period, e.g. 7d or 4w [default: {REPORT_PERIOD_DEFAULT}, ending "
     "on the day of the last sync].",
 )
-@click.option("--tz", type=_TZ, default=REPORT_TZ_DEFAULT, show_default=True, help="IANA timezone.")
+@click.option(
+    "--tz", type=_TZ, help=f"IANA timezone [default: {ENV_TZ} when set, else {TZ_DEFAULT}]."
+)
 @click.option(
     "--channel",
     "channels",
@@ -121,7 +124,7 @@ def report(
     since: date | None,
     until: date | None,
     period: str | None,
-    tz: str,
+    tz: str | None,
     channels: tuple[str, ...],
     out: Path,
     csv_dir: Path | None,

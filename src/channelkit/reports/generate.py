@@ -15,7 +15,6 @@ from channelkit import __version__
 from channelkit._constants import (
     REPORT_LOGGER_NAME,
     REPORT_PERIOD_DEFAULT,
-    REPORT_TZ_DEFAULT,
 )
 from channelkit.errors import InvalidParameterError
 from channelkit.reports.coverage import check_coverage, check_freshness, period_anchor
@@ -47,7 +46,7 @@ def generate_report(
     since: date | str | None = None,
     until: date | str | None = None,
     period: str | None = None,
-    tz: str = REPORT_TZ_DEFAULT,
+    tz: str | None = None,
     channels: Sequence[str] = (),
     template: str | Path | None = None,
     csv_dir: str | Path | None = None,
@@ -143,16 +142,17 @@ def report_period(
     since: date | str | None = None,
     until: date | str | None = None,
     period: str | None = None,
-    tz: str = REPORT_TZ_DEFAULT,
+    tz: str | None = None,
     freshness: Freshness | None = None,
 ) -> ReportPeriod:
     """The days a report on `wh` with these parameters covers (see `generate_report`)."""
     fresh = freshness if freshness is not None else wh.freshness()
+    tz = check_tz(tz)
     return resolve_period(
         since=_as_date(since, "since"),
         until=_as_date(until, "until"),
         period=period,
-        tz=check_tz(tz),
+        tz=tz,
         anchor=period_anchor(fresh, tz),
         default_period=REPORT_PERIOD_DEFAULT,
     )

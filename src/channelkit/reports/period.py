@@ -94,13 +94,12 @@ def parse_date(text: str, *, param: str) -> date:
         raise ReportParameterError(f"{param} {text!r}: expected a date as YYYY-MM-DD") from None
 
 
-def check_tz(name: str) -> str:
-    """Return `name` if it is an IANA timezone this machine knows."""
+def check_tz(name: str | None) -> str:
+    """`name` (None: CHANNELKIT_TZ, else UTC) if it is an IANA timezone this machine knows."""
     try:
-        analysis_period.check_tz(name)
+        return analysis_period.check_tz(name).key
     except InvalidParameterError as exc:
         raise ReportParameterError(str(exc)) from None
-    return name
 
 
 def local_date(moment: datetime, tz: str) -> date:

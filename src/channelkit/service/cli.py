@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from channelkit._cli import user_errors
 from channelkit._constants import (
     PLAN_LIMITS,
     RATE_WINDOW_SECONDS,
@@ -17,7 +18,6 @@ from channelkit._constants import (
     SERVICE_PORT,
     SERVICE_RATE_WINDOW_MIN_SECONDS,
 )
-from channelkit.cli import user_errors
 from channelkit.service import workspace
 from channelkit.service.db import Database
 

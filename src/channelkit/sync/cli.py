@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from channelkit._cli import service_options, user_errors
 from channelkit._constants import (
     PAGE_LIMIT_MAX,
     SYNC_BATCH_ROWS,
@@ -13,7 +14,6 @@ from channelkit._constants import (
     SYNC_PAGE_LIMIT,
     WAREHOUSE_PATH,
 )
-from channelkit.cli import service_options, user_errors
 
 
 @click.command("sync")

@@ -19,7 +19,6 @@ import pandas as pd
 from duckdb import DuckDBPyConnection
 
 from channelkit._constants import (
-    ANALYSIS_TZ,
     KPI_DEFAULT_DAYS,
     POST_STATUSES,
     SMALL_SAMPLE_POSTS,
@@ -51,8 +50,9 @@ class Warehouse:
 
     Every metric method takes the same keyword-only filters: `start` (inclusive) and `end`
     (exclusive) as dates, datetimes or ISO strings (dates are local to `tz`); `tz`, the
-    IANA timezone of every calendar grouping; `channel` (id, slug or name), `tag`,
-    `priority` and `author` (id, name or email), each a value or a list of values. A wrong
+    IANA timezone of every calendar grouping (default: CHANNELKIT_TZ, else UTC); `channel`
+    (id, slug or name), `tag`, `priority` and `author` (id, name or email), each a value or
+    a list of values. A wrong
     filter raises `InvalidParameterError` (a `ValueError`) naming the parameter. Results
     carry `df.attrs["period_label"]`, `["tz"]`, `["start"]`, `["end"]` for titles.
     """
@@ -120,19 +120,19 @@ class Warehouse:
         query: str,
         params: Sequence[object] | dict[str, object] | None = None,
         *,
-        tz: str = ANALYSIS_TZ,
+        tz: str | None = None,
     ) -> pd.DataFrame:
         """Run a read-only SQL query (with `?` or `$name` parameters) and return a DataFrame.
 
         Dtypes follow the metric methods; TIMESTAMPTZ columns are converted to `tz`.
         """
-        check_tz(tz)
+        zone = check_tz(tz)
         with self._connect() as con:
             try:
                 table = con.sql(query, params=params).to_arrow_table()
             except duckdb.Error as exc:
                 raise InvalidParameterError("query", str(exc).strip()) from None
-        return to_frame(table, tz)
+        return to_frame(table, zone.key)
 
     def freshness(self) -> Freshness:
         """Last completed sync (time, mode, base URL), row counts and the newest data."""
@@ -144,7 +144,7 @@ class Warehouse:
         *,
         start: Moment | None = None,
         end: Moment | None = None,
-        tz: str = ANALYSIS_TZ,
+        tz: str | None = None,
         channel: OneOrMany | None = None,
         tag: OneOrMany | None = None,
         priority: OneOrMany | None = None,
@@ -166,11 +166,11 @@ class Warehouse:
             frame = metrics.posts(con, flt, period, statuses)
         return _titled(frame, "posts", period)
 
-    def channels(self, *, tz: str = ANALYSIS_TZ) -> pd.DataFrame:
+    def channels(self, *, tz: str | None = None) -> pd.DataFrame:
         """One row per channel (deleted ones left out), by name."""
-        check_tz(tz)
+        zone = check_tz(tz)
         with self._connect() as con:
-            return metrics.channels(con, tz)
+            return metrics.channels(con, zone.key)
 
     def engagement_over_time(
         self,
@@ -178,7 +178,7 @@ class Warehouse:
         *,
         start: Moment | None = None,
         end: Moment | None = None,
-        tz: str = ANALYSIS_TZ,
+        tz: str | None = None,
         channel: OneOrMany | None = None,
         tag: OneOrMany | None = None,
         priority: OneOrMany | None = None,
@@ -204,7 +204,7 @@ class Warehouse:
         *,
         start: Moment | None = None,
         end: Moment | None = None,
-        tz: str = ANALYSIS_TZ,
+        tz: str | None = None,
         channel: OneOrMany | None = None,
         tag: OneOrMany | None = None,
         priority: OneOrMany | None = None,
@@ -240,7 +240,7 @@ class Warehouse:
         min_views: int | None = None,
         start: Moment | None = None,
         end: Moment | None = None,
-        tz: str = ANALYSIS_TZ,
+        tz: str | None = None,
         channel: OneOrMany | None = None,
         tag: OneOrMany | None = None,
         priority: OneOrMany | None = None,
@@ -268,7 +268,7 @@ class Warehouse:
         *,
         start: Moment | None = None,
         end: Moment | None = None,
-        tz: str = ANALYSIS_TZ,
+        tz: str | None = None,
         channel: OneOrMany | None = None,
         tag: OneOrMany | None = None,
         priority: OneOrMany | None = None,
@@ -290,7 +290,7 @@ class Warehouse:
         small_sample_n: int = SMALL_SAMPLE_POSTS,
         start: Moment | None = None,
         end: Moment | None = None,
-        tz: str = ANALYSIS_TZ,
+        tz: str | None = None,
         channel: OneOrMany | None = None,
         tag: OneOrMany | None = None,
         priority: OneOrMany | None = None,
@@ -313,7 +313,7 @@ class Warehouse:
         small_sample_n: int = SMALL_SAMPLE_POSTS,
         start: Moment | None = None,
         end: Moment | None = None,
-        tz: str = ANALYSIS_TZ,
+        tz: str | None = None,
         channel: OneOrMany | None = None,
         tag: OneOrMany | None = None,
         priority: OneOrMany | None = None,
@@ -333,7 +333,7 @@ class Warehouse:
         *,
         start: Moment | None = None,
         end: Moment | None = None,
-        tz: str = ANALYSIS_TZ,
+        tz: str | None = None,
         channel: OneOrMany | None = None,
         tag: OneOrMany | None = None,
         priority: OneOrMany | None = None,
@@ -354,7 +354,7 @@ class Warehouse:
         as_of: Moment | None = None,
         start: Moment | None = None,
         end: Moment | None = None,
-        tz: str = ANALYSIS_TZ,
+        tz: str | None = None,
         channel: OneOrMany | None = None,
         tag: OneOrMany | None = None,
         priority: OneOrMany | None = None,
@@ -386,7 +386,7 @@ class Warehouse:
         self,
         start: Moment | None,
         end: Moment | None,
-        tz: str,
+        tz: str | None,
         channel: OneOrMany | None,
         tag: OneOrMany | None,
         priority: OneOrMany | None,
