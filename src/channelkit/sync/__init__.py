@@ -5,16 +5,26 @@ import channelkit as ck
 with ck.Client() as client:
     wh = ck.sync(client, "warehouse.duckdb")   # a ck.Warehouse
 print(wh.sync_report.summary())
+
+`ck.sync` (this package's `sync` function) stays the function whichever was imported first:
+`channelkit` binds its subpackage attribute `sync` to the function (see `channelkit/__init__`).
+Import this package's modules with `from channelkit.sync import runner` or
+`from channelkit.sync.runner import run_sync`, not `import channelkit.sync.runner as ...`.
 """
 
 from __future__ import annotations
 
-import sys
-import types
+from collections.abc import Collection
+from datetime import date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from channelkit._constants import WAREHOUSE_PATH
+from channelkit._constants import (
+    SYNC_BATCH_ROWS,
+    SYNC_LOOKBACK_DAYS,
+    SYNC_PAGE_LIMIT,
+    WAREHOUSE_PATH,
+)
 from channelkit.sync.report import SyncReport
 from channelkit.sync.runner import SyncError, run_sync
 
@@ -25,29 +35,50 @@ if TYPE_CHECKING:
 __all__ = ["SyncError", "SyncReport", "run_sync", "sync"]
 
 
-def sync(client: Client, path: str | Path = WAREHOUSE_PATH, **options: Any) -> Warehouse:
-    """Sync into the warehouse at `path` and open it for analysis.
+def sync(
+    client: Client,
+    path: str | Path = WAREHOUSE_PATH,
+    *,
+    full: bool = False,
+    since: str | date | datetime | None = None,
+    only: str | Collection[str] | None = None,
+    lookback_days: int = SYNC_LOOKBACK_DAYS,
+    parquet: str | Path | None = None,
+    progress: bool = True,
+    page_limit: int = SYNC_PAGE_LIMIT,
+    batch_rows: int = SYNC_BATCH_ROWS,
+) -> Warehouse:
+    """Sync the service into the DuckDB warehouse at `path` and open it for analysis.
 
-    Options are those of `run_sync` (full, since, only, lookback_days, parquet, progress).
-    Raises `SyncError` (carrying `.report`) when the sync did not complete; what it wrote
-    is kept, and calling `sync` again continues where it stopped.
+        with ck.Client() as client:
+            wh = ck.sync(client, "warehouse.duckdb", since="2026-01-01", parquet="parquet/")
+
+    The first run, and any run with `full`, reads everything; later runs are incremental.
+    `since` keeps posts and analytics from that date on; `only` syncs some of "channels",
+    "posts" and "analytics" (a list, or comma-separated text); `lookback_days`
+    re-reads recent days whose numbers still move; `parquet` also writes every table as
+    Parquet into that directory; `progress` shows progress bars on a terminal;
+    `page_limit` is the page size asked for and `batch_rows` the rows per committed batch.
+
+    Returns a `ck.Warehouse` whose `sync_report` says what was done. Raises
+    `InvalidParameterError` for a bad argument and `SyncError` (carrying `.report`) when
+    the sync did not complete: what it wrote is kept, and calling `sync` again continues
+    where it stopped.
     """
-    report = run_sync(client, path, **options)
+    report = run_sync(
+        client,
+        path,
+        full=full,
+        since=since,
+        only=only,
+        lookback_days=lookback_days,
+        parquet=parquet,
+        progress=progress,
+        page_limit=page_limit,
+        batch_rows=batch_rows,
+    )
     if not report.completed:
         raise SyncError(f"sync did not complete: {report.error}", report)
     from channelkit.warehouse import Warehouse
 
     return Warehouse(path, sync_report=report)
-
-
-class _CallableModule(types.ModuleType):
-    # Importing `channelkit.sync` makes Python set the package attribute `channelkit.sync`
-    # to this module, shadowing the `ck.sync(...)` function; a callable module keeps
-    # `ck.sync(client, path)` working whichever was imported first.
-    def __call__(
-        self, client: Client, path: str | Path = WAREHOUSE_PATH, **options: Any
-    ) -> Warehouse:
-        return sync(client, path, **options)
-
-
-sys.modules[__name__].__class__ = _CallableModule
