@@ -58,7 +58,7 @@ _LAZY: dict[str, str] = {
     "PlanNotValidError": "channelkit.publish.errors:PlanNotValidError",
     # the parts
     "LocalService": "channelkit.service:LocalService",
-    "sync": "channelkit.sync:sync",
+    "sync": "channelkit._facade:sync",
     "SyncReport": "channelkit.sync:SyncReport",
     "Warehouse": "channelkit.warehouse:Warehouse",
     "schedule": "channelkit.publish:schedule",
@@ -69,6 +69,7 @@ _LAZY: dict[str, str] = {
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from channelkit import plots, publish, widgets
+    from channelkit._facade import sync
     from channelkit.client import (
         AsyncClient,
         Author,
@@ -101,7 +102,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from channelkit.publish.errors import PlanNotValidError, PostValidationError, SpreadsheetError
     from channelkit.reports.period import ReportError
     from channelkit.service import LocalService, ServiceError
-    from channelkit.sync import SyncError, SyncReport, sync
+    from channelkit.sync import SyncError, SyncReport
     from channelkit.sync.arrow import SyncDataError
     from channelkit.warehouse import Warehouse
     from channelkit.warehouse.connection import WarehouseError
@@ -150,22 +151,22 @@ __all__ = [
     "widgets",
 ]
 
-# Subpackages whose name is also a public function of the same name: `ck.sync`.
-_FUNCTION_NAMES = frozenset({"sync"})
+# Public functions named like a subpackage: `ck.sync` (channelkit._facade) and `channelkit.sync`.
+_FUNCTIONS_NAMED_LIKE_SUBPACKAGES = frozenset({"sync"})
 
 
 class _Package(types.ModuleType):
     """`channelkit` itself, so that `ck.sync` is the function whatever was imported first.
 
-    Importing the subpackage `channelkit.sync` makes Python bind it as the attribute `sync`
-    of this package, which would hide the function `ck.sync` (the subpackage's own `sync`).
-    The binding is redirected to that function; the subpackage stays importable by name
-    (`from channelkit.sync import runner`).
+    Importing the subpackage `channelkit.sync` makes Python bind it as this package's
+    attribute `sync`, which would hide the function `ck.sync`. That binding is skipped, so
+    `ck.sync` stays the function (loaded on first use); the subpackage stays importable by
+    name: `from channelkit.sync import runner`.
     """
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name in _FUNCTION_NAMES and isinstance(value, types.ModuleType):
-            value = getattr(value, name)
+        if name in _FUNCTIONS_NAMED_LIKE_SUBPACKAGES and isinstance(value, types.ModuleType):
+            return
         super().__setattr__(name, value)
 
 

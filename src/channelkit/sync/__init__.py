@@ -1,84 +1,18 @@
-"""Sync the service into a local DuckDB warehouse (and Parquet): `ck.sync`, `run_sync`.
+"""Sync the service into a local DuckDB warehouse (and Parquet): `run_sync`.
 
-import channelkit as ck
+    from channelkit.sync import run_sync
 
-with ck.Client() as client:
-    wh = ck.sync(client, "warehouse.duckdb")   # a ck.Warehouse
-print(wh.sync_report.summary())
+    with ck.Client() as client:
+        report = run_sync(client, "warehouse.duckdb")
+    print(report.summary())
 
-`ck.sync` (this package's `sync` function) stays the function whichever was imported first:
-`channelkit` binds its subpackage attribute `sync` to the function (see `channelkit/__init__`).
-Import this package's modules with `from channelkit.sync import runner` or
-`from channelkit.sync.runner import run_sync`, not `import channelkit.sync.runner as ...`.
+`ck.sync` (sync, then open the `ck.Warehouse`) is `channelkit._facade.sync`: it sits above
+this package and the read API, so that this package never imports the read API.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from datetime import date, datetime
-from pathlib import Path
-from typing import TYPE_CHECKING
-
-from channelkit._constants import (
-    SYNC_BATCH_ROWS,
-    SYNC_LOOKBACK_DAYS,
-    SYNC_PAGE_LIMIT,
-    WAREHOUSE_PATH,
-)
 from channelkit.sync.report import SyncReport
 from channelkit.sync.runner import SyncError, run_sync
 
-if TYPE_CHECKING:
-    from channelkit.client import Client
-    from channelkit.warehouse.warehouse import Warehouse
-
-__all__ = ["SyncError", "SyncReport", "run_sync", "sync"]
-
-
-def sync(
-    client: Client,
-    path: str | Path = WAREHOUSE_PATH,
-    *,
-    full: bool = False,
-    since: str | date | datetime | None = None,
-    only: str | Collection[str] | None = None,
-    lookback_days: int = SYNC_LOOKBACK_DAYS,
-    parquet: str | Path | None = None,
-    progress: bool = True,
-    page_limit: int = SYNC_PAGE_LIMIT,
-    batch_rows: int = SYNC_BATCH_ROWS,
-) -> Warehouse:
-    """Sync the service into the DuckDB warehouse at `path` and open it for analysis.
-
-        with ck.Client() as client:
-            wh = ck.sync(client, "warehouse.duckdb", since="2026-01-01", parquet="parquet/")
-
-    The first run, and any run with `full`, reads everything; later runs are incremental.
-    `since` keeps posts and analytics from that date on; `only` syncs some of "channels",
-    "posts" and "analytics" (a list, or comma-separated text); `lookback_days`
-    re-reads recent days whose numbers still move; `parquet` also writes every table as
-    Parquet into that directory; `progress` shows progress bars on a terminal;
-    `page_limit` is the page size asked for and `batch_rows` the rows per committed batch.
-
-    Returns a `ck.Warehouse` whose `sync_report` says what was done. Raises
-    `InvalidParameterError` for a bad argument and `SyncError` (carrying `.report`) when
-    the sync did not complete: what it wrote is kept, and calling `sync` again continues
-    where it stopped.
-    """
-    report = run_sync(
-        client,
-        path,
-        full=full,
-        since=since,
-        only=only,
-        lookback_days=lookback_days,
-        parquet=parquet,
-        progress=progress,
-        page_limit=page_limit,
-        batch_rows=batch_rows,
-    )
-    if not report.completed:
-        raise SyncError(f"sync did not complete: {report.error}", report)
-    from channelkit.warehouse import Warehouse
-
-    return Warehouse(path, sync_report=report)
+__all__ = ["SyncError", "SyncReport", "run_sync"]
