@@ -155,6 +155,5 @@ DEMO_DIR = "channelkit-demo"
 DEMO_KEY_NAME = "admin"  # the demo key that sees the most (all scopes, enterprise plan)
 DEMO_REPORT_PERIOD = "28d"
 DEMO_SERVICE_DB = "service.sqlite"
-DEMO_WAREHOUSE = "warehouse.duckdb"
 DEMO_REPORT = "report.html"
 DEMO_PARQUET_DIR = "parquet"

@@ -22,9 +22,9 @@ from channelkit._constants import (
     DEMO_REPORT,
     DEMO_REPORT_PERIOD,
     DEMO_SERVICE_DB,
-    DEMO_WAREHOUSE,
     ENV_TZ,
     TZ_DEFAULT,
+    WAREHOUSE_PATH,
 )
 from channelkit._tz import resolve_tz
 
@@ -58,7 +58,7 @@ def demo(directory: Path, tz: str | None, progress: bool) -> None:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise click.ClickException(f"cannot create {directory}: {exc.strerror}") from None
-    warehouse = directory / DEMO_WAREHOUSE
+    warehouse = directory / WAREHOUSE_PATH
     report_path = directory / DEMO_REPORT
     parquet_dir = directory / DEMO_PARQUET_DIR
     with user_errors():
