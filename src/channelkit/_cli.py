@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import click
 from click.decorators import FC
 
-from channelkit._constants import ENV_API_KEY, ENV_BASE_URL
+from channelkit._constants import ENV_API_KEY, ENV_BASE_URL, ENV_TZ, TZ_DEFAULT
 from channelkit.errors import ChannelkitError
 
 
@@ -61,3 +62,19 @@ def service_options(when: str | None = None) -> Callable[[FC], FC]:
         )(command)
 
     return decorate
+
+
+def tz_option(purpose: str, *, type: click.ParamType[Any, Any] | None = None) -> Callable[[FC], FC]:
+    """`--tz`, alike in every command: unset means CHANNELKIT_TZ, else UTC (`_tz.resolve_tz`).
+
+    `purpose` starts the help ("Time zone of the report's calendar"). The command passes the
+    value, None when not given, to a function that resolves it, so that the order of
+    precedence lives in one place.
+    """
+    return click.option(
+        "--tz",
+        type=type,
+        metavar="ZONE",
+        help=f"{purpose}, an IANA name such as Europe/Berlin "
+        f"[default: {ENV_TZ} when set, else {TZ_DEFAULT}].",
+    )

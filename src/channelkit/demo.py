@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from channelkit._cli import user_errors
+from channelkit._cli import tz_option, user_errors
 from channelkit._constants import (
     DEMO_DIR,
     DEMO_KEY_NAME,
@@ -22,8 +22,6 @@ from channelkit._constants import (
     DEMO_REPORT,
     DEMO_REPORT_PERIOD,
     DEMO_SERVICE_DB,
-    ENV_TZ,
-    TZ_DEFAULT,
     WAREHOUSE_PATH,
 )
 from channelkit._tz import resolve_tz
@@ -38,11 +36,7 @@ from channelkit._tz import resolve_tz
     show_default=True,
     help="Where the service database, warehouse, Parquet files and report go.",
 )
-@click.option(
-    "--tz",
-    help="Timezone of the report's calendar (an IANA name such as Europe/Berlin) "
-    f"[default: {ENV_TZ} when set, else {TZ_DEFAULT}].",
-)
+@tz_option("Time zone of the report's calendar")
 @click.option("--progress/--no-progress", default=True, help="Progress bars (terminal only).")
 def demo(directory: Path, tz: str | None, progress: bool) -> None:
     """Serve the demo workspace, sync it into DuckDB and write an engagement report."""

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import click
 
-from channelkit._cli import service_options
-from channelkit._constants import ENV_API_KEY, ENV_TZ, TZ_DEFAULT
+from channelkit._cli import service_options, tz_option
+from channelkit._constants import ENV_API_KEY
 from channelkit.errors import ChannelkitError, InvalidParameterError
 from channelkit.publish.errors import PlanNotValidError, PostValidationError, SpreadsheetError
 from channelkit.publish.plan import Plan, load_spreadsheet
@@ -45,11 +45,7 @@ def template(path: Path, force: bool) -> None:
 
 @click.command()
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--tz",
-    help="Time zone of naive times in rows without a timezone value "
-    f"[default: {ENV_TZ} when set, else {TZ_DEFAULT}].",
-)
+@tz_option("Time zone of naive times in rows without a timezone value")
 @click.option("--sheet", help="Worksheet to read (default: 'posts', else the first).")
 @click.option("--submit", is_flag=True, help="Send the posts (default: check only).")
 @click.option(

@@ -9,13 +9,11 @@ from typing import Any
 
 import click
 
-from channelkit._cli import service_options, user_errors
+from channelkit._cli import service_options, tz_option, user_errors
 from channelkit._constants import (
     ENV_API_KEY,
     ENV_BASE_URL,
-    ENV_TZ,
     REPORT_PERIOD_DEFAULT,
-    TZ_DEFAULT,
     WAREHOUSE_PATH,
 )
 from channelkit.errors import ChannelkitError
@@ -80,9 +78,7 @@ def _stderr_step(message: str) -> None:
     help=f"Length of the period, e.g. 7d or 4w [default: {REPORT_PERIOD_DEFAULT}, ending "
     "on the day of the last sync].",
 )
-@click.option(
-    "--tz", type=_TZ, help=f"IANA timezone [default: {ENV_TZ} when set, else {TZ_DEFAULT}]."
-)
+@tz_option("Time zone of the report's calendar", type=_TZ)
 @click.option(
     "--channel",
     "channels",
