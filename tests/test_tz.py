@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from channelkit._constants import ENV_TZ, TZ_DEFAULT
-from channelkit._tz import resolve_tz
+from channelkit._constants import DEFAULT_TZ, ENV_TZ
+from channelkit._tz import given_tz, resolve_tz
 from channelkit.cli import main
 from channelkit.errors import InvalidParameterError
 from channelkit.publish.plan import load_spreadsheet
@@ -33,16 +33,15 @@ def test_utc_when_nothing_names_a_zone(monkeypatch: pytest.MonkeyPatch, value: s
         monkeypatch.delenv(ENV_TZ, raising=False)
     else:
         monkeypatch.setenv(ENV_TZ, value)
-    assert resolve_tz(None) == TZ_DEFAULT == "UTC"
+    assert resolve_tz(None) == DEFAULT_TZ == "UTC"
 
 
-def test_a_bad_environment_zone_is_reported_as_the_variables(
-    monkeypatch: pytest.MonkeyPatch,
+def test_a_bad_environment_zone_is_refused_by_the_part_that_uses_it(
+    monkeypatch: pytest.MonkeyPatch, small_warehouse: Path
 ) -> None:
     monkeypatch.setenv(ENV_TZ, "Mars/Olympus")
-    with pytest.raises(InvalidParameterError) as caught:
-        resolve_tz(None)
-    assert caught.value.param == ENV_TZ and "'Mars/Olympus'" in str(caught.value)
+    with pytest.raises(InvalidParameterError, match="'Mars/Olympus' is not an IANA"):
+        Warehouse(small_warehouse).posts()
     assert resolve_tz("UTC") == "UTC"  # an argument does not even look at it
 
 
@@ -56,8 +55,17 @@ def test_every_part_uses_the_resolver(
     assert wh.posts(tz="Europe/Berlin").attrs["tz"] == "Europe/Berlin"
     assert initial_zone(None) == "Asia/Tokyo"
     sheet = b"channel,title,body,scheduled_at\nall-hands,Hi,Body,2030-01-02 09:00\n"
+    assert load_spreadsheet(sheet, filename="posts.csv").tz == "Asia/Tokyo"
+
+
+def test_publishing_has_no_utc_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a naive time read as UTC by accident would publish at the wrong hour
+    monkeypatch.delenv(ENV_TZ, raising=False)
+    assert given_tz(None) is None and given_tz(" Asia/Tokyo ") == "Asia/Tokyo"
+    sheet = b"channel,title,body,scheduled_at\nall-hands,Hi,Body,2030-01-02 09:00\n"
     plan = load_spreadsheet(sheet, filename="posts.csv")
-    assert plan.tz == "Asia/Tokyo"
+    assert plan.tz is None
+    assert "has no time zone" in str(plan.rows[0].errors)
 
 
 def test_report_tz_follows_the_environment(
@@ -71,4 +79,4 @@ def test_report_tz_follows_the_environment(
     assert "(7 days, Europe/Berlin)" in out.read_text(encoding="utf-8")
     monkeypatch.setenv(ENV_TZ, "Mars/Olympus")
     result = CliRunner().invoke(main, args, catch_exceptions=False)
-    assert result.exit_code == 2 and "CHANNELKIT_TZ: 'Mars/Olympus'" in result.stderr
+    assert result.exit_code == 2 and "'Mars/Olympus'" in result.stderr

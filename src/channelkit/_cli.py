@@ -18,7 +18,7 @@ from typing import Any
 import click
 from click.decorators import FC
 
-from channelkit._constants import ENV_API_KEY, ENV_BASE_URL, ENV_TZ, TZ_DEFAULT
+from channelkit._constants import DEFAULT_TZ, ENV_API_KEY, ENV_BASE_URL, ENV_TZ
 from channelkit.errors import ChannelkitError
 
 
@@ -76,5 +76,5 @@ def tz_option(purpose: str, *, type: click.ParamType[Any, Any] | None = None) ->
         type=type,
         metavar="ZONE",
         help=f"{purpose}, an IANA name such as Europe/Berlin "
-        f"[default: {ENV_TZ} when set, else {TZ_DEFAULT}].",
+        f"[default: {ENV_TZ} when set, else {DEFAULT_TZ}].",
     )

@@ -11,8 +11,6 @@ API_VERSION_SEGMENT = "/v1"
 ENV_BASE_URL = "CHANNELKIT_BASE_URL"
 ENV_API_KEY = "CHANNELKIT_API_KEY"
 ENV_LOG = "CHANNELKIT_LOG"
-ENV_TZ = "CHANNELKIT_TZ"  # time zone of every command and function not given one (_tz.py)
-TZ_DEFAULT = "UTC"  # ...when neither the argument nor CHANNELKIT_TZ names one
 LOGGER_NAME = "channelkit"
 
 PAGE_LIMIT_DEFAULT = 20
@@ -129,6 +127,7 @@ REPORT_BODY_EXCERPT_CHARS = 600
 REPORT_DAILY_TREND_MAX_DAYS = 62
 
 # --- Publishing -----------------------------------------------------------------------------
+ENV_TZ = "CHANNELKIT_TZ"  # default time zone for naive times (ck.schedule, spreadsheets)
 PUBLISH_LEAD_TIME_SECONDS = 5 * 60  # a scheduled time must be at least this far ahead
 IDEMPOTENCY_KEY_PREFIX = "ck-post-"
 PUBLISH_SUBMIT_WORKERS = 4  # creates in flight at once; the client paces them
@@ -157,3 +156,12 @@ DEMO_REPORT_PERIOD = "28d"
 DEMO_SERVICE_DB = "service.sqlite"
 DEMO_REPORT = "report.html"
 DEMO_PARQUET_DIR = "parquet"
+
+# --- Command line: messages, output, interrupts (the newcomer's first hour) -----------------
+SUGGEST_MAX_NAMES = 5  # names listed in "did you mean ... choices: ..." messages
+DEFAULT_TZ = "UTC"  # the timezone when neither --tz/tz= nor CHANNELKIT_TZ names one
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
+EXIT_TERMINATED = 143  # 128 + SIGTERM
+INTERRUPTED_MESSAGE = "interrupted; what was committed is kept; run again to resume"
+# A template's example rows carry this in their title: `schedule --submit` refuses them.
+TEMPLATE_EXAMPLE_MARKER = "[EXAMPLE]"

@@ -14,20 +14,15 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from channelkit._tz import resolve_tz
 from channelkit.errors import InvalidParameterError
 
 Moment = date | datetime | str
 
 
-def check_tz(tz: str | None) -> ZoneInfo:
-    """The `ZoneInfo` for `tz` (None: CHANNELKIT_TZ, else UTC), or an error naming `tz`.
-
-    Its `.key` is the zone's name.
-    """
-    if tz is not None and (not isinstance(tz, str) or not tz.strip()):
+def check_tz(tz: str) -> ZoneInfo:
+    """The `ZoneInfo` for an IANA name, or an error naming `tz`."""
+    if not isinstance(tz, str) or not tz.strip():
         raise InvalidParameterError("tz", f"{tz!r} is not an IANA timezone name")
-    tz = resolve_tz(tz)
     try:
         return ZoneInfo(tz)
     except (ZoneInfoNotFoundError, ValueError):
@@ -76,7 +71,7 @@ class Period:
     end: datetime | None = None
 
     @classmethod
-    def resolve(cls, start: Moment | None, end: Moment | None, tz: str | None) -> Period:
+    def resolve(cls, start: Moment | None, end: Moment | None, tz: str) -> Period:
         zone = check_tz(tz)
         lo = None if start is None else to_local(start, zone, param="start")
         hi = None if end is None else to_local(end, zone, param="end")
@@ -84,7 +79,7 @@ class Period:
             raise InvalidParameterError(
                 "end", f"{hi.isoformat()} is not after start {lo.isoformat()}"
             )
-        return cls(tz=zone.key, start=lo, end=hi)
+        return cls(tz=tz, start=lo, end=hi)
 
     @property
     def zone(self) -> ZoneInfo:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import PrivateAttr
 
-from channelkit._tz import resolve_tz
+from channelkit._tz import given_tz
 from channelkit.client.models import Post
 from channelkit.publish.errors import PostValidationError
 from channelkit.publish.preview import format_when, post_html
@@ -71,7 +71,7 @@ def schedule(
     """Publish (`at=None`) or schedule one post; returns the created Post.
 
     `channel` is an id, slug or exact name. `at` is a datetime or text such as
-    `2026-12-01 09:00`; naive times are read in `tz` (default: CHANNELKIT_TZ, else UTC), and must be
+    `2026-12-01 09:00`; naive times are read in `tz` (default: CHANNELKIT_TZ), and must be
     at least 5 minutes ahead. `urgent` bypasses readers' notification preferences and needs
     `confirm_urgent=True`. Without `client`, one is made from CHANNELKIT_BASE_URL and
     CHANNELKIT_API_KEY. Raises `PostValidationError` (nothing sent) listing every problem.
@@ -103,7 +103,7 @@ def schedule(
             "cover_image_url": cover_image_url,
         },
         channels=ChannelIndex.from_client(client),
-        tz=resolve_tz(tz),
+        tz=given_tz(tz),
         now=datetime.now(UTC),
         confirm_urgent=confirm_urgent,
     )

@@ -13,7 +13,7 @@ import click
 
 from channelkit._cli import service_options, tz_option
 from channelkit._constants import ENV_API_KEY
-from channelkit.errors import ChannelkitError, InvalidParameterError
+from channelkit.errors import ChannelkitError
 from channelkit.publish.errors import PlanNotValidError, PostValidationError, SpreadsheetError
 from channelkit.publish.plan import Plan, load_spreadsheet
 from channelkit.publish.results import SubmitResult, write_table
@@ -104,8 +104,6 @@ def schedule(
         raise BadFileError(str(exc)) from None
     except PostValidationError as exc:
         raise click.BadParameter(str(exc.errors[0].message), param_hint="--tz") from None
-    except InvalidParameterError as exc:  # a CHANNELKIT_TZ that names no zone
-        raise click.UsageError(str(exc)) from None
     if not api_key:
         _show_plan(plan)
         click.echo(

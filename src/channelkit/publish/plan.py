@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from channelkit._tz import resolve_tz
+from channelkit._tz import given_tz
 from channelkit.errors import PermissionDeniedError
 from channelkit.publish.errors import PlanNotValidError, PostValidationError
 from channelkit.publish.results import RowResult, SubmitResult, plan_frame
@@ -269,13 +269,15 @@ def load_spreadsheet(
     """Read and validate a posts spreadsheet (.xlsx or .csv): a path, or bytes + `filename`.
 
     `tz` reads naive times of rows without a timezone column value (default: the
-    CHANNELKIT_TZ environment variable, else UTC). Raises `SpreadsheetError` for a file
-    that cannot be used at all; row problems are in the returned plan.
+    CHANNELKIT_TZ environment variable). Raises `SpreadsheetError` for a file that cannot
+    be used at all; row problems are in the returned plan.
     """
-    try:
-        zone = load_zone(resolve_tz(tz)).key
-    except TimeError as exc:
-        raise PostValidationError([FieldError("timezone", str(exc))]) from None
+    zone = given_tz(tz)
+    if zone is not None:
+        try:
+            zone = load_zone(zone).key
+        except TimeError as exc:
+            raise PostValidationError([FieldError("timezone", str(exc))]) from None
     return Plan(
         read_sheet(source, filename=filename, sheet=sheet),
         tz=zone,

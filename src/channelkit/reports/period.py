@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from channelkit._tz import resolve_tz
 from channelkit.analysis import period as analysis_period
 from channelkit.errors import ChannelkitError, InvalidParameterError
 
@@ -97,7 +98,7 @@ def parse_date(text: str, *, param: str) -> date:
 def check_tz(name: str | None) -> str:
     """`name` (None: CHANNELKIT_TZ, else UTC) if it is an IANA timezone this machine knows."""
     try:
-        return analysis_period.check_tz(name).key
+        return analysis_period.check_tz(resolve_tz(name)).key
     except InvalidParameterError as exc:
         raise ReportParameterError(str(exc)) from None
 

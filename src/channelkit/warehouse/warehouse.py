@@ -25,6 +25,7 @@ from channelkit._constants import (
     TOP_POSTS_MIN_VIEWS,
     TOP_POSTS_N,
 )
+from channelkit._tz import resolve_tz
 from channelkit.analysis import metrics
 from channelkit.analysis.filters import OneOrMany, PostFilter, as_values, resolve_filter
 from channelkit.analysis.frames import to_frame
@@ -126,7 +127,7 @@ class Warehouse:
 
         Dtypes follow the metric methods; TIMESTAMPTZ columns are converted to `tz`.
         """
-        zone = check_tz(tz)
+        zone = check_tz(resolve_tz(tz))
         with self._connect() as con:
             try:
                 table = con.sql(query, params=params).to_arrow_table()
@@ -168,7 +169,7 @@ class Warehouse:
 
     def channels(self, *, tz: str | None = None) -> pd.DataFrame:
         """One row per channel (deleted ones left out), by name."""
-        zone = check_tz(tz)
+        zone = check_tz(resolve_tz(tz))
         with self._connect() as con:
             return metrics.channels(con, zone.key)
 
@@ -366,7 +367,9 @@ class Warehouse:
         does not change with the wall clock. `start`/`end` bound `scheduled_at`.
         """
         moment = (
-            datetime.now(UTC) if as_of is None else to_local(as_of, check_tz(tz), param="as_of")
+            datetime.now(UTC)
+            if as_of is None
+            else to_local(as_of, check_tz(resolve_tz(tz)), param="as_of")
         )
         with self._query(start, end, tz, channel, tag, priority, author) as (con, flt, period):
             frame = metrics.upcoming_scheduled(con, flt, period, as_of=moment)
@@ -392,7 +395,7 @@ class Warehouse:
         priority: OneOrMany | None,
         author: OneOrMany | None,
     ) -> Iterator[tuple[DuckDBPyConnection, PostFilter, Period]]:
-        period = Period.resolve(start, end, tz)
+        period = Period.resolve(start, end, resolve_tz(tz))
         with self._connect() as con:
             flt = resolve_filter(con, channel=channel, tag=tag, priority=priority, author=author)
             yield con, flt, period
