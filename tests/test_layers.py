@@ -8,7 +8,7 @@ Top to bottom (docs/architecture.md draws it):
     read API (Warehouse) -> analysis;  plots (DataFrames in, figures out)
     sync -> warehouse storage
     client | service             independent of each other
-    _cli, _tz, _optional, _lazy, _markdown   shared leaf helpers
+    _cli, _tz, _optional, _lazy, _markdown, _channels, ...   shared leaf helpers
     _spec, errors, _constants    the bottom: no other channelkit module, no library
 
 Every import counts, also one inside a function (a lazy import is still a dependency);
@@ -36,6 +36,10 @@ _HELPERS = (
     "channelkit._optional",
     "channelkit._lazy",
     "channelkit._markdown",
+    "channelkit._channels",
+    "channelkit._suggest",
+    "channelkit._files",
+    "channelkit._labels",
 )
 _LIBRARIES = (
     "click",
@@ -84,7 +88,7 @@ RULES = [
     ),
     Rule(
         "leaf-helpers",
-        "the shared helpers import only the bottom (and their own library)",
+        "the shared helpers import only the bottom, each other and libraries",
         _HELPERS,
         (*_UPPER, *_parts("client", "service")),
     ),
