@@ -47,8 +47,10 @@ from click.decorators import FC
 from channelkit import __version__
 from channelkit._constants import (
     API_VERSION_SEGMENT,
+    DEFAULT_TZ,
     ENV_API_KEY,
     ENV_BASE_URL,
+    ENV_TZ,
     EXIT_INTERRUPTED,
     EXIT_TERMINATED,
     INTERRUPTED_MESSAGE,
@@ -312,6 +314,55 @@ def date_problem(text: str) -> str:
         except ValueError as exc:
             return f"{text!r} is not a date ({exc}); {example}"
     return f"{text!r} is not a date; {example}"
+
+
+class TimeZoneName(click.ParamType[Any, Any]):
+    """An IANA time zone name, checked before anything runs; nearest names when unknown."""
+
+    name = "tz"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        try:
+            ZoneInfo(text)
+        except (ZoneInfoNotFoundError, ValueError, OSError):
+            names = sorted(available_timezones())
+            where = " (from CHANNELKIT_TZ)" if _from_environment(ctx, param) else ""
+            self.fail(
+                f"{text!r}{where} is not a time zone; use an IANA name such as Europe/Berlin "
+                f"or UTC; {choices_text(text, names)}",
+                param,
+                ctx,
+            )
+        return text
+
+
+def _from_environment(ctx: click.Context | None, param: click.Parameter | None) -> bool:
+    if ctx is None or param is None or param.name is None:
+        return False
+    return ctx.get_parameter_source(param.name) is click.core.ParameterSource.ENVIRONMENT
+
+
+def tz_option(help_text: str, *, default: str | None = DEFAULT_TZ) -> Callable[[FC], FC]:
+    """`--tz NAME`, defaulting to `CHANNELKIT_TZ`, else `default` (as `_tz.resolve_tz` does).
+
+    Publishing passes `default=None`: a naive time read as UTC by accident would publish at
+    the wrong hour, so there it stays an error.
+    """
+    return click.option(
+        "--tz",
+        type=TimeZoneName(),
+        envvar=ENV_TZ,
+        show_envvar=True,
+        default=default,
+        show_default=default is not None,
+        metavar="NAME",
+        help=help_text,
+    )
 
 
 # --- configuration --------------------------------------------------------------------------
