@@ -149,8 +149,6 @@ class PageRun:
         self.directory.mkdir(parents=True, exist_ok=True)
         (self.directory / ".venv").symlink_to(Path(sys.prefix))
         shutil.copy(self.workspace.warehouse, self.directory / "warehouse.duckdb")
-        for folder in ("notebooks", "reports", "bench"):  # what a checkout has
-            (self.directory / folder).symlink_to(ROOT / folder)
         self.keys = dict(self.workspace.keys)
         self.port = int(self.workspace.base_url.rsplit(":", 1)[1].split("/")[0])
         self.env = {
