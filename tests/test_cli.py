@@ -26,7 +26,7 @@ def test_each_command_has_help(name: str) -> None:
 def test_unknown_command_is_a_usage_error() -> None:
     result = CliRunner().invoke(main, ["synk"])
     assert result.exit_code == 2
-    assert "No such command 'synk'" in result.output
+    assert "no command 'synk'; did you mean 'sync'?" in result.output
 
 
 def test_user_errors_exit_2_for_bad_parameters_and_1_for_refusals() -> None:

@@ -59,7 +59,7 @@ def test_missing_warehouse_exits_1(tmp_path: Path) -> None:
         ),
         (["--channel", "marketing"], "--channel: no channel has the id, slug or name"),
         (["--template", "missing.j2"], "Invalid value for '--template': File 'missing.j2'"),
-        (["--sync"], "--sync needs --base-url"),
+        (["--sync"], "--base-url: no service URL given for --sync"),
     ],
 )
 def test_bad_flags_exit_2_naming_the_flag(

@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from channelkit._constants import TEMPLATE_EXAMPLE_MARKER
 from channelkit._tz import given_tz
 from channelkit.errors import PermissionDeniedError
 from channelkit.publish.errors import PlanNotValidError, PostValidationError
@@ -195,11 +196,25 @@ class Plan:
                 confirm_urgent=self.confirm_urgent,
                 require_time=True,
             )
+            if _is_example(self.sheet.row_fields(sheet_row)):
+                result = [*(result if isinstance(result, list) else []), _EXAMPLE_ERROR]
             if isinstance(result, list):
                 rows.append(PlanRow(sheet_row.number, None, tuple(result)))
                 continue
             rows.append(_place(sheet_row.number, result, seen, existing))
         return tuple(rows)
+
+
+_EXAMPLE_ERROR = FieldError(
+    "title",
+    f"this is an example row of the template ({TEMPLATE_EXAMPLE_MARKER}); replace it with your "
+    "own post or delete the row",
+)
+
+
+def _is_example(fields: Mapping[str, object]) -> bool:
+    title = fields.get("title")
+    return isinstance(title, str) and title.strip().startswith(TEMPLATE_EXAMPLE_MARKER)
 
 
 def existing_slots(posts_by_channel: Mapping[str, Iterable[Post]]) -> dict[_Slot, Post]:

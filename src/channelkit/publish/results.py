@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from channelkit._constants import SPREADSHEET_ERROR_COLUMN
+from channelkit._files import as_new_file
 from channelkit.publish.columns import normalise_header
 from channelkit.publish.spreadsheet import Sheet
 from channelkit.publish.validation import PostRequest
@@ -200,6 +201,7 @@ def write_table(frame: pd.DataFrame, path: str | Path, *, kind: str) -> Path:
             frame.to_csv(temporary, index=False, encoding="utf-8")
         else:
             _write_xlsx(frame, temporary)
+        as_new_file(temporary)  # for the team, not 0600 like mkstemp
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

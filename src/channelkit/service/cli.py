@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import signal
 import sys
+from pathlib import Path
 
 import click
 
-from channelkit._cli import user_errors
+from channelkit._cli import Output, output_options, user_errors
 from channelkit._constants import (
+    ENV_API_KEY,
+    ENV_BASE_URL,
     PLAN_LIMITS,
     RATE_WINDOW_SECONDS,
     SCOPES,
@@ -34,7 +37,12 @@ def _scopes(value: str) -> tuple[str, ...]:
     show_default=True,
     help="SQLite file holding the workspace (':memory:' for a throw-away one).",
 )
-@click.option("--host", default=SERVICE_HOST, show_default=True)
+@click.option(
+    "--host",
+    default=SERVICE_HOST,
+    show_default=True,
+    help="Address to listen on (0.0.0.0 makes it reachable from other machines).",
+)
 @click.option(
     "--port",
     default=SERVICE_PORT,
@@ -46,7 +54,7 @@ def _scopes(value: str) -> tuple[str, ...]:
     "--seed",
     type=click.Choice(["demo"]),
     default=None,
-    help="Fill an empty workspace with the demo organisation and print its keys.",
+    help="Fill an empty workspace with the demo organisation (or reuse it) and print its keys.",
 )
 @click.option(
     "--rate-window",
@@ -70,6 +78,7 @@ def _scopes(value: str) -> tuple[str, ...]:
     help="Seed that makes the injected faults reproducible.",
 )
 @click.option("--admin", is_flag=True, help="Enable /v1/admin/clock (moving the clock).")
+@output_options()
 def serve(
     db_path: str,
     host: str,
@@ -79,8 +88,12 @@ def serve(
     faults: str | None,
     fault_seed: int,
     admin: bool,
+    quiet: bool,
 ) -> None:
-    """Run the local Publishing and Channel Service until interrupted."""
+    """Run the local Publishing and Channel Service until interrupted.
+
+    With --seed demo it prints the demo keys and which one to use for what.
+    """
     from channelkit.service.local import LocalService
 
     try:
@@ -90,11 +103,20 @@ def serve(
         )  # fmt: skip
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--faults") from None
+    reused = seed is not None and db_path != ":memory:" and _has_workspace(db_path)
     with user_errors():
         svc.start()
-    click.echo(f"channelkit service listening at {svc.base_url}")
-    for name, key in svc.demo_keys.items():
-        click.echo(f"  {name:<10} {key}")
+    out = Output.from_options(quiet=quiet)
+    out.result(f"channelkit service listening at {svc.base_url}")
+    if seed is not None:
+        out.result(_workspace_line(db_path, reused))
+    if svc.demo_keys:
+        out.result(_keys_table(svc.demo_keys, rate_window))
+        out.result(
+            "In another terminal (the analyst key to read, the writer key to publish):\n"
+            f"  export {ENV_BASE_URL}={svc.base_url}\n"
+            f"  export {ENV_API_KEY}=...   # paste a key from the table"
+        )
     # SIGTERM (a supervisor, `kill`) stops as cleanly as Ctrl-C does
     signal.signal(signal.SIGTERM, _interrupt)
     try:
@@ -103,6 +125,46 @@ def serve(
         pass
     finally:
         svc.stop()
+
+
+def _has_workspace(db_path: str) -> bool:
+    path = Path(db_path)
+    return path.is_file() and path.stat().st_size > 0
+
+
+def _workspace_line(db_path: str, reused: bool) -> str:
+    if reused:
+        return (
+            f"reusing the demo workspace in {db_path} (new keys below; earlier keys still "
+            "work; delete the file for a fresh workspace)"
+        )
+    return f"demo workspace created in {db_path}"
+
+
+def _keys_table(keys: dict[str, str], window: float) -> str:
+    """The demo keys with what each may do, so the reader knows which to export."""
+    from channelkit.service.demo import DEMO_KEYS
+
+    lines = [f"  {'name':<9} {'may':<40} {'plan: requests':<26} key"]
+    for name, key in keys.items():
+        _, scopes, plan = DEMO_KEYS[name]
+        may = _what_it_may(scopes)
+        limit = f"{plan}: {PLAN_LIMITS[plan]} per {window:g} s"
+        lines.append(f"  {name:<9} {may:<40} {limit:<26} {key}")
+    return "\n".join(lines)
+
+
+def _what_it_may(scopes: tuple[str, ...]) -> str:
+    if set(scopes) == set(SCOPES):
+        return "everything: read, sync, report, publish"
+    uses = []
+    if {"posts:read", "channels:read", "analytics:read"} <= set(scopes):
+        uses.append("read, sync, report")
+    elif "posts:read" in scopes:
+        uses.append("read posts (no analytics)")
+    if "posts:write" in scopes:
+        uses.append("publish")
+    return ", ".join(uses) or ", ".join(scopes)
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -115,7 +177,13 @@ def keys() -> None:
 
 
 @keys.command("create")
-@click.option("--db", "db_path", default=SERVICE_DB_PATH, show_default=True)
+@click.option(
+    "--db",
+    "db_path",
+    default=SERVICE_DB_PATH,
+    show_default=True,
+    help="The service's SQLite file (as given to `channelkit serve --db`).",
+)
 @click.option("--user", required=True, help="User handle; created if new.")
 @click.option("--team", default=None, help="Team handle; the user joins it (created if new).")
 @click.option(
@@ -123,13 +191,16 @@ def keys() -> None:
     "scope_list",
     default=",".join(SCOPES),
     show_default=True,
-    help="Comma-separated scopes.",
+    help="Comma-separated scopes: " + ", ".join(SCOPES) + ".",
 )
 @click.option(
     "--plan",
     default=SERVICE_KEY_PLAN_DEFAULT,
     show_default=True,
     type=click.Choice(list(PLAN_LIMITS)),
+    help="Rate-limit plan: "
+    + ", ".join(f"{p} {n}" for p, n in PLAN_LIMITS.items())
+    + " requests per window.",
 )
 def create(db_path: str, user: str, team: str | None, scope_list: str, plan: str) -> None:
     """Create a key and print it (only the key) on stdout. It is not shown again."""
@@ -146,7 +217,13 @@ def create(db_path: str, user: str, team: str | None, scope_list: str, plan: str
 
 
 @keys.command("revoke")
-@click.option("--db", "db_path", default=SERVICE_DB_PATH, show_default=True)
+@click.option(
+    "--db",
+    "db_path",
+    default=SERVICE_DB_PATH,
+    show_default=True,
+    help="The service's SQLite file (as given to `channelkit serve --db`).",
+)
 @click.argument("key", required=False)
 def revoke(db_path: str, key: str | None) -> None:
     """Revoke KEY (read from stdin when omitted, so it stays out of shell history)."""
