@@ -51,17 +51,6 @@ from channelkit.errors import (
     PermissionDeniedError,
 )
 
-# command name -> "module:attribute", in the order `channelkit --help` lists them
-_COMMANDS: dict[str, str] = {
-    "demo": "channelkit.demo:demo",
-    "serve": "channelkit.service.cli:serve",
-    "keys": "channelkit.service.cli:keys",
-    "sync": "channelkit.sync.cli:sync",
-    "report": "channelkit.reports.cli:report",
-    "template": "channelkit.publish.cli:template",
-    "schedule": "channelkit.publish.cli:schedule",
-}
-
 _SERVE_HINT = "is the service running? start one with `channelkit serve --seed demo`"
 
 
