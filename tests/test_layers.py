@@ -40,6 +40,7 @@ _HELPERS = (
     "channelkit._suggest",
     "channelkit._files",
     "channelkit._labels",
+    "channelkit._terminal",
 )
 _LIBRARIES = (
     "click",
@@ -200,6 +201,15 @@ def test_every_rule_names_modules_that_exist() -> None:
     # a rule whose sources are all missing (a typo, a rename) would pass without checking
     for rule in RULES:
         assert _present(rule.sources), f"rule {rule.id!r}: none of {rule.sources} exists"
+
+
+def test_every_top_level_module_has_a_layer() -> None:
+    # a new module outside every list would be checked by no rule
+    known = {*_BOTTOM, *_HELPERS, *_UPPER, *_parts("client", "service")}
+    unplaced = sorted(_children(ROOT) - known)
+    assert not unplaced, (
+        f"place {unplaced} in a layer of tests/test_layers.py (and of docs/architecture.md)"
+    )
 
 
 def _children(package: str) -> set[str]:
