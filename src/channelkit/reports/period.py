@@ -98,7 +98,7 @@ def parse_date(text: str, *, param: str) -> date:
 def check_tz(name: str | None) -> str:
     """`name` (None: CHANNELKIT_TZ, else UTC) if it is an IANA timezone this machine knows."""
     try:
-        return analysis_period.check_tz(resolve_tz(name)).key
+        return analysis_period.check_tz(resolve_tz(None) if name is None else name).key
     except InvalidParameterError as exc:
         raise ReportParameterError(str(exc)) from None
 
