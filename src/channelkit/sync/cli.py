@@ -198,9 +198,9 @@ def sync(
 def _closing_line(error: str, committed: int, removed: bool, db: Path) -> str:
     """What to do now, decided by the kind of failure and by what was committed."""
     lowered = error.lower()
-    if "401" in lowered or "unauthorized" in lowered:
+    if "401 unauthorized" in lowered:
         action = f"the API key was refused: fix {ENV_API_KEY} (or --api-key) and run again"
-    elif "403" in lowered or "forbidden" in lowered:
+    elif "403 forbidden" in lowered:
         action = (
             "the API key lacks a scope: use a key with posts:read, channels:read, analytics:read"
         )
