@@ -49,7 +49,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 RUN_LANGUAGES = {"python", "bash", "sh", "console", "shell"}
 DEMO_KEY_NAMES = ("admin", "analyst", "writer", "starter")
-BLOCK_TIMEOUT = 240
+BLOCK_TIMEOUT = 120
 
 _FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
 _MARKER = re.compile(r"<!--\s*docs-test:\s*(?P<what>[a-z]+)\s*(?P<arg>[^>]*?)\s*-->")
@@ -201,22 +201,26 @@ class PageRun:
     def run_shell(self, block: Block, script: str, expected_exit: int) -> str:
         env_file = self.directory / ".docs-test-env"
         wrapped = f"trap 'env -0 > {env_file}' EXIT\nset -e\n{script}"
+        proc = subprocess.Popen(
+            ["bash", "-c", wrapped],
+            cwd=self.directory,
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,  # a server started by the block goes with it
+        )
         try:
-            done = subprocess.run(
-                ["bash", "-c", wrapped],
-                cwd=self.directory,
-                env=self.env,
-                capture_output=True,
-                text=True,
-                timeout=BLOCK_TIMEOUT,
-                check=False,
-            )
+            stdout, stderr = proc.communicate(timeout=BLOCK_TIMEOUT)
         except subprocess.TimeoutExpired:
-            self.fail(block, f"did not finish within {BLOCK_TIMEOUT} s")
+            os.killpg(proc.pid, signal.SIGKILL)
+            stdout, stderr = proc.communicate()
+            hint = " (a server? mark the block <!-- docs-test: background -->)"
+            self.fail(block, f"did not finish within {BLOCK_TIMEOUT} s{hint}", stdout + stderr)
             return ""
-        output = done.stdout + done.stderr
-        if done.returncode != expected_exit:
-            self.fail(block, f"exited {done.returncode}, expected {expected_exit}", output)
+        output = stdout + stderr
+        if proc.returncode != expected_exit:
+            self.fail(block, f"exited {proc.returncode}, expected {expected_exit}", output)
         elif "Traceback (most recent call last)" in output:
             self.fail(block, "printed a traceback", output)
         if env_file.exists():

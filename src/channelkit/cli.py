@@ -181,6 +181,14 @@ def _restore_signal_handlers(previous: dict[int, Any]) -> None:
         signal.signal(signum, handler)
 
 
+def stop_if_interrupted() -> None:
+    """After work that may have swallowed an interrupt (DuckDB turns Ctrl-C into its own
+    "Query interrupted" error, which a runner may record as a failure), end as interrupted
+    instead of printing a failure summary."""
+    if _interrupted:
+        raise _Stopped
+
+
 def _exit_interrupted() -> NoReturn:
     code = _interrupted[0] if _interrupted else EXIT_INTERRUPTED
     click.echo(f"channelkit: {INTERRUPTED_MESSAGE}", err=True)

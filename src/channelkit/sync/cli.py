@@ -29,6 +29,7 @@ from channelkit.cli import (
     output_options,
     service_config,
     service_options,
+    stop_if_interrupted,
     user_errors,
 )
 
@@ -179,6 +180,7 @@ def sync(
             page_limit=page_limit,
             batch_rows=batch_rows,
         )
+    stop_if_interrupted()
     committed = sum(sum(counts.as_dict().values()) for counts in report.counts.values())
     removed = False
     if not report.completed and not existed and committed == 0:
@@ -191,8 +193,10 @@ def sync(
         if parquet is not None:
             out.result(f"parquet datasets written under {parquet}")
         return
-    click.echo(report.summary(), err=True)
-    raise click.ClickException(_closing_line(report.error or "", committed, removed, db))
+    out.result(report.summary())
+    # One line on stderr: under cron the reason arrives even with --quiet.
+    reason = report.error or "the sync did not complete"
+    raise click.ClickException(f"{reason}\n{_closing_line(reason, committed, removed, db)}")
 
 
 def _closing_line(error: str, committed: int, removed: bool, db: Path) -> str:
