@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import click
 import pytest
 from click import exceptions as click_exceptions
 from click.testing import CliRunner
@@ -182,3 +183,35 @@ def test_an_interrupted_sync_says_one_line_and_the_rerun_resumes(
     rerun = _channelkit("sync", "--db", "w.duckdb", *command[-4:], env=env, cwd=tmp_path)
     assert rerun.returncode == 0, rerun.stderr
     assert "resumed interrupted walks: posts" in rerun.stdout, rerun.stdout
+
+
+def _all_commands() -> list[tuple[str, click.Command]]:
+    ctx = click.Context(main)
+    found: list[tuple[str, click.Command]] = []
+    for name in _COMMANDS:
+        command = main.get_command(ctx, name)
+        assert command is not None
+        found.append((name, command))
+        if isinstance(command, click.Group):
+            found += [(f"{name} {sub}", c) for sub, c in command.commands.items()]
+    return found
+
+
+@pytest.mark.parametrize(("name", "command"), _all_commands(), ids=lambda v: str(v))
+def test_every_option_is_described_and_env_vars_shown_alike(
+    name: str, command: click.Command
+) -> None:
+    assert command.help and command.short_help is None, name
+    for param in command.params:
+        if not isinstance(param, click.Option):
+            continue
+        assert param.help, f"channelkit {name} {param.opts[0]} has no help text"
+        if param.envvar:
+            assert param.show_envvar, f"channelkit {name} {param.opts[0]} hides its env var"
+    if any(isinstance(p, click.Option) and p.name == "tz" for p in command.params):
+        tz = next(p for p in command.params if p.name == "tz")
+        assert tz.envvar == "CHANNELKIT_TZ", f"channelkit {name} --tz ignores CHANNELKIT_TZ"
+    # `keys create` prints nothing but the key it makes: quiet would throw the key away.
+    if not isinstance(command, click.Group) and name != "keys create":
+        options = {p.name for p in command.params}
+        assert "quiet" in options, f"channelkit {name} has no --quiet"
