@@ -367,3 +367,30 @@ def test_relative_links_resolve_and_docs_are_self_sufficient(page: Path) -> None
             f"{page.name} refers to {outside}, which is not in the repository: "
             "point to docs/api.md instead"
         )
+
+
+def test_notebook_text_matches_the_demo_data(workspace: Workspace) -> None:
+    """Notebook 01 promises "about N posts" of the demo workspace (the admin key's view)."""
+    import duckdb
+
+    text = (ROOT / "notebooks" / "01-explore-engagement.ipynb").read_text(encoding="utf-8")
+    promised = re.search(r"about ([\d,]+) posts", text)
+    assert promised is not None
+    with duckdb.connect(str(workspace.warehouse), read_only=True) as con:
+        row = con.execute("SELECT count(*) FROM posts WHERE deleted_at IS NULL").fetchone()
+    assert row is not None
+    actual = row[0]
+    assert abs(int(promised[1].replace(",", "")) - actual) <= 0.05 * actual, actual
+
+
+def test_what_notebooks_write_is_ignored_by_git() -> None:
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    written = [  # notebook 01's warehouse, notebook 03's report and warehouse
+        "notebooks/explore-warehouse.duckdb",
+        "notebooks/reports/weekly.html",
+        "notebooks/weekly-warehouse.duckdb",
+    ]
+    for path in written:
+        check = subprocess.run(["git", "check-ignore", "-q", path], cwd=ROOT, check=False)
+        assert check.returncode == 0, f"{path} would show up as untracked in git"
