@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from channelkit.cli import main, suggest_base_url
+from channelkit._urls import suggest_base_url
+from channelkit.cli import main
 from channelkit.service import LocalService
 
 GOOD_ROW = "all-hands,Quarterly update,Numbers and plans,2030-12-02 09:00,Europe/Berlin\n"

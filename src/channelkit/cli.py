@@ -56,6 +56,7 @@ from channelkit._constants import (
     INTERRUPTED_MESSAGE,
 )
 from channelkit._suggest import choices_text
+from channelkit._urls import suggest_base_url
 from channelkit.errors import (
     APIConnectionError,
     AuthenticationError,
@@ -374,29 +375,6 @@ def tz_option(help_text: str, *, default: str | None = DEFAULT_TZ) -> Callable[[
 
 
 # --- configuration --------------------------------------------------------------------------
-
-
-def suggest_base_url(url: str) -> str | None:
-    """The base URL someone probably meant, or None when `url` is fine as it is.
-
-    >>> suggest_base_url("http://127.0.0.1:8000")
-    'http://127.0.0.1:8000/v1'
-    >>> suggest_base_url("https://api.example.com/v2")
-    'https://api.example.com/v1'
-    >>> suggest_base_url("http://127.0.0.1:8000/v1/posts")
-    'http://127.0.0.1:8000/v1'
-    """
-    stripped = url.strip().rstrip("/")
-    match = re.match(r"^(?P<root>[a-zA-Z][\w+.-]*://[^/]+)(?P<path>/.*)?$", stripped)
-    if match is None:
-        return None
-    root, path = match["root"], match["path"] or ""
-    if path.endswith(API_VERSION_SEGMENT):
-        return None
-    version = re.search(r"/v\d+(?=/|$)", path)
-    if version is not None:
-        return root + path[: version.start()] + API_VERSION_SEGMENT
-    return root + path + API_VERSION_SEGMENT
 
 
 @dataclass(frozen=True)
