@@ -426,3 +426,21 @@ def test_readme_publishing_block_sends_nothing_until_rows_are_yours(
         )
         assert sent.exit_code == 0, sent.output
         assert posts() == 2
+
+
+def test_hints_for_a_service_that_is_down_or_speaks_the_other_protocol() -> None:
+    from channelkit.cli import hint_for
+    from channelkit.errors import APIConnectionError, BadRequestError
+
+    refused = APIConnectionError("connection failed: ConnectError: [Errno 111] Connection refused")
+    assert "channelkit serve" in (hint_for(refused) or "")
+    tls = APIConnectionError("connection failed: ConnectError: [SSL: WRONG_VERSION_NUMBER] ...")
+    assert "use http:// instead of https://" in (hint_for(tls) or "")
+    plain = BadRequestError(
+        "400 error: unexpected error body '<html>The plain HTTP request was sent to HTTPS port'",
+        status=400,
+    )
+    assert "use https:// instead of http://" in (hint_for(plain) or "")
+    dropped = APIConnectionError("connection failed: RemoteProtocolError: Server disconnected")
+    assert "https://" in (hint_for(dropped) or "")
+    assert hint_for(APIConnectionError("connection failed: ReadTimeout")) is None

@@ -261,6 +261,8 @@ def hint_for(exc: BaseException) -> str | None:
         )
     if isinstance(exc, PermissionDeniedError):
         return "the API key lacks a scope this needs: use a key that has it (see docs/api.md)"
+    if "plain http request was sent to https port" in text.lower():  # nginx's 400 page
+        return "the server expects TLS: use https:// instead of http:// in the base URL"
     if not isinstance(exc, APIConnectionError):
         return None
     return connection_hint(text)
