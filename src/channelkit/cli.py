@@ -118,7 +118,9 @@ class _LazyGroup(click.Group):
     ) -> tuple[str | None, click.Command | None, list[str]]:
         name = args[0] if args else ""
         if name and not name.startswith("-") and name not in _COMMANDS:
-            raise click.UsageError(f"no command {name!r}; {choices_text(name, _COMMANDS)}", ctx)
+            raise click.UsageError(
+                f"no command {name!r}; {choices_text(name, _COMMANDS, n=len(_COMMANDS))}", ctx
+            )
         return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
