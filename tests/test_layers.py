@@ -41,6 +41,7 @@ _HELPERS = (
     "channelkit._files",
     "channelkit._labels",
     "channelkit._terminal",
+    "channelkit._urls",
 )
 _LIBRARIES = (
     "click",

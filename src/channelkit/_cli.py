@@ -43,6 +43,7 @@ from channelkit._constants import (
     ENV_TZ,
 )
 from channelkit._suggest import choices_text
+from channelkit._urls import suggest_base_url
 from channelkit.errors import (
     APIConnectionError,
     AuthenticationError,
@@ -52,6 +53,24 @@ from channelkit.errors import (
 )
 
 _SERVE_HINT = "is the service running? start one with `channelkit serve --seed demo`"
+
+
+# --- interrupts: the state `channelkit.cli` sets from its signal handlers -------------------
+
+
+class _Stopped(Exception):
+    """A command ended by an interrupt, carried past click's own KeyboardInterrupt handling."""
+
+
+_interrupted: list[int] = []  # the exit code of the signal received, once one was
+
+
+def stop_if_interrupted() -> None:
+    """After work that may have swallowed an interrupt (DuckDB turns Ctrl-C into its own
+    "Query interrupted" error, which a runner may record as a failure), end as interrupted
+    instead of printing a failure summary."""
+    if _interrupted:
+        raise _Stopped
 
 
 # --- messages -----------------------------------------------------------------------------
@@ -89,6 +108,8 @@ def hint_for(exc: BaseException) -> str | None:
         )
     if isinstance(exc, PermissionDeniedError):
         return "the API key lacks a scope this needs: use a key that has it (see docs/api.md)"
+    if "plain http request was sent to https port" in text.lower():  # nginx's 400 page
+        return "the server expects TLS: use https:// instead of http:// in the base URL"
     if not isinstance(exc, APIConnectionError):
         return None
     return connection_hint(text)
@@ -203,29 +224,6 @@ def tz_option(help_text: str, *, default: str | None = DEFAULT_TZ) -> Callable[[
 
 
 # --- configuration --------------------------------------------------------------------------
-
-
-def suggest_base_url(url: str) -> str | None:
-    """The base URL someone probably meant, or None when `url` is fine as it is.
-
-    >>> suggest_base_url("http://127.0.0.1:8000")
-    'http://127.0.0.1:8000/v1'
-    >>> suggest_base_url("https://api.example.com/v2")
-    'https://api.example.com/v1'
-    >>> suggest_base_url("http://127.0.0.1:8000/v1/posts")
-    'http://127.0.0.1:8000/v1'
-    """
-    stripped = url.strip().rstrip("/")
-    match = re.match(r"^(?P<root>[a-zA-Z][\w+.-]*://[^/]+)(?P<path>/.*)?$", stripped)
-    if match is None:
-        return None
-    root, path = match["root"], match["path"] or ""
-    if path.endswith(API_VERSION_SEGMENT):
-        return None
-    version = re.search(r"/v\d+(?=/|$)", path)
-    if version is not None:
-        return root + path[: version.start()] + API_VERSION_SEGMENT
-    return root + path + API_VERSION_SEGMENT
 
 
 @dataclass(frozen=True)

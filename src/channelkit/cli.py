@@ -24,6 +24,9 @@ from typing import Any, NoReturn
 import click
 
 from channelkit import __version__
+
+# The interrupt state lives in the leaf `_cli`, which the commands import (stop_if_interrupted).
+from channelkit._cli import _interrupted, _Stopped
 from channelkit._constants import (
     EXIT_INTERRUPTED,
     EXIT_TERMINATED,
@@ -51,13 +54,6 @@ class _Interrupted(KeyboardInterrupt):
         self.exit_code = exit_code
 
 
-class _Stopped(Exception):
-    """A command ended by an interrupt, carried past click's own KeyboardInterrupt handling."""
-
-
-_interrupted: list[int] = []  # the exit code of the signal received, once one was
-
-
 def _on_signal(signum: int, frame: FrameType | None) -> None:
     code = EXIT_TERMINATED if signum == signal.SIGTERM else EXIT_INTERRUPTED
     _interrupted.append(code)
@@ -82,7 +78,9 @@ class _LazyGroup(click.Group):
     ) -> tuple[str | None, click.Command | None, list[str]]:
         name = args[0] if args else ""
         if name and not name.startswith("-") and name not in _COMMANDS:
-            raise click.UsageError(f"no command {name!r}; {choices_text(name, _COMMANDS)}", ctx)
+            raise click.UsageError(
+                f"no command {name!r}; {choices_text(name, _COMMANDS, n=len(_COMMANDS))}", ctx
+            )
         return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

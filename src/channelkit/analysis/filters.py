@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import duckdb
 
+from channelkit._channels import ChannelName, match_channel
 from channelkit._constants import PRIORITIES
 from channelkit.analysis.sql import first_row
 from channelkit.errors import InvalidParameterError
@@ -99,24 +100,10 @@ def resolve_filter(
 
 def _channel_id(con: duckdb.DuckDBPyConnection, name: str) -> str:
     rows = con.execute(
-        "SELECT id, id = ?, slug = ? FROM channels "
-        "WHERE deleted_at IS NULL AND (id = ? OR slug = ? OR lower(name) = lower(?)) "
-        "ORDER BY id",
-        [name, name, name, name, name],
+        "SELECT id, coalesce(slug, ''), coalesce(name, '') FROM channels "
+        "WHERE deleted_at IS NULL ORDER BY id"
     ).fetchall()
-    exact = [row[0] for row in rows if row[1] or row[2]]
-    if exact:
-        return str(exact[0])
-    if len(rows) == 1:
-        return str(rows[0][0])
-    if not rows:
-        raise InvalidParameterError(
-            "channel", f"no channel has the id, slug or name {name!r} in this warehouse"
-        )
-    ids = ", ".join(str(row[0]) for row in rows)
-    raise InvalidParameterError(
-        "channel", f"{name!r} is the name of several channels ({ids}); pass an id or slug"
-    )
+    return match_channel(name, [ChannelName(*row) for row in rows]).id
 
 
 def _known_tag(con: duckdb.DuckDBPyConnection, tag: str) -> str:

@@ -18,6 +18,7 @@ from channelkit._cli import (
     output_options,
     service_config,
     service_options,
+    stop_if_interrupted,
     tz_option,
 )
 from channelkit._constants import ENV_API_KEY
@@ -161,6 +162,7 @@ def schedule(
                 _finish_dry_run(plan, results, failed_rows, out)
                 return
             outcome = plan.submit(client, allow_partial=allow_partial, progress=out.progress)
+        stop_if_interrupted()
     except PlanNotValidError:
         _show_plan(plan, out)
         _write_files(plan_outcome(plan), results, failed_rows, out)

@@ -225,7 +225,8 @@ def create(db_path: str, user: str, team: str | None, scope_list: str, plan: str
     help="The service's SQLite file (as given to `channelkit serve --db`).",
 )
 @click.argument("key", required=False)
-def revoke(db_path: str, key: str | None) -> None:
+@output_options()
+def revoke(db_path: str, key: str | None, quiet: bool) -> None:
     """Revoke KEY (read from stdin when omitted, so it stays out of shell history)."""
     if key is None or key == "-":
         key = sys.stdin.readline().strip()
@@ -238,4 +239,5 @@ def revoke(db_path: str, key: str | None) -> None:
                 workspace.revoke_key(con, key, db.now())
         finally:
             db.close()
-    click.echo("key revoked", err=True)
+    if not quiet:
+        click.echo("key revoked", err=True)

@@ -20,6 +20,7 @@ from channelkit._cli import (
     output_options,
     service_config,
     service_options,
+    stop_if_interrupted,
     user_errors,
 )
 from channelkit._constants import (
@@ -179,6 +180,7 @@ def sync(
             page_limit=page_limit,
             batch_rows=batch_rows,
         )
+    stop_if_interrupted()
     committed = sum(sum(counts.as_dict().values()) for counts in report.counts.values())
     removed = False
     if not report.completed and not existed and committed == 0:
@@ -191,16 +193,18 @@ def sync(
         if parquet is not None:
             out.result(f"parquet datasets written under {parquet}")
         return
-    click.echo(report.summary(), err=True)
-    raise click.ClickException(_closing_line(report.error or "", committed, removed, db))
+    out.result(report.summary())
+    # One line on stderr: under cron the reason arrives even with --quiet.
+    reason = report.error or "the sync did not complete"
+    raise click.ClickException(f"{reason}\n{_closing_line(reason, committed, removed, db)}")
 
 
 def _closing_line(error: str, committed: int, removed: bool, db: Path) -> str:
     """What to do now, decided by the kind of failure and by what was committed."""
     lowered = error.lower()
-    if "401" in lowered or "unauthorized" in lowered:
+    if "401 unauthorized" in lowered:
         action = f"the API key was refused: fix {ENV_API_KEY} (or --api-key) and run again"
-    elif "403" in lowered or "forbidden" in lowered:
+    elif "403 forbidden" in lowered:
         action = (
             "the API key lacks a scope: use a key with posts:read, channels:read, analytics:read"
         )
