@@ -36,12 +36,12 @@ import click
 from click.decorators import FC
 
 from channelkit._constants import (
-    API_VERSION_SEGMENT,
     DEFAULT_TZ,
     ENV_API_KEY,
     ENV_BASE_URL,
     ENV_TZ,
 )
+from channelkit._spec import API_VERSION_SEGMENT
 from channelkit._suggest import choices_text
 from channelkit._urls import suggest_base_url
 from channelkit.errors import (

@@ -12,15 +12,13 @@ from channelkit._cli import Output, output_options, user_errors
 from channelkit._constants import (
     ENV_API_KEY,
     ENV_BASE_URL,
-    PLAN_LIMITS,
-    RATE_WINDOW_SECONDS,
-    SCOPES,
     SERVICE_DB_PATH,
     SERVICE_HOST,
     SERVICE_KEY_PLAN_DEFAULT,
     SERVICE_PORT,
     SERVICE_RATE_WINDOW_MIN_SECONDS,
 )
+from channelkit._spec import PLAN_LIMITS, RATE_WINDOW_SECONDS, SCOPES
 from channelkit.service import workspace
 from channelkit.service.db import Database
 
@@ -146,10 +144,11 @@ def _keys_table(keys: dict[str, str], window: float) -> str:
     from channelkit.service.demo import DEMO_KEYS
 
     lines = [f"  {'name':<9} {'may':<40} {'plan: requests':<26} key"]
+    plan_limits: dict[str, int] = {name: limit for name, limit in PLAN_LIMITS.items()}
     for name, key in keys.items():
         _, scopes, plan = DEMO_KEYS[name]
         may = _what_it_may(scopes)
-        limit = f"{plan}: {PLAN_LIMITS[plan]} per {window:g} s"
+        limit = f"{plan}: {plan_limits[plan]} per {window:g} s"
         lines.append(f"  {name:<9} {may:<40} {limit:<26} {key}")
     return "\n".join(lines)
 

@@ -25,12 +25,12 @@ from channelkit._cli import (
 )
 from channelkit._constants import (
     ENV_API_KEY,
-    PAGE_LIMIT_MAX,
     SYNC_BATCH_ROWS,
     SYNC_LOOKBACK_DAYS,
     SYNC_PAGE_LIMIT,
     WAREHOUSE_PATH,
 )
+from channelkit._spec import PAGE_LIMIT_MAX
 from channelkit._suggest import choices_text
 
 # the `--only` names; the runner maps them to tables

@@ -20,11 +20,11 @@ from duckdb import DuckDBPyConnection
 
 from channelkit._constants import (
     KPI_DEFAULT_DAYS,
-    POST_STATUSES,
     SMALL_SAMPLE_POSTS,
     TOP_POSTS_MIN_VIEWS,
     TOP_POSTS_N,
 )
+from channelkit._spec import POST_STATUSES
 from channelkit._tz import resolve_tz
 from channelkit.analysis import metrics
 from channelkit.analysis.filters import OneOrMany, PostFilter, as_values, resolve_filter
