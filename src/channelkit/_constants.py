@@ -6,6 +6,8 @@ owns them, never as a literal in the code that uses them.
 
 from __future__ import annotations
 
+from channelkit._spec import PAGE_LIMIT_MAX
+
 # --- Shared (the interface contract itself is in channelkit._spec) ------------------------
 ENV_BASE_URL = "CHANNELKIT_BASE_URL"
 ENV_API_KEY = "CHANNELKIT_API_KEY"
@@ -70,7 +72,7 @@ CLIENT_IDEMPOTENCY_KEY_PREFIX = "ck-"  # + a random UUID, once per logical POST
 
 # --- Sync and warehouse -------------------------------------------------------------------
 WAREHOUSE_PATH = "warehouse.duckdb"
-SYNC_PAGE_LIMIT = 100  # the largest page decisions.md allows: fewest requests per row
+SYNC_PAGE_LIMIT = PAGE_LIMIT_MAX  # the largest page allowed: fewest requests per row
 SYNC_LOOKBACK_DAYS = 3  # recently published posts (views still move) and non-final days
 SYNC_BATCH_ROWS = 5_000  # rows per committed batch (one checkpoint per batch)
 SYNC_BATCH_SECONDS = 5.0  # ...or sooner, so a kill under a slow rate limit loses little
