@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from channelkit._constants import API_VERSION_SEGMENT
+from channelkit._spec import API_VERSION_SEGMENT
 
 
 def suggest_base_url(url: str) -> str | None:

@@ -46,7 +46,6 @@ from click.decorators import FC
 
 from channelkit import __version__
 from channelkit._constants import (
-    API_VERSION_SEGMENT,
     DEFAULT_TZ,
     ENV_API_KEY,
     ENV_BASE_URL,
@@ -55,6 +54,7 @@ from channelkit._constants import (
     EXIT_TERMINATED,
     INTERRUPTED_MESSAGE,
 )
+from channelkit._spec import API_VERSION_SEGMENT
 from channelkit._suggest import choices_text
 from channelkit._urls import suggest_base_url
 from channelkit.errors import (

@@ -11,15 +11,13 @@ import click
 from channelkit._constants import (
     ENV_API_KEY,
     ENV_BASE_URL,
-    PLAN_LIMITS,
-    RATE_WINDOW_SECONDS,
-    SCOPES,
     SERVICE_DB_PATH,
     SERVICE_HOST,
     SERVICE_KEY_PLAN_DEFAULT,
     SERVICE_PORT,
     SERVICE_RATE_WINDOW_MIN_SECONDS,
 )
+from channelkit._spec import PLAN_LIMITS, RATE_WINDOW_SECONDS, SCOPES
 from channelkit._suggest import choices_text
 from channelkit.cli import Output, output_options, user_errors
 from channelkit.service import workspace
@@ -160,11 +158,12 @@ def _keys_table(keys: dict[str, str], window: float) -> str:
     """The demo keys with what each may do, so the reader knows which to export."""
     from channelkit.service.demo import DEMO_KEYS
 
+    limits: dict[str, int] = {str(p): n for p, n in PLAN_LIMITS.items()}  # plans as text
     lines = [f"  {'name':<9} {'may':<40} {'plan: requests':<26} key"]
     for name, key in keys.items():
         _, scopes, plan = DEMO_KEYS[name]
         may = _what_it_may(scopes)
-        limit = f"{plan}: {PLAN_LIMITS[plan]} per {window:g} s"
+        limit = f"{plan}: {limits[plan]} per {window:g} s"
         lines.append(f"  {name:<9} {may:<40} {limit:<26} {key}")
     return "\n".join(lines)
 

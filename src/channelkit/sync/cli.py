@@ -15,12 +15,12 @@ import click
 
 from channelkit._constants import (
     ENV_API_KEY,
-    PAGE_LIMIT_MAX,
     SYNC_BATCH_ROWS,
     SYNC_LOOKBACK_DAYS,
     SYNC_PAGE_LIMIT,
     WAREHOUSE_PATH,
 )
+from channelkit._spec import PAGE_LIMIT_MAX
 from channelkit._suggest import choices_text
 from channelkit.cli import (
     Output,

@@ -25,7 +25,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from channelkit._constants import (
-    PAGE_LIMIT_MAX,
     SYNC_BATCH_ROWS,
     SYNC_BATCH_SECONDS,
     SYNC_DUCKDB_MEMORY_LIMIT,
@@ -35,6 +34,7 @@ from channelkit._constants import (
     SYNC_STOP_GRACE_SECONDS,
     WAREHOUSE_PATH,
 )
+from channelkit._spec import PAGE_LIMIT_MAX
 from channelkit.errors import (
     BadRequestError,
     ChannelkitError,
