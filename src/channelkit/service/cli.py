@@ -54,7 +54,7 @@ def _scopes(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str
     default=SERVICE_PORT,
     show_default=True,
     type=click.IntRange(0, 65535),
-    help="0 picks a free port.",
+    help="Port to listen on (0 picks a free one).",
 )
 @click.option(
     "--seed",
