@@ -20,7 +20,8 @@ Blocks that cannot run here say so in the Markdown, on the line before the fence
 - `<!-- docs-test: skip (why) -->`: not run (the real service, a fresh virtualenv, ...);
 - `<!-- docs-test: background -->`: a server; started, awaited until it prints, stopped
   when the page is done;
-- `<!-- docs-test: exit N -->`: the block is expected to exit with N.
+- `<!-- docs-test: exit N -->`: the block (in a `console` block, its last command) is
+  expected to exit with N.
 
 In a `console` block, lines starting with `$ ` are commands and the lines after them the
 output to compare with (`...` stands for anything; each line must appear, in order).
@@ -235,8 +236,10 @@ class PageRun:
                 commands.append((line[2:], []))
             elif commands:
                 commands[-1][1].append(line)
-        for command, expected in commands:
-            output = self.run_shell(block, command, expected_exit)
+        for number, (command, expected) in enumerate(commands, start=1):
+            # an `exit N` marker is about the block's last command; the others must succeed
+            code = expected_exit if number == len(commands) else 0
+            output = self.run_shell(block, command, code)
             missing = _missing_lines(output, expected)
             if missing is not None:
                 self.fail(block, f"`{command}` did not print {missing!r}", output)

@@ -63,6 +63,18 @@ MISTAKES = [
     ),
     Mistake("seed typo", ["serve", "--seed", "demoo"], 2, ["'--seed'", "'demo'"]),
     Mistake("keys without user", ["keys", "create"], 2, ["'--user'"]),
+    Mistake(
+        "scope typo",
+        ["keys", "create", "--db", "k.sqlite", "--user", "ana", "--scopes", "posts:reed"],
+        2,
+        ["'--scopes'", "did you mean 'posts:read'?"],
+    ),
+    Mistake(
+        "port taken",
+        ["serve", "--db", ":memory:", "--port", "{taken}"],
+        1,
+        ["--port", "--port 0 picks a free one"],
+    ),
     # --- bad dates, periods, zones ---
     Mistake(
         "impossible month",
@@ -340,6 +352,7 @@ def test_newcomer_mistake_names_the_flag_and_the_fix(
         "url": demo_service.base_url,
         "tls_url": demo_service.base_url.replace("http://", "https://"),
         "down": str(_free_port()),
+        "taken": demo_service.base_url.rsplit(":", 1)[1].split("/")[0],
         "warehouse": str(synced),
         **demo_service.demo_keys,
     }

@@ -54,7 +54,7 @@ def test_keys_create_rejects_bad_input(tmp_path: Path) -> None:
     runner = CliRunner()
     db = str(tmp_path / "svc.sqlite")
     bad_scope = runner.invoke(main, ["keys", "create", "--db", db, "--user", "a", "--scopes", "x"])
-    assert bad_scope.exit_code == 1 and "unknown scope" in bad_scope.output
+    assert bad_scope.exit_code == 2 and "'x' is not a scope" in bad_scope.output  # a bad flag
     bad_plan = runner.invoke(main, ["keys", "create", "--db", db, "--user", "a", "--plan", "gold"])
     assert bad_plan.exit_code == 2
     no_dir = runner.invoke(main, ["keys", "create", "--db", "/nonexistent/x.db", "--user", "a"])

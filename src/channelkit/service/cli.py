@@ -19,12 +19,20 @@ from channelkit._constants import (
     SERVICE_RATE_WINDOW_MIN_SECONDS,
 )
 from channelkit._spec import PLAN_LIMITS, RATE_WINDOW_SECONDS, SCOPES
+from channelkit._suggest import choices_text
 from channelkit.service import workspace
 from channelkit.service.db import Database
 
 
-def _scopes(value: str) -> tuple[str, ...]:
-    return tuple(s.strip() for s in value.split(",") if s.strip())
+def _scopes(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
+    """`--scopes`: checked before the database is opened, nearest names when unknown."""
+    scopes = tuple(s.strip() for s in value.split(",") if s.strip())
+    for scope in scopes:
+        if scope not in SCOPES:
+            raise click.BadParameter(f"{scope!r} is not a scope; {choices_text(scope, SCOPES)}")
+    if not scopes:
+        raise click.BadParameter(f"give one or more of {', '.join(SCOPES)}, comma-separated")
+    return scopes
 
 
 @click.command()
@@ -46,7 +54,7 @@ def _scopes(value: str) -> tuple[str, ...]:
     default=SERVICE_PORT,
     show_default=True,
     type=click.IntRange(0, 65535),
-    help="0 picks a free port.",
+    help="Port to listen on (0 picks a free one).",
 )
 @click.option(
     "--seed",
@@ -92,7 +100,7 @@ def serve(
 
     With --seed demo it prints the demo keys and which one to use for what.
     """
-    from channelkit.service.local import LocalService
+    from channelkit.service.local import LocalService, ServiceError
 
     try:
         svc = LocalService(
@@ -102,8 +110,15 @@ def serve(
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--faults") from None
     reused = seed is not None and db_path != ":memory:" and _has_workspace(db_path)
-    with user_errors():
+    try:
         svc.start()
+    except ServiceError as exc:
+        if "cannot listen" not in str(exc):
+            raise click.ClickException(str(exc)) from None
+        raise click.ClickException(
+            f"--port: {exc}; is another `channelkit serve` running? choose another --port "
+            "(--port 0 picks a free one)"
+        ) from None
     out = Output.from_options(quiet=quiet)
     out.result(f"channelkit service listening at {svc.base_url}")
     if seed is not None:
@@ -143,12 +158,12 @@ def _keys_table(keys: dict[str, str], window: float) -> str:
     """The demo keys with what each may do, so the reader knows which to export."""
     from channelkit.service.demo import DEMO_KEYS
 
+    limits: dict[str, int] = {str(p): n for p, n in PLAN_LIMITS.items()}  # plans as text
     lines = [f"  {'name':<9} {'may':<40} {'plan: requests':<26} key"]
-    plan_limits: dict[str, int] = {name: limit for name, limit in PLAN_LIMITS.items()}
     for name, key in keys.items():
         _, scopes, plan = DEMO_KEYS[name]
         may = _what_it_may(scopes)
-        limit = f"{plan}: {plan_limits[plan]} per {window:g} s"
+        limit = f"{plan}: {limits[plan]} per {window:g} s"
         lines.append(f"  {name:<9} {may:<40} {limit:<26} {key}")
     return "\n".join(lines)
 
@@ -190,6 +205,7 @@ def keys() -> None:
     "scope_list",
     default=",".join(SCOPES),
     show_default=True,
+    callback=_scopes,
     help="Comma-separated scopes: " + ", ".join(SCOPES) + ".",
 )
 @click.option(
@@ -201,14 +217,16 @@ def keys() -> None:
     + ", ".join(f"{p} {n}" for p, n in PLAN_LIMITS.items())
     + " requests per window.",
 )
-def create(db_path: str, user: str, team: str | None, scope_list: str, plan: str) -> None:
+def create(
+    db_path: str, user: str, team: str | None, scope_list: tuple[str, ...], plan: str
+) -> None:
     """Create a key and print it (only the key) on stdout. It is not shown again."""
     with user_errors():
         db = Database.open(db_path)
         try:
             with db.transaction() as con:
                 key = workspace.create_key(
-                    con, user=user, team=team, scopes=_scopes(scope_list), plan=plan, now=db.now()
+                    con, user=user, team=team, scopes=scope_list, plan=plan, now=db.now()
                 )
         finally:
             db.close()
