@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import click
 import pytest
 from click import exceptions as click_exceptions
 from click.testing import CliRunner
 
 from channelkit.cli import _COMMANDS, main
+from channelkit.service import LocalService
 
 
 def test_help_lists_every_command() -> None:
@@ -26,11 +37,11 @@ def test_each_command_has_help(name: str) -> None:
 def test_unknown_command_is_a_usage_error() -> None:
     result = CliRunner().invoke(main, ["synk"])
     assert result.exit_code == 2
-    assert "No such command 'synk'" in result.output
+    assert "no command 'synk'; did you mean 'sync'?" in result.output
 
 
 def test_user_errors_exit_2_for_bad_parameters_and_1_for_refusals() -> None:
-    from channelkit.cli import user_errors
+    from channelkit._cli import user_errors
     from channelkit.errors import ChannelkitError, InvalidParameterError
 
     with pytest.raises(click_exceptions.UsageError) as bad:
@@ -42,3 +53,167 @@ def test_user_errors_exit_2_for_bad_parameters_and_1_for_refusals() -> None:
             raise ChannelkitError("warehouse.duckdb is locked by another process")
     assert refused.value.exit_code == 1
     assert not isinstance(refused.value, click_exceptions.UsageError)
+
+
+# --- cron-clean output and interrupts, as a cron job or a shell sees them -------------------
+
+_LOG_LINE = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}")
+# what else stderr may hold: an error (its reason, then what to do), warnings, rows to fix
+_MESSAGE_LINES = ("Error:", "hint:", "the ", "warning:", "row ")
+
+
+def _channelkit(
+    *args: str, env: dict[str, str], cwd: Path, timeout: float = 240
+) -> subprocess.CompletedProcess[str]:
+    """`python -m channelkit ...` with stdout and stderr redirected to files, as under cron."""
+    out, err = cwd / "stdout.txt", cwd / "stderr.txt"
+    with out.open("w") as stdout, err.open("w") as stderr:
+        done = subprocess.run(
+            [sys.executable, "-m", "channelkit", *args],
+            cwd=cwd,
+            env={**os.environ, **env},
+            stdout=stdout,
+            stderr=stderr,
+            timeout=timeout,
+            check=False,
+        )
+    return subprocess.CompletedProcess(done.args, done.returncode, out.read_text(), err.read_text())
+
+
+def _assert_cron_clean(result: subprocess.CompletedProcess[str]) -> None:
+    for stream in (result.stdout, result.stderr):
+        assert "\r" not in stream
+        assert not re.search(r"\d+%\|", stream)  # a tqdm bar
+        assert "Traceback" not in stream
+    for line in result.stderr.splitlines():  # a non-terminal stderr holds log lines only
+        assert _LOG_LINE.match(line) or line.startswith(_MESSAGE_LINES), line
+
+
+@pytest.fixture
+def publishing(service: LocalService, admin_key: str, tmp_path: Path) -> dict[str, str]:
+    from channelkit.client import Client
+
+    with Client(base_url=service.base_url, api_key=admin_key) as client:
+        channel = client.channels.create(name="All hands")
+        client.posts.create(channel_id=channel.id, title="Hello", body="Published now")
+    service.advance_clock(2 * 86_400)  # a day of analytics for the report
+    (tmp_path / "posts.csv").write_text(
+        "channel,title,body,scheduled_at,timezone\n"
+        + "".join(
+            f"all-hands,Post {n},Body,2030-12-0{n} 09:00,Europe/Berlin\n" for n in range(1, 4)
+        ),
+        encoding="utf-8",
+    )
+    return {"CHANNELKIT_BASE_URL": service.base_url, "CHANNELKIT_API_KEY": admin_key}
+
+
+def test_redirected_output_is_cron_clean_and_quiet_prints_nothing(
+    tmp_path: Path, publishing: dict[str, str]
+) -> None:
+    env = {**publishing, "CHANNELKIT_TZ": "Europe/Berlin"}
+    steps = [
+        ["sync", "--db", "w.duckdb"],
+        ["report", "--db", "w.duckdb", "--out", "r.html"],
+        ["schedule", "posts.csv", "--submit", "--results", "results.csv"],
+        ["template", "t.csv"],
+    ]
+    for args in steps:
+        result = _channelkit(*args, env=env, cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        _assert_cron_clean(result)
+    (tmp_path / "t.csv").unlink()
+    for args in steps:
+        quiet = _channelkit(*args, "--quiet", env=env, cwd=tmp_path)
+        assert quiet.returncode == 0, quiet.stderr
+        assert (quiet.stdout, quiet.stderr) == ("", ""), args
+    for args in steps[:3]:
+        summary = _channelkit(*args, "--json", env=env, cwd=tmp_path)
+        assert summary.returncode == 0, summary.stderr
+        assert isinstance(json.loads(summary.stdout), dict)
+
+
+def test_a_failure_puts_its_reason_on_stderr_even_when_quiet(tmp_path: Path) -> None:
+    env = {"CHANNELKIT_BASE_URL": "http://127.0.0.1:9/v1", "CHANNELKIT_API_KEY": "k"}
+    result = _channelkit("sync", "--quiet", "--db", "w.duckdb", env=env, cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert "the service could not be reached" in result.stderr
+    assert "is the service running?" in result.stderr
+    _assert_cron_clean(result)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupted_sync_says_one_line_and_the_rerun_resumes(
+    signum: int, code: int, tmp_path: Path, service_factory: Callable[..., LocalService]
+) -> None:
+    svc = service_factory(seed="demo", rate_window=1.0)
+    env = {
+        "CHANNELKIT_BASE_URL": svc.base_url,
+        "CHANNELKIT_API_KEY": svc.demo_keys["starter"],  # 60 requests a window: a slow sync
+        "CHANNELKIT_LOG": "debug",  # one line per response, to interrupt mid-walk
+    }
+    command = [sys.executable, "-m", "channelkit", "sync", "--db", "w.duckdb"]
+    # pages and batches of 20 rows: after 20 responses the posts walk is mid-way, committed
+    command += ["--only", "channels,posts", "--page-limit", "20", "--batch-rows", "20"]
+    proc = subprocess.Popen(
+        command,
+        cwd=tmp_path,
+        env={**os.environ, **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stderr is not None and proc.stdout is not None
+    responses = 0
+    for line in proc.stderr:
+        responses += " -> 200 in " in line
+        if responses >= 20:
+            proc.send_signal(signum)
+            break
+    rest = proc.stderr.read()
+    assert proc.wait(timeout=60) == code
+    said = [line for line in rest.splitlines() if not _LOG_LINE.match(line)]
+    assert said == ["channelkit: interrupted; what was committed is kept; run again to resume"]
+    assert proc.stdout.read() == ""
+    for noise in ("Traceback", "Aborted!", "nanobind", "leaked", "Query interrupted"):
+        assert noise not in rest
+
+    if signum != signal.SIGINT:
+        return  # the rerun is the same whichever signal stopped the run
+    env.pop("CHANNELKIT_LOG")
+    rerun = _channelkit("sync", "--db", "w.duckdb", *command[-6:], env=env, cwd=tmp_path)
+    assert rerun.returncode == 0, rerun.stderr
+    assert "resumed interrupted walks: posts" in rerun.stdout, rerun.stdout
+
+
+def _all_commands() -> list[tuple[str, click.Command]]:
+    ctx = click.Context(main)
+    found: list[tuple[str, click.Command]] = []
+    for name in _COMMANDS:
+        command = main.get_command(ctx, name)
+        assert command is not None
+        found.append((name, command))
+        if isinstance(command, click.Group):
+            found += [(f"{name} {sub}", c) for sub, c in command.commands.items()]
+    return found
+
+
+@pytest.mark.parametrize(("name", "command"), _all_commands(), ids=lambda v: str(v))
+def test_every_option_is_described_and_env_vars_shown_alike(
+    name: str, command: click.Command
+) -> None:
+    assert command.help and command.short_help is None, name
+    for param in command.params:
+        if not isinstance(param, click.Option):
+            continue
+        assert param.help, f"channelkit {name} {param.opts[0]} has no help text"
+        if param.envvar:
+            assert param.show_envvar, f"channelkit {name} {param.opts[0]} hides its env var"
+    if any(isinstance(p, click.Option) and p.name == "tz" for p in command.params):
+        tz = next(p for p in command.params if p.name == "tz")
+        assert tz.envvar == "CHANNELKIT_TZ", f"channelkit {name} --tz ignores CHANNELKIT_TZ"
+    # `keys create` prints nothing but the key it makes: quiet would throw the key away.
+    if not isinstance(command, click.Group) and name != "keys create":
+        options = {p.name for p in command.params}
+        assert "quiet" in options, f"channelkit {name} has no --quiet"

@@ -15,12 +15,26 @@ pytestmark = pytest.mark.slow
 
 def _demo(directory: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "channelkit", "demo", "--dir", str(directory), "--no-progress"],
+        [sys.executable, "-m", "channelkit", "demo", "--dir", directory.name, "--no-progress"],
+        cwd=directory.parent,
         capture_output=True,
         text=True,
         timeout=240,
         check=False,
     )
+
+
+def _next_commands(stdout: str) -> dict[str, str]:
+    """The "Next:" block as a reader copies it: label -> command (continuations joined)."""
+    commands: dict[str, str] = {}
+    label = ""
+    for line in stdout.split("Next")[1].splitlines()[1:]:
+        if ":" in line[:37] and line[:37].strip():
+            label = line[:37].strip().rstrip(":")
+            commands[label] = line[37:].strip()
+        elif label and line.strip():
+            commands[label] += "\n" + line.strip()
+    return commands
 
 
 def test_demo_builds_warehouse_parquet_and_report_then_resyncs_incrementally(
@@ -54,6 +68,23 @@ def test_demo_builds_warehouse_parquet_and_report_then_resyncs_incrementally(
     everything = first.stdout + first.stderr + html
     assert not re.search(r"Bearer\s+\S", everything)
     assert "ck_" not in first.stdout + first.stderr
+
+    # The "Next:" commands run as printed, from where the demo ran.
+    commands = _next_commands(first.stdout)
+    explore = subprocess.run(
+        ["bash", "-c", commands["explore it in Python"]],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert explore.returncode == 0, explore.stderr
+    assert "views" in explore.stdout
+    assert commands["serve the demo workspace yourself"].endswith(
+        "channelkit serve --seed demo --db demo/service.sqlite"
+    )
+    assert "pip install 'channelkit[notebook]'" in commands["explore it in JupyterLab"]
 
     second = _demo(directory)
     assert second.returncode == 0, second.stderr

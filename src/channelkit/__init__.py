@@ -12,7 +12,9 @@ Heavy parts (pandas, DuckDB, plotly, the service) load on first use, so that
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import sys
+import types
+from typing import TYPE_CHECKING, Any
 
 from channelkit._lazy import lazy_attributes
 
@@ -20,10 +22,19 @@ __version__ = "0.1.0"
 
 # public name -> "module" (a submodule) or "module:attribute"
 _LAZY: dict[str, str] = {
+    # the client and what it returns
     "Client": "channelkit.client:Client",
     "AsyncClient": "channelkit.client:AsyncClient",
+    "Post": "channelkit.client:Post",
+    "Channel": "channelkit.client:Channel",
+    "Author": "channelkit.client:Author",
+    "PostAnalyticsRow": "channelkit.client:PostAnalyticsRow",
+    "ChannelAnalyticsRow": "channelkit.client:ChannelAnalyticsRow",
+    "Page": "channelkit.client:Page",
+    # the error tree (errors.py), then each part's own errors
     "ChannelkitError": "channelkit.errors:ChannelkitError",
     "APIError": "channelkit.errors:APIError",
+    "APIStatusError": "channelkit.errors:APIStatusError",
     "BadRequestError": "channelkit.errors:BadRequestError",
     "AuthenticationError": "channelkit.errors:AuthenticationError",
     "PermissionDeniedError": "channelkit.errors:PermissionDeniedError",
@@ -33,13 +44,22 @@ _LAZY: dict[str, str] = {
     "ServerError": "channelkit.errors:ServerError",
     "APIConnectionError": "channelkit.errors:APIConnectionError",
     "APITimeoutError": "channelkit.errors:APITimeoutError",
-    "APIStatusError": "channelkit.errors:APIStatusError",
     "APIResponseValidationError": "channelkit.errors:APIResponseValidationError",
     "InvalidParameterError": "channelkit.errors:InvalidParameterError",
     "NotSyncedError": "channelkit.errors:NotSyncedError",
     "PaginationError": "channelkit.errors:PaginationError",
+    "MissingDependencyError": "channelkit.errors:MissingDependencyError",
+    "ServiceError": "channelkit.service:ServiceError",
+    "SyncError": "channelkit.sync:SyncError",
+    "SyncDataError": "channelkit.sync.arrow:SyncDataError",
+    "WarehouseError": "channelkit.warehouse.connection:WarehouseError",
+    "ReportError": "channelkit.reports.period:ReportError",
+    "SpreadsheetError": "channelkit.publish.errors:SpreadsheetError",
+    "PostValidationError": "channelkit.publish.errors:PostValidationError",
+    "PlanNotValidError": "channelkit.publish.errors:PlanNotValidError",
+    # the parts
     "LocalService": "channelkit.service:LocalService",
-    "sync": "channelkit.sync:sync",
+    "sync": "channelkit._facade:sync",
     "SyncReport": "channelkit.sync:SyncReport",
     "Warehouse": "channelkit.analysis.warehouse:Warehouse",
     "schedule": "channelkit.publish:schedule",
@@ -53,8 +73,18 @@ _LAZY: dict[str, str] = {
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from channelkit import plots, publish, widgets
+    from channelkit._facade import sync
     from channelkit.analysis.warehouse import Warehouse
-    from channelkit.client import AsyncClient, Client
+    from channelkit.client import (
+        AsyncClient,
+        Author,
+        Channel,
+        ChannelAnalyticsRow,
+        Client,
+        Page,
+        Post,
+        PostAnalyticsRow,
+    )
     from channelkit.errors import (
         APIConnectionError,
         APIError,
@@ -66,6 +96,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         ChannelkitError,
         ConflictError,
         InvalidParameterError,
+        MissingDependencyError,
         NotFoundError,
         NotSyncedError,
         PaginationError,
@@ -75,15 +106,26 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     )
     from channelkit.export import to_csv, to_excel
     from channelkit.publish import calendar_export, schedule
-    from channelkit.service import LocalService
-    from channelkit.sync import SyncReport, sync
+    from channelkit.publish.errors import PlanNotValidError, PostValidationError, SpreadsheetError
+    from channelkit.reports.period import ReportError
+    from channelkit.service import LocalService, ServiceError
+    from channelkit.sync import SyncError, SyncReport
+    from channelkit.sync.arrow import SyncDataError
+    from channelkit.warehouse.connection import WarehouseError
 
 __all__ = [
     "__version__",
     "Client",
     "AsyncClient",
+    "Post",
+    "Channel",
+    "Author",
+    "PostAnalyticsRow",
+    "ChannelAnalyticsRow",
+    "Page",
     "ChannelkitError",
     "APIError",
+    "APIStatusError",
     "BadRequestError",
     "AuthenticationError",
     "PermissionDeniedError",
@@ -93,11 +135,19 @@ __all__ = [
     "ServerError",
     "APIConnectionError",
     "APITimeoutError",
-    "APIStatusError",
     "APIResponseValidationError",
     "InvalidParameterError",
     "NotSyncedError",
     "PaginationError",
+    "MissingDependencyError",
+    "ServiceError",
+    "SyncError",
+    "SyncDataError",
+    "WarehouseError",
+    "ReportError",
+    "SpreadsheetError",
+    "PostValidationError",
+    "PlanNotValidError",
     "LocalService",
     "sync",
     "SyncReport",
@@ -111,5 +161,24 @@ __all__ = [
     "to_excel",
 ]
 
+# Public functions named like a subpackage: `ck.sync` (channelkit._facade) and `channelkit.sync`.
+_FUNCTIONS_NAMED_LIKE_SUBPACKAGES = frozenset({"sync"})
 
+
+class _Package(types.ModuleType):
+    """`channelkit` itself, so that `ck.sync` is the function whatever was imported first.
+
+    Importing the subpackage `channelkit.sync` makes Python bind it as this package's
+    attribute `sync`, which would hide the function `ck.sync`. That binding is skipped, so
+    `ck.sync` stays the function (loaded on first use); the subpackage stays importable by
+    name: `from channelkit.sync import runner`.
+    """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _FUNCTIONS_NAMED_LIKE_SUBPACKAGES and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 __getattr__, __dir__ = lazy_attributes(__name__, _LAZY)

@@ -1,5 +1,5 @@
 """`python -m channelkit`: the same as the `channelkit` command."""
 
-from channelkit.cli import main
+from channelkit.cli import run
 
-main()
+run()

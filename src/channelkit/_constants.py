@@ -6,6 +6,8 @@ owns them, never as a literal in the code that uses them.
 
 from __future__ import annotations
 
+from channelkit._spec import PAGE_LIMIT_MAX
+
 # --- Shared (the interface contract itself is in channelkit._spec) ------------------------
 ENV_BASE_URL = "CHANNELKIT_BASE_URL"
 ENV_API_KEY = "CHANNELKIT_API_KEY"
@@ -73,7 +75,7 @@ CLIENT_IDEMPOTENCY_KEY_PREFIX = "ck-"  # + a random UUID, once per logical POST
 
 # --- Sync and warehouse -------------------------------------------------------------------
 WAREHOUSE_PATH = "warehouse.duckdb"
-SYNC_PAGE_LIMIT = 100  # the largest page decisions.md allows: fewest requests per row
+SYNC_PAGE_LIMIT = PAGE_LIMIT_MAX  # the largest page allowed: fewest requests per row
 SYNC_LOOKBACK_DAYS = 3  # recently published posts (views still move) and non-final days
 SYNC_BATCH_ROWS = 5_000  # rows per committed batch (one checkpoint per batch)
 SYNC_BATCH_SECONDS = 5.0  # ...or sooner, so a kill under a slow rate limit loses little
@@ -88,7 +90,6 @@ SYNC_CONVERGENCE_RUNS = 7  # incremental runs within which all older history is 
 PARQUET_TABLES = ("channels", "posts", "post_tags", "post_daily", "channel_daily", "sync_runs")
 
 # --- Analysis, plots and reports ----------------------------------------------------------
-ANALYSIS_TZ = "UTC"
 KPI_DEFAULT_DAYS = 7  # kpis() without start: this many days ending with the latest data
 TOP_POSTS_N = 10
 TOP_POSTS_MIN_VIEWS = 100  # for by="engagement_rate"; by="views" needs no threshold
@@ -112,7 +113,6 @@ PLOT_RENDERER = "plotly_mimetype+notebook"
 
 # --- Reports (channelkit report) -----------------------------------------------------------
 REPORT_PERIOD_DEFAULT = "7d"
-REPORT_TZ_DEFAULT = "UTC"
 REPORT_TEMPLATE_NAME = "report.html.j2"
 REPORT_LOGGER_NAME = "channelkit.reports"
 REPORT_UPCOMING_LIMIT = 20
@@ -158,7 +158,6 @@ SPREADSHEET_RESULT_COLUMN = "result"  # added to calendar results files; ignored
 SPREADSHEET_IGNORED_COLUMNS = (SPREADSHEET_ERROR_COLUMN, SPREADSHEET_RESULT_COLUMN, "notes")
 
 # --- Publishing widgets (ck.widgets) ---------------------------------------------------------
-WIDGET_DEFAULT_TZ = "UTC"  # when neither tz= nor CHANNELKIT_TZ names a zone
 WIDGET_TABLE_MAX_ROWS = 200  # rows shown in a widget table; files always hold every row
 WIDGET_RESULTS_FILENAME = "channelkit-results.xlsx"
 WIDGET_FAILED_ROWS_FILENAME = "channelkit-failed-rows.xlsx"
@@ -170,7 +169,6 @@ DEMO_DIR = "channelkit-demo"
 DEMO_KEY_NAME = "admin"  # the demo key that sees the most (all scopes, enterprise plan)
 DEMO_REPORT_PERIOD = "28d"
 DEMO_SERVICE_DB = "service.sqlite"
-DEMO_WAREHOUSE = "warehouse.duckdb"
 DEMO_REPORT = "report.html"
 DEMO_PARQUET_DIR = "parquet"
 

@@ -34,6 +34,14 @@ def lazy_attributes(
         return value
 
     def __dir__() -> list[str]:
-        return sorted({*targets, *vars(sys.modules[package])})
+        # The public names and the dunders; not the helpers and submodules the package
+        # happens to hold, so that completion in a notebook shows what is meant for use.
+        namespace = vars(sys.modules[package])
+        public = namespace.get("__all__", targets)
+        return sorted({*public, *(name for name in namespace if _is_dunder(name))})
 
     return __getattr__, __dir__
+
+
+def _is_dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")

@@ -30,7 +30,7 @@ def nearest(word: str, names: Iterable[str], *, n: int = SUGGEST_MAX_NAMES) -> l
 
 
 def choices_text(word: str, names: Iterable[str], *, n: int = SUGGEST_MAX_NAMES) -> str:
-    """ "did you mean 'x'? valid: a, b, c, ..." for messages; nearest names first.
+    """The "did you mean ...? choices: ..." part of a message, nearest names first.
 
     >>> choices_text("synk", ["demo", "sync", "serve"])
     "did you mean 'sync'? choices: sync, demo, serve"

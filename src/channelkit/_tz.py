@@ -17,7 +17,15 @@ def resolve_tz(tz: str | None) -> str:
     >>> resolve_tz("Europe/Berlin")
     'Europe/Berlin'
     """
+    return given_tz(tz) or DEFAULT_TZ
+
+
+def given_tz(tz: str | None) -> str | None:
+    """`tz` when given (stripped), else `CHANNELKIT_TZ` when set, else None.
+
+    For publishing, where a naive time must not be read as UTC by accident (it would go
+    out at the wrong hour): there, no zone at all stays an error.
+    """
     if tz is not None and tz.strip():
         return tz.strip()
-    from_env = os.environ.get(ENV_TZ, "").strip()
-    return from_env or DEFAULT_TZ
+    return os.environ.get(ENV_TZ, "").strip() or None

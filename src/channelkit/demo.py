@@ -9,11 +9,13 @@ serves the same workspace and its sync is incremental.
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
 import click
 
+from channelkit._cli import Output, output_options, tz_option, user_errors
 from channelkit._constants import (
     DEMO_DIR,
     DEMO_KEY_NAME,
@@ -21,10 +23,8 @@ from channelkit._constants import (
     DEMO_REPORT,
     DEMO_REPORT_PERIOD,
     DEMO_SERVICE_DB,
-    DEMO_WAREHOUSE,
-    REPORT_TZ_DEFAULT,
+    WAREHOUSE_PATH,
 )
-from channelkit.cli import user_errors
 
 
 @click.command("demo")
@@ -36,56 +36,72 @@ from channelkit.cli import user_errors
     show_default=True,
     help="Where the service database, warehouse, Parquet files and report go.",
 )
-@click.option(
-    "--tz",
-    default=REPORT_TZ_DEFAULT,
-    show_default=True,
-    help="Timezone of the report's calendar (an IANA name such as Europe/Berlin).",
-)
-@click.option("--progress/--no-progress", default=True, help="Progress bars (terminal only).")
-def demo(directory: Path, tz: str, progress: bool) -> None:
+@tz_option("Timezone of the report's calendar (an IANA name such as Europe/Berlin).")
+@output_options(progress=True)
+def demo(directory: Path, tz: str, progress: bool, quiet: bool) -> None:
     """Serve the demo workspace, sync it into DuckDB and write an engagement report."""
     from channelkit.client import Client
     from channelkit.reports.generate import generate_report
     from channelkit.service import LocalService
     from channelkit.sync.runner import run_sync
 
+    out = Output.from_options(quiet=quiet, progress=progress)
+    step = out.step
     started = time.perf_counter()
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise click.ClickException(f"cannot create {directory}: {exc.strerror}") from None
-    warehouse = directory / DEMO_WAREHOUSE
+    warehouse = directory / WAREHOUSE_PATH
     report_path = directory / DEMO_REPORT
     parquet_dir = directory / DEMO_PARQUET_DIR
     with user_errors():
-        _step("starting the local service with the demo workspace")
+        step("starting the local service with the demo workspace")
         with LocalService(db=str(directory / DEMO_SERVICE_DB), seed="demo") as service:
-            _step(f"service at {service.base_url}")
+            step(f"service at {service.base_url}")
             with Client(
                 base_url=service.base_url, api_key=service.demo_keys[DEMO_KEY_NAME]
             ) as client:
-                _step(f"syncing into {warehouse}")
-                sync_report = run_sync(client, warehouse, parquet=parquet_dir, progress=progress)
-        click.echo(sync_report.summary())
+                step(f"syncing into {warehouse}")
+                sync_report = run_sync(
+                    client, warehouse, parquet=parquet_dir, progress=out.progress
+                )
+        out.result(sync_report.summary())
         if not sync_report.completed:
             raise click.ClickException("the demo sync did not complete; run the demo again")
-        _step(f"writing the report to {report_path}")
+        step(f"writing the report to {report_path}")
         generate_report(warehouse, report_path, period=DEMO_REPORT_PERIOD, tz=tz)
     elapsed = time.perf_counter() - started
-    click.echo(
+    out.result(
         _NEXT_STEPS.format(
             seconds=elapsed,
             warehouse=warehouse,
             parquet=parquet_dir,
             report=report_path.resolve(),
             tz=tz,
+            bin=_bin_prefix(),
+            service_db=directory / DEMO_SERVICE_DB,
+            notebook_install=_notebook_install(),
         )
     )
 
 
-def _step(message: str) -> None:
-    click.echo(f"channelkit demo: {message}", err=True)
+def _bin_prefix() -> str:
+    """Where this `channelkit` lives, as the reader can type it from here (`.venv/bin/`)."""
+    scripts = Path(sys.executable).parent
+    if not (scripts / "channelkit").exists():
+        return ""  # not installed as a script here: rely on PATH
+    try:
+        return f"{scripts.relative_to(Path.cwd())}/"
+    except ValueError:
+        return f"{scripts}/"
+
+
+def _notebook_install() -> str:
+    """Installing the notebook extra: from this checkout when the reader stands in one."""
+    if (Path.cwd() / "pyproject.toml").is_file() and (Path.cwd() / "notebooks").is_dir():
+        return f"{_bin_prefix()}pip install -q -e '.[notebook]'"
+    return f"{_bin_prefix()}pip install 'channelkit[notebook]'"
 
 
 _NEXT_STEPS = """
@@ -95,15 +111,15 @@ Done in {seconds:.1f} s.
   parquet    {parquet}/
   report     {report}
 
-Next:
+Next (as printed, from this directory; or `source {bin}activate` and drop the {bin}):
   open the report in a browser:      {report}
-  explore it in Python:              python -c "import channelkit as ck; \\
+  explore it in Python:              {bin}python -c "import channelkit as ck; \\
                                        print(ck.Warehouse('{warehouse}').kpis(tz='{tz}'))"
-  explore it in JupyterLab:          pip install 'channelkit[notebook]'   # once
-                                     jupyter lab notebooks/01-explore-engagement.ipynb
-  serve the demo workspace yourself: channelkit serve --seed demo
+  explore it in JupyterLab:          {notebook_install}   # once
+                                     {bin}jupyter lab notebooks/01-explore-engagement.ipynb
+  serve the demo workspace yourself: {bin}channelkit serve --seed demo --db {service_db}
   point at the real service:         export CHANNELKIT_BASE_URL=https://.../v1
                                      export CHANNELKIT_API_KEY=...   # your key
-                                     channelkit sync --db warehouse.duckdb
-                                     channelkit report --db warehouse.duckdb --out weekly.html
+                                     {bin}channelkit sync --db warehouse.duckdb
+                                     {bin}channelkit report --db warehouse.duckdb --out weekly.html
 """

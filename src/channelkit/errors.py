@@ -144,6 +144,10 @@ class PaginationError(ChannelkitError):
     """A listing did not progress (a cursor came back twice): stopped instead of looping."""
 
 
+class MissingDependencyError(ChannelkitError, ImportError):
+    """An optional capability is used without its extra; the message names the extra."""
+
+
 _BY_STATUS: dict[int, type[APIError]] = {
     400: BadRequestError,
     401: AuthenticationError,

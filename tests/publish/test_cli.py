@@ -50,17 +50,27 @@ GOOD = [
 
 
 def test_template_then_dry_run(tmp_path: Path) -> None:
+    # The template's example rows are refused as they are: sent unchanged, nothing goes out.
     for name in ("posts.xlsx", "posts.csv"):
         path = tmp_path / name
         result = run("template", path)
         assert result.exit_code == 0, result.output
-        assert result.output == f"wrote {path}; fill it in, then: channelkit schedule {path}\n"
+        assert result.output == (
+            f"wrote {path}; replace the example rows with your posts, then: "
+            f"channelkit schedule {path}\n"
+        )
+        assert path.stat().st_mode & 0o044  # for the team, not 0600
         checked = run("schedule", path)
-        assert checked.exit_code == 0, checked.output
+        assert checked.exit_code == 1, checked.output
+        example = (
+            "title: this is an example row of the template ([EXAMPLE]); replace it with your "
+            "own post or delete the row"
+        )
         assert checked.output.splitlines() == [
-            f"{name}: 2 rows: 2 ok, 0 with errors, 0 already scheduled",
+            f"row 2: {example}",
+            f"row 3: {example}",
+            f"{name}: 2 rows: 0 ok, 2 with errors, 0 already scheduled",
             "channels and duplicates were not checked: no API key (CHANNELKIT_API_KEY/--api-key)",
-            "dry run, nothing sent: add --submit to schedule 2 posts",
         ]
     again = run("template", tmp_path / "posts.xlsx")
     assert again.exit_code == 2
@@ -93,17 +103,19 @@ def test_bad_options_exit_2(tmp_path: Path, sheets: SimpleNamespace) -> None:
     path = _file(tmp_path, sheets, GOOD)
     bad_tz = run("schedule", path, "--tz", "Europe/Berlyn")
     assert bad_tz.exit_code == 2
-    assert (
-        "Invalid value for --tz: unknown time zone 'Europe/Berlyn'; use an IANA name"
-        in bad_tz.output
-    )
-    no_key = run("schedule", path, "--submit")
+    assert "'Europe/Berlyn' is not a time zone; use an IANA name" in bad_tz.output
+    assert "did you mean 'Europe/Berlin'?" in bad_tz.output
+    no_key = run("schedule", path, "--submit", "--base-url", "http://127.0.0.1:8000/v1")
     assert no_key.exit_code == 2
-    assert "--submit needs an API key: --api-key or CHANNELKIT_API_KEY" in no_key.output
+    assert "--api-key: no API key given to --submit; set CHANNELKIT_API_KEY" in no_key.output
+    no_url = run("schedule", path, "--submit", "--api-key", "k")
+    assert no_url.exit_code == 2
+    assert "--base-url: no service URL given to --submit" in no_url.output
     partial = run("schedule", path, "--allow-partial")
     assert partial.exit_code == 2 and "--allow-partial only applies with --submit" in partial.output
     results = run("schedule", path, "--results", tmp_path / "out.json")
-    assert results.exit_code == 2 and "--results must name an .xlsx or .csv file" in results.output
+    assert results.exit_code == 2 and "Invalid value for --results" in results.output
+    assert "must end in .xlsx or .csv, e.g. " in results.output
 
 
 def test_invalid_rows_exit_1_with_row_numbers(

@@ -61,9 +61,12 @@ def test_missing_warehouse_exits_1(tmp_path: Path) -> None:
             ["--since", "2026-03-01", "--until", "2026-03-02", "--period", "1d"],
             "at most two of --since, --until and --period",
         ),
-        (["--channel", "marketing"], "channel: no channel 'marketing' (id, slug or name)"),
+        (
+            ["--channel", "marketing"],
+            "--channel: no channel 'marketing' (id, slug or name); choices",
+        ),
         (["--template", "missing.j2"], "Invalid value for '--template': File 'missing.j2'"),
-        (["--sync"], "--sync needs --base-url"),
+        (["--sync"], "--base-url: no service URL given for --sync"),
     ],
 )
 def test_bad_flags_exit_2_naming_the_flag(

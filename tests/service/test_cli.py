@@ -54,7 +54,7 @@ def test_keys_create_rejects_bad_input(tmp_path: Path) -> None:
     runner = CliRunner()
     db = str(tmp_path / "svc.sqlite")
     bad_scope = runner.invoke(main, ["keys", "create", "--db", db, "--user", "a", "--scopes", "x"])
-    assert bad_scope.exit_code == 1 and "unknown scope" in bad_scope.output
+    assert bad_scope.exit_code == 2 and "'x' is not a scope" in bad_scope.output  # a bad flag
     bad_plan = runner.invoke(main, ["keys", "create", "--db", db, "--user", "a", "--plan", "gold"])
     assert bad_plan.exit_code == 2
     no_dir = runner.invoke(main, ["keys", "create", "--db", "/nonexistent/x.db", "--user", "a"])
@@ -75,7 +75,12 @@ def test_serve_seeds_the_demo_and_prints_its_keys(tmp_path: Path) -> None:
         line = proc.stdout.readline()
         assert "listening at http://127.0.0.1:" in line, line + proc.stderr.read()
         base_url = line.split()[-1]
-        keys = dict(proc.stdout.readline().split() for _ in range(4))
+        assert proc.stdout.readline().startswith("demo workspace created in ")
+        assert proc.stdout.readline().split()[:2] == ["name", "may"]
+        keys = {}
+        for _ in range(4):
+            words = proc.stdout.readline().split()
+            keys[words[0]] = words[-1]
         assert set(keys) == {"admin", "analyst", "starter", "writer"}
         headers = {"Authorization": f"Bearer {keys['analyst']}"}
         page = httpx.get(f"{base_url}/posts", params={"limit": 100}, headers=headers)

@@ -102,9 +102,10 @@ def test_foreign_and_newer_files_are_refused(svc: LocalService, key: str, tmp_pa
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("--since", "yesterday"), "since='yesterday': expected a date YYYY-MM-DD"),
-        (("--since", "2026-11-01T10:00:00"), "needs an offset"),
-        (("--only", "posts,comments"), "only: 'posts,comments' is not a comma-separated subset"),
+        (("--since", "yesterday"), "'--since': 'yesterday' is not a date; use YYYY-MM-DD"),
+        (("--since", "2026-13-01"), "(month must be in 1..12)"),
+        (("--since", "2026-11-01T10:00:00"), "needs an offset, e.g. 2026-11-01T10:00:00Z"),
+        (("--only", "posts,comments"), "'--only': 'comments' is not a part to sync; choices"),
         (("--lookback-days", "-1"), "-1 is not in the range x>=0"),
     ],
 )

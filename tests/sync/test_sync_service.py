@@ -18,9 +18,10 @@ from typing import Any
 import duckdb
 import pytest
 
+from channelkit._facade import sync
 from channelkit.client import Client
 from channelkit.service import LocalService
-from channelkit.sync import SyncError, run_sync, sync
+from channelkit.sync import SyncError, run_sync
 from channelkit.warehouse.connection import open_warehouse
 
 DAY = 86_400.0

@@ -117,9 +117,10 @@ def resolve_filter(
 
 def _channel_id(con: duckdb.DuckDBPyConnection, name: str) -> str:
     rows = con.execute(
-        "SELECT id, slug, name FROM channels WHERE deleted_at IS NULL ORDER BY id"
+        "SELECT id, coalesce(slug, ''), coalesce(name, '') FROM channels "
+        "WHERE deleted_at IS NULL ORDER BY id"
     ).fetchall()
-    return match_channel(name, [ChannelName(*map(str, row)) for row in rows]).id
+    return match_channel(name, [ChannelName(*row) for row in rows]).id
 
 
 def _known_tag(con: duckdb.DuckDBPyConnection, tag: str) -> str:

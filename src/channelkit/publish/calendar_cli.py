@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, TypeVar
 import click
 from click.decorators import FC
 
+from channelkit._cli import service_options
 from channelkit._constants import ENV_API_KEY, ENV_TZ
-from channelkit.cli import service_options
 from channelkit.errors import ChannelkitError, InvalidParameterError
 from channelkit.publish.calendar import KINDS, WRITES
 from channelkit.publish.calendar_sync import CalendarPlan, calendar_export

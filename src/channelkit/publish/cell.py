@@ -6,14 +6,13 @@ post's content, so within the service's 24 hours the first post is returned agai
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pydantic import PrivateAttr
 
-from channelkit._constants import ENV_TZ
+from channelkit._tz import given_tz
 from channelkit.client.models import Post
 from channelkit.publish.errors import PostValidationError
 from channelkit.publish.preview import format_when, post_html
@@ -104,7 +103,7 @@ def schedule(
             "cover_image_url": cover_image_url,
         },
         channels=ChannelIndex.from_client(client),
-        tz=tz or os.environ.get(ENV_TZ) or None,
+        tz=given_tz(tz),
         now=service_now(client),
         confirm_urgent=confirm_urgent,
     )

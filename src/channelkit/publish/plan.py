@@ -12,13 +12,13 @@ rows identical to posts already scheduled in the service are marked `exists` and
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from channelkit._constants import ENV_TZ
+from channelkit._constants import TEMPLATE_EXAMPLE_MARKER
+from channelkit._tz import given_tz
 from channelkit.errors import PermissionDeniedError
 from channelkit.publish.duplicates import (
     DuplicateGroup,
@@ -222,6 +222,8 @@ class Plan:
                 confirm_urgent=self.confirm_urgent,
                 require_time=True,
             )
+            if _is_example(self.sheet.row_fields(sheet_row)):
+                result = [*(result if isinstance(result, list) else []), _EXAMPLE_ERROR]
             if isinstance(result, list):
                 rows.append(PlanRow(sheet_row.number, None, tuple(result), cells=cells))
                 continue
@@ -232,6 +234,18 @@ class Plan:
 def _wall(request: PostRequest) -> datetime | None:
     local = request.local_time()
     return local.replace(tzinfo=None) if local is not None else None
+
+
+_EXAMPLE_ERROR = FieldError(
+    "title",
+    f"this is an example row of the template ({TEMPLATE_EXAMPLE_MARKER}); replace it with your "
+    "own post or delete the row",
+)
+
+
+def _is_example(fields: Mapping[str, object]) -> bool:
+    title = fields.get("title")
+    return isinstance(title, str) and title.strip().startswith(TEMPLATE_EXAMPLE_MARKER)
 
 
 def existing_slots(posts_by_channel: Mapping[str, Iterable[Post]]) -> dict[_Slot, Post]:
@@ -319,7 +333,7 @@ def load_spreadsheet(
     be used at all, and for a content calendar (`load_calendar` reads those); row problems
     are in the returned plan.
     """
-    zone = tz if tz is not None else os.environ.get(ENV_TZ) or None
+    zone = given_tz(tz)
     if zone is not None:
         try:
             zone = load_zone(zone).key

@@ -9,7 +9,12 @@ import tempfile
 from datetime import date, timedelta
 from pathlib import Path
 
-from channelkit._constants import SPREADSHEET_NOTES_SHEET_NAME, SPREADSHEET_SHEET_NAME
+from channelkit._constants import (
+    SPREADSHEET_NOTES_SHEET_NAME,
+    SPREADSHEET_SHEET_NAME,
+    TEMPLATE_EXAMPLE_MARKER,
+)
+from channelkit._files import as_new_file
 from channelkit.publish.columns import COLUMNS
 from channelkit.publish.errors import SpreadsheetError
 
@@ -26,12 +31,16 @@ TEMPLATE_COLUMNS = (
 
 
 def example_rows(today: date) -> list[list[str]]:
-    """Two example posts, next Monday and Tuesday, in channels of the demo workspace."""
+    """Two example posts, next Monday and Tuesday, in channels of the demo workspace.
+
+    Their titles start with `TEMPLATE_EXAMPLE_MARKER`, which validation refuses: a template
+    sent as it is publishes nothing.
+    """
     monday = today + timedelta(days=7 - today.weekday())
     return [
         [
             "all-hands",
-            "Town hall on Thursday",
+            f"{TEMPLATE_EXAMPLE_MARKER} Town hall on Thursday",
             "Join us **Thursday at 10:00** in the atrium.\n\n- Q3 results\n- Your questions",
             f"{monday:%Y-%m-%d} 09:00",
             "Europe/Berlin",
@@ -41,7 +50,7 @@ def example_rows(today: date) -> list[list[str]]:
         ],
         [
             "company-news",
-            "Release 4.2 is out",
+            f"{TEMPLATE_EXAMPLE_MARKER} Release 4.2 is out",
             "Highlights: faster search, [release notes](https://example.com/notes).",
             f"{monday + timedelta(days=1):%Y-%m-%d} 14:30",
             "Europe/Berlin",
@@ -68,6 +77,7 @@ def write_template(path: str | Path, *, overwrite: bool = False, today: date | N
     try:
         with os.fdopen(handle, "wb") as file:
             file.write(data)
+        as_new_file(temporary)  # for the team, not 0600 like mkstemp
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -125,7 +135,9 @@ def _xlsx(rows: list[list[str]]) -> bytes:
 
 
 _NOTES = (
-    "One row per post; the header must stay in row 1. Replace the example rows.",
+    "One row per post; the header must stay in row 1.",
+    f"Replace the example rows (titles starting with {TEMPLATE_EXAMPLE_MARKER}) with your own "
+    "posts: they are refused as they are, so a template sent unchanged publishes nothing.",
     "Headers are case- and space-insensitive; unknown columns are reported as errors.",
     "Check the file without sending anything: channelkit schedule posts.xlsx --tz Europe/Berlin",
     "Send it: add --submit. Re-running the same file never posts twice.",

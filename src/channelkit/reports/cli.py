@@ -9,22 +9,27 @@ from typing import Any
 
 import click
 
+from channelkit._cli import (
+    Output,
+    failure_message,
+    output_options,
+    service_config,
+    service_options,
+    tz_option,
+    user_errors,
+)
 from channelkit._constants import (
-    ENV_API_KEY,
-    ENV_BASE_URL,
     REPORT_COMPARE_DEFAULT,
     REPORT_FORMATS,
     REPORT_PERIOD_DEFAULT,
-    REPORT_TZ_DEFAULT,
     WAREHOUSE_PATH,
 )
+from channelkit._urls import redact_url
 from channelkit.analysis.period import COMPARES
-from channelkit.cli import service_options, user_errors
 from channelkit.errors import ChannelkitError, InvalidParameterError
 from channelkit.reports.period import (
     PERIOD_HELP,
     check_period,
-    check_tz,
     parse_date,
     parse_duration,
 )
@@ -49,7 +54,6 @@ class _Parsed(click.ParamType[Any, Any]):
 _DATE = _Parsed("date", lambda text: parse_date(text, param="date"))
 _PERIOD = _Parsed("period", check_period)
 DURATION = _Parsed("duration", parse_duration)
-_TZ = _Parsed("tz", check_tz)
 
 
 def _silent(message: str) -> None:
@@ -84,7 +88,7 @@ def _stderr_step(message: str) -> None:
     show_default=True,
     help="Compare with the previous period of the same kind, or the same period a year earlier.",
 )
-@click.option("--tz", type=_TZ, default=REPORT_TZ_DEFAULT, show_default=True, help="IANA timezone.")
+@tz_option("IANA timezone of every date and calendar grouping, e.g. Europe/Berlin.")
 @click.option(
     "--channel",
     "channels",
@@ -123,13 +127,8 @@ def _stderr_step(message: str) -> None:
     help="Fail, writing nothing, when the last completed sync is older than this (e.g. 26h).",
 )
 @click.option("--sync", "do_sync", is_flag=True, help="Sync the warehouse first.")
-@click.option(
-    "-q",
-    "--quiet",
-    is_flag=True,
-    help="No step lines, only errors: cron then mails only when something went wrong.",
-)
 @service_options("With --sync")
+@output_options(json_summary=True, progress=True)
 def report(
     db: Path,
     since: date | None,
@@ -144,9 +143,11 @@ def report(
     template: Path | None,
     max_age: timedelta | None,
     do_sync: bool,
-    quiet: bool,
     base_url: str | None,
     api_key: str | None,
+    quiet: bool,
+    json_output: bool,
+    progress: bool,
 ) -> None:
     """Write an engagement report for a period, from the warehouse.
 
@@ -163,15 +164,13 @@ def report(
         raise click.UsageError("give at most two of --since, --until and --period")
     if since is not None and until is not None and until < since:
         raise click.UsageError(f"--until {until} is before --since {since}")
-    if do_sync and not base_url:
-        raise click.UsageError(f"--sync needs --base-url (or {ENV_BASE_URL})")
-    if do_sync and not api_key:
-        raise click.UsageError(f"--sync needs --api-key (or {ENV_API_KEY})")
-    step = _silent if quiet else _stderr_step
-    if do_sync:
-        _sync(db, base_url or "", api_key or "", step)
+    config = service_config(base_url, api_key, needed_for="for --sync") if do_sync else None
+    output = Output.from_options(quiet=quiet, json_output=json_output, progress=progress)
+    step = _silent if quiet or json_output else _stderr_step
+    if config is not None:
+        _sync(db, config.base_url, config.api_key, step)
     with user_errors():
-        generate_report(
+        written = generate_report(
             db,
             out,
             since=since,
@@ -186,18 +185,21 @@ def report(
             format=fmt.lower(),
             on_step=step,
         )
+    output.json({"report": str(written), "csv_dir": str(csv_dir) if csv_dir else None, "tz": tz})
 
 
 def _sync(db: Path, base_url: str, api_key: str, step: Callable[[str], None]) -> None:
     from channelkit.client import Client
     from channelkit.sync import run_sync
 
-    step(f"syncing {db} from {base_url}")
+    step(f"syncing {db} from {redact_url(base_url)}")
     try:
         with Client(base_url=base_url, api_key=api_key) as client:
             result = run_sync(client, db, progress=False)
     except ChannelkitError as exc:
-        raise click.ClickException(f"sync failed, no report written: {exc}") from None
+        raise click.ClickException(
+            f"sync failed, no report written: {failure_message(exc)}"
+        ) from None
     for line in result.summary().splitlines():
         step(line)
     if not result.completed:

@@ -18,7 +18,6 @@ from channelkit._constants import (
     REPORT_FORMATS,
     REPORT_LOGGER_NAME,
     REPORT_PERIOD_DEFAULT,
-    REPORT_TZ_DEFAULT,
 )
 from channelkit.errors import InvalidParameterError
 from channelkit.reports.coverage import check_coverage, check_freshness
@@ -67,7 +66,7 @@ def generate_report(
     until: date | str | None = None,
     period: str | None = None,
     compare: str = REPORT_COMPARE_DEFAULT,
-    tz: str = REPORT_TZ_DEFAULT,
+    tz: str | None = None,
     channels: Sequence[str] = (),
     template: str | Path | None = None,
     csv_dir: str | Path | None = None,
@@ -144,7 +143,7 @@ def build_report(
     until: date | str | None = None,
     period: str | None = None,
     compare: str = REPORT_COMPARE_DEFAULT,
-    tz: str = REPORT_TZ_DEFAULT,
+    tz: str | None = None,
     channels: Sequence[str] = (),
     template: str | Path | None = None,
     max_age: timedelta | str | None = None,
@@ -254,7 +253,7 @@ def report_period(
     since: date | str | None = None,
     until: date | str | None = None,
     period: str | None = None,
-    tz: str = REPORT_TZ_DEFAULT,
+    tz: str | None = None,
 ) -> ReportPeriod:
     """The days a report on `wh` with these parameters covers (see `generate_report`):
     a named period ends with the warehouse's last complete synced day, as in every

@@ -17,6 +17,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from channelkit._tz import resolve_tz
 from channelkit.analysis import period as analysis_period
 from channelkit.analysis.period import COMPARES, Kind, Period
 from channelkit.errors import ChannelkitError, InvalidParameterError
@@ -155,10 +156,9 @@ def check_compare(text: str) -> str:
     return str(value)
 
 
-def check_tz(name: str) -> str:
-    """Return `name` if it is an IANA timezone this machine knows."""
-    analysis_period.check_tz(name)
-    return name
+def check_tz(name: str | None) -> str:
+    """`name` (None: CHANNELKIT_TZ, else UTC) if it is an IANA timezone this machine knows."""
+    return analysis_period.check_tz(resolve_tz(None) if name is None else name).key
 
 
 def local_date(moment: datetime, tz: str) -> date:

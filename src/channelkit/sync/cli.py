@@ -1,19 +1,87 @@
-"""`channelkit sync`: pull posts, channels and analytics into DuckDB (and Parquet)."""
+"""`channelkit sync`: pull posts, channels and analytics into DuckDB (and Parquet).
+
+What is printed follows `channelkit.cli`'s convention: the summary on stdout (or one JSON
+object with `--json`), nothing with `--quiet`; a run that did not complete puts its summary
+and a closing line that fits the failure on stderr and exits 1.
+"""
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import click
 
+from channelkit._cli import (
+    Output,
+    connection_hint,
+    date_problem,
+    output_options,
+    service_config,
+    service_options,
+    stop_if_interrupted,
+    user_errors,
+)
 from channelkit._constants import (
+    ENV_API_KEY,
     SYNC_BATCH_ROWS,
     SYNC_LOOKBACK_DAYS,
     SYNC_PAGE_LIMIT,
     WAREHOUSE_PATH,
 )
 from channelkit._spec import PAGE_LIMIT_MAX
-from channelkit.cli import service_options, user_errors
+from channelkit._suggest import choices_text
+
+# the `--only` names; the runner maps them to tables
+_ONLY_CHOICES = ("posts", "channels", "analytics")
+
+
+class _Since(click.ParamType[Any, Any]):
+    """`--since`: a date (00:00 UTC) or an RFC 3339 timestamp with an offset."""
+
+    name = "date"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from channelkit.sync.plan import parse_since
+
+        if not isinstance(value, str):
+            return value
+        try:
+            parse_since(value)
+        except ValueError:
+            text = value.strip()
+            if len(text) > 10 and "T" in text.upper():
+                try:
+                    parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+                except ValueError:
+                    pass
+                else:
+                    if parsed.tzinfo is None:
+                        self.fail(
+                            f"{text!r} needs an offset, e.g. {text}Z (UTC) or {text}+01:00",
+                            param,
+                            ctx,
+                        )
+            self.fail(date_problem(text) + " (or a timestamp with offset)", param, ctx)
+        return value.strip()
+
+
+class _Only(click.ParamType[Any, Any]):
+    """`--only`: a comma-separated subset of posts, channels, analytics."""
+
+    name = "list"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if not isinstance(value, str):
+            return value
+        names = [part.strip().lower() for part in value.split(",") if part.strip()]
+        for name in names:
+            if name not in _ONLY_CHOICES:
+                self.fail(f"{name!r} is not a part to sync; {choices_text(name, _ONLY_CHOICES)}")
+        if not names:
+            self.fail(f"give some of {', '.join(_ONLY_CHOICES)}, separated by commas")
+        return ",".join(names)
 
 
 @click.command("sync")
@@ -33,9 +101,15 @@ from channelkit.cli import service_options, user_errors
     help="Also export every table as Parquet under this directory.",
 )
 @click.option("--full", is_flag=True, help="Re-read everything and detect deletions.")
-@click.option("--since", metavar="DATE", help="Only posts and analytics from this date on.")
+@click.option(
+    "--since",
+    type=_Since(),
+    metavar="DATE",
+    help="Only posts and analytics from this date on (YYYY-MM-DD, UTC).",
+)
 @click.option(
     "--only",
+    type=_Only(),
     metavar="LIST",
     help="Comma-separated subset of posts,channels,analytics (default: all).",
 )
@@ -60,11 +134,7 @@ from channelkit.cli import service_options, user_errors
     show_default=True,
     help="Rows per committed batch (a checkpoint after each).",
 )
-@click.option(
-    "--progress/--no-progress",
-    default=True,
-    help="Progress bars (only shown on a terminal).",
-)
+@output_options(json_summary=True, progress=True)
 def sync(
     base_url: str | None,
     api_key: str | None,
@@ -77,17 +147,27 @@ def sync(
     page_limit: int,
     batch_rows: int,
     progress: bool,
+    json_output: bool,
+    quiet: bool,
 ) -> None:
     """Sync the service into a local DuckDB warehouse; incremental after the first run.
 
-    Prints a summary (new/updated/unchanged/deleted per table, requests, rate-limit
-    waits) and exits non-zero when the sync did not complete; run it again to continue
-    where it stopped.
+    Prints a summary (new/updated/unchanged/deleted per table, requests, waits) and exits
+    1 when the sync did not complete; what it committed is kept and the next run continues
+    from it.
     """
     from channelkit.client import Client
     from channelkit.sync.runner import run_sync
 
-    with user_errors(), Client(base_url=base_url, api_key=api_key) as client:
+    out = Output.from_options(quiet=quiet, json_output=json_output, progress=progress)
+    config = service_config(base_url, api_key)
+    if not db.parent.is_dir():
+        raise click.BadParameter(
+            f"the folder {str(db.parent)!r} does not exist; create it or choose another file",
+            param_hint="--db",
+        )
+    existed = db.exists()
+    with user_errors(), Client(base_url=config.base_url, api_key=config.api_key) as client:
         report = run_sync(
             client,
             db,
@@ -96,15 +176,58 @@ def sync(
             only=only,
             lookback_days=lookback_days,
             parquet=parquet,
-            progress=progress,
+            progress=out.progress,
             page_limit=page_limit,
             batch_rows=batch_rows,
         )
-    click.echo(report.summary())
-    if parquet is not None and report.completed:
-        click.echo(f"parquet datasets written under {parquet}")
-    if not report.completed:
-        raise click.ClickException(
-            "the sync did not complete (error above); the batches it committed are kept "
-            "and the next run continues from them"
+    stop_if_interrupted()
+    committed = sum(sum(counts.as_dict().values()) for counts in report.counts.values())
+    removed = False
+    if not report.completed and not existed and committed == 0:
+        # A first sync that failed before writing a row leaves nothing a reader could mistake
+        # for a warehouse.
+        removed = _remove_warehouse(db)
+    out.json({**report.as_dict(), "rows_committed": committed, "warehouse_removed": removed})
+    if report.completed:
+        out.result(report.summary())
+        if parquet is not None:
+            out.result(f"parquet datasets written under {parquet}")
+        return
+    out.result(report.summary())
+    # One line on stderr: under cron the reason arrives even with --quiet.
+    reason = report.error or "the sync did not complete"
+    raise click.ClickException(f"{reason}\n{_closing_line(reason, committed, removed, db)}")
+
+
+def _closing_line(error: str, committed: int, removed: bool, db: Path) -> str:
+    """What to do now, decided by the kind of failure and by what was committed."""
+    lowered = error.lower()
+    if "401 unauthorized" in lowered:
+        action = f"the API key was refused: fix {ENV_API_KEY} (or --api-key) and run again"
+    elif "403 forbidden" in lowered:
+        action = (
+            "the API key lacks a scope: use a key with posts:read, channels:read, analytics:read"
         )
+    elif "connection failed" in lowered or "timed out" in lowered or "connect" in lowered:
+        hint = connection_hint(error)
+        action = "the service could not be reached" + (f" ({hint})" if hint else "")
+    elif "interrupted" in lowered:
+        action = "the sync was interrupted"
+    else:
+        action = "the sync did not complete"
+    if committed:
+        kept = f"the {committed} rows committed are kept in {db}; a rerun continues from them"
+    elif removed:
+        kept = f"nothing was committed and {db} was not created"
+    else:
+        kept = f"nothing new was committed; {db} is as it was"
+    return f"{action}; {kept}"
+
+
+def _remove_warehouse(db: Path) -> bool:
+    for path in (db, db.with_name(db.name + ".wal")):
+        try:
+            path.unlink(missing_ok=True)
+        except OSError:
+            return False
+    return True

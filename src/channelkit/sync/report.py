@@ -89,8 +89,9 @@ class SyncReport:
             lines.append(f"{table:<14}{c.new:>9}{c.updated:>9}{c.unchanged:>11}{c.deleted:>9}")
         lines.append(
             f"requests {self.requests} (retries {self.retries}), 429 responses "
-            f"{self.responses_429}, rate-limit waits {self.rate_limit_waits} "
-            f"({self.wait_seconds:.1f} s), duration {self.duration_seconds:.1f} s"
+            f"{self.responses_429}, rate-limit waits {self.rate_limit_waits}, "
+            f"time waiting {self.wait_seconds:.1f} s (rate limits and retry backoff), "
+            f"duration {self.duration_seconds:.1f} s"
         )
         if self.history_slice:
             lines.append(

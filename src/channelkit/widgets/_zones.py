@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import zoneinfo
 from functools import lru_cache
 
-from channelkit._constants import ENV_TZ, WIDGET_DEFAULT_TZ
+from channelkit._tz import resolve_tz
 from channelkit.publish.errors import PostValidationError
 from channelkit.publish.times import TimeError, load_zone
 from channelkit.publish.validation import FieldError
@@ -21,7 +20,7 @@ def zone_options() -> tuple[str, ...]:
 
 def initial_zone(tz: str | None) -> str:
     """`tz`, else CHANNELKIT_TZ, else UTC; an unknown name raises `PostValidationError`."""
-    name = tz or os.environ.get(ENV_TZ) or WIDGET_DEFAULT_TZ
+    name = resolve_tz(tz)
     try:
         return load_zone(name).key
     except TimeError as exc:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
+from channelkit._cli import user_errors
 from channelkit._constants import WAREHOUSE_PATH
-from channelkit.cli import user_errors
 from channelkit.reports.cli import DURATION
 
 

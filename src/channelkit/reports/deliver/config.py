@@ -34,10 +34,10 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from channelkit._constants import (
+    DEFAULT_TZ,
     DELIVER_SMTP_TIMEOUT_S,
     ENV_SMTP_URL,
     REPORT_COMPARE_DEFAULT,
-    REPORT_TZ_DEFAULT,
 )
 from channelkit.errors import InvalidParameterError
 from channelkit.reports.period import check_compare, check_period, check_tz
@@ -108,7 +108,7 @@ class ReportJob:
 
     name: str
     period: str
-    tz: str = REPORT_TZ_DEFAULT
+    tz: str = DEFAULT_TZ
     compare: str = REPORT_COMPARE_DEFAULT
     channels: tuple[str, ...] = ()
     email: tuple[str, ...] = ()
@@ -183,7 +183,7 @@ def _job(item: Any, where: str, base: Path, env: Mapping[str, str]) -> ReportJob
         )
     period = _text(item, "period", where)
     _checked(where, "period", lambda: check_period(period))
-    tz = _text(item, "tz", where, REPORT_TZ_DEFAULT)
+    tz = _text(item, "tz", where, DEFAULT_TZ)
     _checked(where, "tz", lambda: check_tz(tz))
     compare = _text(item, "compare", where, REPORT_COMPARE_DEFAULT)
     _checked(where, "compare", lambda: check_compare(compare))

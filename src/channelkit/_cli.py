@@ -1,0 +1,411 @@
+"""What every `channelkit` command shares, so that they all behave alike.
+
+A leaf module: the commands' modules (`service/cli.py`, `sync/cli.py`, ...) import it, never
+`channelkit.cli`, which names them.
+
+- **Messages** (`user_errors`): a user mistake is one line on stderr naming the flag
+  (`--since`), what is wrong and the fix, never a traceback and never a Python keyword
+  (`only=`); a service that is down, a TLS/plain-HTTP mismatch, a refused key each get a
+  hint. Exit 2 for a bad flag, 1 for anything else refused.
+- **Order**: every option's syntax is checked by its click type, before the callback runs;
+  the callback then checks configuration (`service_config`), and only then talks to the
+  network.
+- **Output** (`output_options`, `Output`): the convention every command follows, `deliver`
+  included:
+  - stdout holds the result (a summary, a path), nothing else; `--json` replaces it with
+    one JSON object (`Output.json`) for scripts;
+  - stderr holds step lines (`Output.step`, timestamped when stderr is not a terminal) and
+    every failure's reason; progress bars only when stderr is a terminal and
+    `--no-progress` was not given (`Output.progress`); never a carriage return otherwise;
+  - `-q/--quiet` prints nothing at all on success, so `cmd && other` under cron mails only
+    failures.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import click
+from click.decorators import FC
+
+from channelkit._constants import (
+    DEFAULT_TZ,
+    ENV_API_KEY,
+    ENV_BASE_URL,
+    ENV_TZ,
+)
+from channelkit._spec import API_VERSION_SEGMENT
+from channelkit._suggest import choices_text
+from channelkit._terminal import escape_controls
+from channelkit._urls import suggest_base_url
+from channelkit.errors import (
+    APIConnectionError,
+    AuthenticationError,
+    ChannelkitError,
+    InvalidParameterError,
+    PermissionDeniedError,
+)
+
+_SERVE_HINT = "is the service running? start one with `channelkit serve --seed demo`"
+
+
+# --- interrupts: the state `channelkit.cli` sets from its signal handlers -------------------
+
+
+class _Stopped(Exception):
+    """A command ended by an interrupt, carried past click's own KeyboardInterrupt handling."""
+
+
+_interrupted: list[int] = []  # the exit code of the signal received, once one was
+
+
+def stop_if_interrupted() -> None:
+    """After work that may have swallowed an interrupt (DuckDB turns Ctrl-C into its own
+    "Query interrupted" error, which a runner may record as a failure), end as interrupted
+    instead of printing a failure summary."""
+    if _interrupted:
+        raise _Stopped
+
+
+# --- messages -----------------------------------------------------------------------------
+
+
+def _flag(ctx: click.Context | None, param: str) -> str:
+    """The option a Python parameter name stands for in the current command (`--since`)."""
+    if ctx is not None:
+        for option in ctx.command.params:
+            if option.name == param and isinstance(option, click.Option):
+                return max(option.opts, key=len)
+    return "--" + param.replace("_", "-")
+
+
+def cli_words(message: str, ctx: click.Context | None = None) -> str:
+    """`since=...`, `pass api_key=...` in a library message, as the command line says it."""
+    ctx = ctx or click.get_current_context(silent=True)
+    if ctx is None:
+        return message
+    for option in ctx.command.params:
+        if isinstance(option, click.Option) and option.name:
+            flag = max(option.opts, key=len)
+            message = re.sub(rf"\b{option.name}=(?=\.\.\.)", f"{flag} ", message)
+            message = re.sub(rf"\b{option.name}=", f"{flag} ", message)
+    return message
+
+
+def hint_for(exc: BaseException) -> str | None:
+    """What to do about a failure to talk to the service, or None when nothing helps."""
+    text = str(exc)
+    if isinstance(exc, AuthenticationError):
+        return (
+            f"the API key was refused: fix {ENV_API_KEY} (or --api-key); "
+            "`channelkit serve --seed demo` prints the demo keys"
+        )
+    if isinstance(exc, PermissionDeniedError):
+        return "the API key lacks a scope this needs: use a key that has it (see docs/api.md)"
+    if "plain http request was sent to https port" in text.lower():  # nginx's 400 page
+        return "the server expects TLS: use https:// instead of http:// in the base URL"
+    if not isinstance(exc, APIConnectionError):
+        return None
+    return connection_hint(text)
+
+
+def connection_hint(text: str) -> str | None:
+    """The hint for a connection failure's message (refused, TLS mismatch, unknown host)."""
+    lowered = text.lower()
+    if "wrong_version_number" in lowered or "wrong version number" in lowered:
+        return "the server speaks plain HTTP: use http:// instead of https:// in the base URL"
+    if "connection refused" in lowered or "errno 111" in lowered:
+        return _SERVE_HINT + ", or check the host and port of the base URL"
+    if "name or service not known" in lowered or "nodename nor servname" in lowered:
+        return "the host name is unknown: check the base URL"
+    if "remoteprotocolerror" in lowered or "server disconnected" in lowered:
+        return "if the service uses TLS, use https:// in the base URL"
+    return None
+
+
+def failure_message(exc: BaseException, ctx: click.Context | None = None) -> str:
+    """One line for a failure: its reason (in the command line's words) and its hint."""
+    if isinstance(exc, InvalidParameterError):
+        text = f"{_flag(ctx, exc.param)}: {exc.message}"
+    else:
+        text = str(exc)
+    text = cli_words(text, ctx)
+    hint = hint_for(exc)
+    return f"{text}\nhint: {hint}" if hint else text
+
+
+@contextlib.contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn channelkit's own errors into one-line messages, the same way in every command.
+
+    A bad parameter (channelkit's errors that are also `ValueError`) exits 2 like a bad
+    flag, named as the flag; anything else channelkit refuses exits 1, with a hint when
+    one helps (service not running, TLS mismatch, key refused).
+    """
+    try:
+        yield
+    except ChannelkitError as exc:
+        ctx = click.get_current_context(silent=True)
+        if isinstance(exc, ValueError):
+            raise click.UsageError(failure_message(exc, ctx), ctx) from None
+        raise click.ClickException(failure_message(exc, ctx)) from None
+
+
+def date_problem(text: str) -> str:
+    """Why `text` is not a YYYY-MM-DD date, said so that the fix is obvious.
+
+    >>> date_problem("2026-13-01")
+    "'2026-13-01' is not a date (month must be in 1..12); use YYYY-MM-DD, e.g. 2026-11-01"
+    """
+    from datetime import date
+
+    example = "use YYYY-MM-DD, e.g. 2026-11-01"
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text.strip()):
+        try:
+            date.fromisoformat(text.strip())
+        except ValueError as exc:
+            return f"{text!r} is not a date ({exc}); {example}"
+    return f"{text!r} is not a date; {example}"
+
+
+class TimeZoneName(click.ParamType[Any, Any]):
+    """An IANA time zone name, checked before anything runs; nearest names when unknown."""
+
+    name = "tz"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        try:
+            ZoneInfo(text)
+        except (ZoneInfoNotFoundError, ValueError, OSError):
+            names = sorted(available_timezones())
+            where = " (from CHANNELKIT_TZ)" if _from_environment(ctx, param) else ""
+            self.fail(
+                f"{text!r}{where} is not a time zone; use an IANA name such as Europe/Berlin "
+                f"or UTC; {choices_text(text, names)}",
+                param,
+                ctx,
+            )
+        return text
+
+
+def _from_environment(ctx: click.Context | None, param: click.Parameter | None) -> bool:
+    if ctx is None or param is None or param.name is None:
+        return False
+    return ctx.get_parameter_source(param.name) is click.core.ParameterSource.ENVIRONMENT
+
+
+def tz_option(help_text: str, *, default: str | None = DEFAULT_TZ) -> Callable[[FC], FC]:
+    """`--tz NAME`, defaulting to `CHANNELKIT_TZ`, else `default` (as `_tz.resolve_tz` does).
+
+    Publishing passes `default=None`: a naive time read as UTC by accident would publish at
+    the wrong hour, so there it stays an error.
+    """
+    return click.option(
+        "--tz",
+        type=TimeZoneName(),
+        envvar=ENV_TZ,
+        show_envvar=True,
+        default=default,
+        show_default=default is not None,
+        metavar="NAME",
+        help=help_text,
+    )
+
+
+# --- configuration --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    base_url: str
+    api_key: str
+
+
+def check_base_url(base_url: str | None, *, needed_for: str = "") -> str:
+    """`--base-url`, checked in the command line's words (before anything is sent)."""
+    why = f" {needed_for}" if needed_for else ""
+    if not base_url or not base_url.strip():
+        raise click.UsageError(
+            f"--base-url: no service URL given{why}; set {ENV_BASE_URL} (or pass --base-url), "
+            f"e.g. export {ENV_BASE_URL}=http://127.0.0.1:8000{API_VERSION_SEGMENT} for "
+            "`channelkit serve`"
+        )
+    url = base_url.strip()
+    if not re.match(r"^https?://[^/\s]+", url):
+        raise click.BadParameter(
+            f"{url!r} is not an http:// or https:// URL; e.g. "
+            f"http://127.0.0.1:8000{API_VERSION_SEGMENT}",
+            param_hint="--base-url",
+        )
+    suggestion = suggest_base_url(url)
+    if suggestion is not None:
+        raise click.BadParameter(
+            f"{url!r} must end in the API version {API_VERSION_SEGMENT}; use {suggestion}",
+            param_hint="--base-url",
+        )
+    return url.rstrip("/")
+
+
+def check_api_key(api_key: str | None, *, needed_for: str = "") -> str:
+    why = f" {needed_for}" if needed_for else ""
+    if not api_key or not api_key.strip():
+        raise click.UsageError(
+            f"--api-key: no API key given{why}; set {ENV_API_KEY} (or pass --api-key); "
+            "`channelkit serve --seed demo` prints the demo keys"
+        )
+    if any(c.isspace() or not c.isprintable() for c in api_key.strip()):
+        raise click.BadParameter(
+            "the key contains spaces or control characters; copy it again",
+            param_hint="--api-key",
+        )
+    return api_key.strip()
+
+
+def service_config(
+    base_url: str | None, api_key: str | None, *, needed_for: str = ""
+) -> ServiceConfig:
+    """Both settings checked, the URL first (a wrong URL makes any key look wrong)."""
+    return ServiceConfig(
+        check_base_url(base_url, needed_for=needed_for),
+        check_api_key(api_key, needed_for=needed_for),
+    )
+
+
+def service_options(when: str | None = None) -> Callable[[FC], FC]:
+    """`--base-url` and `--api-key`, defaulting to the environment, alike in every command.
+
+    `when` prefixes the help of commands that only sometimes talk to the service
+    ("With --sync").
+    """
+    prefix = f"{when}: " if when else ""
+
+    def decorate(command: FC) -> FC:
+        command = click.option(
+            "--api-key",
+            envvar=ENV_API_KEY,
+            show_envvar=True,
+            metavar="KEY",
+            help=f"{prefix}API key (prefer the environment variable: a flag shows in `ps`).",
+        )(command)
+        return click.option(
+            "--base-url",
+            envvar=ENV_BASE_URL,
+            show_envvar=True,
+            metavar="URL",
+            help=f"{prefix}The service's base URL, ending in /v1.",
+        )(command)
+
+    return decorate
+
+
+# --- output ---------------------------------------------------------------------------------
+
+
+def output_options(*, json_summary: bool = False, progress: bool = False) -> Callable[[FC], FC]:
+    """`-q/--quiet`, and `--json` / `--progress/--no-progress` where the command has them.
+
+    The command receives `quiet`, `json_output` and `progress`; `Output.from_options(...)`
+    turns them into the one object that decides what goes where.
+    """
+
+    def decorate(command: FC) -> FC:
+        if progress:
+            command = click.option(
+                "--progress/--no-progress",
+                default=True,
+                show_default=True,
+                help="Progress bars on stderr; shown only when stderr is a terminal.",
+            )(command)
+        if json_summary:
+            command = click.option(
+                "--json",
+                "json_output",
+                is_flag=True,
+                help="Print the summary as one JSON object on stdout (for scripts).",
+            )(command)
+        return click.option(
+            "-q",
+            "--quiet",
+            is_flag=True,
+            help="Print nothing on success (errors still go to stderr): cron mails only failures.",
+        )(command)
+
+    return decorate
+
+
+@dataclass(frozen=True)
+class Output:
+    """Where a command's words go: see this module's docstring for the convention.
+
+    out = Output.from_options(quiet=quiet, json_output=json_output, progress=progress)
+    out.step("syncing")                # stderr log line, not under --quiet
+    out.result("3 posts scheduled")    # stdout, not under --quiet or --json
+    out.json({"ok": True})             # stdout, only with --json
+    run_sync(..., progress=out.progress)
+    """
+
+    quiet: bool = False
+    json_output: bool = False
+    show_progress: bool = True
+    command: str = "channelkit"
+
+    @classmethod
+    def from_options(
+        cls, *, quiet: bool = False, json_output: bool = False, progress: bool = True
+    ) -> Output:
+        ctx = click.get_current_context(silent=True)
+        name = f"channelkit {ctx.info_name}" if ctx is not None and ctx.info_name else "channelkit"
+        return cls(quiet=quiet, json_output=json_output, show_progress=progress, command=name)
+
+    @property
+    def progress(self) -> bool:
+        """Progress bars: asked for, on a terminal, and not quiet or machine-readable."""
+        return (
+            self.show_progress and not self.quiet and not self.json_output and stderr_is_terminal()
+        )
+
+    def step(self, message: str) -> None:
+        if self.quiet:
+            return
+        if stderr_is_terminal():
+            click.echo(f"{self.command}: {message}", err=True)
+        else:
+            stamp = datetime.now().astimezone().strftime("%Y-%m-%dT%H:%M:%S%z")
+            click.echo(f"{stamp} {self.command}: {message}", err=True)
+
+    # Lines may quote titles and cells: escape_controls keeps their escape sequences and
+    # bidi controls from reaching the terminal.
+    def result(self, text: str) -> None:
+        if not self.quiet and not self.json_output:
+            click.echo(escape_controls(text))
+
+    def warn(self, text: str) -> None:
+        """Something the user should know even under --quiet (it goes to stderr)."""
+        click.echo(f"warning: {escape_controls(text)}", err=True)
+
+    def error(self, text: str) -> None:
+        """A problem with one row or item (stderr, even under --quiet)."""
+        click.echo(escape_controls(text), err=True)
+
+    def json(self, payload: dict[str, Any]) -> None:
+        if self.json_output:
+            click.echo(json.dumps(payload, default=str, sort_keys=True))
+
+
+def stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False

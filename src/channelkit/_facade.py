@@ -1,0 +1,81 @@
+"""The functions of `import channelkit as ck` that join several parts: `ck.sync`.
+
+They sit above the parts they join (here the sync and the read API), so that neither part
+imports the other.
+
+    import channelkit as ck
+
+    with ck.Client() as client:
+        wh = ck.sync(client, "warehouse.duckdb")   # a ck.Warehouse
+    print(wh.sync_report.summary())
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from datetime import date, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from channelkit._constants import (
+    SYNC_BATCH_ROWS,
+    SYNC_LOOKBACK_DAYS,
+    SYNC_PAGE_LIMIT,
+    WAREHOUSE_PATH,
+)
+from channelkit.sync.runner import SyncError, run_sync
+
+if TYPE_CHECKING:
+    from channelkit.client import Client
+    from channelkit.warehouse import Warehouse
+
+__all__ = ["sync"]
+
+
+def sync(
+    client: Client,
+    path: str | Path = WAREHOUSE_PATH,
+    *,
+    full: bool = False,
+    since: str | date | datetime | None = None,
+    only: str | Collection[str] | None = None,
+    lookback_days: int = SYNC_LOOKBACK_DAYS,
+    parquet: str | Path | None = None,
+    progress: bool = True,
+    page_limit: int = SYNC_PAGE_LIMIT,
+    batch_rows: int = SYNC_BATCH_ROWS,
+) -> Warehouse:
+    """Sync the service into the DuckDB warehouse at `path` and open it for analysis.
+
+        with ck.Client() as client:
+            wh = ck.sync(client, "warehouse.duckdb", since="2026-01-01", parquet="parquet/")
+
+    The first run, and any run with `full`, reads everything; later runs are incremental.
+    `since` keeps posts and analytics from that date on; `only` syncs some of "channels",
+    "posts" and "analytics" (a list, or comma-separated text); `lookback_days`
+    re-reads recent days whose numbers still move; `parquet` also writes every table as
+    Parquet into that directory; `progress` shows progress bars on a terminal;
+    `page_limit` is the page size asked for and `batch_rows` the rows per committed batch.
+
+    Returns a `ck.Warehouse` whose `sync_report` says what was done. Raises
+    `InvalidParameterError` for a bad argument and `SyncError` (carrying `.report`) when
+    the sync did not complete: what it wrote is kept, and calling `sync` again continues
+    where it stopped.
+    """
+    report = run_sync(
+        client,
+        path,
+        full=full,
+        since=since,
+        only=only,
+        lookback_days=lookback_days,
+        parquet=parquet,
+        progress=progress,
+        page_limit=page_limit,
+        batch_rows=batch_rows,
+    )
+    if not report.completed:
+        raise SyncError(f"sync did not complete: {report.error}", report)
+    from channelkit.warehouse import Warehouse
+
+    return Warehouse(path, sync_report=report)

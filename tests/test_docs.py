@@ -1,0 +1,399 @@
+"""Executable documentation: every example in README.md and docs/*.md runs as printed.
+
+Each page is one test. Its fenced `python`, `bash`, `sh` and `console` blocks run in
+order, in a fresh directory of their own, against the local service with the demo
+workspace (started by this test, like a reader's `channelkit serve --seed demo`), with a
+copy of a synced `warehouse.duckdb` as a reader who did the tour has one. Bash blocks run
+with `bash -e` and keep their `export`s for the page's later blocks; Python blocks share
+one namespace per page. `.venv` in the page's directory is this interpreter's virtualenv,
+so `.venv/bin/channelkit` works as in a checkout. A renamed option or function therefore
+fails the page that documents it.
+
+What a reader would type differently, the test types for them (and only this):
+
+- `127.0.0.1:8000` and `--port 8000` become the port of the page's service;
+- `export CHANNELKIT_API_KEY=...` becomes the demo key that the line's comment names
+  (`# the analyst key ...`; admin when none is named).
+
+Blocks that cannot run here say so in the Markdown, on the line before the fence:
+
+- `<!-- docs-test: skip (why) -->`: not run (the real service, a fresh virtualenv, ...);
+- `<!-- docs-test: background -->`: a server; started, awaited until it prints, stopped
+  when the page is done;
+- `<!-- docs-test: exit N -->`: the block (in a `console` block, its last command) is
+  expected to exit with N.
+
+In a `console` block, lines starting with `$ ` are commands and the lines after them the
+output to compare with (`...` stands for anything; each line must appear, in order).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from channelkit.service import LocalService
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+RUN_LANGUAGES = {"python", "bash", "sh", "console", "shell"}
+DEMO_KEY_NAMES = ("admin", "analyst", "writer", "starter")
+BLOCK_TIMEOUT = 120
+
+_FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
+_MARKER = re.compile(r"<!--\s*docs-test:\s*(?P<what>[a-z]+)\s*(?P<arg>[^>]*?)\s*-->")
+_LINK = re.compile(r"(?<!!)\[[^\]]*\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
+
+pytestmark = pytest.mark.slow
+
+
+@dataclass
+class Block:
+    page: Path
+    line: int  # of the opening fence, 1-based
+    language: str
+    code: str
+    marker: str | None = None
+    marker_arg: str = ""
+
+    @property
+    def where(self) -> str:
+        name = self.page.relative_to(ROOT) if self.page.is_relative_to(ROOT) else self.page.name
+        return f"{name}:{self.line}"
+
+
+def blocks(page: Path) -> list[Block]:
+    """The fenced blocks of `page` with their language and the marker just before them."""
+    found: list[Block] = []
+    lines = page.read_text(encoding="utf-8").splitlines()
+    index = 0
+    while index < len(lines):
+        match = _FENCE.match(lines[index])
+        if match is None:
+            index += 1
+            continue
+        fence, language = match["fence"], match["info"].strip().split(" ")[0].lower()
+        body: list[str] = []
+        end = index + 1
+        while end < len(lines) and not lines[end].strip().startswith(fence):
+            body.append(lines[end])
+            end += 1
+        marker = None
+        marker_arg = ""
+        previous = index - 1
+        while previous >= 0 and not lines[previous].strip():
+            previous -= 1
+        if previous >= 0 and (found_marker := _MARKER.search(lines[previous])):
+            marker, marker_arg = found_marker["what"], found_marker["arg"]
+        code = textwrap.dedent("\n".join(body)) + "\n"
+        found.append(Block(page, index + 1, language, code, marker, marker_arg))
+        index = end + 1
+    return found
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@dataclass
+class Workspace:
+    """The service a page talks to and what the reader would have exported."""
+
+    base_url: str
+    keys: dict[str, str]
+    warehouse: Path
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
+    from channelkit.client import Client
+    from channelkit.sync import run_sync
+
+    directory = tmp_path_factory.mktemp("docs-workspace")
+    with LocalService(seed="demo", rate_window=1.0, db=str(directory / "service.sqlite")) as svc:
+        warehouse = directory / "warehouse.duckdb"
+        with Client(base_url=svc.base_url, api_key=svc.demo_keys["admin"]) as client:
+            assert run_sync(client, warehouse, progress=False).completed
+        yield Workspace(svc.base_url, dict(svc.demo_keys), warehouse)
+
+
+@dataclass
+class PageRun:
+    """Runs one page's blocks in order, in its own directory; collects every failure."""
+
+    page: Path
+    directory: Path
+    workspace: Workspace
+    env: dict[str, str] = field(default_factory=dict)
+    namespace: dict[str, object] = field(default_factory=dict)
+    keys: dict[str, str] = field(default_factory=dict)
+    port: int = 0
+    background: list[subprocess.Popen[str]] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        (self.directory / ".venv").symlink_to(Path(sys.prefix))
+        shutil.copy(self.workspace.warehouse, self.directory / "warehouse.duckdb")
+        self.keys = dict(self.workspace.keys)
+        self.port = int(self.workspace.base_url.rsplit(":", 1)[1].split("/")[0])
+        self.env = {
+            **os.environ,
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+            "CHANNELKIT_BASE_URL": self.workspace.base_url,
+            "CHANNELKIT_API_KEY": self.keys["admin"],
+            "COLUMNS": "100",
+        }
+        self.env.pop("CHANNELKIT_TZ", None)
+
+    # --- what the reader types differently ------------------------------------------------
+
+    def typed(self, code: str) -> str:
+        code = re.sub(r"127\.0\.0\.1:8000\b", f"127.0.0.1:{self.port}", code)
+        code = re.sub(r"--port 8000\b", f"--port {self.port}", code)
+
+        def key(match: re.Match[str]) -> str:
+            comment = match["comment"] or ""
+            name = next((n for n in DEMO_KEY_NAMES if n in comment.lower()), "admin")
+            return f"{match['prefix']}{self.keys[name]}{match['comment'] or ''}"
+
+        return re.sub(
+            r"(?P<prefix>CHANNELKIT_API_KEY=)\.\.\.(?P<comment>[ \t]+#[^\n]*)?", key, code
+        )
+
+    # --- running -------------------------------------------------------------------------
+
+    def run(self, block: Block) -> None:
+        if block.marker == "skip" or block.language not in RUN_LANGUAGES:
+            return
+        expected_exit = int(block.marker_arg) if block.marker == "exit" else 0
+        if block.marker == "background":
+            self.start_background(block)
+        elif block.language == "python":
+            self.run_python(block)
+        elif block.language == "console":
+            self.run_console(block, expected_exit)
+        else:
+            self.run_shell(block, self.typed(block.code), expected_exit)
+
+    def fail(self, block: Block, what: str, output: str = "") -> None:
+        shown = textwrap.indent(block.code.rstrip(), "    | ")
+        tail = "\n".join(output.rstrip().splitlines()[-25:])
+        self.failures.append(
+            f"{block.where} ({block.language}) {what}\n{shown}\n"
+            + (f"  output (last lines):\n{textwrap.indent(tail, '    ')}\n" if tail else "")
+        )
+
+    def run_shell(self, block: Block, script: str, expected_exit: int) -> str:
+        env_file = self.directory / ".docs-test-env"
+        wrapped = f"trap 'env -0 > {env_file}' EXIT\nset -e\n{script}"
+        proc = subprocess.Popen(
+            ["bash", "-c", wrapped],
+            cwd=self.directory,
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,  # a server started by the block goes with it
+        )
+        try:
+            stdout, stderr = proc.communicate(timeout=BLOCK_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            stdout, stderr = proc.communicate()
+            hint = " (a server? mark the block <!-- docs-test: background -->)"
+            self.fail(block, f"did not finish within {BLOCK_TIMEOUT} s{hint}", stdout + stderr)
+            return ""
+        output = stdout + stderr
+        if proc.returncode != expected_exit:
+            self.fail(block, f"exited {proc.returncode}, expected {expected_exit}", output)
+        elif "Traceback (most recent call last)" in output:
+            self.fail(block, "printed a traceback", output)
+        if env_file.exists():
+            pairs = env_file.read_bytes().split(b"\0")
+            self.env = dict(p.decode().split("=", 1) for p in pairs if b"=" in p)
+        return output
+
+    def run_console(self, block: Block, expected_exit: int) -> None:
+        commands: list[tuple[str, list[str]]] = []
+        for line in self.typed(block.code).splitlines():
+            if line.startswith("$ "):
+                commands.append((line[2:], []))
+            elif commands:
+                commands[-1][1].append(line)
+        for number, (command, expected) in enumerate(commands, start=1):
+            # an `exit N` marker is about the block's last command; the others must succeed
+            code = expected_exit if number == len(commands) else 0
+            output = self.run_shell(block, command, code)
+            missing = _missing_lines(output, expected)
+            if missing is not None:
+                self.fail(block, f"`{command}` did not print {missing!r}", output)
+
+    def run_python(self, block: Block) -> None:
+        previous_env = dict(os.environ)
+        previous_cwd = Path.cwd()
+        os.environ.clear()
+        os.environ.update(self.env)
+        os.chdir(self.directory)
+        try:
+            exec(compile(self.typed(block.code), block.where, "exec"), self.namespace)
+        except Exception as exc:  # reported with the block, like a failing shell block
+            self.fail(block, f"raised {type(exc).__name__}: {exc}")
+        finally:
+            os.chdir(previous_cwd)
+            os.environ.clear()
+            os.environ.update(previous_env)
+
+    def start_background(self, block: Block) -> None:
+        self.port = free_port()
+        proc = subprocess.Popen(
+            ["bash", "-c", f"exec {self.typed(block.code).strip()}"],
+            cwd=self.directory,
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        self.background.append(proc)
+        assert proc.stdout is not None
+        lines: list[str] = []
+        for line in proc.stdout:
+            lines.append(line)
+            words = line.split()
+            if words and words[0] in DEMO_KEY_NAMES and words[-1].startswith("ck_"):
+                self.keys[words[0]] = words[-1]
+            if line.startswith("  export CHANNELKIT_API_KEY"):
+                return
+        self.fail(block, "stopped before printing its keys", "".join(lines))
+
+    def stop(self) -> None:
+        for proc in self.background:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=30)
+
+
+def _missing_lines(output: str, expected: list[str]) -> str | None:
+    """The first expected line not found (in order) in `output`, or None."""
+    actual = output.splitlines()
+    position = 0
+    for wanted in (line.strip() for line in expected):
+        if not wanted:
+            continue
+        pattern = re.compile(".*".join(re.escape(part) for part in wanted.split("...")))
+        while position < len(actual) and not pattern.search(actual[position]):
+            position += 1
+        if position == len(actual):
+            return wanted
+        position += 1
+    return None
+
+
+def run_page(page: Path, directory: Path, workspace: Workspace) -> list[str]:
+    run = PageRun(page, directory, workspace)
+    try:
+        for block in blocks(page):
+            run.run(block)
+    finally:
+        run.stop()
+    return run.failures
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_example_runs_as_printed(page: Path, tmp_path: Path, workspace: Workspace) -> None:
+    failures = run_page(page, tmp_path / "reader", workspace)
+    assert not failures, f"{len(failures)} example(s) of {page.name} failed:\n\n" + "\n".join(
+        failures
+    )
+
+
+def test_a_renamed_option_fails_its_example(tmp_path: Path, workspace: Workspace) -> None:
+    """The point of running the docs: an option renamed in the code fails the page."""
+    page = tmp_path / "page.md"
+    page.write_text(
+        "```bash\nchannelkit report --db warehouse.duckdb --period 7d --out weekly.html\n```\n"
+        "```bash\nchannelkit report --db warehouse.duckdb --periodd 7d --out weekly.html\n```\n",
+        encoding="utf-8",
+    )
+    failures = run_page(page, tmp_path / "reader", workspace)
+    assert len(failures) == 1
+    assert "page.md:4 (bash) exited 2, expected 0" in failures[0]
+    assert "No such option '--periodd'. Did you mean '--period'?" in failures[0]
+
+
+def test_markers_are_honoured(tmp_path: Path, workspace: Workspace) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        "<!-- docs-test: skip (the real service) -->\n```bash\nfalse\n```\n"
+        "<!-- docs-test: exit 2 -->\n```bash\nchannelkit synk\n```\n"
+        "```console\n$ channelkit --version\nchannelkit, version ...\n```\n"
+        "```console\n$ channelkit --version\nsomething else\n```\n"
+        "```python\nx = 1\n```\n```python\nassert x == 2, 'x is still 1'\n```\n",
+        encoding="utf-8",
+    )
+    failures = run_page(page, tmp_path / "reader", workspace)
+    assert [failure.splitlines()[0] for failure in failures] == [
+        "page.md:13 (console) `channelkit --version` did not print 'something else'",
+        "page.md:20 (python) raised AssertionError: x is still 1",
+    ]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_relative_links_resolve_and_docs_are_self_sufficient(page: Path) -> None:
+    text = page.read_text(encoding="utf-8")
+    broken = []
+    for match in _LINK.finditer(text):
+        target = match["target"].split("#", 1)[0]
+        if not target or re.match(r"^[a-z]+:", target):
+            continue
+        if not (page.parent / target).exists():
+            broken.append(target)
+    assert not broken, f"{page.name}: links to missing files: {broken}"
+    for outside in ("decisions.md", "service-spec.md"):
+        assert outside not in text, (
+            f"{page.name} refers to {outside}, which is not in the repository: "
+            "point to docs/api.md instead"
+        )
+
+
+def test_notebook_text_matches_the_demo_data(workspace: Workspace) -> None:
+    """Notebook 01 promises "about N posts" of the demo workspace (the admin key's view)."""
+    import duckdb
+
+    text = (ROOT / "notebooks" / "01-explore-engagement.ipynb").read_text(encoding="utf-8")
+    promised = re.search(r"about ([\d,]+) posts", text)
+    assert promised is not None
+    with duckdb.connect(str(workspace.warehouse), read_only=True) as con:
+        row = con.execute("SELECT count(*) FROM posts WHERE deleted_at IS NULL").fetchone()
+    assert row is not None
+    actual = row[0]
+    assert abs(int(promised[1].replace(",", "")) - actual) <= 0.05 * actual, actual
+
+
+def test_what_notebooks_write_is_ignored_by_git() -> None:
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    written = [  # notebook 01's warehouse, notebook 03's report and warehouse
+        "notebooks/explore-warehouse.duckdb",
+        "notebooks/reports/weekly.html",
+        "notebooks/weekly-warehouse.duckdb",
+    ]
+    for path in written:
+        check = subprocess.run(["git", "check-ignore", "-q", path], cwd=ROOT, check=False)
+        assert check.returncode == 0, f"{path} would show up as untracked in git"
