@@ -139,14 +139,7 @@ RULES = [
 ]
 
 # rule id or cycle scope -> the branch whose merge makes it pass
-PENDING = {
-    "storage": "wt-metrics moves the read API Warehouse out of channelkit.warehouse",
-    "plots": "wt-metrics makes plots free of analysis (and so of DuckDB)",
-    "channelkit": "wt-metrics moves the read API out of channelkit.warehouse (which then no "
-    "longer imports channelkit.sync for SyncReport); channelkit/warehouse/__init__.py must "
-    "then drop its TYPE_CHECKING import of the read API too",
-    "channelkit.publish": "wt-publish removes the plan <-> results <-> sending cycle",
-}
+PENDING: dict[str, str] = {}
 
 
 @cache
