@@ -2,7 +2,7 @@
 
 A channel's read rate is readers per post over its audience; within one channel the
 audience is the same for every hour, so the hours rank the same by readers per post
-(`views_per_post` of `Warehouse.publishing_heatmap`). A channel with too few published
+(`readers_per_post` of `Warehouse.publishing_heatmap`). A channel with too few published
 posts to tell (`PUBLISH_BEST_MIN_POSTS`) gets the organisation's best hours instead.
 """
 
@@ -80,7 +80,7 @@ def best_slots(heatmap: pd.DataFrame, count: int) -> tuple[Slot, ...]:
     """The `count` weekday-hours with the most readers per post (ties: earlier first)."""
     used = heatmap[heatmap["posts_published"] > 0]
     ranked = used.sort_values(
-        ["views_per_post", "weekday", "hour"], ascending=[False, True, True], kind="stable"
+        ["readers_per_post", "weekday", "hour"], ascending=[False, True, True], kind="stable"
     )
     top = ranked.head(count)
     pairs = zip(top["weekday"].astype(int), top["hour"].astype(int), strict=True)
