@@ -9,6 +9,7 @@ import click
 from channelkit._constants import (
     PAGE_LIMIT_MAX,
     SYNC_BATCH_ROWS,
+    SYNC_CONVERGENCE_RUNS,
     SYNC_LOOKBACK_DAYS,
     SYNC_PAGE_LIMIT,
     WAREHOUSE_PATH,
@@ -30,7 +31,14 @@ from channelkit.cli import service_options, user_errors
     "--parquet",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Also export every table as Parquet under this directory.",
+    help="Also export every table as Parquet under this directory (a snapshot).",
+)
+@click.option(
+    "--lake",
+    metavar="DIR_OR_URL",
+    default=None,
+    help="Also keep a Delta Lake copy there (a directory or s3://bucket/prefix; "
+    "credentials from the AWS_* environment variables), merged with each run's changes.",
 )
 @click.option("--full", is_flag=True, help="Re-read everything and detect deletions.")
 @click.option("--since", metavar="DATE", help="Only posts and analytics from this date on.")
@@ -45,6 +53,13 @@ from channelkit.cli import service_options, user_errors
     default=SYNC_LOOKBACK_DAYS,
     show_default=True,
     help="Re-read posts published and analytics days within this many days.",
+)
+@click.option(
+    "--convergence-runs",
+    type=click.IntRange(min=1),
+    default=SYNC_CONVERGENCE_RUNS,
+    show_default=True,
+    help="Incremental runs within which all older history is re-read once.",
 )
 @click.option(
     "--page-limit",
@@ -70,10 +85,12 @@ def sync(
     api_key: str | None,
     db: Path,
     parquet: Path | None,
+    lake: str | None,
     full: bool,
     since: str | None,
     only: str | None,
     lookback_days: int,
+    convergence_runs: int,
     page_limit: int,
     batch_rows: int,
     progress: bool,
@@ -96,6 +113,8 @@ def sync(
             only=only,
             lookback_days=lookback_days,
             parquet=parquet,
+            lake=lake,
+            convergence_runs=convergence_runs,
             progress=progress,
             page_limit=page_limit,
             batch_rows=batch_rows,
@@ -107,4 +126,6 @@ def sync(
         raise click.ClickException(
             "the sync did not complete (error above); the batches it committed are kept "
             "and the next run continues from them"
+            if report.resumable
+            else "the sync did not complete (error above); fix that first, then run it again"
         )

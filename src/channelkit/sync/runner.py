@@ -57,8 +57,10 @@ from channelkit.sync.arrow import (
 from channelkit.sync.progress import Progress, visible
 from channelkit.sync.report import SyncReport
 from channelkit.sync.walk import Walk, resumable
-from channelkit.warehouse.connection import open_warehouse
+from channelkit.warehouse.connection import WarehouseError, open_warehouse, storage_problem
+from channelkit.warehouse.lake import LakeError, write_lake
 from channelkit.warehouse.parquet import export_parquet
+from channelkit.warehouse.urls import redact_url
 from channelkit.warehouse.writer import Checkpoint, DeletionScope, WarehouseWriter
 
 if TYPE_CHECKING:
@@ -165,6 +167,7 @@ def run_sync(
     only: str | Collection[str] | None = None,
     lookback_days: int = SYNC_LOOKBACK_DAYS,
     parquet: str | Path | None = None,
+    lake: str | Path | None = None,
     progress: bool = True,
     page_limit: int = SYNC_PAGE_LIMIT,
     batch_rows: int = SYNC_BATCH_ROWS,
@@ -176,6 +179,8 @@ def run_sync(
     disappeared as deleted; later runs are incremental (see `channelkit.sync.plan`).
     `since` limits posts and analytics to that date onwards. A run that stops on an error
     returns a report with `completed=False`; the next run continues where it stopped.
+    `parquet` (a directory) gets a snapshot of every table; `lake` (a directory or an
+    `s3://...` URL) a Delta Lake copy, merged with what each run changed.
     `page_limit` is the page size asked for; `batch_rows` the rows per committed batch
     (smaller: less work lost to a kill; larger: fewer transactions). Every incremental
     run also re-reads one slice of the older history, so that after `convergence_runs`
@@ -218,11 +223,36 @@ def run_sync(
             progress=Progress(enabled=progress and visible()),
         )
         report = sync.run()
-        if parquet is not None and report.completed:
-            export_parquet(con, parquet)
+        _copy(con, report, parquet=parquet, lake=lake)
         return report
+    except duckdb.Error as exc:
+        # Outside a batch (bookkeeping, planning): the file itself is the problem.
+        raise WarehouseError(f"{path}: {storage_problem(exc)}") from None
     finally:
         con.close()
+
+
+def _copy(
+    con: duckdb.DuckDBPyConnection,
+    report: SyncReport,
+    *,
+    parquet: str | Path | None,
+    lake: str | Path | None,
+) -> None:
+    """The copies made after a completed run: the lake first (it is merged), then Parquet."""
+    if not report.completed:
+        return
+    if lake is not None:
+        started = time.monotonic()
+        try:
+            report.lake_rows = write_lake(con, lake)
+        except LakeError as exc:
+            # The warehouse is complete; only the copy is behind, and the next run merges it.
+            report.completed, report.error = False, str(exc)
+            return
+        report.lake_seconds = time.monotonic() - started
+    if parquet is not None:
+        export_parquet(con, parquet)
 
 
 class _Sync:
@@ -260,11 +290,12 @@ class _Sync:
             "full" if full or not self.writer.has_completed_run() else "incremental"
         )
         self.mode = mode
-        self.run_id = self.writer.start_run(mode=mode, base_url=client.base_url)
+        base_url = redact_url(client.base_url)
+        self.run_id = self.writer.start_run(mode=mode, base_url=base_url)
         self.report = SyncReport(
             run_id=self.run_id,
             mode=mode,
-            base_url=client.base_url,
+            base_url=base_url,
             path=path,
         )
         self.report.counts = {r: self.report.counts[r] for r in resources}
@@ -383,6 +414,8 @@ class _Sync:
             self.progress.advance(resource, message.rows.num_rows if message.rows else 0)
 
     def _fail(self, resource: str, error: BaseException) -> None:
+        if isinstance(error, duckdb.Error):
+            self.report.resumable = False
         if self.report.error is None:
             self.report.error = _describe(resource, error, self.report.path)
         self.stop.set()
@@ -873,7 +906,7 @@ def _from_us(value: int | None) -> datetime | None:
 
 def _describe(resource: str, error: BaseException, path: str) -> str:
     if isinstance(error, duckdb.Error):
-        return f"writing {resource} into {path} failed: {error}"
+        return f"writing {resource} into {path} failed: {storage_problem(error)}"
     if isinstance(error, ChannelkitError):
         return f"{resource}: {error}"
     return f"{resource}: unexpected {type(error).__name__}: {error}"

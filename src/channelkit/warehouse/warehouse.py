@@ -34,6 +34,7 @@ from channelkit.analysis.period import Moment, Period, check_tz, to_local
 from channelkit.errors import InvalidParameterError
 from channelkit.warehouse.connection import open_warehouse
 from channelkit.warehouse.parquet import export_parquet
+from channelkit.warehouse.urls import redact_url
 
 if TYPE_CHECKING:
     from channelkit.sync.report import SyncReport
@@ -61,10 +62,29 @@ class Warehouse:
         self.path = Path(path)
         self.sync_report = sync_report
         self._session: DuckDBPyConnection | None = None
+        self._lake: str | None = None
         with self._connect():  # fail now, not at the first query, on a missing/foreign file
             pass
 
+    @classmethod
+    def from_lake(cls, root: str | Path) -> Warehouse:
+        """The Delta Lake copy written by `channelkit sync --lake ROOT`, read through DuckDB.
+
+            wh = ck.Warehouse.from_lake("lake/")       # or "s3://bucket/channelkit"
+            wh.kpis(start="2026-03-01", end="2026-04-01")
+
+        Every method works as on the DuckDB file; each call reads the tables' latest
+        versions (`with wh.session():` pins one version for a batch of calls).
+        """
+        wh = cls.__new__(cls)
+        wh.path, wh.sync_report, wh._session, wh._lake = Path(str(root)), None, None, str(root)
+        with wh._connect():
+            pass
+        return wh
+
     def __repr__(self) -> str:
+        if self._lake is not None:
+            return f"Warehouse.from_lake({redact_url(self._lake)!r})"
         return f"Warehouse({str(self.path)!r})"
 
     @contextmanager
@@ -89,7 +109,7 @@ class Warehouse:
             con.close()
 
     def _open(self) -> DuckDBPyConnection:
-        con = open_warehouse(self.path, read_only=True)
+        con = self._open_raw()
         # Instants are converted to the caller's tz in pandas; the session zone only decides
         # how DuckDB hands them over, so pin it instead of using the machine's zone.
         con.execute("SET TimeZone = 'UTC'")
@@ -113,6 +133,13 @@ class Warehouse:
         with wh.duckdb as con:
             con.sql("SELECT count(*) FROM posts").fetchall()
         """
+        return self._open_raw()
+
+    def _open_raw(self) -> DuckDBPyConnection:
+        if self._lake is not None:
+            from channelkit.warehouse.lake import open_lake
+
+            return open_lake(self._lake)
         return open_warehouse(self.path, read_only=True)
 
     def sql(
