@@ -186,7 +186,7 @@ def _merge_tags(
     """post_tags has no timestamps: the tags of the posts that changed replace theirs."""
     changed = "SELECT id FROM posts WHERE synced_at >= ? OR deleted_at >= ?"
     if existing is None:
-        everything = con.execute("SELECT * FROM post_tags").to_arrow_reader(_BATCH_ROWS)
+        everything = con.sql("SELECT * FROM post_tags").to_arrow_reader(_BATCH_ROWS)
         deltalake.write_deltalake(uri, everything, mode="overwrite", commit_properties=commit)
         return int(con.execute("SELECT count(*) FROM post_tags").fetchall()[0][0])
     con.register("_ck_lake_tags", existing.to_pyarrow_dataset())
@@ -203,7 +203,7 @@ def _merge_tags(
         if count == 0:
             return 0
         # Materialised: the source reads the Delta table the MERGE rewrites.
-        rows: pa.Table = con.execute(source, params).to_arrow_table()
+        rows: pa.Table = con.sql(source, params=params).to_arrow_table()
     finally:
         con.unregister("_ck_lake_tags")
     (

@@ -1,0 +1,224 @@
+"""The Delta Lake copy: equal to the warehouse after every run, one commit per table and
+run, a killed commit invisible and completed by the next run, read back by DuckDB
+(`Warehouse.from_lake`) and by another engine (Polars)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from channelkit.client import Client
+from channelkit.service import LocalService
+from channelkit.sync import run_sync
+from channelkit.warehouse import Warehouse
+from channelkit.warehouse.connection import open_warehouse
+from channelkit.warehouse.lake import LAKE_TABLES, open_lake
+
+deltalake = pytest.importorskip("deltalake", reason="the lake needs channelkit[lake]")
+
+DAY = 86_400.0
+
+
+def table_rows(con: Any, table: str) -> list[tuple[str, ...]]:
+    return [
+        tuple(str(v) for v in row)
+        for row in con.execute(f"SELECT COLUMNS(*)::VARCHAR FROM {table} ORDER BY ALL").fetchall()
+    ]
+
+
+def assert_lake_equals_warehouse(db: Path, lake: Path) -> None:
+    con, copy = open_warehouse(db, read_only=True), open_lake(lake)
+    try:
+        for table in LAKE_TABLES:
+            assert table_rows(copy, table.name) == table_rows(con, table.name), table.name
+    finally:
+        con.close()
+        copy.close()
+
+
+@pytest.fixture
+def service(service_factory: Callable[..., LocalService]) -> tuple[LocalService, str]:
+    service = service_factory(rate_window=1.0)
+    key = service.create_key(user="admin", team="comms", plan="enterprise")
+    with Client(base_url=service.base_url, api_key=key) as client:
+        channels = [client.channels.create(name=f"Channel {i}").id for i in range(2)]
+        for day in range(30):
+            for i in range(2):
+                client.posts.create(
+                    channel_id=channels[i], title=f"Post {day}/{i}", body="b", tags=[f"t{day % 3}"]
+                )
+            service.advance_clock(DAY)
+    return service, key
+
+
+def test_lake_follows_the_warehouse_run_after_run(
+    service: tuple[LocalService, str], tmp_path: Path
+) -> None:
+    svc, key = service
+    db, lake = tmp_path / "wh.duckdb", tmp_path / "lake"
+    with Client(base_url=svc.base_url, api_key=key) as client:
+        first = run_sync(client, db, lake=lake, progress=False)
+        assert first.completed and first.lake_rows, first.summary()
+        assert_lake_equals_warehouse(db, lake)
+        versions = {t.name: deltalake.DeltaTable(str(lake / t.name)).version() for t in LAKE_TABLES}
+
+        posts = list(client.posts.list(limit=100))
+        client.posts.update(posts[0].id, title="Retitled", tags=["new-tag"])  # tags replaced
+        client.posts.delete(posts[1].id)
+        client.posts.create(channel_id=posts[0].channel_id, title="Fresh", body="b", tags=["x"])
+        svc.advance_clock(DAY)
+        second = run_sync(client, db, lake=lake, progress=False)
+        assert second.completed, second.summary()
+        assert "lake:" in second.summary()
+    assert_lake_equals_warehouse(db, lake)
+    for table in LAKE_TABLES:
+        delta = deltalake.DeltaTable(str(lake / table.name))
+        # One commit per table and run (none when nothing changed).
+        assert delta.version() - versions[table.name] <= 1, table.name
+    daily = deltalake.DeltaTable(str(lake / "post_daily"))
+    assert daily.metadata().partition_columns == ["month"]
+    months = {p["month"] for p in daily.partitions()}
+    assert months and all(len(m) == 7 and m[4] == "-" for m in months)
+
+
+def test_warehouse_from_lake_gives_the_same_metrics(
+    service: tuple[LocalService, str], tmp_path: Path
+) -> None:
+    svc, key = service
+    db, lake = tmp_path / "wh.duckdb", tmp_path / "lake"
+    with Client(base_url=svc.base_url, api_key=key) as client:
+        assert run_sync(client, db, lake=lake, progress=False).completed
+    on_file, on_lake = Warehouse(db), Warehouse.from_lake(lake)
+    assert "from_lake" in repr(on_lake)
+    for name in ("kpis", "posts", "channels", "top_posts", "channel_comparison", "freshness"):
+        left, right = getattr(on_file, name)(), getattr(on_lake, name)()
+        if hasattr(left, "equals"):
+            assert left.equals(right), name
+        else:
+            assert left == right, name
+    with on_lake.session():
+        assert on_lake.sql("SELECT count(*) AS n FROM posts")["n"][0] == 60
+
+
+def test_a_missing_lake_is_named(tmp_path: Path) -> None:
+    with pytest.raises(Exception, match="not a Delta table; run `channelkit sync --lake"):
+        Warehouse.from_lake(tmp_path / "nowhere")
+
+
+KILLED_WRITER = """
+import sys
+from channelkit.warehouse.connection import open_warehouse
+from channelkit.warehouse.lake import write_lake
+con = open_warehouse(sys.argv[1], read_only=False)
+write_lake(con, sys.argv[2])
+"""
+
+
+def _new_files(directory: Path, known: set[str]) -> bool:
+    return any(
+        name not in known
+        for _, _, files in os.walk(directory)
+        for name in files
+        if not name.endswith(".crc")
+    )
+
+
+def test_kill_9_during_a_lake_commit_keeps_the_previous_version(
+    service: tuple[LocalService, str], tmp_path: Path
+) -> None:
+    svc, key = service
+    db, lake = tmp_path / "wh.duckdb", tmp_path / "lake"
+    with Client(base_url=svc.base_url, api_key=key) as client:
+        assert run_sync(client, db, lake=lake, progress=False).completed
+    before = {t.name: deltalake.DeltaTable(str(lake / t.name)).version() for t in LAKE_TABLES}
+    old_rows = deltalake.DeltaTable(str(lake / "posts")).to_pyarrow_table().num_rows
+    # Many changed rows, so the commit takes long enough to be caught in the middle.
+    con = open_warehouse(db, read_only=False)
+    stamp = (datetime.now(UTC) + timedelta(seconds=1)).isoformat()
+    con.execute("CREATE TEMP TABLE extra AS SELECT * FROM posts")
+    con.execute(
+        "INSERT INTO posts SELECT e.* REPLACE (e.id || '_' || r.i AS id, "
+        "CAST(? AS TIMESTAMPTZ) AS synced_at) FROM extra e, range(2000) r(i)",
+        [stamp],
+    )
+    con.close()
+    time.sleep(1.2)
+
+    known = {name for _, _, files in os.walk(lake / "posts") for name in files}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    child = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, str(db), str(lake)], env=env)
+    deadline = time.monotonic() + 60
+    while child.poll() is None and time.monotonic() < deadline:
+        if _new_files(lake / "posts", known):  # posts' data files are being written
+            os.kill(child.pid, signal.SIGKILL)
+            break
+        time.sleep(0.001)
+    child.wait()
+    assert child.returncode == -signal.SIGKILL, "the lake write ended before it could be killed"
+
+    posts = deltalake.DeltaTable(str(lake / "posts"))
+    assert posts.version() == before["posts"]  # the killed commit is not there
+    assert posts.to_pyarrow_table().num_rows == old_rows
+    assert Warehouse.from_lake(lake).sql("SELECT count(*) AS n FROM posts")["n"][0] == old_rows
+
+    with Client(base_url=svc.base_url, api_key=key) as client:
+        report = run_sync(client, db, lake=lake, progress=False)  # completes it
+    assert report.completed, report.summary()
+    assert_lake_equals_warehouse(db, lake)
+    assert deltalake.DeltaTable(str(lake / "posts")).to_pyarrow_table().num_rows == 60 * 2001
+
+
+@pytest.mark.engine
+def test_polars_reads_the_lake_like_the_warehouse(
+    service: tuple[LocalService, str], tmp_path: Path
+) -> None:
+    pl = pytest.importorskip("polars", reason="the engine test reads the lake with Polars")
+    svc, key = service
+    db, lake = tmp_path / "wh.duckdb", tmp_path / "lake"
+    with Client(base_url=svc.base_url, api_key=key) as client:
+        assert run_sync(client, db, lake=lake, progress=False).completed
+    posts = pl.read_delta(str(lake / "posts")).filter(pl.col("deleted_at").is_null())
+    daily = pl.read_delta(str(lake / "post_daily"))
+    live = posts.select("id", "channel_id", "published_at")
+    published = (
+        live.filter(pl.col("published_at").is_not_null())
+        .with_columns(month=pl.col("published_at").dt.strftime("%Y-%m"))
+        .group_by("channel_id", "month")
+        .agg(posts=pl.len())
+    )
+    readers = (
+        daily.join(live.select("id"), left_on="post_id", right_on="id")
+        .group_by("channel_id", "month")
+        .agg(readers=pl.col("unique_viewers").sum())
+    )
+    by_polars = {
+        (r["channel_id"], r["month"]): (r["posts"] or 0, r["readers"] or 0)
+        for r in published.join(readers, on=["channel_id", "month"], how="full", coalesce=True)
+        .fill_null(0)
+        .iter_rows(named=True)
+    }
+    # The same figures from the warehouse file, through DuckDB.
+    con = open_warehouse(db, read_only=True)
+    rows = con.execute(
+        "WITH live AS (SELECT id, channel_id, published_at FROM posts WHERE deleted_at IS NULL), "
+        "p AS (SELECT channel_id, strftime(published_at AT TIME ZONE 'UTC', '%Y-%m') AS month, "
+        "count(*) AS posts FROM live WHERE published_at IS NOT NULL GROUP BY ALL), "
+        "r AS (SELECT d.channel_id, strftime(d.date, '%Y-%m') AS month, "
+        "sum(d.unique_viewers) AS readers FROM post_daily d JOIN live ON live.id = d.post_id "
+        "GROUP BY ALL) "
+        "SELECT channel_id, month, coalesce(p.posts, 0), coalesce(r.readers, 0) "
+        "FROM p FULL JOIN r USING (channel_id, month)"
+    ).fetchall()
+    con.close()
+    by_duckdb = {(c, m): (int(n), int(v)) for c, m, n, v in rows}
+    assert by_polars == by_duckdb
+    assert sum(v for _, v in by_polars.values()) > 0
