@@ -94,10 +94,30 @@ def open_warehouse(path: str | Path, *, read_only: bool) -> duckdb.DuckDBPyConne
                     f"it to version {SCHEMA_VERSION}"
                 )
             _migrate(con, version)
+    except duckdb.Error as exc:
+        con.close()
+        raise WarehouseError(f"{path}: cannot open warehouse: {storage_problem(exc)}") from None
     except BaseException:
         con.close()
         raise
     return con
+
+
+_DAMAGED = (
+    "checksum",
+    "corrupt",
+    "truncated",
+    "could not read enough bytes",
+    "not a valid",
+    "magic",
+    "damaged",
+)
+
+
+def is_storage_fault(error: BaseException) -> bool:
+    """A fault of the file or the disk (not of a query): worth one line and a remedy."""
+    lower = str(error).lower()
+    return any(word in lower for word in (*_DAMAGED, "no space left", "disk full"))
 
 
 def storage_problem(error: BaseException) -> str:
@@ -107,10 +127,7 @@ def storage_problem(error: BaseException) -> str:
     first = text.splitlines()[0] if text else type(error).__name__
     if "no space left" in lower or "disk full" in lower or "could not write" in lower:
         return f"the disk is full ({first}); free some space and run again"
-    if any(
-        word in lower
-        for word in ("checksum", "corrupt", "truncated", "not a valid", "invalid", "magic")
-    ):
+    if any(word in lower for word in _DAMAGED):
         return (
             f"the file is damaged ({first}); restore it from a backup, or move it aside and "
             "run `channelkit sync --full` to rebuild it"

@@ -32,7 +32,12 @@ from channelkit.analysis.frames import to_frame
 from channelkit.analysis.freshness import Freshness, read_freshness
 from channelkit.analysis.period import Moment, Period, check_tz, to_local
 from channelkit.errors import InvalidParameterError
-from channelkit.warehouse.connection import open_warehouse
+from channelkit.warehouse.connection import (
+    WarehouseError,
+    is_storage_fault,
+    open_warehouse,
+    storage_problem,
+)
 from channelkit.warehouse.parquet import export_parquet
 from channelkit.warehouse.urls import redact_url
 
@@ -117,14 +122,18 @@ class Warehouse:
 
     @contextmanager
     def _connect(self) -> Iterator[DuckDBPyConnection]:
-        if self._session is not None:
-            yield self._session
-            return
-        con = self._open()
+        own = self._session is None
+        con = self._open() if self._session is None else self._session
         try:
             yield con
+        except duckdb.Error as exc:
+            # A damaged or full disk is not the caller's query's fault: one line, a remedy.
+            if not is_storage_fault(exc):
+                raise
+            raise WarehouseError(f"{self.path}: {storage_problem(exc)}") from None
         finally:
-            con.close()
+            if own:
+                con.close()
 
     @property
     def duckdb(self) -> DuckDBPyConnection:
@@ -158,6 +167,8 @@ class Warehouse:
             try:
                 table = con.sql(query, params=params).to_arrow_table()
             except duckdb.Error as exc:
+                if is_storage_fault(exc):
+                    raise
                 raise InvalidParameterError("query", str(exc).strip()) from None
         return to_frame(table, tz)
 
