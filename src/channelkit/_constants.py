@@ -99,6 +99,7 @@ SYNC_BATCH_ROWS = 5_000  # rows per committed batch (one checkpoint per batch)
 SYNC_BATCH_SECONDS = 5.0  # ...or sooner, so a kill under a slow rate limit loses little
 SYNC_QUEUE_BATCHES = 2  # fetched batches waiting for the writer: bounds memory
 SYNC_DUCKDB_MEMORY_LIMIT = "128MB"  # DuckDB's cache while syncing (it spills beyond)
+SYNC_DUCKDB_THREADS = 1  # the writer's share: the fetching thread keeps the other core
 SYNC_PROGRESS_MIN_WAIT_SECONDS = 0.5  # shorter pacing waits are not worth showing
 SYNC_STOP_GRACE_SECONDS = 2.0  # after Ctrl-C, how long walks get to notice before we leave
 SYNC_HWM_MARGIN_SECONDS = 60.0  # clock slack between "after" and the walk's duration

@@ -32,6 +32,7 @@ from channelkit._constants import (
     SYNC_BATCH_SECONDS,
     SYNC_CONVERGENCE_RUNS,
     SYNC_DUCKDB_MEMORY_LIMIT,
+    SYNC_DUCKDB_THREADS,
     SYNC_LOOKBACK_DAYS,
     SYNC_PAGE_LIMIT,
     SYNC_QUEUE_BATCHES,
@@ -207,8 +208,12 @@ def run_sync(
     con = open_warehouse(path, read_only=False)
     try:
         # DuckDB would otherwise cache the written table up to 80% of RAM; the sync only
-        # needs a batch's worth, and a flat footprint whatever the workspace size.
-        con.execute(f"SET memory_limit = '{SYNC_DUCKDB_MEMORY_LIMIT}'")
+        # needs a batch's worth, and a flat footprint whatever the workspace size. Its
+        # threads would compete with the fetching thread, which bounds the sync's speed.
+        con.execute(
+            f"SET threads = {SYNC_DUCKDB_THREADS}; "
+            f"SET memory_limit = '{SYNC_DUCKDB_MEMORY_LIMIT}'"
+        )
         sync = _Sync(
             client,
             con,
@@ -282,6 +287,7 @@ class _Sync:
         self.batch_rows = batch_rows
         self.convergence_runs = convergence_runs
         self.history: plan.HistorySlice | None = None
+        self._history_started: float | None = None
         self.progress = progress
         self.stop = threading.Event()
         self.queue: queue.Queue[_Message] = queue.Queue(maxsize=SYNC_QUEUE_BATCHES)
@@ -380,6 +386,9 @@ class _Sync:
                 elif not self.stop.is_set() or not isinstance(message, _Batch | _Gone):
                     self._handle(message)
         finally:
+            if self._history_started is not None:
+                self.report.history_seconds += time.monotonic() - self._history_started
+                self._history_started = None
             if active:  # left early (interrupted): let the walks end at their next page
                 self.stop.set()
                 deadline = time.monotonic() + SYNC_STOP_GRACE_SECONDS
@@ -577,11 +586,10 @@ class _Sync:
         previous: datetime | None = None,
         state: Mapping[str, Any] | None = None,
     ) -> None:
-        started = time.monotonic()
-        try:
-            self._walk(walk, previous=previous, mark=None, done=done, state=state)
-        finally:
-            self.report.history_seconds += time.monotonic() - started
+        # Its cost on the run's clock lasts until its last batch is written: measured
+        # from here to the end of the phase (the history walk is its thread's last).
+        self._history_started = time.monotonic()
+        self._walk(walk, previous=previous, mark=None, done=done, state=state)
 
     def _reread(self, ids: list[str]) -> None:
         """Re-read drafts and scheduled posts one by one; 404 means deleted (or hidden)."""
