@@ -21,7 +21,7 @@ from collections.abc import Callable
 import httpx
 
 from channelkit import Client
-from channelkit._constants import PLAN_LIMITS
+from channelkit._spec import PLAN_LIMITS
 from channelkit.service import LocalService
 
 PAGE_SIZE = 10  # small pages: the demo's posts give enough of them

@@ -15,7 +15,7 @@ import math
 import time
 from datetime import datetime, timedelta
 
-from channelkit._constants import PLAN_LIMITS
+from channelkit._spec import PLAN_LIMITS
 from channelkit.client import Client
 from channelkit.publish import load_spreadsheet
 from channelkit.service import LocalService

@@ -6,30 +6,12 @@ owns them, never as a literal in the code that uses them.
 
 from __future__ import annotations
 
-# --- Shared: the interface contract (service-spec.md + decisions.md) ----------------------
-API_VERSION_SEGMENT = "/v1"
+# --- Shared (the interface contract itself is in channelkit._spec) ------------------------
 ENV_BASE_URL = "CHANNELKIT_BASE_URL"
 ENV_API_KEY = "CHANNELKIT_API_KEY"
 ENV_LOG = "CHANNELKIT_LOG"
 LOGGER_NAME = "channelkit"
 
-PAGE_LIMIT_DEFAULT = 20
-PAGE_LIMIT_MAX = 100
-TITLE_MAX_CHARS = 200
-BODY_MAX_CHARS = 50_000
-TAGS_MAX_COUNT = 20
-TAG_MAX_CHARS = 50
-CHANNEL_NAME_MAX_CHARS = 100
-IDEMPOTENCY_KEY_MAX_CHARS = 255
-IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60
-SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
-
-PRIORITIES = ("normal", "high", "urgent")
-POST_STATUSES = ("draft", "scheduled", "published", "archived")
-VISIBILITIES = ("organization", "team", "private")
-SCOPES = ("posts:read", "posts:write", "channels:read", "channels:write", "analytics:read")
-PLAN_LIMITS = {"starter": 60, "business": 300, "enterprise": 1000}
-RATE_WINDOW_SECONDS = 60.0
 
 # --- Service (channelkit serve) ------------------------------------------------------------
 SERVICE_HOST = "127.0.0.1"
@@ -42,17 +24,12 @@ SERVICE_KEY_USER_DEFAULT = "ana"
 SERVICE_KEY_TEAM_DEFAULT = "comms"
 SERVICE_EMAIL_DOMAIN = "example.com"
 SERVICE_MAX_REQUEST_BYTES = 1_000_000
-SERVICE_CURSOR_MAX_CHARS = 512
 SERVICE_CURSOR_MAC_BYTES = 16
-SERVICE_FILTER_MAX_CHARS = 200
-SERVICE_DESCRIPTION_MAX_CHARS = 1_000
-SERVICE_URL_MAX_CHARS = 2_048
 SERVICE_SQLITE_BUSY_MS = 5_000
 SERVICE_START_TIMEOUT_SECONDS = 10.0
 SERVICE_FAULT_SLOW_SECONDS = 1.5
 SERVICE_RATE_WINDOW_MIN_SECONDS = 0.05
 SERVICE_FAULT_RETRY_AFTER_SECONDS = 1
-SERVICE_ID_MAX_CHARS = 64
 SERVICE_RATE_BUCKETS_MAX = 100_000  # forget finished windows beyond this many buckets
 SERVICE_DEMO_SEED = 20261121
 SERVICE_DEMO_DAYS = 180

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from channelkit._constants import PRIORITIES
+from channelkit._spec import PRIORITIES
 from channelkit.analysis.sql import first_row
 from channelkit.errors import InvalidParameterError
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 import pyarrow as pa
 
-from channelkit._constants import POST_STATUSES, PRIORITIES, VISIBILITIES
+from channelkit._spec import POST_STATUSES, PRIORITIES, VISIBILITIES
 
 # Column name -> categories; priority is ordered so that sorting follows severity.
 CATEGORIES: Mapping[str, tuple[Sequence[str], bool]] = {

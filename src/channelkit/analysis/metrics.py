@@ -26,7 +26,7 @@ from datetime import date, datetime, timedelta
 import duckdb
 import pandas as pd
 
-from channelkit._constants import PRIORITIES
+from channelkit._spec import PRIORITIES
 from channelkit.analysis.filters import PostFilter
 from channelkit.analysis.frames import to_frame
 from channelkit.analysis.period import Period

@@ -21,7 +21,6 @@ import httpx
 
 from channelkit import __version__
 from channelkit._constants import (
-    API_VERSION_SEGMENT,
     CLIENT_BACKOFF_BASE_SECONDS,
     CLIENT_BACKOFF_CAP_SECONDS,
     CLIENT_CONNECT_TIMEOUT_SECONDS,
@@ -40,10 +39,9 @@ from channelkit._constants import (
     ENV_API_KEY,
     ENV_BASE_URL,
     ENV_LOG,
-    IDEMPOTENCY_KEY_MAX_CHARS,
     LOGGER_NAME,
-    RATE_WINDOW_SECONDS,
 )
+from channelkit._spec import API_VERSION_SEGMENT, IDEMPOTENCY_KEY_MAX_CHARS, RATE_WINDOW_SECONDS
 from channelkit.client._headers import parse_http_date, parse_rate_limit, parse_retry_after
 from channelkit.client._pacing import Grant, Pacer, ServerClock, WaitReason
 from channelkit.client._retry import (

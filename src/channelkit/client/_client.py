@@ -9,7 +9,7 @@ from typing import Any, Generic, TypeVar
 
 import httpx
 
-from channelkit._constants import PAGE_LIMIT_MAX
+from channelkit._spec import PAGE_LIMIT_MAX
 from channelkit.client import _operations as ops
 from channelkit.client._base import (
     Call,

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from channelkit import _spec
 from channelkit.client._base import RequestSpec, check_idempotency_key
 from channelkit.client._pagination import RawPage, parse_envelope
 from channelkit.client._params import Timestamp, format_timestamp, json_body, path_id, query_params
@@ -21,10 +22,11 @@ from channelkit.errors import (
     RequestInfo,
 )
 
-POSTS = "/posts"
-CHANNELS = "/channels"
-ANALYTICS_POSTS = "/analytics/posts"
-ANALYTICS_CHANNELS = "/analytics/channels"
+# the collections' paths, from the contract
+POSTS = _spec.POSTS
+CHANNELS = _spec.CHANNELS
+ANALYTICS_POSTS = _spec.ANALYTICS_POSTS
+ANALYTICS_CHANNELS = _spec.ANALYTICS_CHANNELS
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 

@@ -16,11 +16,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-from channelkit._constants import (
+from channelkit._constants import IDEMPOTENCY_KEY_PREFIX, PUBLISH_LEAD_TIME_SECONDS
+from channelkit._spec import (
     BODY_MAX_CHARS,
-    IDEMPOTENCY_KEY_PREFIX,
     PRIORITIES,
-    PUBLISH_LEAD_TIME_SECONDS,
     TAG_MAX_CHARS,
     TAGS_MAX_COUNT,
     TITLE_MAX_CHARS,

@@ -1,12 +1,18 @@
-"""The ASGI application: routes of the interface under /v1, in the spec's error format."""
+"""The ASGI application: the contract's operations under /v1, in the spec's error format.
+
+Each operation of `channelkit._spec.OPERATIONS` is served by the module-level handler
+named in `HANDLERS`; `create_app` only wires them to one database.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,16 +20,11 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Match, Route
+from starlette.routing import BaseRoute, Match, Route
 from starlette.types import ASGIApp
 
-from channelkit._constants import (
-    LOGGER_NAME,
-    PRIORITIES,
-    RATE_WINDOW_SECONDS,
-    SERVICE_MAX_REQUEST_BYTES,
-    VISIBILITIES,
-)
+from channelkit import _spec
+from channelkit._constants import LOGGER_NAME, SERVICE_MAX_REQUEST_BYTES
 from channelkit.service import analytics, channels, idempotency, posts
 from channelkit.service.cursor import CursorCodec
 from channelkit.service.db import Database
@@ -54,22 +55,43 @@ class Settings:
     Settings(rate_window=2.0, admin=True, faults={"503": 0.1}, fault_seed=7)
     """
 
-    rate_window: float = RATE_WINDOW_SECONDS
+    rate_window: float = _spec.RATE_WINDOW_SECONDS
     admin: bool = False
     faults: dict[str, float] = field(default_factory=dict)
     fault_seed: int = 0
 
 
-def json_response(status: int, payload: Any) -> Response:
-    return Response(_dumps(payload), status_code=status, media_type="application/json")
+@dataclass(frozen=True)
+class Context:
+    """What every handler works with: the database and the cursor codec."""
+
+    db: Database
+    codec: CursorCodec
 
 
 def _dumps(payload: Any) -> bytes:
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-def _page(items: list[dict[str, Any]], cursor: str | None) -> dict[str, Any]:
-    return {"data": items, "next_cursor": cursor, "has_more": cursor is not None}
+def json_response(status: int, payload: Any) -> Response:
+    return Response(_dumps(payload), status_code=status, media_type="application/json")
+
+
+def etag_of(body: bytes) -> str:
+    """A strong validator of a representation: equal bodies, equal tags."""
+    return '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+
+
+def _item_response(status: int, body: bytes) -> Response:
+    response = Response(body, status, media_type="application/json")
+    response.headers[_spec.ETAG_HEADER] = etag_of(body)
+    return response
+
+
+def _page(items: list[dict[str, Any]], cursor: str | None) -> Response:
+    return json_response(
+        200, {"data": items, "next_cursor": cursor, "has_more": cursor is not None}
+    )
 
 
 def _raw_page(items: list[str], cursor: str | None) -> Response:
@@ -77,27 +99,6 @@ def _raw_page(items: list[str], cursor: str | None) -> Response:
     tail = _dumps({"next_cursor": cursor, "has_more": cursor is not None})
     body = b'{"data":[' + ",".join(items).encode() + b"]," + tail[1:]
     return Response(body, 200, media_type="application/json")
-
-
-Handler = Callable[[Request, Principal], Awaitable[Response]]
-
-
-def _guarded(scope: str, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
-    """Check the key's scope, run the handler, and turn every failure into the error body."""
-
-    async def endpoint(request: Request) -> Response:
-        try:
-            principal: Principal = request.scope[PRINCIPAL]
-            if scope not in principal.scopes:
-                raise ApiError(403, f"this API key lacks the {scope!r} scope")
-            return await handler(request, principal)
-        except ApiError as exc:
-            return json_response(exc.status, exc.body())
-        except Exception:
-            log.exception("unexpected error in %s %s", request.method, request.url.path)
-            return json_response(500, error_body(500, "internal error; retry later"))
-
-    return endpoint
 
 
 async def _read_body(request: Request) -> bytes:
@@ -116,175 +117,238 @@ async def _read_body(request: Request) -> bytes:
     return b"".join(chunks)
 
 
-def create_app(db: Database, settings: Settings | None = None) -> ASGIApp:
-    """The service as an ASGI app over `db`.
-
-    app = create_app(Database.open(":memory:"), Settings(rate_window=2.0))
-    uvicorn.run(app, port=8000)
-    """
-    settings = settings or Settings()
-    codec = CursorCodec(db.secret)
-
-    async def write(
-        request: Request,
-        principal: Principal,
-        status: int,
-        operation: Callable[[sqlite3.Connection, bytes, float], dict[str, Any] | None],
-    ) -> Response:
-        """Run a write in one transaction; POSTs honour Idempotency-Key inside it."""
-        key = None
-        if request.method == "POST":
-            key = idempotency.check_key(request.headers.get(idempotency.HEADER))
-        raw = await _read_body(request) if request.method != "DELETE" else b""
-        print_ = idempotency.fingerprint(request.method, request.url.path, raw)
-        with db.transaction() as con:
-            now = db.now()
-            posts.publish_due(con, now)
-            if key is not None:
-                stored = idempotency.replay(con, principal.key_seq, key, print_, now)
-                if stored is not None:
-                    response = Response(stored[1], stored[0], media_type="application/json")
-                    response.headers["Idempotent-Replayed"] = "true"
-                    return response
-            result = operation(con, raw, now)
-            body = b"" if result is None else _dumps(result)
-            if key is not None:
-                idempotency.remember(con, principal.key_seq, key, print_, status, body, now)
-        if result is None:
-            return Response(status_code=status)
-        return Response(body, status, media_type="application/json")
-
-    # --- posts -----------------------------------------------------------------------------
-    async def list_posts(request: Request, principal: Principal) -> Response:
-        q = Query(request.query_params.multi_items(), {*posts.FILTER_CLAUSES, "limit", "cursor"})
-        filters: dict[str, Any] = {}
-        for name in ("channel_id", "author_id", "tag"):
-            if (value := q.text(name)) is not None:
-                filters[name] = value
-        if (priority := q.choice("priority", PRIORITIES)) is not None:
-            filters["priority"] = priority
-        for name in ("published_after", "published_before"):
-            if (instant := q.instant(name)) is not None:
-                filters[name] = instant
-        limit = q.limit()
-        cursor = q.text("cursor")
-        position = None if cursor is None else codec.decode(cursor, "posts", q.filters())[0]
+@contextmanager
+def _settled_read(db: Database) -> Iterator[tuple[sqlite3.Connection, float]]:
+    """A read transaction in which no scheduled post is overdue: due posts are published
+    first, in a write transaction of their own (reads never write)."""
+    with db.lock:
+        now = db.now()
+        if posts.any_due(db.con, now):
+            with db.transaction() as con:
+                posts.publish_due(con, now)
         with db.reading() as con:
-            now = db.now()
-            posts.publish_due(con, now)
-            items, last = posts.list_posts(
-                con, principal, filters, before_seq=position, limit=limit, now=now
-            )
-        token = None if last is None else codec.encode("posts", q.filters(), [last])
-        return _raw_page(items, token)
+            yield con, now
 
-    async def create_post(request: Request, principal: Principal) -> Response:
-        def op(con: sqlite3.Connection, raw: bytes, now: float) -> dict[str, Any]:
-            return posts.create_post(con, principal, parse_body(PostCreate, raw), now)
 
-        return await write(request, principal, 201, op)
+def _filter(q: Query, name: str) -> str | int | None:
+    """One query parameter, checked as the contract's kind for it says."""
+    kind = _spec.QUERY_PARAMETERS[name][0]
+    if kind == "instant":
+        return q.instant(name)
+    if kind == "priority":
+        return q.choice(name, _spec.PRIORITIES)
+    return q.text(name)
 
-    async def get_post(request: Request, principal: Principal) -> Response:
-        with db.reading() as con:
-            now = db.now()
-            posts.publish_due(con, now)
-            post = posts.get_post(con, principal, request.path_params["id"], now)
-        return json_response(200, post)
 
-    async def update_post(request: Request, principal: Principal) -> Response:
-        def op(con: sqlite3.Connection, raw: bytes, now: float) -> dict[str, Any]:
-            data = parse_body(PostUpdate, raw)
-            return posts.update_post(con, principal, request.path_params["id"], data, now)
+def _position(ctx: Context, q: Query, kind: str) -> list[int] | None:
+    cursor = q.text("cursor")
+    return None if cursor is None else ctx.codec.decode(cursor, kind, q.filters())
 
-        return await write(request, principal, 200, op)
 
-    async def delete_post(request: Request, principal: Principal) -> Response:
-        def op(con: sqlite3.Connection, raw: bytes, now: float) -> None:
-            posts.delete_post(con, principal, request.path_params["id"])
+def _token(ctx: Context, q: Query, kind: str, last: list[int] | None) -> str | None:
+    return None if last is None else ctx.codec.encode(kind, q.filters(), last)
 
-        return await write(request, principal, 204, op)
 
-    # --- channels --------------------------------------------------------------------------
-    async def list_channels(request: Request, principal: Principal) -> Response:
-        q = Query(request.query_params.multi_items(), {"visibility", "limit", "cursor"})
-        visibility = q.choice("visibility", VISIBILITIES)
-        limit = q.limit()
-        cursor = q.text("cursor")
-        position = None if cursor is None else codec.decode(cursor, "channels", q.filters())[0]
-        with db.reading() as con:
-            items, last = channels.list_channels(
-                con, principal, visibility=visibility, after_seq=position, limit=limit, now=db.now()
-            )
-        token = None if last is None else codec.encode("channels", q.filters(), [last])
-        return json_response(200, _page(items, token))
+# --- reads ----------------------------------------------------------------------------------
+async def list_posts(
+    ctx: Context, op: _spec.Operation, request: Request, who: Principal
+) -> Response:
+    q = Query(request.query_params.multi_items(), op.query)
+    filters = {
+        name: value for name in _spec.POST_FILTERS if (value := _filter(q, name)) is not None
+    }
+    limit, position = q.limit(), _position(ctx, q, "posts")
+    with _settled_read(ctx.db) as (con, now):
+        before = None if position is None else position[0]
+        items, last = posts.list_posts(con, who, filters, before_seq=before, limit=limit, now=now)
+    return _raw_page(items, _token(ctx, q, "posts", None if last is None else [last]))
 
-    async def create_channel(request: Request, principal: Principal) -> Response:
-        def op(con: sqlite3.Connection, raw: bytes, now: float) -> dict[str, Any]:
-            return channels.create_channel(con, principal, parse_body(ChannelCreate, raw), now)
 
-        return await write(request, principal, 201, op)
+async def list_channels(
+    ctx: Context, op: _spec.Operation, request: Request, who: Principal
+) -> Response:
+    q = Query(request.query_params.multi_items(), op.query)
+    visibility = q.choice("visibility", _spec.VISIBILITIES)
+    limit, position = q.limit(), _position(ctx, q, "channels")
+    with ctx.db.reading() as con:
+        items, last = channels.list_channels(
+            con, who, visibility=visibility, after_seq=None if position is None else position[0],
+            limit=limit, now=ctx.db.now(),
+        )  # fmt: skip
+    return _page(items, _token(ctx, q, "channels", None if last is None else [last]))
 
-    async def get_channel(request: Request, principal: Principal) -> Response:
-        with db.reading() as con:
-            channel = channels.get_channel(con, principal, request.path_params["id"], db.now())
-        return json_response(200, channel)
 
-    async def update_channel(request: Request, principal: Principal) -> Response:
-        def op(con: sqlite3.Connection, raw: bytes, now: float) -> dict[str, Any]:
-            data = parse_body(ChannelUpdate, raw)
-            return channels.update_channel(con, principal, request.path_params["id"], data, now)
+async def get_post(ctx: Context, op: _spec.Operation, request: Request, who: Principal) -> Response:
+    with _settled_read(ctx.db) as (con, now):
+        post = posts.get_post(con, who, request.path_params["id"], now)
+    return _item_response(200, _dumps(post))
 
-        return await write(request, principal, 200, op)
 
-    async def delete_channel(request: Request, principal: Principal) -> Response:
-        def op(con: sqlite3.Connection, raw: bytes, now: float) -> None:
-            channels.delete_channel(con, principal, request.path_params["id"])
+async def get_channel(
+    ctx: Context, op: _spec.Operation, request: Request, who: Principal
+) -> Response:
+    with ctx.db.reading() as con:
+        channel = channels.get_channel(con, who, request.path_params["id"], ctx.db.now())
+    return _item_response(200, _dumps(channel))
 
-        return await write(request, principal, 204, op)
 
-    # --- analytics -------------------------------------------------------------------------
-    def _range(q: Query) -> tuple[int | None, int | None]:
-        start, end = q.day("start"), q.day("end", round_up=True)
-        if start is not None and end is not None and end <= start:
-            raise ApiError(400, "end: must be after start (end is exclusive)", param="end")
-        return start, end
+def _day_range(q: Query) -> tuple[int | None, int | None]:
+    start, end = q.day("start"), q.day("end", round_up=True)
+    if start is not None and end is not None and end <= start:
+        raise ApiError(400, "end: must be after start (end is exclusive)", param="end")
+    return start, end
 
-    async def post_analytics(request: Request, principal: Principal) -> Response:
-        names = {"post_id", "channel_id", "start", "end", "limit", "cursor"}
-        q = Query(request.query_params.multi_items(), names)
-        start, end = _range(q)
-        post_id, channel_id, limit = q.text("post_id"), q.text("channel_id"), q.limit()
-        cursor = q.text("cursor")
-        after = None if cursor is None else codec.decode(cursor, "post-days", q.filters())
-        with db.reading() as con:
-            now = db.now()
-            posts.publish_due(con, now)
-            items, last = analytics.post_rows(
-                con, principal, post_id=post_id, channel_id=channel_id, start=start, end=end,
-                after=after, limit=limit, now=now,
-            )  # fmt: skip
-        token = None if last is None else codec.encode("post-days", q.filters(), last)
-        return json_response(200, _page(items, token))
 
-    async def channel_analytics(request: Request, principal: Principal) -> Response:
-        q = Query(
-            request.query_params.multi_items(), {"channel_id", "start", "end", "limit", "cursor"}
+async def post_analytics(
+    ctx: Context, op: _spec.Operation, request: Request, who: Principal
+) -> Response:
+    q = Query(request.query_params.multi_items(), op.query)
+    start, end = _day_range(q)
+    post_id, channel_id, limit = q.text("post_id"), q.text("channel_id"), q.limit()
+    after = _position(ctx, q, "post-days")
+    with _settled_read(ctx.db) as (con, now):
+        items, last = analytics.post_rows(
+            con, who, post_id=post_id, channel_id=channel_id, start=start, end=end,
+            after=after, limit=limit, now=now,
+        )  # fmt: skip
+    return _page(items, _token(ctx, q, "post-days", last))
+
+
+async def channel_analytics(
+    ctx: Context, op: _spec.Operation, request: Request, who: Principal
+) -> Response:
+    q = Query(request.query_params.multi_items(), op.query)
+    start, end = _day_range(q)
+    channel_id, limit = q.text("channel_id"), q.limit()
+    after = _position(ctx, q, "channel-days")
+    with _settled_read(ctx.db) as (con, now):
+        items, last = analytics.channel_rows(
+            con, who, channel_id=channel_id, start=start, end=end, after=after,
+            limit=limit, now=now,
+        )  # fmt: skip
+    return _page(items, _token(ctx, q, "channel-days", last))
+
+
+# --- writes ---------------------------------------------------------------------------------
+# (connection, principal, item id or None, raw body, now) -> the resource, or None (204)
+Write = Callable[[sqlite3.Connection, Principal, str, bytes, float], dict[str, Any] | None]
+
+WRITES: dict[str, Write] = {
+    "createPost": lambda con, who, _, raw, now: posts.create_post(
+        con, who, parse_body(PostCreate, raw), now
+    ),
+    "updatePost": lambda con, who, item, raw, now: posts.update_post(
+        con, who, item, parse_body(PostUpdate, raw), now
+    ),
+    "deletePost": lambda con, who, item, raw, now: posts.delete_post(con, who, item),
+    "createChannel": lambda con, who, _, raw, now: channels.create_channel(
+        con, who, parse_body(ChannelCreate, raw), now
+    ),
+    "updateChannel": lambda con, who, item, raw, now: channels.update_channel(
+        con, who, item, parse_body(ChannelUpdate, raw), now
+    ),
+    "deleteChannel": lambda con, who, item, raw, now: channels.delete_channel(con, who, item),
+}
+
+# resource -> its current representation, as a GET would show it (for If-Match)
+CURRENT: dict[str, Callable[[sqlite3.Connection, Principal, str, float], dict[str, Any]]] = {
+    "posts": posts.get_post,
+    "channels": channels.get_channel,
+}
+
+
+def _check_if_match(
+    con: sqlite3.Connection, op: _spec.Operation, who: Principal, item: str, header: str, now: float
+) -> None:
+    """409 unless the resource's current ETag is among `header`'s (strong comparison)."""
+    assert op.item is not None
+    current = etag_of(_dumps(CURRENT[op.item](con, who, item, now)))
+    tags = [tag.strip() for tag in header.split(",")]
+    if "*" not in tags and current not in tags:
+        raise ApiError(
+            409,
+            f"{_spec.IF_MATCH_HEADER}: the {op.item[:-1]} changed since you read it"
+            f" (its ETag is now {current}); read it again and reapply your change",
+            param=_spec.IF_MATCH_HEADER,
         )
-        start, end = _range(q)
-        channel_id, limit = q.text("channel_id"), q.limit()
-        cursor = q.text("cursor")
-        after = None if cursor is None else codec.decode(cursor, "channel-days", q.filters())
-        with db.reading() as con:
-            now = db.now()
-            posts.publish_due(con, now)
-            items, last = analytics.channel_rows(
-                con, principal, channel_id=channel_id, start=start, end=end, after=after,
-                limit=limit, now=now,
-            )  # fmt: skip
-        token = None if last is None else codec.encode("channel-days", q.filters(), last)
-        return json_response(200, _page(items, token))
 
-    # --- admin -----------------------------------------------------------------------------
+
+async def write(ctx: Context, op: _spec.Operation, request: Request, who: Principal) -> Response:
+    """Run a write in one transaction; POSTs honour Idempotency-Key, PATCH and DELETE
+    If-Match, inside it."""
+    key = None
+    if op.method == "POST":
+        key = idempotency.check_key(request.headers.get(idempotency.HEADER))
+    raw = await _read_body(request) if op.method != "DELETE" else b""
+    print_ = idempotency.fingerprint(op.method, request.url.path, raw)
+    item = request.path_params.get("id", "")
+    if_match = request.headers.get(_spec.IF_MATCH_HEADER)
+    with ctx.db.transaction() as con:
+        now = ctx.db.now()
+        posts.publish_due(con, now)
+        if key is not None:
+            stored = idempotency.replay(con, who.key_seq, key, print_, now)
+            if stored is not None:
+                response = _item_response(stored[0], stored[1])
+                response.headers["Idempotent-Replayed"] = "true"
+                return response
+        if if_match is not None and op.method in ("PATCH", "DELETE"):
+            _check_if_match(con, op, who, item, if_match, now)
+        result = WRITES[op.id](con, who, item, raw, now)
+        body = b"" if result is None else _dumps(result)
+        if key is not None:
+            idempotency.remember(con, who.key_seq, key, print_, op.status, body, now)
+    if result is None:
+        return Response(status_code=op.status)
+    return _item_response(op.status, body)
+
+
+Handler = Callable[[Context, _spec.Operation, Request, Principal], Awaitable[Response]]
+
+HANDLERS: dict[str, Handler] = {
+    "listPosts": list_posts,
+    "createPost": write,
+    "getPost": get_post,
+    "updatePost": write,
+    "deletePost": write,
+    "listChannels": list_channels,
+    "createChannel": write,
+    "getChannel": get_channel,
+    "updateChannel": write,
+    "deleteChannel": write,
+    "listPostAnalytics": post_analytics,
+    "listChannelAnalytics": channel_analytics,
+}
+
+
+def _endpoint(ctx: Context, op: _spec.Operation) -> Callable[[Request], Awaitable[Response]]:
+    """Check the key's scope, run the operation's handler, and turn every failure into
+    the error body."""
+    handler = HANDLERS[op.id]
+
+    async def endpoint(request: Request) -> Response:
+        try:
+            principal: Principal = request.scope[PRINCIPAL]
+            if op.scope not in principal.scopes:
+                raise ApiError(403, f"this API key lacks the {op.scope!r} scope")
+            return await handler(ctx, op, request, principal)
+        except ApiError as exc:
+            return json_response(exc.status, exc.body())
+        except Exception:
+            log.exception("unexpected error in %s %s", request.method, request.url.path)
+            return json_response(500, error_body(500, "internal error; retry later"))
+
+    return endpoint
+
+
+# --- unauthenticated ------------------------------------------------------------------------
+async def serve_openapi(request: Request) -> Response:
+    document = openapi_document()
+    document["servers"] = [{"url": str(request.base_url).rstrip("/") + _spec.API_VERSION_SEGMENT}]
+    return json_response(200, document)
+
+
+def _clock(db: Database) -> Callable[[Request], Awaitable[Response]]:
     async def clock(request: Request) -> Response:
         try:
             if request.method == "POST":
@@ -294,53 +358,46 @@ def create_app(db: Database, settings: Settings | None = None) -> ASGIApp:
         except ApiError as exc:
             return json_response(exc.status, exc.body())
 
-    async def openapi(request: Request) -> Response:
-        document = openapi_document()
-        document["servers"] = [{"url": str(request.base_url).rstrip("/") + "/v1"}]
-        return json_response(200, document)
+    return clock
 
-    routes = [
-        Route("/v1/openapi.json", openapi, methods=["GET"]),
-        Route("/v1/posts", _guarded("posts:read", list_posts), methods=["GET"]),
-        Route("/v1/posts", _guarded("posts:write", create_post), methods=["POST"]),
-        Route("/v1/posts/{id}", _guarded("posts:read", get_post), methods=["GET"]),
-        Route("/v1/posts/{id}", _guarded("posts:write", update_post), methods=["PATCH"]),
-        Route("/v1/posts/{id}", _guarded("posts:write", delete_post), methods=["DELETE"]),
-        Route("/v1/channels", _guarded("channels:read", list_channels), methods=["GET"]),
-        Route("/v1/channels", _guarded("channels:write", create_channel), methods=["POST"]),
-        Route("/v1/channels/{id}", _guarded("channels:read", get_channel), methods=["GET"]),
-        Route("/v1/channels/{id}", _guarded("channels:write", update_channel), methods=["PATCH"]),
-        Route("/v1/channels/{id}", _guarded("channels:write", delete_channel), methods=["DELETE"]),
-        Route("/v1/analytics/posts", _guarded("analytics:read", post_analytics), methods=["GET"]),
-        Route(
-            "/v1/analytics/channels",
-            _guarded("analytics:read", channel_analytics),
-            methods=["GET"],
-        ),
-    ]
-    if settings.admin:
-        routes.append(Route("/v1/admin/clock", clock, methods=["GET", "POST"]))
 
+def _http_error(routes: list[BaseRoute]) -> Callable[[Request, Exception], Awaitable[Response]]:
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         if exc.status_code == 405:
             message = f"method {request.method} is not allowed on {request.url.path}"
-            allowed = sorted(
-                {
-                    m
-                    for r in routes
-                    if r.matches(request.scope)[0] != Match.NONE
-                    for m in r.methods or ()
-                }
-            )
+            allowed = {
+                method
+                for route in routes
+                if isinstance(route, Route) and route.matches(request.scope)[0] != Match.NONE
+                for method in route.methods or ()
+            }
             response = json_response(405, error_body(400, message))
-            response.headers["Allow"] = ", ".join(allowed)
+            response.headers["Allow"] = ", ".join(sorted(allowed))
             return response
         if exc.status_code == 404:
             return json_response(404, error_body(404, f"no such endpoint: {request.url.path}"))
         return json_response(exc.status_code, error_body(400, str(exc.detail)))
 
-    router = Starlette(routes=routes, exception_handlers={HTTPException: http_error})
+    return http_error
+
+
+def create_app(db: Database, settings: Settings | None = None) -> ASGIApp:
+    """The service as an ASGI app over `db`.
+
+    app = create_app(Database.open(":memory:"), Settings(rate_window=2.0))
+    uvicorn.run(app, port=8000)
+    """
+    settings = settings or Settings()
+    ctx = Context(db, CursorCodec(db.secret))
+    prefix = _spec.API_VERSION_SEGMENT
+    routes: list[BaseRoute] = [Route(f"{prefix}/openapi.json", serve_openapi, methods=["GET"])]
+    routes += [
+        Route(prefix + op.path, _endpoint(ctx, op), methods=[op.method]) for op in _spec.OPERATIONS
+    ]
+    if settings.admin:
+        routes.append(Route(f"{prefix}/admin/clock", _clock(db), methods=["GET", "POST"]))
+    router = Starlette(routes=routes, exception_handlers={HTTPException: _http_error(routes)})
     app: ASGIApp = router
     if settings.faults:
         app = FaultInjector(router, settings.faults, settings.fault_seed)

@@ -7,34 +7,44 @@ import sqlite3
 import unicodedata
 from typing import Any
 
+from channelkit import _spec
 from channelkit._constants import SERVICE_CHANNEL_AUDIENCE
 from channelkit.service.engagement import subscribers
 from channelkit.service.errors import ApiError, bad_request
-from channelkit.service.models import ChannelCreate, ChannelUpdate
+from channelkit.service.models import stored_fields
 from channelkit.service.timefmt import day_of, format_instant
 from channelkit.service.workspace import Principal, new_id, visible_channels
 
-_COLUMNS = (
-    "c.seq, c.id, c.name, c.slug, c.description, c.visibility, c.is_default, c.is_archived,"
-    " c.audience, c.created_at, c.updated_at,"
-    " (SELECT count(*) FROM posts p WHERE p.channel_seq = c.seq)"
-)
+# What a channel row is read as: its stored fields (from the contract) and what the
+# computed ones need; `render` shows them in the contract's order.
+STORED = stored_fields(_spec.CHANNEL_FIELDS)
+_SELECTED = {
+    "seq": "c.seq",
+    "id": "c.id",
+    **{name: f"c.{name}" for name in STORED},
+    "is_archived": "c.is_archived",
+    "audience": "c.audience",
+    "created_at": "c.created_at",
+    "updated_at": "c.updated_at",
+    "post_count": "(SELECT count(*) FROM posts p WHERE p.channel_seq = c.seq)",
+}
+_COLUMNS = ", ".join(_SELECTED.values())
 
 
 def render(row: tuple[Any, ...], now: float) -> dict[str, Any]:
-    return {
-        "id": row[1],
-        "name": row[2],
-        "slug": row[3],
-        "description": row[4],
-        "visibility": row[5],
-        "subscriber_count": subscribers(row[1], row[8], day_of(row[9]), day_of(now)),
-        "post_count": row[11],
-        "is_default": bool(row[6]),
-        "is_archived": bool(row[7]),
-        "created_at": format_instant(row[9]),
-        "updated_at": format_instant(row[10]),
-    }
+    values = dict(zip(_SELECTED, row, strict=True))
+    values["subscriber_count"] = subscribers(
+        values["id"], values["audience"], day_of(values["created_at"]), day_of(now)
+    )
+    shown: dict[str, Any] = {}
+    for field in _spec.CHANNEL_FIELDS:
+        value = values[field.name]
+        if field.kind == "flag":
+            value = bool(value)
+        elif field.kind == "instant":
+            value = format_instant(value)
+        shown[field.name] = value
+    return shown
 
 
 def list_channels(
@@ -82,8 +92,10 @@ def get_channel(
 
 
 def create_channel(
-    con: sqlite3.Connection, principal: Principal, data: ChannelCreate, now: float
+    con: sqlite3.Connection, principal: Principal, data: Any, now: float
 ) -> dict[str, Any]:
+    if data.is_default and data.visibility == "private":
+        raise _default_conflict("visibility")
     if data.slug is None:
         slug = _free_slug(con, slugify(data.name))
     else:
@@ -93,21 +105,20 @@ def create_channel(
         raise bad_request(
             "visibility", "a team channel needs a creator in a team; yours is in none"
         )
+    row = {
+        **{name: getattr(data, name) for name in STORED},
+        "id": new_id("chan"),
+        "slug": slug,
+        "team_seq": principal.team_seq,
+        "is_default": int(data.is_default),
+        "is_archived": 0,
+        "audience": SERVICE_CHANNEL_AUDIENCE[data.visibility],
+        "created_at": int(now),
+        "updated_at": int(now),
+    }
     cur = con.execute(
-        "INSERT INTO channels (id, name, slug, description, visibility, team_seq, is_default,"
-        " is_archived, audience, created_at, updated_at) VALUES (?,?,?,?,?,?,?,0,?,?,?)",
-        (
-            new_id("chan"),
-            data.name,
-            slug,
-            data.description,
-            data.visibility,
-            principal.team_seq,
-            int(data.is_default),
-            SERVICE_CHANNEL_AUDIENCE[data.visibility],
-            int(now),
-            int(now),
-        ),
+        f"INSERT INTO channels ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+        list(row.values()),
     )
     seq = int(cur.lastrowid or 0)
     con.execute("INSERT INTO channel_members VALUES (?, ?)", (seq, principal.user_seq))
@@ -118,7 +129,7 @@ def update_channel(
     con: sqlite3.Connection,
     principal: Principal,
     channel_id: str,
-    data: ChannelUpdate,
+    data: Any,
     now: float,
 ) -> dict[str, Any]:
     seq = find_visible(con, principal, channel_id)
@@ -128,6 +139,7 @@ def update_channel(
     for field in sorted(data.model_fields_set):
         value = getattr(data, field)
         changes[field] = int(value) if isinstance(value, bool) else value
+    _check_hiding(con, principal, seq, changes)
     if "slug" in changes:
         _check_slug_free(con, changes["slug"], seq)
     if changes.get("visibility") == "team":
@@ -138,11 +150,6 @@ def update_channel(
                     "visibility", "a team channel needs a team; neither it nor you have one"
                 )
             changes["team_seq"] = principal.team_seq
-    if changes.get("visibility") == "private":
-        # whoever makes a channel private keeps seeing it
-        con.execute(
-            "INSERT OR IGNORE INTO channel_members VALUES (?, ?)", (seq, principal.user_seq)
-        )
     if changes:
         changes["updated_at"] = int(now)
         assignments = ", ".join(f"{name} = ?" for name in changes)
@@ -181,7 +188,43 @@ def _free_slug(con: sqlite3.Connection, base: str) -> str:
 def _check_slug_free(con: sqlite3.Connection, slug: str, own_seq: int | None) -> None:
     row = con.execute("SELECT seq FROM channels WHERE slug = ?", (slug,)).fetchone()
     if row is not None and row[0] != own_seq:
-        raise ApiError(409, f"slug: {slug!r} is already taken in this workspace", param="slug")
+        # the same words whoever holds it: never a hint of a channel the key cannot see
+        raise ApiError(
+            409, "slug: is already taken in this workspace; choose another", param="slug"
+        )
+
+
+def _check_hiding(
+    con: sqlite3.Connection, principal: Principal, seq: int, changes: dict[str, Any]
+) -> None:
+    """Making a channel private or archiving it hides it (and its posts) from others: only
+    its creator or a member may, and never for a default channel (decisions.md)."""
+    visibility, is_default, is_archived = con.execute(
+        "SELECT visibility, is_default, is_archived FROM channels WHERE seq = ?", (seq,)
+    ).fetchone()
+    to_private = changes.get("visibility") == "private" and visibility != "private"
+    to_archived = changes.get("is_archived") == 1 and not is_archived
+    default = changes.get("is_default", is_default)
+    private = changes.get("visibility", visibility) == "private"
+    archived = changes.get("is_archived", is_archived)
+    if default and private and {"visibility", "is_default"} & changes.keys():
+        raise _default_conflict("visibility")
+    if default and archived and {"is_archived", "is_default"} & changes.keys():
+        raise _default_conflict("is_archived")
+    if (to_private or to_archived) and not con.execute(
+        "SELECT 1 FROM channel_members WHERE channel_seq = ? AND user_seq = ?",
+        (seq, principal.user_seq),
+    ).fetchone():
+        param = "visibility" if to_private else "is_archived"
+        action = "make it private" if to_private else "archive it"
+        raise ApiError(
+            409, f"{param}: only the channel's creator or a member may {action}", param=param
+        )
+
+
+def _default_conflict(param: str) -> ApiError:
+    state = "private" if param == "visibility" else "archived"
+    return ApiError(409, f"{param}: a default channel cannot be {state}", param=param)
 
 
 def _load(con: sqlite3.Connection, seq: int, now: float) -> dict[str, Any]:

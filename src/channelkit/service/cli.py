@@ -8,15 +8,13 @@ import sys
 import click
 
 from channelkit._constants import (
-    PLAN_LIMITS,
-    RATE_WINDOW_SECONDS,
-    SCOPES,
     SERVICE_DB_PATH,
     SERVICE_HOST,
     SERVICE_KEY_PLAN_DEFAULT,
     SERVICE_PORT,
     SERVICE_RATE_WINDOW_MIN_SECONDS,
 )
+from channelkit._spec import PLAN_LIMITS, RATE_WINDOW_SECONDS, SCOPES
 from channelkit.cli import user_errors
 from channelkit.service import workspace
 from channelkit.service.db import Database

@@ -14,7 +14,8 @@ import hmac
 import json
 from collections.abc import Mapping
 
-from channelkit._constants import SERVICE_CURSOR_MAC_BYTES, SERVICE_CURSOR_MAX_CHARS
+from channelkit._constants import SERVICE_CURSOR_MAC_BYTES
+from channelkit._spec import CURSOR_MAX_CHARS
 from channelkit.service.errors import bad_request
 
 Position = list[int]
@@ -37,7 +38,7 @@ class CursorCodec:
         return _b64(raw) + "." + _b64(self._mac(raw))
 
     def decode(self, token: str, listing: str, query: Mapping[str, object]) -> Position:
-        if len(token) > SERVICE_CURSOR_MAX_CHARS or token.count(".") != 1:
+        if len(token) > CURSOR_MAX_CHARS or token.count(".") != 1:
             raise bad_request("cursor", "malformed cursor; pass next_cursor back unchanged")
         body, mac = token.split(".")
         try:

@@ -15,8 +15,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from channelkit import _spec
 from channelkit._constants import SERVICE_SQLITE_BUSY_MS
 from channelkit.errors import ChannelkitError
+from channelkit.service.models import stored_fields
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -109,6 +111,17 @@ CREATE TABLE IF NOT EXISTS idempotency (
 """
 
 
+def _add_contract_columns(con: sqlite3.Connection) -> None:
+    """A field added to the contract gets its column, in new and existing files."""
+    for table, fields in (("posts", _spec.POST_FIELDS), ("channels", _spec.CHANNEL_FIELDS)):
+        present = {row[1] for row in con.execute(f"PRAGMA table_info({table})")}
+        kinds = {f.name: f.kind for f in fields}
+        for name in stored_fields(fields):
+            if name not in present:
+                kind = "INTEGER NOT NULL DEFAULT 0" if kinds[name] == "flag" else "TEXT"
+                con.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
+
+
 class ServiceDatabaseError(ChannelkitError):
     """The service's database file cannot be opened or is not a channelkit service file."""
 
@@ -144,6 +157,7 @@ class Database:
             con.execute("PRAGMA synchronous = NORMAL")
             con.execute("PRAGMA foreign_keys = ON")
             con.executescript(_SCHEMA)
+            _add_contract_columns(con)
             con.execute(
                 "INSERT OR IGNORE INTO meta VALUES ('app', 'channelkit-service'), ('secret', ?)",
                 (secrets.token_hex(32),),

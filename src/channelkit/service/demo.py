@@ -15,7 +15,6 @@ import unicodedata
 from dataclasses import dataclass
 
 from channelkit._constants import (
-    SCOPES,
     SERVICE_DEMO_DAYS,
     SERVICE_DEMO_DRAFTS,
     SERVICE_DEMO_POSTS,
@@ -23,6 +22,7 @@ from channelkit._constants import (
     SERVICE_DEMO_SEED,
     SERVICE_EMAIL_DOMAIN,
 )
+from channelkit._spec import SCOPES
 from channelkit.service import demo_content as words
 from channelkit.service.engagement import HOURLY, WEEKDAY, weekday
 from channelkit.service.posts import engagement_rows
@@ -172,7 +172,12 @@ def _build(con: sqlite3.Connection, now: float) -> None:
                 seq, post_id, when, post.priority, post.tags, post.cover is not None,
                 channel.id, channel.audience, channel.created_at,
             )  # fmt: skip
-    con.executemany("INSERT INTO posts VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", post_rows)
+    con.executemany(
+        "INSERT INTO posts (seq, id, channel_seq, author_seq, title, body, priority, tags,"
+        " status, published_at, scheduled_at, cover_image_url, created_at, updated_at)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        post_rows,
+    )
     con.executemany("INSERT INTO post_tags VALUES (?, ?)", tag_rows)
     con.executemany("INSERT INTO post_daily VALUES (?,?,?,?,?,?,?,?)", daily)
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from channelkit._constants import PLAN_LIMITS
+from channelkit._spec import PLAN_LIMITS
 from channelkit.service.db import Database
 from channelkit.service.errors import error_body
 from channelkit.service.ratelimit import FixedWindowLimiter, Quota
@@ -20,6 +20,7 @@ from channelkit.service.workspace import Principal, authenticate
 
 PRINCIPAL = "channelkit.principal"
 _PUBLIC = ("/v1/openapi.json", "/v1/admin/")
+_TWO_KEYS = "send one Authorization header, not several"
 
 
 class Gate:
@@ -58,7 +59,8 @@ class Gate:
                 refusable=not (needs_key and problem is not None),
             )
         if needs_key and problem is not None:
-            await _send_error(send, 401, problem, quota)
+            status = 400 if problem == _TWO_KEYS else 401
+            await _send_error(send, status, problem, quota)
             return
         if not quota.allowed:
             message = (
@@ -78,14 +80,13 @@ class Gate:
 
     def _identify(self, scope: Scope) -> tuple[str | None, Principal | None]:
         """(problem, principal): exactly one of them is None."""
-        header = None
-        for name, value in scope["headers"]:
-            if name == b"authorization":
-                header = value.decode("latin-1")
-                break
-        if header is None:
+        headers = [value for name, value in scope["headers"] if name == b"authorization"]
+        if len(headers) > 1:
+            # a proxy that reads another of them would act for another key than we do
+            return _TWO_KEYS, None
+        if not headers:
             return "missing Authorization header; send 'Authorization: Bearer <API_KEY>'", None
-        scheme, _, token = header.strip().partition(" ")
+        scheme, _, token = headers[0].decode("latin-1").strip().partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             return "Authorization header must be 'Bearer <API_KEY>'", None
         with self.db.lock:
@@ -96,7 +97,8 @@ class Gate:
 
 
 async def _send_error(send: Send, status: int, message: str, quota: Quota) -> None:
-    body = json.dumps(error_body(status, message)).encode()
+    param = "Authorization" if status == 400 else None
+    body = json.dumps(error_body(status, message, param)).encode()
     headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),

@@ -7,12 +7,17 @@ so a client whose connection died after the commit gets that response on retry.
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 
-from channelkit._constants import IDEMPOTENCY_KEY_MAX_CHARS, IDEMPOTENCY_TTL_SECONDS
+from channelkit._spec import (
+    IDEMPOTENCY_HEADER,
+    IDEMPOTENCY_KEY_MAX_CHARS,
+    IDEMPOTENCY_TTL_SECONDS,
+)
 from channelkit.service.errors import ApiError
 
-HEADER = "Idempotency-Key"
+HEADER = IDEMPOTENCY_HEADER
 
 
 def check_key(value: str | None) -> str | None:
@@ -28,7 +33,18 @@ def check_key(value: str | None) -> str | None:
 
 
 def fingerprint(method: str, path: str, body: bytes) -> str:
-    return hashlib.sha256(method.encode() + b" " + path.encode() + b"\n" + body).hexdigest()
+    """What a request means: the same JSON with other whitespace or key order is the same
+    request (the body in canonical form: sorted keys, no insignificant whitespace)."""
+    try:
+        canonical = json.dumps(
+            json.loads(body), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        ).encode()
+    except (
+        ValueError,
+        RecursionError,
+    ):  # not JSON (nor UTF-8): refused with a 400 before anything is stored
+        canonical = body
+    return hashlib.sha256(method.encode() + b" " + path.encode() + b"\n" + canonical).hexdigest()
 
 
 def replay(

@@ -13,14 +13,13 @@ from types import TracebackType
 import uvicorn
 
 from channelkit._constants import (
-    RATE_WINDOW_SECONDS,
-    SCOPES,
     SERVICE_HOST,
     SERVICE_KEY_PLAN_DEFAULT,
     SERVICE_KEY_TEAM_DEFAULT,
     SERVICE_KEY_USER_DEFAULT,
     SERVICE_START_TIMEOUT_SECONDS,
 )
+from channelkit._spec import RATE_WINDOW_SECONDS, SCOPES
 from channelkit.errors import ChannelkitError
 from channelkit.service import workspace
 from channelkit.service.app import Settings, create_app

@@ -1,50 +1,35 @@
-"""Request bodies, validated strictly: unknown fields, wrong types and bad lengths are 400.
+"""Request bodies, derived from the contract's field tables and validated strictly.
 
+Unknown fields, wrong types, bad lengths and the text rules of `channelkit._spec` are 400.
 `parse_body` turns pydantic's errors into the spec's error, with `param` naming the
 top-level field at fault and the message giving the full path inside it.
 """
 
 from __future__ import annotations
 
-import re
-from typing import Annotated, Literal, TypeVar
-from urllib.parse import urlsplit
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from channelkit._constants import (
-    BODY_MAX_CHARS,
-    CHANNEL_NAME_MAX_CHARS,
-    SERVICE_DESCRIPTION_MAX_CHARS,
-    SERVICE_ID_MAX_CHARS,
-    SERVICE_URL_MAX_CHARS,
-    SLUG_PATTERN,
-    TAG_MAX_CHARS,
-    TAGS_MAX_COUNT,
-    TITLE_MAX_CHARS,
-)
+from channelkit import _spec
 from channelkit.service.errors import ApiError, bad_request
 
-Priority = Literal["normal", "high", "urgent"]
-Status = Literal["draft", "scheduled", "published", "archived"]
-Visibility = Literal["organization", "team", "private"]
+
+def _text_rule(rule: str) -> Callable[[str], str]:
+    def check(value: str) -> str:
+        problem = _spec.text_problem(rule, value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
+
+    return check
 
 
-def _not_blank(value: str) -> str:
-    if not value.strip():
-        raise ValueError("must not be blank")
-    return value
-
-
-def _http_url(value: str) -> str:
-    parts = urlsplit(value)
-    if (
-        parts.scheme not in ("http", "https")
-        or not parts.netloc
-        or re.search(r"\s", value)
-        or parts.hostname is None
-    ):
-        raise ValueError("must be an absolute http(s) URL")
+def _url(value: str) -> str:
+    problem = _spec.url_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
     return value
 
 
@@ -52,64 +37,71 @@ def _unique(tags: list[str]) -> list[str]:
     return list(dict.fromkeys(tags))
 
 
-Title = Annotated[str, Field(min_length=1, max_length=TITLE_MAX_CHARS), AfterValidator(_not_blank)]
-Body = Annotated[str, Field(min_length=1, max_length=BODY_MAX_CHARS), AfterValidator(_not_blank)]
-Tag = Annotated[str, Field(min_length=1, max_length=TAG_MAX_CHARS), AfterValidator(_not_blank)]
-Tags = Annotated[list[Tag], Field(max_length=TAGS_MAX_COUNT), AfterValidator(_unique)]
-Url = Annotated[str, Field(max_length=SERVICE_URL_MAX_CHARS), AfterValidator(_http_url)]
-Timestamp = Annotated[str, Field(min_length=1, max_length=SERVICE_ID_MAX_CHARS)]
-ChannelRef = Annotated[str, Field(min_length=1, max_length=SERVICE_ID_MAX_CHARS)]
-Name = Annotated[
-    str, Field(min_length=1, max_length=CHANNEL_NAME_MAX_CHARS), AfterValidator(_not_blank)
-]
-Slug = Annotated[str, Field(max_length=CHANNEL_NAME_MAX_CHARS, pattern=SLUG_PATTERN)]
-Description = Annotated[str, Field(max_length=SERVICE_DESCRIPTION_MAX_CHARS)]
+_Id = Annotated[str, Field(min_length=1, max_length=_spec.ID_MAX_CHARS)]
+_Slug = Annotated[str, Field(max_length=_spec.CHANNEL_NAME_MAX_CHARS, pattern=_spec.SLUG_PATTERN)]
+_Instant = Annotated[str, Field(min_length=1, max_length=_spec.ID_MAX_CHARS)]
+_Url = Annotated[str, AfterValidator(_url)]
+
+
+def _type(field: _spec.Field) -> Any:
+    """The pydantic type of a request field of `field.kind`."""
+    if field.kind == "text":
+        assert field.text is not None
+        return Annotated[str, AfterValidator(_text_rule(field.text))]
+    if field.kind == "tags":
+        assert field.text is not None
+        tag = Annotated[str, AfterValidator(_text_rule(field.text))]
+        return Annotated[list[tag], Field(max_length=_spec.TAGS_MAX_COUNT), AfterValidator(_unique)]
+    if field.kind == "enum":
+        return Literal[field.choices]
+    simple: dict[str, Any] = {
+        "id": _Id, "slug": _Slug, "instant": _Instant, "url": _Url, "flag": bool,
+    }  # fmt: skip
+    return simple[field.kind]
 
 
 class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-class PostCreate(_Body):
-    channel_id: ChannelRef
-    title: Title
-    body: Body
-    priority: Priority = "normal"
-    tags: Tags = []
-    scheduled_at: Timestamp | None = None
-    cover_image_url: Url | None = None
+def _create_model(name: str, fields: tuple[_spec.Field, ...]) -> type[_Body]:
+    definitions: dict[str, Any] = {}
+    for field in _spec.create_fields(fields):
+        kind = _type(field)
+        if field.create == "required":
+            definitions[field.name] = (kind, ...)
+        elif field.default is not None:
+            definitions[field.name] = (kind, field.default)
+        elif field.kind == "tags":
+            definitions[field.name] = (kind, [])
+        else:
+            definitions[field.name] = (kind | None, None)
+    return create_model(name, __base__=_Body, **definitions)
 
 
-class PostUpdate(_Body):
+def _update_model(name: str, fields: tuple[_spec.Field, ...]) -> type[_Body]:
     """Every field optional; `model_fields_set` tells which were sent."""
-
-    channel_id: ChannelRef = ""
-    title: Title = ""
-    body: Body = ""
-    priority: Priority = "normal"
-    tags: Tags = []
-    scheduled_at: Timestamp = ""
-    cover_image_url: Url | None = None
-    status: Status = "draft"
+    definitions: dict[str, Any] = {}
+    for field in _spec.update_fields(fields):
+        kind = _type(field)
+        definitions[field.name] = ((kind | None) if field.clearable else kind, None)
+    return create_model(name, __base__=_Body, **definitions)
 
 
-class ChannelCreate(_Body):
-    name: Name
-    slug: Slug | None = None
-    description: Description = ""
-    visibility: Visibility = "organization"
-    is_default: bool = False
+# Typed as Any: their fields come from the contract's tables at import time.
+PostCreate: Any = _create_model("PostCreate", _spec.POST_FIELDS)
+PostUpdate: Any = _update_model("PostUpdate", _spec.POST_FIELDS)
+ChannelCreate: Any = _create_model("ChannelCreate", _spec.CHANNEL_FIELDS)
+ChannelUpdate: Any = _update_model("ChannelUpdate", _spec.CHANNEL_FIELDS)
 
 
-class ChannelUpdate(_Body):
-    """Every field optional; `model_fields_set` tells which were sent."""
-
-    name: Name = ""
-    slug: Slug = ""
-    description: Description = ""
-    visibility: Visibility = "organization"
-    is_default: bool = False
-    is_archived: bool = False
+def stored_fields(fields: tuple[_spec.Field, ...]) -> tuple[str, ...]:
+    """Fields kept as sent, one column each (the others are computed or stored apart)."""
+    return tuple(
+        f.name
+        for f in _spec.create_fields(fields)
+        if f.kind in ("text", "slug", "enum", "url", "flag")
+    )
 
 
 class ClockAdvance(_Body):

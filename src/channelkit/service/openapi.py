@@ -1,38 +1,26 @@
-"""The interface as an OpenAPI 3.1 document, built from the same limits the service enforces.
+"""The interface as an OpenAPI 3.1 document, generated from the contract (`channelkit._spec`).
 
 Served at `GET /v1/openapi.json` and checked in as `docs/openapi.json`; regenerate with
-`python -m channelkit.service.openapi > docs/openapi.json` (a test keeps the two equal).
+`python -m channelkit.service.openapi --write` (a test fails while the file is stale).
+Every constraint published here is one the service enforces, and no stricter: a fuzzer
+may rely on the schema in both directions.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import sys
+from pathlib import Path
 from typing import Any
 
-from channelkit import __version__
-from channelkit._constants import (
-    BODY_MAX_CHARS,
-    CHANNEL_NAME_MAX_CHARS,
-    IDEMPOTENCY_KEY_MAX_CHARS,
-    PAGE_LIMIT_DEFAULT,
-    PAGE_LIMIT_MAX,
-    POST_STATUSES,
-    PRIORITIES,
-    SERVICE_CURSOR_MAX_CHARS,
-    SERVICE_DESCRIPTION_MAX_CHARS,
-    SERVICE_FILTER_MAX_CHARS,
-    SERVICE_ID_MAX_CHARS,
-    SERVICE_URL_MAX_CHARS,
-    SLUG_PATTERN,
-    TAG_MAX_CHARS,
-    TAGS_MAX_COUNT,
-    TITLE_MAX_CHARS,
-    VISIBILITIES,
-)
-from channelkit.service.posts import FILTER_CLAUSES
-from channelkit.service.timefmt import REQUEST_TIMESTAMP_PATTERN
+from channelkit import __version__, _spec
+from channelkit.errors import ERROR_CODES
 
+DOCUMENT_PATH = Path("docs") / "openapi.json"
 _REF = "#/components/"
+_ANY_TEXT = r"^[^\u0000-\u001f\u007f-\u009f]*$"
+_MULTILINE_TEXT = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$"
 
 
 def _ref(kind: str, name: str) -> dict[str, str]:
@@ -43,45 +31,26 @@ def _string(**extra: Any) -> dict[str, Any]:
     return {"type": "string", **extra}
 
 
-_TIMESTAMP_IN = _string(
-    pattern=REQUEST_TIMESTAMP_PATTERN,
-    description="RFC 3339 with an offset (`2026-11-21T09:30:00+01:00`), or a date "
-    "(`2026-11-21`, meaning 00:00 UTC).",
-)
-_TIMESTAMP_OUT = _string(format="date-time", description="RFC 3339, UTC, `Z` suffix.")
-_NULLABLE_TIMESTAMP_OUT = {"type": ["string", "null"], "format": "date-time"}
-_ID = _string(minLength=1, maxLength=SERVICE_ID_MAX_CHARS)
-_RATE_HEADERS = {
-    "X-RateLimit-Limit": _ref("headers", "X-RateLimit-Limit"),
-    "X-RateLimit-Remaining": _ref("headers", "X-RateLimit-Remaining"),
-    "X-RateLimit-Reset": _ref("headers", "X-RateLimit-Reset"),
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    if "$ref" in schema or "anyOf" in schema:
+        return {"anyOf": [schema, {"type": "null"}]}
+    return {**schema, "type": [schema["type"], "null"]}
+
+
+_INSTANT_IN = {
+    "anyOf": [
+        _string(format="date-time", pattern=_spec.REQUEST_DATE_TIME_PATTERN),
+        _string(format="date", pattern=_spec.REQUEST_DATE_PATTERN),
+    ],
+    "description": "RFC 3339 with an offset of at most 18:00 (`2026-11-21T09:30:00+01:00`), or a "
+    "date (`2026-11-21`, meaning 00:00 UTC); within 0001-01-01T00:00:00Z..9999-12-31T23:59:59Z "
+    "once in UTC. Fractions of a second are dropped.",
 }
-
-
-def _json(schema: dict[str, Any], description: str, **extra: Any) -> dict[str, Any]:
-    return {
-        "description": description,
-        "headers": dict(_RATE_HEADERS),
-        "content": {"application/json": {"schema": schema}},
-        **extra,
-    }
-
-
-def _errors(*statuses: str) -> dict[str, Any]:
-    return {status: _ref("responses", status) for status in (*statuses, "401", "429", "500", "503")}
-
-
-def _page(item: str) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["data", "next_cursor", "has_more"],
-        "properties": {
-            "data": {"type": "array", "items": _ref("schemas", item)},
-            "next_cursor": {"type": ["string", "null"]},
-            "has_more": {"type": "boolean"},
-        },
-    }
+_INSTANT_OUT = _string(format="date-time", description="RFC 3339, UTC, `Z` suffix.")
+_ID = _string(minLength=1, maxLength=_spec.ID_MAX_CHARS)
+_COUNT = {"type": "integer", "minimum": 0}
+_RATE_HEADERS = {name: _ref("headers", name) for name in _spec.RATE_LIMIT_HEADERS}
+_ETAG = {_spec.ETAG_HEADER: _ref("headers", _spec.ETAG_HEADER)}
 
 
 def _object(required: list[str], properties: dict[str, Any]) -> dict[str, Any]:
@@ -93,37 +62,112 @@ def _object(required: list[str], properties: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _count() -> dict[str, Any]:
-    return {"type": "integer", "minimum": 0}
+def _text(rule_name: str) -> dict[str, Any]:
+    rule = _spec.TEXT_RULES[rule_name]
+    blank = "" if rule.may_be_empty else "; not blank once invisible characters are removed"
+    lines = "newline and tab allowed" if rule.multiline else "no control characters"
+    return _string(
+        minLength=rule.min_chars,
+        maxLength=rule.max_chars,
+        pattern=_MULTILINE_TEXT if rule.multiline else _ANY_TEXT,
+        description=f"No NUL or other control characters ({lines}){blank}.",
+    )
 
 
-_POST_FIELDS: dict[str, Any] = {
-    "channel_id": _ID,
-    "title": _string(minLength=1, maxLength=TITLE_MAX_CHARS, description="Not blank."),
-    "body": _string(minLength=1, maxLength=BODY_MAX_CHARS, description="Markdown; not blank."),
-    "priority": {"type": "string", "enum": list(PRIORITIES)},
-    "tags": {
-        "type": "array",
-        "maxItems": TAGS_MAX_COUNT,
-        "items": _string(minLength=1, maxLength=TAG_MAX_CHARS),
-        "description": "Duplicates are dropped; tags must not be blank.",
-    },
-    "cover_image_url": {
-        "type": ["string", "null"],
-        "maxLength": SERVICE_URL_MAX_CHARS,
-        "description": "An absolute http(s) URL.",
-    },
-}
-_CHANNEL_FIELDS: dict[str, Any] = {
-    "name": _string(minLength=1, maxLength=CHANNEL_NAME_MAX_CHARS, description="Not blank."),
-    "slug": _string(maxLength=CHANNEL_NAME_MAX_CHARS, pattern=SLUG_PATTERN),
-    "description": _string(maxLength=SERVICE_DESCRIPTION_MAX_CHARS),
-    "visibility": {"type": "string", "enum": list(VISIBILITIES)},
-    "is_default": {"type": "boolean"},
-}
+# --- resources, as responses show them ------------------------------------------------------
+def _shown(field: _spec.Field) -> dict[str, Any]:
+    schema: dict[str, Any]
+    if field.kind == "enum":
+        schema = _string(enum=list(field.choices))
+    elif field.kind == "tags":
+        schema = {"type": "array", "items": _string()}
+    elif field.kind == "author":
+        schema = _ref("schemas", "Author")
+    elif field.kind == "instant":
+        schema = dict(_INSTANT_OUT)
+    elif field.kind == "count":
+        schema = dict(_COUNT)
+    elif field.kind == "flag":
+        schema = {"type": "boolean"}
+    else:
+        schema = _string()
+    if field.description and "$ref" not in schema:
+        schema["description"] = field.description
+    return _nullable(schema) if field.nullable else schema
+
+
+def _resource(fields: tuple[_spec.Field, ...]) -> dict[str, Any]:
+    return _object(list(_spec.field_names(fields)), {f.name: _shown(f) for f in fields})
+
+
+# --- request bodies ---------------------------------------------------------------------------
+def _sent(field: _spec.Field) -> dict[str, Any]:
+    schema: dict[str, Any]
+    if field.kind == "text":
+        assert field.text is not None
+        schema = _text(field.text)
+    elif field.kind == "tags":
+        assert field.text is not None
+        schema = {"type": "array", "maxItems": _spec.TAGS_MAX_COUNT, "items": _text(field.text)}
+    elif field.kind == "slug":
+        schema = _string(maxLength=_spec.CHANNEL_NAME_MAX_CHARS, pattern=_spec.SLUG_PATTERN)
+    elif field.kind == "enum":
+        schema = _string(enum=list(field.choices))
+    elif field.kind == "instant":
+        schema = dict(_INSTANT_IN)
+    elif field.kind == "url":
+        schema = _string(maxLength=_spec.URL_MAX_CHARS)
+    elif field.kind == "flag":
+        schema = {"type": "boolean"}
+    else:
+        schema = dict(_ID)
+    if field.description and "description" not in schema:
+        schema["description"] = field.description
+    return schema
+
+
+def _create_body(fields: tuple[_spec.Field, ...]) -> dict[str, Any]:
+    properties: dict[str, Any] = {}
+    for field in _spec.create_fields(fields):
+        schema = _sent(field)
+        # an optional field without a default also takes null (meaning: not given)
+        absent_is_null = field.create == "optional" and field.default is None
+        properties[field.name] = (
+            _nullable(schema) if absent_is_null and field.kind != "tags" else schema
+        )
+    required = [f.name for f in fields if f.create == "required"]
+    return _object(required, properties)
+
+
+def _update_body(fields: tuple[_spec.Field, ...]) -> dict[str, Any]:
+    properties = {
+        f.name: _nullable(_sent(f)) if f.clearable else _sent(f)
+        for f in _spec.update_fields(fields)
+    }
+    return _object([], properties)
+
+
+def _page(item: str) -> dict[str, Any]:
+    return _object(
+        ["data", "next_cursor", "has_more"],
+        {
+            "data": {"type": "array", "items": _ref("schemas", item)},
+            "next_cursor": {"type": ["string", "null"]},
+            "has_more": {"type": "boolean"},
+        },
+    )
+
+
+def _day_row(keys: tuple[str, ...], counts: tuple[str, ...]) -> dict[str, Any]:
+    properties = {name: _string(format="date") if name == "date" else _string() for name in keys}
+    properties.update({name: dict(_COUNT) for name in counts})
+    return _object([*keys, *counts], properties)
 
 
 def _schemas() -> dict[str, Any]:
+    codes = list(dict.fromkeys(ERROR_CODES.values()))
+    post_day_keys = _spec.POST_DAY_FIELDS[: -len(_spec.POST_DAY_COUNTS)]
+    channel_day_keys = _spec.CHANNEL_DAY_FIELDS[: -len(_spec.CHANNEL_DAY_COUNTS)]
     return {
         "Error": _object(
             ["error"],
@@ -131,172 +175,38 @@ def _schemas() -> dict[str, Any]:
                 "error": _object(
                     ["code", "message", "param"],
                     {
-                        "code": {
-                            "type": "string",
-                            "enum": [
-                                "invalid_request",
-                                "unauthorized",
-                                "forbidden",
-                                "not_found",
-                                "conflict",
-                                "rate_limited",
-                                "server_error",
-                            ],  # fmt: skip
-                        },
-                        "message": {"type": "string"},
+                        "code": _string(enum=codes),
+                        "message": _string(),
                         "param": {"type": ["string", "null"]},
                     },
                 )
             },
         ),
         "Author": _object(
-            ["id", "name", "email"],
-            {"id": _string(), "name": _string(), "email": _string()},
+            list(_spec.AUTHOR_FIELDS), {name: _string() for name in _spec.AUTHOR_FIELDS}
         ),
-        "Post": _object(
-            [
-                "id",
-                "channel_id",
-                "title",
-                "body",
-                "priority",
-                "tags",
-                "author",
-                "status",
-                "published_at",
-                "scheduled_at",
-                "cover_image_url",
-                "views",
-                "created_at",
-                "updated_at",
-            ],  # fmt: skip
-            {
-                "id": _string(),
-                "channel_id": _string(),
-                "title": _string(),
-                "body": _string(),
-                "priority": {"type": "string", "enum": list(PRIORITIES)},
-                "tags": {"type": "array", "items": _string()},
-                "author": _ref("schemas", "Author"),
-                "status": {"type": "string", "enum": list(POST_STATUSES)},
-                "published_at": _NULLABLE_TIMESTAMP_OUT,
-                "scheduled_at": _NULLABLE_TIMESTAMP_OUT,
-                "cover_image_url": {"type": ["string", "null"]},
-                "views": _count(),
-                "created_at": _TIMESTAMP_OUT,
-                "updated_at": _TIMESTAMP_OUT,
-            },
-        ),
-        "Channel": _object(
-            [
-                "id",
-                "name",
-                "slug",
-                "description",
-                "visibility",
-                "subscriber_count",
-                "post_count",
-                "is_default",
-                "is_archived",
-                "created_at",
-                "updated_at",
-            ],  # fmt: skip
-            {
-                "id": _string(),
-                "name": _string(),
-                "slug": _string(),
-                "description": _string(),
-                "visibility": {"type": "string", "enum": list(VISIBILITIES)},
-                "subscriber_count": _count(),
-                "post_count": _count(),
-                "is_default": {"type": "boolean"},
-                "is_archived": {"type": "boolean"},
-                "created_at": _TIMESTAMP_OUT,
-                "updated_at": _TIMESTAMP_OUT,
-            },
-        ),
-        "PostDay": _object(
-            [
-                "post_id",
-                "channel_id",
-                "date",
-                "views",
-                "unique_viewers",
-                "reactions",
-                "comments",
-                "shares",
-                "clicks",
-            ],  # fmt: skip
-            {
-                "post_id": _string(),
-                "channel_id": _string(),
-                "date": _string(format="date"),
-                **{
-                    name: _count()
-                    for name in (
-                        "views",
-                        "unique_viewers",
-                        "reactions",
-                        "comments",
-                        "shares",
-                        "clicks",
-                    )
-                },  # fmt: skip
-            },
-        ),
-        "ChannelDay": _object(
-            [
-                "channel_id",
-                "date",
-                "subscribers",
-                "subscribers_gained",
-                "subscribers_lost",
-                "posts_published",
-                "views",
-            ],  # fmt: skip
-            {
-                "channel_id": _string(),
-                "date": _string(format="date"),
-                **{
-                    name: _count()
-                    for name in (
-                        "subscribers",
-                        "subscribers_gained",
-                        "subscribers_lost",
-                        "posts_published",
-                        "views",
-                    )
-                },  # fmt: skip
-            },
-        ),
+        "Post": _resource(_spec.POST_FIELDS),
+        "Channel": _resource(_spec.CHANNEL_FIELDS),
+        "PostDay": _day_row(post_day_keys, _spec.POST_DAY_COUNTS),
+        "ChannelDay": _day_row(channel_day_keys, _spec.CHANNEL_DAY_COUNTS),
         "PostPage": _page("Post"),
         "ChannelPage": _page("Channel"),
         "PostDayPage": _page("PostDay"),
         "ChannelDayPage": _page("ChannelDay"),
-        "PostCreate": _object(
-            ["channel_id", "title", "body"],
-            {**_POST_FIELDS, "scheduled_at": {**_TIMESTAMP_IN, "type": ["string", "null"]}},
-        ),
-        "PostUpdate": _object(
-            [],
-            {
-                **_POST_FIELDS,
-                "scheduled_at": _TIMESTAMP_IN,
-                "status": {"type": "string", "enum": list(POST_STATUSES)},
-            },
-        ),
-        "ChannelCreate": _object(
-            ["name"],
-            {
-                **_CHANNEL_FIELDS,
-                "slug": {
-                    **_CHANNEL_FIELDS["slug"],
-                    "type": ["string", "null"],
-                    "description": "Derived from the name when omitted or null.",
-                },
-            },
-        ),
-        "ChannelUpdate": _object([], {**_CHANNEL_FIELDS, "is_archived": {"type": "boolean"}}),
+        "PostCreate": _create_body(_spec.POST_FIELDS),
+        "PostUpdate": _update_body(_spec.POST_FIELDS),
+        "ChannelCreate": _create_body(_spec.CHANNEL_FIELDS),
+        "ChannelUpdate": _update_body(_spec.CHANNEL_FIELDS),
+    }
+
+
+# --- responses, headers, parameters -----------------------------------------------------------
+def _json(schema: dict[str, Any], description: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "description": description,
+        "headers": dict(_RATE_HEADERS),
+        "content": {"application/json": {"schema": schema}},
+        **extra,
     }
 
 
@@ -325,75 +235,79 @@ def _headers() -> dict[str, Any]:
     def integer(description: str) -> dict[str, Any]:
         return {"required": True, "description": description, "schema": {"type": "integer"}}
 
+    limit, remaining, reset = _spec.RATE_LIMIT_HEADERS
     return {
-        "X-RateLimit-Limit": integer("Requests allowed per window for this key's plan."),
-        "X-RateLimit-Remaining": integer("Requests left in the current window."),
-        "X-RateLimit-Reset": integer("Unix time (whole seconds) at which the window ends."),
+        limit: integer("Requests allowed per window for this key's plan."),
+        remaining: integer("Requests left in the current window."),
+        reset: integer("Unix time (whole seconds) at which the window ends."),
         "Retry-After": integer("Seconds to wait before retrying."),
-    }
-
-
-def _parameters() -> dict[str, Any]:
-    def query(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
-        return {"name": name, "in": "query", "required": False, "schema": schema,
-                "description": description}  # fmt: skip
-
-    filter_string = _string(minLength=1, maxLength=SERVICE_FILTER_MAX_CHARS)
-    return {
-        "limit": query(
-            "limit",
-            {"type": "integer", "minimum": 1, "maximum": PAGE_LIMIT_MAX},
-            f"Items per page (default {PAGE_LIMIT_DEFAULT}).",
-        ),
-        "cursor": query(
-            "cursor",
-            _string(minLength=1, maxLength=SERVICE_CURSOR_MAX_CHARS),
-            "The `next_cursor` of the previous page, unchanged, with the same filters.",
-        ),
-        "channel_id": query("channel_id", filter_string, "Only this channel."),
-        "author_id": query("author_id", filter_string, "Only posts by this user."),
-        "post_id": query("post_id", filter_string, "Only this post."),
-        "tag": query("tag", filter_string, "Only posts carrying this tag."),
-        "priority": query(
-            "priority", {"type": "string", "enum": list(PRIORITIES)}, "Only this priority."
-        ),
-        "visibility": query(
-            "visibility", {"type": "string", "enum": list(VISIBILITIES)}, "Only this visibility."
-        ),
-        "published_after": query(
-            "published_after", _TIMESTAMP_IN, "Only posts published strictly after this."
-        ),
-        "published_before": query(
-            "published_before", _TIMESTAMP_IN, "Only posts published strictly before this."
-        ),
-        "start": query("start", _TIMESTAMP_IN, "First day listed (inclusive, UTC)."),
-        "end": query("end", _TIMESTAMP_IN, "Day after the last one listed (exclusive)."),
-        "id": {"name": "id", "in": "path", "required": True, "schema": _ID},
-        "Idempotency-Key": {
-            "name": "Idempotency-Key",
-            "in": "header",
-            "required": False,
-            "schema": _string(minLength=1, maxLength=IDEMPOTENCY_KEY_MAX_CHARS),
-            "description": "Repeat a POST safely: the same key and body within 24 hours "
-            "return the first response and create nothing.",
+        _spec.ETAG_HEADER: {
+            "required": True,
+            "description": "A strong validator of this representation; it changes whenever "
+            f"the resource does. Send it back as `{_spec.IF_MATCH_HEADER}` to update or delete "
+            "only what you read.",
+            "schema": _string(pattern='^"[^"]*"$'),
         },
     }
 
 
-def _params(*names: str) -> list[dict[str, str]]:
-    return [_ref("parameters", name) for name in names]
+def _query_schema(kind: _spec.QueryKind) -> dict[str, Any]:
+    if kind == "instant":
+        return dict(_INSTANT_IN)
+    if kind == "priority":
+        return _string(enum=list(_spec.PRIORITIES))
+    if kind == "visibility":
+        return _string(enum=list(_spec.VISIBILITIES))
+    if kind == "limit":
+        return {"type": "integer", "minimum": 1, "maximum": _spec.PAGE_LIMIT_MAX}
+    if kind == "cursor":
+        return _string(minLength=1, maxLength=_spec.CURSOR_MAX_CHARS)
+    return _string(minLength=1, maxLength=_spec.FILTER_MAX_CHARS)
 
 
-def _body(schema: str) -> dict[str, Any]:
-    return {"required": True, "content": {"application/json": {"schema": _ref("schemas", schema)}}}
+def _parameters() -> dict[str, Any]:
+    parameters: dict[str, Any] = {
+        name: {
+            "name": name,
+            "in": "query",
+            "required": False,
+            "schema": _query_schema(kind),
+            "description": description,
+        }
+        for name, (kind, description) in _spec.QUERY_PARAMETERS.items()
+    }
+    parameters["id"] = {"name": "id", "in": "path", "required": True, "schema": _ID}
+    parameters[_spec.IDEMPOTENCY_HEADER] = {
+        "name": _spec.IDEMPOTENCY_HEADER,
+        "in": "header",
+        "required": False,
+        "schema": _string(minLength=1, maxLength=_spec.IDEMPOTENCY_KEY_MAX_CHARS),
+        "description": "Repeat a POST safely: the same key and the same JSON (whatever its "
+        "whitespace or key order) within 24 hours return the first response and create nothing.",
+    }
+    parameters[_spec.IF_MATCH_HEADER] = {
+        "name": _spec.IF_MATCH_HEADER,
+        "in": "header",
+        "required": False,
+        "schema": _string(),
+        "description": f"The `{_spec.ETAG_HEADER}` you read (or `*`). When the resource has "
+        "changed since, the request is refused with 409, `param` = `If-Match`, and nothing "
+        "changes.",
+    }
+    return parameters
 
 
-def _links(kind: str) -> dict[str, Any]:
+# --- operations ---------------------------------------------------------------------------------
+def _links(op: _spec.Operation) -> dict[str, Any]:
+    """How a created resource leads to the operations on it (for stateful testing)."""
+    kind = "Post" if op.item == "posts" else "Channel"
     by_id = {"id": "$response.body#/id"}
+    guarded = {**by_id, f"header.{_spec.IF_MATCH_HEADER}": f"$response.header.{_spec.ETAG_HEADER}"}
     links: dict[str, Any] = {
         f"Get{kind}": {"operationId": f"get{kind}", "parameters": by_id},
         f"Update{kind}": {"operationId": f"update{kind}", "parameters": by_id},
-        f"Delete{kind}": {"operationId": f"delete{kind}", "parameters": by_id},
+        f"Update{kind}IfUnchanged": {"operationId": f"update{kind}", "parameters": guarded},
+        f"Delete{kind}": {"operationId": f"delete{kind}", "parameters": guarded},
     }
     if kind == "Channel":
         links["CreatePostInChannel"] = {
@@ -408,108 +322,51 @@ def _links(kind: str) -> dict[str, Any]:
     return links
 
 
-def _paths() -> dict[str, Any]:
-    def ok(schema: str, description: str, status: str = "200", **extra: Any) -> dict[str, Any]:
-        return {status: _json(_ref("schemas", schema), description, **extra)}
-
-    deleted = {"204": {"description": "Deleted.", "headers": dict(_RATE_HEADERS)}}
-    return {
-        "/posts": {
-            "get": {
-                "operationId": "listPosts",
-                "summary": "List posts, newest first.",
-                "parameters": _params(
-                    *FILTER_CLAUSES,
-                    "limit",
-                    "cursor",
-                ),  # fmt: skip
-                "responses": {**ok("PostPage", "A page of posts."), **_errors("400", "403")},
-            },
-            "post": {
-                "operationId": "createPost",
-                "summary": "Create a post (published now, or scheduled).",
-                "parameters": _params("Idempotency-Key"),
-                "requestBody": _body("PostCreate"),
-                "responses": {
-                    **ok("Post", "The new post.", "201", links=_links("Post")),
-                    **_errors("400", "403", "409"),
-                },
-            },
-        },
-        "/posts/{id}": {
-            "parameters": _params("id"),
-            "get": {
-                "operationId": "getPost",
-                "responses": {**ok("Post", "The post."), **_errors("400", "403", "404")},
-            },
-            "patch": {
-                "operationId": "updatePost",
-                "summary": "Change fields and/or status (see the transitions in docs/api.md).",
-                "requestBody": _body("PostUpdate"),
-                "responses": {
-                    **ok("Post", "The updated post."),
-                    **_errors("400", "403", "404", "409"),
-                },
-            },
-            "delete": {
-                "operationId": "deletePost",
-                "responses": {**deleted, **_errors("400", "403", "404")},
-            },
-        },
-        "/channels": {
-            "get": {
-                "operationId": "listChannels",
-                "summary": "List the channels the key can see, in creation order.",
-                "parameters": _params("visibility", "limit", "cursor"),
-                "responses": {**ok("ChannelPage", "A page of channels."), **_errors("400", "403")},
-            },
-            "post": {
-                "operationId": "createChannel",
-                "parameters": _params("Idempotency-Key"),
-                "requestBody": _body("ChannelCreate"),
-                "responses": {
-                    **ok("Channel", "The new channel.", "201", links=_links("Channel")),
-                    **_errors("400", "403", "409"),
-                },
-            },
-        },
-        "/channels/{id}": {
-            "parameters": _params("id"),
-            "get": {
-                "operationId": "getChannel",
-                "responses": {**ok("Channel", "The channel."), **_errors("400", "403", "404")},
-            },
-            "patch": {
-                "operationId": "updateChannel",
-                "requestBody": _body("ChannelUpdate"),
-                "responses": {
-                    **ok("Channel", "The updated channel."),
-                    **_errors("400", "403", "404", "409"),
-                },
-            },
-            "delete": {
-                "operationId": "deleteChannel",
-                "summary": "Delete an empty channel (one with posts: 409; archive it instead).",
-                "responses": {**deleted, **_errors("400", "403", "404", "409")},
-            },
-        },
-        "/analytics/posts": {
-            "get": {
-                "operationId": "listPostAnalytics",
-                "summary": "Daily engagement rows per post, finished UTC days only.",
-                "parameters": _params("post_id", "channel_id", "start", "end", "limit", "cursor"),
-                "responses": {**ok("PostDayPage", "A page of rows."), **_errors("400", "403")},
-            },
-        },
-        "/analytics/channels": {
-            "get": {
-                "operationId": "listChannelAnalytics",
-                "summary": "Daily rows per channel, finished UTC days only.",
-                "parameters": _params("channel_id", "start", "end", "limit", "cursor"),
-                "responses": {**ok("ChannelDayPage", "A page of rows."), **_errors("400", "403")},
-            },
-        },
+def _operation(op: _spec.Operation) -> dict[str, Any]:
+    document: dict[str, Any] = {"operationId": op.id, "summary": op.summary}
+    parameters = [_ref("parameters", name) for name in op.query]
+    if op.method == "POST":
+        parameters.append(_ref("parameters", _spec.IDEMPOTENCY_HEADER))
+    if op.method in ("PATCH", "DELETE"):
+        parameters.append(_ref("parameters", _spec.IF_MATCH_HEADER))
+    if parameters:
+        document["parameters"] = parameters
+    if op.request is not None:
+        document["requestBody"] = {
+            "required": True,
+            "content": {"application/json": {"schema": _ref("schemas", op.request)}},
+        }
+    if op.response is None:
+        success = {"description": "Done.", "headers": dict(_RATE_HEADERS)}
+    else:
+        headers = {**_RATE_HEADERS, **(_ETAG if op.item else {})}
+        success = {
+            **_json(_ref("schemas", op.response), f"{op.response} object."),
+            "headers": headers,
+        }
+        if op.method == "POST":
+            success["links"] = _links(op)
+    errors = ["400", "401", "403"]
+    if "{id}" in op.path:
+        errors.append("404")
+    if op.conflicts:
+        errors.append("409")
+    errors += ["429", "500", "503"]
+    document["responses"] = {
+        str(op.status): success,
+        **{status: _ref("responses", status) for status in errors},
     }
+    return document
+
+
+def _paths() -> dict[str, Any]:
+    paths: dict[str, Any] = {}
+    for op in _spec.OPERATIONS:
+        entry = paths.setdefault(op.path, {})
+        if "{id}" in op.path:
+            entry.setdefault("parameters", [_ref("parameters", "id")])
+        entry[op.method.lower()] = _operation(op)
+    return paths
 
 
 def openapi_document() -> dict[str, Any]:
@@ -523,7 +380,7 @@ def openapi_document() -> dict[str, Any]:
             "`channelkit serve`; the decisions filling the published spec's gaps are in "
             "docs/api.md.",
         },
-        "servers": [{"url": "http://127.0.0.1:8000/v1"}],
+        "servers": [{"url": f"http://127.0.0.1:8000{_spec.API_VERSION_SEGMENT}"}],
         "security": [{"bearerAuth": []}],
         "paths": _paths(),
         "components": {
@@ -540,5 +397,26 @@ def render() -> str:
     return json.dumps(openapi_document(), indent=2, ensure_ascii=False) + "\n"
 
 
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m channelkit.service.openapi",
+        description="Print the OpenAPI document generated from the contract, or write it.",
+    )
+    parser.add_argument(
+        "--write",
+        nargs="?",
+        const=str(DOCUMENT_PATH),
+        metavar="PATH",
+        help=f"write it to PATH (default {DOCUMENT_PATH}, from the repository's root)",
+    )
+    args = parser.parse_args(argv)
+    if args.write is None:
+        sys.stdout.write(render())
+        return 0
+    Path(args.write).write_text(render(), encoding="utf-8")
+    print(f"wrote {args.write}")
+    return 0
+
+
 if __name__ == "__main__":
-    print(render(), end="")
+    raise SystemExit(main())

@@ -6,7 +6,7 @@ import math
 import re
 from collections.abc import Collection, Sequence
 
-from channelkit._constants import PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, SERVICE_FILTER_MAX_CHARS
+from channelkit._spec import FILTER_MAX_CHARS, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX
 from channelkit.service.errors import bad_request
 from channelkit.service.timefmt import SECONDS_PER_DAY, parse_instant
 
@@ -27,8 +27,8 @@ class Query:
                 )
             if name in self._values:
                 raise bad_request(name, "given more than once")
-            if len(value) > SERVICE_FILTER_MAX_CHARS and name != "cursor":
-                raise bad_request(name, f"longer than {SERVICE_FILTER_MAX_CHARS} characters")
+            if len(value) > FILTER_MAX_CHARS and name != "cursor":
+                raise bad_request(name, f"longer than {FILTER_MAX_CHARS} characters")
             self._values[name] = value
 
     def text(self, name: str) -> str | None:
@@ -43,7 +43,7 @@ class Query:
             raise bad_request(name, f"{value!r} is not one of {', '.join(allowed)}")
         return value
 
-    def instant(self, name: str) -> float | None:
+    def instant(self, name: str) -> int | None:
         value = self.text(name)
         return None if value is None else parse_instant(value, name)
 

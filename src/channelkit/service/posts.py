@@ -11,10 +11,11 @@ import json
 import sqlite3
 from typing import Any
 
+from channelkit import _spec
 from channelkit.service.channels import find_visible
 from channelkit.service.engagement import daily_rows, subscribers
 from channelkit.service.errors import ApiError, bad_request
-from channelkit.service.models import PostCreate, PostUpdate
+from channelkit.service.models import stored_fields
 from channelkit.service.timefmt import day_of, format_instant, parse_instant
 from channelkit.service.workspace import Principal, new_id, visible_channels
 
@@ -25,34 +26,40 @@ def _ts(column: str) -> str:
 
 # Each post is rendered to JSON by SQLite itself (json_object keeps the key order): lists
 # of a hundred posts are then joined, not built and serialised field by field in Python.
+# The fields and their order come from the contract; these are the ones not stored as sent.
+_RENDER = {
+    "channel_id": "c.id",
+    "tags": "json(p.tags)",
+    "author": "json_object('id', u.id, 'name', u.name, 'email', u.email)",
+    "views": "(SELECT coalesce(sum(d.unique_viewers), 0) FROM post_daily d"
+    " WHERE d.post_seq = p.seq AND d.day < ?)",
+}
+STORED = stored_fields(_spec.POST_FIELDS)
+
+
+def _render(field: _spec.Field) -> str:
+    if field.name in _RENDER:
+        return _RENDER[field.name]
+    return _ts(f"p.{field.name}") if field.kind == "instant" else f"p.{field.name}"
+
+
 _COLUMNS = (
-    "p.seq, json_object("
-    "'id', p.id, 'channel_id', c.id, 'title', p.title, 'body', p.body,"
-    " 'priority', p.priority, 'tags', json(p.tags),"
-    " 'author', json_object('id', u.id, 'name', u.name, 'email', u.email),"
-    f" 'status', p.status, 'published_at', {_ts('p.published_at')},"
-    f" 'scheduled_at', {_ts('p.scheduled_at')}, 'cover_image_url', p.cover_image_url,"
-    " 'views', (SELECT coalesce(sum(d.unique_viewers), 0) FROM post_daily d"
-    "  WHERE d.post_seq = p.seq AND d.day < ?),"
-    f" 'created_at', {_ts('p.created_at')}, 'updated_at', {_ts('p.updated_at')})"
+    "p.seq, json_object(" + ", ".join(f"'{f.name}', {_render(f)}" for f in _spec.POST_FIELDS) + ")"
 )
 _FROM = (
     " FROM posts p JOIN channels c ON c.seq = p.channel_seq JOIN users u ON u.seq = p.author_seq"
 )
 
-# status -> statuses a PATCH may move it to (staying put is always allowed, see below)
-_TRANSITIONS = {
-    "draft": {"scheduled", "published"},
-    "scheduled": {"draft", "published", "scheduled"},
-    "published": {"archived"},
-    "archived": {"published"},
-}
+
+def any_due(con: sqlite3.Connection, now: float) -> bool:
+    """Whether a scheduled post's time has passed (so `publish_due` has work to do)."""
+    due = con.execute("SELECT min(scheduled_at) FROM posts WHERE status = 'scheduled'").fetchone()
+    return due[0] is not None and due[0] <= now
 
 
 def publish_due(con: sqlite3.Connection, now: float) -> int:
     """Settle every scheduled post whose time has passed; returns how many."""
-    due = con.execute("SELECT min(scheduled_at) FROM posts WHERE status = 'scheduled'").fetchone()
-    if due[0] is None or due[0] > now:
+    if not any_due(con, now):
         return 0
     cur = con.execute(
         "UPDATE posts SET status = 'published', published_at = scheduled_at,"
@@ -115,7 +122,7 @@ def get_post(
 
 
 def create_post(
-    con: sqlite3.Connection, principal: Principal, data: PostCreate, now: float
+    con: sqlite3.Connection, principal: Principal, data: Any, now: float
 ) -> dict[str, Any]:
     channel_seq = _writable_channel(con, principal, data.channel_id)
     scheduled_at = None
@@ -123,25 +130,21 @@ def create_post(
         scheduled_at = _future(data.scheduled_at, now)
     status = "published" if scheduled_at is None else "scheduled"
     published_at = int(now) if scheduled_at is None else None
+    row = {
+        "id": new_id("post"),
+        "channel_seq": channel_seq,
+        "author_seq": principal.user_seq,
+        "tags": json.dumps(data.tags, ensure_ascii=False),
+        "status": status,
+        "published_at": published_at,
+        "scheduled_at": scheduled_at,
+        "created_at": int(now),
+        "updated_at": int(now),
+        **{name: getattr(data, name) for name in STORED},
+    }
     cur = con.execute(
-        "INSERT INTO posts (id, channel_seq, author_seq, title, body, priority, tags, status,"
-        " published_at, scheduled_at, cover_image_url, created_at, updated_at)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (
-            new_id("post"),
-            channel_seq,
-            principal.user_seq,
-            data.title,
-            data.body,
-            data.priority,
-            json.dumps(data.tags, ensure_ascii=False),
-            status,
-            published_at,
-            scheduled_at,
-            data.cover_image_url,
-            int(now),
-            int(now),
-        ),
+        f"INSERT INTO posts ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+        list(row.values()),
     )
     seq = int(cur.lastrowid or 0)
     con.executemany("INSERT INTO post_tags VALUES (?, ?)", [(t, seq) for t in data.tags])
@@ -153,7 +156,7 @@ def update_post(
     con: sqlite3.Connection,
     principal: Principal,
     post_id: str,
-    data: PostUpdate,
+    data: Any,
     now: float,
 ) -> dict[str, Any]:
     seq = _find(con, principal, post_id)
@@ -169,13 +172,13 @@ def update_post(
             raise ApiError(409, f"status: a {status} post cannot be scheduled", param="status")
         target = "scheduled"
     if target is not None and target != status or target == "scheduled":
-        if target not in _TRANSITIONS[status]:
+        if target not in _spec.POST_TRANSITIONS[status]:
             raise ApiError(409, f"status: cannot go from {status} to {target}", param="status")
     if new_schedule is not None and target != "scheduled":
         raise bad_request("scheduled_at", f"only a post being scheduled takes it, not {target}")
     if "channel_id" in sent:
         changes["channel_seq"] = _writable_channel(con, principal, data.channel_id)
-    for field in ("title", "body", "priority", "cover_image_url"):
+    for field in STORED:
         if field in sent:
             changes[field] = getattr(data, field)
     if "tags" in sent:

@@ -5,51 +5,21 @@ The service keeps every instant as whole Unix seconds; fractions in requests are
 
 from __future__ import annotations
 
-import re
 import time
-from datetime import date, datetime
+from datetime import date
 
+from channelkit import _spec
 from channelkit.service.errors import bad_request
 
-# What requests may send: RFC 3339 with an offset, or a bare date. The OpenAPI document
-# publishes the same pattern, so the schema and the service agree on every string.
-REQUEST_TIMESTAMP_PATTERN = (
-    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}"
-    r"([Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2}))?$"
-)
-_REQUEST_TIMESTAMP = re.compile(REQUEST_TIMESTAMP_PATTERN.removesuffix("$"))
-_NAIVE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?")
 SECONDS_PER_DAY = 86_400
 
 
-def parse_instant(value: str, param: str) -> float:
-    """Parse a request timestamp into Unix seconds, or raise a 400 naming `param`."""
-    if _REQUEST_TIMESTAMP.fullmatch(value):
-        if len(value) == 10:
-            try:
-                return float(day_start(day_number(date.fromisoformat(value))))
-            except ValueError:
-                raise bad_request(param, f"{value!r} is not a valid date") from None
-        # datetime.fromisoformat takes at most microseconds, and upper-case T and Z
-        normalised = re.sub(r"(\.[0-9]{6})[0-9]+", r"\1", value.upper())
-        try:
-            return datetime.fromisoformat(normalised).timestamp()
-        except ValueError:
-            raise bad_request(param, f"{value!r} is not a valid timestamp") from None
-    if _NAIVE.fullmatch(value):
-        raise bad_request(
-            param,
-            f"{value!r} has no UTC offset; add one (e.g. 'Z' or '+02:00') or send a bare date",
-        )
-    raise bad_request(
-        param,
-        f"{value!r} is not an RFC 3339 timestamp (2026-11-21T09:30:00Z) or a date (2026-11-21)",
-    )
-
-
-def parse_date(value: str, param: str) -> int:
-    """Parse a bare `YYYY-MM-DD` (or a timestamp, taking its UTC day) into a day number."""
-    return int(parse_instant(value, param) // SECONDS_PER_DAY)
+def parse_instant(value: str, param: str) -> int:
+    """Parse a request timestamp into whole Unix seconds, or raise a 400 naming `param`."""
+    try:
+        return _spec.parse_instant(value)
+    except ValueError as exc:
+        raise bad_request(param, str(exc)) from None
 
 
 def format_instant(seconds: int) -> str:

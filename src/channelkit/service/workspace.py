@@ -12,13 +12,8 @@ import secrets
 import sqlite3
 from dataclasses import dataclass
 
-from channelkit._constants import (
-    PLAN_LIMITS,
-    SCOPES,
-    SERVICE_EMAIL_DOMAIN,
-    SERVICE_KEY_BYTES,
-    SERVICE_KEY_PREFIX,
-)
+from channelkit._constants import SERVICE_EMAIL_DOMAIN, SERVICE_KEY_BYTES, SERVICE_KEY_PREFIX
+from channelkit._spec import PLAN_LIMITS, PLANS, SCOPES, Plan
 from channelkit.errors import ChannelkitError
 
 
@@ -38,7 +33,7 @@ class Principal:
     user_seq: int
     team_seq: int | None
     scopes: frozenset[str]
-    plan: str
+    plan: Plan
 
 
 def new_id(prefix: str) -> str:
@@ -130,7 +125,9 @@ def authenticate(con: sqlite3.Connection, key: str) -> Principal | None:
     ).fetchone()
     if row is None:
         return None
-    return Principal(row[0], row[1], row[2], frozenset(row[3].split()), row[4])
+    # a plan the contract does not know (a hand-edited file) gets the least
+    plan: Plan = next((p for p in PLANS if p == row[4]), "starter")
+    return Principal(row[0], row[1], row[2], frozenset(row[3].split()), plan)
 
 
 def visible_channels(con: sqlite3.Connection, principal: Principal) -> list[int]:

@@ -7,13 +7,13 @@ from pathlib import Path
 import click
 
 from channelkit._constants import (
-    PAGE_LIMIT_MAX,
     SYNC_BATCH_ROWS,
     SYNC_CONVERGENCE_RUNS,
     SYNC_LOOKBACK_DAYS,
     SYNC_PAGE_LIMIT,
     WAREHOUSE_PATH,
 )
+from channelkit._spec import PAGE_LIMIT_MAX
 from channelkit.cli import service_options, user_errors
 
 

@@ -27,7 +27,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from channelkit._constants import (
-    PAGE_LIMIT_MAX,
     SYNC_BATCH_ROWS,
     SYNC_BATCH_SECONDS,
     SYNC_CONVERGENCE_RUNS,
@@ -39,6 +38,7 @@ from channelkit._constants import (
     SYNC_STOP_GRACE_SECONDS,
     WAREHOUSE_PATH,
 )
+from channelkit._spec import PAGE_LIMIT_MAX
 from channelkit.errors import (
     BadRequestError,
     ChannelkitError,

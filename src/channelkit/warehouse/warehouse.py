@@ -21,11 +21,11 @@ from duckdb import DuckDBPyConnection
 from channelkit._constants import (
     ANALYSIS_TZ,
     KPI_DEFAULT_DAYS,
-    POST_STATUSES,
     SMALL_SAMPLE_POSTS,
     TOP_POSTS_MIN_VIEWS,
     TOP_POSTS_N,
 )
+from channelkit._spec import POST_STATUSES
 from channelkit.analysis import metrics
 from channelkit.analysis.filters import OneOrMany, PostFilter, as_values, resolve_filter
 from channelkit.analysis.frames import to_frame

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
-from channelkit._constants import PRIORITIES
+from channelkit._spec import PRIORITIES
 from channelkit.errors import APIError, ChannelkitError
 from channelkit.publish.preview import format_when, post_html
 from channelkit.publish.times import TimeError, parse_when
