@@ -59,7 +59,7 @@ def test_summary_counts_and_parquet(svc: LocalService, key: str, tmp_path: Path)
     assert key not in result.output
     assert duckdb.sql(f"SELECT count(*) FROM '{out}/posts/*.parquet'").fetchall() == [(60,)]
     again = invoke(*args, base_url=svc.base_url, key=key)
-    assert again.exit_code == 0
+    assert again.exit_code == 0, again.output
     assert [line.split() for line in again.output.splitlines() if line.startswith("posts")] == [
         ["posts", "0", "0", "60", "0"]
     ]

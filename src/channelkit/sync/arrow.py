@@ -15,6 +15,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from channelkit import _spec
 from channelkit.errors import ChannelkitError
 
 TIMESTAMP = pa.timestamp("us", tz="UTC")
@@ -42,117 +43,61 @@ class TableShape:
     required: tuple[str, ...] = ()
 
 
-_AUTHOR = pa.struct([("id", pa.string()), ("name", pa.string()), ("email", pa.string())])
+# Arrow types of the contract's field kinds; the sync's tables follow `_spec`'s field
+# lists, so a new post or channel field needs no change here.
+_AUTHOR = pa.struct([(name, pa.string()) for name in _spec.AUTHOR_FIELDS])
+_KIND_TYPES: dict[str, pa.DataType] = {
+    "id": pa.string(),
+    "text": pa.string(),
+    "slug": pa.string(),
+    "enum": pa.string(),
+    "url": pa.string(),
+    "instant": pa.string(),  # RFC 3339 text, cast to TIMESTAMPTZ after decoding
+    "tags": pa.list_(pa.string()),
+    "count": pa.int64(),
+    "flag": pa.bool_(),
+    "author": _AUTHOR,
+}
 
-CHANNELS = TableShape(
-    table="channels",
-    key=("id",),
-    source=pa.schema(
-        [
-            ("id", pa.string()),
-            ("name", pa.string()),
-            ("slug", pa.string()),
-            ("description", pa.string()),
-            ("visibility", pa.string()),
-            ("subscriber_count", pa.int64()),
-            ("post_count", pa.int64()),
-            ("is_default", pa.bool_()),
-            ("is_archived", pa.bool_()),
-            ("created_at", pa.string()),
-            ("updated_at", pa.string()),
-        ]
-    ),
-    timestamps=("created_at", "updated_at"),
-    required=("id", "name", "slug", "visibility"),
+
+def _resource_shape(
+    table: str, fields: tuple[_spec.Field, ...], required: tuple[str, ...]
+) -> TableShape:
+    return TableShape(
+        table=table,
+        key=("id",),
+        source=pa.schema([(f.name, _KIND_TYPES[f.kind]) for f in fields]),
+        timestamps=tuple(f.name for f in fields if f.kind == "instant"),
+        struct_fields=tuple(
+            (f.name, part, f"{f.name}_{part}")
+            for f in fields
+            if f.kind == "author"
+            for part in _spec.AUTHOR_FIELDS
+        ),
+        required=required,
+    )
+
+
+def _daily_shape(table: str, fields: tuple[str, ...], key: tuple[str, ...]) -> TableShape:
+    # Every field of a daily row is required: ids and the date as text, the rest counts.
+    return TableShape(
+        table=table,
+        key=key,
+        source=pa.schema(
+            [(name, pa.string() if name in (*key, "channel_id") else pa.int64()) for name in fields]
+        ),
+        dates=("date",),
+        required=fields,
+    )
+
+
+# Required: the warehouse's NOT NULL columns (docs/warehouse.md).
+CHANNELS = _resource_shape("channels", _spec.CHANNEL_FIELDS, ("id", "name", "slug", "visibility"))
+POSTS = _resource_shape(
+    "posts", _spec.POST_FIELDS, ("id", "channel_id", "title", "priority", "status")
 )
-
-POSTS = TableShape(
-    table="posts",
-    key=("id",),
-    source=pa.schema(
-        [
-            ("id", pa.string()),
-            ("channel_id", pa.string()),
-            ("title", pa.string()),
-            ("body", pa.string()),
-            ("priority", pa.string()),
-            ("tags", pa.list_(pa.string())),
-            ("author", _AUTHOR),
-            ("status", pa.string()),
-            ("published_at", pa.string()),
-            ("scheduled_at", pa.string()),
-            ("cover_image_url", pa.string()),
-            ("views", pa.int64()),
-            ("created_at", pa.string()),
-            ("updated_at", pa.string()),
-        ]
-    ),
-    timestamps=("published_at", "scheduled_at", "created_at", "updated_at"),
-    struct_fields=(
-        ("author", "id", "author_id"),
-        ("author", "name", "author_name"),
-        ("author", "email", "author_email"),
-    ),
-    required=("id", "channel_id", "title", "priority", "status"),
-)
-
-_DAILY_COUNT = pa.int64()
-
-POST_DAILY = TableShape(
-    table="post_daily",
-    key=("post_id", "date"),
-    source=pa.schema(
-        [
-            ("post_id", pa.string()),
-            ("channel_id", pa.string()),
-            ("date", pa.string()),
-            ("views", _DAILY_COUNT),
-            ("unique_viewers", _DAILY_COUNT),
-            ("reactions", _DAILY_COUNT),
-            ("comments", _DAILY_COUNT),
-            ("shares", _DAILY_COUNT),
-            ("clicks", _DAILY_COUNT),
-        ]
-    ),
-    dates=("date",),
-    required=(
-        "post_id",
-        "channel_id",
-        "date",
-        "views",
-        "unique_viewers",
-        "reactions",
-        "comments",
-        "shares",
-        "clicks",
-    ),
-)
-
-CHANNEL_DAILY = TableShape(
-    table="channel_daily",
-    key=("channel_id", "date"),
-    source=pa.schema(
-        [
-            ("channel_id", pa.string()),
-            ("date", pa.string()),
-            ("subscribers", _DAILY_COUNT),
-            ("subscribers_gained", _DAILY_COUNT),
-            ("subscribers_lost", _DAILY_COUNT),
-            ("posts_published", _DAILY_COUNT),
-            ("views", _DAILY_COUNT),
-        ]
-    ),
-    dates=("date",),
-    required=(
-        "channel_id",
-        "date",
-        "subscribers",
-        "subscribers_gained",
-        "subscribers_lost",
-        "posts_published",
-        "views",
-    ),
-)
+POST_DAILY = _daily_shape("post_daily", _spec.POST_DAY_FIELDS, ("post_id", "date"))
+CHANNEL_DAILY = _daily_shape("channel_daily", _spec.CHANNEL_DAY_FIELDS, ("channel_id", "date"))
 
 
 def items_to_arrow(shape: TableShape, items: Sequence[dict[str, Any]], where: str) -> pa.Table:

@@ -46,7 +46,7 @@ from channelkit.errors import (
     NotFoundError,
     PermissionDeniedError,
 )
-from channelkit.sync import plan
+from channelkit.sync import listings, plan
 from channelkit.sync.arrow import (
     CHANNEL_DAILY,
     CHANNELS,
@@ -68,23 +68,7 @@ if TYPE_CHECKING:
     from channelkit.client import Client
     from channelkit.client._base import WaitEvent
 
-RESOURCE_GROUPS = {
-    "channels": ("channels",),
-    "posts": ("posts",),
-    "analytics": ("post_daily", "channel_daily"),
-}
-_SCOPES = {
-    "channels": "channels:read",
-    "posts": "posts:read",
-    "post_daily": "analytics:read",
-    "channel_daily": "analytics:read",
-}
-_PATHS = {
-    "channels": "/channels",
-    "posts": "/posts",
-    "post_daily": "/analytics/posts",
-    "channel_daily": "/analytics/channels",
-}
+RESOURCE_GROUPS = listings.GROUPS
 # The walks re-reading older history (one slice per incremental run) keep their own
 # checkpoints, named after the resource whose table they write.
 POSTS_HISTORY = "posts:history"
@@ -211,8 +195,7 @@ def run_sync(
         # needs a batch's worth, and a flat footprint whatever the workspace size. Its
         # threads would compete with the fetching thread, which bounds the sync's speed.
         con.execute(
-            f"SET threads = {SYNC_DUCKDB_THREADS}; "
-            f"SET memory_limit = '{SYNC_DUCKDB_MEMORY_LIMIT}'"
+            f"SET threads = {SYNC_DUCKDB_THREADS}; SET memory_limit = '{SYNC_DUCKDB_MEMORY_LIMIT}'"
         )
         sync = _Sync(
             client,
@@ -433,7 +416,7 @@ class _Sync:
         try:
             walker()
         except PermissionDeniedError:
-            scope = _SCOPES[resource]
+            scope = listings.BY_RESOURCE[_base(resource)].scope
             self._put(_Skipped(resource, f"the API key lacks the {scope} scope (403 forbidden)"))
         except _Stopped:
             pass
@@ -699,7 +682,7 @@ class _Sync:
         state: Mapping[str, Any] | None = None,
     ) -> None:
         base = _base(walk.resource)
-        path = _PATHS[base]
+        path = listings.BY_RESOURCE[base].path
         consume = functools.partial(
             self._consume,
             walk,
