@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from channelkit._constants import (
+    LAKE_DUCKDB_MEMORY_LIMIT,
     SYNC_BATCH_ROWS,
     SYNC_BATCH_SECONDS,
     SYNC_CONVERGENCE_RUNS,
@@ -231,6 +232,10 @@ def _copy(
     if not report.completed:
         return
     if lake is not None:
+        # Arrow keeps freed batches for reuse, DuckDB its cache: hand both back before
+        # delta-rs buffers the files it writes (peak memory of a 1M-post run).
+        pa.default_memory_pool().release_unused()
+        con.execute(f"SET memory_limit = '{LAKE_DUCKDB_MEMORY_LIMIT}'")
         started = time.monotonic()
         try:
             report.lake_rows = write_lake(con, lake)

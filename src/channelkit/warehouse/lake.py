@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from channelkit._constants import LAKE_BATCH_ROWS, LAKE_TARGET_FILE_BYTES
 from channelkit.errors import ChannelkitError
 from channelkit.warehouse.connection import WarehouseError, connect
 from channelkit.warehouse.urls import redact_url as redact
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
     from deltalake import DeltaTable
 
 APP_ID = "channelkit"  # the Delta application transaction holding the merged-up-to instant
-_BATCH_ROWS = 50_000  # rows per Arrow batch streamed from DuckDB into delta-rs
 
 
 @dataclass(frozen=True)
@@ -148,15 +148,9 @@ def _write_table(
     count = int(con.execute(f"SELECT count(*) FROM ({table.changed})", params).fetchall()[0][0])
     if count == 0 and existing is not None:
         return 0
-    rows = con.sql(table.changed, params=params).to_arrow_reader(_BATCH_ROWS)
+    rows = con.sql(table.changed, params=params).to_arrow_reader(LAKE_BATCH_ROWS)
     if existing is None:
-        deltalake.write_deltalake(
-            uri,
-            rows,
-            mode="overwrite",
-            partition_by=list(table.partition_by) or None,
-            commit_properties=commit,
-        )
+        _create(deltalake, uri, rows, list(table.partition_by) or None, commit)
         return count
     match = " AND ".join(f"t.{k} = s.{k}" for k in (*table.key, *table.partition_by))
     (
@@ -166,6 +160,7 @@ def _write_table(
             source_alias="s",
             target_alias="t",
             merge_schema=True,
+            writer_properties=_writer_properties(deltalake),
             commit_properties=commit,
         )
         .when_matched_update_all()
@@ -186,8 +181,8 @@ def _merge_tags(
     """post_tags has no timestamps: the tags of the posts that changed replace theirs."""
     changed = "SELECT id FROM posts WHERE synced_at >= ? OR deleted_at >= ?"
     if existing is None:
-        everything = con.sql("SELECT * FROM post_tags").to_arrow_reader(_BATCH_ROWS)
-        deltalake.write_deltalake(uri, everything, mode="overwrite", commit_properties=commit)
+        everything = con.sql("SELECT * FROM post_tags").to_arrow_reader(LAKE_BATCH_ROWS)
+        _create(deltalake, uri, everything, None, commit)
         return int(con.execute("SELECT count(*) FROM post_tags").fetchall()[0][0])
     con.register("_ck_lake_tags", existing.to_pyarrow_dataset())
     try:
@@ -215,6 +210,28 @@ def _merge_tags(
         .execute()
     )
     return count
+
+
+def _create(
+    deltalake: Any,
+    uri: str,
+    rows: pa.RecordBatchReader,
+    partition_by: list[str] | None,
+    commit: Any,
+) -> None:
+    deltalake.write_deltalake(
+        uri,
+        rows,
+        mode="overwrite",
+        partition_by=partition_by,
+        target_file_size=LAKE_TARGET_FILE_BYTES,
+        writer_properties=_writer_properties(deltalake),
+        commit_properties=commit,
+    )
+
+
+def _writer_properties(deltalake: Any) -> Any:
+    return deltalake.WriterProperties(max_row_group_size=LAKE_BATCH_ROWS)
 
 
 def _open_table(deltalake: Any, uri: str) -> DeltaTable | None:
