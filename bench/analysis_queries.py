@@ -123,7 +123,6 @@ class Frames:
                 categorical=("post_id", "channel_id"),
             )
             self.tags = _load(con, "SELECT * FROM post_tags")
-            self.channels = _load(con, "SELECT id, subscriber_count FROM channels")
         self.posts["published_at"] = self.posts["published_at"].dt.tz_convert(TZ)
         self.daily["date"] = pd.to_datetime(self.daily["date"])
         self.daily["engagements"] = self.daily[["reactions", "comments", "shares", "clicks"]].sum(
@@ -141,7 +140,7 @@ class Frames:
 
     def engagement_daily(self) -> pd.Series:
         d = self.period_daily(START, END)
-        return d.groupby("date")["views"].sum()
+        return d.groupby("date")["views"].sum()  # opens
 
     def kpis(self) -> float:
         d = self.period_daily(KPI["start"], KPI["end"])
@@ -156,10 +155,9 @@ class Frames:
 
     def channel_comparison(self) -> pd.Series:
         d = self.period_daily(START, END)
-        views = d.groupby("channel_id", observed=True)["views"].sum()
-        views.index = views.index.astype(str)
-        subs = self.channels.set_index("id")["subscriber_count"]
-        return (views / subs).sort_index()
+        opens = d.groupby("channel_id", observed=True)["views"].sum()
+        opens.index = opens.index.astype(str)
+        return opens.sort_index()
 
     def cohort(self) -> pd.DataFrame:
         pub = self.published(START, END)
@@ -203,11 +201,14 @@ def main() -> None:
             "engagement_over_time week, all": lambda: wh.engagement_over_time("week", tz=TZ),
             "kpis": lambda: wh.kpis(**KPI, tz=TZ),
             "kpis tag+channel": lambda: wh.kpis(**KPI, tz=TZ, tag="tag3", channel="chan_7"),
-            "top_posts views": lambda: wh.top_posts(**period),
+            "top_posts opens": lambda: wh.top_posts("opens", **period),
+            "top_posts readers": lambda: wh.top_posts(**period),
             "top_posts engagement_rate": lambda: wh.top_posts("engagement_rate", **period),
             "channel_comparison": lambda: wh.channel_comparison(**period),
             "tag_performance": lambda: wh.tag_performance(**period),
             "priority_impact": lambda: wh.priority_impact(**period),
+            "reach_curve 14 days": lambda: wh.reach_curve(14, **period),
+            "kpis by channel": lambda: wh.kpis(**KPI, tz=TZ, by="channel"),
             "publishing_heatmap": lambda: wh.publishing_heatmap(**period),
             "upcoming_scheduled": lambda: wh.upcoming_scheduled(as_of="2026-01-10", tz=TZ),
             "posts one channel, one week": lambda: wh.posts(**KPI, tz=TZ, channel="chan_3"),
@@ -225,7 +226,7 @@ def main() -> None:
         checks: dict[str, tuple[Callable[[], Any], Callable[[Any, pd.DataFrame], bool]]] = {
             "engagement_over_time day": (
                 frames.engagement_daily,
-                lambda pd_, wh_: list(pd_) == list(wh_["views"]),
+                lambda pd_, wh_: list(pd_) == list(wh_["opens"]),
             ),
             "kpis": (
                 frames.kpis,
@@ -233,27 +234,24 @@ def main() -> None:
                     abs(pd_ - wh_.set_index("metric").loc["engagement_rate", "value"]) < 1e-12
                 ),
             ),
-            "top_posts views": (frames.top_posts, lambda pd_, wh_: pd_ == list(wh_["post_id"])),
+            "top_posts opens": (frames.top_posts, lambda pd_, wh_: pd_ == list(wh_["post_id"])),
             "channel_comparison": (
                 frames.channel_comparison,
-                lambda pd_, wh_: (
-                    list(pd_.round(9))
-                    == list(wh_.sort_values("channel_id")["views_per_subscriber"].round(9))
-                ),
+                lambda pd_, wh_: list(pd_) == list(wh_.sort_values("channel_id")["opens"]),
             ),
             "tag_performance": (
                 frames.tag_performance,
                 lambda pd_, wh_: (
-                    list(pd_) == list(wh_.sort_values("tag")["median_views"].astype(float))
+                    list(pd_) == list(wh_.sort_values("tag")["median_opens"].astype(float))
                 ),
             ),
             "priority_impact": (
                 frames.priority_impact,
-                lambda pd_, wh_: sorted(pd_) == sorted(wh_["median_views"].astype(float)),
+                lambda pd_, wh_: sorted(pd_) == sorted(wh_["median_opens"].astype(float)),
             ),
             "publishing_heatmap": (
                 frames.publishing_heatmap,
-                lambda pd_, wh_: pd_ == int(wh_["views"].max()),
+                lambda pd_, wh_: pd_ == int(wh_["opens"].max()),
             ),
         }
         print(f"pandas baseline: tables loaded into memory in {load_s:.1f} s (not counted)")

@@ -36,19 +36,23 @@ _LAZY: dict[str, str] = {
     "APIStatusError": "channelkit.errors:APIStatusError",
     "APIResponseValidationError": "channelkit.errors:APIResponseValidationError",
     "InvalidParameterError": "channelkit.errors:InvalidParameterError",
+    "NotSyncedError": "channelkit.errors:NotSyncedError",
     "PaginationError": "channelkit.errors:PaginationError",
     "LocalService": "channelkit.service:LocalService",
     "sync": "channelkit.sync:sync",
     "SyncReport": "channelkit.sync:SyncReport",
-    "Warehouse": "channelkit.warehouse:Warehouse",
+    "Warehouse": "channelkit.analysis.warehouse:Warehouse",
     "schedule": "channelkit.publish:schedule",
     "publish": "channelkit.publish",
     "plots": "channelkit.plots",
     "widgets": "channelkit.widgets",
+    "to_csv": "channelkit.export:to_csv",
+    "to_excel": "channelkit.export:to_excel",
 }
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from channelkit import plots, publish, widgets
+    from channelkit.analysis.warehouse import Warehouse
     from channelkit.client import AsyncClient, Client
     from channelkit.errors import (
         APIConnectionError,
@@ -62,15 +66,16 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         ConflictError,
         InvalidParameterError,
         NotFoundError,
+        NotSyncedError,
         PaginationError,
         PermissionDeniedError,
         RateLimitError,
         ServerError,
     )
+    from channelkit.export import to_csv, to_excel
     from channelkit.publish import schedule
     from channelkit.service import LocalService
     from channelkit.sync import SyncReport, sync
-    from channelkit.warehouse import Warehouse
 
 __all__ = [
     "__version__",
@@ -90,6 +95,7 @@ __all__ = [
     "APIStatusError",
     "APIResponseValidationError",
     "InvalidParameterError",
+    "NotSyncedError",
     "PaginationError",
     "LocalService",
     "sync",
@@ -99,6 +105,8 @@ __all__ = [
     "publish",
     "plots",
     "widgets",
+    "to_csv",
+    "to_excel",
 ]
 
 

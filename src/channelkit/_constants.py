@@ -80,6 +80,7 @@ SYNC_DUCKDB_THREADS = 1  # the writer's share: the fetching thread keeps the oth
 SYNC_PROGRESS_MIN_WAIT_SECONDS = 0.5  # shorter pacing waits are not worth showing
 SYNC_STOP_GRACE_SECONDS = 2.0  # after Ctrl-C, how long walks get to notice before we leave
 SYNC_HWM_MARGIN_SECONDS = 60.0  # clock slack between "after" and the walk's duration
+SYNC_CONVERGENCE_RUNS = 7  # incremental runs within which every post is re-read
 SYNC_ANALYTICS_END_SLACK_DAYS = 2  # days past "today" asked for, against clock skew
 SYNC_CONVERGENCE_RUNS = 7  # incremental runs within which all older history is re-read once
 # The lake copy streams rows from DuckDB into delta-rs, which buffers a file's worth of
@@ -95,7 +96,17 @@ KPI_DEFAULT_DAYS = 7  # kpis() without start: this many days ending with the lat
 TOP_POSTS_N = 10
 TOP_POSTS_MIN_VIEWS = 100  # for by="engagement_rate"; by="views" needs no threshold
 SMALL_SAMPLE_POSTS = 10  # groups with fewer posts are flagged small_sample
+KPI_SMALL_BASE_COUNT = 20  # a count whose previous value is below this is a small base
+KPI_SMALL_BASE_AUDIENCE = 100  # ...and a rate whose previous denominator is below this
+GRID_MAX_CELLS = 100_000  # rows a grid (periods x channels) may have before it is refused
+REACH_CURVE_DAYS = 14
+REACH_CURVE_MAX_DAYS = 366
+LOW_REACH_SHARE = 0.5  # low reach: read rate below this share of the channel's median
+PERIOD_FIRST_YEAR = 1970  # dates outside these years are typos, not periods
+PERIOD_LAST_YEAR = 2200
 PLOT_TEMPLATE = "channelkit"
+# Browsers kaleido may use for static images (the system's; never a downloaded one).
+PLOT_BROWSER_CANDIDATES = ("/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome")
 PLOT_COLORS = ("#2563eb", "#f97316", "#16a34a", "#dc2626", "#9333ea", "#0891b2", "#ca8a04")
 PLOT_FONT = "Inter, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif"
 # Mimetype for JupyterLab and VS Code; "notebook" embeds plotly.js in the saved output, so
@@ -144,3 +155,12 @@ DEMO_SERVICE_DB = "service.sqlite"
 DEMO_WAREHOUSE = "warehouse.duckdb"
 DEMO_REPORT = "report.html"
 DEMO_PARQUET_DIR = "parquet"
+
+# --- Command line: messages, output, interrupts (the newcomer's first hour) -----------------
+SUGGEST_MAX_NAMES = 5  # names listed in "did you mean ... choices: ..." messages
+DEFAULT_TZ = "UTC"  # the timezone when neither --tz/tz= nor CHANNELKIT_TZ names one
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
+EXIT_TERMINATED = 143  # 128 + SIGTERM
+INTERRUPTED_MESSAGE = "interrupted; what was committed is kept; run again to resume"
+# A template's example rows carry this in their title: `schedule --submit` refuses them.
+TEMPLATE_EXAMPLE_MARKER = "[EXAMPLE]"

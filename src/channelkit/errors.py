@@ -119,6 +119,11 @@ class APIResponseValidationError(APIError):
     """The service answered 2xx with a body that is not what the interface promises."""
 
 
+class NotSyncedError(ChannelkitError):
+    """A warehouse lacks what a question needs: no completed sync, or no daily analytics
+    (the sync's key lacked analytics:read). The message says what to run."""
+
+
 class InvalidParameterError(ChannelkitError, ValueError):
     """A bad argument, refused before any work is done; `param` names it.
 

@@ -38,7 +38,7 @@ def test_weekly_engagement_in_berlin(wh: Warehouse) -> None:
         pd.Timestamp("2026-03-30", tz=BERLIN),  # after the DST change: +02:00
     ]
     assert str(df["period"].iloc[2].utcoffset()) == "2:00:00"
-    assert list(df["views"]) == [
+    assert list(df["opens"]) == [
         7 * 10 + 1 * 20 + 6 * 100 + 2 * 30 + 2 * 1,
         7 * 10 + 6 * 20 + 1 * 100 + 1 * 50 + 3 * 40,
         7 * 10 + 6 * 50 + 6 * 5,
@@ -53,14 +53,14 @@ def test_weekly_engagement_in_berlin(wh: Warehouse) -> None:
     # the switch to CEST) on Monday of W14.
     assert list(df["posts_published"]) == [3, 2, 3]
     assert df.attrs["period_label"] == "2026-03-16 to 2026-04-05 (Europe/Berlin)"
-    assert df["views"].dtype == "Int64"
+    assert df["opens"].dtype == "Int64"
     assert str(df["period"].dtype.tz) == BERLIN
 
 
 def test_weekly_posts_published_in_utc_differ(wh: Warehouse) -> None:
     df = wh.engagement_over_time("week", start="2026-03-16", end="2026-04-06")
     assert list(df["posts_published"]) == [4, 2, 2]
-    assert list(df["views"]) == [752, 460, 400]  # daily rows are UTC days in any tz
+    assert list(df["opens"]) == [752, 460, 400]  # daily rows are UTC days in any tz
 
 
 def test_monthly_engagement_splits_at_local_month(wh: Warehouse) -> None:
@@ -69,7 +69,7 @@ def test_monthly_engagement_splits_at_local_month(wh: Warehouse) -> None:
         pd.Timestamp("2026-03-01", tz=BERLIN),
         pd.Timestamp("2026-04-01", tz=BERLIN),
     ]
-    assert list(df["views"]) == [
+    assert list(df["opens"]) == [
         16 * 10 + 140 + 700 + 3 * 50 + 1 * 5 + 60 + 120 + 2,
         5 * 10 + 4 * 50 + 5 * 5,
     ]
@@ -84,46 +84,62 @@ def test_daily_series_fills_gaps_and_respects_bounds(wh: Warehouse) -> None:
         "day", start="2026-04-04", end="2026-04-09", channel="company-news"
     )
     assert list(df["period"].dt.day) == [4, 5, 6, 7, 8]
-    assert list(df["views"]) == [50, 0, 0, 0, 0]
+    assert list(df["opens"]) == [50, 0, 0, 0, 0]
 
 
 def test_all_time_series_starts_at_first_publication(wh: Warehouse) -> None:
     df = wh.engagement_over_time("week", tz=BERLIN)
     assert df["period"].iloc[0] == pd.Timestamp("2026-03-02", tz=BERLIN)  # post_08
-    assert df["views"].sum() == 1612
+    assert df["opens"].sum() == 1612
     assert df["engagements"].sum() == 211
     assert df.attrs["period_label"] == "all time (Europe/Berlin)"
 
 
 def test_filters_narrow_engagement(wh: Warehouse) -> None:
     eng = wh.engagement_over_time("week", channel="Engineering", **WINDOW)
-    assert list(eng["views"]) == [70 + 20, 70 + 120 + 120, 70 + 30]
+    assert list(eng["opens"]) == [70 + 20, 70 + 120 + 120, 70 + 30]
     urgent = wh.engagement_over_time("week", priority="urgent", **WINDOW)
-    assert list(urgent["views"]) == [600, 100 + 120, 0]
+    assert list(urgent["opens"]) == [600, 100 + 120, 0]
     tagged = wh.engagement_over_time("week", tag=["finance", "incident"], **WINDOW)
-    assert list(tagged["views"]) == [0, 50 + 120, 300]
+    assert list(tagged["opens"]) == [0, 50 + 120, 300]
     bob = wh.engagement_over_time("week", author="bob@example.com", **WINDOW)
-    assert list(bob["views"]) == [600 + 60 + 2, 100 + 50, 300]
+    assert list(bob["opens"]) == [600 + 60 + 2, 100 + 50, 300]
 
 
 def test_kpis_compare_with_previous_week(wh: Warehouse) -> None:
     df = wh.kpis(**W13).set_index("metric")
-    assert df.loc["views", "value"] == 460
-    assert df.loc["views", "previous"] == 752
-    assert df.loc["views", "delta"] == 460 - 752
-    assert df.loc["views", "delta_pct"] == pytest.approx((460 - 752) / 752)
+    assert list(df.index) == [
+        "posts_published",
+        "readers",
+        "read_rate",
+        "opens",
+        "engagements",
+        "engagement_rate",
+        "net_subscribers",
+    ]
+    assert df.loc["opens", "value"] == 460
+    assert df.loc["opens", "previous"] == 752
+    assert df.loc["opens", "delta"] == 460 - 752
+    assert df.loc["opens", "delta_pct"] == pytest.approx((460 - 752) / 752)
     assert df.loc["engagements", ["value", "previous"]].tolist() == [83, 84]
     assert df.loc["engagement_rate", "value"] == pytest.approx(83 / 460)
     assert df.loc["engagement_rate", "previous"] == pytest.approx(84 / 752)
     assert df.loc["posts_published", ["value", "previous"]].tolist() == [2, 3]
-    assert df.loc["reactions", "value"] == 7 * 1 + 6 * 2 + 5 + 2 + 3 * 4
+    # Berlin W13: post_02 (audience: Engineering on 03-22 = 172) and post_07 (03-25: 178);
+    # W12: post_01 (160), post_03 and post_06 (Company News, 1000 each).
+    assert df.loc["readers", ["value", "previous"]].tolist() == [100 + 90, 150 + 500 + 50]
+    assert df.loc["read_rate", "value"] == 190 / (172 + 178)
+    assert df.loc["read_rate", "previous"] == 700 / (160 + 1000 + 1000)
     assert df.loc["net_subscribers", ["value", "previous"]].tolist() == [
         7 * (3 - 1) + 7 * (1 - 4),
         7 * (3 - 1) + 7 * (5 - 2),
     ]
+    # Counts below 20 and rates over an audience below 100 are small bases.
+    assert df["small_base"].tolist() == [True, False, False, False, False, False, False]
     attrs = wh.kpis(**W13).attrs
-    assert attrs["previous_label"] == "2026-03-16 to 2026-03-22 (Europe/Berlin)"
-    assert attrs["period_label"] == "2026-03-23 to 2026-03-29 (Europe/Berlin)"
+    assert attrs["previous_period"] == "2026-03-16 to 2026-03-22 (Europe/Berlin)"
+    assert attrs["period"] == "2026-03-23 to 2026-03-29 (Europe/Berlin)"
+    assert attrs["complete"] is True and attrs["warnings"] == []
 
 
 def test_kpis_in_utc_count_publications_by_utc_instant(wh: Warehouse) -> None:
@@ -135,67 +151,84 @@ def test_kpis_default_period_is_last_week_of_data(wh: Warehouse) -> None:
     df = wh.kpis(tz=BERLIN)
     assert df.attrs["start"] == datetime(2026, 3, 30, tzinfo=df.attrs["start"].tzinfo)
     rows = df.set_index("metric")
-    assert rows.loc["views", ["value", "previous"]].tolist() == [400, 460]
+    assert rows.loc["opens", ["value", "previous"]].tolist() == [400, 460]
     # Net subscribers: -7 after -7; no percentage of a negative base.
     assert rows.loc["net_subscribers", ["value", "previous", "delta"]].tolist() == [-7, -7, 0]
     assert pd.isna(rows.loc["net_subscribers", "delta_pct"])
     from_start = wh.kpis(start="2026-03-23", tz=BERLIN)
     assert from_start.attrs["period_label"] == "2026-03-23 to 2026-03-29 (Europe/Berlin)"
     until_end = wh.kpis(end="2026-03-30", tz=BERLIN)
-    assert until_end.set_index("metric").loc["views", "value"] == 460
+    assert until_end.set_index("metric").loc["opens", "value"] == 460
 
 
 def test_kpis_with_post_filters_have_no_subscriber_change(wh: Warehouse) -> None:
     df = wh.kpis(tag="eng", **W13).set_index("metric")
     assert pd.isna(df.loc["net_subscribers", "value"])
-    assert df.loc["views", "value"] == 70 + 120 + 120
-    zero = wh.kpis(start="2026-05-01", end="2026-05-08").set_index("metric")
-    assert pd.isna(zero.loc["engagement_rate", "value"])
-    assert pd.isna(zero.loc["views", "delta_pct"])
+    assert df.loc["opens", "value"] == 70 + 120 + 120
+    quiet = wh.kpis(start="2026-04-05", end="2026-04-06", channel="old-stuff").set_index("metric")
+    assert pd.isna(quiet.loc["engagement_rate", "value"])
+    assert pd.isna(quiet.loc["opens", "delta_pct"])
 
 
-def test_top_posts_by_views_and_rate(wh: Warehouse) -> None:
-    by_views = wh.top_posts(**W13)
-    assert list(by_views["post_id"]) == ["post_02", "post_07", "post_03", "post_01", "post_04"]
-    assert list(by_views["views"]) == [120, 120, 100, 70, 50]
-    assert list(by_views["rank"]) == [1, 2, 3, 4, 5]
-    assert by_views["title"].iloc[0] == XSS_TITLE
-    assert list(by_views["tags"].iloc[0]) == [XSS_TAG, "eng"]
-    by_rate = wh.top_posts("engagement_rate", **W13)  # default min_views 100
+def test_top_posts_by_readers_opens_and_rate(wh: Warehouse) -> None:
+    by_readers = wh.top_posts(**W13)  # posts published in the week, by lifetime readers
+    assert list(by_readers["post_id"]) == ["post_02", "post_07"]
+    assert list(by_readers["readers"]) == [100, 90]
+    assert list(by_readers["read_rate"]) == [100 / 172, 90 / 178]
+    by_opens = wh.top_posts("opens", **W13)
+    assert list(by_opens["post_id"]) == ["post_02", "post_07", "post_03", "post_01", "post_04"]
+    assert list(by_opens["opens"]) == [120, 120, 100, 70, 50]
+    assert list(by_opens["rank"]) == [1, 2, 3, 4, 5]
+    assert by_opens["title"].iloc[0] == XSS_TITLE
+    assert list(by_opens["tags"].iloc[0]) == [XSS_TAG, "eng"]
+    by_rate = wh.top_posts("engagement_rate", **W13)  # default min_opens 100
     assert list(by_rate["post_id"]) == ["post_07", "post_02", "post_03"]
     assert list(by_rate["engagement_rate"]) == pytest.approx([30 / 120, 24 / 120, 10 / 100])
-    low = wh.top_posts("engagement_rate", n=2, min_views=50, **W13)
+    low = wh.top_posts("engagement_rate", n=2, min_opens=50, **W13)
     assert list(low["post_id"]) == ["post_07", "post_01"]  # 0.25, then 14/70 = 0.2 < 02's id
 
 
-def test_channel_comparison_normalises_by_current_subscribers(wh: Warehouse) -> None:
+def test_channel_comparison_by_read_rate(wh: Warehouse) -> None:
     df = wh.channel_comparison(**W13)
     assert list(df["channel_id"]) == ["chan_eng", "chan_news", "chan_old"]
     rows = _by(df, "channel_id")
-    assert rows["chan_eng"]["views"] == 70 + 120 + 120
-    assert rows["chan_eng"]["views_per_subscriber"] == pytest.approx(310 / 200)
+    assert rows["chan_eng"]["opens"] == 70 + 120 + 120
+    assert rows["chan_eng"]["readers"] == 190
+    assert rows["chan_eng"]["audience"] == 172 + 178
+    assert rows["chan_eng"]["read_rate"] == 190 / 350
     assert rows["chan_eng"]["posts_published"] == 2
-    assert rows["chan_news"]["views_per_subscriber"] == pytest.approx((100 + 50) / 1000)
-    assert rows["chan_news"]["posts_published"] == 0
-    assert rows["chan_old"]["views"] == 0
-    assert df["uses_current_subscribers"].all()
+    assert rows["chan_eng"]["subscribers"] == 160 + 2 * 13  # on 03-29, the last day
+    assert pd.isna(rows["chan_news"]["read_rate"])  # nothing published that week
+    assert rows["chan_news"]["subscribers"] == 1000
+    assert rows["chan_old"]["opens"] == 0 and pd.isna(rows["chan_old"]["subscribers"])
     assert "chan_gone" not in rows
 
 
-def test_tag_performance_medians(wh: Warehouse) -> None:
+# Read rates of the window's posts: 01 150/160, 02 100/172, 05 20/190, 07 90/178, 09 0/194
+# (Engineering, median 90/178); 03 500/1000, 04 300/1000, 06 50/1000 (Company News, median
+# 0.3). post_08 (Old Stuff) was published before the window.
+ENG_MEDIAN = 90 / 178
+
+
+def test_tag_performance_lift_and_read_rate(wh: Warehouse) -> None:
     rows = _by(wh.tag_performance(**WINDOW), "tag")
     assert set(rows) == {"eng", "company", "finance", "release", "incident", XSS_TAG}
-    eng = rows["eng"]  # posts 01, 02, 05, 07, 09 with 210, 140, 30, 120, 0 views
+    eng = rows["eng"]  # posts 01, 02, 05, 07, 09 with 210, 140, 30, 120, 0 opens
     assert eng["posts"] == 5
-    assert eng["views"] == 210 + 140 + 30 + 120
-    assert eng["median_views"] == 120
-    assert eng["median_engagement_rate"] == pytest.approx(0.2)  # of .2, .2, 0, .25
+    assert eng["opens"] == 210 + 140 + 30 + 120
+    assert eng["median_opens"] == 120
+    assert eng["readers"] == 150 + 100 + 20 + 90 + 0
+    assert eng["read_rate"] == 360 / (160 + 172 + 190 + 178 + 194)
+    assert eng["lift"] == pytest.approx(1.0)  # the channel's own median post
     assert eng["engagement_rate"] == pytest.approx((42 + 28 + 30) / 500)
     assert rows["company"]["posts"] == 2  # the deleted post_10 does not count
-    assert rows["company"]["median_views"] == (700 + 350) / 2
+    assert rows["company"]["lift"] == pytest.approx((0.5 / 0.3 + 1.0) / 2)
+    assert rows["release"]["lift"] == pytest.approx((150 / 160) / ENG_MEDIAN)
     assert all(row["small_sample"] for row in rows.values())
     only = wh.tag_performance(tag="finance", **WINDOW)
     assert list(only["tag"]) == ["finance"]
+    # The baseline stays the whole channel's median when a filter narrows the posts.
+    assert only["lift"].iloc[0] == pytest.approx(1.0)
 
 
 def test_priority_impact_lists_every_priority(wh: Warehouse) -> None:
@@ -203,12 +236,16 @@ def test_priority_impact_lists_every_priority(wh: Warehouse) -> None:
     assert list(df["priority"]) == ["normal", "high", "urgent"]
     rows = _by(df, "priority")
     assert rows["normal"]["posts"] == 4  # 01, 05, 06, 09
-    assert rows["normal"]["median_views"] == (30 + 60) / 2
-    assert rows["normal"]["median_engagement_rate"] == pytest.approx(0.1)  # .2, 0, .1
+    assert rows["normal"]["median_opens"] == (30 + 60) / 2
+    normal = sorted([(150 / 160) / ENG_MEDIAN, (20 / 190) / ENG_MEDIAN, (50 / 1000) / 0.3, 0])
+    assert rows["normal"]["lift"] == pytest.approx((normal[1] + normal[2]) / 2)
     assert not rows["normal"]["small_sample"]
-    assert rows["urgent"]["median_engagement_rate"] == pytest.approx((0.1 + 0.25) / 2)
+    assert rows["urgent"]["lift"] == pytest.approx((1.0 + 0.5 / 0.3) / 2)
     assert rows["high"]["small_sample"]
-    empty = wh.priority_impact(start="2026-05-01", end="2026-05-08")
+    by_channel = wh.priority_impact(by="channel", **WINDOW)
+    assert set(by_channel["channel"]) == {"Engineering", "Company News"}
+    assert len(by_channel) == 2 * 3
+    empty = wh.priority_impact(start="2026-04-03", end="2026-04-05")
     assert list(empty["posts"]) == [0, 0, 0]
     assert empty["small_sample"].all()
 
@@ -217,14 +254,15 @@ def test_publishing_heatmap_uses_local_time(wh: Warehouse) -> None:
     df = wh.publishing_heatmap(**WINDOW)
     assert len(df) == 7 * 24
     busy = df[df["posts_published"] > 0]
-    assert {(r.weekday_name, r.hour): (r.posts_published, r.views) for r in busy.itertuples()} == {
-        ("Mon", 0): (2, 140 + 350),  # post_02 (CET) and post_04 (CEST)
-        ("Mon", 9): (1, 210),
-        ("Tue", 10): (1, 700),
-        ("Wed", 0): (1, 30),
-        ("Wed", 15): (1, 120),
+    slots = {(r.weekday_name, r.hour): (r.posts_published, r.readers) for r in busy.itertuples()}
+    assert slots == {
+        ("Mon", 0): (2, 100 + 300),  # post_02 (CET) and post_04 (CEST)
+        ("Mon", 9): (1, 150),
+        ("Tue", 10): (1, 500),
+        ("Wed", 0): (1, 20),
+        ("Wed", 15): (1, 90),
         ("Thu", 8): (1, 0),
-        ("Fri", 13): (1, 60),
+        ("Fri", 13): (1, 50),
     }
     utc = wh.publishing_heatmap(start="2026-03-16", end="2026-04-06")
     sunday = utc[(utc["weekday_name"] == "Sun") & (utc["posts_published"] > 0)]
@@ -247,7 +285,7 @@ def test_posts_with_filters_and_dtypes(wh: Warehouse) -> None:
     assert df["priority"].dtype == pd.CategoricalDtype(["normal", "high", "urgent"], ordered=True)
     assert set(df["status"].cat.categories) == {"draft", "scheduled", "published", "archived"}
     assert str(df["published_at"].dtype) == "datetime64[us, Europe/Berlin]"
-    assert df["views"].dtype == "Int64"
+    assert df["readers"].dtype == "Int64"
     assert isinstance(df["tags"].iloc[0], list)
     week = wh.posts(**W13)
     assert list(week["id"]) == ["post_02", "post_07"]
@@ -265,17 +303,17 @@ def test_channels_leave_out_deleted(wh: Warehouse) -> None:
 
 def test_filter_by_slug_name_or_id_agree(wh: Warehouse) -> None:
     ids = [
-        wh.kpis(channel=c, **W13).set_index("metric").loc["views", "value"]
-        for c in ("chan_news", "company-news", "company news")
+        wh.kpis(channel=c, **W13).set_index("metric").loc["opens", "value"]
+        for c in ("chan_news", "company-news", "company news", "  COMPANY-NEWS ")
     ]
-    assert ids == [150, 150, 150]
+    assert ids == [150, 150, 150, 150]
 
 
 def test_not_whole_day_period_counts_days_starting_inside(tmp_path: Path) -> None:
     wh = Warehouse(build_small_warehouse(tmp_path / "w.duckdb"))
     # 03-23 12:00 .. 03-25 12:00: only the daily rows of 03-24 and 03-25 begin inside.
     df = wh.kpis(start="2026-03-23T12:00", end="2026-03-25T12:00").set_index("metric")
-    assert df.loc["views", "value"] == 2 * (10 + 20) + 40
+    assert df.loc["opens", "value"] == 2 * (10 + 20) + 40
     assert df.loc["posts_published", "value"] == 0
 
 
@@ -287,5 +325,5 @@ def test_same_numbers_without_any_deleted_post(tmp_path: Path) -> None:
     con.execute("DELETE FROM posts WHERE id = 'post_10'")
     con.close()
     wh = Warehouse(path)
-    assert list(wh.engagement_over_time("week", **WINDOW)["views"]) == [752, 460, 400]
+    assert list(wh.engagement_over_time("week", **WINDOW)["opens"]) == [752, 460, 400]
     assert _by(wh.tag_performance(**WINDOW), "tag")["company"]["posts"] == 2

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+import openpyxl
 import papermill
 import pytest
 from nbclient import NotebookClient
@@ -84,14 +85,18 @@ def test_01_explore_from_nothing_to_insight(
     assert f"Posts in warehouse: {len(posts)}" in text
     assert f"Channels in warehouse: {len(wh.channels())}" in text
     assert re.search(rf"sync completed \(\w+\) from {re.escape(demo.base_url)}", text)
-    printed = re.search(
-        r"Views (\d{4}-\d\d-\d\d) to (\d{4}-\d\d-\d\d) \(excluded\): ([\d,]+)", text
-    )
-    assert printed, text[:2000]
-    start, end, views = printed.groups()
-    kpis = wh.kpis(start=start, end=end, tz="Europe/Berlin").set_index("metric")
-    assert views == f"{kpis.loc['views', 'value']:,.0f}"
-    assert kpis.loc["views", "value"] > 0
+    # The notebook speaks of readers, read rate and opens, for a period said as "28d".
+    kpis = wh.kpis(period="28d", tz="Europe/Berlin")
+    assert f"Period: {kpis.attrs['period']} (vs {kpis.attrs['previous_period']})" in text
+    rows = kpis.set_index("metric")
+    assert f"Readers: {rows.loc['readers', 'value']:,.0f}" in text
+    assert f"Read rate: {rows.loc['read_rate', 'value']:.1%}" in text
+    assert f"Opens: {rows.loc['opens', 'value']:,.0f}" in text
+    assert rows.loc["readers", "value"] > 0
+    assert "Views" not in text
+    book = openpyxl.load_workbook(tmp_path / "explore.xlsx")
+    assert book.sheetnames == ["KPIs", "Top posts", "Channels"]
+    assert book["KPIs"]["B1"].value == kpis.attrs["period"]
     assert kernel_env not in json.dumps(nb)
 
 
@@ -125,8 +130,8 @@ def test_03_weekly_report_with_papermill_parameters(
     assert period.days == 14
     assert f"Period: {period.label}" in text
     kpis = wh.kpis(start=period.start, end=period.end, tz="Europe/Berlin").set_index("metric")
-    views = f"{kpis.loc['views', 'value']:,.0f}"
-    assert f"Views: {views}" in text
+    views = f"{kpis.loc['opens', 'value']:,.0f}"
+    assert f"Opens: {views}" in text
     html = out.read_text(encoding="utf-8")
     assert f'<div class="value">{views}</div>' in html  # the report shows the same number
     assert period.label in html

@@ -14,10 +14,10 @@ from nbclient import NotebookClient
 
 from channelkit import plots
 from channelkit._constants import PLOT_FONT, PLOT_RENDERER, PLOT_TEMPLATE
+from channelkit.plots.images import ImageExportError
 from channelkit.plots.renderer import choose_renderer
 from channelkit.plots.style import MUTED
 from channelkit.warehouse import Warehouse
-from channelkit.warehouse.connection import open_warehouse
 from fixtures.warehouse import AS_OF, XSS_TAG, XSS_TITLE, build_small_warehouse
 
 BERLIN = "Europe/Berlin"
@@ -41,31 +41,46 @@ def test_template_is_registered_not_forced_globally() -> None:
     assert pio.templates.default != PLOT_TEMPLATE
 
 
+ENG_MEDIAN = 90 / 178  # Engineering's median read rate in the window (post_07)
+
+
 def test_engagement_over_time(wh: Warehouse) -> None:
     fig = plots.engagement_over_time(wh.engagement_over_time("week", **WINDOW))
     _styled(fig)
     bars, line = fig.data
-    assert list(bars.y) == [752, 460, 400]
-    assert list(line.y) == pytest.approx([84 / 752, 83 / 460, 44 / 400])
+    assert list(bars.y) == [150 + 500 + 50, 100 + 90, 300 + 20 + 0]  # readers by week
+    assert list(line.y) == [700 / 2160, 190 / 350, 320 / (1000 + 190 + 194)]
     # Local wall times: plotly.js has no timezones, so the Monday after DST stays Monday.
     assert [str(x)[:10] for x in bars.x] == ["2026-03-16", "2026-03-23", "2026-03-30"]
-    assert "per week" in fig.layout.title.text
+    assert fig.layout.title.text.startswith("Readers and read rate by week · ")
+
+
+def test_titles_name_the_period_and_the_filters(wh: Warehouse) -> None:
+    frame = wh.engagement_over_time("week", period="2026-03", channel="engineering", tz=BERLIN)
+    title = plots.engagement_over_time(frame).layout.title.text
+    assert title.startswith("Readers and read rate by week · Engineering · Mar 2026")
+    assert "incomplete" in title  # March 2026 starts before the synced days
+    tagged = plots.tag_performance(wh.tag_performance(period="2026-W13", tag="eng"))
+    assert "#eng · W13 2026" in tagged.layout.title.text
 
 
 def test_kpi_tiles_show_value_and_previous(wh: Warehouse) -> None:
     kpis = wh.kpis(start="2026-03-23", end="2026-03-30", tz=BERLIN, tag="eng")
     fig = plots.kpi_tiles(kpis)
     tiles = {t.title.text: t for t in fig.data}
-    assert tiles["Views"].value == 310 and tiles["Views"].delta.reference == 20 + 70
-    assert tiles["Engagement rate"].number.valueformat == ".1%"
+    assert tiles["Opens"].value == 310 and tiles["Opens"].delta.reference == 20 + 70
+    assert tiles["Read rate"].number.valueformat == ".1%"
     # net_subscribers is missing with a tag filter: shown as n/a, not as 0.
     assert "Net new subscribers" not in tiles
     assert [a.text for a in fig.layout.annotations][-2:] == ["Net new subscribers", "n/a"]
     assert "2026-03-16 to 2026-03-22" in fig.layout.title.text
-    views_only = plots.kpi_tiles(kpis, metrics=["views"])
-    assert len(views_only.data) == 1
+    opens_only = plots.kpi_tiles(kpis, metrics=["opens"])
+    assert len(opens_only.data) == 1
     with pytest.raises(ValueError, match="bounces"):
         plots.kpi_tiles(kpis, metrics=["bounces"])
+    # An incomplete comparison: values without deltas.
+    partial = plots.kpi_tiles(wh.kpis(period="2026-03"))
+    assert all(t.mode == "number" for t in partial.data)
 
 
 def test_top_posts_escape_titles(wh: Warehouse) -> None:
@@ -73,25 +88,26 @@ def test_top_posts_escape_titles(wh: Warehouse) -> None:
     fig = plots.top_posts(frame)
     _styled(fig)
     bar = fig.data[0]
-    assert list(bar.x) == [2, 30, 60, 120, 140, 210, 350, 700]  # best at the top
+    assert list(bar.x) == [0, 20, 50, 90, 100, 150, 300, 500]  # readers, best at the top
     assert bar.y[-1] == "1. All-hands"
     assert "4. &lt;script&gt;alert('xss')&lt;/script&gt; Tips" in bar.y
     html = fig.to_html(include_plotlyjs=False)
     assert XSS_TITLE not in html and "<script>alert" not in html
     by_rate = plots.top_posts(wh.top_posts("engagement_rate", **WINDOW))
     assert by_rate.data[0].x[-1] == pytest.approx(0.25)
-    assert "at least 100 views" in by_rate.layout.title.text
+    assert "at least 100 opens" in by_rate.layout.title.text
 
 
-def test_channel_comparison_says_subscribers_are_current(wh: Warehouse) -> None:
+def test_channel_comparison_shows_read_rate(wh: Warehouse) -> None:
     fig = plots.channel_comparison(wh.channel_comparison(**WINDOW))
     _styled(fig)
-    assert "last sync" in fig.layout.title.text
+    assert fig.layout.title.text.startswith("Read rate by channel")
     assert list(fig.data[0].x) == ["Engineering", "Company News", "Old Stuff"]
-    assert list(fig.data[0].y) == pytest.approx([500 / 200, 1110 / 1000, 2 / 50])
+    y = list(fig.data[0].y)
+    assert y[:2] == [360 / (160 + 172 + 190 + 178 + 194), 850 / 3000] and y[2] != y[2]
 
 
-def test_tag_and_priority_mark_small_samples(wh: Warehouse) -> None:
+def test_tag_and_priority_show_lift_and_mark_small_samples(wh: Warehouse) -> None:
     tags = plots.tag_performance(wh.tag_performance(small_sample_n=2, **WINDOW))
     _styled(tags)
     bar = tags.data[0]
@@ -101,21 +117,38 @@ def test_tag_and_priority_mark_small_samples(wh: Warehouse) -> None:
     assert "&lt;script&gt;alert('tag')&lt;/script&gt;" in bar.x
     assert XSS_TAG not in tags.to_html(include_plotlyjs=False)
     assert dict(zip(bar.x, bar.text, strict=True))["eng"] == "n=5"
+    assert dict(zip(bar.x, bar.y, strict=True))["eng"] == pytest.approx(1.0)
     prio = plots.priority_impact(wh.priority_impact(**WINDOW))
     assert list(prio.data[0].x) == ["normal", "high", "urgent"]
-    assert list(prio.data[0].y) == [(30 + 60) / 2, (140 + 350) / 2, (700 + 120) / 2]
+    high = ((100 / 172) / ENG_MEDIAN + 1.0) / 2
+    assert list(prio.data[0].y)[1:] == pytest.approx([high, (1.0 + 0.5 / 0.3) / 2])
     assert "fewer than 10 posts" in prio.layout.annotations[-1].text
 
 
 def test_publishing_heatmap_in_local_hours(wh: Warehouse) -> None:
     fig = plots.publishing_heatmap(wh.publishing_heatmap(**WINDOW))
     _styled(fig)
-    posts, views = fig.data
+    posts, readers = fig.data
     assert list(posts.y) == ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
     assert posts.z[0][0] == 2 and posts.z[0][9] == 1 and posts.z[6][23] == 0
-    assert views.z[0][0] == (140 + 350) / 2
-    assert views.z[6][23] is None  # nothing published: no views per post
+    assert readers.z[0][0] == (100 + 300) / 2
+    assert readers.z[6][23] is None  # nothing published: no readers per post
     assert "hours in Europe/Berlin" in fig.layout.title.text
+
+
+def test_reach_curve_subscribers_and_low_reach(wh: Warehouse) -> None:
+    curve = plots.reach_curve(wh.reach_curve(3, **WINDOW))
+    assert list(curve.data[0].x) == [0, 1, 2, 3]
+    assert list(curve.data[0].y) == sorted(curve.data[0].y)
+    subs = plots.subscribers(wh.subscribers("week", **WINDOW))
+    net, total = subs.data
+    assert list(net.y) == [35, -7, -7] and list(total.y) == [172 + 1000, 186 + 1000, 200 + 1000]
+    per_channel = plots.subscribers(wh.subscribers("week", by="channel", **WINDOW))
+    assert {t.name for t in per_channel.data} == {"Engineering", "Company News"}
+    low = plots.low_reach(wh.low_reach(**WINDOW))
+    bars, medians = low.data
+    assert bars.y[-1].startswith("Zero views")  # the worst at the top
+    assert list(medians.x)[-1] == ENG_MEDIAN
 
 
 def test_upcoming_scheduled_table(wh: Warehouse) -> None:
@@ -167,10 +200,8 @@ def test_figures_in_a_kernel_carry_offline_html(monkeypatch: pytest.MonkeyPatch)
     assert 'src="https://cdn.plot.ly' not in html
 
 
-def test_every_plot_draws_an_empty_warehouse(tmp_path: Path) -> None:
-    open_warehouse(tmp_path / "empty.duckdb", read_only=False).close()
-    wh = Warehouse(tmp_path / "empty.duckdb")
-    week = {"start": "2026-03-23", "end": "2026-03-30"}
+def test_every_plot_draws_a_quiet_channel(wh: Warehouse) -> None:
+    week = {"start": "2026-03-23", "end": "2026-03-30", "channel": "old-stuff"}
     figures = [
         plots.engagement_over_time(wh.engagement_over_time("day", **week)),
         plots.kpi_tiles(wh.kpis(**week)),
@@ -179,12 +210,33 @@ def test_every_plot_draws_an_empty_warehouse(tmp_path: Path) -> None:
         plots.tag_performance(wh.tag_performance(**week)),
         plots.priority_impact(wh.priority_impact(**week)),
         plots.publishing_heatmap(wh.publishing_heatmap(**week)),
-        plots.upcoming_scheduled(wh.upcoming_scheduled()),
+        plots.reach_curve(wh.reach_curve(3, **week)),
+        plots.low_reach(wh.low_reach(**week)),
+        plots.subscribers(wh.subscribers(**week)),
     ]
-    assert all("2026-03-23 to 2026-03-29 (UTC)" in f.layout.title.text for f in figures[:-1])
+    assert all("Old Stuff" in f.layout.title.text for f in figures)
+    assert all("2026-03-23 to 2026-03-29 (UTC)" in f.layout.title.text for f in figures)
     assert list(figures[0].data[0].y) == [0] * 7  # a week of zeros, not an empty chart
     rate = {a.text for a in figures[1].layout.annotations}
-    assert "n/a" in rate  # no views: no engagement rate
+    assert "n/a" in rate  # no opens: no engagement rate
+
+
+def test_static_images_use_the_system_chromium(wh: Warehouse, tmp_path: Path) -> None:
+    fig = plots.reach_curve(wh.reach_curve(3, **WINDOW))
+    path = plots.save_image(fig, tmp_path / "reach.png")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    fig.write_image(tmp_path / "reach.svg")  # plotly's own call works too
+    assert (tmp_path / "reach.svg").read_text().startswith("<svg")
+
+
+def test_static_images_without_the_extra_name_it(
+    wh: Warehouse, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "kaleido", None)  # as if `[images]` were not installed
+    monkeypatch.setattr("importlib.util.find_spec", lambda name, *a: None)
+    with pytest.raises(ImageExportError, match=r"channelkit\[images\]"):
+        plots.save_image(go.Figure(), tmp_path / "x.png")
+    assert not (tmp_path / "x.png").exists()
 
 
 def test_importing_plots_outside_a_kernel_leaves_plotly_renderers_alone() -> None:
@@ -193,3 +245,13 @@ def test_importing_plots_outside_a_kernel_leaves_plotly_renderers_alone() -> Non
     code = "import sys, channelkit.plots; print('nbformat' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_plots_import_neither_duckdb_nor_the_analysis_layer() -> None:
+    code = (
+        "import sys, channelkit.plots\n"
+        "analysis = any(m.startswith('channelkit.analysis') for m in sys.modules)\n"
+        "print('duckdb' in sys.modules, analysis)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]

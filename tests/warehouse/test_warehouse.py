@@ -11,7 +11,7 @@ import duckdb
 import pandas as pd
 import pytest
 
-from channelkit.errors import InvalidParameterError
+from channelkit.errors import InvalidParameterError, NotSyncedError
 from channelkit.warehouse import Warehouse
 from channelkit.warehouse.connection import WarehouseError, open_warehouse
 from fixtures.warehouse import BASE_URL, LAST_SYNC_FINISHED, build_small_warehouse
@@ -82,7 +82,7 @@ def test_file_locked_by_a_sync_gives_warehouse_error(small_warehouse: Path) -> N
         (lambda wh: wh.engagement_over_time("hour"), "freq", "day, week, month"),
         (lambda wh: wh.top_posts(by="likes"), "by", "'likes'"),
         (lambda wh: wh.top_posts(n=0), "n", "0"),
-        (lambda wh: wh.top_posts(min_views=-1), "min_views", "-1"),
+        (lambda wh: wh.top_posts(min_opens=-1), "min_opens", "-1"),
         (lambda wh: wh.tag_performance(small_sample_n=0), "small_sample_n", "0"),
         (lambda wh: wh.channels(tz="Berlin"), "tz", "'Berlin'"),
         (lambda wh: wh.kpis(start="2026-03-30", end="2026-03-23"), "end", "not after"),
@@ -106,13 +106,13 @@ def test_ambiguous_channel_name_asks_for_id(small_warehouse: Path) -> None:
     con = open_warehouse(small_warehouse, read_only=False)
     con.execute(
         "INSERT INTO channels (id, name, slug, visibility, synced_at) "
-        "VALUES ('chan_eng2', 'Engineering', 'engineering-2', 'team', now())"
+        "VALUES ('chan_news2', 'Company News', 'company-news-2', 'team', now())"
     )
     con.close()
     wh = Warehouse(small_warehouse)
-    with pytest.raises(InvalidParameterError, match="chan_eng, chan_eng2"):
-        wh.kpis(channel="Engineering")
-    assert wh.kpis(channel="engineering").attrs["metric"] == "kpis"  # the slug is exact
+    with pytest.raises(InvalidParameterError, match="chan_news, slug company-news.*chan_news2"):
+        wh.kpis(channel="company news")
+    assert wh.kpis(channel="Company-News").attrs["filters"] == {"channel": ["Company News"]}
 
 
 def test_sql_escape_hatch(shared: Warehouse) -> None:
@@ -148,14 +148,10 @@ def test_freshness(shared: Warehouse) -> None:
     assert f.age(LAST_SYNC_FINISHED + timedelta(hours=3)) == timedelta(hours=3)
 
 
-def test_freshness_without_a_completed_sync(tmp_path: Path) -> None:
+def test_a_warehouse_never_synced_says_to_run_sync(tmp_path: Path) -> None:
     open_warehouse(tmp_path / "empty.duckdb", read_only=False).close()
-    wh = Warehouse(tmp_path / "empty.duckdb")
-    f = wh.freshness()
-    assert f.last_sync_at is None and f.age() is None and f.row_counts["posts"] == 0
-    assert wh.kpis()["value"].isna().sum() == 1  # only the engagement rate (0 views)
-    assert wh.engagement_over_time().empty
-    assert len(wh.publishing_heatmap()) == 168
+    with pytest.raises(NotSyncedError, match="run `channelkit sync`"):
+        Warehouse(tmp_path / "empty.duckdb")
 
 
 def test_export_parquet_and_sync_report(small_warehouse: Path, tmp_path: Path) -> None:

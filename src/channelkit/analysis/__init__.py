@@ -7,7 +7,7 @@ DuckDB connection the caller owns; `Warehouse` owns the connections.
 from __future__ import annotations
 
 from channelkit.analysis.freshness import Freshness
-from channelkit.analysis.period import Period
+from channelkit.analysis.period import Period, parse_period
 from channelkit.errors import InvalidParameterError
 
-__all__ = ["InvalidParameterError", "Freshness", "Period"]
+__all__ = ["InvalidParameterError", "Freshness", "Period", "parse_period"]

@@ -1,7 +1,8 @@
 """Which posts a metric looks at: channel, tag, priority and author filters.
 
-Users name channels by id, slug or name and authors by id, name or email; `resolve_filter`
-turns those names into ids once (an unknown name is an error naming the parameter), and
+Users name channels by id, slug or name (`channelkit._channels.match_channel`) and authors
+by id, name or email, trimmed and case-insensitive; `resolve_filter` turns those names into
+ids once (an unknown name is an error naming the parameter), and
 `PostFilter.where` turns the ids into a parameterised SQL condition. Deleted posts (gone
 from the service, `deleted_at` set by the sync) are never counted.
 """
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 
 import duckdb
 
+from channelkit._channels import ChannelName, match_channel
 from channelkit._spec import PRIORITIES
 from channelkit.analysis.sql import first_row
 from channelkit.errors import InvalidParameterError
@@ -24,13 +26,17 @@ def as_values(value: OneOrMany | None, *, param: str) -> tuple[str, ...] | None:
     """`None` → None; `"x"` → ("x",); a list of strings → a tuple without duplicates."""
     if value is None:
         return None
+    if not isinstance(value, str | Iterable):
+        raise InvalidParameterError(
+            param, f"expected a name or a list of names, got {type(value).__name__} {value!r}"
+        )
     values = (value,) if isinstance(value, str) else tuple(value)
     if not values:
         raise InvalidParameterError(param, "empty list; pass None for no filter")
     for item in values:
         if not isinstance(item, str) or not item.strip():
             raise InvalidParameterError(param, f"{item!r} is not a non-empty string")
-    return tuple(dict.fromkeys(values))
+    return tuple(dict.fromkeys(item.strip() for item in values))
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,16 @@ class PostFilter:
         if self.channel_ids is not None:
             clauses.append(f"{alias}.channel_id = ANY(?::VARCHAR[])")
             params.append(list(self.channel_ids))
+        post, post_params = self.post_condition(alias)
+        if post != "TRUE":
+            clauses.append(post)
+            params.extend(post_params)
+        return " AND ".join(clauses), params
+
+    def post_condition(self, alias: str = "p") -> tuple[str, list[object]]:
+        """The post-level part only (tag, priority, author); "TRUE" without one."""
+        clauses: list[str] = []
+        params: list[object] = []
         if self.priorities is not None:
             clauses.append(f"{alias}.priority = ANY(?::VARCHAR[])")
             params.append(list(self.priorities))
@@ -68,7 +84,7 @@ class PostFilter:
             # The post's own tag list: faster than a semi-join on post_tags at 1M posts.
             clauses.append(f"list_has_any({alias}.tags, ?::VARCHAR[])")
             params.append(list(self.tags))
-        return " AND ".join(clauses), params
+        return " AND ".join(clauses) or "TRUE", params
 
 
 def resolve_filter(
@@ -84,6 +100,8 @@ def resolve_filter(
     tags = as_values(tag, param="tag")
     priorities = as_values(priority, param="priority")
     authors = as_values(author, param="author")
+    if priorities is not None:
+        priorities = tuple(dict.fromkeys(value.lower() for value in priorities))
     for value in priorities or ():
         if value not in PRIORITIES:
             raise InvalidParameterError(
@@ -99,24 +117,9 @@ def resolve_filter(
 
 def _channel_id(con: duckdb.DuckDBPyConnection, name: str) -> str:
     rows = con.execute(
-        "SELECT id, id = ?, slug = ? FROM channels "
-        "WHERE deleted_at IS NULL AND (id = ? OR slug = ? OR lower(name) = lower(?)) "
-        "ORDER BY id",
-        [name, name, name, name, name],
+        "SELECT id, slug, name FROM channels WHERE deleted_at IS NULL ORDER BY id"
     ).fetchall()
-    exact = [row[0] for row in rows if row[1] or row[2]]
-    if exact:
-        return str(exact[0])
-    if len(rows) == 1:
-        return str(rows[0][0])
-    if not rows:
-        raise InvalidParameterError(
-            "channel", f"no channel has the id, slug or name {name!r} in this warehouse"
-        )
-    ids = ", ".join(str(row[0]) for row in rows)
-    raise InvalidParameterError(
-        "channel", f"{name!r} is the name of several channels ({ids}); pass an id or slug"
-    )
+    return match_channel(name, [ChannelName(*map(str, row)) for row in rows]).id
 
 
 def _known_tag(con: duckdb.DuckDBPyConnection, tag: str) -> str:
@@ -133,7 +136,8 @@ def _known_tag(con: duckdb.DuckDBPyConnection, tag: str) -> str:
 def _author_id(con: duckdb.DuckDBPyConnection, name: str) -> str:
     rows = con.execute(
         "SELECT DISTINCT author_id FROM posts WHERE deleted_at IS NULL AND author_id IS NOT NULL "
-        "AND (author_id = ? OR author_name = ? OR lower(author_email) = lower(?)) ORDER BY 1",
+        "AND (author_id = ? OR lower(trim(author_name)) = lower(?) "
+        "OR lower(trim(author_email)) = lower(?)) ORDER BY 1",
         [name, name, name],
     ).fetchall()
     if not rows:

@@ -7,6 +7,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import duckdb
 
+from channelkit._constants import SYNC_CONVERGENCE_RUNS
 from channelkit.analysis.sql import first_row
 
 COUNTED_TABLES = ("channels", "posts", "post_daily", "channel_daily")
@@ -20,7 +21,10 @@ class Freshness:
         >>> f.last_sync_at, f.age(), f.row_counts["posts"]  # doctest: +SKIP
 
     `last_sync_at` is when the last *completed* sync finished (None if none completed);
-    row counts leave out rows the sync marked deleted.
+    row counts leave out rows the sync marked deleted. `oldest_post_synced_at` is the
+    oldest `synced_at` of a published post (when its lifetime readers were last read) and
+    `revisited_share` the share of published posts re-read within the last
+    `horizon_runs` completed syncs (1.0 while there have been fewer runs than that).
     """
 
     last_sync_at: datetime | None
@@ -30,6 +34,9 @@ class Freshness:
     last_published_at: datetime | None = None
     last_post_day: date | None = None
     last_channel_day: date | None = None
+    oldest_post_synced_at: datetime | None = None
+    revisited_share: float | None = None
+    horizon_runs: int = SYNC_CONVERGENCE_RUNS
 
     def age(self, now: datetime | None = None) -> timedelta | None:
         """Time since the last completed sync (None if there was none)."""
@@ -38,12 +45,17 @@ class Freshness:
         return (now or datetime.now(UTC)) - self.last_sync_at
 
 
+def instant(micros: int) -> datetime:
+    """An aware UTC datetime from epoch microseconds."""
+    return datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=micros)
+
+
 def _instant(micros: int | None) -> datetime | None:
     # Instants travel as epoch microseconds: DuckDB's own TIMESTAMPTZ→Python conversion
     # needs pytz, which channelkit does not depend on.
     if micros is None:
         return None
-    return datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=micros)
+    return instant(micros)
 
 
 def read_freshness(con: duckdb.DuckDBPyConnection) -> Freshness:
@@ -62,6 +74,16 @@ def read_freshness(con: duckdb.DuckDBPyConnection) -> Freshness:
         "(SELECT max(date) FROM post_daily), (SELECT max(date) FROM channel_daily)",
     )
     assert counts is not None  # a SELECT without FROM returns one row
+    readers = first_row(
+        con,
+        "WITH horizon AS (SELECT started_at FROM sync_runs WHERE status = 'completed' "
+        "ORDER BY finished_at DESC NULLS LAST LIMIT 1 OFFSET ?) "
+        "SELECT epoch_us(min(p.synced_at)), CASE WHEN (SELECT count(*) FROM horizon) = 0 "
+        "THEN 1.0 ELSE avg((p.synced_at >= (SELECT started_at FROM horizon))::INT) END "
+        "FROM posts p WHERE p.deleted_at IS NULL AND p.status = 'published'",
+        [SYNC_CONVERGENCE_RUNS - 1],
+    )
+    assert readers is not None
     *numbers, last_published, last_post_day, last_channel_day = counts
     return Freshness(
         last_sync_at=None if run is None else _instant(run[0]),
@@ -71,4 +93,6 @@ def read_freshness(con: duckdb.DuckDBPyConnection) -> Freshness:
         last_published_at=_instant(last_published),
         last_post_day=last_post_day,
         last_channel_day=last_channel_day,
+        oldest_post_synced_at=_instant(readers[0]),
+        revisited_share=None if readers[0] is None else float(readers[1]),
     )

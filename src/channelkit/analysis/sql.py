@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import duckdb
+import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -30,3 +31,11 @@ def first_row(
     """The first row of `query`, reading the whole (small) result so the connection is free."""
     rows = con.execute(query, list(params)).fetchall()
     return rows[0] if rows else None
+
+
+def plain_frame(
+    con: duckdb.DuckDBPyConnection, query: str, params: Sequence[object] = ()
+) -> pd.DataFrame:
+    """The result of `query` as a DataFrame with pandas' default dtypes (internal sums)."""
+    frame: pd.DataFrame = con.sql(query, params=list(params)).to_arrow_table().to_pandas()
+    return frame

@@ -6,7 +6,9 @@
     ck.plots.engagement_over_time(wh.engagement_over_time("week", tz="Europe/Berlin"))
 
 Every function takes the DataFrame of the `Warehouse` method of the same name and titles
-the figure with the period and timezone carried in `df.attrs`. Importing this module
+the figure "what · filters · period" from `df.attrs` (e.g. "Readers and read rate by week
+· All Hands · Oct 2026"). `save_image` (or plotly's `fig.write_image`) writes PNG/SVG/PDF
+through the optional `[images]` extra, using the system's Chromium. Importing this module
 registers the `channelkit` template (`plotly.io.templates`) and, inside a Jupyter kernel
 where plotly chose its own default, sets `plotly.io.renderers.default` to
 `plotly_mimetype+notebook` so figures also survive export to HTML, offline.
@@ -17,15 +19,23 @@ from __future__ import annotations
 from channelkit.plots.engagement import engagement_over_time, kpi_tiles
 from channelkit.plots.groups import channel_comparison, priority_impact, tag_performance
 from channelkit.plots.heatmap import publishing_heatmap
-from channelkit.plots.posts import top_posts, upcoming_scheduled
+from channelkit.plots.images import ImageExportError, configure_images, save_image
+from channelkit.plots.posts import low_reach, top_posts, upcoming_scheduled
+from channelkit.plots.reach import reach_curve, subscribers
 from channelkit.plots.renderer import configure_renderer
 from channelkit.plots.style import TEMPLATE, register_template
 
 register_template()
 configure_renderer()
+configure_images()
 
 __all__ = [
     "TEMPLATE",
+    "ImageExportError",
+    "low_reach",
+    "reach_curve",
+    "save_image",
+    "subscribers",
     "channel_comparison",
     "engagement_over_time",
     "kpi_tiles",

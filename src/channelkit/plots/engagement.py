@@ -8,6 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from channelkit.errors import InvalidParameterError
 from channelkit.plots.style import COUNT, HEIGHT, RATE, TEMPLATE, local_wall_time, safe_text, title
 
 _PERIOD_FORMAT = {"day": "%a %d %b %Y", "week": "week of %d %b %Y", "month": "%B %Y"}
@@ -17,24 +18,29 @@ _TILE_HEIGHT = 170
 
 
 def engagement_over_time(frame: pd.DataFrame) -> go.Figure:
-    """Views (bars) and engagement rate (line, right axis) per period.
+    """Readers of the posts published in each period (bars) and their read rate (line).
 
-    `frame` is `Warehouse.engagement_over_time(...)`.
+    `frame` is `Warehouse.engagement_over_time(...)` (totals, not `by="channel"`); opens
+    and engagement rate are in the hover.
     """
     freq = str(frame.attrs.get("freq", "day"))
+    if "channel_id" in frame.columns:
+        raise InvalidParameterError("frame", "draw engagement_over_time without by='channel'")
     x = local_wall_time(frame["period"])
     fig = make_subplots(specs=[[{"secondary_y": True}]])
     period_hover = f"%{{x|{_PERIOD_FORMAT.get(freq, '%d %b %Y')}}}"
+    hover = frame[["posts_published", "opens", "engagement_rate"]].astype("float64")
     fig.add_trace(
         go.Bar(
             x=x,
-            y=frame["views"].astype("float64"),
-            name="Views",
-            customdata=frame[["engagements", "posts_published"]].astype("float64"),
+            y=frame["readers"].astype("float64"),
+            name="Readers",
+            customdata=hover.to_numpy(),
             hovertemplate=(
-                f"{period_hover}<br>Views %{{y:{COUNT}}}<br>"
-                f"Engagements %{{customdata[0]:{COUNT}}}<br>"
-                f"Posts published %{{customdata[1]:{COUNT}}}<extra></extra>"
+                f"{period_hover}<br>Readers %{{y:{COUNT}}}<br>"
+                f"Posts published %{{customdata[0]:{COUNT}}}<br>"
+                f"Opens %{{customdata[1]:{COUNT}}}<br>"
+                f"Engagement rate %{{customdata[2]:{RATE}}}<extra></extra>"
             ),
         ),
         secondary_y=False,
@@ -42,25 +48,25 @@ def engagement_over_time(frame: pd.DataFrame) -> go.Figure:
     fig.add_trace(
         go.Scatter(
             x=x,
-            y=frame["engagement_rate"].astype("float64"),
-            name="Engagement rate",
+            y=frame["read_rate"].astype("float64"),
+            name="Read rate",
             mode="lines+markers",
-            hovertemplate=f"{period_hover}<br>Engagement rate %{{y:{RATE}}}<extra></extra>",
+            hovertemplate=f"{period_hover}<br>Read rate %{{y:{RATE}}}<extra></extra>",
         ),
         secondary_y=True,
     )
     fig.update_layout(
         template=TEMPLATE,
-        title=title(frame, f"Views and engagement rate per {freq}"),
+        title=title(frame, f"Readers and read rate by {freq}"),
         bargap=0.15,
         height=HEIGHT,
     )
     # One tick per bar when they fit, so a week's bar is labelled with its Monday.
     ticks = list(x) if len(x) <= _MAX_LABELLED_PERIODS else None
     fig.update_xaxes(tickvals=ticks, tickformat=_TICK_FORMAT.get(freq, "%d %b"))
-    fig.update_yaxes(title_text="Views", tickformat="~s", secondary_y=False)
+    fig.update_yaxes(title_text="Readers", tickformat="~s", secondary_y=False)
     fig.update_yaxes(
-        title_text="Engagement rate",
+        title_text="Read rate",
         tickformat=".0%",
         rangemode="tozero",
         secondary_y=True,
@@ -73,20 +79,24 @@ def kpi_tiles(frame: pd.DataFrame, metrics: list[str] | None = None, columns: in
     """One indicator per KPI: the value and its change against the previous period.
 
     `frame` is `Warehouse.kpis(...)`; `metrics` picks and orders rows by their `metric`.
-    A missing value (e.g. a rate without views) shows as "n/a", without a delta.
+    A missing value (e.g. a rate without opens) shows as "n/a"; a missing delta (an
+    incomplete period) shows the value alone.
     """
+    if "channel_id" in frame.columns:
+        raise InvalidParameterError("frame", "draw kpi_tiles from kpis() without by='channel'")
     rows = frame.set_index("metric")
     names = list(rows.index) if metrics is None else metrics
     missing = [name for name in names if name not in rows.index]
     if missing:
-        raise ValueError(f"metrics: {', '.join(missing)} not in the KPI frame")
+        raise InvalidParameterError("metrics", f"{', '.join(missing)} not in the KPI frame")
     grid_rows = max(1, math.ceil(len(names) / columns))
     fig = go.Figure()
     for i, name in enumerate(names):
         row = rows.loc[name]
         label = safe_text(row.get("label", name))
         x, y = _cell(i // columns, i % columns, grid_rows, columns)
-        value, previous = row["value"], row["previous"]
+        value = row["value"]
+        previous = row["previous"] if not pd.isna(row.get("delta")) else pd.NA
         if pd.isna(value):
             for y_at, text, size in ((y[1], label, 16), (sum(y) / 2, "n/a", 40)):
                 fig.add_annotation(
@@ -117,7 +127,7 @@ def kpi_tiles(frame: pd.DataFrame, metrics: list[str] | None = None, columns: in
                 domain={"x": x, "y": y},
             )
         )
-    previous_label = frame.attrs.get("previous_label")
+    previous_label = frame.attrs.get("previous_period")
     what = "Key figures" + (f" (vs. {previous_label})" if previous_label else "")
     fig.update_layout(
         template=TEMPLATE, title=title(frame, what), height=_TILE_HEIGHT * grid_rows + 100

@@ -10,56 +10,58 @@ from channelkit.plots.style import COUNT, MUTED, RATE, RATIO, base_figure, safe_
 
 
 def channel_comparison(frame: pd.DataFrame) -> go.Figure:
-    """Reach per channel: views in the period per subscriber (`Warehouse.channel_comparison`).
+    """Read rate per channel: readers ÷ audience of the posts published in the period.
 
-    Subscriber counts are those of the last sync, which the subtitle says.
+    `frame` is `Warehouse.channel_comparison(...)`.
     """
-    fig = base_figure(frame, "Views per subscriber by channel (subscribers as of the last sync)")
-    hover = frame[["views", "subscriber_count", "posts_published", "engagement_rate"]].astype(
-        "float64"
-    )
+    fig = base_figure(frame, "Read rate by channel")
+    hover = frame[["readers", "audience", "posts_published", "opens", "engagement_rate"]]
     fig.add_trace(
         go.Bar(
-            x=[safe_text(name) for name in frame["channel_name"]],
-            y=frame["views_per_subscriber"].astype("float64"),
-            customdata=hover.to_numpy(),
+            x=[safe_text(name) for name in frame["channel"]],
+            y=frame["read_rate"].astype("float64"),
+            customdata=hover.astype("float64").to_numpy(),
             hovertemplate=(
-                f"%{{x}}<br>Views per subscriber %{{y:{RATIO}}}<br>"
-                f"Views %{{customdata[0]:{COUNT}}}<br>"
-                f"Subscribers %{{customdata[1]:{COUNT}}}<br>"
+                f"%{{x}}<br>Read rate %{{y:{RATE}}}<br>"
+                f"Readers %{{customdata[0]:{COUNT}}}<br>"
+                f"Audience %{{customdata[1]:{COUNT}}}<br>"
                 f"Posts published %{{customdata[2]:{COUNT}}}<br>"
-                f"Engagement rate %{{customdata[3]:{RATE}}}<extra></extra>"
+                f"Opens %{{customdata[3]:{COUNT}}}<br>"
+                f"Engagement rate %{{customdata[4]:{RATE}}}<extra></extra>"
             ),
         )
     )
-    fig.update_yaxes(title_text="Views per subscriber")
+    fig.update_yaxes(title_text="Read rate", tickformat=".0%", rangemode="tozero")
     return fig
 
 
 def _group_bars(frame: pd.DataFrame, key: str, labels: list[str], what: str) -> go.Figure:
+    """Bars of `lift` per group, a line at 1 (the channels' own median)."""
     small = frame["small_sample"].fillna(False).astype(bool)
     n = frame.attrs.get("small_sample_n")
     fig = base_figure(frame, what)
-    hover = frame[["posts", "median_engagement_rate", "views"]].astype("float64")
+    hover = frame[["posts", "read_rate", "readers", "opens"]].astype("float64")
     fig.add_trace(
         go.Bar(
             x=labels,
-            y=frame["median_views"].astype("float64"),
+            y=frame["lift"].astype("float64"),
             marker={"color": [MUTED if s else PLOT_COLORS[0] for s in small]},
             text=[f"n={int(p)}" for p in frame["posts"]],
             textposition="outside",
             customdata=hover.to_numpy(),
             hovertemplate=(
-                f"%{{x}}<br>Median views per post %{{y:{COUNT}}}<br>"
+                f"%{{x}}<br>Lift %{{y:{RATIO}}}× the channel's median read rate<br>"
                 f"Posts %{{customdata[0]:{COUNT}}}<br>"
-                f"Median engagement rate %{{customdata[1]:{RATE}}}<br>"
-                f"Views in total %{{customdata[2]:{COUNT}}}<extra></extra>"
+                f"Read rate %{{customdata[1]:{RATE}}}<br>"
+                f"Readers %{{customdata[2]:{COUNT}}}<br>"
+                f"Opens %{{customdata[3]:{COUNT}}}<extra></extra>"
             ),
             name=key,
             showlegend=False,
         )
     )
-    fig.update_yaxes(title_text="Median views per post")
+    fig.add_hline(y=1, line={"color": "#6b7280", "dash": "dot", "width": 1})
+    fig.update_yaxes(title_text="Lift (read rate ÷ channel median)", rangemode="tozero")
     if small.any() and n is not None:
         fig.add_annotation(
             text=f"grey: fewer than {n} posts, too few to compare",
@@ -74,17 +76,25 @@ def _group_bars(frame: pd.DataFrame, key: str, labels: list[str], what: str) -> 
     return fig
 
 
+def _labels(frame: pd.DataFrame, key: str, width: int) -> list[str]:
+    names = [safe_text(v, width) for v in frame[key].astype(str)]
+    if "channel" in frame.columns:
+        return [f"{safe_text(c, 20)} · {n}" for c, n in zip(frame["channel"], names, strict=True)]
+    return names
+
+
 def tag_performance(frame: pd.DataFrame, top: int = 20) -> go.Figure:
-    """Median views per post for the `top` most-used tags (`Warehouse.tag_performance`)."""
+    """Lift of the `top` most-used tags (`Warehouse.tag_performance`): how their posts'
+    read rates compare with the median of their own channel."""
     shown = frame.head(top)
-    labels = [safe_text(tag, 30) for tag in shown["tag"]]
-    what = "Median views per post by tag"
+    what = "Read-rate lift by tag"
     if len(frame) > top:
-        what += f" (the {top} most-used of {len(frame)} tags)"
-    return _group_bars(shown, "tag", labels, what)
+        what += f" (the {top} most-used of {len(frame)})"
+    return _group_bars(shown, "tag", _labels(shown, "tag", 30), what)
 
 
 def priority_impact(frame: pd.DataFrame) -> go.Figure:
-    """Median views per post for each priority (`Warehouse.priority_impact`)."""
-    labels = [str(p) for p in frame["priority"]]
-    return _group_bars(frame, "priority", labels, "Median views per post by priority")
+    """Lift of each priority (`Warehouse.priority_impact`), within channels."""
+    return _group_bars(
+        frame, "priority", _labels(frame, "priority", 30), "Read-rate lift by priority"
+    )

@@ -1,4 +1,4 @@
-"""The weekday × hour heatmap of publishing against the views those posts received."""
+"""The weekday × hour heatmap of publishing against the readers those posts reached."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from channelkit.analysis.metrics import WEEKDAYS
+from channelkit._labels import WEEKDAYS
 from channelkit.plots.style import COUNT, HEIGHT, TEMPLATE, title
 
 
 def publishing_heatmap(frame: pd.DataFrame) -> go.Figure:
-    """Two heatmaps side by side: posts published per slot, and views per post published.
+    """Two heatmaps side by side: posts published per slot, and readers per post published.
 
     `frame` is `Warehouse.publishing_heatmap(...)`; hours are local to its timezone.
     """
@@ -28,7 +28,7 @@ def publishing_heatmap(frame: pd.DataFrame) -> go.Figure:
         cols=2,
         shared_yaxes=True,
         horizontal_spacing=0.06,
-        subplot_titles=("Posts published", "Views per post published"),
+        subplot_titles=("Posts published", "Readers per post published"),
     )
     fig.add_trace(
         go.Heatmap(
@@ -45,12 +45,12 @@ def publishing_heatmap(frame: pd.DataFrame) -> go.Figure:
     )
     fig.add_trace(
         go.Heatmap(
-            z=grid("views_per_post"),
+            z=grid("readers_per_post"),
             x=hours,
             y=days,
             colorscale="Oranges",
             showscale=False,
-            hovertemplate=f"%{{y}} %{{x}}:00<br>Views per post %{{z:{COUNT}}}<extra></extra>",
+            hovertemplate=f"%{{y}} %{{x}}:00<br>Readers per post %{{z:{COUNT}}}<extra></extra>",
         ),
         row=1,
         col=2,

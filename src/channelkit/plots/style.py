@@ -53,13 +53,42 @@ def safe_text(value: object, max_chars: int = TEXT_MAX_CHARS) -> str:
 
 
 def title(frame: pd.DataFrame, what: str) -> dict[str, object]:
-    """A title stating the period and timezone carried in `frame.attrs`."""
-    label = frame.attrs.get("period_label")
-    if label is None:
-        tz = frame.attrs.get("tz")
-        label = f"timezone {tz}" if tz else ""
-    subtitle = f"<br><sup>{safe_text(label, 200)}</sup>" if label else ""
-    return {"text": f"{html.escape(what, quote=False)}{subtitle}"}
+    """ "What · filters · period" from `frame.attrs`, e.g. "Read rate by week · All Hands ·
+    Oct 2026", with the full period, timezone and comparison below."""
+    attrs = frame.attrs
+    parts = [what, *filter_words(attrs.get("filters"))]
+    short = attrs.get("period_short") or attrs.get("period_label")
+    if short:
+        parts.append(str(short))
+    details = []
+    label = attrs.get("period_label")
+    if label and label != short:
+        details.append(str(label))
+    tz = attrs.get("tz")
+    if tz and (not label or str(tz) not in str(label)):
+        details.append(f"times in {tz}")
+    if attrs.get("complete") is False:
+        details.append("incomplete: runs past the synced data")
+    head = " · ".join(safe_text(part, 80) for part in parts)
+    subtitle = f"<br><sup>{safe_text(' · '.join(details), 200)}</sup>" if details else ""
+    return {"text": f"{head}{subtitle}"}
+
+
+def filter_words(filters: object) -> list[str]:
+    """The filters of `attrs["filters"]` as short words for a title: "All Hands", "#launch"."""
+    if not isinstance(filters, dict):
+        return []
+    words: list[str] = []
+    for key, values in filters.items():
+        items = values if isinstance(values, list | tuple) else [values]
+        text = ", ".join(str(v) for v in items)
+        if key == "channel":
+            words.append(text)
+        elif key == "tag":
+            words.append(", ".join(f"#{v}" for v in items))
+        else:
+            words.append(f"{key} {text}")
+    return words
 
 
 def local_wall_time(values: pd.Series) -> pd.Series:

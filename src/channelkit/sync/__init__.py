@@ -20,7 +20,7 @@ from channelkit.sync.runner import SyncError, run_sync
 
 if TYPE_CHECKING:
     from channelkit.client import Client
-    from channelkit.warehouse.warehouse import Warehouse
+    from channelkit.warehouse import Warehouse
 
 __all__ = ["SyncError", "SyncReport", "run_sync", "sync"]
 

@@ -1,6 +1,8 @@
-"""The DuckDB warehouse: schema and connections (sync side), `Warehouse` (read side).
+"""The DuckDB warehouse storage: schema, connections and writes (the sync's side).
 
-`Warehouse` loads on first use: it brings pandas, which the sync's write path never needs.
+The read API, `Warehouse`, lives in `channelkit.analysis.warehouse` above the metrics;
+it is re-exported here (loaded on first use) so `channelkit.warehouse.Warehouse` keeps
+working.
 """
 
 from __future__ import annotations
@@ -10,11 +12,11 @@ from typing import TYPE_CHECKING
 from channelkit._lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from channelkit.warehouse.warehouse import Warehouse
+    from channelkit.analysis.warehouse import Warehouse
 
 __all__ = ["Warehouse"]
 
 
 __getattr__, __dir__ = lazy_attributes(
-    __name__, {"Warehouse": "channelkit.warehouse.warehouse:Warehouse"}
+    __name__, {"Warehouse": "channelkit.analysis.warehouse:Warehouse"}
 )

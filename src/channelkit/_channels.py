@@ -1,0 +1,93 @@
+"""The one channel matcher: what people type (id, slug or name) to the channel they mean.
+
+Pure and dependency-free, so the CLI, publishing, reports and `Warehouse` all resolve
+`--channel`/`channel=` the same way: trimmed, case-insensitive, an id before a slug before
+a name; an unknown reference lists the nearest names, an ambiguous one its candidates.
+
+    channels = [ChannelName("chan_1", "all-hands", "All hands")]
+    match_channel(" ALL HANDS ", channels).id      # 'chan_1'
+    match_channel("all-hnds", channels)            # InvalidParameterError: ... did you mean
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+from channelkit._suggest import choices_text
+from channelkit.errors import InvalidParameterError
+
+
+class NamedChannel(Protocol):
+    """Anything with a channel's id, slug and name (a `Channel` model, a row, ...)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def slug(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+
+C = TypeVar("C", bound=NamedChannel)
+
+
+@dataclass(frozen=True)
+class ChannelName:
+    """The three ways to name a channel, for callers holding plain rows."""
+
+    id: str
+    slug: str
+    name: str
+
+
+def _fold(text: str | None) -> str:
+    return " ".join((text or "").split()).casefold()
+
+
+def channel_candidates(ref: str, channels: Iterable[C]) -> list[C]:
+    """The channels `ref` names at the strongest level that matches: id, then slug, then name.
+
+    Several results mean the reference is ambiguous (two channels named "News").
+    """
+    wanted = _fold(ref)
+    if not wanted:
+        return []
+    every = list(channels)
+    for field in ("id", "slug", "name"):
+        found = [c for c in every if _fold(getattr(c, field)) == wanted]
+        if found:
+            return found
+    return []
+
+
+def match_channel(ref: str, channels: Iterable[C], *, param: str = "channel") -> C:
+    """The one channel `ref` names, or `InvalidParameterError(param, ...)` saying why not.
+
+    >>> match_channel("general", [ChannelName("chan_1", "general", "General")]).id
+    'chan_1'
+    """
+    every = list(channels)
+    found = channel_candidates(ref, every)
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise InvalidParameterError(param, ambiguous_message(ref, found))
+    raise InvalidParameterError(param, unknown_message(ref, every))
+
+
+def unknown_message(ref: str, channels: Sequence[NamedChannel]) -> str:
+    """The message for a reference naming no channel: the nearest slugs first."""
+    text = f"no channel {ref.strip()!r} (id, slug or name)"
+    if not channels:
+        return f"{text}: there are no channels (is the warehouse synced, can the key see any?)"
+    names = sorted({c.slug or c.id for c in channels}, key=str.casefold)
+    return f"{text}; {choices_text(ref, names)}"
+
+
+def ambiguous_message(ref: str, candidates: Sequence[NamedChannel]) -> str:
+    listed = ", ".join(f"{c.name} [{c.id}, slug {c.slug}]" for c in candidates)
+    return f"{ref.strip()!r} names {len(candidates)} channels: {listed}; use the id or the slug"
