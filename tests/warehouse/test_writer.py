@@ -87,9 +87,7 @@ def test_a_first_sync_inserts_without_comparing_yet_survives_a_repeated_key(
     # The server repeats p2 in a later batch (it may not, but nothing breaks if it does).
     counts = writer.commit_batch("posts", rows(post("p2", title="New"), post("p3")))
     assert (counts.new, counts.updated) == (1, 1)
-    assert con.execute("SELECT count(*) FROM post_tags WHERE post_id = 'p2'").fetchall() == [
-        (2,)
-    ]
+    assert con.execute("SELECT count(*) FROM post_tags WHERE post_id = 'p2'").fetchall() == [(2,)]
     assert con.execute("SELECT title FROM posts WHERE id = 'p2'").fetchall() == [("New",)]
 
 
