@@ -231,7 +231,8 @@ def _create(
 
 
 def _writer_properties(deltalake: Any) -> Any:
-    return deltalake.WriterProperties(max_row_group_size=LAKE_BATCH_ROWS)
+    # Given properties replace delta-rs's defaults: compression must be asked for again.
+    return deltalake.WriterProperties(max_row_group_size=LAKE_BATCH_ROWS, compression="SNAPPY")
 
 
 def _open_table(deltalake: Any, uri: str) -> DeltaTable | None:
