@@ -114,6 +114,10 @@ def damaged(tmp_path: Path, how: str) -> Path:
     path = tmp_path / f"{how}.duckdb"
     con = open_warehouse(path, read_only=False)
     con.execute("CREATE TABLE filler AS SELECT range AS i, 'row ' || range AS s FROM range(300000)")
+    con.execute(  # a completed sync, so that the read API opens it
+        "INSERT INTO sync_runs (run_id, started_at, finished_at, status, mode, base_url) "
+        "VALUES ('r', now(), now(), 'completed', 'full', 'http://x/v1')"
+    )
     con.close()
     size = path.stat().st_size
     with path.open("r+b") as file:
