@@ -187,7 +187,9 @@ def test_a_key_without_analytics_read_is_named(tmp_path: Path) -> None:
         "'published', now(), NULL, NULL, 3, NULL, NULL, NULL, now())"
     )
     con.execute(
-        "INSERT INTO sync_runs VALUES ('r', now(), now(), 'completed', 'full', 'http://x/v1', "
+        "INSERT INTO sync_runs (run_id, started_at, finished_at, status, mode, base_url, "
+        "counts, requests, rate_limit_waits, error) "
+        "VALUES ('r', now(), now(), 'completed', 'full', 'http://x/v1', "
         """'{"tables": {}, "skipped": {"post_daily": "the API key lacks the analytics:read """
         """scope (403 forbidden)", "channel_daily": "same"}}', 1, 0, NULL)"""
     )
@@ -204,7 +206,8 @@ def test_readers_older_than_the_sync_horizon_are_warned_about(tmp_path: Path) ->
     path = build_small_warehouse(tmp_path / "w.duckdb")
     con = open_warehouse(path, read_only=False)
     con.execute(
-        "INSERT INTO sync_runs SELECT 'inc_' || i, TIMESTAMPTZ '2026-04-07 05:00:00+00' "
+        "INSERT INTO sync_runs (run_id, started_at, finished_at, status, mode, base_url, "
+        "counts, requests, rate_limit_waits, error) SELECT 'inc_' || i, TIMESTAMPTZ '2026-04-07 05:00:00+00' "
         "+ to_days(i::INTEGER), TIMESTAMPTZ '2026-04-07 05:01:00+00' + to_days(i::INTEGER), "
         "'completed', 'incremental', 'http://x/v1', NULL, 0, 0, NULL FROM range(7) t(i)"
     )
