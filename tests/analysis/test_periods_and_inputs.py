@@ -207,7 +207,8 @@ def test_readers_older_than_the_sync_horizon_are_warned_about(tmp_path: Path) ->
     con = open_warehouse(path, read_only=False)
     con.execute(
         "INSERT INTO sync_runs (run_id, started_at, finished_at, status, mode, base_url, "
-        "counts, requests, rate_limit_waits, error) SELECT 'inc_' || i, TIMESTAMPTZ '2026-04-07 05:00:00+00' "
+        "counts, requests, rate_limit_waits, error) "
+        "SELECT 'inc_' || i, TIMESTAMPTZ '2026-04-07 05:00:00+00' "
         "+ to_days(i::INTEGER), TIMESTAMPTZ '2026-04-07 05:01:00+00' + to_days(i::INTEGER), "
         "'completed', 'incremental', 'http://x/v1', NULL, 0, 0, NULL FROM range(7) t(i)"
     )
