@@ -226,3 +226,12 @@ def test_a_password_in_the_base_url_is_never_shown_or_stored(
     stored = con.execute("SELECT base_url FROM sync_runs").fetchall()
     con.close()
     assert stored == [(svc.base_url.replace("http://", "http://***@"),)]
+
+
+def test_lake_option_keeps_a_delta_copy(svc: LocalService, key: str, tmp_path: Path) -> None:
+    pytest.importorskip("deltalake", reason="the lake needs channelkit[lake]")
+    db, lake = tmp_path / "wh.duckdb", tmp_path / "lake"
+    result = invoke("--db", str(db), "--lake", str(lake), base_url=svc.base_url, key=key)
+    assert result.exit_code == 0, result.output
+    assert "lake:" in result.output and "rows merged" in result.output
+    assert (lake / "posts" / "_delta_log").is_dir()

@@ -11,7 +11,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from channelkit.warehouse.connection import WarehouseError, open_warehouse
+from channelkit.warehouse.connection import (
+    WarehouseError,
+    is_storage_fault,
+    open_warehouse,
+    storage_problem,
+)
 from channelkit.warehouse.schema import SCHEMA_VERSION
 
 
@@ -140,3 +145,22 @@ def test_a_damaged_file_ends_in_one_line_naming_it(tmp_path: Path, how: str) -> 
     message = str(caught.value)
     assert "\n" not in message and str(path) in message
     assert "damaged" in message and "channelkit sync --full" in message
+
+
+@pytest.mark.parametrize(
+    ("message", "advice"),
+    [
+        (
+            'IO Error: Could not write file "/data/wh.duckdb.wal": No space left on device',
+            "the disk is full",
+        ),
+        ("TransactionException: Could not commit: disk full", "the disk is full"),
+        ("Corrupt database file: computed checksum 1 does not match stored checksum 2", "damaged"),
+        ('IO Error: Could not read enough bytes from file "/data/wh.duckdb"', "damaged"),
+    ],
+)
+def test_storage_faults_are_named_with_a_remedy(message: str, advice: str) -> None:
+    text = storage_problem(duckdb.Error(message))
+    assert advice in text and "\n" not in text
+    assert is_storage_fault(duckdb.Error(message))
+    assert not is_storage_fault(duckdb.Error("Binder Error: column x not found"))
