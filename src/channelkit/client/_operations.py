@@ -5,6 +5,7 @@ The resource classes only add the sending (blocking or awaited) and the model th
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -235,7 +236,8 @@ def raw_page_decoder(cursor: str | None, request: RequestInfo) -> Callable[[byte
     def decode(content: bytes) -> RawPage:
         # orjson: a quarter faster than json on a page of 100 posts (the sync's hot path);
         # its JSONDecodeError is json's, so a truncated body is still retried.
-        return parse_envelope(orjson.loads(content), cursor=cursor, request=request)
+        page = parse_envelope(orjson.loads(content), cursor=cursor, request=request)
+        return dataclasses.replace(page, body=content)
 
     return decode
 

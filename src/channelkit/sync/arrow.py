@@ -8,17 +8,21 @@ and field that is wrong.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.json as pa_json
 
 from channelkit import _spec
 from channelkit.errors import ChannelkitError
 
 TIMESTAMP = pa.timestamp("us", tz="UTC")
+_BLOCK_BYTES = 1 << 26  # the JSON reader's block: larger than any batch, one chunk each
 
 
 class SyncDataError(ChannelkitError):
@@ -110,7 +114,70 @@ def items_to_arrow(shape: TableShape, items: Sequence[dict[str, Any]], where: st
         raw = pa.Table.from_pylist(list(items), schema=shape.source)
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise _locate(shape, items, where, exc) from None
+    shaped = _shaped(shape, raw)
+    if shaped is None:
+        _explain(shape, raw, items, where)
+    assert shaped is not None  # _explain raised
+    return shaped
+
+
+def pages_to_arrow(shape: TableShape, bodies: Sequence[bytes], where: str) -> pa.Table:
+    """Page bodies (JSON page envelopes) straight to an Arrow table, like `items_to_arrow`.
+
+    pyarrow's JSON reader parses them into columns outside the GIL. Anything it cannot
+    read as the table's types (a pretty-printed page, a wrong type, a missing required
+    field) is decoded again item by item, which names the item and field at fault.
+    """
+    if not any(b"\n" in body for body in bodies):
+        try:
+            raw = pa_json.read_json(
+                io.BytesIO(b"\n".join(bodies)),
+                read_options=pa_json.ReadOptions(use_threads=False, block_size=_BLOCK_BYTES),
+                parse_options=pa_json.ParseOptions(
+                    explicit_schema=pa.schema([("data", pa.list_(pa.struct(list(shape.source))))]),
+                    unexpected_field_behavior="ignore",
+                ),
+            )
+            items = pc.list_flatten(raw.column("data")).combine_chunks()
+            shaped = _shaped(shape, pa.Table.from_struct_array(items))
+            if shaped is not None:
+                return shaped
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+            pass
+    decoded = [item for body in bodies for item in _page_items(body)]
+    return items_to_arrow(shape, decoded, where)
+
+
+def _page_items(body: bytes) -> list[Any]:
+    data = orjson.loads(body).get("data")
+    return data if isinstance(data, list) else []
+
+
+def _shaped(shape: TableShape, raw: pa.Table) -> pa.Table | None:
+    """The warehouse's columns from raw item columns, or None when a value does not fit
+    (a required field missing, a bad timestamp or date): `_explain` then says which."""
     columns: dict[str, pa.Array | pa.ChunkedArray] = {}
+    for name in shape.source.names:
+        column = raw.column(name)
+        if name in shape.required and column.null_count:
+            return None
+        if pa.types.is_struct(column.type):
+            continue
+        target = TIMESTAMP if name in shape.timestamps else None
+        target = pa.date32() if name in shape.dates else target
+        if target is not None:
+            try:
+                column = pc.cast(column, target)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                return None
+        columns[name] = column
+    for struct, field, column_name in shape.struct_fields:
+        columns[column_name] = pc.struct_field(raw.column(struct), field)
+    return pa.table(columns)
+
+
+def _explain(shape: TableShape, raw: pa.Table, items: Sequence[dict[str, Any]], where: str) -> None:
+    """Raise the SyncDataError naming the first item and field `_shaped` could not take."""
     for name in shape.source.names:
         column = raw.column(name)
         if name in shape.required and column.null_count:
@@ -118,16 +185,10 @@ def items_to_arrow(shape: TableShape, items: Sequence[dict[str, Any]], where: st
             raise SyncDataError(
                 f"{where}: item {_label(items, index)} has no {name!r} (a required field)"
             )
-        if pa.types.is_struct(column.type):
-            continue
         if name in shape.timestamps:
-            column = _cast(column, TIMESTAMP, shape, items, where, name, "an RFC 3339 timestamp")
+            _cast(column, TIMESTAMP, shape, items, where, name, "an RFC 3339 timestamp")
         elif name in shape.dates:
-            column = _cast(column, pa.date32(), shape, items, where, name, "a YYYY-MM-DD date")
-        columns[name] = column
-    for struct, field, target in shape.struct_fields:
-        columns[target] = pc.struct_field(raw.column(struct), field)
-    return pa.table(columns)
+            _cast(column, pa.date32(), shape, items, where, name, "a YYYY-MM-DD date")
 
 
 def _check_containers(shape: TableShape, items: Sequence[dict[str, Any]], where: str) -> None:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
 
 import duckdb
+import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -53,8 +54,10 @@ from channelkit.sync.arrow import (
     CHANNELS,
     POST_DAILY,
     POSTS,
+    SyncDataError,
     TableShape,
     items_to_arrow,
+    pages_to_arrow,
 )
 from channelkit.sync.progress import Progress, visible
 from channelkit.sync.report import SyncReport
@@ -104,6 +107,21 @@ class _Batch:
 
 
 @dataclass
+class _Pages:
+    """Page bodies of one walk, and what the checkpoint after them needs."""
+
+    walk: Walk
+    shape: TableShape
+    where: str
+    bodies: list[bytes]
+    cursor: str | None  # of the next page; None: the walk's last batch
+    previous: datetime | None
+    mark: Callable[[Walk], datetime | None] | None
+    done: Checkpoint | None
+    state: Mapping[str, Any] | None
+
+
+@dataclass
 class _Gone:
     resource: str
     ids: list[str]
@@ -126,7 +144,7 @@ class _Finished:
     resource: str
 
 
-_Message = _Batch | _Gone | _Skipped | _Failed | _Finished
+_Message = _Batch | _Pages | _Gone | _Skipped | _Failed | _Finished
 
 
 def parse_only(only: str | Collection[str] | None) -> tuple[str, ...]:
@@ -371,7 +389,7 @@ class _Sync:
                     continue
                 if isinstance(message, _Finished):
                     active -= 1
-                elif not self.stop.is_set() or not isinstance(message, _Batch | _Gone):
+                elif not self.stop.is_set() or not isinstance(message, _Batch | _Pages | _Gone):
                     self._handle(message)
         finally:
             if self._history_started is not None:
@@ -391,24 +409,30 @@ class _Sync:
             self.progress.finish(message.resource, f"skipped: {message.reason}")
         elif isinstance(message, _Failed):
             self._fail(message.resource, message.error)
-        elif isinstance(message, _Batch | _Gone):
+        elif isinstance(message, _Gone):
             resource = _base(message.resource)
-            table = _SHAPES[resource].table
             try:
-                if isinstance(message, _Gone):
-                    report.counts[resource].deleted += self.writer.mark_deleted(table, message.ids)
-                    return
-                counts = self.writer.commit_batch(
-                    table,
-                    message.rows,
-                    checkpoint=message.checkpoint,
-                    deletions=message.deletions,
+                report.counts[resource].deleted += self.writer.mark_deleted(
+                    _SHAPES[resource].table, message.ids
                 )
             except duckdb.Error as exc:
                 self._fail(resource, exc)
+        elif isinstance(message, _Batch | _Pages):
+            walked = message.walk.resource if isinstance(message, _Pages) else message.resource
+            resource = _base(walked)
+            try:
+                batch = self._batch(message) if isinstance(message, _Pages) else message
+                counts = self.writer.commit_batch(
+                    _SHAPES[resource].table,
+                    batch.rows,
+                    checkpoint=batch.checkpoint,
+                    deletions=batch.deletions,
+                )
+            except (duckdb.Error, SyncDataError) as exc:
+                self._fail(resource, exc)
                 return
             report.counts[resource].add(counts)
-            self.progress.advance(resource, message.rows.num_rows if message.rows else 0)
+            self.progress.advance(resource, batch.rows.num_rows if batch.rows else 0)
 
     def _fail(self, resource: str, error: BaseException) -> None:
         if isinstance(error, duckdb.Error):
@@ -438,7 +462,7 @@ class _Sync:
 
     def _put(self, message: _Message) -> None:
         while True:
-            if self.stop.is_set() and isinstance(message, _Batch | _Gone):
+            if self.stop.is_set() and isinstance(message, _Batch | _Pages | _Gone):
                 raise _Stopped
             try:
                 self.queue.put(message, timeout=0.1)
@@ -728,47 +752,68 @@ class _Sync:
         """Turn pages into batches; `done` is the checkpoint to save when the walk ends
         (by default: no walk in progress, the mark moved by `mark`); until then the
         checkpoints keep `previous` and `state`."""
-        history = walk.resource in (POSTS_HISTORY, CHANNEL_DAILY_HISTORY)
-        items: list[dict[str, Any]] = []
+        bodies: list[bytes] = []
+        count = 0
         flushed = time.monotonic()
         for page in pages:
             self._check_stop()
-            if history:
+            if walk.resource in (POSTS_HISTORY, CHANNEL_DAILY_HISTORY):
                 self.report.history_requests += 1
-            items.extend(page.data)
+            # The page's bytes go to the writing thread, which turns them into columns
+            # (pyarrow's JSON reader, outside the GIL): this thread only fetches.
+            bodies.append(page.body if page.body is not None else orjson.dumps(page.data))
+            count += len(page.data)
             last = not page.has_more or not page.next_cursor
             if not last and (
-                len(items) < self.batch_rows and time.monotonic() - flushed < SYNC_BATCH_SECONDS
+                count < self.batch_rows and time.monotonic() - flushed < SYNC_BATCH_SECONDS
             ):
                 walk.cursor = page.next_cursor
                 continue
-            rows = items_to_arrow(shape, items, where) if items else None
-            if history and rows is not None:
-                self.report.history_rows += rows.num_rows
-            if rows is not None and walk.resource == "posts":
-                walk.max_seen = _latest(walk.max_seen, rows.column("published_at"))
-            if last:
-                checkpoint = done or Checkpoint(
-                    walk.resource,
-                    self.run_id,
-                    high_water_mark=mark(walk) if mark else previous,
-                )
-            else:
+            if not last:
                 walk.cursor = page.next_cursor
-                checkpoint = Checkpoint(
-                    walk.resource,
-                    self.run_id,
-                    cursor=walk.cursor,
-                    params=walk.state(),
-                    high_water_mark=previous,
+            self._put(
+                _Pages(
+                    walk=walk,
+                    shape=shape,
+                    where=where,
+                    bodies=bodies if count else [],
+                    cursor=None if last else page.next_cursor,
+                    previous=previous,
+                    mark=mark,
+                    done=done,
                     state=state,
                 )
-            deletions = _deletions(walk, shape) if last else None
-            self._put(_Batch(walk.resource, rows, checkpoint, deletions))
-            items = []
+            )
+            bodies, count = [], 0
             flushed = time.monotonic()
             if last:
                 return
+
+    def _batch(self, pages: _Pages) -> _Batch:
+        """Pages to rows and the checkpoint after them (in the writing thread, in order:
+        the newest `published_at` seen is complete when the last batch is reached)."""
+        walk = pages.walk
+        rows = pages_to_arrow(pages.shape, pages.bodies, pages.where) if pages.bodies else None
+        if rows is not None and walk.resource in (POSTS_HISTORY, CHANNEL_DAILY_HISTORY):
+            self.report.history_rows += rows.num_rows
+        if rows is not None and walk.resource == "posts":
+            walk.max_seen = _latest(walk.max_seen, rows.column("published_at"))
+        if pages.cursor is None:
+            checkpoint = pages.done or Checkpoint(
+                walk.resource,
+                self.run_id,
+                high_water_mark=pages.mark(walk) if pages.mark else pages.previous,
+            )
+            return _Batch(walk.resource, rows, checkpoint, _deletions(walk, pages.shape))
+        checkpoint = Checkpoint(
+            walk.resource,
+            self.run_id,
+            cursor=pages.cursor,
+            params=walk.state(),
+            high_water_mark=pages.previous,
+            state=pages.state,
+        )
+        return _Batch(walk.resource, rows, checkpoint)
 
     def _check_stop(self) -> None:
         if self.stop.is_set():
