@@ -2,9 +2,11 @@
 
 Each resource is walked by its own thread (channels and posts together, then the two
 analytics listings together, since their date range comes from the posts), sharing the
-client and therefore its rate budget. The threads turn pages into Arrow batches and put
-them on a small bounded queue; the calling thread is the only one writing to DuckDB, so
-fetching, decoding and writing overlap while memory stays bounded.
+client and therefore its rate budget. The threads only fetch: they put the page bodies
+of each batch on a small bounded queue. The calling thread reads them into Arrow columns
+(pyarrow's JSON reader, which runs outside the GIL) and writes them with one set-based
+statement per table; it is the only one writing to DuckDB. Fetching and writing overlap
+(a bounded producer/consumer pipeline) while memory stays bounded.
 """
 
 from __future__ import annotations
