@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -218,3 +219,67 @@ def test_polars_reads_the_lake_like_the_warehouse_kpis(
                 by_kpis[(channel_id, month)] = (values["posts_published"], values["readers"])
     assert by_polars == by_kpis
     assert sum(readers for _, readers in by_polars.values()) > 0
+
+
+@pytest.fixture
+def s3(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """An S3-compatible store (moto's server, in its own process: delta-rs holds the GIL
+    while it talks to storage), credentials only in the standard AWS variables."""
+    pytest.importorskip("moto", reason="the S3 test needs moto[server] (test extra)")
+    boto3 = pytest.importorskip("boto3", reason="the S3 test needs boto3 (moto[server])")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    endpoint = f"http://127.0.0.1:{port}"
+    env = {
+        "AWS_ACCESS_KEY_ID": "ck-test",
+        "AWS_SECRET_ACCESS_KEY": "s3cret-never-printed",
+        "AWS_REGION": "us-east-1",
+        "AWS_ENDPOINT_URL": endpoint,
+        "AWS_ALLOW_HTTP": "true",
+        "AWS_S3_ALLOW_UNSAFE_RENAME": "true",  # one writer: the sync
+    }
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                boto3.client("s3", endpoint_url=endpoint).create_bucket(Bucket="lake")
+                break
+            except Exception:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        yield "s3://lake/channelkit"
+    finally:
+        server.terminate()
+        server.wait()
+
+
+def test_the_lake_on_s3_compatible_storage(
+    service: tuple[LocalService, str], tmp_path: Path, s3: str
+) -> None:
+    svc, key = service
+    db = tmp_path / "wh.duckdb"
+    with Client(base_url=svc.base_url, api_key=key) as client:
+        report = run_sync(client, db, lake=s3, progress=False)
+        assert report.completed, report.summary()
+        svc.advance_clock(DAY)
+        again = run_sync(client, db, lake=s3, progress=False)
+        assert again.completed, again.summary()
+    assert "s3cret" not in report.summary() + again.summary()
+    con, copy = open_warehouse(db, read_only=True), open_lake(s3)
+    try:
+        for table in LAKE_TABLES:
+            assert table_rows(copy, table.name) == table_rows(con, table.name), table.name
+    finally:
+        con.close()
+        copy.close()
+    on_lake = Warehouse.from_lake(s3)
+    assert on_lake.sql("SELECT count(*) AS n FROM posts")["n"][0] == 60
