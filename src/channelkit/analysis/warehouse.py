@@ -33,6 +33,7 @@ from channelkit._constants import (
 )
 from channelkit._spec import POST_STATUSES
 from channelkit._tz import resolve_tz
+from channelkit._urls import redact_url
 from channelkit.analysis import metrics
 from channelkit.analysis.coverage import Coverage, read_coverage
 from channelkit.analysis.filters import OneOrMany, PostFilter, as_values, resolve_filter
@@ -49,7 +50,6 @@ from channelkit.warehouse.connection import (
     storage_problem,
 )
 from channelkit.warehouse.parquet import export_parquet
-from channelkit.warehouse.urls import redact_url
 
 if TYPE_CHECKING:
     from channelkit.sync.report import SyncReport

@@ -43,6 +43,7 @@ from channelkit._constants import (
     WAREHOUSE_PATH,
 )
 from channelkit._spec import PAGE_LIMIT_MAX
+from channelkit._urls import redact_url
 from channelkit.errors import (
     BadRequestError,
     ChannelkitError,
@@ -67,7 +68,6 @@ from channelkit.sync.walk import Walk, resumable
 from channelkit.warehouse.connection import WarehouseError, open_warehouse, storage_problem
 from channelkit.warehouse.lake import LakeError, write_lake
 from channelkit.warehouse.parquet import export_parquet
-from channelkit.warehouse.urls import redact_url
 from channelkit.warehouse.writer import Checkpoint, DeletionScope, WarehouseWriter
 
 if TYPE_CHECKING:

@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from channelkit._constants import LAKE_BATCH_ROWS, LAKE_TARGET_FILE_BYTES
+from channelkit._urls import redact_url as redact
 from channelkit.errors import ChannelkitError
 from channelkit.warehouse.connection import WarehouseError, connect
-from channelkit.warehouse.urls import redact_url as redact
 
 if TYPE_CHECKING:
     import pyarrow as pa
