@@ -90,13 +90,10 @@ def _assert_cron_clean(result: subprocess.CompletedProcess[str]) -> None:
 
 
 @pytest.fixture
-def publishing(service: LocalService, admin_key: str, tmp_path: Path) -> dict[str, str]:
-    from channelkit.client import Client
-
-    with Client(base_url=service.base_url, api_key=admin_key) as client:
-        channel = client.channels.create(name="All hands")
-        client.posts.create(channel_id=channel.id, title="Hello", body="Published now")
-    service.advance_clock(2 * 86_400)  # a day of analytics for the report
+def publishing(service_factory: Callable[..., LocalService], tmp_path: Path) -> dict[str, str]:
+    # The demo workspace has weeks of history up to now, so the default report (the last
+    # complete days) finds synced data, as it would in a real cron job.
+    service = service_factory(seed="demo", rate_window=1.0)
     (tmp_path / "posts.csv").write_text(
         "channel,title,body,scheduled_at,timezone\n"
         + "".join(
@@ -104,6 +101,7 @@ def publishing(service: LocalService, admin_key: str, tmp_path: Path) -> dict[st
         ),
         encoding="utf-8",
     )
+    admin_key = service.demo_keys["admin"]
     return {"CHANNELKIT_BASE_URL": service.base_url, "CHANNELKIT_API_KEY": admin_key}
 
 

@@ -80,7 +80,8 @@ def test_demo_builds_warehouse_parquet_and_report_then_resyncs_incrementally(
         check=False,
     )
     assert explore.returncode == 0, explore.stderr
-    assert "views" in explore.stdout
+    # the KPI table, one row per metric (views became readers in the users' words)
+    assert {"posts_published", "readers", "read_rate"} <= set(explore.stdout.split())
     assert commands["serve the demo workspace yourself"].endswith(
         "channelkit serve --seed demo --db demo/service.sqlite"
     )
