@@ -389,15 +389,15 @@ class Output:
     # bidi controls from reaching the terminal.
     def result(self, text: str) -> None:
         if not self.quiet and not self.json_output:
-            click.echo(escape_controls(text))
+            click.echo(escape_controls(text, keep_newlines=True))
 
     def warn(self, text: str) -> None:
         """Something the user should know even under --quiet (it goes to stderr)."""
-        click.echo(f"warning: {escape_controls(text)}", err=True)
+        click.echo(f"warning: {escape_controls(text, keep_newlines=True)}", err=True)
 
     def error(self, text: str) -> None:
         """A problem with one row or item (stderr, even under --quiet)."""
-        click.echo(escape_controls(text), err=True)
+        click.echo(escape_controls(text, keep_newlines=True), err=True)
 
     def json(self, payload: dict[str, Any]) -> None:
         if self.json_output:
