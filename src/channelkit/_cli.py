@@ -386,18 +386,19 @@ class Output:
             click.echo(f"{stamp} {self.command}: {message}", err=True)
 
     # Lines may quote titles and cells: escape_controls keeps their escape sequences and
-    # bidi controls from reaching the terminal.
+    # bidi controls from reaching the terminal. Newlines stay: a result may be a table
+    # (serve's keys), and a line break cannot recolour or reorder anything.
     def result(self, text: str) -> None:
         if not self.quiet and not self.json_output:
-            click.echo(escape_controls(text))
+            click.echo(escape_controls(text, keep_newlines=True))
 
     def warn(self, text: str) -> None:
         """Something the user should know even under --quiet (it goes to stderr)."""
-        click.echo(f"warning: {escape_controls(text)}", err=True)
+        click.echo(f"warning: {escape_controls(text, keep_newlines=True)}", err=True)
 
     def error(self, text: str) -> None:
         """A problem with one row or item (stderr, even under --quiet)."""
-        click.echo(escape_controls(text), err=True)
+        click.echo(escape_controls(text, keep_newlines=True), err=True)
 
     def json(self, payload: dict[str, Any]) -> None:
         if self.json_output:
