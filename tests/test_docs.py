@@ -24,7 +24,10 @@ Blocks that cannot run here say so in the Markdown, on the line before the fence
 - `<!-- docs-test: background -->`: a server; started, awaited until it prints, stopped
   when the page is done;
 - `<!-- docs-test: exit N -->`: the block (in a `console` block, its last command) is
-  expected to exit with N.
+  expected to exit with N;
+- `<!-- docs-test: file NAME -->`: the block (any language: a TOML configuration, ...) is
+  the file NAME that the page's later commands read; it is written, as shown, in the
+  page's directory.
 
 In a `console` block, lines starting with `$ ` are commands and the lines after them the
 output to compare with (`...` stands for anything; each line must appear, in order).
@@ -192,6 +195,9 @@ class PageRun:
     # --- running -------------------------------------------------------------------------
 
     def run(self, block: Block) -> None:
+        if block.marker == "file":
+            (self.directory / block.marker_arg).write_text(block.code, encoding="utf-8")
+            return
         if block.marker == "skip" or block.language not in RUN_LANGUAGES:
             return
         expected_exit = int(block.marker_arg) if block.marker == "exit" else 0
@@ -373,7 +379,9 @@ def test_markers_are_honoured(tmp_path: Path, workspace: Workspace) -> None:
         "<!-- docs-test: exit 2 -->\n```bash\nchannelkit synk\n```\n"
         "```console\n$ channelkit --version\nchannelkit, version ...\n```\n"
         "```console\n$ channelkit --version\nsomething else\n```\n"
-        "```python\nx = 1\n```\n```python\nassert x == 2, 'x is still 1'\n```\n",
+        "```python\nx = 1\n```\n```python\nassert x == 2, 'x is still 1'\n```\n"
+        "<!-- docs-test: file conf.toml -->\n```toml\nkey = 1\n```\n"
+        "```console\n$ cat conf.toml\nkey = 1\n```\n",
         encoding="utf-8",
     )
     failures = run_page(page, tmp_path / "reader", workspace)
