@@ -1,7 +1,8 @@
 """A fast, synthetic, read-only page server for the sync benchmarks.
 
 It speaks just enough of the service's interface for a posts + channels sync: `GET
-/v1/posts` (with `limit`, `cursor`, `published_after`) and `GET /v1/channels`, page
+/v1/posts` (with `limit`, `cursor`, `published_after`, `published_before`) and `GET
+/v1/channels`, page
 envelopes, generous rate-limit headers. Pages are rendered on the fly from a template
 (no per-request JSON library work), so the server costs little next to the client that
 decodes them: the benchmarks then measure the sync, not the local service's SQLite.
@@ -82,13 +83,17 @@ class Workspace:
             items = [self.channel(c) for c in range(start, min(start + limit, CHANNELS))]
             end, total = start + len(items), CHANNELS
         elif path == "/v1/posts":
+            # Both filters are strict; the cursor is the next index, so they bound a range.
+            total = self.total
+            if "published_before" in query:
+                before = datetime.fromisoformat(query["published_before"][0])
+                total = bisect.bisect_left(self.published, int((before - BASE).total_seconds()))
             if "cursor" not in query and "published_after" in query:
                 after = datetime.fromisoformat(query["published_after"][0])
                 seconds = int((after - BASE).total_seconds())
                 start = bisect.bisect_right(self.published, seconds)
-            end = min(start + limit, self.total)
+            end = min(start + limit, total)
             items = [self.post(i) for i in range(start, end)]
-            total = self.total
         else:
             return None
         more = end < total

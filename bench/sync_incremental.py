@@ -1,10 +1,13 @@
-"""Incremental sync after 0.1% changes, as a ratio to the full sync of the same workspace.
+"""Incremental sync after 0.1% changes, as ratios to the full sync of the same workspace.
 
     .venv/bin/python bench/sync_incremental.py [--posts 100000]
 
 The synthetic page server (bench/_page_server.py) first serves N posts; after the full
 sync it is restarted with 0.1% of the posts changed (the most recent ones: views still
-move) and 0.1% new posts. Target: incremental time / full time <= 2%.
+move) and 0.1% new posts. The incremental run re-reads what changed recently and, by
+design, one slice of the older history (1/7 of it by default: see docs/warehouse.md);
+both parts are printed, side by side with the full run. Targets: the increment (without
+the slice) <= 2% of the full run's time and requests.
 """
 
 from __future__ import annotations
@@ -40,13 +43,25 @@ def main() -> None:
         with running(args.posts, changed=changes, new=changes) as base_url:
             inc_time, inc = timed_sync(base_url, path)
     posts = inc.counts["posts"]
+    slice_time, slice_requests = inc.history_seconds, inc.history_requests
+    delta_time, delta_requests = inc_time - slice_time, inc.requests - slice_requests
     print(f"posts: {args.posts:,}; changed {changes}, new {changes}")
-    print(f"full sync:        {full_time:.2f} s, {full.requests:,} requests")
+    print(f"full sync:                {full_time:7.2f} s  {full.requests:>6,} requests")
     print(
-        f"incremental sync: {inc_time:.3f} s, {inc.requests:,} requests "
-        f"(new {posts.new}, updated {posts.updated}, unchanged {posts.unchanged})"
+        f"incremental run, total:   {inc_time:7.2f} s  {inc.requests:>6,} requests "
+        f"(posts new {posts.new}, updated {posts.updated}, unchanged {posts.unchanged})"
     )
-    print(f"ratio incremental / full: {inc_time / full_time:.2%} (target <= 2%)")
+    print(
+        f"  the increment:          {delta_time:7.2f} s  {delta_requests:>6,} requests  "
+        f"= {delta_time / full_time:.2%} of full time, {delta_requests / full.requests:.2%} "
+        "of its requests (target <= 2% each)"
+    )
+    print(
+        f"  history slice {inc.history_slice}:\n"
+        f"                          {slice_time:7.2f} s  {slice_requests:>6,} requests  "
+        f"= {slice_time / full_time:.2%} of full time, {slice_requests / full.requests:.2%} "
+        f"of its requests ({inc.history_rows:,} rows re-read)"
+    )
 
 
 if __name__ == "__main__":

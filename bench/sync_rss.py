@@ -4,8 +4,10 @@
 
 Runs against the synthetic page server (bench/_page_server.py, its own process; its memory
 is not counted). The sync streams pages into Arrow batches of 5,000 rows through a bounded
-queue, so memory should stay flat whatever the workspace size. Target: peak <= 400 MB.
-Also prints the peak of the same sync over a tenth of the posts, for comparison.
+queue, so memory should stay flat whatever the workspace size. Targets: peak <= 400 MB,
+and <= 500 MB with `--lake` (the Delta Lake copy streamed from DuckDB after the run).
+Also prints the peaks of the same syncs over a tenth of the posts, for comparison, and
+the sizes on disk of the warehouse file and the lake.
 """
 
 from __future__ import annotations
@@ -23,26 +25,40 @@ from channelkit.client import Client
 from channelkit.sync import run_sync
 started = time.perf_counter()
 with Client(base_url={url!r}, api_key="bench-key") as client:
-    report = run_sync(client, {db!r}, only="posts,channels", progress=False)
+    report = run_sync(client, {db!r}, only="posts,channels", progress=False, lake={lake!r})
 assert report.completed, report.summary()
 peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(report.counts["posts"].new, peak_kb, time.perf_counter() - started)
+print(report.counts["posts"].new, peak_kb, time.perf_counter() - started, report.lake_seconds)
 """
 
 
-def measure(posts: int) -> tuple[int, float, float]:
-    """Sync `posts` posts in a fresh process; return (rows, peak MB, seconds)."""
+def _size(path: Path) -> int:
+    if path.is_file():
+        return path.stat().st_size
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def measure(posts: int, lake: bool) -> tuple[int, float, float, float, int, int]:
+    """Sync `posts` posts in a fresh process; return (rows, peak MB, seconds, lake
+    seconds, warehouse bytes, lake bytes)."""
     sys.path.insert(0, str(Path(__file__).parent))
     from _page_server import running
 
     with running(posts) as url, tempfile.TemporaryDirectory() as tmp:
-        code = CHILD.format(bench=str(Path(__file__).parent), url=url, db=f"{tmp}/wh.duckdb")
+        db, lake_dir = Path(tmp) / "wh.duckdb", Path(tmp) / "lake"
+        code = CHILD.format(
+            bench=str(Path(__file__).parent),
+            url=url,
+            db=str(db),
+            lake=str(lake_dir) if lake else None,
+        )
         out = (
             subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
             .stdout.splitlines()[-1]
             .split()
         )
-    return int(out[0]), int(out[1]) / 1024, float(out[2])
+        sizes = _size(db), _size(lake_dir) if lake else 0
+    return int(out[0]), int(out[1]) / 1024, float(out[2]), float(out[3]), *sizes
 
 
 def main() -> None:
@@ -50,9 +66,15 @@ def main() -> None:
     parser.add_argument("--posts", type=int, default=1_000_000)
     args = parser.parse_args()
     for posts in (args.posts // 10, args.posts):
-        rows, peak, seconds = measure(posts)
-        print(f"{rows:>9,} posts: peak RSS {peak:,.0f} MB, {seconds:.1f} s")
-    print("target: peak RSS <= 400 MB at 1M posts")
+        for lake in (False, True):
+            rows, peak, seconds, lake_s, db_bytes, lake_bytes = measure(posts, lake)
+            label = "with --lake" if lake else "DuckDB only"
+            extra = f", lake write {lake_s:.1f} s, lake {lake_bytes / 1e6:,.0f} MB" if lake else ""
+            print(
+                f"{rows:>9,} posts, {label}: peak RSS {peak:,.0f} MB, {seconds:.1f} s, "
+                f"warehouse {db_bytes / 1e6:,.0f} MB{extra}"
+            )
+    print("targets: peak RSS <= 400 MB at 1M posts, <= 500 MB with --lake")
 
 
 if __name__ == "__main__":

@@ -81,12 +81,18 @@ SYNC_BATCH_ROWS = 5_000  # rows per committed batch (one checkpoint per batch)
 SYNC_BATCH_SECONDS = 5.0  # ...or sooner, so a kill under a slow rate limit loses little
 SYNC_QUEUE_BATCHES = 2  # fetched batches waiting for the writer: bounds memory
 SYNC_DUCKDB_MEMORY_LIMIT = "128MB"  # DuckDB's cache while syncing (it spills beyond)
+SYNC_DUCKDB_THREADS = 1  # the writer's share: the fetching thread keeps the other core
 SYNC_PROGRESS_MIN_WAIT_SECONDS = 0.5  # shorter pacing waits are not worth showing
 SYNC_STOP_GRACE_SECONDS = 2.0  # after Ctrl-C, how long walks get to notice before we leave
 SYNC_HWM_MARGIN_SECONDS = 60.0  # clock slack between "after" and the walk's duration
 SYNC_CONVERGENCE_RUNS = 7  # incremental runs within which every post is re-read
 SYNC_ANALYTICS_END_SLACK_DAYS = 2  # days past "today" asked for, against clock skew
 SYNC_CONVERGENCE_RUNS = 7  # incremental runs within which all older history is re-read once
+# The lake copy streams rows from DuckDB into delta-rs, which buffers a file's worth of
+# rows before writing it: small batches and files keep a 1M-post copy within ~150 MB.
+LAKE_BATCH_ROWS = 5_000
+LAKE_TARGET_FILE_BYTES = 8 * 1024 * 1024
+LAKE_DUCKDB_MEMORY_LIMIT = "32MB"  # DuckDB only streams rows out while the lake is written
 PARQUET_TABLES = ("channels", "posts", "post_tags", "post_daily", "channel_daily", "sync_runs")
 
 # --- Analysis, plots and reports ----------------------------------------------------------

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from channelkit._constants import (
     SYNC_BATCH_ROWS,
+    SYNC_CONVERGENCE_RUNS,
     SYNC_LOOKBACK_DAYS,
     SYNC_PAGE_LIMIT,
     WAREHOUSE_PATH,
@@ -41,9 +42,11 @@ def sync(
     only: str | Collection[str] | None = None,
     lookback_days: int = SYNC_LOOKBACK_DAYS,
     parquet: str | Path | None = None,
+    lake: str | Path | None = None,
     progress: bool = True,
     page_limit: int = SYNC_PAGE_LIMIT,
     batch_rows: int = SYNC_BATCH_ROWS,
+    convergence_runs: int = SYNC_CONVERGENCE_RUNS,
 ) -> Warehouse:
     """Sync the service into the DuckDB warehouse at `path` and open it for analysis.
 
@@ -54,8 +57,11 @@ def sync(
     `since` keeps posts and analytics from that date on; `only` syncs some of "channels",
     "posts" and "analytics" (a list, or comma-separated text); `lookback_days`
     re-reads recent days whose numbers still move; `parquet` also writes every table as
-    Parquet into that directory; `progress` shows progress bars on a terminal;
-    `page_limit` is the page size asked for and `batch_rows` the rows per committed batch.
+    Parquet into that directory and `lake` keeps a Delta Lake copy (a directory or an
+    `s3://...` URL); `progress` shows progress bars on a terminal; `page_limit` is the
+    page size asked for and `batch_rows` the rows per committed batch; every incremental
+    run re-reads a slice of older history so that within `convergence_runs` runs the
+    whole history is read again.
 
     Returns a `ck.Warehouse` whose `sync_report` says what was done. Raises
     `InvalidParameterError` for a bad argument and `SyncError` (carrying `.report`) when
@@ -70,9 +76,11 @@ def sync(
         only=only,
         lookback_days=lookback_days,
         parquet=parquet,
+        lake=lake,
         progress=progress,
         page_limit=page_limit,
         batch_rows=batch_rows,
+        convergence_runs=convergence_runs,
     )
     if not report.completed:
         raise SyncError(f"sync did not complete: {report.error}", report)

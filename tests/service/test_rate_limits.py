@@ -75,3 +75,20 @@ def test_bad_keys_stay_401_in_the_address_bucket(
     # a valid key has its own bucket, untouched by the anonymous burst
     api = client_for(service, service.create_key(plan="starter"))
     assert _headers(api.get("/posts"))[:2] == (60, 59)
+
+
+def test_date_and_reset_follow_the_moved_clock(service_factory: Any, client_for: Any) -> None:
+    """A client reading the service's time from Date (the publishing lead-time check)
+    sees the moved clock, and the reset instant stays within one window of that time."""
+    from email.utils import parsedate_to_datetime
+
+    service = service_factory(rate_window=WINDOW)
+    api = client_for(service, service.create_key(plan="business", scopes=["posts:read"]))
+    before = api.get("/posts")
+    assert len(before.headers.get_list("date")) == 1  # ours, not a second one from uvicorn
+    service.advance_clock(25 * 3600)
+    for response in (api.get("/posts"), api.get("/posts/post_nope")):
+        shown = parsedate_to_datetime(response.headers["Date"]).timestamp()
+        assert abs(shown - (time.time() + 25 * 3600)) < 5
+        reset = _headers(response)[2]
+        assert shown - 1 <= reset <= shown + WINDOW + 1

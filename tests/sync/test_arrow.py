@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pyarrow as pa
 import pytest
 
-from channelkit.sync.arrow import CHANNEL_DAILY, POST_DAILY, POSTS, SyncDataError, items_to_arrow
+from channelkit.sync import arrow
+from channelkit.sync.arrow import (
+    CHANNEL_DAILY,
+    POST_DAILY,
+    POSTS,
+    SyncDataError,
+    items_to_arrow,
+    pages_to_arrow,
+)
 
 
 def post(**overrides: Any) -> dict[str, Any]:
@@ -88,3 +97,35 @@ def test_bad_date_is_named() -> None:
 def test_non_object_item_is_named() -> None:
     with pytest.raises(SyncDataError, match="item 1 is not an object"):
         items_to_arrow(POSTS, [post(), ["not", "an", "object"]], "GET /posts")  # type: ignore[list-item]
+
+
+def page(items: list[Any], indent: bool = False) -> bytes:
+    body = {"data": items, "next_cursor": None, "has_more": False, "extra": {"x": 1}}
+    return json.dumps(body, indent=2 if indent else None).encode()
+
+
+def test_pages_read_as_columns_equal_items_read_one_by_one() -> None:
+    items = [post(id=f"post_{i}", tags=[f"t{i}"]) for i in range(5)]
+    items[2]["author"] = None
+    bodies = [page(items[:3]), page(items[3:]), page([])]
+    expected = items_to_arrow(POSTS, items, "GET /posts")
+    with pytest.MonkeyPatch.context() as patch:  # compact pages never need the slow way
+        patch.setattr(arrow, "items_to_arrow", lambda *args: pytest.fail("decoded one by one"))
+        assert pages_to_arrow(POSTS, bodies, "GET /posts").equals(expected)
+    # A pretty-printed page (one JSON object over many lines) takes the item-by-item way.
+    assert pages_to_arrow(POSTS, [page(items, indent=True)], "GET /posts").equals(expected)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"views": "many"}, "item 1 (post_2): field 'views' is 'many', expected an integer"),
+        ({"published_at": "yesterday"}, "field 'published_at' is 'yesterday', expected an RFC"),
+        ({"tags": "a,b"}, "field 'tags' is 'a,b', expected a list of strings"),
+        ({"title": None}, "item 1 (post_2) has no 'title' (a required field)"),
+    ],
+)
+def test_bad_items_in_pages_are_named_as_well(overrides: dict[str, Any], message: str) -> None:
+    with pytest.raises(SyncDataError, match="^GET /posts: ") as info:
+        pages_to_arrow(POSTS, [page([post(), post(id="post_2", **overrides)])], "GET /posts")
+    assert message in str(info.value)

@@ -6,6 +6,7 @@ import os
 import random
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable
@@ -58,7 +59,7 @@ def test_summary_counts_and_parquet(svc: LocalService, key: str, tmp_path: Path)
     assert key not in result.output
     assert duckdb.sql(f"SELECT count(*) FROM '{out}/posts/*.parquet'").fetchall() == [(60,)]
     again = invoke(*args, base_url=svc.base_url, key=key)
-    assert again.exit_code == 0
+    assert again.exit_code == 0, again.output
     assert [line.split() for line in again.output.splitlines() if line.startswith("posts")] == [
         ["posts", "0", "0", "60", "0"]
     ]
@@ -185,3 +186,53 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+def test_a_sqlite_file_as_db_is_refused(svc: LocalService, key: str, tmp_path: Path) -> None:
+    path = tmp_path / "service.sqlite"
+    sqlite = sqlite3.connect(path)
+    sqlite.execute("CREATE TABLE t (x)")
+    sqlite.commit()
+    sqlite.close()
+    result = invoke("--db", str(path), base_url=svc.base_url, key=key)
+    assert result.exit_code == 1
+    assert "service.sqlite is a SQLite database, not a channelkit warehouse" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_damaged_warehouse_ends_in_one_line_without_a_false_promise(
+    svc: LocalService, key: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "wh.duckdb"
+    assert invoke("--db", str(path), base_url=svc.base_url, key=key).exit_code == 0
+    size = path.stat().st_size
+    with path.open("r+b") as file:
+        file.truncate(size // 2)
+    result = invoke("--db", str(path), base_url=svc.base_url, key=key)
+    assert result.exit_code == 1, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and str(path) in lines[0], result.output
+    assert "continues" not in result.output and "Traceback" not in result.output
+
+
+def test_a_password_in_the_base_url_is_never_shown_or_stored(
+    svc: LocalService, key: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "wh.duckdb"
+    url = svc.base_url.replace("http://", "http://ops:hunter2@")
+    result = invoke("--db", str(path), base_url=url, key=key)
+    assert result.exit_code == 0, result.output
+    assert "hunter2" not in result.output and "<redacted>@127.0.0.1" in result.output
+    con = open_warehouse(path, read_only=True)
+    stored = con.execute("SELECT base_url FROM sync_runs").fetchall()
+    con.close()
+    assert stored == [(svc.base_url.replace("http://", "http://<redacted>@"),)]
+
+
+def test_lake_option_keeps_a_delta_copy(svc: LocalService, key: str, tmp_path: Path) -> None:
+    pytest.importorskip("deltalake", reason="the lake needs channelkit[lake]")
+    db, lake = tmp_path / "wh.duckdb", tmp_path / "lake"
+    result = invoke("--db", str(db), "--lake", str(lake), base_url=svc.base_url, key=key)
+    assert result.exit_code == 0, result.output
+    assert "lake:" in result.output and "rows merged" in result.output
+    assert (lake / "posts" / "_delta_log").is_dir()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -10,7 +11,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from channelkit.warehouse.connection import WarehouseError, open_warehouse
+from channelkit.warehouse.connection import (
+    WarehouseError,
+    is_storage_fault,
+    open_warehouse,
+    storage_problem,
+)
 from channelkit.warehouse.schema import SCHEMA_VERSION
 
 
@@ -86,3 +92,75 @@ def test_file_locked_by_another_process(tmp_path: Path) -> None:
     finally:
         holder.communicate("")
     open_warehouse(path, read_only=True).close()  # free again once the writer is gone
+
+
+def test_connections_never_fetch_or_load_extensions(tmp_path: Path) -> None:
+    con = open_warehouse(tmp_path / "wh.duckdb", read_only=False)
+    settings = con.execute(
+        "SELECT current_setting('autoinstall_known_extensions'), "
+        "current_setting('autoload_known_extensions')"
+    ).fetchall()
+    con.close()
+    assert settings == [(False, False)]
+
+
+def test_a_sqlite_file_is_refused_before_duckdb_reads_it(tmp_path: Path) -> None:
+    path = tmp_path / "service.sqlite"
+    sqlite = sqlite3.connect(path)
+    sqlite.execute("CREATE TABLE posts (id TEXT)")
+    sqlite.commit()
+    sqlite.close()
+    for read_only in (True, False):
+        with pytest.raises(WarehouseError, match=r"service.sqlite is a SQLite database, not a"):
+            open_warehouse(path, read_only=read_only)
+
+
+def damaged(tmp_path: Path, how: str) -> Path:
+    path = tmp_path / f"{how}.duckdb"
+    con = open_warehouse(path, read_only=False)
+    con.execute("CREATE TABLE filler AS SELECT range AS i, 'row ' || range AS s FROM range(300000)")
+    con.execute(  # a completed sync, so that the read API opens it
+        "INSERT INTO sync_runs (run_id, started_at, finished_at, status, mode, base_url) "
+        "VALUES ('r', now(), now(), 'completed', 'full', 'http://x/v1')"
+    )
+    con.close()
+    size = path.stat().st_size
+    with path.open("r+b") as file:
+        if how == "truncated":
+            file.truncate(size // 2)
+        else:
+            file.seek(size // 2)
+            file.write(b"\xff" * 5000)
+    return path
+
+
+@pytest.mark.parametrize("how", ["truncated", "corrupted"])
+def test_a_damaged_file_ends_in_one_line_naming_it(tmp_path: Path, how: str) -> None:
+    from channelkit.warehouse import Warehouse
+
+    path = damaged(tmp_path, how)
+    with pytest.raises(WarehouseError) as caught:
+        wh = Warehouse(path)
+        wh.sql("SELECT sum(length(s)) FROM filler")
+    message = str(caught.value)
+    assert "\n" not in message and str(path) in message
+    assert "damaged" in message and "channelkit sync --full" in message
+
+
+@pytest.mark.parametrize(
+    ("message", "advice"),
+    [
+        (
+            'IO Error: Could not write file "/data/wh.duckdb.wal": No space left on device',
+            "the disk is full",
+        ),
+        ("TransactionException: Could not commit: disk full", "the disk is full"),
+        ("Corrupt database file: computed checksum 1 does not match stored checksum 2", "damaged"),
+        ('IO Error: Could not read enough bytes from file "/data/wh.duckdb"', "damaged"),
+    ],
+)
+def test_storage_faults_are_named_with_a_remedy(message: str, advice: str) -> None:
+    text = storage_problem(duckdb.Error(message))
+    assert advice in text and "\n" not in text
+    assert is_storage_fault(duckdb.Error(message))
+    assert not is_storage_fault(duckdb.Error("Binder Error: column x not found"))

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +15,7 @@ import pandas as pd
 import pyarrow.dataset as ds
 import pytest
 
+from channelkit._constants import PARQUET_TABLES
 from channelkit.sync.arrow import POST_DAILY, POSTS, items_to_arrow
 from channelkit.warehouse.connection import WarehouseError, open_warehouse
 from channelkit.warehouse.parquet import export_parquet
@@ -95,7 +101,70 @@ def test_re_export_replaces_datasets_and_leaves_no_temporaries(
     export_parquet(con, out)
     con.close()
     assert sorted(p.name for p in (out / "post_daily").iterdir()) == ["month=2026-11"]
-    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == []
+    assert_only_live_versions(out)
+
+
+def assert_only_live_versions(out: Path) -> None:
+    """Every table is a link to a complete version; nothing else is left behind."""
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == [".versions"]
+    live = sorted(os.readlink(out / table) for table in PARQUET_TABLES)
+    assert all((out / table).is_symlink() for table in PARQUET_TABLES)
+    assert sorted(f".versions/{p.name}" for p in (out / ".versions").iterdir()) == live
+
+
+def test_a_legacy_plain_directory_is_replaced(warehouse: Path, tmp_path: Path) -> None:
+    out = tmp_path / "parquet"
+    (out / "posts").mkdir(parents=True)
+    (out / "posts" / "data.parquet").write_text("old")
+    export_parquet(warehouse, out)
+    assert len(pd.read_parquet(out / "posts")) == 3
+    assert_only_live_versions(out)
+
+
+KILLED_EXPORT = """
+import sys
+from channelkit.warehouse.parquet import export_parquet
+export_parquet(sys.argv[1], sys.argv[2])
+"""
+
+
+def test_kill_9_during_an_export_leaves_no_temporary_directory_after_the_next(
+    warehouse: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "parquet"
+    export_parquet(warehouse, out)
+    before = pd.read_parquet(out / "posts")
+    con = open_warehouse(warehouse, read_only=False)  # big enough to be caught mid-write
+    con.execute(
+        "INSERT INTO post_daily SELECT post_id || '_' || i, channel_id, "
+        "DATE '2020-01-01' + CAST(i AS INTEGER), views, "
+        "unique_viewers, reactions, comments, shares, clicks, synced_at "
+        "FROM (SELECT * FROM post_daily QUALIFY row_number() OVER (PARTITION BY post_id) = 1), "
+        "range(2000) r(i)"
+    )
+    con.close()
+    versions = {p.name for p in (out / ".versions").iterdir()}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    child = subprocess.Popen(
+        [sys.executable, "-c", KILLED_EXPORT, str(warehouse), str(out)], env=env
+    )
+    deadline = time.monotonic() + 60
+    while child.poll() is None and time.monotonic() < deadline:
+        if {p.name for p in (out / ".versions").iterdir()} - versions:
+            os.kill(child.pid, signal.SIGKILL)
+            break
+        time.sleep(0.001)
+    child.wait()
+    assert child.returncode == -signal.SIGKILL, "the export ended before it could be killed"
+    # Readers still see the previous, complete datasets.
+    assert pd.read_parquet(out / "posts").equals(before)
+    assert {p.name for p in (out / ".versions").iterdir()} - versions  # the killed one's
+    export_parquet(warehouse, out)
+    assert_only_live_versions(out)
+    days = duckdb.connect().execute(
+        f"SELECT count(*) FROM read_parquet('{out}/post_daily/**/*.parquet')"
+    )
+    assert days.fetchall() == [(3 + 2 * 2000,)]
 
 
 def test_target_that_is_a_file_is_refused(warehouse: Path, tmp_path: Path) -> None:

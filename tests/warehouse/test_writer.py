@@ -79,6 +79,18 @@ def test_last_row_of_a_key_wins_within_a_batch(con: duckdb.DuckDBPyConnection) -
     assert con.execute("SELECT views FROM posts").fetchall() == [(9,)]
 
 
+def test_a_first_sync_inserts_without_comparing_yet_survives_a_repeated_key(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    writer = WarehouseWriter(con)
+    assert writer.commit_batch("posts", rows(post("p1"), post("p2"))).new == 2
+    # The server repeats p2 in a later batch (it may not, but nothing breaks if it does).
+    counts = writer.commit_batch("posts", rows(post("p2", title="New"), post("p3")))
+    assert (counts.new, counts.updated) == (1, 1)
+    assert con.execute("SELECT count(*) FROM post_tags WHERE post_id = 'p2'").fetchall() == [(2,)]
+    assert con.execute("SELECT title FROM posts WHERE id = 'p2'").fetchall() == [("New",)]
+
+
 def test_post_tags_follow_the_post(con: duckdb.DuckDBPyConnection) -> None:
     writer = WarehouseWriter(con)
     writer.commit_batch("posts", rows(post("p1", tags=["a", "b", "a"]), post("p2", tags=[])))

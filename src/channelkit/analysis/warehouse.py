@@ -28,6 +28,7 @@ from channelkit._constants import (
     TOP_POSTS_N,
 )
 from channelkit._spec import POST_STATUSES
+from channelkit._urls import redact_url
 from channelkit.analysis import groups, metrics, reach
 from channelkit.analysis.coverage import Coverage, read_coverage
 from channelkit.analysis.filters import OneOrMany, as_values, resolve_filter
@@ -49,7 +50,12 @@ from channelkit.analysis.query import (
     zone_name,
 )
 from channelkit.errors import InvalidParameterError
-from channelkit.warehouse.connection import open_warehouse
+from channelkit.warehouse.connection import (
+    WarehouseError,
+    is_storage_fault,
+    open_warehouse,
+    storage_problem,
+)
 from channelkit.warehouse.parquet import export_parquet
 
 if TYPE_CHECKING:
@@ -83,10 +89,30 @@ class Warehouse:
         self.sync_report = sync_report
         self._session: DuckDBPyConnection | None = None
         self._covered: tuple[tuple[int, int], Coverage] | None = None
+        self._lake: str | None = None
         with self._connect() as con:  # fail now, not at the first query
             read_coverage(con).require_synced()
 
+    @classmethod
+    def from_lake(cls, root: str | Path) -> Warehouse:
+        """The Delta Lake copy written by `channelkit sync --lake ROOT`, read through DuckDB.
+
+            wh = ck.Warehouse.from_lake("lake/")       # or "s3://bucket/channelkit"
+            wh.kpis(period="2026-10", by="channel")
+
+        Every method works as on the DuckDB file; each call reads the tables' latest
+        versions (`with wh.session():` pins one version for a batch of calls).
+        """
+        wh = cls.__new__(cls)
+        wh.path, wh.sync_report, wh._session = Path(str(root)), None, None
+        wh._covered, wh._lake = None, str(root)
+        with wh._connect() as con:
+            read_coverage(con).require_synced()
+        return wh
+
     def __repr__(self) -> str:
+        if self._lake is not None:
+            return f"Warehouse.from_lake({redact_url(self._lake)!r})"
         return f"Warehouse({str(self.path)!r})"
 
     @contextmanager
@@ -111,7 +137,7 @@ class Warehouse:
             con.close()
 
     def _open(self) -> DuckDBPyConnection:
-        con = open_warehouse(self.path, read_only=True)
+        con = self._open_raw()
         # Instants are converted to the caller's tz in pandas; the session zone only decides
         # how DuckDB hands them over, so pin it instead of using the machine's zone.
         con.execute("SET TimeZone = 'UTC'")
@@ -119,14 +145,18 @@ class Warehouse:
 
     @contextmanager
     def _connect(self) -> Iterator[DuckDBPyConnection]:
-        if self._session is not None:
-            yield self._session
-            return
-        con = self._open()
+        own = self._session is None
+        con = self._open() if self._session is None else self._session
         try:
             yield con
+        except duckdb.Error as exc:
+            # A damaged or full disk is not the caller's query's fault: one line, a remedy.
+            if not is_storage_fault(exc):
+                raise
+            raise WarehouseError(f"{self.path}: {storage_problem(exc)}") from None
         finally:
-            con.close()
+            if own:
+                con.close()
 
     @property
     def duckdb(self) -> DuckDBPyConnection:
@@ -135,6 +165,13 @@ class Warehouse:
         with wh.duckdb as con:
             con.sql("SELECT count(*) FROM posts").fetchall()
         """
+        return self._open_raw()
+
+    def _open_raw(self) -> DuckDBPyConnection:
+        if self._lake is not None:
+            from channelkit.warehouse.lake import open_lake
+
+            return open_lake(self._lake)
         return open_warehouse(self.path, read_only=True)
 
     def sql(
@@ -154,6 +191,8 @@ class Warehouse:
             try:
                 table = con.sql(query, params=params).to_arrow_table()
             except duckdb.Error as exc:
+                if is_storage_fault(exc):
+                    raise
                 raise InvalidParameterError("query", str(exc).strip()) from None
         return to_frame(table, tz)
 
@@ -569,6 +608,8 @@ class Warehouse:
     def _coverage(self, con: DuckDBPyConnection) -> Coverage:
         # Reading the first and last synced days scans the daily tables; the answer only
         # changes when the file does, so it is kept until the file's size or time moves.
+        if self._lake is not None:  # each table at its latest version: read it afresh
+            return read_coverage(con)
         stat = self.path.stat()
         key = (stat.st_mtime_ns, stat.st_size)
         if self._covered is None or self._covered[0] != key:

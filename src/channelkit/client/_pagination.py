@@ -7,7 +7,7 @@ made on it is that it never comes back, which would otherwise loop for ever.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from channelkit.errors import APIResponseValidationError, PaginationError, RequestInfo
@@ -25,6 +25,9 @@ class RawPage:
     next_cursor: str | None
     has_more: bool
     cursor: str | None  # the cursor that fetched this page (None for the first)
+    # The response body as received, for consumers with a decoder of their own (the
+    # sync reads it into Arrow columns); not part of the page's value.
+    body: bytes | None = field(default=None, repr=False, compare=False)
 
 
 def parse_envelope(body: Any, *, cursor: str | None, request: RequestInfo) -> RawPage:

@@ -201,6 +201,11 @@ class Database:
         """The service's time: the wall clock moved forward by every `advance_clock`."""
         return time.time() + self._offset
 
+    @property
+    def clock_offset(self) -> float:
+        """Seconds the service's clock is ahead of the wall clock (see `advance_clock`)."""
+        return self._offset
+
     def advance_clock(self, seconds: float) -> None:
         with self.lock:
             self._offset += seconds

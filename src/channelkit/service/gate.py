@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from email.utils import formatdate
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from channelkit._spec import PLAN_LIMITS
 from channelkit.service.db import Database
 from channelkit.service.errors import error_body
-from channelkit.service.ratelimit import FixedWindowLimiter, Quota
+from channelkit.service.ratelimit import FixedWindowLimiter
 from channelkit.service.workspace import Principal, authenticate
 
 PRINCIPAL = "channelkit.principal"
@@ -58,22 +59,30 @@ class Gate:
                 now=now,
                 refusable=not (needs_key and problem is not None),
             )
+        # Date and X-RateLimit-Reset follow the service's clock together (it moves with
+        # advance_clock), so a client that reads the service's time from Date, as the
+        # publishing lead-time check does, also reads the reset instant right.
+        shift = self.db.clock_offset
+        extra = [
+            *quota.headers(shift=shift),
+            (b"date", formatdate(now + shift, usegmt=True).encode()),
+        ]
         if needs_key and problem is not None:
             status = 400 if problem == _TWO_KEYS else 401
-            await _send_error(send, status, problem, quota)
+            await _send_error(send, status, problem, extra)
             return
         if not quota.allowed:
             message = (
                 f"rate limit of {quota.limit} requests per window exceeded; "
                 f"retry after {quota.retry_after} s"
             )
-            await _send_error(send, 429, message, quota)
+            await _send_error(send, 429, message, extra)
             return
         scope[PRINCIPAL] = principal
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *quota.headers()]
+                message["headers"] = [*message.get("headers", []), *extra]
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
@@ -96,13 +105,15 @@ class Gate:
         return None, principal
 
 
-async def _send_error(send: Send, status: int, message: str, quota: Quota) -> None:
+async def _send_error(
+    send: Send, status: int, message: str, extra: list[tuple[bytes, bytes]]
+) -> None:
     param = "Authorization" if status == 400 else None
     body = json.dumps(error_body(status, message, param)).encode()
     headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),
-        *quota.headers(),
+        *extra,
     ]
     if status == 401:
         headers.append((b"www-authenticate", b'Bearer realm="channelkit"'))

@@ -132,6 +132,7 @@ class LocalService:
             log_level="warning",
             access_log=False,
             lifespan="off",
+            date_header=False,  # the service sends its own, from its (movable) clock
         )
         if self.settings.faults:
             logging.getLogger("uvicorn.error").addFilter(QuietHangUps())

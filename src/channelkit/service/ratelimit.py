@@ -22,11 +22,12 @@ class Quota:
     reset: int  # Unix seconds at which the current window ends
     retry_after: int
 
-    def headers(self) -> list[tuple[bytes, bytes]]:
+    def headers(self, *, shift: float = 0.0) -> list[tuple[bytes, bytes]]:
+        """The headers; `shift` moves the reset instant onto the service's (moved) clock."""
         headers = [
             (b"x-ratelimit-limit", str(self.limit).encode()),
             (b"x-ratelimit-remaining", str(self.remaining).encode()),
-            (b"x-ratelimit-reset", str(self.reset).encode()),
+            (b"x-ratelimit-reset", str(self.reset + round(shift)).encode()),
         ]
         if not self.allowed:
             headers.append((b"retry-after", str(self.retry_after).encode()))

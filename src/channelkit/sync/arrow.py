@@ -8,16 +8,21 @@ and field that is wrong.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.json as pa_json
 
+from channelkit import _spec
 from channelkit.errors import ChannelkitError
 
 TIMESTAMP = pa.timestamp("us", tz="UTC")
+_BLOCK_BYTES = 1 << 26  # the JSON reader's block: larger than any batch, one chunk each
 
 
 class SyncDataError(ChannelkitError):
@@ -42,117 +47,61 @@ class TableShape:
     required: tuple[str, ...] = ()
 
 
-_AUTHOR = pa.struct([("id", pa.string()), ("name", pa.string()), ("email", pa.string())])
+# Arrow types of the contract's field kinds; the sync's tables follow `_spec`'s field
+# lists, so a new post or channel field needs no change here.
+_AUTHOR = pa.struct([(name, pa.string()) for name in _spec.AUTHOR_FIELDS])
+_KIND_TYPES: dict[str, pa.DataType] = {
+    "id": pa.string(),
+    "text": pa.string(),
+    "slug": pa.string(),
+    "enum": pa.string(),
+    "url": pa.string(),
+    "instant": pa.string(),  # RFC 3339 text, cast to TIMESTAMPTZ after decoding
+    "tags": pa.list_(pa.string()),
+    "count": pa.int64(),
+    "flag": pa.bool_(),
+    "author": _AUTHOR,
+}
 
-CHANNELS = TableShape(
-    table="channels",
-    key=("id",),
-    source=pa.schema(
-        [
-            ("id", pa.string()),
-            ("name", pa.string()),
-            ("slug", pa.string()),
-            ("description", pa.string()),
-            ("visibility", pa.string()),
-            ("subscriber_count", pa.int64()),
-            ("post_count", pa.int64()),
-            ("is_default", pa.bool_()),
-            ("is_archived", pa.bool_()),
-            ("created_at", pa.string()),
-            ("updated_at", pa.string()),
-        ]
-    ),
-    timestamps=("created_at", "updated_at"),
-    required=("id", "name", "slug", "visibility"),
+
+def _resource_shape(
+    table: str, fields: tuple[_spec.Field, ...], required: tuple[str, ...]
+) -> TableShape:
+    return TableShape(
+        table=table,
+        key=("id",),
+        source=pa.schema([(f.name, _KIND_TYPES[f.kind]) for f in fields]),
+        timestamps=tuple(f.name for f in fields if f.kind == "instant"),
+        struct_fields=tuple(
+            (f.name, part, f"{f.name}_{part}")
+            for f in fields
+            if f.kind == "author"
+            for part in _spec.AUTHOR_FIELDS
+        ),
+        required=required,
+    )
+
+
+def _daily_shape(table: str, fields: tuple[str, ...], key: tuple[str, ...]) -> TableShape:
+    # Every field of a daily row is required: ids and the date as text, the rest counts.
+    return TableShape(
+        table=table,
+        key=key,
+        source=pa.schema(
+            [(name, pa.string() if name in (*key, "channel_id") else pa.int64()) for name in fields]
+        ),
+        dates=("date",),
+        required=fields,
+    )
+
+
+# Required: the warehouse's NOT NULL columns (docs/warehouse.md).
+CHANNELS = _resource_shape("channels", _spec.CHANNEL_FIELDS, ("id", "name", "slug", "visibility"))
+POSTS = _resource_shape(
+    "posts", _spec.POST_FIELDS, ("id", "channel_id", "title", "priority", "status")
 )
-
-POSTS = TableShape(
-    table="posts",
-    key=("id",),
-    source=pa.schema(
-        [
-            ("id", pa.string()),
-            ("channel_id", pa.string()),
-            ("title", pa.string()),
-            ("body", pa.string()),
-            ("priority", pa.string()),
-            ("tags", pa.list_(pa.string())),
-            ("author", _AUTHOR),
-            ("status", pa.string()),
-            ("published_at", pa.string()),
-            ("scheduled_at", pa.string()),
-            ("cover_image_url", pa.string()),
-            ("views", pa.int64()),
-            ("created_at", pa.string()),
-            ("updated_at", pa.string()),
-        ]
-    ),
-    timestamps=("published_at", "scheduled_at", "created_at", "updated_at"),
-    struct_fields=(
-        ("author", "id", "author_id"),
-        ("author", "name", "author_name"),
-        ("author", "email", "author_email"),
-    ),
-    required=("id", "channel_id", "title", "priority", "status"),
-)
-
-_DAILY_COUNT = pa.int64()
-
-POST_DAILY = TableShape(
-    table="post_daily",
-    key=("post_id", "date"),
-    source=pa.schema(
-        [
-            ("post_id", pa.string()),
-            ("channel_id", pa.string()),
-            ("date", pa.string()),
-            ("views", _DAILY_COUNT),
-            ("unique_viewers", _DAILY_COUNT),
-            ("reactions", _DAILY_COUNT),
-            ("comments", _DAILY_COUNT),
-            ("shares", _DAILY_COUNT),
-            ("clicks", _DAILY_COUNT),
-        ]
-    ),
-    dates=("date",),
-    required=(
-        "post_id",
-        "channel_id",
-        "date",
-        "views",
-        "unique_viewers",
-        "reactions",
-        "comments",
-        "shares",
-        "clicks",
-    ),
-)
-
-CHANNEL_DAILY = TableShape(
-    table="channel_daily",
-    key=("channel_id", "date"),
-    source=pa.schema(
-        [
-            ("channel_id", pa.string()),
-            ("date", pa.string()),
-            ("subscribers", _DAILY_COUNT),
-            ("subscribers_gained", _DAILY_COUNT),
-            ("subscribers_lost", _DAILY_COUNT),
-            ("posts_published", _DAILY_COUNT),
-            ("views", _DAILY_COUNT),
-        ]
-    ),
-    dates=("date",),
-    required=(
-        "channel_id",
-        "date",
-        "subscribers",
-        "subscribers_gained",
-        "subscribers_lost",
-        "posts_published",
-        "views",
-    ),
-)
+POST_DAILY = _daily_shape("post_daily", _spec.POST_DAY_FIELDS, ("post_id", "date"))
+CHANNEL_DAILY = _daily_shape("channel_daily", _spec.CHANNEL_DAY_FIELDS, ("channel_id", "date"))
 
 
 def items_to_arrow(shape: TableShape, items: Sequence[dict[str, Any]], where: str) -> pa.Table:
@@ -165,7 +114,70 @@ def items_to_arrow(shape: TableShape, items: Sequence[dict[str, Any]], where: st
         raw = pa.Table.from_pylist(list(items), schema=shape.source)
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise _locate(shape, items, where, exc) from None
+    shaped = _shaped(shape, raw)
+    if shaped is None:
+        _explain(shape, raw, items, where)
+    assert shaped is not None  # _explain raised
+    return shaped
+
+
+def pages_to_arrow(shape: TableShape, bodies: Sequence[bytes], where: str) -> pa.Table:
+    """Page bodies (JSON page envelopes) straight to an Arrow table, like `items_to_arrow`.
+
+    pyarrow's JSON reader parses them into columns outside the GIL. Anything it cannot
+    read as the table's types (a pretty-printed page, a wrong type, a missing required
+    field) is decoded again item by item, which names the item and field at fault.
+    """
+    if not any(b"\n" in body for body in bodies):
+        try:
+            raw = pa_json.read_json(
+                io.BytesIO(b"\n".join(bodies)),
+                read_options=pa_json.ReadOptions(use_threads=False, block_size=_BLOCK_BYTES),
+                parse_options=pa_json.ParseOptions(
+                    explicit_schema=pa.schema([("data", pa.list_(pa.struct(list(shape.source))))]),
+                    unexpected_field_behavior="ignore",
+                ),
+            )
+            items = pc.list_flatten(raw.column("data")).combine_chunks()
+            shaped = _shaped(shape, pa.Table.from_struct_array(items))
+            if shaped is not None:
+                return shaped
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+            pass
+    decoded = [item for body in bodies for item in _page_items(body)]
+    return items_to_arrow(shape, decoded, where)
+
+
+def _page_items(body: bytes) -> list[Any]:
+    data = orjson.loads(body).get("data")
+    return data if isinstance(data, list) else []
+
+
+def _shaped(shape: TableShape, raw: pa.Table) -> pa.Table | None:
+    """The warehouse's columns from raw item columns, or None when a value does not fit
+    (a required field missing, a bad timestamp or date): `_explain` then says which."""
     columns: dict[str, pa.Array | pa.ChunkedArray] = {}
+    for name in shape.source.names:
+        column = raw.column(name)
+        if name in shape.required and column.null_count:
+            return None
+        if pa.types.is_struct(column.type):
+            continue
+        target = TIMESTAMP if name in shape.timestamps else None
+        target = pa.date32() if name in shape.dates else target
+        if target is not None:
+            try:
+                column = pc.cast(column, target)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                return None
+        columns[name] = column
+    for struct, field, column_name in shape.struct_fields:
+        columns[column_name] = pc.struct_field(raw.column(struct), field)
+    return pa.table(columns)
+
+
+def _explain(shape: TableShape, raw: pa.Table, items: Sequence[dict[str, Any]], where: str) -> None:
+    """Raise the SyncDataError naming the first item and field `_shaped` could not take."""
     for name in shape.source.names:
         column = raw.column(name)
         if name in shape.required and column.null_count:
@@ -173,16 +185,10 @@ def items_to_arrow(shape: TableShape, items: Sequence[dict[str, Any]], where: st
             raise SyncDataError(
                 f"{where}: item {_label(items, index)} has no {name!r} (a required field)"
             )
-        if pa.types.is_struct(column.type):
-            continue
         if name in shape.timestamps:
-            column = _cast(column, TIMESTAMP, shape, items, where, name, "an RFC 3339 timestamp")
+            _cast(column, TIMESTAMP, shape, items, where, name, "an RFC 3339 timestamp")
         elif name in shape.dates:
-            column = _cast(column, pa.date32(), shape, items, where, name, "a YYYY-MM-DD date")
-        columns[name] = column
-    for struct, field, target in shape.struct_fields:
-        columns[target] = pc.struct_field(raw.column(struct), field)
-    return pa.table(columns)
+            _cast(column, pa.date32(), shape, items, where, name, "a YYYY-MM-DD date")
 
 
 def _check_containers(shape: TableShape, items: Sequence[dict[str, Any]], where: str) -> None:

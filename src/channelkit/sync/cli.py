@@ -26,6 +26,7 @@ from channelkit._cli import (
 from channelkit._constants import (
     ENV_API_KEY,
     SYNC_BATCH_ROWS,
+    SYNC_CONVERGENCE_RUNS,
     SYNC_LOOKBACK_DAYS,
     SYNC_PAGE_LIMIT,
     WAREHOUSE_PATH,
@@ -98,7 +99,14 @@ class _Only(click.ParamType[Any, Any]):
     "--parquet",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Also export every table as Parquet under this directory.",
+    help="Also export every table as Parquet under this directory (a snapshot).",
+)
+@click.option(
+    "--lake",
+    metavar="DIR_OR_URL",
+    default=None,
+    help="Also keep a Delta Lake copy there (a directory or s3://bucket/prefix; "
+    "credentials from the AWS_* environment variables), merged with each run's changes.",
 )
 @click.option("--full", is_flag=True, help="Re-read everything and detect deletions.")
 @click.option(
@@ -121,6 +129,13 @@ class _Only(click.ParamType[Any, Any]):
     help="Re-read posts published and analytics days within this many days.",
 )
 @click.option(
+    "--convergence-runs",
+    type=click.IntRange(min=1),
+    default=SYNC_CONVERGENCE_RUNS,
+    show_default=True,
+    help="Incremental runs within which all older history is re-read once.",
+)
+@click.option(
     "--page-limit",
     type=click.IntRange(1, PAGE_LIMIT_MAX),
     default=SYNC_PAGE_LIMIT,
@@ -140,10 +155,12 @@ def sync(
     api_key: str | None,
     db: Path,
     parquet: Path | None,
+    lake: str | None,
     full: bool,
     since: str | None,
     only: str | None,
     lookback_days: int,
+    convergence_runs: int,
     page_limit: int,
     batch_rows: int,
     progress: bool,
@@ -176,6 +193,8 @@ def sync(
             only=only,
             lookback_days=lookback_days,
             parquet=parquet,
+            lake=lake,
+            convergence_runs=convergence_runs,
             progress=out.progress,
             page_limit=page_limit,
             batch_rows=batch_rows,
@@ -196,10 +215,12 @@ def sync(
     out.result(report.summary())
     # One line on stderr: under cron the reason arrives even with --quiet.
     reason = report.error or "the sync did not complete"
-    raise click.ClickException(f"{reason}\n{_closing_line(reason, committed, removed, db)}")
+    raise click.ClickException(
+        f"{reason}\n{_closing_line(reason, committed, removed, db, resumable=report.resumable)}"
+    )
 
 
-def _closing_line(error: str, committed: int, removed: bool, db: Path) -> str:
+def _closing_line(error: str, committed: int, removed: bool, db: Path, *, resumable: bool) -> str:
     """What to do now, decided by the kind of failure and by what was committed."""
     lowered = error.lower()
     if "401 unauthorized" in lowered:
@@ -215,8 +236,10 @@ def _closing_line(error: str, committed: int, removed: bool, db: Path) -> str:
         action = "the sync was interrupted"
     else:
         action = "the sync did not complete"
-    if committed:
+    if committed and resumable:
         kept = f"the {committed} rows committed are kept in {db}; a rerun continues from them"
+    elif committed:
+        kept = f"the {committed} rows committed are kept in {db}; fix the cause, then run again"
     elif removed:
         kept = f"nothing was committed and {db} was not created"
     else:

@@ -13,13 +13,7 @@ import threading
 from typing import Any
 
 from channelkit._constants import SYNC_PROGRESS_MIN_WAIT_SECONDS
-
-_PATH_RESOURCE = {
-    "/channels": "channels",
-    "/posts": "posts",
-    "/analytics/posts": "post_daily",
-    "/analytics/channels": "channel_daily",
-}
+from channelkit.sync.listings import BY_PATH
 
 
 def _in_jupyter() -> bool:
@@ -75,7 +69,8 @@ class Progress:
     def waiting(self, path: str, seconds: float, reason: str) -> None:
         if not self.enabled or seconds < SYNC_PROGRESS_MIN_WAIT_SECONDS:
             return
-        resource = _PATH_RESOURCE.get(path, _PATH_RESOURCE.get(path.rsplit("/", 1)[0], "posts"))
+        listing = BY_PATH.get(path) or BY_PATH.get(path.rsplit("/", 1)[0])
+        resource = listing.resource if listing else "posts"
         why = "rate limit" if reason in ("pacing", "retry_after") else "retrying"
         self._bar(resource).set_postfix_str(f"{why}: waiting {seconds:.1f} s")
 

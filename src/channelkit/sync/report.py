@@ -47,8 +47,11 @@ class SyncReport:
     history_requests: int = 0
     history_rows: int = 0
     history_seconds: float = 0.0
+    lake_rows: dict[str, int] | None = None
+    lake_seconds: float = 0.0
     completed: bool = False
     error: str | None = None
+    resumable: bool = True  # False: the next run cannot simply continue (a storage fault)
 
     def counts_dict(self) -> dict[str, dict[str, int]]:
         return {table: counts.as_dict() for table, counts in self.counts.items()}
@@ -72,6 +75,8 @@ class SyncReport:
             "history_requests": self.history_requests,
             "history_rows": self.history_rows,
             "history_seconds": round(self.history_seconds, 3),
+            "lake_rows": dict(self.lake_rows) if self.lake_rows is not None else None,
+            "lake_seconds": round(self.lake_seconds, 3),
             "completed": self.completed,
             "error": self.error,
         }
@@ -98,6 +103,9 @@ class SyncReport:
                 f"older history re-read: slice {self.history_slice}; {self.history_requests} "
                 f"requests, {self.history_rows} rows, {self.history_seconds:.1f} s"
             )
+        if self.lake_rows is not None:
+            merged = sum(self.lake_rows.values())
+            lines.append(f"lake: {merged} rows merged in {self.lake_seconds:.1f} s")
         if self.resumed:
             lines.append(f"resumed interrupted walks: {', '.join(self.resumed)}")
         for resource, reason in self.skipped.items():

@@ -2,9 +2,11 @@
 
 Each resource is walked by its own thread (channels and posts together, then the two
 analytics listings together, since their date range comes from the posts), sharing the
-client and therefore its rate budget. The threads turn pages into Arrow batches and put
-them on a small bounded queue; the calling thread is the only one writing to DuckDB, so
-fetching, decoding and writing overlap while memory stays bounded.
+client and therefore its rate budget. The threads only fetch: they put the page bodies
+of each batch on a small bounded queue. The calling thread reads them into Arrow columns
+(pyarrow's JSON reader, which runs outside the GIL) and writes them with one set-based
+statement per table; it is the only one writing to DuckDB. Fetching and writing overlap
+(a bounded producer/consumer pipeline) while memory stays bounded.
 """
 
 from __future__ import annotations
@@ -23,14 +25,17 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
 
 import duckdb
+import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from channelkit._constants import (
+    LAKE_DUCKDB_MEMORY_LIMIT,
     SYNC_BATCH_ROWS,
     SYNC_BATCH_SECONDS,
     SYNC_CONVERGENCE_RUNS,
     SYNC_DUCKDB_MEMORY_LIMIT,
+    SYNC_DUCKDB_THREADS,
     SYNC_LOOKBACK_DAYS,
     SYNC_PAGE_LIMIT,
     SYNC_QUEUE_BATCHES,
@@ -38,6 +43,7 @@ from channelkit._constants import (
     WAREHOUSE_PATH,
 )
 from channelkit._spec import PAGE_LIMIT_MAX
+from channelkit._urls import redact_url
 from channelkit.errors import (
     BadRequestError,
     ChannelkitError,
@@ -45,19 +51,22 @@ from channelkit.errors import (
     NotFoundError,
     PermissionDeniedError,
 )
-from channelkit.sync import plan
+from channelkit.sync import listings, plan
 from channelkit.sync.arrow import (
     CHANNEL_DAILY,
     CHANNELS,
     POST_DAILY,
     POSTS,
+    SyncDataError,
     TableShape,
     items_to_arrow,
+    pages_to_arrow,
 )
 from channelkit.sync.progress import Progress, visible
 from channelkit.sync.report import SyncReport
 from channelkit.sync.walk import Walk, resumable
-from channelkit.warehouse.connection import open_warehouse
+from channelkit.warehouse.connection import WarehouseError, open_warehouse, storage_problem
+from channelkit.warehouse.lake import LakeError, write_lake
 from channelkit.warehouse.parquet import export_parquet
 from channelkit.warehouse.writer import Checkpoint, DeletionScope, WarehouseWriter
 
@@ -65,23 +74,7 @@ if TYPE_CHECKING:
     from channelkit.client import Client
     from channelkit.client._base import WaitEvent
 
-RESOURCE_GROUPS = {
-    "channels": ("channels",),
-    "posts": ("posts",),
-    "analytics": ("post_daily", "channel_daily"),
-}
-_SCOPES = {
-    "channels": "channels:read",
-    "posts": "posts:read",
-    "post_daily": "analytics:read",
-    "channel_daily": "analytics:read",
-}
-_PATHS = {
-    "channels": "/channels",
-    "posts": "/posts",
-    "post_daily": "/analytics/posts",
-    "channel_daily": "/analytics/channels",
-}
+RESOURCE_GROUPS = listings.GROUPS
 # The walks re-reading older history (one slice per incremental run) keep their own
 # checkpoints, named after the resource whose table they write.
 POSTS_HISTORY = "posts:history"
@@ -116,6 +109,21 @@ class _Batch:
 
 
 @dataclass
+class _Pages:
+    """Page bodies of one walk, and what the checkpoint after them needs."""
+
+    walk: Walk
+    shape: TableShape
+    where: str
+    bodies: list[bytes]
+    cursor: str | None  # of the next page; None: the walk's last batch
+    previous: datetime | None
+    mark: Callable[[Walk], datetime | None] | None
+    done: Checkpoint | None
+    state: Mapping[str, Any] | None
+
+
+@dataclass
 class _Gone:
     resource: str
     ids: list[str]
@@ -138,7 +146,7 @@ class _Finished:
     resource: str
 
 
-_Message = _Batch | _Gone | _Skipped | _Failed | _Finished
+_Message = _Batch | _Pages | _Gone | _Skipped | _Failed | _Finished
 
 
 def parse_only(only: str | Collection[str] | None) -> tuple[str, ...]:
@@ -165,6 +173,7 @@ def run_sync(
     only: str | Collection[str] | None = None,
     lookback_days: int = SYNC_LOOKBACK_DAYS,
     parquet: str | Path | None = None,
+    lake: str | Path | None = None,
     progress: bool = True,
     page_limit: int = SYNC_PAGE_LIMIT,
     batch_rows: int = SYNC_BATCH_ROWS,
@@ -176,6 +185,8 @@ def run_sync(
     disappeared as deleted; later runs are incremental (see `channelkit.sync.plan`).
     `since` limits posts and analytics to that date onwards. A run that stops on an error
     returns a report with `completed=False`; the next run continues where it stopped.
+    `parquet` (a directory) gets a snapshot of every table; `lake` (a directory or an
+    `s3://...` URL) a Delta Lake copy, merged with what each run changed.
     `page_limit` is the page size asked for; `batch_rows` the rows per committed batch
     (smaller: less work lost to a kill; larger: fewer transactions). Every incremental
     run also re-reads one slice of the older history, so that after `convergence_runs`
@@ -202,8 +213,11 @@ def run_sync(
     con = open_warehouse(path, read_only=False)
     try:
         # DuckDB would otherwise cache the written table up to 80% of RAM; the sync only
-        # needs a batch's worth, and a flat footprint whatever the workspace size.
-        con.execute(f"SET memory_limit = '{SYNC_DUCKDB_MEMORY_LIMIT}'")
+        # needs a batch's worth, and a flat footprint whatever the workspace size. Its
+        # threads would compete with the fetching thread, which bounds the sync's speed.
+        con.execute(
+            f"SET threads = {SYNC_DUCKDB_THREADS}; SET memory_limit = '{SYNC_DUCKDB_MEMORY_LIMIT}'"
+        )
         sync = _Sync(
             client,
             con,
@@ -218,11 +232,40 @@ def run_sync(
             progress=Progress(enabled=progress and visible()),
         )
         report = sync.run()
-        if parquet is not None and report.completed:
-            export_parquet(con, parquet)
+        _copy(con, report, parquet=parquet, lake=lake)
         return report
+    except duckdb.Error as exc:
+        # Outside a batch (bookkeeping, planning): the file itself is the problem.
+        raise WarehouseError(f"{path}: {storage_problem(exc)}") from None
     finally:
         con.close()
+
+
+def _copy(
+    con: duckdb.DuckDBPyConnection,
+    report: SyncReport,
+    *,
+    parquet: str | Path | None,
+    lake: str | Path | None,
+) -> None:
+    """The copies made after a completed run: the lake first (it is merged), then Parquet."""
+    if not report.completed:
+        return
+    if lake is not None:
+        # Arrow keeps freed batches for reuse, DuckDB its cache: hand both back before
+        # delta-rs buffers the files it writes (peak memory of a 1M-post run).
+        pa.default_memory_pool().release_unused()
+        con.execute(f"SET memory_limit = '{LAKE_DUCKDB_MEMORY_LIMIT}'")
+        started = time.monotonic()
+        try:
+            report.lake_rows = write_lake(con, lake)
+        except LakeError as exc:
+            # The warehouse is complete; only the copy is behind, and the next run merges it.
+            report.completed, report.error = False, str(exc)
+            return
+        report.lake_seconds = time.monotonic() - started
+    if parquet is not None:
+        export_parquet(con, parquet)
 
 
 class _Sync:
@@ -252,6 +295,7 @@ class _Sync:
         self.batch_rows = batch_rows
         self.convergence_runs = convergence_runs
         self.history: plan.HistorySlice | None = None
+        self._history_started: float | None = None
         self.progress = progress
         self.stop = threading.Event()
         self.queue: queue.Queue[_Message] = queue.Queue(maxsize=SYNC_QUEUE_BATCHES)
@@ -260,11 +304,12 @@ class _Sync:
             "full" if full or not self.writer.has_completed_run() else "incremental"
         )
         self.mode = mode
-        self.run_id = self.writer.start_run(mode=mode, base_url=client.base_url)
+        base_url = redact_url(client.base_url)
+        self.run_id = self.writer.start_run(mode=mode, base_url=base_url)
         self.report = SyncReport(
             run_id=self.run_id,
             mode=mode,
-            base_url=client.base_url,
+            base_url=base_url,
             path=path,
         )
         self.report.counts = {r: self.report.counts[r] for r in resources}
@@ -346,9 +391,12 @@ class _Sync:
                     continue
                 if isinstance(message, _Finished):
                     active -= 1
-                elif not self.stop.is_set() or not isinstance(message, _Batch | _Gone):
+                elif not self.stop.is_set() or not isinstance(message, _Batch | _Pages | _Gone):
                     self._handle(message)
         finally:
+            if self._history_started is not None:
+                self.report.history_seconds += time.monotonic() - self._history_started
+                self._history_started = None
             if active:  # left early (interrupted): let the walks end at their next page
                 self.stop.set()
                 deadline = time.monotonic() + SYNC_STOP_GRACE_SECONDS
@@ -363,26 +411,34 @@ class _Sync:
             self.progress.finish(message.resource, f"skipped: {message.reason}")
         elif isinstance(message, _Failed):
             self._fail(message.resource, message.error)
-        elif isinstance(message, _Batch | _Gone):
+        elif isinstance(message, _Gone):
             resource = _base(message.resource)
-            table = _SHAPES[resource].table
             try:
-                if isinstance(message, _Gone):
-                    report.counts[resource].deleted += self.writer.mark_deleted(table, message.ids)
-                    return
-                counts = self.writer.commit_batch(
-                    table,
-                    message.rows,
-                    checkpoint=message.checkpoint,
-                    deletions=message.deletions,
+                report.counts[resource].deleted += self.writer.mark_deleted(
+                    _SHAPES[resource].table, message.ids
                 )
             except duckdb.Error as exc:
                 self._fail(resource, exc)
+        elif isinstance(message, _Batch | _Pages):
+            walked = message.walk.resource if isinstance(message, _Pages) else message.resource
+            resource = _base(walked)
+            try:
+                batch = self._batch(message) if isinstance(message, _Pages) else message
+                counts = self.writer.commit_batch(
+                    _SHAPES[resource].table,
+                    batch.rows,
+                    checkpoint=batch.checkpoint,
+                    deletions=batch.deletions,
+                )
+            except (duckdb.Error, SyncDataError) as exc:
+                self._fail(resource, exc)
                 return
             report.counts[resource].add(counts)
-            self.progress.advance(resource, message.rows.num_rows if message.rows else 0)
+            self.progress.advance(resource, batch.rows.num_rows if batch.rows else 0)
 
     def _fail(self, resource: str, error: BaseException) -> None:
+        if isinstance(error, duckdb.Error):
+            self.report.resumable = False
         if self.report.error is None:
             self.report.error = _describe(resource, error, self.report.path)
         self.stop.set()
@@ -391,7 +447,7 @@ class _Sync:
         try:
             walker()
         except PermissionDeniedError:
-            scope = _SCOPES[resource]
+            scope = listings.BY_RESOURCE[_base(resource)].scope
             self._put(_Skipped(resource, f"the API key lacks the {scope} scope (403 forbidden)"))
         except _Stopped:
             pass
@@ -408,7 +464,7 @@ class _Sync:
 
     def _put(self, message: _Message) -> None:
         while True:
-            if self.stop.is_set() and isinstance(message, _Batch | _Gone):
+            if self.stop.is_set() and isinstance(message, _Batch | _Pages | _Gone):
                 raise _Stopped
             try:
                 self.queue.put(message, timeout=0.1)
@@ -544,11 +600,10 @@ class _Sync:
         previous: datetime | None = None,
         state: Mapping[str, Any] | None = None,
     ) -> None:
-        started = time.monotonic()
-        try:
-            self._walk(walk, previous=previous, mark=None, done=done, state=state)
-        finally:
-            self.report.history_seconds += time.monotonic() - started
+        # Its cost on the run's clock lasts until its last batch is written: measured
+        # from here to the end of the phase (the history walk is its thread's last).
+        self._history_started = time.monotonic()
+        self._walk(walk, previous=previous, mark=None, done=done, state=state)
 
     def _reread(self, ids: list[str]) -> None:
         """Re-read drafts and scheduled posts one by one; 404 means deleted (or hidden)."""
@@ -658,7 +713,7 @@ class _Sync:
         state: Mapping[str, Any] | None = None,
     ) -> None:
         base = _base(walk.resource)
-        path = _PATHS[base]
+        path = listings.BY_RESOURCE[base].path
         consume = functools.partial(
             self._consume,
             walk,
@@ -699,47 +754,68 @@ class _Sync:
         """Turn pages into batches; `done` is the checkpoint to save when the walk ends
         (by default: no walk in progress, the mark moved by `mark`); until then the
         checkpoints keep `previous` and `state`."""
-        history = walk.resource in (POSTS_HISTORY, CHANNEL_DAILY_HISTORY)
-        items: list[dict[str, Any]] = []
+        bodies: list[bytes] = []
+        count = 0
         flushed = time.monotonic()
         for page in pages:
             self._check_stop()
-            if history:
+            if walk.resource in (POSTS_HISTORY, CHANNEL_DAILY_HISTORY):
                 self.report.history_requests += 1
-            items.extend(page.data)
+            # The page's bytes go to the writing thread, which turns them into columns
+            # (pyarrow's JSON reader, outside the GIL): this thread only fetches.
+            bodies.append(page.body if page.body is not None else orjson.dumps(page.data))
+            count += len(page.data)
             last = not page.has_more or not page.next_cursor
             if not last and (
-                len(items) < self.batch_rows and time.monotonic() - flushed < SYNC_BATCH_SECONDS
+                count < self.batch_rows and time.monotonic() - flushed < SYNC_BATCH_SECONDS
             ):
                 walk.cursor = page.next_cursor
                 continue
-            rows = items_to_arrow(shape, items, where) if items else None
-            if history and rows is not None:
-                self.report.history_rows += rows.num_rows
-            if rows is not None and walk.resource == "posts":
-                walk.max_seen = _latest(walk.max_seen, rows.column("published_at"))
-            if last:
-                checkpoint = done or Checkpoint(
-                    walk.resource,
-                    self.run_id,
-                    high_water_mark=mark(walk) if mark else previous,
-                )
-            else:
+            if not last:
                 walk.cursor = page.next_cursor
-                checkpoint = Checkpoint(
-                    walk.resource,
-                    self.run_id,
-                    cursor=walk.cursor,
-                    params=walk.state(),
-                    high_water_mark=previous,
+            self._put(
+                _Pages(
+                    walk=walk,
+                    shape=shape,
+                    where=where,
+                    bodies=bodies if count else [],
+                    cursor=None if last else page.next_cursor,
+                    previous=previous,
+                    mark=mark,
+                    done=done,
                     state=state,
                 )
-            deletions = _deletions(walk, shape) if last else None
-            self._put(_Batch(walk.resource, rows, checkpoint, deletions))
-            items = []
+            )
+            bodies, count = [], 0
             flushed = time.monotonic()
             if last:
                 return
+
+    def _batch(self, pages: _Pages) -> _Batch:
+        """Pages to rows and the checkpoint after them (in the writing thread, in order:
+        the newest `published_at` seen is complete when the last batch is reached)."""
+        walk = pages.walk
+        rows = pages_to_arrow(pages.shape, pages.bodies, pages.where) if pages.bodies else None
+        if rows is not None and walk.resource in (POSTS_HISTORY, CHANNEL_DAILY_HISTORY):
+            self.report.history_rows += rows.num_rows
+        if rows is not None and walk.resource == "posts":
+            walk.max_seen = _latest(walk.max_seen, rows.column("published_at"))
+        if pages.cursor is None:
+            checkpoint = pages.done or Checkpoint(
+                walk.resource,
+                self.run_id,
+                high_water_mark=pages.mark(walk) if pages.mark else pages.previous,
+            )
+            return _Batch(walk.resource, rows, checkpoint, _deletions(walk, pages.shape))
+        checkpoint = Checkpoint(
+            walk.resource,
+            self.run_id,
+            cursor=pages.cursor,
+            params=walk.state(),
+            high_water_mark=pages.previous,
+            state=pages.state,
+        )
+        return _Batch(walk.resource, rows, checkpoint)
 
     def _check_stop(self) -> None:
         if self.stop.is_set():
@@ -873,7 +949,7 @@ def _from_us(value: int | None) -> datetime | None:
 
 def _describe(resource: str, error: BaseException, path: str) -> str:
     if isinstance(error, duckdb.Error):
-        return f"writing {resource} into {path} failed: {error}"
+        return f"writing {resource} into {path} failed: {storage_problem(error)}"
     if isinstance(error, ChannelkitError):
         return f"{resource}: {error}"
     return f"{resource}: unexpected {type(error).__name__}: {error}"

@@ -3,6 +3,10 @@
 DuckDB lets one process write a file, or several processes read it, never both. The sync
 therefore holds its connection only while it runs, and readers open short-lived read-only
 connections, so that a notebook left open never blocks a cron sync for long.
+
+Every connection refuses to install or load DuckDB extensions on its own: opening a file
+of another format (a SQLite database, say) would otherwise download and run an extension.
+Such a file is recognised by its first bytes and refused before DuckDB sees it.
 """
 
 from __future__ import annotations
@@ -19,6 +23,35 @@ class WarehouseError(ChannelkitError):
     """The warehouse file cannot be used: missing, foreign, newer, locked or unwritable."""
 
 
+# No extension is ever fetched or loaded behind our back (a foreign file, a function name).
+_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+_DUCKDB_MAGIC = b"DUCK"  # bytes 8..12 of every DuckDB database file
+_FOREIGN = {b"SQLite format 3\x00": "a SQLite database", b"PAR1": "a Parquet file"}
+
+
+def connect(path: str | Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection that never installs or auto-loads extensions."""
+    return duckdb.connect(str(path), read_only=read_only, config=dict(_CONFIG))
+
+
+def _check_format(path: Path) -> None:
+    try:
+        with path.open("rb") as file:
+            head = file.read(16)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise WarehouseError(f"{path}: cannot read the file: {exc.strerror or exc}") from None
+    if not head or head[8:12] == _DUCKDB_MAGIC:
+        return
+    kind = next((k for magic, k in _FOREIGN.items() if head.startswith(magic)), None)
+    what = kind or "not a DuckDB database"
+    raise WarehouseError(
+        f"{path} is {what}, not a channelkit warehouse; pass the DuckDB file `channelkit "
+        "sync` writes (e.g. --db warehouse.duckdb), or a new path to create one"
+    )
+
+
 def open_warehouse(path: str | Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
     """Open `path`, checking it is a channelkit warehouse of a schema version we know.
 
@@ -28,22 +61,23 @@ def open_warehouse(path: str | Path, *, read_only: bool) -> duckdb.DuckDBPyConne
     path = Path(path)
     if read_only and not path.exists():
         raise WarehouseError(f"{path}: no such warehouse; run `channelkit sync --db {path}` first")
+    _check_format(path)
     try:
-        con = duckdb.connect(str(path), read_only=read_only)
+        con = connect(path, read_only=read_only)
     except duckdb.IOException as exc:
         if "lock" in str(exc).lower():
             raise WarehouseError(
                 f"{path} is locked by another process (a sync still running?); "
                 "try again when it has finished"
             ) from None
-        raise WarehouseError(f"{path}: cannot open warehouse: {exc}") from None
+        raise WarehouseError(f"{path}: cannot open warehouse: {storage_problem(exc)}") from None
     except duckdb.ConnectionException:
         raise WarehouseError(
             f"{path} is already open in this process in another mode (read-only vs. "
             "writable); close that connection first"
         ) from None
     except duckdb.Error as exc:
-        raise WarehouseError(f"{path} is not a DuckDB database: {exc}") from None
+        raise WarehouseError(f"{path}: cannot open warehouse: {storage_problem(exc)}") from None
     try:
         # DuckDB draws a progress bar on stdout for slow queries: not ours to print.
         con.execute("SET enable_progress_bar = false")
@@ -60,10 +94,45 @@ def open_warehouse(path: str | Path, *, read_only: bool) -> duckdb.DuckDBPyConne
                     f"it to version {SCHEMA_VERSION}"
                 )
             _migrate(con, version)
+    except duckdb.Error as exc:
+        con.close()
+        raise WarehouseError(f"{path}: cannot open warehouse: {storage_problem(exc)}") from None
     except BaseException:
         con.close()
         raise
     return con
+
+
+_DAMAGED = (
+    "checksum",
+    "corrupt",
+    "truncated",
+    "could not read enough bytes",
+    "not a valid",
+    "magic",
+    "damaged",
+)
+
+
+def is_storage_fault(error: BaseException) -> bool:
+    """A fault of the file or the disk (not of a query): worth one line and a remedy."""
+    lower = str(error).lower()
+    return any(word in lower for word in (*_DAMAGED, "no space left", "disk full"))
+
+
+def storage_problem(error: BaseException) -> str:
+    """One line saying what went wrong with the file and what to do about it."""
+    text = str(error).strip()
+    lower = text.lower()
+    first = text.splitlines()[0] if text else type(error).__name__
+    if "no space left" in lower or "disk full" in lower or "could not write" in lower:
+        return f"the disk is full ({first}); free some space and run again"
+    if any(word in lower for word in _DAMAGED):
+        return (
+            f"the file is damaged ({first}); restore it from a backup, or move it aside and "
+            "run `channelkit sync --full` to rebuild it"
+        )
+    return first
 
 
 def _schema_version(con: duckdb.DuckDBPyConnection, path: Path) -> int:

@@ -1,14 +1,18 @@
 """Export the warehouse as Parquet datasets, one directory per table.
 
-Each dataset is written to a hidden temporary directory beside its final place and then
-renamed over it, so a reader sees the old dataset or the new one, never a half-written
-one. The daily analytics tables are hive-partitioned by month (`month=2026-11/`), which
-lets engines skip months a query does not touch; the others are a single file each.
+`DIR/<table>` is a symbolic link to a complete version of the dataset under
+`DIR/.versions/`. Each export writes new versions there and then swaps every link with
+an atomic rename, so a reader opening `DIR/posts` sees the old dataset or the new one,
+never a half-written one and never none. Versions no link points to (the replaced ones,
+or those of an export killed half-way) are removed by the next export.
+The daily analytics tables are hive-partitioned by month (`month=2026-11/`), which lets
+engines skip months a query does not touch; the others are a single file each.
 All tables are read in one transaction: the datasets are one consistent snapshot.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import uuid
 from pathlib import Path
@@ -18,6 +22,8 @@ import duckdb
 from channelkit._constants import PARQUET_TABLES
 from channelkit.warehouse.connection import WarehouseError, open_warehouse
 
+_VERSIONS = ".versions"
+_STAGED_LINK = ".link-"
 PARTITIONED_BY_MONTH = frozenset({"post_daily", "channel_daily"})
 # Sorted for deterministic files and useful row-group statistics.
 _ORDER = {
@@ -59,23 +65,49 @@ def _prepare(directory: Path) -> Path:
 
 
 def _export(con: duckdb.DuckDBPyConnection, directory: Path) -> dict[str, Path]:
+    versions = directory / _VERSIONS
+    _clean(directory)
     staged: dict[str, Path] = {}
     try:
+        versions.mkdir(exist_ok=True)
         con.execute("BEGIN TRANSACTION")
         try:
             for table in PARQUET_TABLES:
-                staged[table] = _write(con, table, directory)
+                staged[table] = _write(con, table, versions)
         finally:
             con.execute("COMMIT")
-    except BaseException:
-        for tmp in staged.values():
-            shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return {table: _swap(tmp, directory / table) for table, tmp in staged.items()}
+        swapped = {table: _swap(tmp, directory / table) for table, tmp in staged.items()}
+    except OSError as exc:
+        raise WarehouseError(
+            f"{directory}: exporting Parquet failed: {exc.strerror or exc}; the previous "
+            "datasets are still in place"
+        ) from None
+    finally:
+        _clean(directory)
+    return swapped
+
+
+def _clean(directory: Path) -> None:
+    """Remove every version no link points to (replaced, or left by a killed export)."""
+    versions = directory / _VERSIONS
+    if not versions.is_dir():
+        return
+    live = {
+        os.readlink(link) for table in PARQUET_TABLES if (link := directory / table).is_symlink()
+    }
+    for entry in versions.iterdir():
+        if f"{_VERSIONS}/{entry.name}" not in live:
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+    for entry in directory.iterdir():  # links staged by a killed swap
+        if entry.name.startswith(_STAGED_LINK) and entry.is_symlink():
+            entry.unlink(missing_ok=True)
 
 
 def _write(con: duckdb.DuckDBPyConnection, table: str, directory: Path) -> Path:
-    tmp = directory / f".{table}.tmp-{uuid.uuid4().hex}"
+    tmp = directory / f"{table}-{uuid.uuid4().hex}"
     try:
         rows = int(con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
         if table in PARTITIONED_BY_MONTH and rows:
@@ -98,14 +130,14 @@ def _write(con: duckdb.DuckDBPyConnection, table: str, directory: Path) -> Path:
     return tmp
 
 
-def _swap(tmp: Path, final: Path) -> Path:
-    old: Path | None = None
-    if final.exists():
-        old = final.with_name(f".{final.name}.old-{uuid.uuid4().hex}")
-        final.rename(old)
-    tmp.rename(final)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+def _swap(version: Path, final: Path) -> Path:
+    link = final.with_name(f"{_STAGED_LINK}{final.name}-{uuid.uuid4().hex}")
+    link.symlink_to(f"{_VERSIONS}/{version.name}", target_is_directory=True)
+    if final.is_dir() and not final.is_symlink():
+        # A dataset exported by an earlier channelkit (a plain directory): moved aside
+        # once; from then on every swap is atomic.
+        final.rename(version.with_name(f"{final.name}-legacy-{uuid.uuid4().hex}"))
+    os.replace(link, final)
     return final
 
 

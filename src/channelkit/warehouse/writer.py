@@ -113,6 +113,7 @@ class WarehouseWriter:
     def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         self._con = con
         self._tables: dict[str, _TableInfo] = {}
+        self._fresh: set[str] = set()  # tables empty when first met: rows need no comparing
 
     # --- sync_runs -------------------------------------------------------------------------
 
@@ -256,20 +257,43 @@ class WarehouseWriter:
             if unknown:
                 raise ValueError(f"{table}: no such column(s) {sorted(unknown)}")
             # Registered outside the transaction: an aborted one refuses to unregister.
-            self._con.register(_BATCH_VIEW, _last_per_key(rows, info.key))
+            rows = _last_per_key(rows, info.key)
+            self._con.register(_BATCH_VIEW, rows)
         try:
-            with self._transaction():
-                if staged:
-                    assert rows is not None
-                    counts = self._upsert(table, rows, synced)
-                if deletions is not None:
-                    counts.deleted = self._mark_deleted(table, deletions, synced)
-                if checkpoint is not None:
-                    self._save_checkpoint(checkpoint)
+            try:
+                counts = self._commit(
+                    table, rows if staged else None, synced, deletions, checkpoint
+                )
+            except duckdb.ConstraintException:
+                if table not in self._fresh:
+                    raise
+                # A key the table already had after all: compare this batch, and the rest.
+                self._fresh.discard(table)
+                counts = self._commit(
+                    table, rows if staged else None, synced, deletions, checkpoint
+                )
         finally:
             if staged:
                 self._con.unregister(_BATCH_VIEW)
                 self._con.execute(f"DROP TABLE IF EXISTS {_STAGE_TABLE}")
+        return counts
+
+    def _commit(
+        self,
+        table: str,
+        rows: pa.Table | None,
+        synced: str,
+        deletions: DeletionScope | None,
+        checkpoint: Checkpoint | None,
+    ) -> UpsertCounts:
+        counts = UpsertCounts()
+        with self._transaction():
+            if rows is not None:
+                counts = self._upsert(table, rows, synced)
+            if deletions is not None:
+                counts.deleted = self._mark_deleted(table, deletions, synced)
+            if checkpoint is not None:
+                self._save_checkpoint(checkpoint)
         return counts
 
     def mark_deleted(self, table: str, keys: list[str]) -> int:
@@ -289,6 +313,11 @@ class WarehouseWriter:
         # unchanged rows just get their synced_at refreshed.
         info = self._table_info(table)
         data_columns = [c for c in rows.column_names if c not in _BOOKKEEPING]
+        if table in self._fresh:
+            # Empty when this writer first met it (a first sync): every row is new, and
+            # comparing each batch with all rows so far would cost O(rows²). A repeated
+            # key raises ConstraintException, and the batch is compared after all.
+            return self._insert(table, data_columns, _BATCH_VIEW, synced, new=rows.num_rows)
         # A daily batch is compared only with the days it covers, not the whole history.
         days = _date_range(rows) if "date" in info.key else ""
         target = f"(SELECT * FROM {table} WHERE {days})" if days else table
@@ -396,6 +425,8 @@ class WarehouseWriter:
             columns = tuple(name for name, _ in described)
             info = _TableInfo(columns=columns, key=key, has_deleted_at="deleted_at" in columns)
             self._tables[table] = info
+            if not self._con.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchall():
+                self._fresh.add(table)
         return info
 
     # --- plumbing --------------------------------------------------------------------------
