@@ -16,7 +16,14 @@ from pathlib import Path
 import duckdb
 
 from channelkit.errors import ChannelkitError
-from channelkit.warehouse.schema import MIGRATIONS, SCHEMA_APP, SCHEMA_VERSION
+from channelkit.warehouse.schema import (
+    CONTRACT_MARK,
+    MIGRATIONS,
+    SCHEMA_APP,
+    SCHEMA_VERSION,
+    contract_steps,
+    missing_columns,
+)
 
 
 class WarehouseError(ChannelkitError):
@@ -81,19 +88,25 @@ def open_warehouse(path: str | Path, *, read_only: bool) -> duckdb.DuckDBPyConne
     try:
         # DuckDB draws a progress bar on stdout for slow queries: not ours to print.
         con.execute("SET enable_progress_bar = false")
-        version = _schema_version(con, path)
+        version, contract = _schema_version(con, path)
         if version > SCHEMA_VERSION:
             raise WarehouseError(
                 f"{path} has warehouse schema version {version}, newer than this channelkit "
                 f"understands ({SCHEMA_VERSION}); upgrade channelkit"
             )
-        if version < SCHEMA_VERSION:
-            if read_only:
+        if version < SCHEMA_VERSION and read_only:
+            raise WarehouseError(
+                f"{path} has schema version {version}; run `channelkit sync` to migrate "
+                f"it to version {SCHEMA_VERSION}"
+            )
+        if version < SCHEMA_VERSION or contract != CONTRACT_MARK:
+            if not read_only:
+                _migrate(con, version)
+            elif missing := missing_columns(_table_columns(con)):
+                names = ", ".join(f"{table}.{column}" for table, column, _ in missing)
                 raise WarehouseError(
-                    f"{path} has schema version {version}; run `channelkit sync` to migrate "
-                    f"it to version {SCHEMA_VERSION}"
+                    f"{path} has no column for {names} yet; run `channelkit sync` to add it"
                 )
-            _migrate(con, version)
     except duckdb.Error as exc:
         con.close()
         raise WarehouseError(f"{path}: cannot open warehouse: {storage_problem(exc)}") from None
@@ -135,14 +148,15 @@ def storage_problem(error: BaseException) -> str:
     return first
 
 
-def _schema_version(con: duckdb.DuckDBPyConnection, path: Path) -> int:
+def _schema_version(con: duckdb.DuckDBPyConnection, path: Path) -> tuple[int, str | None]:
+    """The file's schema version and contract mark (0 and None for a new, empty file)."""
     try:
         meta = dict(con.execute("SELECT key, value FROM schema_meta").fetchall())
     except duckdb.CatalogException:
         # No schema_meta: a new, empty file, or someone else's. (Listing the catalog only
         # here: it costs more than the query above on every open.)
         if con.execute("SELECT count(*) FROM duckdb_tables()").fetchall()[0][0] == 0:
-            return 0
+            return 0, None
         raise WarehouseError(
             f"{path} is a DuckDB file from another tool, not a channelkit warehouse"
         ) from None
@@ -150,18 +164,30 @@ def _schema_version(con: duckdb.DuckDBPyConnection, path: Path) -> int:
         raise WarehouseError(
             f"{path} is a DuckDB file from another tool, not a channelkit warehouse"
         )
-    return int(meta["schema_version"])
+    return int(meta["schema_version"]), meta.get("contract")
+
+
+def _table_columns(con: duckdb.DuckDBPyConnection) -> set[tuple[str, str]]:
+    rows = con.execute(
+        "SELECT table_name, column_name FROM duckdb_columns() "
+        "WHERE database_name = current_database() AND schema_name = current_schema()"
+    ).fetchall()
+    return {(table, column) for table, column in rows}
 
 
 def _migrate(con: duckdb.DuckDBPyConnection, current: int) -> None:
     # One transaction for all pending steps: a crash mid-migration leaves the old version.
+    # Then the contract's columns the file lacks (a field added to `_spec` since).
     con.execute("BEGIN TRANSACTION")
     try:
         for step in MIGRATIONS[current:]:
             con.execute(step)
+        for step in contract_steps(_table_columns(con)):
+            con.execute(step)
         con.execute(
-            "INSERT OR REPLACE INTO schema_meta VALUES ('app', ?), ('schema_version', ?)",
-            [SCHEMA_APP, str(SCHEMA_VERSION)],
+            "INSERT OR REPLACE INTO schema_meta "
+            "VALUES ('app', ?), ('schema_version', ?), ('contract', ?)",
+            [SCHEMA_APP, str(SCHEMA_VERSION), CONTRACT_MARK],
         )
         con.execute("COMMIT")
     except BaseException:
