@@ -21,6 +21,13 @@ from channelkit.cli import _COMMANDS, main
 from channelkit.service import LocalService
 
 
+@pytest.fixture(autouse=True)
+def _short_connection_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A refused connection is retried for a minute by default (a deploy may take that long);
+    # the "service not running" cases here need the message, not the minute.
+    monkeypatch.setenv("CHANNELKIT_CONNECT_RETRY_SECONDS", "1")
+
+
 def test_help_lists_every_command() -> None:
     result = CliRunner().invoke(main, ["--help"])
     assert result.exit_code == 0

@@ -22,6 +22,14 @@ from channelkit._urls import suggest_base_url
 from channelkit.cli import main
 from channelkit.service import LocalService
 
+
+@pytest.fixture(autouse=True)
+def _short_connection_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A refused connection is retried for a minute by default (a deploy may take that long);
+    # the "service not running" cases here need the message, not the minute.
+    monkeypatch.setenv("CHANNELKIT_CONNECT_RETRY_SECONDS", "1")
+
+
 GOOD_ROW = "all-hands,Quarterly update,Numbers and plans,2030-12-02 09:00,Europe/Berlin\n"
 HEADER = "channel,title,body,scheduled_at,timezone\n"
 

@@ -14,6 +14,14 @@ from channelkit.cli import main
 from channelkit.client import Client
 from channelkit.service import LocalService
 
+
+@pytest.fixture(autouse=True)
+def _short_connection_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A refused connection is retried for a minute by default (a deploy may take that long);
+    # the "service not running" cases here need the message, not the minute.
+    monkeypatch.setenv("CHANNELKIT_CONNECT_RETRY_SECONDS", "1")
+
+
 H = ["channel", "title", "body", "scheduled_at", "timezone", "priority"]
 
 

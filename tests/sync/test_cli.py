@@ -23,6 +23,13 @@ from channelkit.sync import run_sync
 from channelkit.warehouse.connection import open_warehouse
 
 
+@pytest.fixture(autouse=True)
+def _short_connection_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A refused connection is retried for a minute by default (a deploy may take that long);
+    # the "service not running" cases here need the message, not the minute.
+    monkeypatch.setenv("CHANNELKIT_CONNECT_RETRY_SECONDS", "1")
+
+
 @pytest.fixture
 def svc(service_factory: Callable[..., LocalService]) -> LocalService:
     return service_factory(rate_window=1.0)
