@@ -935,7 +935,8 @@ class _Stopped(Exception):
 
 
 def _latest(current: datetime | None, column: pa.ChunkedArray) -> datetime | None:
-    value: datetime | None = pc.max(column).as_py()
+    # As epoch microseconds: a zoned Arrow timestamp turned into a datetime imports pandas.
+    value = _from_us(pc.max(column.cast(pa.int64())).as_py())
     if value is None:
         return current
     return value if current is None else max(current, value)

@@ -23,6 +23,7 @@ import pyarrow.compute as pc
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _BATCH_VIEW = "_ck_batch"
+_KEYS_VIEW = "_ck_keys"  # a batch's key columns, while counting distinct keys
 _STAGE_TABLE = "_ck_stage"  # the batch's new and changed rows
 _ORDER_COLUMN = "_ck_ord"
 # Columns the writer maintains itself; never compared to decide "updated".
@@ -262,7 +263,7 @@ class WarehouseWriter:
             if unknown:
                 raise ValueError(f"{table}: no such column(s) {sorted(unknown)}")
             # Registered outside the transaction: an aborted one refuses to unregister.
-            rows = _last_per_key(rows, info.key)
+            rows = _last_per_key(rows, info.key, self._distinct_keys(rows, info.key))
             self._con.register(_BATCH_VIEW, rows)
         try:
             try:
@@ -415,6 +416,21 @@ class WarehouseWriter:
         ).fetchall()
         return int(row[0][0])
 
+    def _distinct_keys(self, rows: pa.Table, key: tuple[str, ...]) -> int:
+        """How many distinct keys `rows` holds, counted without `Table.group_by`: it loads
+        pyarrow's Acero, which imports pandas, half a second on a cron job's every run."""
+        if len(key) == 1:
+            distinct: int = pc.count_distinct(rows.column(key[0]), mode="all").as_py()
+            return distinct
+        self._con.register(_KEYS_VIEW, rows.select(list(key)))
+        try:
+            row = self._con.execute(
+                f"SELECT count(DISTINCT ({', '.join(key)})) FROM {_KEYS_VIEW}"
+            ).fetchall()
+        finally:
+            self._con.unregister(_KEYS_VIEW)
+        return int(row[0][0])
+
     def _table_info(self, table: str) -> _TableInfo:
         info = self._tables.get(table)
         if info is None:
@@ -454,29 +470,15 @@ class _Transaction:
             self._con.execute("ROLLBACK")
 
 
-def _last_per_key(rows: pa.Table, key: tuple[str, ...]) -> pa.Table:
-    """Keep the last row of each key (a server may repeat an item within a batch)."""
-    if _distinct_keys(rows, key):
+def _last_per_key(rows: pa.Table, key: tuple[str, ...], distinct: int) -> pa.Table:
+    """Keep the last row of each key (a server may repeat an item within a batch), given
+    the number of `distinct` keys."""
+    if distinct == rows.num_rows:
         return rows
     ordered = rows.append_column(_ORDER_COLUMN, pa.array(range(rows.num_rows), pa.int64()))
     last = ordered.group_by(list(key)).aggregate([(_ORDER_COLUMN, "max")])
     indices = last.column(f"{_ORDER_COLUMN}_max")
     return rows.take(pc.take(indices, pc.sort_indices(indices)))
-
-
-def _distinct_keys(rows: pa.Table, key: tuple[str, ...]) -> bool:
-    """Whether no key occurs twice (the usual case), without `Table.group_by`: it loads
-    pyarrow's Acero, which imports pandas, half a second on a cron job's every run.
-
-    Composite keys are joined into one string; two keys that join alike (a separator
-    inside a value, a null) only send the batch the exact, slower way."""
-    if len(key) == 1:
-        joined = rows.column(key[0])
-    else:
-        parts = [pc.cast(rows.column(k), pa.string()) for k in key]
-        joined = pc.binary_join_element_wise(*parts, "\x1f")
-    distinct: int = pc.count_distinct(joined, mode="all").as_py()
-    return distinct == rows.num_rows
 
 
 def _date_range(rows: pa.Table) -> str:
