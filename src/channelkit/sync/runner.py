@@ -17,6 +17,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from datetime import time as dt_time
@@ -147,6 +148,9 @@ class _Finished:
 
 
 _Message = _Batch | _Pages | _Gone | _Skipped | _Failed | _Finished
+# A history walk, the checkpoint saved when it completes, and the position and state the
+# checkpoints keep until then.
+_HistoryPlan = tuple[Walk, Checkpoint, datetime | None, dict[str, Any]]
 
 
 def parse_only(only: str | Collection[str] | None) -> tuple[str, ...]:
@@ -210,14 +214,15 @@ def run_sync(
             raise InvalidParameterError(name, f"{value!r} is not an integer >= {low}")
         if high is not None and value > high:
             raise InvalidParameterError(name, f"{value!r} is more than the service allows ({high})")
-    con = open_warehouse(path, read_only=False)
+    # DuckDB would otherwise cache the written table up to 80% of RAM; the sync only needs
+    # a batch's worth, and a flat footprint whatever the workspace size. Its threads would
+    # compete with the fetching thread, which bounds the sync's speed.
+    settings: dict[str, str | int] = {
+        "threads": SYNC_DUCKDB_THREADS,
+        "memory_limit": SYNC_DUCKDB_MEMORY_LIMIT,
+    }
+    con = open_warehouse(path, read_only=False, settings=settings)
     try:
-        # DuckDB would otherwise cache the written table up to 80% of RAM; the sync only
-        # needs a batch's worth, and a flat footprint whatever the workspace size. Its
-        # threads would compete with the fetching thread, which bounds the sync's speed.
-        con.execute(
-            f"SET threads = {SYNC_DUCKDB_THREADS}; SET memory_limit = '{SYNC_DUCKDB_MEMORY_LIMIT}'"
-        )
         sync = _Sync(
             client,
             con,
@@ -297,6 +302,7 @@ class _Sync:
         self.history: plan.HistorySlice | None = None
         self._history_started: float | None = None
         self.progress = progress
+        self._later: list[Callable[[], None]] = []  # planning done once the walks started
         self.stop = threading.Event()
         self.queue: queue.Queue[_Message] = queue.Queue(maxsize=SYNC_QUEUE_BATCHES)
         # A first run reads everything whatever was asked: call it what it is.
@@ -323,13 +329,9 @@ class _Sync:
         self.client.on_wait = self._on_wait_chain(previous_hook)
         interrupted: BaseException | None = None
         try:
-            first = [self._walker(r) for r in ("channels", "posts") if r in self.resources]
-            self._run_phase(first)
+            self._run_phase([r for r in ("channels", "posts") if r in self.resources])
             if not self.stop.is_set():
-                later = [
-                    self._walker(r) for r in ("post_daily", "channel_daily") if r in self.resources
-                ]
-                self._run_phase(later)
+                self._run_phase([r for r in ("post_daily", "channel_daily") if r in self.resources])
         except BaseException as exc:  # KeyboardInterrupt included: record, then re-raise
             interrupted = exc
             self.stop.set()
@@ -373,15 +375,25 @@ class _Sync:
 
         return hook
 
-    def _run_phase(self, walkers: list[tuple[str, Callable[[], None]]]) -> None:
-        threads = [
-            threading.Thread(target=self._guard, args=(r, w), name=f"sync-{r}", daemon=True)
-            for r, w in walkers
-        ]
-        for thread in threads:
-            thread.start()
-        active = len(threads)
+    def _run_phase(self, resources: list[str]) -> None:
+        threads: list[threading.Thread] = []
+        active = 0
         try:
+            # Each walk starts as soon as it is planned: its first requests overlap the
+            # planning of the next walk, and of what a walk needs only later (_later).
+            for resource in resources:
+                walker = self._walker(resource)
+                thread = threading.Thread(
+                    target=self._guard,
+                    args=(resource, walker),
+                    name=f"sync-{resource}",
+                    daemon=True,
+                )
+                thread.start()
+                threads.append(thread)
+                active += 1
+            while self._later:
+                self._later.pop(0)()
             while active:
                 try:
                     message = self.queue.get(timeout=0.2)
@@ -394,6 +406,7 @@ class _Sync:
                 elif not self.stop.is_set() or not isinstance(message, _Batch | _Pages | _Gone):
                     self._handle(message)
         finally:
+            self._later.clear()
             if self._history_started is not None:
                 self.report.history_seconds += time.monotonic() - self._history_started
                 self._history_started = None
@@ -474,16 +487,16 @@ class _Sync:
 
     # --- the walks ------------------------------------------------------------------------
 
-    def _walker(self, resource: str) -> tuple[str, Callable[[], None]]:
+    def _walker(self, resource: str) -> Callable[[], None]:
         """Plan `resource`'s walk (reading the warehouse: this thread only) and return the
         function that walks it in its own thread (network and Arrow only)."""
         previous = self._previous_mark(resource)
         if resource == "channels":
             walk = self._prepare(resource, Walk(resource, {}, True, datetime.now(UTC)))
-            return resource, lambda: self._walk(walk, previous=previous, mark=None)
+            return lambda: self._walk(walk, previous=previous, mark=None)
         if resource == "posts":
-            return resource, self._plan_posts(previous)
-        return resource, self._plan_analytics(resource, previous)
+            return self._plan_posts(previous)
+        return self._plan_analytics(resource, previous)
 
     def _prepare(self, resource: str, wanted: Walk) -> Walk:
         checkpoint = self.writer.checkpoint(resource)
@@ -514,7 +527,18 @@ class _Sync:
             else {}
         )
         walk = self._prepare("posts", Walk("posts", query, posts_plan.full, datetime.now(UTC)))
-        history = self._plan_history(restart=walk.full)
+        # The slice of older history is planned once the walk has started: it is walked
+        # after the recent posts, and its planning reads the whole posts table.
+        history: Future[_HistoryPlan | None] = Future()
+
+        def plan_history() -> None:
+            try:
+                history.set_result(self._plan_history(restart=walk.full))
+            except BaseException as exc:
+                history.set_exception(exc)
+                raise
+
+        self._later.append(plan_history)
 
         def mark(done: Walk) -> datetime | None:
             after = done.query.get("published_after")
@@ -529,14 +553,13 @@ class _Sync:
             self._walk(walk, previous=previous, mark=mark)
             if not walk.full and pending:
                 self._reread(pending)
-            if history is not None:
-                self._walk_history(*history)
+            planned = self._await(history)
+            if planned is not None:
+                self._walk_history(*planned)
 
         return run
 
-    def _plan_history(
-        self, *, restart: bool
-    ) -> tuple[Walk, Checkpoint, datetime | None, dict[str, Any]] | None:
+    def _plan_history(self, *, restart: bool) -> _HistoryPlan | None:
         """This run's slice of the older posts (None: a full walk, or `--since`).
 
         Returns the walk, the checkpoint that records the sweep's new position once the
@@ -669,7 +692,7 @@ class _Sync:
 
     def _plan_channel_history(
         self, resource: str, walk: Walk, earliest: datetime | None, previous: datetime | None
-    ) -> tuple[Walk, Checkpoint, datetime | None, dict[str, Any]] | None:
+    ) -> _HistoryPlan | None:
         """This run's share of the final `channel_daily` days, swept like the posts: a
         channel's past days change when its posts are deleted or hidden."""
         if resource != "channel_daily" or walk.full or self.since is not None:
@@ -816,6 +839,14 @@ class _Sync:
             state=pages.state,
         )
         return _Batch(walk.resource, rows, checkpoint)
+
+    def _await(self, planned: Future[_HistoryPlan | None]) -> _HistoryPlan | None:
+        """What the writing thread planned for this walk (unless the run stops first)."""
+        while True:
+            try:
+                return planned.result(timeout=0.1)
+            except TimeoutError:
+                self._check_stop()
 
     def _check_stop(self) -> None:
         if self.stop.is_set():
