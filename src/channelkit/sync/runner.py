@@ -69,7 +69,7 @@ from channelkit.sync.walk import Walk, resumable
 from channelkit.warehouse.connection import WarehouseError, open_warehouse, storage_problem
 from channelkit.warehouse.lake import LakeError, write_lake
 from channelkit.warehouse.parquet import export_parquet
-from channelkit.warehouse.writer import Checkpoint, DeletionScope, WarehouseWriter
+from channelkit.warehouse.writer import Checkpoint, DeletionScope, WarehouseWriter, new_run_id
 
 if TYPE_CHECKING:
     from channelkit.client import Client
@@ -302,7 +302,8 @@ class _Sync:
         self.history: plan.HistorySlice | None = None
         self._history_started: float | None = None
         self.progress = progress
-        self._later: list[Callable[[], None]] = []  # planning done once the walks started
+        # Work for the writing thread once the walks have started (before any batch).
+        self._later: list[Callable[[], None]] = []
         self.stop = threading.Event()
         self.queue: queue.Queue[_Message] = queue.Queue(maxsize=SYNC_QUEUE_BATCHES)
         # A first run reads everything whatever was asked: call it what it is.
@@ -311,7 +312,11 @@ class _Sync:
         )
         self.mode = mode
         base_url = redact_url(client.base_url)
-        self.run_id = self.writer.start_run(mode=mode, base_url=base_url)
+        self.run_id = new_run_id()
+        # Recorded once the first walks have started (before any batch is written): the
+        # transaction overlaps their first requests.
+        self._recorded = False
+        self._later.append(functools.partial(self._record_run, base_url))
         self.report = SyncReport(
             run_id=self.run_id,
             mode=mode,
@@ -329,7 +334,8 @@ class _Sync:
         self.client.on_wait = self._on_wait_chain(previous_hook)
         interrupted: BaseException | None = None
         try:
-            self._run_phase([r for r in ("channels", "posts") if r in self.resources])
+            # Posts first: their walk is the longer one.
+            self._run_phase([r for r in ("posts", "channels") if r in self.resources])
             if not self.stop.is_set():
                 self._run_phase([r for r in ("post_daily", "channel_daily") if r in self.resources])
         except BaseException as exc:  # KeyboardInterrupt included: record, then re-raise
@@ -344,6 +350,11 @@ class _Sync:
             raise interrupted
         return self.report
 
+    def _record_run(self, base_url: str) -> None:
+        if not self._recorded:
+            self.writer.start_run(mode=self.mode, base_url=base_url, run_id=self.run_id)
+            self._recorded = True
+
     def _finish(self, before: Any, started: float) -> None:
         after = self.client.stats
         report = self.report
@@ -356,6 +367,7 @@ class _Sync:
         if report.error is None and len(report.skipped) == len(self.resources):
             report.error = "nothing was synced: every requested resource was skipped"
         report.completed = report.error is None
+        self._record_run(report.base_url)
         self.writer.finish_run(
             self.run_id,
             status="completed" if report.completed else "failed",

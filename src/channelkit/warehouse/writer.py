@@ -128,9 +128,10 @@ class WarehouseWriter:
         ).fetchall()
         return bool(rows)
 
-    def start_run(self, *, mode: str, base_url: str) -> str:
-        """Record a new run as `running`; runs left `running` by a killed process fail."""
-        run_id = uuid.uuid4().hex
+    def start_run(self, *, mode: str, base_url: str, run_id: str | None = None) -> str:
+        """Record a new run as `running` (under `run_id`, by default a new one); runs left
+        `running` by a killed process fail."""
+        run_id = run_id or new_run_id()
         now = _iso(datetime.now(UTC))
         with self._transaction():
             self._con.execute(
@@ -468,6 +469,10 @@ class _Transaction:
             self._con.execute("COMMIT")
         else:
             self._con.execute("ROLLBACK")
+
+
+def new_run_id() -> str:
+    return uuid.uuid4().hex
 
 
 def _last_per_key(rows: pa.Table, key: tuple[str, ...], distinct: int) -> pa.Table:
