@@ -472,6 +472,7 @@ class _Transaction:
 
 
 def new_run_id() -> str:
+    """A new `sync_runs.run_id`."""
     return uuid.uuid4().hex
 
 
