@@ -11,6 +11,7 @@ Such a file is recognised by its first bytes and refused before DuckDB sees it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import duckdb
@@ -36,9 +37,12 @@ _DUCKDB_MAGIC = b"DUCK"  # bytes 8..12 of every DuckDB database file
 _FOREIGN = {b"SQLite format 3\x00": "a SQLite database", b"PAR1": "a Parquet file"}
 
 
-def connect(path: str | Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
-    """A DuckDB connection that never installs or auto-loads extensions."""
-    return duckdb.connect(str(path), read_only=read_only, config=dict(_CONFIG))
+def connect(
+    path: str | Path, *, read_only: bool, settings: Mapping[str, str | int] | None = None
+) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection that never installs or auto-loads extensions; `settings`
+    (DuckDB's global options, e.g. `threads`) apply from the start."""
+    return duckdb.connect(str(path), read_only=read_only, config={**_CONFIG, **(settings or {})})
 
 
 def _check_format(path: Path) -> None:
@@ -59,18 +63,21 @@ def _check_format(path: Path) -> None:
     )
 
 
-def open_warehouse(path: str | Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
+def open_warehouse(
+    path: str | Path, *, read_only: bool, settings: Mapping[str, str | int] | None = None
+) -> duckdb.DuckDBPyConnection:
     """Open `path`, checking it is a channelkit warehouse of a schema version we know.
 
     Writable connections create the file and apply pending migrations; read-only
-    connections refuse a file that is missing or not yet migrated.
+    connections refuse a file that is missing or not yet migrated. `settings` are
+    DuckDB's global options (`threads`, `memory_limit`), set as the file opens.
     """
     path = Path(path)
     if read_only and not path.exists():
         raise WarehouseError(f"{path}: no such warehouse; run `channelkit sync --db {path}` first")
     _check_format(path)
     try:
-        con = connect(path, read_only=read_only)
+        con = connect(path, read_only=read_only, settings=settings)
     except duckdb.IOException as exc:
         if "lock" in str(exc).lower():
             raise WarehouseError(
