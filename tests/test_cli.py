@@ -16,8 +16,16 @@ import pytest
 from click import exceptions as click_exceptions
 from click.testing import CliRunner
 
+from channelkit._cli import Output
 from channelkit.cli import _COMMANDS, main
 from channelkit.service import LocalService
+
+
+@pytest.fixture(autouse=True)
+def _short_connection_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A refused connection is retried for a minute by default (a deploy may take that long);
+    # the "service not running" cases here need the message, not the minute.
+    monkeypatch.setenv("CHANNELKIT_CONNECT_RETRY_SECONDS", "1")
 
 
 def test_help_lists_every_command() -> None:
@@ -215,3 +223,22 @@ def test_every_option_is_described_and_env_vars_shown_alike(
     if not isinstance(command, click.Group) and name != "keys create":
         options = {p.name for p in command.params}
         assert "quiet" in options, f"channelkit {name} has no --quiet"
+
+
+def test_output_keeps_line_breaks_but_escapes_what_could_take_over_the_terminal() -> None:
+    """A multi-line result (serve's keys table) stays a table; an escape in a cell is shown."""
+
+    @click.command()
+    def show() -> None:
+        out = Output.from_options()
+        out.result("name  key\nadmin ck_x\n\x1b[2Jtitle\u202e")
+        out.error("row 2\nrow 3 \x1b[31m")
+
+    result = CliRunner().invoke(show)
+    assert result.output.splitlines() == [
+        "name  key",
+        "admin ck_x",
+        "\\x1b[2Jtitle\\u202e",
+        "row 2",
+        "row 3 \\x1b[31m",
+    ]

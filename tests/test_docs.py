@@ -13,7 +13,10 @@ What a reader would type differently, the test types for them (and only this):
 
 - `127.0.0.1:8000` and `--port 8000` become the port of the page's service;
 - `export CHANNELKIT_API_KEY=...` becomes the demo key that the line's comment names
-  (`# the analyst key ...`; admin when none is named).
+  (`# the analyst key ...`; admin when none is named);
+- `channelkit serve` without `--rate-window` gets `--rate-window 1` (a reader's sync may
+  wait out a minute-long rate-limit window; the test's service, like the one the page's
+  blocks share, uses a one-second window).
 
 Blocks that cannot run here say so in the Markdown, on the line before the fence:
 
@@ -21,7 +24,10 @@ Blocks that cannot run here say so in the Markdown, on the line before the fence
 - `<!-- docs-test: background -->`: a server; started, awaited until it prints, stopped
   when the page is done;
 - `<!-- docs-test: exit N -->`: the block (in a `console` block, its last command) is
-  expected to exit with N.
+  expected to exit with N;
+- `<!-- docs-test: file NAME -->`: the block (any language: a TOML configuration, ...) is
+  the file NAME that the page's later commands read; it is written, as shown, in the
+  page's directory.
 
 In a `console` block, lines starting with `$ ` are commands and the lines after them the
 output to compare with (`...` stands for anything; each line must appear, in order).
@@ -31,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import queue
 import re
 import shutil
 import signal
@@ -38,9 +45,12 @@ import socket
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -51,6 +61,7 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 RUN_LANGUAGES = {"python", "bash", "sh", "console", "shell"}
 DEMO_KEY_NAMES = ("admin", "analyst", "writer", "starter")
 BLOCK_TIMEOUT = 120
+SERVER_START_TIMEOUT = 60
 
 _FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
 _MARKER = re.compile(r"<!--\s*docs-test:\s*(?P<what>[a-z]+)\s*(?P<arg>[^>]*?)\s*-->")
@@ -166,6 +177,11 @@ class PageRun:
     def typed(self, code: str) -> str:
         code = re.sub(r"127\.0\.0\.1:8000\b", f"127.0.0.1:{self.port}", code)
         code = re.sub(r"--port 8000\b", f"--port {self.port}", code)
+        code = re.sub(
+            r"(?m)^(?P<serve>(?:\S*/)?channelkit serve\b)(?![^\n#]*--rate-window)",
+            r"\g<serve> --rate-window 1",
+            code,
+        )
 
         def key(match: re.Match[str]) -> str:
             comment = match["comment"] or ""
@@ -179,6 +195,9 @@ class PageRun:
     # --- running -------------------------------------------------------------------------
 
     def run(self, block: Block) -> None:
+        if block.marker == "file":
+            (self.directory / block.marker_arg).write_text(block.code, encoding="utf-8")
+            return
         if block.marker == "skip" or block.language not in RUN_LANGUAGES:
             return
         expected_exit = int(block.marker_arg) if block.marker == "exit" else 0
@@ -272,21 +291,37 @@ class PageRun:
         )
         self.background.append(proc)
         assert proc.stdout is not None
-        lines: list[str] = []
-        for line in proc.stdout:
-            lines.append(line)
-            words = line.split()
-            if words and words[0] in DEMO_KEY_NAMES and words[-1].startswith("ck_"):
-                self.keys[words[0]] = words[-1]
-            if line.startswith("  export CHANNELKIT_API_KEY"):
-                return
-        self.fail(block, "stopped before printing its keys", "".join(lines))
+        # a demo workspace is ready once its keys are printed, any other once it listens
+        ready = "  export CHANNELKIT_API_KEY" if "--seed" in block.code else "listening at"
+        lines: queue.Queue[str | None] = queue.Queue()
+        # a reader thread keeps draining the server's output, so it never blocks on a full pipe
+        threading.Thread(target=_forward_lines, args=(proc.stdout, lines), daemon=True).start()
+        seen: list[str] = []
+        deadline = time.monotonic() + SERVER_START_TIMEOUT
+        with contextlib.suppress(queue.Empty):
+            while (line := lines.get(timeout=max(0.0, deadline - time.monotonic()))) is not None:
+                seen.append(line)
+                words = line.split()
+                if words and words[0] in DEMO_KEY_NAMES and words[-1].startswith("ck_"):
+                    self.keys[words[0]] = words[-1]
+                if ready in line:
+                    return
+        what = "its keys" if "--seed" in block.code else "that it listens"
+        self.fail(
+            block, f"stopped, or printed {what} not within {SERVER_START_TIMEOUT} s", "".join(seen)
+        )
 
     def stop(self) -> None:
         for proc in self.background:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(timeout=30)
+
+
+def _forward_lines(stream: IO[str], lines: queue.Queue[str | None]) -> None:
+    for line in stream:
+        lines.put(line)
+    lines.put(None)
 
 
 def _missing_lines(output: str, expected: list[str]) -> str | None:
@@ -344,7 +379,9 @@ def test_markers_are_honoured(tmp_path: Path, workspace: Workspace) -> None:
         "<!-- docs-test: exit 2 -->\n```bash\nchannelkit synk\n```\n"
         "```console\n$ channelkit --version\nchannelkit, version ...\n```\n"
         "```console\n$ channelkit --version\nsomething else\n```\n"
-        "```python\nx = 1\n```\n```python\nassert x == 2, 'x is still 1'\n```\n",
+        "```python\nx = 1\n```\n```python\nassert x == 2, 'x is still 1'\n```\n"
+        "<!-- docs-test: file conf.toml -->\n```toml\nkey = 1\n```\n"
+        "```console\n$ cat conf.toml\nkey = 1\n```\n",
         encoding="utf-8",
     )
     failures = run_page(page, tmp_path / "reader", workspace)

@@ -22,6 +22,14 @@ from channelkit._urls import suggest_base_url
 from channelkit.cli import main
 from channelkit.service import LocalService
 
+
+@pytest.fixture(autouse=True)
+def _short_connection_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A refused connection is retried for a minute by default (a deploy may take that long);
+    # the "service not running" cases here need the message, not the minute.
+    monkeypatch.setenv("CHANNELKIT_CONNECT_RETRY_SECONDS", "1")
+
+
 GOOD_ROW = "all-hands,Quarterly update,Numbers and plans,2030-12-02 09:00,Europe/Berlin\n"
 HEADER = "channel,title,body,scheduled_at,timezone\n"
 
@@ -297,7 +305,10 @@ MISTAKES = [
         "the template's example rows",
         ["schedule", "template.csv", "--submit"],
         1,
-        ["row 2: title: this is an example row", "replace it with your own post"],
+        [
+            'row 2 ("[EXAMPLE] Town hall on Thursday", all-hands): title: this is an example row',
+            "replace it with your own post",
+        ],
         LIVE,
         {"template.csv": "@template"},
     ),
@@ -306,7 +317,11 @@ MISTAKES = [
         "unknown channel in a row",
         ["schedule", "posts.csv"],
         1,
-        ["row 2: channel", "did you mean 'all-hands'?"],
+        [
+            'row 2 ("Quarterly update", all-hans): channel',
+            "did you mean 'all-hands'?",
+            "[channel = 'all-hans']",
+        ],
         LIVE,
         {"posts.csv": HEADER + GOOD_ROW.replace("all-hands", "all-hans")},
     ),

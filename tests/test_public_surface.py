@@ -11,12 +11,11 @@ import channelkit as ck
 from channelkit.errors import ChannelkitError
 
 # Errors that stay inside their part: the local service's own administration errors (its
-# commands turn them into messages) and parameter errors due to become InvalidParameterError.
+# commands turn them into messages) and deliver's "not due yet" signal.
 _NOT_EXPORTED = {
     "WorkspaceError",  # channelkit keys: shown as a message
     "ServiceDatabaseError",  # channelkit serve --db: shown as a message
-    "ReportParameterError",  # a parallel parameter error; wt-reports folds it into
-    # InvalidParameterError
+    "NotDue",  # channelkit deliver: a period not over yet, reported as "not due yet"
 }
 
 

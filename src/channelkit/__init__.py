@@ -57,6 +57,9 @@ _LAZY: dict[str, str] = {
     "SpreadsheetError": "channelkit.publish.errors:SpreadsheetError",
     "PostValidationError": "channelkit.publish.errors:PostValidationError",
     "PlanNotValidError": "channelkit.publish.errors:PlanNotValidError",
+    "ImageExportError": "channelkit.plots.images:ImageExportError",
+    "DeliveryFailed": "channelkit.reports.deliver.transport:DeliveryFailed",
+    "LakeError": "channelkit.warehouse.lake:LakeError",
     # the parts
     "LocalService": "channelkit.service:LocalService",
     "sync": "channelkit._facade:sync",
@@ -105,13 +108,16 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         ServerError,
     )
     from channelkit.export import to_csv, to_excel
+    from channelkit.plots.images import ImageExportError
     from channelkit.publish import calendar_export, schedule
     from channelkit.publish.errors import PlanNotValidError, PostValidationError, SpreadsheetError
+    from channelkit.reports.deliver.transport import DeliveryFailed
     from channelkit.reports.period import ReportError
     from channelkit.service import LocalService, ServiceError
     from channelkit.sync import SyncError, SyncReport
     from channelkit.sync.arrow import SyncDataError
     from channelkit.warehouse.connection import WarehouseError
+    from channelkit.warehouse.lake import LakeError
 
 __all__ = [
     "__version__",
@@ -148,6 +154,9 @@ __all__ = [
     "SpreadsheetError",
     "PostValidationError",
     "PlanNotValidError",
+    "ImageExportError",
+    "DeliveryFailed",
+    "LakeError",
     "LocalService",
     "sync",
     "SyncReport",

@@ -386,8 +386,8 @@ class Output:
             click.echo(f"{stamp} {self.command}: {message}", err=True)
 
     # Lines may quote titles and cells: escape_controls keeps their escape sequences and
-    # bidi controls from reaching the terminal. Newlines stay: a message may be a table or
-    # several lines (sync summary, demo keys), which must still read (and parse) as lines.
+    # bidi controls from reaching the terminal. Newlines stay: a result may be a table
+    # (serve's keys), and a line break cannot recolour or reorder anything.
     def result(self, text: str) -> None:
         if not self.quiet and not self.json_output:
             click.echo(escape_controls(text, keep_newlines=True))

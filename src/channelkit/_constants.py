@@ -11,6 +11,7 @@ from channelkit._spec import PAGE_LIMIT_MAX
 # --- Shared (the interface contract itself is in channelkit._spec) ------------------------
 ENV_BASE_URL = "CHANNELKIT_BASE_URL"
 ENV_API_KEY = "CHANNELKIT_API_KEY"
+ENV_CONNECT_RETRY = "CHANNELKIT_CONNECT_RETRY_SECONDS"  # the connection retry budget
 ENV_LOG = "CHANNELKIT_LOG"
 ENV_SMTP_URL = "CHANNELKIT_SMTP_URL"  # channelkit deliver: smtp://user:pass@host:port
 LOGGER_NAME = "channelkit"

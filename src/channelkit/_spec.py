@@ -7,9 +7,10 @@ published OpenAPI document from it. Defaults that are not part of the contract l
 `channelkit._constants`.
 
 Adding a field to posts or channels: add a `Field` to `POST_FIELDS` / `CHANNEL_FIELDS`
-(and its `TEXT_RULES` entry for text); the service's request models, storage column,
-rendering and the OpenAPI document follow. Adding an endpoint: an `Operation` here and its
-handler in `channelkit.service.app.HANDLERS`.
+(and its `TEXT_RULES` entry for text) and its keyword to the client's create/update; the
+service's request models, storage column, rendering, the OpenAPI document, the client's
+request bodies and the warehouse's columns follow (docs/architecture.md). Adding an
+endpoint: an `Operation` here and its handler in `channelkit.service.app.HANDLERS`.
 
     from channelkit import _spec
     _spec.PRIORITIES                       # ('normal', 'high', 'urgent')

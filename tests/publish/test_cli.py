@@ -14,6 +14,14 @@ from channelkit.cli import main
 from channelkit.client import Client
 from channelkit.service import LocalService
 
+
+@pytest.fixture(autouse=True)
+def _short_connection_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A refused connection is retried for a minute by default (a deploy may take that long);
+    # the "service not running" cases here need the message, not the minute.
+    monkeypatch.setenv("CHANNELKIT_CONNECT_RETRY_SECONDS", "1")
+
+
 H = ["channel", "title", "body", "scheduled_at", "timezone", "priority"]
 
 
@@ -66,9 +74,10 @@ def test_template_then_dry_run(tmp_path: Path) -> None:
             "title: this is an example row of the template ([EXAMPLE]); replace it with your "
             "own post or delete the row"
         )
+        town_hall, release = "[EXAMPLE] Town hall on Thursday", "[EXAMPLE] Release 4.2 is out"
         assert checked.output.splitlines() == [
-            f"row 2: {example}",
-            f"row 3: {example}",
+            f'row 2 ("{town_hall}", all-hands): {example} [title = {town_hall!r}]',
+            f'row 3 ("{release}", company-news): {example} [title = {release!r}]',
             f"{name}: 2 rows: 0 ok, 2 with errors, 0 already scheduled",
             "channels and duplicates were not checked: no API key (CHANNELKIT_API_KEY/--api-key)",
         ]

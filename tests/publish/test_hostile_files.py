@@ -297,13 +297,22 @@ def _cells(path: Path) -> list[list[object]]:
     return [[cell.value for cell in row] for sheet in workbook for row in sheet.iter_rows()]
 
 
+def _number(text: str) -> bool:
+    """A plain number such as -5 is read as that number, never evaluated as a formula."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return text.strip() == text and "e" not in text.lower() and not text.startswith("+")
+
+
 def _evaluated_cells(path: Path) -> Iterator[str]:
     """Cells a spreadsheet program would evaluate: formulas in a workbook, formula-like
     text in a CSV (Excel evaluates `=`, `+`, `-`, `@` at the start of a CSV cell)."""
     if path.suffix == ".csv":
         for row in _cells(path):
             for cell in row:
-                if isinstance(cell, str) and cell.startswith(FORMULA_START):
+                if isinstance(cell, str) and cell.startswith(FORMULA_START) and not _number(cell):
                     yield cell
         return
     workbook = load_workbook(path)

@@ -23,6 +23,13 @@ from channelkit.sync import run_sync
 from channelkit.warehouse.connection import open_warehouse
 
 
+@pytest.fixture(autouse=True)
+def _short_connection_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A refused connection is retried for a minute by default (a deploy may take that long);
+    # the "service not running" cases here need the message, not the minute.
+    monkeypatch.setenv("CHANNELKIT_CONNECT_RETRY_SECONDS", "1")
+
+
 @pytest.fixture
 def svc(service_factory: Callable[..., LocalService]) -> LocalService:
     return service_factory(rate_window=1.0)
@@ -236,3 +243,27 @@ def test_lake_option_keeps_a_delta_copy(svc: LocalService, key: str, tmp_path: P
     assert result.exit_code == 0, result.output
     assert "lake:" in result.output and "rows merged" in result.output
     assert (lake / "posts" / "_delta_log").is_dir()
+
+
+def test_a_sync_does_not_import_pandas(svc: LocalService, key: str, tmp_path: Path) -> None:
+    # A cron job pays every import on every run: pandas alone costs about half a second.
+    env = {
+        **os.environ,
+        "CHANNELKIT_BASE_URL": svc.base_url,
+        "CHANNELKIT_API_KEY": key,
+    }
+    db = tmp_path / "wh.duckdb"
+    script = (
+        "import sys\n"
+        "from channelkit.sync.cli import sync\n"
+        "try:\n"
+        "    sync()\n"
+        "finally:\n"
+        "    print('pandas imported' if 'pandas' in sys.modules else 'no pandas')\n"
+    )
+    for mode in ("full", "incremental"):
+        command = [sys.executable, "-c", script, "--db", str(db), "--no-progress"]
+        done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert f"sync completed ({mode})" in done.stdout
+        assert done.stdout.rstrip().endswith("no pandas"), done.stdout

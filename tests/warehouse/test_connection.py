@@ -17,7 +17,7 @@ from channelkit.warehouse.connection import (
     open_warehouse,
     storage_problem,
 )
-from channelkit.warehouse.schema import SCHEMA_VERSION
+from channelkit.warehouse.schema import CONTRACT_COLUMNS, CONTRACT_MARK, SCHEMA_VERSION
 
 
 def test_new_file_is_created_and_migrated(tmp_path: Path) -> None:
@@ -29,7 +29,58 @@ def test_new_file_is_created_and_migrated(tmp_path: Path) -> None:
     reader = open_warehouse(path, read_only=True)
     meta = dict(reader.execute("SELECT key, value FROM schema_meta").fetchall())
     reader.close()
-    assert meta == {"app": "channelkit", "schema_version": str(SCHEMA_VERSION)}
+    assert meta == {
+        "app": "channelkit",
+        "schema_version": str(SCHEMA_VERSION),
+        "contract": CONTRACT_MARK,
+    }
+
+
+def _columns(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, str]:
+    described = con.execute(f"DESCRIBE {table}").fetchall()
+    return {name: type_ for name, type_, *_ in described}
+
+
+def test_every_contract_field_has_its_column(tmp_path: Path) -> None:
+    con = open_warehouse(tmp_path / "wh.duckdb", read_only=False)
+    for table in ("posts", "channels"):
+        columns = _columns(con, table)
+        for column, type_ in CONTRACT_COLUMNS[table]:
+            assert columns.get(column) == type_, (table, column)
+    con.close()
+    assert ("author_email", "VARCHAR") in CONTRACT_COLUMNS["posts"]
+    assert ("tags", "VARCHAR[]") in CONTRACT_COLUMNS["posts"]
+
+
+def test_a_contract_field_the_file_lacks_is_added_when_the_sync_opens_it(tmp_path: Path) -> None:
+    # As a file written before the contract had `cover_image_url`: no column, no mark.
+    path = tmp_path / "wh.duckdb"
+    con = open_warehouse(path, read_only=False)
+    con.execute(
+        "INSERT INTO posts (id, channel_id, title, priority, status, synced_at) "
+        "VALUES ('p1', 'c1', 'Hi', 'normal', 'draft', now())"
+    )
+    con.execute("ALTER TABLE posts DROP COLUMN cover_image_url")
+    con.execute("DELETE FROM schema_meta WHERE key = 'contract'")
+    con.close()
+    with pytest.raises(WarehouseError, match=r"no column for posts.cover_image_url yet; run"):
+        open_warehouse(path, read_only=True)
+    open_warehouse(path, read_only=False).close()
+    reader = open_warehouse(path, read_only=True)
+    assert _columns(reader, "posts")["cover_image_url"] == "VARCHAR"
+    assert reader.execute("SELECT id, cover_image_url FROM posts").fetchall() == [("p1", None)]
+    meta = dict(reader.execute("SELECT key, value FROM schema_meta").fetchall())
+    reader.close()
+    assert meta["contract"] == CONTRACT_MARK
+
+
+def test_a_file_without_the_mark_but_every_column_opens_read_only(tmp_path: Path) -> None:
+    # Files written before the mark existed have every column: readers need no sync first.
+    path = tmp_path / "wh.duckdb"
+    con = open_warehouse(path, read_only=False)
+    con.execute("DELETE FROM schema_meta WHERE key = 'contract'")
+    con.close()
+    open_warehouse(path, read_only=True).close()
 
 
 def test_missing_file_for_reading(tmp_path: Path) -> None:

@@ -221,6 +221,58 @@ def test_composite_key_upsert(con: duckdb.DuckDBPyConnection) -> None:
     assert after[:2] == before[:2] and after[2][1] > before[2][1]
 
 
+def test_last_row_of_a_composite_key_wins_within_a_batch(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    writer = WarehouseWriter(con)
+
+    def day(channel: str, date: str, views: int) -> dict[str, Any]:
+        return {
+            "channel_id": channel,
+            "date": date,
+            "subscribers": 10,
+            "subscribers_gained": 1,
+            "subscribers_lost": 0,
+            "posts_published": 1,
+            "views": views,
+        }
+
+    items = [
+        day("a", "2026-11-01", 1),
+        day("b", "2026-11-01", 2),
+        day("a", "2026-11-02", 3),
+        day("a", "2026-11-01", 4),
+    ]
+    counts = writer.commit_batch("channel_daily", items_to_arrow(CHANNEL_DAILY, items, "t"))
+    assert counts.new == 3
+    assert con.execute(
+        "SELECT channel_id, date::VARCHAR, views FROM channel_daily ORDER BY ALL"
+    ).fetchall() == [("a", "2026-11-01", 4), ("a", "2026-11-02", 3), ("b", "2026-11-01", 2)]
+
+
+def test_checkpoints_read_after_a_write_are_what_was_committed(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    writer = WarehouseWriter(con)
+    kept = Checkpoint("posts", "run1", cursor="c1", params={"q": 1})
+    writer.save_checkpoint(kept)
+    assert writer.checkpoint("channels") is None  # every checkpoint read (and remembered)
+    assert writer.checkpoint("posts") == kept
+    with pytest.raises(duckdb.ConstraintException):
+        writer.commit_batch(
+            "posts",
+            rows(post("p1", priority="critical")),
+            checkpoint=Checkpoint("posts", "run2", cursor="c2", params={"q": 2}),
+        )
+    assert writer.checkpoint("posts") == kept
+    done = Checkpoint("posts", "run2")
+    writer.commit_batch("posts", rows(post("p1")), checkpoint=done)
+    assert writer.checkpoint("posts") == done
+    # Written by another writer (a later run) since: a new writer reads it afresh.
+    WarehouseWriter(con).save_checkpoint(Checkpoint("channels", "run3"))
+    assert WarehouseWriter(con).checkpoint("channels") == Checkpoint("channels", "run3")
+
+
 def test_sync_runs_bookkeeping(con: duckdb.DuckDBPyConnection) -> None:
     writer = WarehouseWriter(con)
     killed = writer.start_run(mode="full", base_url="http://x/v1")

@@ -45,6 +45,7 @@ from channelkit.analysis.rows import (
     side_of,
 )
 from channelkit.analysis.sql import Sql, plain_frame
+from channelkit.warehouse.schema import CONTRACT_COLUMNS
 
 FREQS = {"day": "1 DAY", "week": "1 WEEK", "month": "1 MONTH"}
 TOP_BY = ("readers", "read_rate", "opens", "engagement_rate")
@@ -149,6 +150,19 @@ def channel_names(con: duckdb.DuckDBPyConnection, ids: Sequence[str] | None) -> 
 # --- The metrics ----------------------------------------------------------------------------
 
 
+# `wh.posts()` and `wh.channels()` show every field of the contract, in its order (a new
+# field needs no edit here); a few columns read differently, and posts name their channel.
+_POST_SELECTS = {
+    "channel_id": "p.channel_id, c.name AS channel_name",
+    "tags": "coalesce(p.tags, []::VARCHAR[]) AS tags",
+    "views": "p.views AS readers",
+}
+_POST_COLUMNS = ", ".join(
+    _POST_SELECTS.get(column, f"p.{column}") for column, _ in CONTRACT_COLUMNS["posts"]
+)
+_CHANNEL_COLUMNS = ", ".join(column for column, _ in CONTRACT_COLUMNS["channels"])
+
+
 def posts(
     con: duckdb.DuckDBPyConnection,
     flt: PostFilter,
@@ -158,10 +172,7 @@ def posts(
     """One row per post, oldest publication first (unpublished posts last)."""
     where, params = flt.where("p")
     sql = Sql(
-        "SELECT p.id, p.channel_id, c.name AS channel_name, p.title, p.body, p.priority, "
-        "coalesce(p.tags, []::VARCHAR[]) AS tags, p.author_id, p.author_name, p.author_email, "
-        "p.status, p.published_at, p.scheduled_at, p.cover_image_url, p.views AS readers, "
-        "p.created_at, p.updated_at "
+        f"SELECT {_POST_COLUMNS} "
         f"FROM posts p LEFT JOIN channels c ON c.id = p.channel_id WHERE {where}",
         tuple(params),
     )
@@ -175,11 +186,7 @@ def posts(
 
 def channels(con: duckdb.DuckDBPyConnection, tz: str) -> pd.DataFrame:
     """One row per channel that still exists, by name."""
-    sql = Sql(
-        "SELECT id, name, slug, description, visibility, subscriber_count, post_count, "
-        "is_default, is_archived, created_at, updated_at "
-        "FROM channels WHERE deleted_at IS NULL ORDER BY name, id"
-    )
+    sql = Sql(f"SELECT {_CHANNEL_COLUMNS} FROM channels WHERE deleted_at IS NULL ORDER BY name, id")
     return run(con, sql, tz)
 
 

@@ -309,14 +309,9 @@ class AsyncPosts:
 
         Exactly once: retries reuse one `Idempotency-Key` (yours, if you pass one).
         """
-        spec = ops.create_post(
-            channel_id=channel_id,
-            title=title,
-            body=body,
-            priority=priority,
-            tags=tags,
-            scheduled_at=scheduled_at,
-            cover_image_url=cover_image_url,
+        spec = ops.create(
+            ops.POSTS,
+            locals(),  # the contract's create fields, by name
             extra_body=extra_body,
             idempotency_key=idempotency_key,
             max_retries=max_retries,
@@ -370,16 +365,11 @@ class AsyncPosts:
 
         `if_match=post.etag`: only if the post is still as read (else `ConflictError`).
         """
-        spec = ops.update_post(
+        spec = ops.update(
+            ops.POSTS,
+            "post_id",
             post_id,
-            channel_id=channel_id,
-            title=title,
-            body=body,
-            priority=priority,
-            tags=tags,
-            scheduled_at=scheduled_at,
-            cover_image_url=cover_image_url,
-            status=status,
+            locals(),  # the contract's update fields, by name
             extra_body=extra_body,
             max_retries=max_retries,
             if_match=if_match,
@@ -414,12 +404,9 @@ class AsyncChannels:
         idempotency_key: str | None = None,
         max_retries: int | None = None,
     ) -> Channel:
-        spec = ops.create_channel(
-            name=name,
-            slug=slug,
-            description=description,
-            visibility=visibility,
-            is_default=is_default,
+        spec = ops.create(
+            ops.CHANNELS,
+            locals(),  # the contract's create fields, by name
             extra_body=extra_body,
             idempotency_key=idempotency_key,
             max_retries=max_retries,
@@ -461,14 +448,11 @@ class AsyncChannels:
         max_retries: int | None = None,
         if_match: str | None = None,
     ) -> Channel:
-        spec = ops.update_channel(
+        spec = ops.update(
+            ops.CHANNELS,
+            "channel_id",
             channel_id,
-            name=name,
-            slug=slug,
-            description=description,
-            visibility=visibility,
-            is_default=is_default,
-            is_archived=is_archived,
+            locals(),  # the contract's update fields, by name
             extra_body=extra_body,
             max_retries=max_retries,
             if_match=if_match,

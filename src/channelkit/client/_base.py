@@ -39,6 +39,7 @@ from channelkit._constants import (
     CLIENT_WAIT_LOG_SECONDS,
     ENV_API_KEY,
     ENV_BASE_URL,
+    ENV_CONNECT_RETRY,
     ENV_LOG,
     LOGGER_NAME,
 )
@@ -284,11 +285,7 @@ class ClientCore:
             raise InvalidParameterError(
                 "max_rate_limit_wait", f"must be >= 0 seconds, got {self.max_rate_limit_wait}"
             )
-        self.connection_retry_budget = (
-            CLIENT_CONNECTION_RETRY_BUDGET_SECONDS
-            if connection_retry_budget is None
-            else connection_retry_budget
-        )
+        self.connection_retry_budget = _resolve_connection_budget(connection_retry_budget)
         if self.connection_retry_budget < 0:
             raise InvalidParameterError(
                 "connection_retry_budget",
@@ -594,3 +591,19 @@ class Call:
             if to_reset is not None:
                 state += f", reset in {to_reset:.1f} s"
         log.debug("%s -> %d in %.1f ms; %s", self.info, status, elapsed, state)
+
+
+def _resolve_connection_budget(budget: float | None) -> float:
+    """The argument, else CHANNELKIT_CONNECT_RETRY_SECONDS, else the default (a minute):
+    a cron job can wait out a longer deploy without code, a test a shorter one."""
+    if budget is not None:
+        return budget
+    text = os.environ.get(ENV_CONNECT_RETRY, "").strip()
+    if not text:
+        return CLIENT_CONNECTION_RETRY_BUDGET_SECONDS
+    try:
+        return float(text)
+    except ValueError:
+        raise InvalidParameterError(
+            "connection_retry_budget", f"{ENV_CONNECT_RETRY}={text!r} is not a number of seconds"
+        ) from None

@@ -312,14 +312,9 @@ class Posts:
 
         Exactly once: retries reuse one `Idempotency-Key` (yours, if you pass one).
         """
-        spec = ops.create_post(
-            channel_id=channel_id,
-            title=title,
-            body=body,
-            priority=priority,
-            tags=tags,
-            scheduled_at=scheduled_at,
-            cover_image_url=cover_image_url,
+        spec = ops.create(
+            ops.POSTS,
+            locals(),  # the contract's create fields, by name
             extra_body=extra_body,
             idempotency_key=idempotency_key,
             max_retries=max_retries,
@@ -373,16 +368,11 @@ class Posts:
 
         `if_match=post.etag`: only if the post is still as read (else `ConflictError`).
         """
-        spec = ops.update_post(
+        spec = ops.update(
+            ops.POSTS,
+            "post_id",
             post_id,
-            channel_id=channel_id,
-            title=title,
-            body=body,
-            priority=priority,
-            tags=tags,
-            scheduled_at=scheduled_at,
-            cover_image_url=cover_image_url,
-            status=status,
+            locals(),  # the contract's update fields, by name
             extra_body=extra_body,
             max_retries=max_retries,
             if_match=if_match,
@@ -417,12 +407,9 @@ class Channels:
         idempotency_key: str | None = None,
         max_retries: int | None = None,
     ) -> Channel:
-        spec = ops.create_channel(
-            name=name,
-            slug=slug,
-            description=description,
-            visibility=visibility,
-            is_default=is_default,
+        spec = ops.create(
+            ops.CHANNELS,
+            locals(),  # the contract's create fields, by name
             extra_body=extra_body,
             idempotency_key=idempotency_key,
             max_retries=max_retries,
@@ -464,14 +451,11 @@ class Channels:
         max_retries: int | None = None,
         if_match: str | None = None,
     ) -> Channel:
-        spec = ops.update_channel(
+        spec = ops.update(
+            ops.CHANNELS,
+            "channel_id",
             channel_id,
-            name=name,
-            slug=slug,
-            description=description,
-            visibility=visibility,
-            is_default=is_default,
-            is_archived=is_archived,
+            locals(),  # the contract's update fields, by name
             extra_body=extra_body,
             max_retries=max_retries,
             if_match=if_match,

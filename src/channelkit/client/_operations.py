@@ -54,57 +54,56 @@ def _extra(extra: Mapping[str, Any] | None, known: Mapping[str, Any]) -> dict[st
     return fields
 
 
-def create_post(
+# The fields each collection's create and update take, from the contract.
+_FIELDS: dict[str, tuple[_spec.Field, ...]] = {
+    POSTS: _spec.POST_FIELDS,
+    CHANNELS: _spec.CHANNEL_FIELDS,
+}
+
+
+def _body(fields: tuple[_spec.Field, ...], arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """The request body from a method's arguments, one entry per contract field it takes.
+
+    A field the method does not take is a KeyError: the resource methods spell out the
+    contract's fields (for `help()` and IDEs), and a test checks they match.
+    """
+    body: dict[str, Any] = {}
+    for field in fields:
+        value = arguments[field.name]
+        if field.kind == "tags":
+            value = _tags(value)
+        elif field.kind == "instant":
+            value = _timestamp(field.name, value)
+        body[field.name] = value
+    return body
+
+
+def create(
+    collection: str,
+    arguments: Mapping[str, Any],
     *,
-    channel_id: str,
-    title: str,
-    body: str,
-    priority: str | None,
-    tags: Sequence[str] | None,
-    scheduled_at: Timestamp | None,
-    cover_image_url: str | None,
     extra_body: Mapping[str, Any] | None,
     idempotency_key: str | None,
     max_retries: int | None,
 ) -> RequestSpec:
-    fields = {
-        "channel_id": channel_id,
-        "title": title,
-        "body": body,
-        "priority": priority,
-        "tags": _tags(tags),
-        "scheduled_at": _timestamp("scheduled_at", scheduled_at),
-        "cover_image_url": cover_image_url,
-    }
-    return _post(POSTS, _extra(extra_body, fields), idempotency_key, max_retries)
+    """POST `collection` with the contract's create fields taken from `arguments` by name."""
+    fields = _body(_spec.create_fields(_FIELDS[collection]), arguments)
+    return _post(collection, _extra(extra_body, fields), idempotency_key, max_retries)
 
 
-def update_post(
-    post_id: str,
+def update(
+    collection: str,
+    id_name: str,
+    item_id: str,
+    arguments: Mapping[str, Any],
     *,
-    channel_id: str | None,
-    title: str | None,
-    body: str | None,
-    priority: str | None,
-    tags: Sequence[str] | None,
-    scheduled_at: Timestamp | None,
-    cover_image_url: str | None,
-    status: str | None,
     extra_body: Mapping[str, Any] | None,
     max_retries: int | None,
     if_match: str | None = None,
 ) -> RequestSpec:
-    fields = {
-        "channel_id": channel_id,
-        "title": title,
-        "body": body,
-        "priority": priority,
-        "tags": _tags(tags),
-        "scheduled_at": _timestamp("scheduled_at", scheduled_at),
-        "cover_image_url": cover_image_url,
-        "status": status,
-    }
-    return _patch(POSTS, "post_id", post_id, _extra(extra_body, fields), max_retries, if_match)
+    """PATCH one item with the contract's update fields taken from `arguments` by name."""
+    fields = _extra(extra_body, _body(_spec.update_fields(_FIELDS[collection]), arguments))
+    return _patch(collection, id_name, item_id, fields, max_retries, if_match)
 
 
 def post_filters(
@@ -126,52 +125,6 @@ def post_filters(
             "published_before": _timestamp("published_before", published_before),
         }
     )
-
-
-def create_channel(
-    *,
-    name: str,
-    slug: str | None,
-    description: str | None,
-    visibility: str | None,
-    is_default: bool | None,
-    extra_body: Mapping[str, Any] | None,
-    idempotency_key: str | None,
-    max_retries: int | None,
-) -> RequestSpec:
-    fields = {
-        "name": name,
-        "slug": slug,
-        "description": description,
-        "visibility": visibility,
-        "is_default": is_default,
-    }
-    return _post(CHANNELS, _extra(extra_body, fields), idempotency_key, max_retries)
-
-
-def update_channel(
-    channel_id: str,
-    *,
-    name: str | None,
-    slug: str | None,
-    description: str | None,
-    visibility: str | None,
-    is_default: bool | None,
-    is_archived: bool | None,
-    extra_body: Mapping[str, Any] | None,
-    max_retries: int | None,
-    if_match: str | None = None,
-) -> RequestSpec:
-    fields = {
-        "name": name,
-        "slug": slug,
-        "description": description,
-        "visibility": visibility,
-        "is_default": is_default,
-        "is_archived": is_archived,
-    }
-    fields = _extra(extra_body, fields)
-    return _patch(CHANNELS, "channel_id", channel_id, fields, max_retries, if_match)
 
 
 def analytics_filters(

@@ -30,31 +30,23 @@ def publishing_heatmap(frame: pd.DataFrame) -> go.Figure:
         horizontal_spacing=0.06,
         subplot_titles=("Posts published", "Readers per post published"),
     )
-    fig.add_trace(
-        go.Heatmap(
-            z=grid("posts_published"),
-            x=hours,
-            y=days,
-            colorscale="Blues",
-            coloraxis=None,
-            showscale=False,
-            hovertemplate=f"%{{y}} %{{x}}:00<br>Posts published %{{z:{COUNT}}}<extra></extra>",
-        ),
-        row=1,
-        col=1,
+    panels = (
+        ("posts_published", "Posts published", "Blues"),
+        ("readers_per_post", "Readers per post", "Oranges"),
     )
-    fig.add_trace(
-        go.Heatmap(
-            z=grid("readers_per_post"),
-            x=hours,
-            y=days,
-            colorscale="Oranges",
-            showscale=False,
-            hovertemplate=f"%{{y}} %{{x}}:00<br>Readers per post %{{z:{COUNT}}}<extra></extra>",
-        ),
-        row=1,
-        col=2,
-    )
+    for col, (column, label, colorscale) in enumerate(panels, start=1):
+        fig.add_trace(
+            go.Heatmap(
+                z=grid(column),
+                x=hours,
+                y=days,
+                colorscale=colorscale,
+                showscale=False,
+                hovertemplate=f"%{{y}} %{{x}}:00<br>{label} %{{z:{COUNT}}}<extra></extra>",
+            ),
+            row=1,
+            col=col,
+        )
     tz = frame.attrs.get("tz", "UTC")
     fig.update_layout(
         template=TEMPLATE,

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from channelkit.publish.rows import PlanRow, cell_text, row_label
+from channelkit.publish.rows import NamedRow, PlanRow, cell_text
 from channelkit.publish.times import TimeError, format_offset, load_zone, localize, parse_when
 from channelkit.publish.validation import (
     ChannelIndex,
@@ -83,7 +83,7 @@ class Change:
 
 
 @dataclass(frozen=True)
-class CalendarRow:
+class CalendarRow(NamedRow):
     """What one row of a calendar file will do (`kind`), and why.
 
         for row in calendar.rows:
@@ -103,19 +103,6 @@ class CalendarRow:
     patch: Mapping[str, Any] = field(default_factory=dict, compare=False)
     cells: Mapping[str, object] = field(default_factory=dict, compare=False)
     plan_row: PlanRow | None = None
-
-    @property
-    def title(self) -> str | None:
-        return self.request.title if self.request else cell_text(self.cells.get("title"))
-
-    @property
-    def channel(self) -> str | None:
-        if self.request is not None:
-            return self.request.channel_name or self.request.channel_id
-        return cell_text(self.cells.get("channel"))
-
-    def label(self) -> str:
-        return row_label(self.number, self.title, self.channel)
 
     def describe(self) -> str:
         """`update: title: 'Old' → 'New'` / `conflict: ...`: one line for people."""

@@ -15,9 +15,15 @@ from typing import TYPE_CHECKING, TypeVar
 import click
 from click.decorators import FC
 
-from channelkit._cli import service_options
-from channelkit._constants import ENV_API_KEY, ENV_TZ
-from channelkit.errors import ChannelkitError, InvalidParameterError
+from channelkit._cli import (
+    Output,
+    output_options,
+    service_config,
+    service_options,
+    tz_option,
+    user_errors,
+)
+from channelkit.errors import InvalidParameterError
 from channelkit.publish.calendar import KINDS, WRITES
 from channelkit.publish.calendar_sync import CalendarPlan, calendar_export
 from channelkit.publish.errors import PlanNotValidError
@@ -189,13 +195,10 @@ def calendar() -> None:
 @click.option("--from", "start", required=True, help="First day (YYYY-MM-DD), in --tz.")
 @click.option("--to", "end", required=True, help="Day after the last (YYYY-MM-DD), in --tz.")
 @click.option("--channel", multiple=True, help="Channel id, slug or name (repeat; default all).")
-@click.option(
-    "--tz",
-    envvar=ENV_TZ,
-    help=f"Time zone of the wall times written (header shows it) [env {ENV_TZ}; else UTC].",
-)
+@tz_option("Time zone of the wall times written (the scheduled_at header names it).")
 @click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
 @service_options()
+@output_options()
 def export(
     path: Path,
     start: str,
@@ -205,6 +208,7 @@ def export(
     force: bool,
     base_url: str | None,
     api_key: str | None,
+    quiet: bool,
 ) -> None:
     """Write the drafts and scheduled posts from --from to --to to PATH (.xlsx or .csv).
 
@@ -214,19 +218,16 @@ def export(
     """
     if path.exists() and not force:
         raise click.UsageError(f"{path} exists; choose another name or add --force")
-    if not api_key:
-        raise click.UsageError(f"calendar export needs an API key: --api-key or {ENV_API_KEY}")
+    config = service_config(base_url, api_key, needed_for="to export the calendar")
     from channelkit.client import Client
 
     try:
-        with Client(base_url=base_url, api_key=api_key) as client:
+        with user_errors(), Client(base_url=config.base_url, api_key=config.api_key) as client:
             written = calendar_export(
                 path, start=start, end=end, tz=tz, channel=list(channel) or None, client=client
             )
-    except InvalidParameterError as exc:
-        raise click.UsageError(str(exc)) from None
-    except ChannelkitError as exc:
-        raise click.ClickException(str(exc)) from None
     except OSError as exc:
         raise click.ClickException(f"cannot write {path}: {exc.strerror or exc}") from None
-    click.echo(f"wrote {written}; edit it, then: channelkit schedule {written}")
+    Output.from_options(quiet=quiet).result(
+        f"wrote {written}; edit it, then: channelkit schedule {written}"
+    )

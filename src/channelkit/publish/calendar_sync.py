@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from channelkit._constants import ENV_TZ, SPREADSHEET_ERROR_COLUMN, SPREADSHEET_RESULT_COLUMN
+from channelkit._tz import resolve_tz
 from channelkit.errors import (
     APIStatusError,
     ChannelkitError,
@@ -126,7 +127,7 @@ def calendar_export(
     CHANNELKIT_TZ, else UTC. Edit the file, then `channelkit schedule cal.xlsx`.
     """
     kind = _kind(path)
-    zone = _default_zone(tz)
+    zone = _zone(resolve_tz(tz))
     if client is None:
         from channelkit.client import Client
 
@@ -505,10 +506,6 @@ def _zone(tz: str) -> str:
         return load_zone(tz).key
     except TimeError as exc:
         raise InvalidParameterError("tz", str(exc)) from None
-
-
-def _default_zone(tz: str | None) -> str:
-    return _zone(tz or os.environ.get(ENV_TZ) or "UTC")
 
 
 def _bound(value: object, name: str, zone: str) -> datetime:

@@ -16,8 +16,35 @@ from channelkit.publish.validation import FieldError, PostRequest
 DONE_STATUSES = ("created", "exists")
 
 
+class NamedRow:
+    """How a row of a file is named to people: its number, title and channel.
+
+    Shared by the rows of a plan and of a calendar, which carry these three attributes.
+    """
+
+    number: int
+    request: PostRequest | None
+    cells: Mapping[str, object]
+
+    @property
+    def title(self) -> str | None:
+        """The row's title as written (None when blank)."""
+        return self.request.title if self.request else cell_text(self.cells.get("title"))
+
+    @property
+    def channel(self) -> str | None:
+        """The row's channel: its name once resolved, else as written."""
+        if self.request is not None:
+            return self.request.channel_name or self.request.channel_id
+        return cell_text(self.cells.get("channel"))
+
+    def label(self) -> str:
+        """`row 14 ("Town hall", all-hands)`: how messages name a row."""
+        return row_label(self.number, self.title, self.channel)
+
+
 @dataclass(frozen=True)
-class PlanRow:
+class PlanRow(NamedRow):
     """One spreadsheet row after validation.
 
     `status` is `ok` (will be sent), `error` (see `errors`) or `exists` (the same post is
@@ -46,18 +73,6 @@ class PlanRow:
         """The row's problems in one line (empty when there are none)."""
         return "; ".join(str(error) for error in self.errors)
 
-    @property
-    def title(self) -> str | None:
-        """The row's title as written (None when blank)."""
-        return self.request.title if self.request else cell_text(self.cells.get("title"))
-
-    @property
-    def channel(self) -> str | None:
-        """The row's channel: its name once resolved, else as written."""
-        if self.request is not None:
-            return self.request.channel_name or self.request.channel_id
-        return cell_text(self.cells.get("channel"))
-
     def values(self) -> str:
         """The cells behind the row's errors, `field = 'value'`, in the errors' order."""
         shown = dict.fromkeys(self.value_of(error) for error in self.errors)
@@ -69,10 +84,6 @@ class PlanRow:
         if error.field == "scheduled_at" and "scheduled_at" not in self.cells and self.cells:
             names = ["date", "time"]  # the two-column form of the time
         return ", ".join(f"{name} = {_shown(self.cells.get(name))}" for name in names)
-
-    def label(self) -> str:
-        """`row 14 ("Town hall", all-hands)`: how messages name a row."""
-        return row_label(self.number, self.title, self.channel)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from typing import Any
 
 from channelkit import _spec
 from channelkit._constants import SERVICE_CHANNEL_AUDIENCE
+from channelkit.service.db import insert_row, update_row
 from channelkit.service.engagement import subscribers
 from channelkit.service.errors import ApiError, bad_request
 from channelkit.service.models import stored_fields
@@ -116,11 +117,7 @@ def create_channel(
         "created_at": int(now),
         "updated_at": int(now),
     }
-    cur = con.execute(
-        f"INSERT INTO channels ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
-        list(row.values()),
-    )
-    seq = int(cur.lastrowid or 0)
+    seq = insert_row(con, "channels", row)
     con.execute("INSERT INTO channel_members VALUES (?, ?)", (seq, principal.user_seq))
     return _load(con, seq, now)
 
@@ -152,8 +149,7 @@ def update_channel(
             changes["team_seq"] = principal.team_seq
     if changes:
         changes["updated_at"] = int(now)
-        assignments = ", ".join(f"{name} = ?" for name in changes)
-        con.execute(f"UPDATE channels SET {assignments} WHERE seq = ?", [*changes.values(), seq])
+        update_row(con, "channels", seq, changes)
     return _load(con, seq, now)
 
 

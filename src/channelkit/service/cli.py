@@ -185,19 +185,23 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-@click.group()
-def keys() -> None:
-    """Create and revoke API keys in a service database."""
-
-
-@keys.command("create")
-@click.option(
+# `keys create` and `keys revoke` work on the file `serve` uses.
+_KEYS_DB = click.option(
     "--db",
     "db_path",
     default=SERVICE_DB_PATH,
     show_default=True,
     help="The service's SQLite file (as given to `channelkit serve --db`).",
 )
+
+
+@click.group()
+def keys() -> None:
+    """Create and revoke API keys in a service database."""
+
+
+@keys.command("create")
+@_KEYS_DB
 @click.option("--user", required=True, help="User handle; created if new.")
 @click.option("--team", default=None, help="Team handle; the user joins it (created if new).")
 @click.option(
@@ -234,13 +238,7 @@ def create(
 
 
 @keys.command("revoke")
-@click.option(
-    "--db",
-    "db_path",
-    default=SERVICE_DB_PATH,
-    show_default=True,
-    help="The service's SQLite file (as given to `channelkit serve --db`).",
-)
+@_KEYS_DB
 @click.argument("key", required=False)
 @output_options()
 def revoke(db_path: str, key: str | None, quiet: bool) -> None:

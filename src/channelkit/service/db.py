@@ -11,9 +11,10 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from channelkit import _spec
 from channelkit._constants import SERVICE_SQLITE_BUSY_MS
@@ -120,6 +121,21 @@ def _add_contract_columns(con: sqlite3.Connection) -> None:
             if name not in present:
                 kind = "INTEGER NOT NULL DEFAULT 0" if kinds[name] == "flag" else "TEXT"
                 con.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
+
+
+def insert_row(con: sqlite3.Connection, table: str, row: Mapping[str, Any]) -> int:
+    """INSERT one row given as column -> value; returns its `seq` (the rowid)."""
+    cur = con.execute(
+        f"INSERT INTO {table} ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+        list(row.values()),
+    )
+    return int(cur.lastrowid or 0)
+
+
+def update_row(con: sqlite3.Connection, table: str, seq: int, changes: Mapping[str, Any]) -> None:
+    """UPDATE the columns named in `changes` of the row `seq`."""
+    assignments = ", ".join(f"{name} = ?" for name in changes)
+    con.execute(f"UPDATE {table} SET {assignments} WHERE seq = ?", [*changes.values(), seq])
 
 
 class ServiceDatabaseError(ChannelkitError):

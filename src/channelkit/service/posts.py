@@ -13,6 +13,7 @@ from typing import Any
 
 from channelkit import _spec
 from channelkit.service.channels import find_visible
+from channelkit.service.db import insert_row, update_row
 from channelkit.service.engagement import daily_rows, subscribers
 from channelkit.service.errors import ApiError, bad_request
 from channelkit.service.models import stored_fields
@@ -142,11 +143,7 @@ def create_post(
         "updated_at": int(now),
         **{name: getattr(data, name) for name in STORED},
     }
-    cur = con.execute(
-        f"INSERT INTO posts ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
-        list(row.values()),
-    )
-    seq = int(cur.lastrowid or 0)
+    seq = insert_row(con, "posts", row)
     con.executemany("INSERT INTO post_tags VALUES (?, ?)", [(t, seq) for t in data.tags])
     materialize(con, seq)
     return _load(con, seq, now)
@@ -206,8 +203,7 @@ def update_post(
         changes["status"] = "published"
     if changes:
         changes["updated_at"] = int(now)
-        assignments = ", ".join(f"{name} = ?" for name in changes)
-        con.execute(f"UPDATE posts SET {assignments} WHERE seq = ?", [*changes.values(), seq])
+        update_row(con, "posts", seq, changes)
     if republish:
         materialize(con, seq)
     return _load(con, seq, now)

@@ -17,6 +17,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from datetime import time as dt_time
@@ -68,7 +69,7 @@ from channelkit.sync.walk import Walk, resumable
 from channelkit.warehouse.connection import WarehouseError, open_warehouse, storage_problem
 from channelkit.warehouse.lake import LakeError, write_lake
 from channelkit.warehouse.parquet import export_parquet
-from channelkit.warehouse.writer import Checkpoint, DeletionScope, WarehouseWriter
+from channelkit.warehouse.writer import Checkpoint, DeletionScope, WarehouseWriter, new_run_id
 
 if TYPE_CHECKING:
     from channelkit.client import Client
@@ -147,6 +148,9 @@ class _Finished:
 
 
 _Message = _Batch | _Pages | _Gone | _Skipped | _Failed | _Finished
+# A history walk, the checkpoint saved when it completes, and the position and state the
+# checkpoints keep until then.
+_HistoryPlan = tuple[Walk, Checkpoint, datetime | None, dict[str, Any]]
 
 
 def parse_only(only: str | Collection[str] | None) -> tuple[str, ...]:
@@ -210,14 +214,15 @@ def run_sync(
             raise InvalidParameterError(name, f"{value!r} is not an integer >= {low}")
         if high is not None and value > high:
             raise InvalidParameterError(name, f"{value!r} is more than the service allows ({high})")
-    con = open_warehouse(path, read_only=False)
+    # DuckDB would otherwise cache the written table up to 80% of RAM; the sync only needs
+    # a batch's worth, and a flat footprint whatever the workspace size. Its threads would
+    # compete with the fetching thread, which bounds the sync's speed.
+    settings: dict[str, str | int] = {
+        "threads": SYNC_DUCKDB_THREADS,
+        "memory_limit": SYNC_DUCKDB_MEMORY_LIMIT,
+    }
+    con = open_warehouse(path, read_only=False, settings=settings)
     try:
-        # DuckDB would otherwise cache the written table up to 80% of RAM; the sync only
-        # needs a batch's worth, and a flat footprint whatever the workspace size. Its
-        # threads would compete with the fetching thread, which bounds the sync's speed.
-        con.execute(
-            f"SET threads = {SYNC_DUCKDB_THREADS}; SET memory_limit = '{SYNC_DUCKDB_MEMORY_LIMIT}'"
-        )
         sync = _Sync(
             client,
             con,
@@ -297,6 +302,8 @@ class _Sync:
         self.history: plan.HistorySlice | None = None
         self._history_started: float | None = None
         self.progress = progress
+        # Work for the writing thread once the walks have started (before any batch).
+        self._later: list[Callable[[], None]] = []
         self.stop = threading.Event()
         self.queue: queue.Queue[_Message] = queue.Queue(maxsize=SYNC_QUEUE_BATCHES)
         # A first run reads everything whatever was asked: call it what it is.
@@ -305,7 +312,11 @@ class _Sync:
         )
         self.mode = mode
         base_url = redact_url(client.base_url)
-        self.run_id = self.writer.start_run(mode=mode, base_url=base_url)
+        self.run_id = new_run_id()
+        # Recorded once the first walks have started (before any batch is written): the
+        # transaction overlaps their first requests.
+        self._recorded = False
+        self._later.append(functools.partial(self._record_run, base_url))
         self.report = SyncReport(
             run_id=self.run_id,
             mode=mode,
@@ -323,13 +334,10 @@ class _Sync:
         self.client.on_wait = self._on_wait_chain(previous_hook)
         interrupted: BaseException | None = None
         try:
-            first = [self._walker(r) for r in ("channels", "posts") if r in self.resources]
-            self._run_phase(first)
+            # Posts first: their walk is the longer one.
+            self._run_phase([r for r in ("posts", "channels") if r in self.resources])
             if not self.stop.is_set():
-                later = [
-                    self._walker(r) for r in ("post_daily", "channel_daily") if r in self.resources
-                ]
-                self._run_phase(later)
+                self._run_phase([r for r in ("post_daily", "channel_daily") if r in self.resources])
         except BaseException as exc:  # KeyboardInterrupt included: record, then re-raise
             interrupted = exc
             self.stop.set()
@@ -341,6 +349,11 @@ class _Sync:
         if interrupted is not None:
             raise interrupted
         return self.report
+
+    def _record_run(self, base_url: str) -> None:
+        if not self._recorded:
+            self.writer.start_run(mode=self.mode, base_url=base_url, run_id=self.run_id)
+            self._recorded = True
 
     def _finish(self, before: Any, started: float) -> None:
         after = self.client.stats
@@ -354,6 +367,7 @@ class _Sync:
         if report.error is None and len(report.skipped) == len(self.resources):
             report.error = "nothing was synced: every requested resource was skipped"
         report.completed = report.error is None
+        self._record_run(report.base_url)
         self.writer.finish_run(
             self.run_id,
             status="completed" if report.completed else "failed",
@@ -373,15 +387,25 @@ class _Sync:
 
         return hook
 
-    def _run_phase(self, walkers: list[tuple[str, Callable[[], None]]]) -> None:
-        threads = [
-            threading.Thread(target=self._guard, args=(r, w), name=f"sync-{r}", daemon=True)
-            for r, w in walkers
-        ]
-        for thread in threads:
-            thread.start()
-        active = len(threads)
+    def _run_phase(self, resources: list[str]) -> None:
+        threads: list[threading.Thread] = []
+        active = 0
         try:
+            # Each walk starts as soon as it is planned: its first requests overlap the
+            # planning of the next walk, and of what a walk needs only later (_later).
+            for resource in resources:
+                walker = self._walker(resource)
+                thread = threading.Thread(
+                    target=self._guard,
+                    args=(resource, walker),
+                    name=f"sync-{resource}",
+                    daemon=True,
+                )
+                thread.start()
+                threads.append(thread)
+                active += 1
+            while self._later:
+                self._later.pop(0)()
             while active:
                 try:
                     message = self.queue.get(timeout=0.2)
@@ -394,6 +418,7 @@ class _Sync:
                 elif not self.stop.is_set() or not isinstance(message, _Batch | _Pages | _Gone):
                     self._handle(message)
         finally:
+            self._later.clear()
             if self._history_started is not None:
                 self.report.history_seconds += time.monotonic() - self._history_started
                 self._history_started = None
@@ -474,16 +499,16 @@ class _Sync:
 
     # --- the walks ------------------------------------------------------------------------
 
-    def _walker(self, resource: str) -> tuple[str, Callable[[], None]]:
+    def _walker(self, resource: str) -> Callable[[], None]:
         """Plan `resource`'s walk (reading the warehouse: this thread only) and return the
         function that walks it in its own thread (network and Arrow only)."""
         previous = self._previous_mark(resource)
         if resource == "channels":
             walk = self._prepare(resource, Walk(resource, {}, True, datetime.now(UTC)))
-            return resource, lambda: self._walk(walk, previous=previous, mark=None)
+            return lambda: self._walk(walk, previous=previous, mark=None)
         if resource == "posts":
-            return resource, self._plan_posts(previous)
-        return resource, self._plan_analytics(resource, previous)
+            return self._plan_posts(previous)
+        return self._plan_analytics(resource, previous)
 
     def _prepare(self, resource: str, wanted: Walk) -> Walk:
         checkpoint = self.writer.checkpoint(resource)
@@ -514,7 +539,18 @@ class _Sync:
             else {}
         )
         walk = self._prepare("posts", Walk("posts", query, posts_plan.full, datetime.now(UTC)))
-        history = self._plan_history(restart=walk.full)
+        # The slice of older history is planned once the walk has started: it is walked
+        # after the recent posts, and its planning reads the whole posts table.
+        history: Future[_HistoryPlan | None] = Future()
+
+        def plan_history() -> None:
+            try:
+                history.set_result(self._plan_history(restart=walk.full))
+            except BaseException as exc:
+                history.set_exception(exc)
+                raise
+
+        self._later.append(plan_history)
 
         def mark(done: Walk) -> datetime | None:
             after = done.query.get("published_after")
@@ -529,14 +565,13 @@ class _Sync:
             self._walk(walk, previous=previous, mark=mark)
             if not walk.full and pending:
                 self._reread(pending)
-            if history is not None:
-                self._walk_history(*history)
+            planned = self._await(history)
+            if planned is not None:
+                self._walk_history(*planned)
 
         return run
 
-    def _plan_history(
-        self, *, restart: bool
-    ) -> tuple[Walk, Checkpoint, datetime | None, dict[str, Any]] | None:
+    def _plan_history(self, *, restart: bool) -> _HistoryPlan | None:
         """This run's slice of the older posts (None: a full walk, or `--since`).
 
         Returns the walk, the checkpoint that records the sweep's new position once the
@@ -669,7 +704,7 @@ class _Sync:
 
     def _plan_channel_history(
         self, resource: str, walk: Walk, earliest: datetime | None, previous: datetime | None
-    ) -> tuple[Walk, Checkpoint, datetime | None, dict[str, Any]] | None:
+    ) -> _HistoryPlan | None:
         """This run's share of the final `channel_daily` days, swept like the posts: a
         channel's past days change when its posts are deleted or hidden."""
         if resource != "channel_daily" or walk.full or self.since is not None:
@@ -817,6 +852,14 @@ class _Sync:
         )
         return _Batch(walk.resource, rows, checkpoint)
 
+    def _await(self, planned: Future[_HistoryPlan | None]) -> _HistoryPlan | None:
+        """What the writing thread planned for this walk (unless the run stops first)."""
+        while True:
+            try:
+                return planned.result(timeout=0.1)
+            except TimeoutError:
+                self._check_stop()
+
     def _check_stop(self) -> None:
         if self.stop.is_set():
             raise _Stopped
@@ -935,7 +978,8 @@ class _Stopped(Exception):
 
 
 def _latest(current: datetime | None, column: pa.ChunkedArray) -> datetime | None:
-    value: datetime | None = pc.max(column).as_py()
+    # As epoch microseconds: a zoned Arrow timestamp turned into a datetime imports pandas.
+    value = _from_us(pc.max(column.cast(pa.int64())).as_py())
     if value is None:
         return current
     return value if current is None else max(current, value)

@@ -11,12 +11,20 @@ Such a file is recognised by its first bytes and refused before DuckDB sees it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import duckdb
 
 from channelkit.errors import ChannelkitError
-from channelkit.warehouse.schema import MIGRATIONS, SCHEMA_APP, SCHEMA_VERSION
+from channelkit.warehouse.schema import (
+    CONTRACT_MARK,
+    MIGRATIONS,
+    SCHEMA_APP,
+    SCHEMA_VERSION,
+    contract_steps,
+    missing_columns,
+)
 
 
 class WarehouseError(ChannelkitError):
@@ -29,9 +37,12 @@ _DUCKDB_MAGIC = b"DUCK"  # bytes 8..12 of every DuckDB database file
 _FOREIGN = {b"SQLite format 3\x00": "a SQLite database", b"PAR1": "a Parquet file"}
 
 
-def connect(path: str | Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
-    """A DuckDB connection that never installs or auto-loads extensions."""
-    return duckdb.connect(str(path), read_only=read_only, config=dict(_CONFIG))
+def connect(
+    path: str | Path, *, read_only: bool, settings: Mapping[str, str | int] | None = None
+) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection that never installs or auto-loads extensions; `settings`
+    (DuckDB's global options, e.g. `threads`) apply from the start."""
+    return duckdb.connect(str(path), read_only=read_only, config={**_CONFIG, **(settings or {})})
 
 
 def _check_format(path: Path) -> None:
@@ -52,18 +63,21 @@ def _check_format(path: Path) -> None:
     )
 
 
-def open_warehouse(path: str | Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
+def open_warehouse(
+    path: str | Path, *, read_only: bool, settings: Mapping[str, str | int] | None = None
+) -> duckdb.DuckDBPyConnection:
     """Open `path`, checking it is a channelkit warehouse of a schema version we know.
 
     Writable connections create the file and apply pending migrations; read-only
-    connections refuse a file that is missing or not yet migrated.
+    connections refuse a file that is missing or not yet migrated. `settings` are
+    DuckDB's global options (`threads`, `memory_limit`), set as the file opens.
     """
     path = Path(path)
     if read_only and not path.exists():
         raise WarehouseError(f"{path}: no such warehouse; run `channelkit sync --db {path}` first")
     _check_format(path)
     try:
-        con = connect(path, read_only=read_only)
+        con = connect(path, read_only=read_only, settings=settings)
     except duckdb.IOException as exc:
         if "lock" in str(exc).lower():
             raise WarehouseError(
@@ -81,19 +95,25 @@ def open_warehouse(path: str | Path, *, read_only: bool) -> duckdb.DuckDBPyConne
     try:
         # DuckDB draws a progress bar on stdout for slow queries: not ours to print.
         con.execute("SET enable_progress_bar = false")
-        version = _schema_version(con, path)
+        version, contract = _schema_version(con, path)
         if version > SCHEMA_VERSION:
             raise WarehouseError(
                 f"{path} has warehouse schema version {version}, newer than this channelkit "
                 f"understands ({SCHEMA_VERSION}); upgrade channelkit"
             )
-        if version < SCHEMA_VERSION:
-            if read_only:
+        if version < SCHEMA_VERSION and read_only:
+            raise WarehouseError(
+                f"{path} has schema version {version}; run `channelkit sync` to migrate "
+                f"it to version {SCHEMA_VERSION}"
+            )
+        if version < SCHEMA_VERSION or contract != CONTRACT_MARK:
+            if not read_only:
+                _migrate(con, version)
+            elif missing := missing_columns(_table_columns(con)):
+                names = ", ".join(f"{table}.{column}" for table, column, _ in missing)
                 raise WarehouseError(
-                    f"{path} has schema version {version}; run `channelkit sync` to migrate "
-                    f"it to version {SCHEMA_VERSION}"
+                    f"{path} has no column for {names} yet; run `channelkit sync` to add it"
                 )
-            _migrate(con, version)
     except duckdb.Error as exc:
         con.close()
         raise WarehouseError(f"{path}: cannot open warehouse: {storage_problem(exc)}") from None
@@ -135,14 +155,15 @@ def storage_problem(error: BaseException) -> str:
     return first
 
 
-def _schema_version(con: duckdb.DuckDBPyConnection, path: Path) -> int:
+def _schema_version(con: duckdb.DuckDBPyConnection, path: Path) -> tuple[int, str | None]:
+    """The file's schema version and contract mark (0 and None for a new, empty file)."""
     try:
         meta = dict(con.execute("SELECT key, value FROM schema_meta").fetchall())
     except duckdb.CatalogException:
         # No schema_meta: a new, empty file, or someone else's. (Listing the catalog only
         # here: it costs more than the query above on every open.)
         if con.execute("SELECT count(*) FROM duckdb_tables()").fetchall()[0][0] == 0:
-            return 0
+            return 0, None
         raise WarehouseError(
             f"{path} is a DuckDB file from another tool, not a channelkit warehouse"
         ) from None
@@ -150,18 +171,30 @@ def _schema_version(con: duckdb.DuckDBPyConnection, path: Path) -> int:
         raise WarehouseError(
             f"{path} is a DuckDB file from another tool, not a channelkit warehouse"
         )
-    return int(meta["schema_version"])
+    return int(meta["schema_version"]), meta.get("contract")
+
+
+def _table_columns(con: duckdb.DuckDBPyConnection) -> set[tuple[str, str]]:
+    rows = con.execute(
+        "SELECT table_name, column_name FROM duckdb_columns() "
+        "WHERE database_name = current_database() AND schema_name = current_schema()"
+    ).fetchall()
+    return {(table, column) for table, column in rows}
 
 
 def _migrate(con: duckdb.DuckDBPyConnection, current: int) -> None:
     # One transaction for all pending steps: a crash mid-migration leaves the old version.
+    # Then the contract's columns the file lacks (a field added to `_spec` since).
     con.execute("BEGIN TRANSACTION")
     try:
         for step in MIGRATIONS[current:]:
             con.execute(step)
+        for step in contract_steps(_table_columns(con)):
+            con.execute(step)
         con.execute(
-            "INSERT OR REPLACE INTO schema_meta VALUES ('app', ?), ('schema_version', ?)",
-            [SCHEMA_APP, str(SCHEMA_VERSION)],
+            "INSERT OR REPLACE INTO schema_meta "
+            "VALUES ('app', ?), ('schema_version', ?), ('contract', ?)",
+            [SCHEMA_APP, str(SCHEMA_VERSION), CONTRACT_MARK],
         )
         con.execute("COMMIT")
     except BaseException:

@@ -3,9 +3,18 @@
 The schema is the contract between the sync layer (which writes) and the analysis layer
 (which reads); `docs/warehouse.md` describes every column. A migration is never edited after
 it ships: a change to the schema is a new entry at the end of `MIGRATIONS`.
+
+The posts and channels tables also hold every field of the contract (`_spec.POST_FIELDS`,
+`_spec.CHANNEL_FIELDS`): a field the contract adds becomes a column without a migration
+written by hand, as `contract_steps` adds the columns a file lacks when the sync opens it.
 """
 
 from __future__ import annotations
+
+import hashlib
+from collections.abc import Collection
+
+from channelkit import _spec
 
 SCHEMA_APP = "channelkit"
 
@@ -127,3 +136,54 @@ MIGRATIONS: tuple[str, ...] = (
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
+
+# DuckDB types of the contract's field kinds (the author object is three text columns).
+_KIND_TYPES: dict[_spec.FieldKind, str] = {
+    "id": "VARCHAR",
+    "text": "VARCHAR",
+    "slug": "VARCHAR",
+    "enum": "VARCHAR",
+    "url": "VARCHAR",
+    "instant": "TIMESTAMP WITH TIME ZONE",  # as DESCRIBE names TIMESTAMPTZ
+    "tags": "VARCHAR[]",
+    "count": "BIGINT",
+    "flag": "BOOLEAN",
+}
+
+
+def _columns(fields: tuple[_spec.Field, ...]) -> tuple[tuple[str, str], ...]:
+    columns: list[tuple[str, str]] = []
+    for field in fields:
+        if field.kind == "author":
+            columns += [(f"{field.name}_{part}", "VARCHAR") for part in _spec.AUTHOR_FIELDS]
+        else:
+            columns.append((field.name, _KIND_TYPES[field.kind]))
+    return tuple(columns)
+
+
+# Table -> the (column, type) of each contract field, in the contract's order.
+CONTRACT_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
+    "posts": _columns(_spec.POST_FIELDS),
+    "channels": _columns(_spec.CHANNEL_FIELDS),
+}
+# Stored in schema_meta once a file has every contract column, so that opening it needs
+# no look at the catalog while the contract stays the same.
+CONTRACT_MARK = hashlib.sha256(repr(CONTRACT_COLUMNS).encode()).hexdigest()[:16]
+
+
+def missing_columns(existing: Collection[tuple[str, str]]) -> list[tuple[str, str, str]]:
+    """(table, column, type) of the contract columns not among `existing` (table, column)."""
+    return [
+        (table, column, type_)
+        for table, columns in CONTRACT_COLUMNS.items()
+        for column, type_ in columns
+        if (table, column) not in existing
+    ]
+
+
+def contract_steps(existing: Collection[tuple[str, str]]) -> list[str]:
+    """The statements adding the contract columns a file lacks (nullable: old rows have none)."""
+    return [
+        f"ALTER TABLE {table} ADD COLUMN {column} {type_}"
+        for table, column, type_ in missing_columns(existing)
+    ]
