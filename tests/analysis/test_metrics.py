@@ -355,3 +355,17 @@ def test_posts_without_audience_warn_the_same_in_every_metric(tmp_path: Path) ->
     untagged = wh.tag_performance(**friday)
     assert untagged.empty
     assert missing(untagged)[0].startswith("1 post has no channel analytics row")
+
+
+def test_tags_count_once_per_post_and_never_as_missing(tmp_path: Path) -> None:
+    path = build_small_warehouse(tmp_path / "w.duckdb")
+    con = open_warehouse(path, read_only=False)
+    con.execute("UPDATE posts SET tags = ['eng', 'eng', NULL] WHERE id = 'post_05'")
+    con.execute("UPDATE posts SET tags = [NULL]::VARCHAR[] WHERE id = 'post_06'")
+    con.close()
+    rows = _by(
+        Warehouse(path).tag_performance(start="2026-03-16", end="2026-04-06", tz=BERLIN), "tag"
+    )
+    assert set(rows) == {"eng", "company", "finance", "release", "incident", XSS_TAG}
+    assert rows["eng"]["posts"] == 5
+    assert rows["eng"]["opens"] == 210 + 140 + 30 + 120

@@ -105,9 +105,11 @@ def tag_performance(
     keys = ["channel_id", "tag"] if by_channel else ["tag"]
     group = ", ".join(f"g.{k}" for k in keys)
     sql = _rated(con, flt, period) + Sql(
-        # list_distinct is the costly part of unnesting; a list of 0 or 1 tags needs none.
-        ", tagged AS (SELECT r.*, unnest(CASE WHEN len(r.tags) < 2 THEN r.tags "
-        "ELSE list_distinct(r.tags) END) AS tag FROM rated r) "
+        # list_distinct (which also drops NULLs) is the costly part of unnesting; no tag or
+        # one that is not NULL needs none.
+        ", tagged AS (SELECT r.*, unnest(CASE WHEN len(r.tags) = 0 OR (len(r.tags) = 1 "
+        "AND r.tags[1] IS NOT NULL) THEN r.tags ELSE list_distinct(r.tags) END) AS tag "
+        "FROM rated r) "
         f"SELECT {group}, {_GROUP_STATS} FROM tagged g"
     )
     if flt.tags is not None:
