@@ -106,6 +106,7 @@ KPI_SMALL_BASE_AUDIENCE = 100  # ...and a rate whose previous denominator is bel
 GRID_MAX_CELLS = 100_000  # rows a grid (periods x channels) may have before it is refused
 REACH_CURVE_DAYS = 14
 REACH_CURVE_MAX_DAYS = 366
+REACH_GRID_CELLS = 4_000_000  # posts x days summed at once by reach_curve (32 MB of int64)
 LOW_REACH_SHARE = 0.5  # low reach: read rate below this share of the channel's median
 PERIOD_FIRST_YEAR = 1970  # dates outside these years are typos, not periods
 PERIOD_LAST_YEAR = 2200

@@ -123,13 +123,10 @@ def test_subscribers_gained_per_month_match_the_api(raw: dict[str, Any], tz: str
     assert str(frame["period"].dt.tz) == tz
 
 
-@pytest.mark.parametrize("tz", ZONES)
-def test_reach_curve_matches_the_api(raw: dict[str, Any], tz: str) -> None:
-    wh = raw["wh"]
-    synced_day = wh.freshness().last_sync_at.date()
-    last_day = min(
-        max(date.fromisoformat(r["date"]) for r in raw["post_rows"]), synced_day - timedelta(days=1)
-    )
+def _reach_by_hand(
+    raw: dict[str, Any], last_day: date, lo: datetime | None = None, hi: datetime | None = None
+) -> tuple[list[float], int]:
+    """share(k) and the cohort's size, post by post and day by day from the API's rows."""
     daily: dict[str, dict[date, int]] = defaultdict(dict)
     for row in raw["post_rows"]:
         daily[row["post_id"]][date.fromisoformat(row["date"])] = row["unique_viewers"]
@@ -137,8 +134,11 @@ def test_reach_curve_matches_the_api(raw: dict[str, Any], tz: str) -> None:
     total = 0
     cohort = 0
     for post in _published(raw):
-        pub = _instant(post["published_at"]).date()
+        published = _instant(post["published_at"])
+        pub = published.date()
         if pub + timedelta(days=REACH_DAYS) > last_day:
+            continue
+        if (lo is not None and published < lo) or (hi is not None and published >= hi):
             continue
         cohort += 1
         total += post["views"]
@@ -146,13 +146,34 @@ def test_reach_curve_matches_the_api(raw: dict[str, Any], tz: str) -> None:
         for k in range(REACH_DAYS + 1):
             seen += daily[post["id"]].get(pub + timedelta(days=k), 0)
             reached[k] += min(post["views"], seen)
+    assert total > 0
+    return [r / total for r in reached], cohort
+
+
+@pytest.mark.parametrize("tz", ZONES)
+def test_reach_curve_matches_the_api(raw: dict[str, Any], tz: str) -> None:
+    wh = raw["wh"]
+    synced_day = wh.freshness().last_sync_at.date()
+    last_day = min(
+        max(date.fromisoformat(r["date"]) for r in raw["post_rows"]), synced_day - timedelta(days=1)
+    )
+    share, cohort = _reach_by_hand(raw, last_day)
     frame = wh.reach_curve(REACH_DAYS, tz=tz)
-    assert cohort > 100 and total > 0
+    assert cohort > 100
     assert frame.attrs["posts"] == cohort
     assert list(frame["day"]) == list(range(REACH_DAYS + 1))
-    assert list(frame["share"]) == [r / total for r in reached]
+    assert list(frame["share"]) == share
     assert list(frame["share"]) == sorted(frame["share"])  # never decreases
     assert frame["share"].iloc[-1] <= 1
+    # A period whose local midnights are not UTC ones: the cohort and the daily rows read
+    # are bounded by UTC dates on both sides.
+    first = min(_instant(p["published_at"]) for p in _published(raw)).date()
+    lo = datetime.combine(first + timedelta(days=3), datetime.min.time(), ZoneInfo(tz))
+    hi = lo + timedelta(days=12)
+    share, cohort = _reach_by_hand(raw, last_day, lo, hi)
+    frame = wh.reach_curve(REACH_DAYS, start=lo, end=hi, tz=tz)
+    assert 0 < frame.attrs["posts"] == cohort
+    assert list(frame["share"]) == share
 
 
 def test_opens_per_day_match_the_analytics_api(raw: dict[str, Any]) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -327,3 +328,44 @@ def test_same_numbers_without_any_deleted_post(tmp_path: Path) -> None:
     wh = Warehouse(path)
     assert list(wh.engagement_over_time("week", **WINDOW)["opens"]) == [752, 460, 400]
     assert _by(wh.tag_performance(**WINDOW), "tag")["company"]["posts"] == 2
+
+
+def test_posts_without_audience_warn_the_same_in_every_metric(tmp_path: Path) -> None:
+    # Without Company News' channel analytics, posts 03, 04 and 06 have no audience.
+    path = build_small_warehouse(tmp_path / "w.duckdb")
+    con = open_warehouse(path, read_only=False)
+    con.execute("DELETE FROM channel_daily WHERE channel_id = 'chan_news'")
+    con.close()
+    wh = Warehouse(path)
+
+    def missing(frame: pd.DataFrame) -> list[str]:
+        return [w for w in frame.attrs["warnings"] if "no channel analytics row" in w]
+
+    window: dict[str, Any] = dict(WINDOW)
+    assert missing(wh.tag_performance(**window))[0].startswith("3 posts have no channel")
+    friday: dict[str, Any] = {"start": "2026-03-20", "end": "2026-03-21", "tz": BERLIN}
+    cases = [window, {"tag": "finance", **window}, {"priority": "urgent", **window}, friday]
+    for args in cases:  # friday: only post_06
+        expected = missing(wh.kpis(**args))
+        assert expected, args
+        for by in (None, "channel"):
+            assert missing(wh.tag_performance(by=by, **args)) == expected, (args, by)
+            assert missing(wh.priority_impact(by=by, **args)) == expected, (args, by)
+    # post_06 has no tag: no row to carry the count, which is then counted on its own.
+    untagged = wh.tag_performance(**friday)
+    assert untagged.empty
+    assert missing(untagged)[0].startswith("1 post has no channel analytics row")
+
+
+def test_tags_count_once_per_post_and_never_as_missing(tmp_path: Path) -> None:
+    path = build_small_warehouse(tmp_path / "w.duckdb")
+    con = open_warehouse(path, read_only=False)
+    con.execute("UPDATE posts SET tags = ['eng', 'eng', NULL] WHERE id = 'post_05'")
+    con.execute("UPDATE posts SET tags = [NULL]::VARCHAR[] WHERE id = 'post_06'")
+    con.close()
+    rows = _by(
+        Warehouse(path).tag_performance(start="2026-03-16", end="2026-04-06", tz=BERLIN), "tag"
+    )
+    assert set(rows) == {"eng", "company", "finance", "release", "incident", XSS_TAG}
+    assert rows["eng"]["posts"] == 5
+    assert rows["eng"]["opens"] == 210 + 140 + 30 + 120

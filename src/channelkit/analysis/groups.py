@@ -29,10 +29,10 @@ def _rated(con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period) -> S
         + Sql(", cohort AS (")
         + cohort_rows(flt, [period], baseline=True)
         + Sql(
-            # Only the cohort's daily rows: posts published earlier are not compared.
+            # Posts published earlier are not compared: the LEFT JOIN from the cohort keeps
+            # only its posts (summing every post's rows first is cheaper than a semi-join).
             "), per_post AS (SELECT d.post_id, sum(d.views)::BIGINT AS opens, "
-            f"sum({ENGAGEMENTS})::BIGINT AS engagements FROM fdaily d "
-            "SEMI JOIN cohort c ON c.id = d.post_id GROUP BY 1), "
+            f"sum({ENGAGEMENTS})::BIGINT AS engagements FROM fdaily d GROUP BY 1), "
             "posts_rated AS (SELECT c.*, c.readers::DOUBLE / nullif(c.audience, 0) AS read_rate, "
             "coalesce(pp.opens, 0) AS opens, coalesce(pp.engagements, 0) AS engagements "
             "FROM cohort c LEFT JOIN per_post pp ON pp.post_id = c.id), "
@@ -45,8 +45,10 @@ def _rated(con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period) -> S
     )
 
 
-# Per-group sums over `rated g`; count(g.id) keeps groups without posts at zero.
+# Per-group sums over `rated g`; count(g.id) keeps groups without posts at zero. The posts
+# without an audience (for the warning) come along, saving a second pass over the cohort.
 _GROUP_STATS = (
+    "(SELECT count(*) FROM cohort WHERE selected AND audience IS NULL) AS no_audience, "
     "count(g.id) AS posts, coalesce(sum(g.readers), 0)::BIGINT AS readers, "
     "coalesce(sum(g.readers) FILTER (g.audience IS NOT NULL), 0)::BIGINT AS rated_readers, "
     "coalesce(sum(g.audience), 0)::BIGINT AS audience, "
@@ -67,13 +69,27 @@ GROUP_COLUMNS = (
 )
 
 
-def _finish_groups(frame: pd.DataFrame, keys: list[str], small_sample_n: int) -> pd.DataFrame:
+def _finish_groups(
+    con: duckdb.DuckDBPyConnection,
+    flt: PostFilter,
+    period: Period,
+    frame: pd.DataFrame,
+    keys: list[str],
+    small_sample_n: int,
+) -> pd.DataFrame:
+    """The group columns, and `attrs["posts_without_audience"]` of the selected posts."""
+    missing = (
+        int(frame["no_audience"].iloc[0])
+        if len(frame)
+        else posts_without_audience(con, flt, period)
+    )
     frame["read_rate"] = ratio(frame["rated_readers"], frame["audience"])
     frame["engagement_rate"] = ratio(frame["engagements"], frame["opens"])
     frame["small_sample"] = (frame["posts"] < small_sample_n).astype("boolean")
     out = frame[[*keys, *GROUP_COLUMNS]].copy()
     for column in ("posts", "readers", "opens", "engagements"):
         out[column] = out[column].astype("Int64")
+    out.attrs["posts_without_audience"] = missing
     return out
 
 
@@ -89,14 +105,18 @@ def tag_performance(
     keys = ["channel_id", "tag"] if by_channel else ["tag"]
     group = ", ".join(f"g.{k}" for k in keys)
     sql = _rated(con, flt, period) + Sql(
-        f", tagged AS (SELECT r.*, unnest(list_distinct(r.tags)) AS tag FROM rated r) "
+        # list_distinct (which also drops NULLs) is the costly part of unnesting; no tag or
+        # one that is not NULL needs none.
+        ", tagged AS (SELECT r.*, unnest(CASE WHEN len(r.tags) = 0 OR (len(r.tags) = 1 "
+        "AND r.tags[1] IS NOT NULL) THEN r.tags ELSE list_distinct(r.tags) END) AS tag "
+        "FROM rated r) "
         f"SELECT {group}, {_GROUP_STATS} FROM tagged g"
     )
     if flt.tags is not None:
         sql = sql + Sql(" WHERE g.tag = ANY(?::VARCHAR[])", (list(flt.tags),))
     order = "g.channel_id, " if by_channel else ""
     sql = sql + Sql(f" GROUP BY {group} ORDER BY {order}posts DESC, lift DESC NULLS LAST, g.tag")
-    frame = _finish_groups(run(con, sql, period.tz), keys, small_sample_n)
+    frame = _finish_groups(con, flt, period, run(con, sql, period.tz), keys, small_sample_n)
     return frame.reset_index(drop=True)
 
 
@@ -127,7 +147,7 @@ def priority_impact(
         + grid
         + Sql(f") k LEFT JOIN rated g ON {join} GROUP BY ALL")
     )
-    frame = _finish_groups(run(con, sql, period.tz), keys, small_sample_n)
+    frame = _finish_groups(con, flt, period, run(con, sql, period.tz), keys, small_sample_n)
     frame["priority"] = frame["priority"].astype(pd.CategoricalDtype(list(PRIORITIES), True))
     return frame.sort_values(keys, ignore_index=True)
 

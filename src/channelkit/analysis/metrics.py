@@ -288,63 +288,87 @@ def kpis(
     if by_channel:
         names = channel_names(con, flt.channel_ids)
         channel_ids = [str(c) for c in names["channel_id"]]
-        sums = sums[sums["channel_id"].isin(channel_ids)]
+        where = sums["channel_id"].map({c: i for i, c in enumerate(channel_ids)})
+        sums = sums[where.notna()]
+        slot = where[where.notna()].to_numpy(dtype=np.int64)
     else:
         channel_ids = [""]
-        sums = sums.assign(channel_id="")
-    totals = sums.groupby(["channel_id", "side"])[numbers].sum()
-    index = pd.MultiIndex.from_product([channel_ids, [0, 1]], names=["channel_id", "side"])
-    totals = add_rates(totals.reindex(index, fill_value=0))
-    now = totals.xs(0, level="side").reindex(channel_ids)
-    before = totals.xs(1, level="side").reindex(channel_ids)
-    parts = []
+        slot = np.zeros(len(sums), dtype=np.int64)
+    # totals[side, channel, number]: the per-channel sums of the period (0) and before (1).
+    totals = np.zeros((2, len(channel_ids), len(numbers)), dtype=np.int64)
+    np.add.at(totals, (sums["side"].to_numpy(dtype=np.int64), slot), sums[numbers].to_numpy())
+    now, before = (_kpi_values(dict(zip(numbers, side.T, strict=True))) for side in totals)
+    count = len(channel_ids)
+    columns: dict[str, list[np.ndarray]] = {
+        k: [] for k in ("value", "previous", "delta", "delta_pct", "small_base")
+    }
     for metric, kind in KPI_METRICS:
-        value = now[metric].astype("float64")
-        previous_ = before[metric].astype("float64")
+        value, previous_ = now[metric], before[metric]
         if metric == "net_subscribers" and flt.selects_posts:
             # Subscribers follow channels, not tags, priorities or authors.
-            value = previous_ = pd.Series(np.nan, index=now.index)
+            value = previous_ = np.full(count, np.nan)
         if metric == "read_rate":
-            base = before["audience"].astype("float64")
+            base = before["audience"]
         elif metric == "engagement_rate":
-            base = before["opens"].astype("float64")
+            base = before["opens"]
         else:
-            base = previous_.abs()
+            base = np.abs(previous_)
         small = KPI_SMALL_BASE_AUDIENCE if kind == "rate" else KPI_SMALL_BASE_COUNT
         delta = value - previous_
         if not (complete or metric == "read_rate"):
-            delta = pd.Series(np.nan, index=now.index)
+            delta = np.full(count, np.nan)
         # A relative change from zero or from a negative base (net subscribers can shrink)
         # has no meaning.
-        pct = delta / previous_.where(previous_ > 0)
-        parts.append(
-            pd.DataFrame(
-                {
-                    "channel_id": channel_ids,
-                    "metric": metric,
-                    "label": KPI_LABELS[metric],
-                    "kind": kind,
-                    "value": value.to_numpy(),
-                    "previous": previous_.to_numpy(),
-                    "delta": delta.to_numpy(),
-                    "delta_pct": pct.to_numpy(),
-                    "small_base": (base < small).to_numpy() & base.notna().to_numpy(),
-                }
-            )
-        )
-    frame = pd.concat(parts, ignore_index=True)
-    frame.attrs["posts_without_audience"] = int(sums.loc[sums["side"] == 0, "no_audience"].sum())
-    for column in ("value", "previous", "delta", "delta_pct"):
-        # NaN (a rate without a denominator, a delta left out) becomes NA.
-        frame[column] = pd.array(frame[column].to_numpy(), dtype="Float64")
-    frame["small_base"] = frame["small_base"].astype("boolean")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pct = delta / np.where(previous_ > 0, previous_, np.nan)
+        for key, values in (
+            ("value", value),
+            ("previous", previous_),
+            ("delta", delta),
+            ("delta_pct", pct),
+            ("small_base", (base < small) & ~np.isnan(base)),
+        ):
+            columns[key].append(values)
+    # Rows metric by metric (each over the channels), then ordered channel by channel.
+    metrics_ = [m for m, _ in KPI_METRICS]
+    order = np.arange(len(metrics_) * count).reshape(len(metrics_), count).T.ravel()
+    frame = pd.DataFrame(
+        {
+            "channel_id": np.tile(np.array(channel_ids, dtype=object), len(metrics_))[order],
+            "metric": np.repeat(np.array(metrics_, dtype=object), count)[order],
+            "label": np.repeat(np.array([KPI_LABELS[m] for m in metrics_], dtype=object), count)[
+                order
+            ],
+            "kind": np.repeat(np.array([k for _, k in KPI_METRICS], dtype=object), count)[order],
+            **{
+                # NaN (a rate without a denominator, a delta left out) becomes NA.
+                key: pd.array(np.concatenate(columns[key])[order], dtype="Float64")
+                for key in ("value", "previous", "delta", "delta_pct")
+            },
+            "small_base": pd.array(np.concatenate(columns["small_base"])[order], dtype="boolean"),
+        }
+    )
+    frame.attrs["posts_without_audience"] = int(totals[0, :, numbers.index("no_audience")].sum())
     if not by_channel:
         return frame.drop(columns="channel_id")
-    frame["order"] = frame["channel_id"].map({c: i for i, c in enumerate(channel_ids)})
-    frame = frame.sort_values(["order"], kind="stable").drop(columns="order")
     frame = frame.merge(names, on="channel_id", how="left")
     rest = [c for c in frame.columns if c not in ("channel_id", "channel")]
     return frame[["channel_id", "channel", *rest]].reset_index(drop=True)
+
+
+def _kpi_values(sums: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The KPI values per channel (float64, NaN for a rate without a base) from the sums."""
+    engagements = sums["reactions"] + sums["comments"] + sums["shares"] + sums["clicks"]
+
+    def rate(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
+        out: np.ndarray = ratio(pd.Series(top), pd.Series(bottom)).to_numpy()
+        return out
+
+    values = {name: column.astype("float64") for name, column in sums.items()}
+    values["engagements"] = engagements.astype("float64")
+    values["engagement_rate"] = rate(engagements, sums["opens"])
+    values["read_rate"] = rate(sums["rated_readers"], sums["audience"])
+    return values
 
 
 def channel_comparison(

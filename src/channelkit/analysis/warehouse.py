@@ -422,9 +422,10 @@ class Warehouse:
             frame = groups.tag_performance(
                 q.con, q.flt, q.period, by_channel=by_channel, small_sample_n=least
             )
+            missing = frame.attrs.pop("posts_without_audience")
             frame = with_channel_names(q.con, frame, by_channel)
             q.readers_age()
-            q.no_audience(groups.posts_without_audience(q.con, q.flt, q.period))
+            q.no_audience(missing)
         return q.finish(frame, "tag_performance", by=by, small_sample_n=least)
 
     def priority_impact(
@@ -452,9 +453,10 @@ class Warehouse:
             frame = groups.priority_impact(
                 q.con, q.flt, q.period, by_channel=by_channel, small_sample_n=least
             )
+            missing = frame.attrs.pop("posts_without_audience")
             frame = with_channel_names(q.con, frame, by_channel)
             q.readers_age()
-            q.no_audience(groups.posts_without_audience(q.con, q.flt, q.period))
+            q.no_audience(missing)
         return q.finish(frame, "priority_impact", by=by, small_sample_n=least)
 
     def low_reach(
