@@ -13,7 +13,7 @@ from channelkit._spec import PRIORITIES
 from channelkit.analysis.filters import PostFilter
 from channelkit.analysis.frames import ratio
 from channelkit.analysis.period import Period
-from channelkit.analysis.rows import ENGAGEMENTS, cohort_rows, daily_rows, run
+from channelkit.analysis.rows import PER_POST, cohort_rows, daily_rows, run
 from channelkit.analysis.sql import Sql, first_row
 
 
@@ -31,8 +31,7 @@ def _rated(con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period) -> S
         + Sql(
             # Posts published earlier are not compared: the LEFT JOIN from the cohort keeps
             # only its posts (summing every post's rows first is cheaper than a semi-join).
-            "), per_post AS (SELECT d.post_id, sum(d.views)::BIGINT AS opens, "
-            f"sum({ENGAGEMENTS})::BIGINT AS engagements FROM fdaily d GROUP BY 1), "
+            f"), {PER_POST}, "
             "posts_rated AS (SELECT c.*, c.readers::DOUBLE / nullif(c.audience, 0) AS read_rate, "
             "coalesce(pp.opens, 0) AS opens, coalesce(pp.engagements, 0) AS engagements "
             "FROM cohort c LEFT JOIN per_post pp ON pp.post_id = c.id), "

@@ -35,7 +35,7 @@ from channelkit.analysis.frames import local_midnight, ratio
 from channelkit.analysis.grid import grid_days
 from channelkit.analysis.period import Period
 from channelkit.analysis.rows import (
-    ENGAGEMENTS,
+    PER_POST,
     any_of,
     cohort_rows,
     daily_rows,
@@ -451,10 +451,7 @@ def top_posts(
         daily_rows(con, flt, [period])
         + Sql(", cohort AS (")
         + cohort_rows(flt, [period])
-        + Sql(
-            "), per_post AS (SELECT d.post_id, sum(d.views)::BIGINT AS opens, "
-            f"sum({ENGAGEMENTS})::BIGINT AS engagements FROM fdaily d GROUP BY 1), candidates AS ("
-        )
+        + Sql(f"), {PER_POST}, candidates AS (")
         + candidates
         + Sql(
             "), ranked AS (SELECT p.id AS post_id, p.title, p.channel_id, ch.name AS channel, "
@@ -486,8 +483,7 @@ def publishing_heatmap(
         + Sql(", cohort AS (")
         + cohort_rows(flt, [period])
         + Sql(
-            "), per_post AS (SELECT d.post_id, sum(d.views)::BIGINT AS opens, "
-            f"sum({ENGAGEMENTS})::BIGINT AS engagements FROM fdaily d GROUP BY 1), "
+            f"), {PER_POST}, "
             "slots AS (SELECT isodow(timezone(?, c.published_at)) - 1 AS weekday, "
             "hour(timezone(?, c.published_at)) AS hour, count(*) AS posts_published, "
             "sum(c.readers)::BIGINT AS readers, sum(coalesce(pp.opens, 0))::BIGINT AS opens, "

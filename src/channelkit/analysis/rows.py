@@ -22,6 +22,11 @@ from channelkit.analysis.period import Period
 from channelkit.analysis.sql import Sql, first_row
 
 ENGAGEMENTS = "(d.reactions + d.comments + d.shares + d.clicks)"
+# Opens and engagements per post over the filtered daily rows (`fdaily` of `daily_rows`).
+PER_POST = (
+    "per_post AS (SELECT d.post_id, sum(d.views)::BIGINT AS opens, "
+    f"sum({ENGAGEMENTS})::BIGINT AS engagements FROM fdaily d GROUP BY 1)"
+)
 
 
 def all_of(*parts: Sql) -> Sql:
