@@ -8,7 +8,7 @@ The metric definitions live in `channelkit.analysis.metrics` and `docs/metrics.m
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -415,18 +415,8 @@ class Warehouse:
         answer; opens/engagements are their daily rows in the period; `small_sample`
         flags tags on fewer than `small_sample_n` posts.
         """
-        by_channel = check_by(by)
-        least = check_count("small_sample_n", small_sample_n, minimum=1)
         args = Args(period, start, end, tz, channel, tag, priority, author)
-        with self._query(args) as q:
-            frame = groups.tag_performance(
-                q.con, q.flt, q.period, by_channel=by_channel, small_sample_n=least
-            )
-            missing = frame.attrs.pop("posts_without_audience")
-            frame = with_channel_names(q.con, frame, by_channel)
-            q.readers_age()
-            q.no_audience(missing)
-        return q.finish(frame, "tag_performance", by=by, small_sample_n=least)
+        return self._grouped(groups.tag_performance, "tag_performance", args, by, small_sample_n)
 
     def priority_impact(
         self,
@@ -446,18 +436,27 @@ class Warehouse:
 
         Same columns as `tag_performance`; every priority appears, with 0 posts if none.
         """
+        args = Args(period, start, end, tz, channel, tag, priority, author)
+        return self._grouped(groups.priority_impact, "priority_impact", args, by, small_sample_n)
+
+    def _grouped(
+        self,
+        compute: Callable[..., pd.DataFrame],
+        name: str,
+        args: Args,
+        by: str | None,
+        small_sample_n: int,
+    ) -> pd.DataFrame:
+        """`tag_performance` and `priority_impact`: the same checks, warnings and attrs."""
         by_channel = check_by(by)
         least = check_count("small_sample_n", small_sample_n, minimum=1)
-        args = Args(period, start, end, tz, channel, tag, priority, author)
         with self._query(args) as q:
-            frame = groups.priority_impact(
-                q.con, q.flt, q.period, by_channel=by_channel, small_sample_n=least
-            )
+            frame = compute(q.con, q.flt, q.period, by_channel=by_channel, small_sample_n=least)
             missing = frame.attrs.pop("posts_without_audience")
             frame = with_channel_names(q.con, frame, by_channel)
             q.readers_age()
             q.no_audience(missing)
-        return q.finish(frame, "priority_impact", by=by, small_sample_n=least)
+        return q.finish(frame, name, by=by, small_sample_n=least)
 
     def low_reach(
         self,
