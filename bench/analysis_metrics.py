@@ -1,6 +1,6 @@
 """The metrics of issue 12 on 1M posts, side by side with a baseline query in the same run.
 
-    .venv/bin/python bench/analysis_metrics.py [--posts 1000000] [--days 10] [--runs 5]
+    .venv/bin/python bench/analysis_metrics.py [--posts 1000000] [--days 10] [--runs 5] [--small]
 
 Builds the synthetic warehouse of `analysis_queries.py` (1M posts, 10M daily rows, channel
 analytics for every day), then times, cold (a read-only connection per call, the default)
@@ -10,6 +10,11 @@ and `tag_performance()` with readers, read rate and lift. The calls take turns, 
 round after another (`--runs` rounds after a warm-up), so a change in the machine's load
 hits every query alike; best and median per query; target <= 300 ms each; the ratio
 columns are each time over the baseline's.
+
+Fair comparisons (issue 21): `kpis(by="channel")` compares at the same age and adds the
+usual range (8 previous periods); `plain kpis` is the same call before that (lifetime
+readers on both sides, no usual range, `metrics.kpis` without history), and the last line
+gives their ratio (target <= 2x). `--small` is a quick run of the same code (the suite's).
 """
 
 from __future__ import annotations
@@ -20,13 +25,27 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from unittest.mock import patch
 
 from analysis_queries import END, KPI, START, TZ, build
 
-from channelkit.analysis.warehouse import Warehouse
+from channelkit import warehouse
+from channelkit.analysis import metrics
+from channelkit.warehouse import Warehouse
 
 TARGET_MS = 300.0
 BASELINE = "baseline: sum of the period's daily rows"
+PLAIN = "plain kpis (lifetime readers, no usual range)"
+
+
+def plain_kpis(wh: Warehouse) -> object:
+    """`kpis(by="channel")` as it was before fair comparisons: the same call with no
+    period of the usual range and no same-age cutoff (lifetime readers on both sides)."""
+    with (
+        patch.object(warehouse, "earlier_periods", lambda period, count: []),
+        patch.object(metrics, "same_age_cutoff", lambda period, current, day: None),
+    ):
+        return wh.kpis(**KPI, tz=TZ, by="channel")
 
 
 def timed_rounds(calls: dict[str, Callable[[], object]], runs: int) -> dict[str, list[float]]:
@@ -47,7 +66,10 @@ def main() -> None:
     parser.add_argument("--posts", type=int, default=1_000_000)
     parser.add_argument("--days", type=int, default=10, help="daily rows per post")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--small", action="store_true", help="20,000 posts, 2 rounds")
     args = parser.parse_args()
+    if args.small:
+        args.posts, args.runs = 20_000, 2
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.duckdb"
         t0 = time.perf_counter()
@@ -61,6 +83,7 @@ def main() -> None:
             ),
             "reach_curve(14)": lambda: wh.reach_curve(14, **period),
             'kpis(by="channel")': lambda: wh.kpis(**KPI, tz=TZ, by="channel"),
+            PLAIN: lambda: plain_kpis(wh),
             "tag_performance (readers, lift)": lambda: wh.tag_performance(**period),
         }
         cold = timed_rounds(calls, args.runs)
@@ -80,6 +103,8 @@ def main() -> None:
             f"{name:42} {best:7.1f} {median:7.1f} {session:8.1f} {best / base['best']:9.2f} "
             f"{median / base['median']:8.2f} {session / base_warm:9.2f}{flag}"
         )
+    fair, plain = (statistics.median(cold[k]) for k in ('kpis(by="channel")', PLAIN))
+    print(f"kpis at the same age with the usual range / plain kpis: {fair / plain:.2f}x (<= 2)")
 
 
 if __name__ == "__main__":

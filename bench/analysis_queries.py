@@ -24,8 +24,8 @@ from typing import Any
 import pandas as pd
 import pyarrow.compute as pc
 
-from channelkit.analysis.warehouse import Warehouse
-from channelkit.warehouse.connection import open_warehouse
+from channelkit.storage.connection import open_warehouse
+from channelkit.warehouse import Warehouse
 
 START = "2025-12-01"
 END = "2025-12-29"  # 4 weeks
@@ -38,14 +38,20 @@ def build(path: Path, posts: int, days: int) -> None:
     con = open_warehouse(path, read_only=False)
     try:
         con.execute(
-            "INSERT INTO channels SELECT 'chan_' || i, 'Channel ' || i, 'channel-' || i, NULL, "
+            "INSERT INTO channels (id, name, slug, description, visibility, subscriber_count, "
+            "post_count, is_default, is_archived, created_at, updated_at, deleted_at, "
+            "synced_at) "
+            "SELECT 'chan_' || i, 'Channel ' || i, 'channel-' || i, NULL, "
             "(['organization', 'team', 'private'])[1 + i % 3], 100 + i * 37, NULL, false, "
             "false, TIMESTAMPTZ '2025-01-01 00:00:00+00', TIMESTAMPTZ '2025-01-01 00:00:00+00', "
             "NULL, now() FROM range(50) t(i)"
         )
         # Posts evenly spread over 2025, whatever their number.
         con.execute(
-            "INSERT INTO posts SELECT 'post_' || lpad(i::VARCHAR, 8, '0'), 'chan_' || (i % 50), "
+            "INSERT INTO posts (id, channel_id, title, body, priority, tags, author_id, "
+            "author_name, author_email, status, published_at, scheduled_at, cover_image_url, "
+            "views, created_at, updated_at, deleted_at, synced_at) "
+            "SELECT 'post_' || lpad(i::VARCHAR, 8, '0'), 'chan_' || (i % 50), "
             "'Post ' || i, 'Body', "
             "(['normal', 'normal', 'normal', 'high', 'urgent'])[1 + (hash(i) % 5)::BIGINT], "
             "list_distinct(list_transform(range((hash(i) % 4)::BIGINT), "
@@ -58,16 +64,22 @@ def build(path: Path, posts: int, days: int) -> None:
             {"n": posts, "gap": 365 * 86_400 / posts},
         )
         con.execute(
-            "INSERT INTO posts SELECT 'sched_' || i, 'chan_' || (i % 50), 'Later ' || i, 'Body', "
+            "INSERT INTO posts (id, channel_id, title, body, priority, tags, author_id, "
+            "author_name, author_email, status, published_at, scheduled_at, cover_image_url, "
+            "views, created_at, updated_at, deleted_at, synced_at) "
+            "SELECT 'sched_' || i, 'chan_' || (i % 50), 'Later ' || i, 'Body', "
             "'normal', [], 'user_1', 'User 1', 'user1@example.com', 'scheduled', NULL, "
             "TIMESTAMPTZ '2026-01-01 00:00:00+00' + to_seconds(i * 3600), NULL, 0, NULL, NULL, "
             "NULL, now() FROM range(1000) t(i)"
         )
         con.execute(
-            "INSERT INTO post_tags SELECT DISTINCT id, unnest(tags) FROM posts WHERE len(tags) > 0"
+            "INSERT INTO post_tags (post_id, tag) "
+            "SELECT DISTINCT id, unnest(tags) FROM posts WHERE len(tags) > 0"
         )
         con.execute(
-            "INSERT INTO post_daily SELECT p.id, p.channel_id, "
+            "INSERT INTO post_daily (post_id, channel_id, date, views, unique_viewers, "
+            "reactions, comments, shares, clicks, synced_at) "
+            "SELECT p.id, p.channel_id, "
             "(p.published_at AT TIME ZONE 'UTC')::DATE + d::INTEGER, "
             "(hash(p.id, d) % 200)::BIGINT, (hash(p.id, d) % 150)::BIGINT, "
             "(hash(p.id, d) % 11)::BIGINT, (hash(p.id, d) % 5)::BIGINT, "
@@ -76,7 +88,9 @@ def build(path: Path, posts: int, days: int) -> None:
             [days],
         )
         con.execute(
-            "INSERT INTO channel_daily SELECT 'chan_' || c, DATE '2025-01-01' + d::INTEGER, "
+            "INSERT INTO channel_daily (channel_id, date, subscribers, subscribers_gained, "
+            "subscribers_lost, posts_published, views, synced_at) "
+            "SELECT 'chan_' || c, DATE '2025-01-01' + d::INTEGER, "
             "1000, 5, 2, 0, 0, now() FROM range(50) t(c), range(380) r(d)"
         )
         con.execute(
@@ -186,7 +200,14 @@ def main() -> None:
     parser.add_argument("--posts", type=int, default=1_000_000)
     parser.add_argument("--days", type=int, default=10, help="daily rows per post")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--small",
+        action="store_true",
+        help="a run of a few seconds (the test suite runs every bench so)",
+    )
     args = parser.parse_args()
+    if args.small:
+        args.posts, args.days, args.runs = 2_000, 3, 1
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.duckdb"
         t0 = time.perf_counter()

@@ -62,7 +62,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rate-window", type=float, nargs="+", default=[2.0, 5.0])
     parser.add_argument("--pages", type=int, default=180)
+    parser.add_argument(
+        "--small",
+        action="store_true",
+        help="a run of a few seconds (the test suite runs every bench so)",
+    )
     args = parser.parse_args()
+    if args.small:
+        args.rate_window, args.pages = [0.5], 70
     limit = PLAN_LIMITS["starter"]
     walks: dict[str, Callable[[str, str, int], tuple[float, int]]] = {
         "channelkit": paced_walk,

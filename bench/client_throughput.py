@@ -40,7 +40,7 @@ def demo_server() -> Iterator[tuple[str, str]]:
     server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     try:
         assert server.stdout is not None
-        key = next(line.split()[1] for line in server.stdout if line.split()[:1] == ["admin"])
+        key = next(line.split()[-1] for line in server.stdout if line.split()[:1] == ["admin"])
         yield f"http://127.0.0.1:{port}/v1", key
     finally:
         server.terminate()
@@ -81,7 +81,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--page-size", type=int, default=100)
+    parser.add_argument(
+        "--small",
+        action="store_true",
+        help="a run of a few seconds (the test suite runs every bench so)",
+    )
     args = parser.parse_args()
+    if args.small:
+        args.repeat = 1
     walks = {"bare httpx": bare, "client.raw_pages": raw_pages, "client.posts.list": models}
     times: dict[str, list[float]] = {name: [] for name in walks}
     cpu: dict[str, list[float]] = {name: [] for name in walks}

@@ -18,8 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from channelkit.warehouse.connection import open_warehouse
-from channelkit.warehouse.lake import open_lake, write_lake
+from channelkit.storage.connection import open_warehouse
+from channelkit.storage.lake import open_lake, write_lake
 
 BODY = ("Team update: the rollout continues as planned. " * 6).strip()
 QUERY = """
@@ -38,21 +38,28 @@ def build(path: Path, posts: int, days: int) -> None:
     con.execute("SET TimeZone = 'UTC'")
     at = "TIMESTAMPTZ '2020-01-01 00:00:00+00' + to_seconds(i * 600)"
     con.execute(
-        f"INSERT INTO posts SELECT 'post_' || lpad(i::VARCHAR, 9, '0'), 'chan_' || (i % 10), "
+        "INSERT INTO posts (id, channel_id, title, body, priority, tags, author_id, "
+        "author_name, author_email, status, published_at, scheduled_at, cover_image_url, "
+        "views, created_at, updated_at, deleted_at, synced_at) "
+        f"SELECT 'post_' || lpad(i::VARCHAR, 9, '0'), 'chan_' || (i % 10), "
         f"'Post number ' || i, '{BODY} #' || i, ['normal', 'high', 'urgent'][i % 3 + 1], "
         "['tag' || (i % 7), 'team' || (i % 3)], 'user_' || (i % 50), 'User ' || (i % 50), "
         f"'user' || (i % 50) || '@example.com', 'published', {at}, NULL, NULL, i % 997, "
         f"{at}, {at}, NULL, now() FROM range({posts}) r(i)"
     )
-    con.execute("INSERT INTO post_tags SELECT DISTINCT id, unnest(tags) FROM posts")
+    con.execute("INSERT INTO post_tags (post_id, tag) SELECT DISTINCT id, unnest(tags) FROM posts")
     con.execute(
-        "INSERT INTO post_daily SELECT p.id, p.channel_id, "
+        "INSERT INTO post_daily (post_id, channel_id, date, views, unique_viewers, reactions, "
+        "comments, shares, clicks, synced_at) "
+        "SELECT p.id, p.channel_id, "
         "CAST(p.published_at AS DATE) + CAST(k AS INTEGER), "
         "40 + k, 30 + k, 3, 1, 0, 2, now() FROM posts p, range(?) d(k)",
         [days],
     )
     con.execute(
-        "INSERT INTO channel_daily SELECT 'chan_' || c, "
+        "INSERT INTO channel_daily (channel_id, date, subscribers, subscribers_gained, "
+        "subscribers_lost, posts_published, views, synced_at) "
+        "SELECT 'chan_' || c, "
         "DATE '2020-01-01' + CAST(k AS INTEGER), 1000, 5, 2, "
         "144, 4000, now() FROM range(10) a(c), "
         "range(CAST(? AS BIGINT) * 600 // 86400 + ?) b(k)",
@@ -81,7 +88,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--posts", type=int, nargs="+", default=[100_000, 1_000_000])
     parser.add_argument("--days-per-post", type=int, default=15)
+    parser.add_argument(
+        "--small",
+        action="store_true",
+        help="a run of a few seconds (the test suite runs every bench so)",
+    )
     args = parser.parse_args()
+    if args.small:
+        args.posts, args.days_per_post = [2_000], 3
     import polars as pl
 
     for posts in args.posts:

@@ -1,6 +1,13 @@
 """Report generation time and file size, on the demo workspace and on a large warehouse.
 
     .venv/bin/python bench/report_generation.py [--posts 1000000] [--days 10] [--runs 3]
+    .venv/bin/python bench/report_generation.py --small   # the demo workspace only, one run
+
+The demo month's weight before/after issue 22: HTML bytes (this page with plotly's full
+plotly.js, as before, against the partial bundle it embeds now, measured in this run),
+the email's bytes (text, HTML, chart images and the report attached; before: plotly's
+full build attached and the ten CSV files too) and the PDF's pages (before: 16 A4 pages,
+measured on the main branch at b8fee2f, whose layout this script cannot rebuild).
 
 Two warehouses: the demo workspace (the local service's `--seed demo`, synced over HTTP)
 and a synthetic one of `--posts` posts with `--days` daily rows each, built by
@@ -26,11 +33,12 @@ from typing import Any
 from analysis_queries import build
 
 import channelkit as ck
-from channelkit.reports import generate_report, report_period
+from channelkit.reports import build_report, generate_report, report_period
 from channelkit.reports.browser import find_browser
 from channelkit.warehouse import Warehouse
 
 TZ = "Europe/Berlin"
+PDF_PAGES_BEFORE = 16  # the demo month on A4, main at b8fee2f (before issue 22)
 
 
 def median_s(fn: Callable[[], Any], runs: int) -> float:
@@ -118,12 +126,76 @@ def measure_formats(path: Path, options: dict[str, Any], runs: int, work: Path) 
         )
 
 
+def weight(path: Path, work: Path) -> None:
+    """The demo month's HTML bytes, email bytes and PDF pages, before and after."""
+    from email.message import EmailMessage
+
+    from plotly.offline import get_plotlyjs
+
+    from channelkit.reports.deliver.email_charts import alt_text, email_charts, title
+    from channelkit.reports.deliver.messages import email_message
+    from channelkit.reports.deliver.run import _csv_attachments
+    from channelkit.reports.render import plotlyjs
+
+    report = build_report(path, period="month", tz=TZ, on_step=lambda _: None)
+    html_after = report.html.encode("utf-8")
+    html_before = report.html.replace(str(plotlyjs()), get_plotlyjs()).encode("utf-8")
+    print("demo month, before -> after:")
+    print(f"  HTML bytes         {len(html_before):>10,} -> {len(html_after):>10,}")
+
+    def email(html: bytes, csv: bool) -> EmailMessage:
+        from channelkit.reports.deliver.messages import Attachment, InlineChart
+
+        csv_files = _csv_attachments(report.frames, "bench", report.page.period) if csv else []
+        inline = [
+            InlineChart(title(chart.figure), alt_text(chart.figure), png)
+            for chart, png in zip(charts, images, strict=False)
+        ]
+        return email_message(
+            report.page,
+            sender="bench@example.org",
+            recipients=["reader@example.org"],
+            subject="bench",
+            charts=inline,
+            attachments=[Attachment("report.html", html, "text", "html"), *csv_files],
+            note="",
+        )
+
+    charts = email_charts(report.page.charts)
+    images: list[bytes] = []
+    if find_browser() is not None:
+        from channelkit.reports.images import chart_images
+
+        images = chart_images([chart.figure for chart in charts])
+    before, after = (
+        len(email(h, c).as_bytes()) for h, c in ((html_before, True), (html_after, False))
+    )
+    print(f"  email bytes        {before:>10,} -> {after:>10,}  ({len(images)} chart images)")
+    if find_browser() is None:
+        print("  PDF pages: skipped, no Chromium (apt-get install chromium)")
+        return
+    from pypdf import PdfReader
+
+    for paper in ("a4", "letter"):
+        pdf = generate_report(
+            path, work / f"month-{paper}.pdf", period="month", tz=TZ, format="pdf", paper=paper
+        )
+        pages = len(PdfReader(pdf).pages)
+        before_pages = PDF_PAGES_BEFORE if paper == "a4" else "?"
+        print(f"  PDF pages ({paper:6}) {before_pages:>10} -> {pages:>10}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--posts", type=int, default=1_000_000)
     parser.add_argument("--days", type=int, default=10)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--small", action="store_true", help="the demo workspace only, one run: a quick check"
+    )
     args = parser.parse_args()
+    if args.small:
+        args.runs = 1
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         demo_db = work / "demo.duckdb"
@@ -137,6 +209,10 @@ def main() -> None:
             f"(seed + sync {time.perf_counter() - started:.1f} s)"
         )
         measure("demo, 7 days", demo_db, {"period": "7d"}, args.runs, work)
+        measure("demo, month", demo_db, {"period": "month"}, args.runs, work)
+        weight(demo_db, work)
+        if args.small:
+            return
         measure_formats(demo_db, {"period": "7d"}, args.runs, work)
 
         big_db = work / "big.duckdb"

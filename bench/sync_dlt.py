@@ -60,7 +60,14 @@ def dlt_python() -> str | None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--posts", type=int, default=20_000)
+    parser.add_argument(
+        "--small",
+        action="store_true",
+        help="a run of a few seconds (the test suite runs every bench so)",
+    )
     args = parser.parse_args()
+    if args.small:
+        args.posts = 2_000
     python = dlt_python()
     if python is None:
         print("dlt is not installed (set DLT_PYTHON to a python with dlt[duckdb,parquet]): skipped")

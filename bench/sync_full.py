@@ -58,7 +58,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--posts", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument(
+        "--small",
+        action="store_true",
+        help="a run of a few seconds (the test suite runs every bench so)",
+    )
     args = parser.parse_args()
+    if args.small:
+        args.posts, args.repeat = 2_000, 1
     with running(args.posts) as base_url, tempfile.TemporaryDirectory() as tmp:
         # Interleaved, so that a machine busy with something else hurts all three alike.
         floors, runs, lakes = [], [], []

@@ -64,7 +64,14 @@ def measure(posts: int, lake: bool) -> tuple[int, float, float, float, int, int]
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--posts", type=int, default=1_000_000)
+    parser.add_argument(
+        "--small",
+        action="store_true",
+        help="a run of a few seconds (the test suite runs every bench so)",
+    )
     args = parser.parse_args()
+    if args.small:
+        args.posts = 2_000
     for posts in (args.posts // 10, args.posts):
         for lake in (False, True):
             rows, peak, seconds, lake_s, db_bytes, lake_bytes = measure(posts, lake)

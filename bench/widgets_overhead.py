@@ -13,6 +13,7 @@ Sending widget state to the browser is not part of either figure (no kernel here
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from datetime import date, timedelta
@@ -102,4 +103,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    if "--small" in sys.argv[1:]:  # a run of a few seconds (the test suite runs it so)
+        ROWS, REPEATS, EDITS = 100, 1, 2
     main()

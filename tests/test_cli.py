@@ -242,3 +242,59 @@ def test_output_keeps_line_breaks_but_escapes_what_could_take_over_the_terminal(
         "row 2",
         "row 3 \\x1b[31m",
     ]
+
+
+# --- shared service options: one value, one place -----------------------------------------
+
+
+def _leaf_commands(group: click.Group, ctx: click.Context) -> list[click.Command]:
+    leaves: list[click.Command] = []
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        assert command is not None
+        if isinstance(command, click.Group):
+            leaves.extend(_leaf_commands(command, ctx))
+        else:
+            leaves.append(command)
+    return leaves
+
+
+def test_every_command_takes_the_service_options_as_one_value() -> None:
+    import inspect
+
+    with click.Context(main) as ctx:
+        commands = _leaf_commands(main, ctx)
+    talking = [c for c in commands if any(p.name == "base_url" for p in c.params)]
+    assert {c.name for c in talking} >= {"sync", "report", "schedule", "export"}
+    for command in talking:
+        assert command.callback is not None
+        taken = inspect.signature(inspect.unwrap(command.callback)).parameters
+        assert "service" in taken and not {"base_url", "api_key"} & set(taken), command.name
+
+
+def test_service_options_arrive_checked_and_never_show_the_key() -> None:
+    from channelkit._cli import ServiceOptions, service_options
+
+    seen: list[ServiceOptions] = []
+
+    @click.command()
+    @service_options()
+    @click.option("--other")
+    def probe(service: ServiceOptions, other: str | None) -> None:
+        seen.append(service)
+        click.echo(repr(service.config()))
+
+    result = CliRunner().invoke(
+        probe,
+        ["--base-url", "http://127.0.0.1:8000/v1/", "--other", "x"],
+        env={"CHANNELKIT_API_KEY": "ck_secret_value"},
+    )
+    assert result.exit_code == 0, result.output
+    assert seen == [ServiceOptions("http://127.0.0.1:8000/v1/", "ck_secret_value")]
+    assert seen[0].config().client_settings() == {
+        "base_url": "http://127.0.0.1:8000/v1",
+        "api_key": "ck_secret_value",
+    }
+    assert "ck_secret_value" not in result.output + repr(seen[0])
+    missing = CliRunner().invoke(probe, [], env={"CHANNELKIT_API_KEY": "k"})
+    assert missing.exit_code == 2 and "--base-url: no service URL given" in missing.output

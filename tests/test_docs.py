@@ -35,6 +35,7 @@ output to compare with (`...` stands for anything; each line must appear, in ord
 
 from __future__ import annotations
 
+import code
 import contextlib
 import os
 import queue
@@ -356,6 +357,58 @@ def test_every_example_runs_as_printed(page: Path, tmp_path: Path, workspace: Wo
     assert not failures, f"{len(failures)} example(s) of {page.name} failed:\n\n" + "\n".join(
         failures
     )
+
+
+class _Prompt(code.InteractiveConsole):
+    """The plain `python` prompt, fed a block line by line as a paste does, compiling only."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.errors: list[str] = []
+
+    def runcode(self, code: object) -> None:  # compiling is the point; the page test runs it
+        pass
+
+    def showsyntaxerror(self, filename: str | None = None, **kwargs: object) -> None:
+        self.errors.append(f"{sys.exc_info()[0].__name__}: {sys.exc_info()[1]}")
+
+
+def paste_errors(block: Block) -> list[str]:
+    """What the prompt says when `block` is pasted into it: a line the prompt reads as the
+    end of an indented block, or a statement cut short by a blank line, is an error."""
+    prompt = _Prompt()
+    errors: list[str] = []
+    for number, line in enumerate(block.code.splitlines(), start=1):
+        prompt.push(line)
+        if prompt.errors:
+            errors.append(f"{block.where}, line {number} of the block: {prompt.errors.pop()}")
+    if prompt.push(""):
+        errors.append(f"{block.where}: the block ends inside an unfinished statement")
+    return errors
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_python_block_pastes_into_the_plain_prompt(page: Path) -> None:
+    """Readers paste examples into `python`: an indented block needs a blank line after it."""
+    errors = [
+        error
+        for block in blocks(page)
+        if block.language == "python" and block.marker != "file"
+        for error in paste_errors(block)
+    ]
+    assert not errors, "\n".join(errors)
+
+
+def test_a_block_without_a_blank_line_after_with_fails_the_paste_check(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        "```python\nwith open('x') as f:\n    text = f.read()\nprint(text)\n```\n"
+        "```python\nwith open('x') as f:\n    text = f.read()\n\nprint(text)\n```\n",
+        encoding="utf-8",
+    )
+    pasted = [paste_errors(block) for block in blocks(page)]
+    assert [len(errors) for errors in pasted] == [1, 0]
+    assert pasted[0][0].startswith("page.md:1, line 3 of the block: SyntaxError")
 
 
 def test_a_renamed_option_fails_its_example(tmp_path: Path, workspace: Workspace) -> None:

@@ -16,7 +16,7 @@ def _run(code: str) -> str:
 
 def test_import_channelkit_loads_no_heavy_library() -> None:
     loaded = _run(
-        "import sys, channelkit, channelkit.reports, channelkit.warehouse\n"
+        "import sys, channelkit, channelkit.reports, channelkit.storage\n"
         "print(sorted(m for m in ('pandas', 'duckdb', 'plotly', 'uvicorn', 'httpx')"
         " if m in sys.modules))"
     )

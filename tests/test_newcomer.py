@@ -131,7 +131,7 @@ MISTAKES = [
         "zone that does not exist",
         ["schedule", "posts.csv", "--tz", "Mars/Base"],
         2,
-        ["--tz", "IANA name such as Europe/Berlin"],
+        ["--tz", "IANA name such as 'Europe/Berlin'"],
         {},
         POSTS,
     ),
@@ -183,7 +183,7 @@ MISTAKES = [
         "bad option reported before missing configuration",
         ["sync", "--only", "posts,comments"],
         2,
-        ["'--only'", "'comments' is not a part to sync", "posts, channels, analytics"],
+        ["'--only'", "'comments' is not a part to sync", "channels, posts, analytics"],
     ),
     Mistake(
         "report --sync without key",
@@ -225,8 +225,8 @@ MISTAKES = [
     Mistake(
         "dry run with a key that may not publish",
         ["schedule", "posts.csv"],
-        0,
-        ["lacks the posts:write scope", "--submit would fail every row", "writer"],
+        1,
+        ["lacks the posts:write scope", "may not create or change posts", "writer"],
         {"CHANNELKIT_BASE_URL": "{url}", "CHANNELKIT_API_KEY": "{analyst}"},
         POSTS,
     ),

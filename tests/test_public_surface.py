@@ -15,7 +15,7 @@ from channelkit.errors import ChannelkitError
 _NOT_EXPORTED = {
     "WorkspaceError",  # channelkit keys: shown as a message
     "ServiceDatabaseError",  # channelkit serve --db: shown as a message
-    "NotDue",  # channelkit deliver: a period not over yet, reported as "not due yet"
+    "NotDueError",  # channelkit deliver: a period not over yet, reported as "not due yet"
 }
 
 
@@ -27,6 +27,15 @@ def test_dir_is_all_plus_dunders_in_a_fresh_interpreter() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stdout.strip() == "True", result.stderr
+
+
+def test_the_parts_are_reachable_from_the_package() -> None:
+    code = (
+        "import channelkit as ck\n"
+        "print(ck.reports.generate_report.__name__, ck.plots.__name__, ck.widgets.__name__)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stdout.split() == ["generate_report", "channelkit.plots", "channelkit.widgets"]
 
 
 def test_every_public_name_resolves() -> None:
@@ -54,6 +63,22 @@ def test_every_error_is_exported_at_top_level() -> None:
         and getattr(ck, cls.__name__, None) is not cls
     )
     assert missing == [], "add these to channelkit/__init__.py's _LAZY and __all__"
+
+
+def test_every_exception_is_defined_in_errors_py() -> None:
+    # One tree in one module (its docstring draws it); a part's private control-flow
+    # signals (a leading underscore) stay where they are used.
+    for info in pkgutil.walk_packages(ck.__path__, "channelkit."):
+        if not info.name.endswith("__main__"):
+            importlib.import_module(info.name)
+    elsewhere = sorted(
+        f"{cls.__module__}.{cls.__qualname__}"
+        for cls in _subclasses(BaseException)
+        if cls.__module__.startswith("channelkit.")
+        and cls.__module__ != "channelkit.errors"
+        and not cls.__name__.startswith("_")
+    )
+    assert elsewhere == [], "define these in channelkit/errors.py"
 
 
 def _subclasses(cls: type) -> set[type]:

@@ -9,10 +9,12 @@ import pytest
 from click.testing import CliRunner
 
 from channelkit._constants import DEFAULT_TZ, ENV_TZ
-from channelkit._tz import given_tz, resolve_tz
+from channelkit._tz import given_tz, resolve_tz, unknown_zone
+from channelkit.analysis.period import Period
 from channelkit.cli import main
-from channelkit.errors import InvalidParameterError
+from channelkit.errors import ChannelkitError, InvalidParameterError
 from channelkit.publish.plan import load_spreadsheet
+from channelkit.reports.deliver.config import load_config
 from channelkit.warehouse import Warehouse
 from channelkit.widgets._zones import initial_zone
 
@@ -41,7 +43,7 @@ def test_a_bad_environment_zone_is_refused_by_the_part_that_uses_it(
     monkeypatch: pytest.MonkeyPatch, small_warehouse: Path
 ) -> None:
     monkeypatch.setenv(ENV_TZ, "Mars/Olympus")
-    with pytest.raises(InvalidParameterError, match="'Mars/Olympus' is not an IANA"):
+    with pytest.raises(InvalidParameterError, match="'Mars/Olympus' is not a time zone"):
         Warehouse(small_warehouse).posts()
     assert resolve_tz("UTC") == "UTC"  # an argument does not even look at it
 
@@ -86,3 +88,43 @@ def test_report_tz_follows_the_environment(
     monkeypatch.setenv(ENV_TZ, "Mars/Olympus")
     result = CliRunner().invoke(main, args, catch_exceptions=False)
     assert result.exit_code == 2 and "'Mars/Olympus'" in result.stderr
+
+
+BAD_ZONE = "Europe/Berln"
+
+
+def _said_by_every_entry_point(small_warehouse: Path, tmp_path: Path) -> dict[str, str]:
+    """What each way in says about the same unknown zone."""
+    said: dict[str, str] = {}
+    with pytest.raises(InvalidParameterError) as metric:
+        Warehouse(small_warehouse).kpis(tz=BAD_ZONE)
+    said["Warehouse.kpis(tz=)"] = str(metric.value)
+    with pytest.raises(InvalidParameterError) as period:
+        Period.resolve(None, None, BAD_ZONE)
+    said["Period.resolve"] = str(period.value)
+    for command in (
+        ["report", "--db", str(small_warehouse), "--tz", BAD_ZONE, "--out", "x.html"],
+        ["calendar", "export", "--tz", BAD_ZONE, "--to", str(tmp_path / "c.csv")],
+        ["schedule", str(tmp_path / "any.csv"), "--tz", BAD_ZONE],
+    ):
+        result = CliRunner().invoke(main, command, catch_exceptions=False)
+        assert result.exit_code == 2, result.output
+        said[f"channelkit {command[0]}"] = result.stderr
+    config = tmp_path / "deliver.toml"
+    config.write_text(f'[[reports]]\nname = "w"\nperiod = "week"\ntz = "{BAD_ZONE}"\n')
+    with pytest.raises(ChannelkitError) as delivery:
+        load_config(config)
+    said["deliver config"] = str(delivery.value)
+    sheet = b"channel,title,body,scheduled_at,timezone\nall-hands,Hi,Body,2030-01-02 09:00,"
+    plan = load_spreadsheet(sheet + BAD_ZONE.encode(), filename="posts.csv")
+    said["spreadsheet timezone column"] = str(plan.rows[0].errors)
+    return said
+
+
+def test_every_entry_point_refuses_an_unknown_zone_in_the_same_words(
+    small_warehouse: Path, tmp_path: Path
+) -> None:
+    message = unknown_zone(BAD_ZONE)
+    assert message.endswith("(did you mean 'Europe/Berlin'?)")
+    for where, text in _said_by_every_entry_point(small_warehouse, tmp_path).items():
+        assert message in " ".join(text.split()), f"{where} said: {text}"

@@ -31,6 +31,7 @@ _LAZY: dict[str, str] = {
     "PostAnalyticsRow": "channelkit.client:PostAnalyticsRow",
     "ChannelAnalyticsRow": "channelkit.client:ChannelAnalyticsRow",
     "Page": "channelkit.client:Page",
+    "NOT_GIVEN": "channelkit.client:NOT_GIVEN",
     # the error tree (errors.py), then each part's own errors
     "ChannelkitError": "channelkit.errors:ChannelkitError",
     "APIError": "channelkit.errors:APIError",
@@ -49,36 +50,39 @@ _LAZY: dict[str, str] = {
     "NotSyncedError": "channelkit.errors:NotSyncedError",
     "PaginationError": "channelkit.errors:PaginationError",
     "MissingDependencyError": "channelkit.errors:MissingDependencyError",
-    "ServiceError": "channelkit.service:ServiceError",
-    "SyncError": "channelkit.sync:SyncError",
-    "SyncDataError": "channelkit.sync.arrow:SyncDataError",
-    "WarehouseError": "channelkit.warehouse.connection:WarehouseError",
-    "ReportError": "channelkit.reports.period:ReportError",
-    "SpreadsheetError": "channelkit.publish.errors:SpreadsheetError",
-    "PostValidationError": "channelkit.publish.errors:PostValidationError",
-    "PlanNotValidError": "channelkit.publish.errors:PlanNotValidError",
-    "ImageExportError": "channelkit.plots.images:ImageExportError",
-    "DeliveryFailed": "channelkit.reports.deliver.transport:DeliveryFailed",
-    "LakeError": "channelkit.warehouse.lake:LakeError",
+    "ServiceError": "channelkit.errors:ServiceError",
+    "SyncError": "channelkit.errors:SyncError",
+    "SyncDataError": "channelkit.errors:SyncDataError",
+    "WarehouseError": "channelkit.errors:WarehouseError",
+    "ReportError": "channelkit.errors:ReportError",
+    "SpreadsheetError": "channelkit.errors:SpreadsheetError",
+    "PostValidationError": "channelkit.errors:PostValidationError",
+    "PlanNotValidError": "channelkit.errors:PlanNotValidError",
+    "ImageExportError": "channelkit.errors:ImageExportError",
+    "DeliveryError": "channelkit.errors:DeliveryError",
+    "PublishError": "channelkit.errors:PublishError",
+    "TimeError": "channelkit.errors:TimeError",
+    "LakeError": "channelkit.errors:LakeError",
     # the parts
     "LocalService": "channelkit.service:LocalService",
     "sync": "channelkit._facade:sync",
     "SyncReport": "channelkit.sync:SyncReport",
-    "Warehouse": "channelkit.analysis.warehouse:Warehouse",
+    "Warehouse": "channelkit.warehouse:Warehouse",
     "schedule": "channelkit.publish:schedule",
     "calendar_export": "channelkit.publish:calendar_export",
     "publish": "channelkit.publish",
     "plots": "channelkit.plots",
+    "reports": "channelkit.reports",
     "widgets": "channelkit.widgets",
     "to_csv": "channelkit.export:to_csv",
     "to_excel": "channelkit.export:to_excel",
 }
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from channelkit import plots, publish, widgets
+    from channelkit import plots, publish, reports, widgets
     from channelkit._facade import sync
-    from channelkit.analysis.warehouse import Warehouse
     from channelkit.client import (
+        NOT_GIVEN,
         AsyncClient,
         Author,
         Channel,
@@ -98,26 +102,33 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         BadRequestError,
         ChannelkitError,
         ConflictError,
+        DeliveryError,
+        ImageExportError,
         InvalidParameterError,
+        LakeError,
         MissingDependencyError,
         NotFoundError,
         NotSyncedError,
         PaginationError,
         PermissionDeniedError,
+        PlanNotValidError,
+        PostValidationError,
+        PublishError,
         RateLimitError,
+        ReportError,
         ServerError,
+        ServiceError,
+        SpreadsheetError,
+        SyncDataError,
+        SyncError,
+        TimeError,
+        WarehouseError,
     )
     from channelkit.export import to_csv, to_excel
-    from channelkit.plots.images import ImageExportError
     from channelkit.publish import calendar_export, schedule
-    from channelkit.publish.errors import PlanNotValidError, PostValidationError, SpreadsheetError
-    from channelkit.reports.deliver.transport import DeliveryFailed
-    from channelkit.reports.period import ReportError
-    from channelkit.service import LocalService, ServiceError
-    from channelkit.sync import SyncError, SyncReport
-    from channelkit.sync.arrow import SyncDataError
-    from channelkit.warehouse.connection import WarehouseError
-    from channelkit.warehouse.lake import LakeError
+    from channelkit.service import LocalService
+    from channelkit.sync import SyncReport
+    from channelkit.warehouse import Warehouse
 
 __all__ = [
     "__version__",
@@ -129,6 +140,7 @@ __all__ = [
     "PostAnalyticsRow",
     "ChannelAnalyticsRow",
     "Page",
+    "NOT_GIVEN",
     "ChannelkitError",
     "APIError",
     "APIStatusError",
@@ -155,7 +167,9 @@ __all__ = [
     "PostValidationError",
     "PlanNotValidError",
     "ImageExportError",
-    "DeliveryFailed",
+    "DeliveryError",
+    "PublishError",
+    "TimeError",
     "LakeError",
     "LocalService",
     "sync",
@@ -165,6 +179,7 @@ __all__ = [
     "calendar_export",
     "publish",
     "plots",
+    "reports",
     "widgets",
     "to_csv",
     "to_excel",

@@ -64,8 +64,13 @@ def channel_candidates(ref: str, channels: Iterable[C]) -> list[C]:
     return []
 
 
-def match_channel(ref: str, channels: Iterable[C], *, param: str = "channel") -> C:
+def match_channel(
+    ref: str, channels: Iterable[C], *, param: str = "channel", seen_by: str = ""
+) -> C:
     """The one channel `ref` names, or `InvalidParameterError(param, ...)` saying why not.
+
+    `seen_by` says whose view `channels` is ("this API key"): a channel missing from it
+    may exist but be hidden.
 
     >>> match_channel("general", [ChannelName("chan_1", "general", "General")]).id
     'chan_1'
@@ -76,12 +81,13 @@ def match_channel(ref: str, channels: Iterable[C], *, param: str = "channel") ->
         return found[0]
     if found:
         raise InvalidParameterError(param, ambiguous_message(ref, found))
-    raise InvalidParameterError(param, unknown_message(ref, every))
+    raise InvalidParameterError(param, unknown_message(ref, every, seen_by=seen_by))
 
 
-def unknown_message(ref: str, channels: Sequence[NamedChannel]) -> str:
+def unknown_message(ref: str, channels: Sequence[NamedChannel], *, seen_by: str = "") -> str:
     """The message for a reference naming no channel: the nearest slugs first."""
-    text = f"no channel {ref.strip()!r} (id, slug or name)"
+    visible = f" visible to {seen_by}" if seen_by else ""
+    text = f"no channel {ref.strip()!r} (id, slug or name){visible}"
     if not channels:
         return f"{text}: there are no channels (is the warehouse synced, can the key see any?)"
     names = sorted({c.slug or c.id for c in channels}, key=str.casefold)

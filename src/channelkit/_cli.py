@@ -24,13 +24,15 @@ A leaf module: the commands' modules (`service/cli.py`, `sync/cli.py`, ...) impo
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import functools
 import json
 import re
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict, TypeVar, cast
 
 import click
 from click.decorators import FC
@@ -42,8 +44,8 @@ from channelkit._constants import (
     ENV_TZ,
 )
 from channelkit._spec import API_VERSION_SEGMENT
-from channelkit._suggest import choices_text
 from channelkit._terminal import escape_controls
+from channelkit._tz import load_zone
 from channelkit._urls import suggest_base_url
 from channelkit.errors import (
     APIConnectionError,
@@ -142,20 +144,27 @@ def failure_message(exc: BaseException, ctx: click.Context | None = None) -> str
 
 
 @contextlib.contextmanager
-def user_errors() -> Iterator[None]:
+def user_errors(
+    *, prefix: str = "", on_refusal: Callable[[str], None] | None = None
+) -> Iterator[None]:
     """Turn channelkit's own errors into one-line messages, the same way in every command.
 
     A bad parameter (channelkit's errors that are also `ValueError`) exits 2 like a bad
     flag, named as the flag; anything else channelkit refuses exits 1, with a hint when
-    one helps (service not running, TLS mismatch, key refused).
+    one helps (service not running, TLS mismatch, key refused). `prefix` says what the
+    refusal means for the command ("nothing was sent: "); `on_refusal` gets the message
+    first, e.g. to write a results file that records it.
     """
     try:
         yield
     except ChannelkitError as exc:
         ctx = click.get_current_context(silent=True)
+        message = failure_message(exc, ctx)
         if isinstance(exc, ValueError):
-            raise click.UsageError(failure_message(exc, ctx), ctx) from None
-        raise click.ClickException(failure_message(exc, ctx)) from None
+            raise click.UsageError(message, ctx) from None
+        if on_refusal is not None:
+            on_refusal(message)
+        raise click.ClickException(prefix + message) from None
 
 
 def date_problem(text: str) -> str:
@@ -181,23 +190,13 @@ class TimeZoneName(click.ParamType[Any, Any]):
     name = "tz"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
-
         if not isinstance(value, str):
             return value
-        text = value.strip()
         try:
-            ZoneInfo(text)
-        except (ZoneInfoNotFoundError, ValueError, OSError):
-            names = sorted(available_timezones())
-            where = " (from CHANNELKIT_TZ)" if _from_environment(ctx, param) else ""
-            self.fail(
-                f"{text!r}{where} is not a time zone; use an IANA name such as Europe/Berlin "
-                f"or UTC; {choices_text(text, names)}",
-                param,
-                ctx,
-            )
-        return text
+            return load_zone(value).key
+        except InvalidParameterError as exc:
+            where = " (the value of CHANNELKIT_TZ)" if _from_environment(ctx, param) else ""
+            self.fail(f"{exc.message}{where}", param, ctx)
 
 
 def _from_environment(ctx: click.Context | None, param: click.Parameter | None) -> bool:
@@ -227,10 +226,25 @@ def tz_option(help_text: str, *, default: str | None = DEFAULT_TZ) -> Callable[[
 # --- configuration --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ServiceConfig:
+class ClientSettings(TypedDict):
+    """The keywords of `Client(...)` that the shared flags decide: `Client(**settings)`."""
+
     base_url: str
     api_key: str
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    """The shared service flags, checked: what a command connects with.
+
+    with Client(**config.client_settings()) as client: ...
+    """
+
+    base_url: str
+    api_key: str = dataclasses.field(repr=False)  # a key never shows in a repr
+
+    def client_settings(self) -> ClientSettings:
+        return ClientSettings(base_url=self.base_url, api_key=self.api_key)
 
 
 def check_base_url(base_url: str | None, *, needed_for: str = "") -> str:
@@ -283,8 +297,70 @@ def service_config(
     )
 
 
+@dataclass(frozen=True)
+class ServiceOptions:
+    """The shared service flags as given, one value for every command that talks to the
+    service: a new shared flag is a field here and an option in `_service_flags`.
+
+    @click.command()
+    @service_options()
+    def sync(service: ServiceOptions) -> None:
+        config = service.config()             # checked, or a one-line usage error
+        with Client(**config.client_settings()) as client: ...
+    """
+
+    base_url: str | None = None
+    api_key: str | None = dataclasses.field(default=None, repr=False)
+
+    def config(self, *, needed_for: str = "") -> ServiceConfig:
+        """Both settings checked, the URL first (a wrong URL makes any key look wrong)."""
+        return service_config(self.base_url, self.api_key, needed_for=needed_for)
+
+
+_Options = TypeVar("_Options")
+
+
+def options_value(cls: type[_Options], name: str) -> Callable[[FC], FC]:
+    """Hand the command the parameters named like the fields of the dataclass `cls` as one
+    value `name=cls(...)`, so that a command takes one options object, not twenty flags.
+
+    Put it above the options it collects (decorators apply bottom-up).
+    """
+    fields = [field.name for field in dataclasses.fields(cast(Any, cls))]
+
+    def decorate(command: FC) -> FC:
+        @functools.wraps(command)
+        def with_value(*args: Any, **kwargs: Any) -> Any:
+            values = {field: kwargs.pop(field) for field in fields if field in kwargs}
+            return command(*args, **{name: cls(**values)}, **kwargs)
+
+        return cast(FC, with_value)
+
+    return decorate
+
+
+def _service_flags(prefix: str) -> list[Callable[[FC], FC]]:
+    return [
+        click.option(
+            "--base-url",
+            envvar=ENV_BASE_URL,
+            show_envvar=True,
+            metavar="URL",
+            help=f"{prefix}The service's base URL, ending in /v1.",
+        ),
+        click.option(
+            "--api-key",
+            envvar=ENV_API_KEY,
+            show_envvar=True,
+            metavar="KEY",
+            help=f"{prefix}API key (prefer the environment variable: a flag shows in `ps`).",
+        ),
+    ]
+
+
 def service_options(when: str | None = None) -> Callable[[FC], FC]:
-    """`--base-url` and `--api-key`, defaulting to the environment, alike in every command.
+    """`--base-url` and `--api-key`, defaulting to the environment, alike in every command;
+    the command receives them as one `service: ServiceOptions`.
 
     `when` prefixes the help of commands that only sometimes talk to the service
     ("With --sync").
@@ -292,20 +368,10 @@ def service_options(when: str | None = None) -> Callable[[FC], FC]:
     prefix = f"{when}: " if when else ""
 
     def decorate(command: FC) -> FC:
-        command = click.option(
-            "--api-key",
-            envvar=ENV_API_KEY,
-            show_envvar=True,
-            metavar="KEY",
-            help=f"{prefix}API key (prefer the environment variable: a flag shows in `ps`).",
-        )(command)
-        return click.option(
-            "--base-url",
-            envvar=ENV_BASE_URL,
-            show_envvar=True,
-            metavar="URL",
-            help=f"{prefix}The service's base URL, ending in /v1.",
-        )(command)
+        command = options_value(ServiceOptions, "service")(command)
+        for flag in reversed(_service_flags(prefix)):
+            command = flag(command)
+        return command
 
     return decorate
 

@@ -28,6 +28,9 @@ SERVICE_KEY_USER_DEFAULT = "ana"
 SERVICE_KEY_TEAM_DEFAULT = "comms"
 SERVICE_EMAIL_DOMAIN = "example.com"
 SERVICE_MAX_REQUEST_BYTES = 1_000_000
+SERVICE_MAX_HEADER_BYTES = 64 * 1024  # request line and headers; more: 431 at once
+SERVICE_REQUEST_TIMEOUT_SECONDS = 15.0  # from connecting (or the last response) to a whole request
+SERVICE_MAX_CONNECTIONS = 800  # open at once; beyond, new ones get 503 (below a 1024 fd limit)
 SERVICE_CURSOR_MAC_BYTES = 16
 SERVICE_SQLITE_BUSY_MS = 5_000
 SERVICE_START_TIMEOUT_SECONDS = 10.0
@@ -86,28 +89,47 @@ SYNC_DUCKDB_THREADS = 1  # the writer's share: the fetching thread keeps the oth
 SYNC_PROGRESS_MIN_WAIT_SECONDS = 0.5  # shorter pacing waits are not worth showing
 SYNC_STOP_GRACE_SECONDS = 2.0  # after Ctrl-C, how long walks get to notice before we leave
 SYNC_HWM_MARGIN_SECONDS = 60.0  # clock slack between "after" and the walk's duration
-SYNC_CONVERGENCE_RUNS = 7  # incremental runs within which every post is re-read
+# Incremental runs within which every post and all older history are re-read once; the
+# last run of each such cycle also lists every post unfiltered (scheduled posts and drafts).
+SYNC_CONVERGENCE_RUNS = 7
 SYNC_ANALYTICS_END_SLACK_DAYS = 2  # days past "today" asked for, against clock skew
-SYNC_CONVERGENCE_RUNS = 7  # incremental runs within which all older history is re-read once
 # The lake copy streams rows from DuckDB into delta-rs, which buffers a file's worth of
 # rows before writing it: small batches and files keep a 1M-post copy within ~150 MB.
 LAKE_BATCH_ROWS = 5_000
 LAKE_TARGET_FILE_BYTES = 8 * 1024 * 1024
 LAKE_DUCKDB_MEMORY_LIMIT = "32MB"  # DuckDB only streams rows out while the lake is written
-PARQUET_TABLES = ("channels", "posts", "post_tags", "post_daily", "channel_daily", "sync_runs")
 
 # --- Analysis, plots and reports ----------------------------------------------------------
-KPI_DEFAULT_DAYS = 7  # kpis() without start: this many days ending with the latest data
+# Every metric called without a period covers this range (attrs["default_period"]): 28
+# days end with the last complete synced day, long enough for the reach curve's cohort
+# (posts REACH_CURVE_DAYS old) and for the usual range on a few months of data.
+METRIC_DEFAULT_PERIOD = "last 28 days"
+KPI_DEFAULT_DAYS = 7  # kpis() given only start or only end: this many days from it
 TOP_POSTS_N = 10
 TOP_POSTS_MIN_VIEWS = 100  # for by="engagement_rate"; by="views" needs no threshold
 SMALL_SAMPLE_POSTS = 10  # groups with fewer posts are flagged small_sample
 KPI_SMALL_BASE_COUNT = 20  # a count whose previous value is below this is a small base
 KPI_SMALL_BASE_AUDIENCE = 100  # ...and a rate whose previous denominator is below this
+KPI_USUAL_PERIODS = 8  # usual range: mean -/+ 2 sd over this many previous periods...
+KPI_USUAL_MIN_PERIODS = 4  # ...and missing when fewer of them have synced data
+KPI_USUAL_SD = 2.0
+# Like for like: a comparison period's readers are counted as they stood as long after its
+# end as the current period's are now, while the current period ended fewer days ago than
+# this; older periods have all their readers and compare lifetime with lifetime.
+SAME_AGE_MAX_DAYS = 28
 GRID_MAX_CELLS = 100_000  # rows a grid (periods x channels) may have before it is refused
 REACH_CURVE_DAYS = 14
 REACH_CURVE_MAX_DAYS = 366
 REACH_GRID_CELLS = 4_000_000  # posts x days summed at once by reach_curve (32 MB of int64)
 LOW_REACH_SHARE = 0.5  # low reach: read rate below this share of the channel's median
+# A post younger than its channel's typical reach time is still collecting readers: read-rate
+# rankings (low_reach, top_posts by read rate) leave it out and count it apart. The reach
+# time is the first day of the channel's reach curve with this share of readers, measured
+# on the posts published in this many days before the curve's cohort (posts
+# REACH_CURVE_DAYS days old); SETTLE_DAYS for a channel without any such post.
+REACH_TIME_SHARE = 0.9
+REACH_TIME_WINDOW_DAYS = 28
+SETTLE_DAYS = 7
 PERIOD_FIRST_YEAR = 1970  # dates outside these years are typos, not periods
 PERIOD_LAST_YEAR = 2200
 PLOT_TEMPLATE = "channelkit"
@@ -123,16 +145,18 @@ PLOT_RENDERER = "plotly_mimetype+notebook"
 REPORT_PERIOD_DEFAULT = "7d"
 REPORT_TEMPLATE_NAME = "report.html.j2"
 REPORT_LOGGER_NAME = "channelkit.reports"
-REPORT_UPCOMING_LIMIT = 20
-REPORT_GROUP_ROWS_LIMIT = 30  # tags shown in the table; the CSV has all
+REPORT_UPCOMING_LIMIT = 10  # a phone and a printed page; the CSV has all
+REPORT_GROUP_ROWS_LIMIT = 15  # tags shown in the table; the CSV has all
 REPORT_BODY_EXCERPT_CHARS = 600
 REPORT_DAILY_TREND_MAX_DAYS = 62
 REPORT_AXIS_LABEL_CHARS = 28  # bar labels (post titles) beside the bars; full text in the table
+REPORT_CHART_TOP_MARGIN = 16  # px above a chart whose title the page shows in HTML
 REPORT_TREND_TICKS = 10  # at most this many dates on the trend's axis; fewer on a phone
 REPORT_BODY_TOP_HEADING = 4  # a post's "# Title" is an h4 in a report: the page keeps its outline
 REPORT_COMPARE_DEFAULT = "previous"
 REPORT_FORMATS = ("html", "pdf", "png")
-REPORT_PDF_PAPER_MM = (210, 297)  # A4; the page's print CSS also fits US Letter
+REPORT_PDF_PAPERS = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}  # mm; print CSS fits both
+REPORT_PDF_PAPER_DEFAULT = "a4"
 REPORT_PDF_VIEWPORT_WIDTH = 720  # CSS px the charts are drawn at for paper (A4 minus margins)
 REPORT_PNG_VIEWPORT_WIDTH = 1280
 REPORT_RENDER_TIMEOUT_S = 120
@@ -141,7 +165,13 @@ REPORT_EMAIL_CHART_SIZE = (720, 400)  # px of the static chart images in an emai
 # --- Delivery (channelkit deliver) ----------------------------------------------------------
 DELIVER_SMTP_TIMEOUT_S = 30.0
 DELIVER_WEBHOOK_TIMEOUT_S = 30.0
-DELIVER_SUBJECT = "{name}: {period}"  # default email subject; {name} is the report's name
+# default email subject: "All Hands · October 2026 engagement"; also {name} (the config's)
+DELIVER_SUBJECT = "{channels} · {period} engagement"
+DELIVER_TARGET_DEADLINE_S = 90.0  # a whole delivery to one target (timeouts above are per read)
+DELIVER_EMAIL_MAX_BYTES = 3_000_000  # the whole email; the report is zipped or left out to fit
+NOTEBOOK_EXTRA = "notebook"  # the pip extra that runs a notebook as the report
+NOTEBOOK_KERNEL = "python3"  # ipykernel's, in the interpreter running channelkit
+NOTEBOOK_CELL_TIMEOUT_S = 600  # one cell of a report notebook
 
 # --- Publishing -----------------------------------------------------------------------------
 ENV_TZ = "CHANNELKIT_TZ"  # default time zone for naive times (ck.schedule, spreadsheets)
@@ -153,6 +183,18 @@ PUBLISH_SLOT_HORIZON_DAYS = 366  # --slots looks this far ahead for a free slot
 PUBLISH_BEST_SLOTS = 6  # --slots best: this many weekday-hours with the best read rate
 PUBLISH_BEST_MIN_POSTS = 20  # fewer posts in a channel: its organisation's best hours
 PUBLISH_SUBMIT_WORKERS = 4  # creates in flight at once; the client paces them
+# The sent-posts ledger (one SQLite file per machine): this variable names another file.
+ENV_LEDGER = "CHANNELKIT_LEDGER"
+LEDGER_FILE_NAME = "sent-posts.sqlite3"  # in the user's data folder (XDG_DATA_HOME on Linux)
+LEDGER_BUSY_SECONDS = 30.0  # another process writing the ledger is waited for this long
+LEDGER_COMMIT_EVERY = 100  # created posts recorded per transaction while sending
+# The dry run warns about a post on the service with the same title or body this close.
+PUBLISH_LIKELY_DUPLICATE_DAYS = 7
+# A create answered with a post made this much before the request left was a replay
+# (the service's clock is estimated from whole-second Date headers: never closer).
+PUBLISH_REPLAY_MARGIN_SECONDS = 2
+WORD_DIFF_CONTEXT_WORDS = 4  # unchanged words shown on each side of a changed text's change
+WORD_DIFF_RUN_WORDS = 40  # an added or removed run longer than this is cut, with its length
 # Excel serials accepted as times: 1 Jan 2000 .. 31 Dec 2099 (anything else is a typo).
 EXCEL_SERIAL_MIN = 36_526
 EXCEL_SERIAL_MAX = 73_050
@@ -188,3 +230,9 @@ EXIT_TERMINATED = 143  # 128 + SIGTERM
 INTERRUPTED_MESSAGE = "interrupted; what was committed is kept; run again to resume"
 # A template's example rows carry this in their title: `schedule --submit` refuses them.
 TEMPLATE_EXAMPLE_MARKER = "[EXAMPLE]"
+
+# --- Notebook displays and the Explorer (channelkit.display, ck.widgets.Explorer) -----------
+DISPLAY_MAX_ROWS = 60  # rows of a metric frame shown in a notebook; the frame keeps them all
+# A warehouse whose last completed sync is older than this shows as stale on its card.
+DISPLAY_STALE_AFTER_HOURS = 26
+EXPLORER_FILENAME = "channelkit-explorer.xlsx"  # what the Explorer's export button writes

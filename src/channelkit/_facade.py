@@ -12,6 +12,7 @@ imports the other.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Collection
 from datetime import date, datetime
 from pathlib import Path
@@ -24,7 +25,9 @@ from channelkit._constants import (
     SYNC_PAGE_LIMIT,
     WAREHOUSE_PATH,
 )
-from channelkit.sync.runner import SyncError, run_sync
+from channelkit.errors import SyncError
+from channelkit.sync.progress import one_line, visible
+from channelkit.sync.runner import run_sync
 
 if TYPE_CHECKING:
     from channelkit.client import Client
@@ -68,6 +71,7 @@ def sync(
     the sync did not complete: what it wrote is kept, and calling `sync` again continues
     where it stopped.
     """
+    shown = progress and visible()
     report = run_sync(
         client,
         path,
@@ -77,11 +81,13 @@ def sync(
         lookback_days=lookback_days,
         parquet=parquet,
         lake=lake,
-        progress=progress,
+        progress=shown,
         page_limit=page_limit,
         batch_rows=batch_rows,
         convergence_runs=convergence_runs,
     )
+    if shown:
+        print(one_line(report), file=sys.stderr)
     if not report.completed:
         raise SyncError(f"sync did not complete: {report.error}", report)
     from channelkit.warehouse import Warehouse

@@ -462,7 +462,7 @@ OPERATIONS: tuple[Operation, ...] = (
     ),
     Operation(
         "updateChannel", "PATCH", item_path(CHANNELS), "channels:write",
-        "Change a channel (making it private or archiving it: creator or member only).",
+        "Change a channel (its visibility, default flag or archiving: creator or member only).",
         request="ChannelUpdate", response="Channel", item="channels", conflicts=True,
     ),
     Operation(

@@ -8,6 +8,7 @@ each such character as a visible `\\x1b` / `\\u202e` escape instead of obeying i
 
 from __future__ import annotations
 
+import sys
 import unicodedata
 
 
@@ -29,3 +30,17 @@ def _shown(char: str, keep_newlines: bool) -> str:
     if unicodedata.category(char) in ("Cf", "Zl", "Zp"):  # bidi, zero-width, line separators
         return f"\\u{code:04x}"
     return char
+
+
+def in_jupyter() -> bool:
+    """Whether this code runs in a Jupyter kernel (an IPython shell under ipykernel)."""
+    shell = sys.modules.get("IPython")
+    if shell is None or "ipykernel" not in sys.modules:
+        return False
+    get_ipython = getattr(shell, "get_ipython", None)
+    return get_ipython is not None and get_ipython() is not None
+
+
+def progress_visible() -> bool:
+    """Whether a progress bar would be seen: a Jupyter kernel, or stderr on a terminal."""
+    return in_jupyter() or sys.stderr.isatty()

@@ -1,14 +1,17 @@
-"""The one timezone resolver: an explicit argument, else `CHANNELKIT_TZ`, else UTC.
-
-Every command with `--tz` and every function with `tz=` asks it, so a cron job that sets
-`CHANNELKIT_TZ=Europe/Berlin` gets Berlin days everywhere.
+"""Time zones: the one resolver (an argument, else `CHANNELKIT_TZ`, else UTC) and the one
+check, so that every entry point (a `--tz` option, `tz=` of a metric, a sheet's timezone
+column, a delivery config) refuses an unknown zone with the same words.
 """
 
 from __future__ import annotations
 
 import os
+from functools import lru_cache
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from channelkit._constants import DEFAULT_TZ, ENV_TZ
+from channelkit._suggest import nearest
+from channelkit.errors import InvalidParameterError
 
 
 def resolve_tz(tz: str | None) -> str:
@@ -29,3 +32,46 @@ def given_tz(tz: str | None) -> str | None:
     if tz is not None and tz.strip():
         return tz.strip()
     return os.environ.get(ENV_TZ, "").strip() or None
+
+
+def load_zone(name: object, *, param: str = "tz") -> ZoneInfo:
+    """The `ZoneInfo` of an IANA name in any case, or an `InvalidParameterError` naming
+    `param` with the one message (`unknown_zone`).
+
+    >>> load_zone(" europe/berlin ").key
+    'Europe/Berlin'
+    """
+    if isinstance(name, str) and name.strip():
+        zone = _zone(name.strip())
+        if zone is not None:
+            return zone
+    raise InvalidParameterError(param, unknown_zone(name))
+
+
+def checked_tz(tz: str | None) -> str:
+    """The zone name to use (`resolve_tz`), checked: an unknown one is refused."""
+    return load_zone(resolve_tz(tz)).key
+
+
+def unknown_zone(name: object) -> str:
+    """The one message for a name that is not a time zone, with the nearest name.
+
+    >>> unknown_zone("Europe/Berln").endswith("(did you mean 'Europe/Berlin'?)")
+    True
+    """
+    text = f"{name!r} is not a time zone; use an IANA name such as 'Europe/Berlin' or 'UTC'"
+    if not isinstance(name, str) or not name.strip():
+        return text
+    close = nearest(name, available_timezones(), n=1)
+    return f"{text} (did you mean {close[0]!r}?)" if close else text
+
+
+@lru_cache(maxsize=256)
+def _zone(name: str) -> ZoneInfo | None:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        pass
+    # Zone names are case-sensitive files; people type "europe/berlin".
+    folded = [known for known in available_timezones() if known.casefold() == name.casefold()]
+    return ZoneInfo(folded[0]) if len(folded) == 1 else None

@@ -1,5 +1,35 @@
 """channelkit's exceptions: one tree for every layer, at the bottom of the house.
 
+    ChannelkitError                        everything channelkit raises on purpose
+    ├── APIError                           talking to the service
+    │   ├── APIStatusError                 the service answered an error status
+    │   │   ├── BadRequestError (400, 422), AuthenticationError (401),
+    │   │   ├── PermissionDeniedError (403), NotFoundError (404), ConflictError (409),
+    │   │   └── RateLimitError (429), ServerError (5xx)
+    │   ├── APIConnectionError             no answer: refused, reset, unknown host
+    │   │   └── APITimeoutError
+    │   └── APIResponseValidationError     a 2xx body the interface does not promise
+    ├── InvalidParameterError (ValueError) a bad argument in any layer, naming it
+    ├── MissingDependencyError (ImportError)  an optional extra is not installed
+    ├── NotSyncedError                     the warehouse lacks what a question needs
+    ├── PaginationError                    a listing that does not progress
+    ├── SyncError                          a sync did not complete (`.report`)
+    ├── SyncDataError                      an item that does not fit the warehouse
+    ├── WarehouseError                     the warehouse file cannot be used
+    ├── LakeError                          the Delta lake copy cannot be written or read
+    ├── ReportError                        a report cannot be made
+    │   └── NotDueError                    its period is not over yet (deliver: not sent)
+    ├── DeliveryError                      a delivery target did not receive the report
+    ├── ImageExportError                   a static image cannot be written
+    ├── PublishError                       posts that cannot go through
+    │   ├── SpreadsheetError, PostValidationError (`.errors`: FieldError), PlanNotValidError
+    │   └── TimeError (ValueError)         a time that cannot be used
+    ├── ServiceError                       the local service cannot start
+    ├── ServiceDatabaseError               its database file cannot be used
+    └── WorkspaceError                     a key request it cannot satisfy
+    ServiceHTTPError                       the local service's own error answer (not a
+                                           ChannelkitError: it becomes an HTTP response)
+
 `ChannelkitError` is the root of everything channelkit raises on purpose. `APIError` covers
 what happens talking to the service; `APIStatusError` and its per-status classes are built
 from the service's error body in one place, `error_from_response`, and the service renders
@@ -15,6 +45,7 @@ the same `code` for each status from `ERROR_CODES`. Every bad argument, in any l
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -205,3 +236,126 @@ def _error_fields(body: bytes, snippet_chars: int) -> tuple[str | None, str, str
     if len(body) > snippet_chars:
         snippet += "..."
     return None, f"unexpected error body {snippet!r}" if snippet else "empty error body", None
+
+
+# --- the parts' own errors: each names what cannot be used, in the user's words ----------
+
+
+class SyncError(ChannelkitError):
+    """A sync did not complete; `report` (a `SyncReport`) holds what it did and kept."""
+
+    def __init__(self, message: str, report: Any) -> None:
+        super().__init__(message)
+        self.report = report
+
+
+class SyncDataError(ChannelkitError):
+    """An item the server sent does not fit the warehouse (wrong type, bad timestamp...)."""
+
+
+class WarehouseError(ChannelkitError):
+    """The warehouse file cannot be used: missing, foreign, newer, locked or unwritable."""
+
+
+class LakeError(ChannelkitError):
+    """The lake cannot be written or read (missing package, storage, credentials...)."""
+
+
+class ReportError(ChannelkitError):
+    """The report cannot be made: the data is missing or stale, or the template is broken."""
+
+
+class NotDueError(ReportError):
+    """The report's period is not over yet: nothing to send, nothing wrong."""
+
+
+class DeliveryError(ChannelkitError):
+    """One delivery target did not receive the report; the message is safe to print."""
+
+
+class ImageExportError(ChannelkitError):
+    """A static image cannot be written: the extra or a browser is missing."""
+
+
+@dataclass(frozen=True)
+class FieldError:
+    """One problem with one field of a post: `field` names it, `message` says what to fix.
+
+    Not an exception: `PostValidationError` and a plan's rows carry a list of them.
+    """
+
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.message}"
+
+
+class PublishError(ChannelkitError):
+    """A post or a file of posts cannot go through; the message says what to fix."""
+
+
+class SpreadsheetError(PublishError):
+    """A file that cannot be read as a posts spreadsheet; the message names the problem."""
+
+
+class PostValidationError(PublishError):
+    """A post that failed validation; `errors` holds one `FieldError` per problem."""
+
+    def __init__(self, errors: Sequence[FieldError]) -> None:
+        self.errors = tuple(errors)
+        super().__init__("; ".join(str(error) for error in self.errors))
+
+
+class PlanNotValidError(PublishError):
+    """`Plan.submit` refused: some rows have errors and `allow_partial` was not given."""
+
+
+class TimeError(PublishError, ValueError):
+    """A time that cannot be used; the message says why, in the user's terms."""
+
+
+class ServiceError(ChannelkitError):
+    """The local service could not start, or was used before `start()`."""
+
+
+class ServiceDatabaseError(ChannelkitError):
+    """The service's database file cannot be opened or is not a channelkit service file."""
+
+
+class WorkspaceError(ChannelkitError):
+    """A key or user request that cannot be satisfied (unknown scope, plan or key)."""
+
+
+# --- the local service's side of the wire -----------------------------------------------
+
+
+class ServiceHTTPError(Exception):
+    """An error the local service answers with: `{"error": {"code", "message", "param"}}`.
+
+    The service's own, named apart from `APIError` (what a client raises when it reads
+    such an answer); not a `ChannelkitError`, since it never reaches a user as an exception.
+
+        raise ServiceHTTPError(404, "no post post_123")
+        raise ServiceHTTPError.bad_request("title", "must be 1..200 characters")
+    """
+
+    def __init__(self, status: int, message: str, *, param: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = ERROR_CODES[status]
+        self.message = message
+        self.param = param
+
+    @classmethod
+    def bad_request(cls, param: str, message: str) -> ServiceHTTPError:
+        """400 `invalid_request` naming `param`, with the message prefixed by it."""
+        return cls(400, f"{param}: {message}", param=param)
+
+    def body(self) -> dict[str, Any]:
+        return error_body(self.status, self.message, self.param)
+
+
+def error_body(status: int, message: str, param: str | None = None) -> dict[str, Any]:
+    """The spec's error body for `status`."""
+    return {"error": {"code": ERROR_CODES[status], "message": message, "param": param}}

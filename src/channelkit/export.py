@@ -132,10 +132,7 @@ def safe_cell(value: object) -> Cell:
     >>> safe_cell("=HYPERLINK(\\"http://x\\")"), safe_cell("-2 hours"), safe_cell(-2)
     ('\\'=HYPERLINK("http://x")', "'-2 hours", -2)
     """
-    cell = plain_cell(value)
-    if isinstance(cell, str) and cell.startswith(FORMULA_PREFIXES):
-        return "'" + cell
-    return cell
+    return _escaped(plain_cell(value))
 
 
 def safe_row(values: Iterable[object]) -> list[Cell]:
@@ -290,7 +287,12 @@ def _umask() -> int:
 
 
 def _escaped(cell: Cell) -> Cell:
-    if isinstance(cell, str) and cell.startswith(FORMULA_PREFIXES):
+    # Text that already starts with the mark before a formula character (a title
+    # "'+quoted") is marked too: a reader takes one mark off, and gets the text as written.
+    if isinstance(cell, str) and (
+        cell.startswith(FORMULA_PREFIXES)
+        or (cell.startswith("'") and cell[1:].startswith((*FORMULA_PREFIXES, "'")))
+    ):
         return "'" + cell
     return cell
 

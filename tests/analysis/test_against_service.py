@@ -9,6 +9,7 @@ UTC and in a zone far from it.
 from __future__ import annotations
 
 import bisect
+import statistics
 from collections import Counter, defaultdict
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -79,7 +80,7 @@ def test_monthly_posts_readers_and_read_rate_match_the_api(raw: dict[str, Any], 
         if audience[post["id"]] is not None:
             rated[month] += post["views"]
             seen_by[month] += audience[post["id"]] or 0
-    frame = raw["wh"].engagement_over_time("month", tz=tz)
+    frame = raw["wh"].engagement_over_time("month", period="all time", tz=tz)
     got = {
         ts.date(): row for ts, row in zip(frame["period"], frame.to_dict("records"), strict=True)
     }
@@ -110,7 +111,7 @@ def test_subscribers_gained_per_month_match_the_api(raw: dict[str, Any], tz: str
         current = last[month].get(row["channel_id"])
         if current is None or current[0] < row["date"]:
             last[month][row["channel_id"]] = (row["date"], row["subscribers"])
-    frame = raw["wh"].subscribers("month", tz=tz)
+    frame = raw["wh"].subscribers("month", period="all time", tz=tz)
     got = {
         ts.date(): row for ts, row in zip(frame["period"], frame.to_dict("records"), strict=True)
     }
@@ -158,7 +159,7 @@ def test_reach_curve_matches_the_api(raw: dict[str, Any], tz: str) -> None:
         max(date.fromisoformat(r["date"]) for r in raw["post_rows"]), synced_day - timedelta(days=1)
     )
     share, cohort = _reach_by_hand(raw, last_day)
-    frame = wh.reach_curve(REACH_DAYS, tz=tz)
+    frame = wh.reach_curve(REACH_DAYS, period="all time", tz=tz)
     assert cohort > 100
     assert frame.attrs["posts"] == cohort
     assert list(frame["day"]) == list(range(REACH_DAYS + 1))
@@ -211,3 +212,65 @@ def test_posts_published_sum_equals_kpis_in_every_zone(raw: dict[str, Any]) -> N
         kpis = wh.kpis(start=start, end=end, tz=tz).set_index("metric")
         assert rows["posts_published"].sum() == kpis.loc["posts_published", "value"] > 0
         assert rows["readers"].sum() == kpis.loc["readers", "value"]
+
+
+def _readers_at_age(raw: dict[str, Any]) -> dict[str, list[tuple[str, int]]]:
+    """Post id -> its (UTC date, unique viewers) rows, in date order."""
+    rows: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    for row in raw["post_rows"]:
+        rows[row["post_id"]].append((row["date"], row["unique_viewers"]))
+    return {post: sorted(days) for post, days in rows.items()}
+
+
+def _week_at_age(
+    raw: dict[str, Any], monday: date, through: date | None
+) -> tuple[int, float | None]:
+    """Readers and read rate of the posts published in the UTC week starting `monday`,
+    each post's readers min(views, unique viewers through `through`) (None: lifetime)."""
+    audience, daily = _audience(raw), _readers_at_age(raw)
+    readers = rated = seen_by = 0
+    for post in _published(raw):
+        if not monday <= _instant(post["published_at"]).date() < monday + timedelta(days=7):
+            continue
+        count = post["views"]
+        if through is not None:
+            seen = sum(u for d, u in daily.get(post["id"], []) if d <= through.isoformat())
+            count = min(count, seen)
+        readers += count
+        if audience[post["id"]] is not None:
+            rated += count
+            seen_by += audience[post["id"]] or 0
+    return readers, (rated / seen_by if seen_by else None)
+
+
+def test_the_previous_week_and_the_usual_range_are_at_the_same_age(raw: dict[str, Any]) -> None:
+    wh = raw["wh"]
+    frame = wh.kpis(period="week", tz="UTC")
+    kpis = frame.set_index("metric")
+    monday = frame.attrs["start"].date()
+    # The current week's readers stand at the end of the last day with daily rows.
+    last = max(date.fromisoformat(r["date"]) for r in raw["post_rows"])
+    age = (last - (monday + timedelta(days=6))).days
+    assert 0 <= age < 28 and frame.attrs["comparison"] == "compared at the same age"
+    earlier = [monday - timedelta(days=7 * k) for k in range(1, 9)]
+    at_age = [_week_at_age(raw, m, m + timedelta(days=6 + age)) for m in earlier]
+    assert kpis.loc["readers", "value"] == _week_at_age(raw, monday, None)[0]
+    assert kpis.loc["readers", "previous"] == at_age[0][0]
+    assert kpis.loc["read_rate", "previous"] == pytest.approx(at_age[0][1], rel=1e-12)
+    for metric, values in (
+        ("readers", [float(r) for r, _ in at_age]),
+        ("read_rate", [float(rate) for _, rate in at_age if rate is not None]),
+    ):
+        mean, spread = statistics.mean(values), 2 * statistics.stdev(values)
+        assert kpis.loc[metric, "usual_low"] == pytest.approx(mean - spread, rel=1e-9)
+        assert kpis.loc[metric, "usual_high"] == pytest.approx(mean + spread, rel=1e-9)
+
+
+def test_a_year_without_synced_data_is_missing_not_zero(raw: dict[str, Any]) -> None:
+    frame = raw["wh"].kpis(period="week", compare="year", tz="UTC")
+    first = min(r["date"] for r in raw["post_rows"] + raw["channel_rows"])
+    assert frame.attrs["previous_end"].date().isoformat() <= first  # a year before: no data
+    assert frame.attrs["missing"] == f"no synced data for {frame.attrs['previous_period']}"
+    assert frame.attrs["complete"] is True
+    assert frame["previous"].isna().all() and frame["delta"].isna().all()
+    assert not frame["small_base"].any()

@@ -6,15 +6,16 @@ written as the arithmetic that produces it.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
 
-from channelkit.analysis.warehouse import Warehouse
-from channelkit.warehouse.connection import open_warehouse
+from channelkit.errors import InvalidParameterError
+from channelkit.storage.connection import open_warehouse
+from channelkit.warehouse import Warehouse
 from fixtures.warehouse import AS_OF, XSS_TAG, XSS_TITLE, build_small_warehouse
 
 BERLIN = "Europe/Berlin"
@@ -89,7 +90,7 @@ def test_daily_series_fills_gaps_and_respects_bounds(wh: Warehouse) -> None:
 
 
 def test_all_time_series_starts_at_first_publication(wh: Warehouse) -> None:
-    df = wh.engagement_over_time("week", tz=BERLIN)
+    df = wh.engagement_over_time("week", period="All Time", tz=BERLIN)
     assert df["period"].iloc[0] == pd.Timestamp("2026-03-02", tz=BERLIN)  # post_08
     assert df["opens"].sum() == 1612
     assert df["engagements"].sum() == 211
@@ -127,10 +128,14 @@ def test_kpis_compare_with_previous_week(wh: Warehouse) -> None:
     assert df.loc["engagement_rate", "previous"] == pytest.approx(84 / 752)
     assert df.loc["posts_published", ["value", "previous"]].tolist() == [2, 3]
     # Berlin W13: post_02 (audience: Engineering on 03-22 = 172) and post_07 (03-25: 178);
-    # W12: post_01 (160), post_03 and post_06 (Company News, 1000 each).
-    assert df.loc["readers", ["value", "previous"]].tolist() == [100 + 90, 150 + 500 + 50]
+    # W12: post_01 (160), post_03 and post_06 (Company News, 1000 each). W13 ended 7 days
+    # before the last synced day (04-05), so W12 is counted as it stood on 03-29, 7 days
+    # after its end: post_01 had 14 days x 10 unique viewers = 140 of its 150 readers.
+    assert df.attrs["comparison"] == "compared at the same age"
+    assert df.attrs["same_age_day"] == date(2026, 3, 29)
+    assert df.loc["readers", ["value", "previous"]].tolist() == [100 + 90, 140 + 500 + 50]
     assert df.loc["read_rate", "value"] == 190 / (172 + 178)
-    assert df.loc["read_rate", "previous"] == 700 / (160 + 1000 + 1000)
+    assert df.loc["read_rate", "previous"] == 690 / (160 + 1000 + 1000)
     assert df.loc["net_subscribers", ["value", "previous"]].tolist() == [
         7 * (3 - 1) + 7 * (1 - 4),
         7 * (3 - 1) + 7 * (5 - 2),
@@ -143,14 +148,27 @@ def test_kpis_compare_with_previous_week(wh: Warehouse) -> None:
     assert attrs["complete"] is True and attrs["warnings"] == []
 
 
+def test_kpis_refuse_all_time(wh: Warehouse) -> None:
+    with pytest.raises(InvalidParameterError, match="'all time' has no period before it"):
+        wh.kpis(period="all time")
+
+
 def test_kpis_in_utc_count_publications_by_utc_instant(wh: Warehouse) -> None:
     df = wh.kpis(start="2026-03-23", end="2026-03-30").set_index("metric")
     assert df.loc["posts_published", ["value", "previous"]].tolist() == [2, 4]
 
 
-def test_kpis_default_period_is_last_week_of_data(wh: Warehouse) -> None:
-    df = wh.kpis(tz=BERLIN)
+def test_kpis_default_period_is_the_last_28_days_of_data(wh: Warehouse) -> None:
+    default = wh.kpis(tz=BERLIN)
+    assert default.attrs["start"] == datetime(2026, 3, 9, tzinfo=default.attrs["start"].tzinfo)
+    assert default.attrs["period"] == "28 days to 5 April 2026"
+    assert default.attrs["default_period"] == "last 28 days"
+    # Every daily row of the fixture (weeks of 752, 460 and 400 opens); nothing before.
+    assert default.set_index("metric").loc["opens", "value"] == 752 + 460 + 400
+    assert default.attrs["missing"] == "no synced data for 28 days to 8 March 2026"
+    df = wh.kpis(period="7d", tz=BERLIN)
     assert df.attrs["start"] == datetime(2026, 3, 30, tzinfo=df.attrs["start"].tzinfo)
+    assert df.attrs["default_period"] is None
     rows = df.set_index("metric")
     assert rows.loc["opens", ["value", "previous"]].tolist() == [400, 460]
     # Net subscribers: -7 after -7; no percentage of a negative base.

@@ -30,11 +30,19 @@ def test_grid_sums_equal_the_definition(monkeypatch: pytest.MonkeyPatch, cells: 
     order = rng.permutation(len(pairs))  # rows arrive in no particular order
     monkeypatch.setattr(reach, "REACH_GRID_CELLS", cells)
     got = reach._reached(post[order], day[order], uv[order], cap, width=width)
-    assert got.tolist() == _by_definition(post, day, uv, cap, width)
+    assert got.tolist() == [_by_definition(post, day, uv, cap, width)]
     assert got.dtype == np.int64
+    # Per group of posts (a channel's reach curve): each group's own sum, by definition.
+    group = rng.integers(0, 3, size=posts)
+    grouped = reach._reached(
+        post[order], day[order], uv[order], cap, width=width, group=group, groups=3
+    )
+    for g in range(3):
+        capped = np.where(group == g, cap, 0)  # posts of other groups reach nobody
+        assert grouped[g].tolist() == _by_definition(post, day, uv, capped, width), g
 
 
 def test_no_rows_reach_nobody() -> None:
     empty = np.zeros(0, dtype=np.int64)
     got = reach._reached(empty, empty, empty, np.zeros(0, dtype=np.int64), width=4)
-    assert got.tolist() == [0, 0, 0, 0]
+    assert got.tolist() == [[0, 0, 0, 0]]

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from channelkit import _spec
-from channelkit.client import AsyncClient, Client
+from channelkit.client import NOT_GIVEN, AsyncClient, Client
 from channelkit.client import _operations as ops
 from channelkit.client._async_client import AsyncChannels, AsyncPosts
 from channelkit.client._client import Channels, Posts
@@ -18,8 +18,26 @@ from channelkit.errors import APIResponseValidationError, InvalidParameterError
 
 
 def _none(fields: tuple[_spec.Field, ...], **given: Any) -> dict[str, Any]:
-    """Arguments as a resource method passes them: every field, None where not given."""
-    return {field.name: None for field in fields} | given
+    """Arguments as a resource method passes them: every field, NOT_GIVEN where not given."""
+    return {field.name: NOT_GIVEN for field in fields} | given
+
+
+def test_update_sends_null_for_a_clearable_field_and_refuses_it_for_others() -> None:
+    arguments = _none(_spec.POST_FIELDS, cover_image_url=None)
+    spec = ops.update(ops.POSTS, "post_id", "p", arguments, extra_body=None, max_retries=None)
+    assert spec.json == {"cover_image_url": None}
+    for name in ("title", "scheduled_at", "tags"):
+        with pytest.raises(InvalidParameterError, match=f"{name}: cannot be cleared"):
+            ops.update(
+                ops.POSTS, "post_id", "p", _none(_spec.POST_FIELDS, **{name: None}),
+                extra_body=None, max_retries=None,
+            )  # fmt: skip
+
+
+def test_create_leaves_out_none_and_not_given_alike() -> None:
+    arguments = _none(_spec.POST_FIELDS, channel_id="c", title="t", body="b", tags=None)
+    spec = ops.create(ops.POSTS, arguments, extra_body=None, idempotency_key=None, max_retries=None)
+    assert spec.json == {"channel_id": "c", "title": "t", "body": "b"}
 
 
 def test_update_sends_only_the_given_fields() -> None:

@@ -184,3 +184,24 @@ def test_if_match_protects_edits_of_posts_and_channels(api: Api) -> None:
     fresh = api(lambda c: c.channels.retrieve(channel.id)).etag
     renamed = api(lambda c: c.channels.update(channel.id, name="Renamed", if_match=fresh))
     api(lambda c: c.channels.delete(channel.id, if_match=renamed.etag))
+
+
+def test_left_out_keeps_a_field_and_none_clears_a_clearable_one(api: Api) -> None:
+    """`NOT_GIVEN` (the default) leaves the cover image; `None` removes it, on the service."""
+    channel = api(lambda c: c.channels.create(name="Covers"))
+    cover = "https://example.com/cover.png"
+    post = api(
+        lambda c: c.posts.create(channel_id=channel.id, title="T", body="B", cover_image_url=cover)
+    )
+    kept = api(lambda c: c.posts.update(post.id, title="Renamed"))
+    assert (kept.title, kept.cover_image_url) == ("Renamed", cover)
+    assert api(lambda c: c.posts.update(post.id, title="Again", cover_image_url=ck.NOT_GIVEN))
+    cleared = api(lambda c: c.posts.update(post.id, cover_image_url=None))
+    assert (cleared.title, cleared.cover_image_url) == ("Again", None)
+    assert api(lambda c: c.posts.retrieve(post.id)).cover_image_url is None
+    # a field the contract does not let clear is refused before anything is sent
+    with pytest.raises(ck.InvalidParameterError, match="title: cannot be cleared"):
+        api(lambda c: c.posts.update(post.id, title=None))
+    with pytest.raises(ck.InvalidParameterError, match="no field to change"):
+        api(lambda c: c.posts.update(post.id))
+    assert api(lambda c: c.posts.retrieve(post.id)).title == "Again"

@@ -14,10 +14,10 @@ from nbclient import NotebookClient
 
 from channelkit import plots
 from channelkit._constants import PLOT_FONT, PLOT_RENDERER, PLOT_TEMPLATE
-from channelkit.analysis.warehouse import Warehouse
-from channelkit.plots.images import ImageExportError
+from channelkit.errors import ImageExportError
 from channelkit.plots.renderer import choose_renderer
 from channelkit.plots.style import MUTED
+from channelkit.warehouse import Warehouse
 from fixtures.warehouse import AS_OF, XSS_TAG, XSS_TITLE, build_small_warehouse
 
 BERLIN = "Europe/Berlin"
@@ -111,17 +111,18 @@ def test_tag_and_priority_show_lift_and_mark_small_samples(wh: Warehouse) -> Non
     tags = plots.tag_performance(wh.tag_performance(small_sample_n=2, **WINDOW))
     _styled(tags)
     bar = tags.data[0]
-    colours = dict(zip(bar.x, bar.marker.color, strict=True))
+    assert bar.orientation == "h"  # labels and counts legible on a phone
+    colours = dict(zip(bar.y, bar.marker.color, strict=True))
     assert colours["eng"] != MUTED and colours["company"] != MUTED
     assert colours["finance"] == MUTED
-    assert "&lt;script&gt;alert('tag')&lt;/script&gt;" in bar.x
+    assert "&lt;script&gt;alert('tag')&lt;/script&gt;" in bar.y
     assert XSS_TAG not in tags.to_html(include_plotlyjs=False)
-    assert dict(zip(bar.x, bar.text, strict=True))["eng"] == "n=5"
-    assert dict(zip(bar.x, bar.y, strict=True))["eng"] == pytest.approx(1.0)
+    assert dict(zip(bar.y, bar.text, strict=True))["eng"] == "n=5"
+    assert dict(zip(bar.y, bar.x, strict=True))["eng"] == pytest.approx(1.0)
     prio = plots.priority_impact(wh.priority_impact(**WINDOW))
-    assert list(prio.data[0].x) == ["normal", "high", "urgent"]
+    assert list(prio.data[0].y) == ["urgent", "high", "normal"]  # the first at the top
     high = ((100 / 172) / ENG_MEDIAN + 1.0) / 2
-    assert list(prio.data[0].y)[1:] == pytest.approx([high, (1.0 + 0.5 / 0.3) / 2])
+    assert list(prio.data[0].x)[:2] == pytest.approx([(1.0 + 0.5 / 0.3) / 2, high])
     assert "fewer than 10 posts" in prio.layout.annotations[-1].text
 
 
@@ -147,8 +148,11 @@ def test_reach_curve_subscribers_and_low_reach(wh: Warehouse) -> None:
     assert {t.name for t in per_channel.data} == {"Engineering", "Company News"}
     low = plots.low_reach(wh.low_reach(**WINDOW))
     bars, medians = low.data
-    assert bars.y[-1].startswith("Zero views")  # the worst at the top
-    assert list(medians.x)[-1] == ENG_MEDIAN
+    # "Zero views" (04-02) and "Sprint notes" (03-31) are still collecting readers on the
+    # last synced day (04-05); of the others "Office closed" (50 of 1000) is below half
+    # Company News' median (post_04: 300 of 1000).
+    assert bars.y[-1].startswith("Office closed")  # the worst at the top
+    assert list(medians.x)[-1] == 0.3
 
 
 def test_upcoming_scheduled_table(wh: Warehouse) -> None:
@@ -255,3 +259,23 @@ def test_plots_import_neither_duckdb_nor_the_analysis_layer() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+@pytest.mark.parametrize(
+    ("top", "step", "last_tick"),
+    [(0.786, 0.2, 0.8), (0.7, 0.2, 0.8), (1.47, 0.5, 1.5), (0.031, 0.01, 0.04), (0.0, 0.2, 1.0)],
+)
+def test_axes_tick_at_round_values(top: float, step: float, last_tick: float) -> None:
+    from channelkit.plots.style import round_axis
+
+    axis = round_axis(top, percent=True)
+    assert axis["tick0"] == 0 and axis["dtick"] == pytest.approx(step)
+    low, high = axis["range"]  # type: ignore[misc]
+    assert low == 0 and last_tick <= high < last_tick + step / 2  # the last round tick shows
+
+
+def test_trend_read_rate_axis_ticks_at_round_percentages(wh: Warehouse) -> None:
+    fig = plots.engagement_over_time(wh.engagement_over_time("day", **WINDOW))
+    axis = fig.layout.yaxis2
+    assert axis.tick0 == 0 and axis.tickformat == ".0%"
+    assert round(axis.dtick * 100) in (1, 2, 5, 10, 20, 25, 50)

@@ -97,7 +97,7 @@ def test_round_trip_edit_cancel_add_and_a_conflict(tmp_path: Path, live: SimpleN
     headers, rows = _rows(cal)
     assert headers == [
         "id", "updated_at", "channel", "title", "body", "tags", "priority", TIME_HEADER,
-        "status", "action", "exported",
+        "cover_image_url", "status", "action", "exported",
     ]  # fmt: skip
     assert [row[0] for row in rows] == [post.id for post in posts]
     assert rows[0][2:8] == [
@@ -108,7 +108,8 @@ def test_round_trip_edit_cancel_add_and_a_conflict(tmp_path: Path, live: SimpleN
         "normal",
         f"{_day(3):%Y-%m-%d} 09:00",
     ]
-    assert rows[0][8] == "scheduled"
+    assert rows[0][8] is None  # no cover image
+    assert rows[0][9] == "scheduled"
 
     # The comms team edits the sheet ...
     column = {name: index + 1 for index, name in enumerate(headers)}
@@ -145,9 +146,10 @@ def test_round_trip_edit_cancel_add_and_a_conflict(tmp_path: Path, live: SimpleN
         f"{cal.name}: 12 rows: 2 create, 1 update, 1 reschedule, 1 cancel, 0 publish-now, "
         "6 unchanged, 1 conflict, 0 error"
     ) in lines
+    # A changed text shows the words that changed, never two truncated strings.
     assert (
-        "row 2 (\"Post 0, retitled\", Company News): update: title: 'Post 0' → 'Post 0, retitled'"
-        in lines
+        'row 2 ("Post 0, retitled", Company News): update: title: Post [-0-] {+0, retitled+}'
+        in (lines)
     )
     rescheduled = next(line for line in lines if line.startswith("row 3 "))
     assert f"reschedule: scheduled_at: {_day(4):%Y-%m-%d} 09:00 Europe/Berlin → " in rescheduled

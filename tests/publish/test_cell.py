@@ -80,8 +80,9 @@ def test_invalid_post_sends_nothing_and_lists_every_problem(client: Client) -> N
         "scheduled_at",
     ]
     assert str(caught.value).startswith(
-        "channel: no channel 'all-hand' (id, slug or exact name) visible to this API key; "
-        "did you mean 'all-hands'?; title: title is required; priority: urgent bypasses"
+        "channel: no channel 'all-hand' (id, slug or name) visible to this API key; did you "
+        "mean 'all-hands'? "
+        "choices: all-hands; title: title is required; priority: urgent bypasses"
     )
     assert _posts(client) == []
 

@@ -138,11 +138,18 @@ def test_invalid_rows_exit_1_with_row_numbers(
     path = _file(tmp_path, sheets, rows)
     result = run("schedule", path, *live.args)
     assert result.exit_code == 1
+    readers = live.client.channels.retrieve(
+        next(c.id for c in live.client.channels.list() if c.slug == "all-hands")
+    ).subscriber_count
     assert result.output.splitlines() == [
+        # Every post it would send: channel with its audience, local time and UTC, title.
+        f'row 2: "One" to all-hands (organisation, {readers:,} readers) at 2030-12-02 09:00 '
+        "Europe/Berlin (08:00 UTC)",
         # The row's title and channel beside the message, and the offending cell.
         "row 3 (all-hands): title: title is required [title = (blank)]",
-        "row 4 (\"Three\", all-handz): channel: no channel 'all-handz' (id, slug or exact name) "
-        "visible to this API key; did you mean 'all-hands'? [channel = 'all-handz']",
+        "row 4 (\"Three\", all-handz): channel: no channel 'all-handz' (id, slug or name) "
+        "visible to this API key; did you mean 'all-hands'? choices: all-hands, engineering "
+        "[channel = 'all-handz']",
         'row 4 ("Three", all-handz): priority: urgent bypasses readers\' notification '
         "preferences; confirm it explicitly (confirm_urgent=True, or --confirm-urgent on the "
         "command line) [priority = 'urgent']",
@@ -183,9 +190,15 @@ def test_submit_then_submit_again(
     assert frame["status"].tolist() == ["created", "created"]
     again = run("schedule", path, "--submit", *live.args)
     assert again.exit_code == 0
-    assert "posts.csv: 0 created, 2 already scheduled" in again.output
+    # Nothing created, and never counted as created: the ledger knows both rows.
+    assert "posts.csv: 0 created, 2 already created, 0 already scheduled" in again.output
+    ids = frame["post_id"].tolist()
+    assert f'row 2 ("One", All hands): sent before as {ids[0]}\n' in again.output
     dry = run("schedule", path, *live.args)
-    assert "posts.csv: 2 rows: 0 ok, 0 with errors, 2 already scheduled" in dry.output
+    assert f'row 2: "One" sent before as {ids[0]}: not sent again' in dry.output
+    assert "posts.csv: 2 rows: 0 ok, 0 with errors, 0 already scheduled, 2 sent before" in (
+        dry.output
+    )
     assert len(list(live.client.posts.list())) == 2
     assert live.args[-1] not in first.output + again.output + dry.output
 

@@ -1,5 +1,5 @@
-"""Two colleagues submitting one file at once, each with their own key: the copies are
-reported, and resolving them leaves exactly one scheduled post per row."""
+"""Two colleagues submitting one file at once, each with their own key: each post is
+created once. Copies made otherwise are reported, and resolving them leaves one."""
 
 from __future__ import annotations
 
@@ -40,7 +40,9 @@ def _scheduled(client: Client) -> Counter[tuple[str, str]]:
 
 
 @pytest.mark.slow
-def test_two_concurrent_submitters_end_with_one_post_per_row(tmp_path: Path) -> None:
+def test_two_concurrent_submitters_with_two_keys_create_each_post_once() -> None:
+    """Idempotency keys derive from the row and the service, and the service scopes them
+    to the workspace: the second submitter's creates are replays, never copies."""
     data = _file()
     with LocalService() as service:
         ann = service.create_key(user="ann", team="comms", plan="enterprise")
@@ -49,14 +51,12 @@ def test_two_concurrent_submitters_end_with_one_post_per_row(tmp_path: Path) -> 
             client.channels.create(name="All hands")
         start = threading.Barrier(2)
         outcomes: dict[str, SubmitResult] = {}
-        finished: list[str] = []
 
         def submit(name: str, key: str) -> None:
             plan = load_spreadsheet(data, filename="posts.csv", tz="UTC")
             with Client(service.base_url, key) as client:
                 start.wait()
                 outcomes[name] = plan.submit(client, progress=False)
-            finished.append(name)
 
         threads = [
             threading.Thread(target=submit, args=pair) for pair in (("ann", ann), ("bob", bob))
@@ -65,30 +65,43 @@ def test_two_concurrent_submitters_end_with_one_post_per_row(tmp_path: Path) -> 
             thread.start()
         for thread in threads:
             thread.join()
-
         with Client(service.base_url, ann) as client:
-            before = _scheduled(client)
-        assert len(before) == ROWS and sum(before.values()) > ROWS  # the race did happen
-        twice = sum(before.values()) - ROWS
-        second = outcomes[finished[1]]
-        assert all(row.status in ("created", "exists") for row in second.rows)
-        # The second submitter's summary names every copy, with its row.
-        assert sum(len(group.copies) for group in second.duplicates) == twice
-        assert all(not group.resolved for group in second.duplicates)
-        assert second.duplicates[0].describe().startswith(f"row {second.duplicates[0].rows[0]} (")
+            scheduled = _scheduled(client)
+    assert len(scheduled) == ROWS and set(scheduled.values()) == {1}
+    for outcome in outcomes.values():
+        assert outcome.ok and not outcome.duplicates, outcome.counts()
+    # Every row's post is the same post in both summaries.
+    ids = [{row.number: row.post_id for row in outcome.rows} for outcome in outcomes.values()]
+    assert ids[0] == ids[1]
 
-        # A plain re-run (any key) creates nothing, names the copies and exits 1 ...
-        path = tmp_path / "posts.csv"
-        path.write_bytes(data)
+
+def test_copies_made_by_hand_are_named_and_resolved(tmp_path: Path) -> None:
+    """Copies the keys cannot prevent (created with other idempotency keys, as an old
+    client would): a re-run names them and exits 1, --resolve-duplicates keeps one each."""
+    header = ["channel", "title", "body", "scheduled_at"]
+    rows = [["all-hands", f"Post {n}", f"Body {n}", f"2030-03-0{n + 1} 09:00"] for n in range(3)]
+    path = tmp_path / "posts.csv"
+    path.write_bytes(make_csv([header, *rows]))
+    with LocalService() as service:
+        ann = service.create_key(user="ann", team="comms", plan="enterprise")
+        with Client(service.base_url, ann) as client:
+            channel = client.channels.create(name="All hands")
+            for n in range(3):
+                for copy in range(2):
+                    client.posts.create(
+                        channel_id=channel.id,
+                        title=f"Post {n}",
+                        body=f"Body {n}",
+                        scheduled_at=f"2030-03-0{n + 1}T09:00:00Z",
+                        idempotency_key=f"old-client-{n}-{copy}",
+                    )
         env = {"CHANNELKIT_BASE_URL": service.base_url, "CHANNELKIT_TZ": "UTC"}
         rerun = CliRunner().invoke(
-            main, ["schedule", str(path), "--submit", "--api-key", bob], env=env
+            main, ["schedule", str(path), "--submit", "--api-key", ann], env=env
         )
         assert rerun.exit_code == 1, rerun.output
-        assert f"0 created, {ROWS} already scheduled" in rerun.output
-        assert rerun.output.count("duplicate: row ") == len(second.duplicates)
+        assert "0 created" in rerun.output and rerun.output.count("duplicate: row ") == 3
         assert "--resolve-duplicates" in rerun.output
-        # ... and --resolve-duplicates keeps exactly one copy of each.
         resolved = CliRunner().invoke(
             main,
             ["schedule", str(path), "--submit", "--resolve-duplicates", "--api-key", ann],
@@ -99,7 +112,7 @@ def test_two_concurrent_submitters_end_with_one_post_per_row(tmp_path: Path) -> 
         with Client(service.base_url, ann) as client:
             after = _scheduled(client)
             drafts = sum(1 for post in client.posts.list() if post.status == "draft")
-        assert len(after) == ROWS and set(after.values()) == {1} and drafts == twice
+    assert len(after) == 3 and set(after.values()) == {1} and drafts == 3
 
 
 def test_dry_run_warns_when_copies_are_already_scheduled(tmp_path: Path) -> None:
@@ -127,12 +140,13 @@ def test_dry_run_warns_when_copies_are_already_scheduled(tmp_path: Path) -> None
 
 
 @pytest.mark.slow
-def test_two_concurrent_command_lines_and_the_second_summary_names_the_copies(
+def test_two_concurrent_command_lines_on_two_machines_create_each_post_once(
     tmp_path: Path,
 ) -> None:
-    """`channelkit schedule --submit` twice at once, in two processes, with Starter keys:
-    each needs several rate-limit windows to send 200 rows, so both check for duplicates
-    before either is done and the copies are real."""
+    """`channelkit schedule --submit` twice at once, in two processes with their own
+    ledgers (two machines) and Starter keys: each needs several rate-limit windows to send
+    200 rows, so both pass the duplicate check before either is done; the workspace-scoped
+    idempotency keys make the second create of each row a replay."""
     path = tmp_path / "posts.csv"
     path.write_bytes(_file())
     with LocalService(rate_window=2.0) as service:
@@ -150,29 +164,16 @@ def test_two_concurrent_command_lines_and_the_second_summary_names_the_copies(
         command = [sys.executable, "-m", "channelkit", "schedule", str(path), "--submit"]
         runs = [
             subprocess.Popen(
-                [*command, "--api-key", key], env=env, stdout=subprocess.PIPE, text=True
+                [*command, "--api-key", key],
+                env={**env, "CHANNELKIT_LEDGER": str(tmp_path / f"ledger-{number}.sqlite3")},
+                stdout=subprocess.PIPE,
+                text=True,
             )
-            for key in keys
+            for number, key in enumerate(keys)
         ]
-        finished: list[tuple[int, str]] = []
-        for run in runs:
-            output, _ = run.communicate(timeout=240)
-            finished.append((run.returncode, output))
+        finished = [(run.communicate(timeout=240)[0], run.returncode) for run in runs]
         with Client(service.base_url, keys[0]) as client:
-            copies = sum(_scheduled(client).values()) - ROWS
-        assert copies > 0, "the two submissions did not overlap"
-        # Both runs report the copies they saw; the later one sees all of them.
-        outputs = [output for _, output in finished]
-        assert all(code == 1 for code, _ in finished), outputs
-        assert max(output.count("duplicate: row ") for output in outputs) == copies
-        resolved = subprocess.run(
-            [*command, "--resolve-duplicates", "--api-key", keys[1]],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=240,
-            check=False,
-        )
-        assert resolved.returncode == 0, resolved.stdout + resolved.stderr
-        with Client(service.base_url, keys[0]) as client:
-            assert set(_scheduled(client).values()) == {1} and len(_scheduled(client)) == ROWS
+            scheduled = _scheduled(client)
+    assert all(code == 0 for _, code in finished), finished
+    assert not any("duplicate: row " in output for output, _ in finished)
+    assert len(scheduled) == ROWS and set(scheduled.values()) == {1}

@@ -4,6 +4,7 @@ idempotency window has passed, finds every row already scheduled and creates not
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -21,7 +22,9 @@ def _start() -> datetime:
 
 
 @pytest.mark.parametrize("kind", ["csv", "xlsx"])
-def test_rerun_by_another_key_after_25_hours_creates_nothing(kind: str) -> None:
+def test_rerun_by_another_key_after_25_hours_creates_nothing(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     start = _start()
     if kind == "csv":
         times: list[object] = [
@@ -49,10 +52,17 @@ def test_rerun_by_another_key_after_25_hours_creates_nothing(kind: str) -> None:
             again = load_spreadsheet(data, filename=f"posts.{kind}", tz="UTC").submit(
                 client, progress=False
             )
-            assert again.counts() == {"exists": 6} and not again.duplicates
+            assert again.counts() == {"already_created": 6} and not again.duplicates
+            # Another machine (its own, empty ledger) finds them scheduled as they are.
+            monkeypatch.setenv("CHANNELKIT_LEDGER", str(tmp_path / "elsewhere.sqlite3"))
+            elsewhere = load_spreadsheet(data, filename=f"posts.{kind}", tz="UTC").submit(
+                client, progress=False
+            )
+            assert elsewhere.counts() == {"exists": 6} and not elsewhere.duplicates
             posts = list(client.posts.list())
         assert len(posts) == 6 and {p.status for p in posts} == {"scheduled"}
         assert sorted(p.id for p in posts) == sorted(r.post_id for r in again.rows)  # type: ignore[misc]
+        assert sorted(p.id for p in posts) == sorted(r.post_id for r in elsewhere.rows)  # type: ignore[misc]
 
 
 def test_rows_differing_below_a_second_are_one_row_error_not_a_409() -> None:

@@ -261,7 +261,7 @@ def test_hostile_file(case: Case, world: World, tmp_path: Path) -> None:
         assert after_first == before + 4 and "4 created" in submit.output
     assert world.count() == after_first  # the rerun by another key created nothing
     if case.exit_code == 0:
-        assert "0 created, 4 already scheduled" in rerun.output
+        assert "0 created, 4 already created, 0 already scheduled" in rerun.output
     for output in (results, failed):
         if output.exists():
             assert not list(_evaluated_cells(output)), output

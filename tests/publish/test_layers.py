@@ -60,4 +60,4 @@ def test_rows_sending_results_plan_in_that_order() -> None:
     for index, module in enumerate(order):
         later = set(order[index + 1 :])
         assert not graph[module] & later, f"{module} imports {sorted(graph[module] & later)}"
-    assert graph["rows"] <= {"validation", "times"}
+    assert graph["rows"] <= {"validation", "times", "sent_before"}

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from channelkit.errors import TimeError
 from channelkit.publish.times import (
-    TimeError,
     combine_date_time,
     excel_serial_to_datetime,
     localize,

@@ -11,19 +11,14 @@ import httpx
 import pytest
 
 from channelkit.client import Client
-from channelkit.publish.validation import (
-    ChannelIndex,
-    ChannelInfo,
-    FieldError,
-    PostRequest,
-    validate_post,
-)
+from channelkit.errors import FieldError
+from channelkit.publish.validation import ChannelIndex, ChannelInfo, PostRequest, validate_post
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 INDEX = ChannelIndex.from_channels(
     [
         {"id": "chan_1", "name": "All hands", "slug": "all-hands", "visibility": "organization"},
-        {"id": "chan_2", "name": "News", "slug": "news"},
+        {"id": "chan_2", "name": "News", "slug": "news-uk"},
         {"id": "chan_3", "name": "News", "slug": "news-eu"},
         {"id": "chan_4", "name": "Old", "slug": "old", "is_archived": True},
     ]
@@ -173,7 +168,7 @@ def test_row_timezone_wins_over_default() -> None:
         (
             {"scheduled_at": "2026-12-01 09:00", "timezone": "Mars/Base"},
             "UTC",
-            "timezone: unknown time zone 'Mars/Base'; use an IANA name such as 'Europe/Berlin' "
+            "timezone: 'Mars/Base' is not a time zone; use an IANA name such as 'Europe/Berlin' "
             "or 'UTC'",
         ),
     ],
@@ -185,11 +180,11 @@ def test_time_errors(fields: dict[str, object], tz: str | None, expected: str) -
 @pytest.mark.parametrize(
     ("fields", "expected"),
     [
-        ({"channel": ""}, "channel: channel is required (id, slug or exact name)"),
+        ({"channel": ""}, "channel: channel is required (id, slug or name)"),
         (
             {"channel": "News"},
-            "channel: 'News' matches 2 channels: News [chan_2, slug news], News [chan_3, slug "
-            "news-eu]; use the id or slug",
+            "channel: 'News' names 2 channels: News [chan_2, slug news-uk], News [chan_3, slug "
+            "news-eu]; use the id or the slug",
         ),
         (
             {"channel": "old"},
@@ -197,13 +192,14 @@ def test_time_errors(fields: dict[str, object], tz: str | None, expected: str) -
         ),
         (
             {"channel": "all-hand"},
-            "channel: no channel 'all-hand' (id, slug or exact name) visible to this API key; "
-            "did you mean 'all-hands'?",
+            "channel: no channel 'all-hand' (id, slug or name) visible to this API key; did you "
+            "mean 'all-hands'? "
+            "choices: all-hands, news-eu, news-uk, old",
         ),
         (
             {"channel": "nothing-like-it"},
-            "channel: no channel 'nothing-like-it' (id, slug or exact name) visible to this "
-            "API key",
+            "channel: no channel 'nothing-like-it' (id, slug or name) visible to this API key; "
+            "choices: all-hands, news-eu, news-uk, old",
         ),
         ({"title": "   "}, "title: title is required"),
         ({"title": "x" * 201}, "title: title is 201 characters; at most 200"),
@@ -322,3 +318,20 @@ def test_channel_index_from_models_lists_publishable_channels_sorted() -> None:
     assert index.get("chan_z") == ChannelInfo("chan_z", "Gone", "gone", "team", True)
     assert index.resolve("chan_b") == ChannelInfo("chan_b", "beta", "beta", "team", False)
     assert index.get("beta") is None
+
+
+def test_channels_match_as_every_command_matches_them() -> None:
+    # One matcher (`_channels.match_channel`) for sheets, cells and the composer: any case,
+    # trimmed, a name shared by two channels refused with both.
+    index = ChannelIndex.from_channels(
+        [
+            {"id": "chan_1", "name": "Company News", "slug": "company-news"},
+            {"id": "chan_2", "name": "Team", "slug": "team-de"},
+            {"id": "chan_3", "name": "Team", "slug": "team-fr"},
+        ]
+    )
+    for ref in ("COMPANY NEWS", "  company   news ", "Company-News", "CHAN_1"):
+        assert index.resolve(ref) == index.get("chan_1"), ref
+    ambiguous = index.resolve(" TEAM ")
+    assert isinstance(ambiguous, FieldError)
+    assert "chan_2" in ambiguous.message and "chan_3" in ambiguous.message

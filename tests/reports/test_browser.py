@@ -3,6 +3,7 @@ assistive technology, print, and no request leaving the file."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,20 +34,37 @@ _CHARTS = """() => [...document.querySelectorAll('.plotly-graph-div')].map((plot
             ? data.querySelectorAll('table tbody tr').length : 0,
     };
 })"""
-# Every section's heading sits in the same unbreakable block as its first chart.
+# Every section's heading stays with its first chart: in the same unbreakable block, or
+# in the summary of its fold right before it, which keeps with what follows.
 _HEADINGS_WITH_CHARTS = """() => [...document.querySelectorAll('section')]
     .filter((s) => s.querySelector('.chart'))
     .map((s) => {
         const block = s.querySelector('.chart-block');
         const style = getComputedStyle(block);
-        const heading = block.querySelector('h2');
+        const heading = s.querySelector('h2');
+        const holder = heading.closest('summary') || heading;
         return {
             id: s.id,
-            together: Boolean(heading && block.querySelector('.chart')),
+            together: block.contains(heading) || holder.closest('details') === block.parentElement,
             breakInside: style.breakInside,
-            headingBreakAfter: heading ? getComputedStyle(heading).breakAfter : null,
+            headingBreakAfter: getComputedStyle(holder).breakAfter,
         };
     })"""
+# Right edges of the headers of the columns a table is about, in every table, unfolded.
+_KEY_COLUMNS = """() => {
+    document.querySelectorAll('details').forEach((d) => { d.open = true; });
+    return [...document.querySelectorAll('th')]
+        .filter((th) => ['Readers', 'Read rate'].includes(th.textContent.trim()))
+        .map((th) => ({
+            table: th.closest('[aria-label]').getAttribute('aria-label').slice(0, 60),
+            column: th.textContent.trim(),
+            right: th.getBoundingClientRect().right,
+        }));
+}"""
+_FOLDS = """() => [...document.querySelectorAll('main > section')].map((s) => {
+    const fold = s.querySelector(':scope > details.fold:not(.table-fold)');
+    return [s.id, fold ? fold.open : null];
+})"""
 
 
 @pytest.fixture(scope="module")
@@ -101,6 +119,21 @@ def test_demo_report_on_a_phone_and_a_desktop(
 
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     assert errors == [] and external == []
+    assert demo_report.stat().st_size <= 2_000_000  # plotly.js's partial bundle
+    page_height = page.evaluate("document.documentElement.scrollHeight")
+    folds = dict(page.evaluate(_FOLDS))
+    print(f"--- {width} px: page {page_height} px, {page_height / height:.1f} screens")
+    if width < 600:
+        # headline, tiles and the lead charts; every other section folded
+        assert page_height <= 8 * height
+        assert folds["trend"] is None and folds["top-posts"] is None
+        assert folds["tags"] is False and folds["heatmap"] is False
+        assert page.locator("#ck-trend").is_visible() and not page.locator("#ck-tags").is_visible()
+    else:
+        assert all(open_ is not False for open_ in folds.values()), folds
+    # every chart drew its traces (the partial plotly.js bundle has each type)
+    assert page.locator("#ck-heatmap-1 .heatmaplayer image").count() == 1
+    assert page.locator("#ck-tags .barlayer .point").count() >= 10
     assert page.locator("h1").count() == 1
     assert page.locator(".body h1, .body h2").count() == 0  # post bodies add no outline
     assert page.locator("main > section").first.get_attribute("id") == "summary"
@@ -111,6 +144,7 @@ def test_demo_report_on_a_phone_and_a_desktop(
     assert len(charts) >= 7
     for chart in charts:
         assert chart["label"] and len(chart["label"]) > 20, chart
+        assert re.search(r"\d", chart["label"]) and "table" not in chart["label"], chart
         assert chart["rows"] > 0, chart  # its numbers, in a collapsed table
     # the heatmaps carry their colour scale as a legend
     assert page.evaluate("document.getElementById('ck-heatmap-1').data[0].showscale") is True
@@ -121,6 +155,11 @@ def test_demo_report_on_a_phone_and_a_desktop(
     )
     assert buttons == ["Download plot as a PNG"]
     assert page.locator(".modebar a[href], .modebar-btn--logo").count() == 0
+    # the number each table is about is on screen without scrolling sideways
+    columns = page.evaluate(_KEY_COLUMNS)
+    assert len(columns) >= 10
+    for column in columns:
+        assert column["right"] <= width, column
     page.close()
 
 
@@ -130,6 +169,7 @@ def test_print_keeps_each_heading_with_its_chart(browser: Browser, demo_report: 
     page.goto(demo_report.as_uri())
     page.wait_for_function(_DRAWN)
     page.emulate_media(media="print")
+    page.evaluate("window.channelkitBeforePrint()")
     blocks = page.evaluate(_HEADINGS_WITH_CHARTS)
     assert len(blocks) >= 6
     for block in blocks:
@@ -143,4 +183,11 @@ def test_print_keeps_each_heading_with_its_chart(browser: Browser, demo_report: 
     assert page.evaluate("getComputedStyle(document.querySelector('.chart-data')).display") == (
         "none"
     )
+    # nothing to click on paper, and tables break between rows under a repeated header
+    style = "(selector, property) => getComputedStyle(document.querySelector(selector))[property]"
+    assert page.evaluate(f"({style})('td details', 'display')") == "none"
+    assert page.evaluate(f"({style})('.table-fold > summary', 'display')") == "none"
+    assert page.evaluate(f"({style})('details.fold > summary', 'listStyleType')") == "none"
+    assert page.evaluate(f"({style})('thead', 'display')") == "table-header-group"
+    assert page.evaluate(f"({style})('tbody tr', 'breakInside')") == "avoid"
     page.close()

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from channelkit.errors import ReportError
 from channelkit.reports.files import write_atomic
-from channelkit.reports.period import ReportError
 
 
 def test_replaces_the_file_and_leaves_no_temporary_behind(tmp_path: Path) -> None:

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from channelkit.errors import ChannelkitError, InvalidParameterError
-from channelkit.reports import ReportError, generate_report
-from channelkit.warehouse.connection import WarehouseError, open_warehouse
+from channelkit.errors import ChannelkitError, InvalidParameterError, WarehouseError
+from channelkit.reports import ReportError, build_report, generate_report
+from channelkit.storage.connection import open_warehouse
 from fixtures.warehouse import LAST_SYNC_FINISHED, XSS_TAG, XSS_TITLE, build_small_warehouse
 
 
@@ -65,7 +65,7 @@ def tile(html: str, metric: str) -> dict[str, str]:
 
 
 def section(html: str, section_id: str) -> str:
-    match = re.search(rf'<section class="card" id="{section_id}">(.*?)</section>', html, re.S)
+    match = re.search(rf'<section class="card[^"]*" id="{section_id}">(.*?)</section>', html, re.S)
     assert match, f"no section {section_id}"
     return match.group(1)
 
@@ -118,10 +118,10 @@ def test_default_period_is_the_week_before_the_last_sync(berlin_report: str) -> 
     assert tile(berlin_report, "posts_published")["previous"] == "2"
     # net subscribers -7 in both weeks: no percentage of a negative number
     assert tile(berlin_report, "net_subscribers") == {
-        "value": "-7",
+        "value": "\u22127",  # the minus sign of the changes, never a hyphen
         "direction": "flat",
         "change": "+0 (\u2014) ",
-        "previous": "-7",
+        "previous": "\u22127",
     }
 
 
@@ -139,7 +139,10 @@ def test_summary_comes_first_with_a_number_in_each_sentence(berlin_report: str) 
     assert "reached 320 readers, up 68.4% from 190" in text
     assert "3 posts were published" in text and "small base" in text
     assert "Best read: \u201cQuarterly numbers\u201d at 30.0%" in text
-    assert "weakest: \u201cZero views\u201d at 0.0%" in text
+    # "Zero views" (04-02) and "Sprint notes" (03-31) are still collecting readers, and
+    # "Quarterly numbers" alone is its channel's median: no post is called weak.
+    assert "weakest" not in text
+    assert "compared at the same age" in text
     assert "Subscribers fell by 7 net" in text
     title = re.search(r"<h1>(.*?)</h1>", berlin_report)
     assert title is not None
@@ -168,12 +171,13 @@ def test_sections_hold_the_hand_computed_rows(berlin_report: str) -> None:
     top = table_rows(section(berlin_report, "top-posts"))
     # posts published in W14 (Berlin) by lifetime readers
     assert [row[1] for row in top] == ["Quarterly numbers", "Sprint notes", "Zero views"]
-    assert [row[4] for row in top] == ["300", "20", "0"]
-    assert top[0][3] == "2026-03-30 00:30"  # published_at shown in Berlin time
-    assert top[0][5] == "30.0%"  # 300 readers / 1000 subscribers on 03-29
+    # readers and read rate right after the title: on a phone they stay on screen
+    assert [row[2] for row in top] == ["300", "20", "0"]
+    assert top[0][3] == "30.0%"  # 300 readers / 1000 subscribers on 03-29
+    assert top[0][6] == "2026-03-30 00:30"  # published_at shown in Berlin time
     channels = {row[0]: row for row in table_rows(section(berlin_report, "channels"))}
-    assert channels["Company News"][2] == "300"
-    assert channels["Engineering"][3] == "5.2%"  # (20 + 0 readers) / (190 + 194)
+    assert channels["Company News"][1] == "300"
+    assert channels["Engineering"][2] == "5.2%"  # (20 + 0 readers) / (190 + 194)
     upcoming = table_rows(section(berlin_report, "upcoming"))
     # post_11 is due 04-10 07:00 UTC; post_13's time passed before the sync
     assert upcoming == [["2026-04-10 09:00", "Scheduled launch", "Engineering", "high", "release"]]
@@ -353,3 +357,45 @@ def test_bad_python_arguments(
 def test_one_channel_as_a_plain_string(warehouse: Path, tmp_path: Path) -> None:
     out = generate_report(warehouse, tmp_path / "r.html", channels="engineering")
     assert tile(out.read_text(encoding="utf-8"), "opens")["value"] == "100"
+
+
+def test_one_channel_leaves_out_what_compares_nothing(warehouse: Path) -> None:
+    page = build_report(
+        warehouse, channels=["engineering"], since="2026-03-16", until="2026-04-05"
+    ).page
+    sections = page.section_by_id
+    # one channel: a one-bar chart compares nothing, the table stays
+    assert sections["channels"].charts == () and sections["channels"].table is not None
+    # one audience ranks posts by read rate as by readers: a sentence, not a second chart
+    assert sections["top-posts-rate"].charts == ()
+    assert sections["top-posts-rate"].empty is not None
+    assert sections["top-posts-rate"].empty.startswith(
+        "The same order as the most read posts above: their channel has one audience."
+    )
+    labels = [chart.label for chart in page.charts]
+    assert labels[1] == (
+        "Bar chart of top posts by readers \u00b7 Engineering \u00b7 2026-03-16 to "
+        "2026-04-05 (UTC): the first, \u201cRelease 1.0\u201d, had 150 readers."
+    )
+    for label in labels:  # one sentence with its number, promising no table
+        assert label.count(". ") == 0 and label.endswith(".") and "table" not in label
+        assert re.search(r"\d", label.split(":", 1)[1]), label
+    everyone = build_report(warehouse, since="2026-03-16", until="2026-04-05").page
+    assert len(everyone.section_by_id["channels"].charts) == 1
+    assert len(everyone.section_by_id["top-posts-rate"].charts) == 1
+
+
+def test_columns_blank_in_every_row_are_left_out() -> None:
+    from channelkit.reports.page import Column, Table
+
+    table = Table(
+        (Column("Tag"), Column("Readers", numeric=True), Column("Sample")),
+        (("release", "12", ""), ("launch", "3", " ")),
+    )
+    assert table.without_empty_columns() == Table(
+        (Column("Tag"), Column("Readers", numeric=True)), (("release", "12"), ("launch", "3"))
+    )
+    small = Table(table.columns, (("release", "12", ""), ("launch", "3", "small")))
+    assert small.without_empty_columns() == small
+    no_rows = Table(table.columns, ())
+    assert no_rows.without_empty_columns() == no_rows

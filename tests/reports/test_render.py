@@ -10,8 +10,9 @@ import plotly.graph_objects as go
 import pytest
 from markupsafe import Markup
 
+from channelkit.errors import ReportError
 from channelkit.reports.page import Chart, Column, KpiTile, ReportPage, Section, Sentence, Table
-from channelkit.reports.period import ReportError, ReportPeriod, previous_period
+from channelkit.reports.parameters import ReportPeriod, previous_period
 from channelkit.reports.render import (
     PLOTLY_CONFIG,
     figure_html,
@@ -181,3 +182,25 @@ def test_post_headings_never_reach_the_page_outline() -> None:
     html = markdown_html("# Big\n\n## Smaller\n\ntext")
     assert "<h4>Big</h4>" in html and "<h5>Smaller</h5>" in html
     assert "<h1" not in html and "<h2" not in html
+
+
+def test_bundled_plotlyjs_matches_plotly_and_has_every_trace_the_report_draws(
+    small_warehouse: Path,
+) -> None:
+    import re
+
+    from plotly.offline import get_plotlyjs_version
+
+    from channelkit.reports import build_report
+    from channelkit.reports.render import PLOTLY_BUNDLE, bundle_version
+
+    bundled = PLOTLY_BUNDLE.read_text(encoding="utf-8")
+    # a plotly upgrade without the matching bundle would embed the 4.8 MB full build
+    assert bundle_version(bundled) == get_plotlyjs_version().rsplit(".", 1)[0]
+    assert str(plotlyjs()) == bundled and len(bundled) < 1_600_000
+    licence = (PLOTLY_BUNDLE.parent / "plotly-LICENSE.txt").read_text(encoding="utf-8")
+    assert licence.startswith("MIT License") and "Plotly" in licence
+    in_bundle = set(re.findall(r'moduleType:"trace",name:"(\w+)"', bundled))
+    page = build_report(small_warehouse, period="2026-W14", tz="Europe/Berlin").page
+    drawn = {trace.type for chart in page.charts for trace in chart.figure.data}
+    assert {"bar", "heatmap"} <= drawn <= in_bundle

@@ -202,7 +202,7 @@ def outsider(service: LocalService, client_for: ClientFactory) -> httpx.Client:
     return client_for(service, service.create_key(user="olga", team="sales"))
 
 
-def test_only_a_member_may_make_a_channel_private_or_archive_it(
+def test_an_outsider_may_neither_make_a_channel_private_nor_archive_it(
     api: httpx.Client, outsider: httpx.Client, error_of: ErrorOf
 ) -> None:
     channel = api.post("/channels", json={"name": "All hands"}).json()
@@ -226,20 +226,146 @@ def test_only_a_member_may_make_a_channel_private_or_archive_it(
     assert outsider.get(url).status_code == 404
 
 
-def test_the_default_channel_can_be_neither_private_nor_archived(
+def test_the_default_channel_stays_organisation_wide_and_unarchived(
     api: httpx.Client, error_of: ErrorOf
 ) -> None:
     channel = api.post("/channels", json={"name": "Everyone", "is_default": True}).json()
     url = f"/channels/{channel['id']}"
-    assert error_of(api.patch(url, json={"visibility": "private"}))[:3:2] == (409, "visibility")
+    for visibility in ("private", "team"):
+        refused = api.patch(url, json={"visibility": visibility})
+        assert error_of(refused)[:3:2] == (409, "visibility")
     assert error_of(api.patch(url, json={"is_archived": True}))[:3:2] == (409, "is_archived")
-    hidden = api.post("/channels", json={"name": "X", "visibility": "private", "is_default": True})
-    assert error_of(hidden)[:3:2] == (409, "visibility")
+    assert error_of(api.patch(url, json={"is_default": False}))[:3:2] == (409, "is_default")
+    for visibility in ("private", "team"):
+        hidden = api.post(
+            "/channels", json={"name": "X", "visibility": visibility, "is_default": True}
+        )
+        assert error_of(hidden)[:3:2] == (409, "visibility")
+    team = api.post("/channels", json={"name": "Team", "visibility": "team"}).json()
+    made_default = api.patch(f"/channels/{team['id']}", json={"is_default": True})
+    assert error_of(made_default)[:3:2] == (409, "is_default")
     archived = api.post("/channels", json={"name": "Old"}).json()
     api.patch(f"/channels/{archived['id']}", json={"is_archived": True})
     made_default = api.patch(f"/channels/{archived['id']}", json={"is_default": True})
     assert error_of(made_default)[:3:2] == (409, "is_archived")
     assert api.get(url).json()["visibility"] == "organization"
+    assert [c["id"] for c in api.get("/channels").json()["data"] if c["is_default"]] == [url[10:]]
+
+
+def test_the_default_moves_to_another_organisation_channel(api: httpx.Client) -> None:
+    first = api.post("/channels", json={"name": "Everyone", "is_default": True}).json()
+    second = api.post("/channels", json={"name": "News"}).json()
+    assert api.patch(f"/channels/{second['id']}", json={"is_default": True}).status_code == 200
+    third = api.post("/channels", json={"name": "Town square", "is_default": True}).json()
+    defaults = {c["id"]: c["is_default"] for c in api.get("/channels").json()["data"]}
+    assert defaults == {first["id"]: False, second["id"]: False, third["id"]: True}
+    # the old default may now be archived by its creator
+    assert api.patch(f"/channels/{first['id']}", json={"is_archived": True}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("visibility", "change"),
+    [
+        ("organization", {"visibility": "team"}),
+        ("organization", {"visibility": "private"}),
+        ("organization", {"is_default": True}),
+        ("organization", {"is_archived": True}),
+        ("team", {"visibility": "organization"}),
+        ("private", {"visibility": "organization"}),
+        ("private", {"visibility": "team"}),
+    ],
+)
+def test_only_the_creator_or_a_member_changes_who_sees_a_channel(
+    service: LocalService,
+    client_for: ClientFactory,
+    error_of: ErrorOf,
+    visibility: str,
+    change: dict[str, Any],
+) -> None:
+    """In either direction: hiding a channel, widening a team or private one, moving the
+    default. The outsider is in the channel's team (so sees a team channel) or a member of
+    nothing; the colleague who is made a member may."""
+    creator = client_for(service, service.create_key(user="ann", team="comms"))
+    outsider = client_for(service, service.create_key(user="olga", team="comms"))
+    channel = creator.post("/channels", json={"name": "C", "visibility": visibility}).json()
+    url = f"/channels/{channel['id']}"
+    before = creator.get(url).json()
+    if visibility == "private":
+        assert outsider.patch(url, json=change).status_code == 404
+        return
+    assert error_of(outsider.patch(url, json=change)) == (409, "conflict", next(iter(change)))
+    assert creator.get(url).json() == before
+    assert creator.patch(url, json=change).status_code == 200
+
+
+def test_unarchiving_and_other_fields_stay_open_to_every_writer(
+    api: httpx.Client, outsider: httpx.Client
+) -> None:
+    channel = api.post("/channels", json={"name": "Old"}).json()
+    url = f"/channels/{channel['id']}"
+    api.patch(url, json={"is_archived": True})
+    assert outsider.patch(url, json={"is_archived": False}).json()["is_archived"] is False
+    assert outsider.patch(url, json={"visibility": "organization"}).status_code == 200  # no change
+    assert outsider.patch(url, json={"name": "New"}).json()["name"] == "New"
+
+
+# (slug, change) tried in this order by every demo key
+_DEMO_ATTEMPTS = [
+    ("company-news", {"is_default": False}),
+    ("company-news", {"visibility": "team"}),
+    ("all-hands", {"visibility": "team"}),
+    ("all-hands", {"is_archived": True}),
+    ("people-ops", {"visibility": "organization"}),
+    ("leadership-circle", {"visibility": "organization"}),
+    ("all-hands", {"is_default": True}),
+]
+# demo key -> (status, error param) of each attempt; the keys that change nothing go first
+_DEMO_OUTCOMES = {
+    "analyst": [(403, None)] * 7,  # no channels:write
+    "writer": [(403, None)] * 7,
+    # a people-ops member: not the creator of People Ops, member of nothing
+    "starter": [(409, "is_default"), (409, "visibility"), (409, "visibility"),
+                (409, "is_archived"), (409, "visibility"), (404, "id"), (409, "is_default")],
+    # the comms lead created the organisation channels and is in both private ones
+    "admin": [(409, "is_default"), (409, "visibility"), (200, None), (200, None), (404, "id"),
+              (200, None), (409, "is_default")],  # All Hands is a team channel by then
+}  # fmt: skip
+
+
+def test_every_demo_key_against_the_organisations_channels(
+    service_factory: Any, client_for: ClientFactory
+) -> None:
+    demo = service_factory(seed="demo")
+    keys = {name: client_for(demo, key) for name, key in demo.demo_keys.items()}
+    assert set(keys) == set(_DEMO_OUTCOMES)
+    ids = {
+        c["slug"]: c["id"]
+        for name in ("admin", "starter")
+        for c in keys[name].get("/channels", params={"limit": 100}).json()["data"]
+    }
+
+    def seen_by_everyone() -> set[str]:
+        listings = [keys[name].get("/channels", params={"limit": 100}) for name in keys]
+        return set.intersection(*({c["slug"] for c in r.json()["data"]} for r in listings))
+
+    organisation = seen_by_everyone()
+    assert {"company-news", "all-hands"} <= organisation
+    for name, outcomes in _DEMO_OUTCOMES.items():
+        got = []
+        for (slug, change), (status, _) in zip(_DEMO_ATTEMPTS, outcomes, strict=True):
+            response = keys[name].patch(f"/channels/{ids[slug]}", json=change)
+            param = None if response.is_success else response.json()["error"]["param"]
+            got.append((response.status_code, param))
+            if name != "admin":
+                assert seen_by_everyone() == organisation, (name, slug, change, status)
+        assert got == outcomes, name
+    # what the comms lead did: All Hands became a comms team channel and Leadership Circle
+    # an organisation one; Company News is still the default, seen by everyone
+    assert seen_by_everyone() == organisation - {"all-hands"} | {"leadership-circle"}
+    news = keys["writer"].get(f"/channels/{ids['company-news']}").json()
+    assert (news["is_default"], news["visibility"]) == (True, "organization")
+    circle = keys["analyst"].get(f"/channels/{ids['leadership-circle']}").json()
+    assert circle["visibility"] == "organization"
 
 
 def test_a_taken_slug_never_reveals_an_invisible_channel(

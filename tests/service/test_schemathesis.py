@@ -77,7 +77,8 @@ def _empty_workspace() -> None:
     con = sqlite3.connect(DB_PATH, isolation_level=None)
     con.executescript(
         "BEGIN IMMEDIATE; DELETE FROM post_daily; DELETE FROM post_tags; DELETE FROM posts;"
-        " DELETE FROM channel_members; DELETE FROM channels; DELETE FROM idempotency; COMMIT;"
+        " DELETE FROM channel_members; DELETE FROM channels;"
+        " DELETE FROM workspace_idempotency; COMMIT;"
     )
     con.close()
 

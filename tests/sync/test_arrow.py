@@ -8,15 +8,9 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
+from channelkit.errors import SyncDataError
 from channelkit.sync import arrow
-from channelkit.sync.arrow import (
-    CHANNEL_DAILY,
-    POST_DAILY,
-    POSTS,
-    SyncDataError,
-    items_to_arrow,
-    pages_to_arrow,
-)
+from channelkit.sync.arrow import CHANNEL_DAILY, POST_DAILY, POSTS, items_to_arrow, pages_to_arrow
 
 
 def post(**overrides: Any) -> dict[str, Any]:

@@ -19,8 +19,8 @@ from click.testing import CliRunner, Result
 from channelkit.cli import main
 from channelkit.client import Client
 from channelkit.service import LocalService
+from channelkit.storage.connection import open_warehouse
 from channelkit.sync import run_sync
-from channelkit.warehouse.connection import open_warehouse
 
 
 @pytest.fixture(autouse=True)

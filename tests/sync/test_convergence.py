@@ -18,8 +18,9 @@ import pytest
 from channelkit._constants import SYNC_CONVERGENCE_RUNS
 from channelkit.client import Client
 from channelkit.service import LocalService
+from channelkit.storage.connection import open_warehouse
 from channelkit.sync import run_sync
-from channelkit.warehouse.connection import open_warehouse
+from channelkit.warehouse import Warehouse
 
 DAY = 86_400.0
 DAYS = 40
@@ -48,6 +49,11 @@ def snapshot(path: Path) -> dict[str, list[tuple[Any, ...]]]:
         return tables
     finally:
         con.close()
+
+
+def client_posts(service: LocalService, key: str) -> list[Any]:
+    with Client(base_url=service.base_url, api_key=key) as client:
+        return list(client.posts.list(limit=100))
 
 
 def differences(a: Path, b: Path) -> dict[str, int]:
@@ -108,6 +114,19 @@ def test_incremental_runs_converge_to_a_full_sync(
         moved = {p.id: service.now() + timedelta(days=15, hours=i) for i, p in enumerate(scheduled)}
         for post_id, at in list(moved.items())[:5]:
             client.posts.update(post_id, scheduled_at=at)
+        # A colleague schedules posts and keeps a draft: the warehouse has never seen them,
+        # and no filter of the spec finds a post without a publication time.
+        colleague = service.create_key(user="colleague", team="comms", plan="enterprise")
+        with Client(base_url=service.base_url, api_key=colleague) as theirs:
+            channel = published[0].channel_id
+            at = service.now() + timedelta(days=9)
+            planned = [
+                theirs.posts.create(
+                    channel_id=channel, title=f"Planned {i}", body="b", scheduled_at=at
+                )
+                for i in range(3)
+            ]
+            theirs.posts.update(planned[2].id, status="draft")
         # New readers for every post of the last 21 days, most older than the lookback.
         service.advance_clock(2 * DAY)
 
@@ -135,6 +154,11 @@ def test_incremental_runs_converge_to_a_full_sync(
         assert full.completed, full.summary()
 
     assert differences(path, fresh) == {}
+    # Found by the cycle's last run, which lists every post unfiltered.
+    assert runs[-1].history_slice and "every post listed" in runs[-1].history_slice
+    upcoming = set(Warehouse(path).upcoming_scheduled(as_of=service.now())["post_id"])
+    assert {p.id for p in planned[:2]} <= upcoming
+    assert upcoming == {p.id for p in client_posts(service, key) if p.status == "scheduled"}
     # The promise is not met one run early: the last slice still had work to do.
     assert before_last != snapshot(fresh)
     # Each run re-read one slice: together they covered the whole history once.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -37,3 +38,48 @@ def test_disabled_bars_print_nothing(capsys: pytest.CaptureFixture[str]) -> None
 def test_not_visible_without_a_terminal_or_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "stderr", io.StringIO())  # a pipe or file, as under cron
     assert not visible()
+
+
+def test_one_line_says_what_changed_and_what_it_cost() -> None:
+    from channelkit.sync.progress import one_line
+    from channelkit.sync.report import SyncReport
+
+    report = SyncReport("run_1", "incremental", "http://127.0.0.1:8000/v1", "w.duckdb")
+    report.counts["posts"].new, report.counts["posts"].updated = 1200, 34
+    report.counts["post_daily"].new = 5
+    report.requests, report.rate_limit_waits, report.wait_seconds = 41, 3, 12.25
+    report.duration_seconds, report.completed = 20.04, True
+    assert one_line(report) == (
+        "sync completed in 20.0 s: 1,239 rows new or updated (posts 1,234, post_daily 5), "
+        "41 requests, 3 rate-limit waits (12.2 s)"
+    )
+    report.completed, report.error = False, "stopped by a 401"
+    assert "NOT completed" in one_line(report) and one_line(report).endswith("a 401")
+
+
+def test_ck_sync_shows_bars_and_a_summary_where_seen_and_is_quiet_in_scripts(
+    service: object,
+    admin_key: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import channelkit as ck
+    from channelkit import _facade
+    from channelkit.client import Client
+    from channelkit.sync import runner
+
+    with Client(base_url=service.base_url, api_key=admin_key) as client:  # type: ignore[attr-defined]
+        client.channels.create(name="All Hands")
+        ck.sync(client, tmp_path / "quiet.duckdb")  # pytest's stderr: no terminal, no kernel
+        assert capsys.readouterr().err == ""
+        # As on a terminal (the one thing a test cannot give a process for real here).
+        monkeypatch.setattr(_facade, "visible", lambda: True)
+        monkeypatch.setattr(runner, "visible", lambda: True)
+        ck.sync(client, tmp_path / "seen.duckdb")
+        err = capsys.readouterr().err
+        assert "channels     : 1 rows" in err
+        assert err.rstrip().splitlines()[-1].startswith("sync completed in ")
+        assert admin_key not in err
+        ck.sync(client, tmp_path / "off.duckdb", progress=False)
+        assert capsys.readouterr().err == ""

@@ -21,8 +21,8 @@ import pytest
 from channelkit._facade import sync
 from channelkit.client import Client
 from channelkit.service import LocalService
+from channelkit.storage.connection import open_warehouse
 from channelkit.sync import SyncError, run_sync
-from channelkit.warehouse.connection import open_warehouse
 
 DAY = 86_400.0
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
+from channelkit.storage.writer import Checkpoint
+from channelkit.sync.history import HistorySlice
 from channelkit.sync.walk import Walk, resumable
-from channelkit.warehouse.writer import Checkpoint
+from channelkit.sync.windows import AnalyticsPlan
 
 NOW = datetime(2026, 11, 21, 9, 30, tzinfo=UTC)
 
@@ -20,8 +22,21 @@ def test_state_round_trips() -> None:
     walk.cursor = "c2"
     assert Walk.resume("posts", saved(walk)) == walk
     daily = Walk("post_daily", {"start": "2026-11-01", "end": "2026-11-23"}, True, NOW)
-    daily.extra = {"final_before": "2026-11-18"}
-    assert Walk.resume("post_daily", saved(daily, cursor="x")).extra == daily.extra
+    daily.step = AnalyticsPlan(date(2026, 11, 1), date(2026, 11, 23), date(2026, 11, 18))
+    assert Walk.resume("post_daily", saved(daily, cursor="x")).step == daily.step
+    history = Walk("posts:history", {}, False, NOW, step=HistorySlice(None, NOW, 2, 7))
+    history.cursor = "c2"
+    assert Walk.resume("posts:history", saved(history)) == history
+
+
+def test_a_checkpoint_of_another_version_starts_the_walk_over() -> None:
+    foreign = Walk("channel_daily:history", {}, False, NOW)
+    stored = saved(foreign)
+    params = {**(stored.params or {}), "extra": {"next": "", "runs": "2"}}  # an older format
+    older = Checkpoint(foreign.resource, "run", cursor="c2", params=params)
+    assert Walk.restore(foreign.resource, older) is None
+    assert not resumable(older, foreign, since_given=False)
+    assert Walk.restore("posts", Checkpoint("posts", "run")) is None  # none in progress
 
 
 def test_which_interrupted_walks_are_continued() -> None:

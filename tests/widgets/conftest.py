@@ -153,6 +153,8 @@ def start_jupyter_lab(tmp_path: Path) -> Iterator[StartLab]:
             "JUPYTER_DATA_DIR": str(home / "data"),
             "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
             "IPYTHONDIR": str(home / "ipython"),
+            # what the kernel's publishing remembers stays in this test's folders
+            "CHANNELKIT_LEDGER": str(home / "sent-posts.sqlite3"),
         }
         with lab.log.open("wb") as log:
             process = subprocess.Popen(

@@ -236,8 +236,8 @@ def _upload_and_submit_a_file(page: Page, client: Client, tmp_path: Path) -> Non
         post = client.posts.retrieve(str(row[2]))
         assert (post.title, post.status) == (row[5], "scheduled")
 
-    # The same file chosen again is read again, and recognised as already scheduled.
+    # The same file chosen again is read again, and recognised as sent before (the ledger).
     with page.expect_file_chooser() as chooser:
         upload.locator(".ck-bulk-file").click()
     chooser.value.set_files(posts_csv)
-    expect(upload.locator(".ck-bulk-status")).to_contain_text("2 already scheduled")
+    expect(upload.locator(".ck-bulk-status")).to_contain_text("2 sent before")

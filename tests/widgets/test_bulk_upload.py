@@ -151,11 +151,11 @@ def test_the_same_file_again_creates_nothing_twice(
     assert again.upload.value == ()  # emptied after reading, so the same file is a change
 
     _upload(again, content, "posts.xlsx")
-    assert "2 already scheduled" in again.status.value
-    assert again.table.value.count("<td>exists</td>") == 2
+    assert "2 sent before" in again.status.value  # this machine's ledger knows both rows
+    assert again.table.value.count("<td>sent</td>") == 2
     again.submit_button.click()
 
-    assert again.last_result is not None and again.last_result.counts() == {"exists": 2}
+    assert again.last_result is not None and again.last_result.counts() == {"already_created": 2}
     assert _titles(client, channels["all-hands"]) == ["Town hall"]
     assert _titles(client, channels["engineering"]) == ["Release 4.2"]
 

@@ -82,14 +82,18 @@ class Coverage:
             and period.end_day - timedelta(days=1) <= self.last_complete_day
         )
 
+    def overlaps(self, period: Period) -> bool:
+        """Whether any synced daily row falls in `period`."""
+        if self.first_day is None or self.last_day is None:
+            return False
+        start, end = period.start_day, period.end_day
+        return not (end is not None and end <= self.first_day) and not (
+            start is not None and start > self.last_day
+        )
+
     def require_overlap(self, period: Period, label: str) -> None:
         """Refuse a period outside the synced days, naming the days the warehouse covers."""
-        if not self.has_daily or self.first_day is None or self.last_day is None:
-            return
-        start, end = period.start_day, period.end_day
-        before = end is not None and end <= self.first_day
-        after = start is not None and start > self.last_day
-        if before or after:
+        if self.has_daily and not self.overlaps(period):
             raise InvalidParameterError(
                 "period",
                 f"no synced data in {label}: the warehouse covers {self.range_label} "

@@ -9,17 +9,76 @@ from the service, `deleted_at` set by the sync) are never counted.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import duckdb
+from typing_extensions import TypedDict
 
 from channelkit._channels import ChannelName, match_channel
 from channelkit._spec import PRIORITIES
+from channelkit.analysis.period import Moment
 from channelkit.analysis.sql import first_row
 from channelkit.errors import InvalidParameterError
 
 OneOrMany = str | Iterable[str]
+
+
+class ChannelFilters(TypedDict, total=False):
+    """The period and channel keywords of every metric method (`wh.subscribers(...)`).
+
+    period: "2026-10", "2026-Q3", "2026", "2026-W44", "2026-10-05", "7d", "12w", "week",
+        "month", "quarter" (docs/metrics.md); or `start` (inclusive) and `end` (exclusive)
+        as dates, datetimes or ISO strings, dates local to `tz`.
+    tz: the IANA timezone of every calendar grouping (default CHANNELKIT_TZ, else UTC).
+    channel: a channel id, slug or name, or a list of them.
+    """
+
+    period: str | None
+    start: Moment | None
+    end: Moment | None
+    tz: str | None
+    channel: OneOrMany | None
+
+
+class Filters(ChannelFilters, total=False):
+    """The filter keywords shared by every metric method about posts.
+
+        wh.kpis(period="2026-10", channel="All Hands", tag=["launch", "release"])
+
+    Besides `ChannelFilters`: `tag`, `priority` (normal, high, urgent) and `author` (id,
+    name or email), each a value or a list of values.
+    """
+
+    tag: OneOrMany | None
+    priority: OneOrMany | None
+    author: OneOrMany | None
+
+
+class UpcomingFilters(TypedDict, total=False):
+    """`upcoming_scheduled`'s filters: `start`/`end` bound `scheduled_at` (no `period`)."""
+
+    start: Moment | None
+    end: Moment | None
+    tz: str | None
+    channel: OneOrMany | None
+    tag: OneOrMany | None
+    priority: OneOrMany | None
+    author: OneOrMany | None
+
+
+FILTER_KEYS = Filters.__optional_keys__
+CHANNEL_KEYS = ChannelFilters.__optional_keys__
+UPCOMING_KEYS = UpcomingFilters.__optional_keys__
+
+
+def check_keywords(
+    method: str, given: Mapping[str, object], allowed: Iterable[str] = FILTER_KEYS
+) -> None:
+    """The TypeError Python raises for an unknown keyword (a TypedDict cannot at run time)."""
+    unknown = sorted(set(given) - set(allowed))
+    if unknown:
+        raise TypeError(f"{method}() got an unexpected keyword argument {unknown[0]!r}")
 
 
 def as_values(value: OneOrMany | None, *, param: str) -> tuple[str, ...] | None:

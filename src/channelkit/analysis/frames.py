@@ -8,6 +8,7 @@ the enumerations (priority, status, visibility) categoricals with every allowed 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import pandas as pd
 import pyarrow as pa
@@ -78,3 +79,15 @@ def ratio(top: pd.Series, bottom: pd.Series) -> pd.Series:
     """top ÷ bottom as float64, missing (NaN) where bottom is 0: a rate without a base."""
     bottom = bottom.astype("float64")
     return (top.astype("float64") / bottom.where(bottom > 0)).astype("float64")
+
+
+@dataclass
+class MetricFrame:
+    """A metric query's frame and the counts its caller turns into warnings.
+
+    result = MetricFrame(frame, posts_without_audience=3)
+    result.frame.attrs  # only the public attrs: period, filters, warnings...
+    """
+
+    frame: pd.DataFrame
+    posts_without_audience: int = 0

@@ -9,36 +9,62 @@ from __future__ import annotations
 import duckdb
 import pandas as pd
 
+from channelkit._constants import SETTLE_DAYS
 from channelkit._spec import PRIORITIES
 from channelkit.analysis.filters import PostFilter
-from channelkit.analysis.frames import ratio
+from channelkit.analysis.frames import MetricFrame, ratio
 from channelkit.analysis.period import Period
+from channelkit.analysis.reach import ReachTimes
 from channelkit.analysis.rows import PER_POST, cohort_rows, daily_rows, run
 from channelkit.analysis.sql import Sql, first_row
 
 
-def _rated(con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period) -> Sql:
+def _rated(
+    con: duckdb.DuckDBPyConnection,
+    flt: PostFilter,
+    period: Period,
+    *,
+    settled: ReachTimes | None = None,
+) -> Sql:
     """`WITH ... rated AS (...)`: the period's posts with readers, audience, read rate,
     opens and engagements in the period, and their channel's median read rate.
 
     Channel medians are over all the channel's posts published in the period; tag,
-    priority and author filters only choose the posts marked `selected`.
+    priority and author filters only choose the posts marked `selected`. With `settled`,
+    only posts that have had their channel's reach time are rated and make the medians:
+    younger ones are still collecting readers; and the others are compared at the same
+    age (`judged_rate`: a post of 5 days against its channel's posts at 5 days).
     """
+    reach_time, join, condition = Sql(""), "", Sql("TRUE")
+    judged = Sql("c.readers::DOUBLE / nullif(c.audience, 0)")
+    if settled is not None:
+        reach_time = settled.table() + Sql(", ")
+        join = "LEFT JOIN reach_time rt ON rt.channel_id = c.channel_id "
+        condition = settled.settled("c.published_at", "rt")
+        judged = settled.at_lifetime(judged.text, "c.published_at", "rt")
     return (
         daily_rows(con, flt, [period])
         + Sql(", cohort AS (")
         + cohort_rows(flt, [period], baseline=True)
+        # Posts published earlier are not compared: the LEFT JOIN from the cohort keeps
+        # only its posts (summing every post's rows first is cheaper than a semi-join).
+        + Sql(f"), {PER_POST}, ")
+        + reach_time
         + Sql(
-            # Posts published earlier are not compared: the LEFT JOIN from the cohort keeps
-            # only its posts (summing every post's rows first is cheaper than a semi-join).
-            f"), {PER_POST}, "
             "posts_rated AS (SELECT c.*, c.readers::DOUBLE / nullif(c.audience, 0) AS read_rate, "
+        )
+        + judged
+        + Sql(
+            " AS judged_rate, "
             "coalesce(pp.opens, 0) AS opens, coalesce(pp.engagements, 0) AS engagements "
-            "FROM cohort c LEFT JOIN per_post pp ON pp.post_id = c.id), "
-            "medians AS (SELECT channel_id, median(read_rate) AS channel_median "
+            f"FROM cohort c LEFT JOIN per_post pp ON pp.post_id = c.id {join}WHERE "
+        )
+        + condition
+        + Sql(
+            "), medians AS (SELECT channel_id, median(judged_rate) AS channel_median "
             "FROM posts_rated GROUP BY 1), "
             "rated AS (SELECT r.*, m.channel_median, "
-            "r.read_rate / nullif(m.channel_median, 0) AS relative_read_rate "
+            "r.judged_rate / nullif(m.channel_median, 0) AS relative_read_rate "
             "FROM posts_rated r JOIN medians m USING (channel_id) WHERE r.selected) "
         )
     )
@@ -75,8 +101,8 @@ def _finish_groups(
     frame: pd.DataFrame,
     keys: list[str],
     small_sample_n: int,
-) -> pd.DataFrame:
-    """The group columns, and `attrs["posts_without_audience"]` of the selected posts."""
+) -> MetricFrame:
+    """The group columns, and how many of the selected posts have no audience."""
     missing = (
         int(frame["no_audience"].iloc[0])
         if len(frame)
@@ -88,8 +114,7 @@ def _finish_groups(
     out = frame[[*keys, *GROUP_COLUMNS]].copy()
     for column in ("posts", "readers", "opens", "engagements"):
         out[column] = out[column].astype("Int64")
-    out.attrs["posts_without_audience"] = missing
-    return out
+    return MetricFrame(out, missing)
 
 
 def tag_performance(
@@ -99,7 +124,7 @@ def tag_performance(
     *,
     by_channel: bool,
     small_sample_n: int,
-) -> pd.DataFrame:
+) -> MetricFrame:
     """One row per tag of the period's posts, most-used first (then by lift)."""
     keys = ["channel_id", "tag"] if by_channel else ["tag"]
     group = ", ".join(f"g.{k}" for k in keys)
@@ -115,8 +140,7 @@ def tag_performance(
         sql = sql + Sql(" WHERE g.tag = ANY(?::VARCHAR[])", (list(flt.tags),))
     order = "g.channel_id, " if by_channel else ""
     sql = sql + Sql(f" GROUP BY {group} ORDER BY {order}posts DESC, lift DESC NULLS LAST, g.tag")
-    frame = _finish_groups(con, flt, period, run(con, sql, period.tz), keys, small_sample_n)
-    return frame.reset_index(drop=True)
+    return _finish_groups(con, flt, period, run(con, sql, period.tz), keys, small_sample_n)
 
 
 def priority_impact(
@@ -126,7 +150,7 @@ def priority_impact(
     *,
     by_channel: bool,
     small_sample_n: int,
-) -> pd.DataFrame:
+) -> MetricFrame:
     """One row per priority (all of them, even without posts; per channel with `by_channel`)."""
     wanted = list(flt.priorities or PRIORITIES)
     keys = ["channel_id", "priority"] if by_channel else ["priority"]
@@ -146,21 +170,58 @@ def priority_impact(
         + grid
         + Sql(f") k LEFT JOIN rated g ON {join} GROUP BY ALL")
     )
-    frame = _finish_groups(con, flt, period, run(con, sql, period.tz), keys, small_sample_n)
+    result = _finish_groups(con, flt, period, run(con, sql, period.tz), keys, small_sample_n)
+    frame = result.frame
     frame["priority"] = frame["priority"].astype(pd.CategoricalDtype(list(PRIORITIES), True))
-    return frame.sort_values(keys, ignore_index=True)
+    result.frame = frame.sort_values(keys, ignore_index=True)
+    return result
 
 
 def low_reach(
-    con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period, *, share: float
+    con: duckdb.DuckDBPyConnection,
+    flt: PostFilter,
+    period: Period,
+    *,
+    share: float,
+    settled: ReachTimes | None = None,
 ) -> pd.DataFrame:
-    """Posts whose read rate is below `share` of their channel's median, worst first."""
-    sql = _rated(con, flt, period) + Sql(
+    """Posts whose read rate is below `share` of their channel's median, worst first
+    (with `settled`, among the posts that have had their channel's reach time; see
+    `_rated`)."""
+    sql = _rated(con, flt, period, settled=settled) + Sql(
         "SELECT r.id AS post_id, p.title, r.channel_id, ch.name AS channel, r.published_at, "
         "r.readers, r.audience, r.read_rate, r.channel_median, r.relative_read_rate "
         "FROM rated r JOIN posts p ON p.id = r.id LEFT JOIN channels ch ON ch.id = r.channel_id "
         "WHERE r.relative_read_rate < ? ORDER BY r.relative_read_rate, r.id",
         (share,),
+    )
+    return run(con, sql, period.tz)
+
+
+def still_collecting(
+    con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period, settled: ReachTimes
+) -> pd.DataFrame:
+    """The posts published in the period that are younger than their channel's reach time,
+    newest first: post_id, title, channel_id, channel, published_at, readers (so far),
+    audience, read_rate (so far), age_days and reach_days (their channel's reach time)."""
+    sql = (
+        Sql("WITH cohort AS (")
+        + cohort_rows(flt, [period])
+        + Sql("), ")
+        + settled.table()
+        + Sql(
+            " SELECT c.id AS post_id, p.title, c.channel_id, ch.name AS channel, "
+            "c.published_at, c.readers, c.audience, "
+            "c.readers::DOUBLE / nullif(c.audience, 0) AS read_rate, "
+            "(?::DATE - timezone('UTC', c.published_at)::DATE)::BIGINT AS age_days, "
+            "coalesce(?::DATE - rt.settled_by, ?)::BIGINT AS reach_days "
+            "FROM cohort c JOIN posts p ON p.id = c.id "
+            "LEFT JOIN channels ch ON ch.id = c.channel_id "
+            "LEFT JOIN reach_time rt ON rt.channel_id = c.channel_id WHERE NOT (",
+            (settled.last_day, settled.last_day, SETTLE_DAYS),
+        )
+        + settled.settled("c.published_at", "rt")
+        + Sql(") ORDER BY c.published_at DESC, c.id")
     )
     return run(con, sql, period.tz)
 

@@ -21,19 +21,26 @@ blocks are in `rows`; tag/priority comparisons in `groups`; the reach curve in `
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 import duckdb
 import numpy as np
 import pandas as pd
 
-from channelkit._constants import KPI_SMALL_BASE_AUDIENCE, KPI_SMALL_BASE_COUNT
+from channelkit._constants import (
+    KPI_SMALL_BASE_AUDIENCE,
+    KPI_SMALL_BASE_COUNT,
+    KPI_USUAL_MIN_PERIODS,
+    KPI_USUAL_SD,
+)
 from channelkit._labels import KPI_LABELS, WEEKDAYS
 from channelkit.analysis.filters import PostFilter
-from channelkit.analysis.frames import local_midnight, ratio
+from channelkit.analysis.frames import MetricFrame, local_midnight, ratio
 from channelkit.analysis.grid import grid_days
-from channelkit.analysis.period import Period
+from channelkit.analysis.period import Period, same_age_cutoff
+from channelkit.analysis.reach import ReachTimes
 from channelkit.analysis.rows import (
     PER_POST,
     any_of,
@@ -45,7 +52,7 @@ from channelkit.analysis.rows import (
     side_of,
 )
 from channelkit.analysis.sql import Sql, plain_frame
-from channelkit.warehouse.schema import CONTRACT_COLUMNS
+from channelkit.storage.schema import CONTRACT_COLUMNS
 
 FREQS = {"day": "1 DAY", "week": "1 WEEK", "month": "1 MONTH"}
 TOP_BY = ("readers", "read_rate", "opens", "engagement_rate")
@@ -69,11 +76,14 @@ def channel_sums(
     periods: Sequence[Period],
     *,
     freq: str | None = None,
+    cutoffs: Sequence[date | None] = (),
 ) -> pd.DataFrame:
     """Additive sums per (side, channel_id[, period]): DAILY_SUMS, POST_SUMS, net subscribers.
 
     `side` is the index of the period in `periods`; with `freq`, rows are also split by
     the day/week/month (`bucket`, a date) of the daily row or of the local publication date.
+    `cutoffs[side]`, when given, counts that side's posts' readers as they stood at the end
+    of that UTC day: min(readers, daily unique viewers from publication through it).
     """
     tz = periods[0].tz
     bucket_daily = f"date_trunc('{freq}', d.date)::DATE" if freq else "NULL::DATE"
@@ -92,19 +102,28 @@ def channel_sums(
         daily_rows(con, flt, periods)
         + Sql(", cohort AS (")
         + cohort_rows(flt, periods)
+        + Sql(")")
+        + _aged(periods, cutoffs)
+        # Daily rows are summed per day and channel first; each day's side is then
+        # chosen on those few rows (with the usual range there are ten periods to test).
         + Sql(
-            "), daily AS (SELECT d.side, d.channel_id, "
-            f"{bucket_daily} AS bucket, sum(d.views)::BIGINT AS opens, "
+            ", by_day AS (SELECT d.date, d.channel_id, sum(d.views)::BIGINT AS opens, "
             "sum(d.unique_viewers)::BIGINT AS daily_unique_viewers, "
             "sum(d.reactions)::BIGINT AS reactions, sum(d.comments)::BIGINT AS comments, "
             "sum(d.shares)::BIGINT AS shares, sum(d.clicks)::BIGINT AS clicks "
-            "FROM fdaily d GROUP BY ALL), "
+            "FROM fdaily d GROUP BY ALL), daily AS (SELECT "
+        )
+        + side_of(periods, "d.date", instant=False)
+        + Sql(
+            f" AS side, d.channel_id, {bucket_daily} AS bucket, "
+            + ", ".join(f"sum(d.{c})::BIGINT AS {c}" for c in DAILY_SUMS)
+            + " FROM by_day d GROUP BY ALL), "
             f"pub AS (SELECT c.side, c.channel_id, {bucket_post} AS bucket, "
             "count(*)::BIGINT AS posts_published, sum(c.readers)::BIGINT AS readers, "
             "coalesce(sum(c.readers) FILTER (c.audience IS NOT NULL), 0)::BIGINT "
             "AS rated_readers, coalesce(sum(c.audience), 0)::BIGINT AS audience, "
             "count(*) FILTER (c.audience IS NULL)::BIGINT AS no_audience "
-            "FROM cohort c GROUP BY ALL), ",
+            "FROM aged c GROUP BY ALL), ",
             post_params,
         )
         + Sql("subs AS (SELECT ")
@@ -127,6 +146,26 @@ def channel_sums(
     for column in (*DAILY_SUMS, *POST_SUMS, "net_subscribers"):
         frame[column] = frame[column].astype("int64")
     return frame
+
+
+def _aged(periods: Sequence[Period], cutoffs: Sequence[date | None]) -> Sql:
+    """`, aged AS (...)`: the cohort with each post's readers as they stood at its side's
+    cutoff (the reach curve's rule), or its lifetime readers where the side has none."""
+    sides = [(i, cut) for i, cut in enumerate(cutoffs) if cut is not None]
+    if not sides:
+        return Sql(", aged AS (SELECT * FROM cohort)")
+    first = min(periods[i].start_day or date.min for i, _ in sides) - timedelta(days=1)
+    last = max(cut for _, cut in sides)
+    return Sql(
+        ", cut AS (SELECT unnest(?::BIGINT[]) AS side, unnest(?::DATE[]) AS cutoff), "
+        "seen AS (SELECT c.id, sum(d.unique_viewers)::BIGINT AS uv FROM cohort c "
+        "JOIN cut ON cut.side = c.side JOIN post_daily d ON d.post_id = c.id "
+        "AND d.date <= cut.cutoff WHERE d.date >= ? AND d.date <= ? GROUP BY c.id), "
+        "aged AS (SELECT c.* REPLACE (CASE WHEN cut.cutoff IS NULL THEN c.readers "
+        "ELSE least(c.readers, coalesce(s.uv, 0)) END AS readers) FROM cohort c "
+        "LEFT JOIN cut ON cut.side = c.side LEFT JOIN seen s ON s.id = c.id)",
+        ([i for i, _ in sides], [cut for _, cut in sides], first, last),
+    )
 
 
 def add_rates(frame: pd.DataFrame) -> pd.DataFrame:
@@ -199,7 +238,7 @@ def engagement_over_time(
     by_channel: bool,
     first: date | None,
     last: date | None,
-) -> pd.DataFrame:
+) -> MetricFrame:
     """One row per day/week/month (and channel), gaps filled with zeros.
 
     The rows run over the period, or, where it is open, from the first to the last day
@@ -245,8 +284,7 @@ def engagement_over_time(
     for column in columns:
         if column not in ("period", "channel_id", "channel", "read_rate", "engagement_rate"):
             out[column] = out[column].astype("Int64")
-    out.attrs["posts_without_audience"] = int(frame["no_audience"].sum())
-    return out
+    return MetricFrame(out, int(frame["no_audience"].sum()))
 
 
 def _as_dates(index: pd.Index, keys: list[str]) -> pd.Index:
@@ -277,13 +315,25 @@ def kpis(
     *,
     by_channel: bool,
     complete: bool,
-) -> pd.DataFrame:
+    history: Sequence[Period] = (),
+    readers_day: date | None = None,
+    previous_missing: bool = False,
+) -> MetricFrame:
     """Totals of the period next to those of the comparison period, one row per metric.
 
     When `complete` is False (a side runs past the synced data), every delta is NA except
     read_rate's, which compares posts with their own audience whatever the days covered.
+    With `readers_day` (the day the current period's lifetime readers stand at), every
+    other period's readers are counted at the same age (`period.same_age_cutoff`).
+    `usual_low`/`usual_high` are the mean -/+ KPI_USUAL_SD standard deviations of the
+    metric over the `history` periods (each at the same age), missing with fewer than
+    KPI_USUAL_MIN_PERIODS of them. With `previous_missing`, previous values are NA.
     """
-    sums = channel_sums(con, flt, [period, previous])
+    periods, usual_sides = _sides(period, previous, history)
+    cutoffs: list[date | None] = [None]
+    if readers_day is not None:
+        cutoffs += [same_age_cutoff(p, period, readers_day) for p in periods[1:]]
+    sums = channel_sums(con, flt, periods, cutoffs=cutoffs)
     numbers = [*DAILY_SUMS, *POST_SUMS, "net_subscribers"]
     if by_channel:
         names = channel_names(con, flt.channel_ids)
@@ -294,19 +344,21 @@ def kpis(
     else:
         channel_ids = [""]
         slot = np.zeros(len(sums), dtype=np.int64)
-    # totals[side, channel, number]: the per-channel sums of the period (0) and before (1).
-    totals = np.zeros((2, len(channel_ids), len(numbers)), dtype=np.int64)
+    # totals[side, channel, number]: the per-channel sums of each period.
+    totals = np.zeros((len(periods), len(channel_ids), len(numbers)), dtype=np.int64)
     np.add.at(totals, (sums["side"].to_numpy(dtype=np.int64), slot), sums[numbers].to_numpy())
-    now, before = (_kpi_values(dict(zip(numbers, side.T, strict=True))) for side in totals)
+    sides = [_kpi_values(dict(zip(numbers, side.T, strict=True))) for side in totals]
+    now, before = sides[0], sides[1]
     count = len(channel_ids)
-    columns: dict[str, list[np.ndarray]] = {
-        k: [] for k in ("value", "previous", "delta", "delta_pct", "small_base")
-    }
+    keys = ("value", "previous", "delta", "delta_pct", "small_base", "usual_low", "usual_high")
+    columns: dict[str, list[np.ndarray]] = {k: [] for k in keys}
     for metric, kind in KPI_METRICS:
         value, previous_ = now[metric], before[metric]
         if metric == "net_subscribers" and flt.selects_posts:
             # Subscribers follow channels, not tags, priorities or authors.
             value = previous_ = np.full(count, np.nan)
+        if previous_missing:
+            previous_ = np.full(count, np.nan)
         if metric == "read_rate":
             base = before["audience"]
         elif metric == "engagement_rate":
@@ -321,12 +373,19 @@ def kpis(
         # has no meaning.
         with np.errstate(divide="ignore", invalid="ignore"):
             pct = delta / np.where(previous_ > 0, previous_, np.nan)
+        low, high = _usual([sides[i][metric] for i in usual_sides], count)
+        if metric != "net_subscribers":  # a count or a rate below zero is not usual, only odd
+            low = np.maximum(low, 0.0)
+        if metric == "net_subscribers" and flt.selects_posts:
+            low = high = np.full(count, np.nan)
         for key, values in (
             ("value", value),
             ("previous", previous_),
             ("delta", delta),
             ("delta_pct", pct),
-            ("small_base", (base < small) & ~np.isnan(base)),
+            ("small_base", (base < small) & ~np.isnan(base) & ~previous_missing),
+            ("usual_low", low),
+            ("usual_high", high),
         ):
             columns[key].append(values)
     # Rows metric by metric (each over the channels), then ordered channel by channel.
@@ -346,14 +405,53 @@ def kpis(
                 for key in ("value", "previous", "delta", "delta_pct")
             },
             "small_base": pd.array(np.concatenate(columns["small_base"])[order], dtype="boolean"),
+            **{
+                key: pd.array(np.concatenate(columns[key])[order], dtype="Float64")
+                for key in ("usual_low", "usual_high")
+            },
         }
     )
-    frame.attrs["posts_without_audience"] = int(totals[0, :, numbers.index("no_audience")].sum())
+    missing = int(totals[0, :, numbers.index("no_audience")].sum())
     if not by_channel:
-        return frame.drop(columns="channel_id")
+        return MetricFrame(frame.drop(columns="channel_id"), missing)
     frame = frame.merge(names, on="channel_id", how="left")
     rest = [c for c in frame.columns if c not in ("channel_id", "channel")]
-    return frame[["channel_id", "channel", *rest]].reset_index(drop=True)
+    return MetricFrame(frame[["channel_id", "channel", *rest]].reset_index(drop=True), missing)
+
+
+def _sides(
+    period: Period, previous: Period, history: Sequence[Period]
+) -> tuple[list[Period], list[int]]:
+    """The periods to sum (current, comparison, then the history not already among them)
+    and the sides of the history; a history period overlapping another is left out."""
+    periods = [period, previous]
+    usual: list[int] = []
+    for past in history:
+        if past in periods:
+            usual.append(periods.index(past))
+        elif not any(_overlap(past, other) for other in periods):
+            periods.append(past)
+            usual.append(len(periods) - 1)
+    return periods, usual
+
+
+def _overlap(a: Period, b: Period) -> bool:
+    assert a.start and a.end and b.start and b.end
+    return a.start < b.end and b.start < a.end
+
+
+def _usual(values: list[np.ndarray], count: int) -> tuple[np.ndarray, np.ndarray]:
+    """mean -/+ KPI_USUAL_SD sd (per channel) over the periods where the value exists."""
+    if not values:
+        return np.full(count, np.nan), np.full(count, np.nan)
+    grid = np.vstack(values)
+    known = (~np.isnan(grid)).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a channel without any value
+        mean = np.nanmean(grid, axis=0)
+        spread = KPI_USUAL_SD * np.nanstd(grid, axis=0, ddof=1)
+    enough = known >= KPI_USUAL_MIN_PERIODS
+    return np.where(enough, mean - spread, np.nan), np.where(enough, mean + spread, np.nan)
 
 
 def _kpi_values(sums: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -373,7 +471,7 @@ def _kpi_values(sums: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 def channel_comparison(
     con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period
-) -> pd.DataFrame:
+) -> MetricFrame:
     """Per channel: posts, readers, audience, read rate, opens, engagements, subscribers."""
     sums = channel_sums(con, flt, [period]).groupby("channel_id").sum(numeric_only=True)
     names = channel_names(con, flt.channel_ids)
@@ -406,8 +504,7 @@ def channel_comparison(
         "net_subscribers",
     ):
         out[column] = out[column].astype("Int64")
-    out.attrs["posts_without_audience"] = int(frame["no_audience"].sum())
-    return out.reset_index(drop=True)
+    return MetricFrame(out.reset_index(drop=True), int(frame["no_audience"].sum()))
 
 
 def _subscribers_at(con: duckdb.DuckDBPyConnection, period: Period) -> dict[str, int]:
@@ -420,6 +517,9 @@ def _subscribers_at(con: duckdb.DuckDBPyConnection, period: Period) -> dict[str,
     return {str(k): int(v) for k, v in con.execute(sql.text, list(sql.params)).fetchall()}
 
 
+_NO_REACH_TIME = Sql("reach_time AS (SELECT NULL::VARCHAR AS channel_id, NULL::DATE AS settled_by)")
+
+
 def top_posts(
     con: duckdb.DuckDBPyConnection,
     flt: PostFilter,
@@ -428,9 +528,11 @@ def top_posts(
     by: str,
     n: int,
     min_opens: int,
+    settled: ReachTimes | None = None,
 ) -> pd.DataFrame:
     """The `n` best posts by readers or read rate (published in the period) or by opens or
-    engagement rate (daily rows in the period, whenever published)."""
+    engagement rate (daily rows in the period, whenever published). By read rate with
+    `settled`, only posts that have had their channel's reach time are ranked."""
     published = by in ("readers", "read_rate")
     order = {
         "readers": "readers DESC",
@@ -442,7 +544,11 @@ def top_posts(
     if by == "read_rate":
         # A post in a channel of 8 people read by 8 has a read rate of 100%: rank only
         # posts with an audience large enough to mean something.
-        candidates = Sql("SELECT id FROM cohort WHERE audience >= ?", (KPI_SMALL_BASE_AUDIENCE,))
+        candidates = Sql(
+            "SELECT c.id FROM cohort c LEFT JOIN reach_time rt ON rt.channel_id = c.channel_id "
+            "WHERE c.audience >= ? AND ",
+            (KPI_SMALL_BASE_AUDIENCE,),
+        ) + (Sql("TRUE") if settled is None else settled.settled("c.published_at", "rt"))
     elif published:
         candidates = Sql("SELECT id FROM cohort")
     else:
@@ -451,7 +557,9 @@ def top_posts(
         daily_rows(con, flt, [period])
         + Sql(", cohort AS (")
         + cohort_rows(flt, [period])
-        + Sql(f"), {PER_POST}, candidates AS (")
+        + Sql(f"), {PER_POST}, ")
+        + (_NO_REACH_TIME if settled is None else settled.table())
+        + Sql(", candidates AS (")
         + candidates
         + Sql(
             "), ranked AS (SELECT p.id AS post_id, p.title, p.channel_id, ch.name AS channel, "

@@ -2,10 +2,14 @@
 
 Periods come two ways:
 
-- `period="2026-10"` and friends (`parse_period`): a month, `"2026-Q3"`, `"2026"`,
-  `"2026-W44"` (ISO week), `"2026-10-05"` (a day), relative `"7d"`/`"28d"`/`"12w"` ending
-  with the last complete synced day, or the words `"week"`, `"month"`, `"quarter"` (the
-  last complete one). Each knows its calendar kind, so `compared("previous")` of October is
+- `period="2026-10"` and friends (`parse_period`), in any case: a month (`"2026-10"`,
+  `"October 2026"`, `"Oct 2026"`, or `"October"`: the latest October), a quarter
+  (`"2026-Q3"`, `"Q3 2026"`, `"Q3"`), a year (`"2026"`), an ISO week (`"2026-W44"`), a day
+  (`"2026-10-05"`, `"yesterday"`), days between two dates (`"2026-10-01..2026-10-15"`,
+  both included), a number of days or weeks ending with the last complete synced day
+  (`"7d"`, `"12w"`, `"last 28 days"`), the last complete week, month, quarter or year
+  (`"last month"`, or just `"month"`) or the current one to date (`"this month"`, flagged by
+  `to_date`). Each knows its calendar kind, so `compared("previous")` of October is
   September and `compared("year")` is October a year earlier.
 - `start`/`end` (`Period.resolve`) as dates, datetimes or ISO strings. A date (or a bare
   `YYYY-MM-DD`) means local midnight in `tz`; a naive datetime is local wall time in `tz`;
@@ -25,12 +29,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta
-from typing import Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from typing import Literal, NamedTuple, cast
+from zoneinfo import ZoneInfo
 
 import numpy as np
 
-from channelkit._constants import PERIOD_FIRST_YEAR, PERIOD_LAST_YEAR
+from channelkit._constants import PERIOD_FIRST_YEAR, PERIOD_LAST_YEAR, SAME_AGE_MAX_DAYS
+from channelkit._tz import load_zone
 from channelkit.errors import InvalidParameterError
 
 Moment = date | datetime | str | np.datetime64
@@ -38,8 +43,9 @@ Kind = Literal["day", "week", "month", "quarter", "year", "days", "range"]
 COMPARES = ("previous", "year")
 PERIOD_WORDS = ("week", "month", "quarter")
 PERIOD_EXAMPLES = (
-    "'2026-10', '2026-Q3', '2026', '2026-W44', '2026-10-05', '7d', '12w', "
-    "'week', 'month' or 'quarter'"
+    "'last month', 'this month', 'last week', 'last quarter', 'October 2026', 'Oct 2026', "
+    "'Q3 2026', 'last 7 days' (or '7d'), 'yesterday', '2026-10', '2026-W44', '2026-10-05' or "
+    "'2026-10-01..2026-10-15'"
 )
 
 _MONTH = re.compile(r"^(\d{4})-(\d{1,2})$")
@@ -47,19 +53,21 @@ _QUARTER = re.compile(r"^(\d{4})-?Q([1-4])$", re.IGNORECASE)
 _YEAR = re.compile(r"^(\d{4})$")
 _WEEK = re.compile(r"^(\d{4})-?W(\d{1,2})$", re.IGNORECASE)
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_RELATIVE = re.compile(r"^(\d+)\s*([dw])$", re.IGNORECASE)
-
-
-def check_tz(tz: str) -> ZoneInfo:
-    """The `ZoneInfo` for an IANA name, or an error naming `tz`."""
-    if not isinstance(tz, str) or not tz.strip():
-        raise InvalidParameterError("tz", f"{tz!r} is not an IANA timezone name")
-    try:
-        return ZoneInfo(tz.strip())
-    except (ZoneInfoNotFoundError, ValueError):
-        raise InvalidParameterError(
-            "tz", f"{tz!r} is not an IANA timezone name (e.g. 'UTC', 'Europe/Berlin')"
-        ) from None
+_RELATIVE = re.compile(r"^(?:(?:last|past)\s+)?(\d+)\s*(d|days?|w|weeks?)$", re.IGNORECASE)
+_UNIT = re.compile(r"^(?:(last|this)\s+)?(week|month|quarter|year)$", re.IGNORECASE)
+_MONTH_NAME = re.compile(r"^([a-z]+)\.?(?:\s+(\d{4}))?$", re.IGNORECASE)
+_YEAR_MONTH_NAME = re.compile(r"^(\d{4})\s+([a-z]+)$", re.IGNORECASE)
+_QUARTER_NAME = re.compile(r"^q([1-4])(?:[\s-]+(\d{4}))?$", re.IGNORECASE)
+_DAY_RANGE = re.compile(r"^(\S+)\s*(?:\.\.|\s+to\s+|\s*[–—]\s*)\s*(\S+)$", re.IGNORECASE)
+_MONTH_NUMBERS = {
+    name: number
+    for number in range(1, 13)
+    for name in (
+        date(2001, number, 1).strftime("%B").lower(),
+        date(2001, number, 1).strftime("%b").lower(),
+    )
+} | {"sept": 9}
+_UNIT_MONTHS = {"month": 1, "quarter": 3, "year": 12}
 
 
 def to_local(value: Moment, zone: ZoneInfo, *, param: str) -> datetime:
@@ -121,34 +129,41 @@ class Period:
     (datetime.date(2026, 3, 23), datetime.date(2026, 3, 30), datetime.date(2026, 3, 16))
 
     `kind` is the calendar kind of a period given by name ("month", "week", "days", ...)
-    or "range" for `start`/`end`; it decides the label and the comparison.
+    or "range" for `start`/`end`; it decides the label and the comparison. `to_date` marks
+    a calendar period that has not ended yet ("this month"): it holds the days so far, is
+    labelled "November 2026 to date" and is compared with the same days of the period
+    before.
     """
 
     tz: str
     start: datetime | None = None
     end: datetime | None = None
     kind: Kind = "range"
+    to_date: bool = False
 
     @classmethod
     def resolve(cls, start: Moment | None, end: Moment | None, tz: str) -> Period:
-        zone = check_tz(tz)
+        zone = load_zone(tz)
         lo = None if start is None else to_local(start, zone, param="start")
         hi = None if end is None else to_local(end, zone, param="end")
         if lo is not None and hi is not None and hi <= lo:
             raise InvalidParameterError(
                 "end", f"{hi.isoformat()} is not after start {lo.isoformat()}"
             )
-        return cls(tz=tz.strip(), start=lo, end=hi)
+        return cls(tz=zone.key, start=lo, end=hi)
 
     @classmethod
-    def of_days(cls, first: date, stop: date, tz: str, kind: Kind = "range") -> Period:
+    def of_days(
+        cls, first: date, stop: date, tz: str, kind: Kind = "range", *, to_date: bool = False
+    ) -> Period:
         """Whole local days `[first, stop)` in `tz`."""
-        zone = check_tz(tz)
+        zone = load_zone(tz)
         return cls(
-            tz=tz.strip(),
+            tz=zone.key,
             start=datetime.combine(first, time(), tzinfo=zone),
             end=datetime.combine(stop, time(), tzinfo=zone),
             kind=kind,
+            to_date=to_date,
         )
 
     @property
@@ -203,22 +218,43 @@ class Period:
         first, stop = self.start.date(), self.end.date()
         if not self.is_whole_days or self.kind == "range" and compare == "previous":
             return replace(self.previous(), kind=self.kind)
+        if self.to_date:
+            return self._compared_to_date(compare, first, stop)
         if compare == "year":
             if self.kind == "week":
                 year, week, _ = first.isocalendar()
                 start = _iso_week_start(year - 1, min(week, _weeks_in(year - 1)))
                 return Period.of_days(start, start + timedelta(days=7), self.tz, "week")
             return Period.of_days(_year_earlier(first), _year_earlier(stop), self.tz, self.kind)
-        months = {"month": 1, "quarter": 3, "year": 12}.get(self.kind)
+        months = _UNIT_MONTHS.get(self.kind)
         if months is not None:
             start = _month_start(first.year, first.month - months)
             return Period.of_days(start, first, self.tz, self.kind)
         return Period.of_days(first - (stop - first), first, self.tz, self.kind)
 
+    def _compared_to_date(self, compare: str, first: date, stop: date) -> Period:
+        """The same days of the period before (or a year before): November 1-22 → October
+        1-22; cut at that period's end when it is shorter (March 1-31 → February 1-28)."""
+        if self.kind == "week":
+            year, week, _ = first.isocalendar()
+            if compare == "year":
+                earlier = _iso_week_start(year - 1, min(week, _weeks_in(year - 1)))
+            else:
+                earlier = first - timedelta(days=7)
+            earlier_end = earlier + timedelta(days=7)
+        else:
+            months = _UNIT_MONTHS[self.kind]
+            back = 12 if compare == "year" else months
+            earlier = _month_start(first.year, first.month - back)
+            earlier_end = _month_start(earlier.year, earlier.month + months)
+        stop_earlier = min(earlier + (stop - first), earlier_end)
+        return Period.of_days(earlier, stop_earlier, self.tz, self.kind, to_date=True)
+
     @property
     def label(self) -> str:
         """Human-readable period: "October 2026", "Week 44, 2026", "Q3 2026", "7 days to
-        22 November 2026" or, for start/end, "2026-03-23 to 2026-03-29 (UTC)"."""
+        22 November 2026", "November 2026 to date" or, for start/end, "2026-03-23 to
+        2026-03-29 (UTC)"."""
         named = self._calendar_label(long=True)
         return named if named is not None else self._range_label()
 
@@ -232,22 +268,10 @@ class Period:
         if self.kind == "range" or self.start is None or self.end is None:
             return None
         first, last = self.start.date(), self.end.date() - timedelta(days=1)
-        month = "%B" if long else "%b"
-        if self.kind == "day":
-            return f"{first.day} {first.strftime(month)} {first.year}"
-        if self.kind == "week":
-            year, week, _ = first.isocalendar()
-            return f"Week {week}, {year}" if long else f"W{week} {year}"
-        if self.kind == "month":
-            return first.strftime(f"{month} %Y")
-        if self.kind == "quarter":
-            return f"Q{(first.month - 1) // 3 + 1} {first.year}"
-        if self.kind == "year":
-            return str(first.year)
-        days = (last - first).days + 1
-        if long:
-            return f"{days} days to {last.day} {last:%B %Y}"
-        return f"{first.day} {first:%b} – {last.day} {last:%b %Y}"
+        name = _calendar_name(self.kind, first, last, long=long)
+        if self.to_date:
+            return f"{name} to date" if long else f"{name} (to date)"
+        return name
 
     def _range_label(self) -> str:
         if self.start is None and self.end is None:
@@ -265,6 +289,25 @@ class Period:
         if first == last:
             return f"{first} ({self.tz})"
         return f"{first} to {last} ({self.tz})"
+
+
+def _calendar_name(kind: Kind, first: date, last: date, *, long: bool) -> str:
+    month = "%B" if long else "%b"
+    if kind == "day":
+        return f"{first.day} {first.strftime(month)} {first.year}"
+    if kind == "week":
+        year, week, _ = first.isocalendar()
+        return f"Week {week}, {year}" if long else f"W{week} {year}"
+    if kind == "month":
+        return first.strftime(f"{month} %Y")
+    if kind == "quarter":
+        return f"Q{(first.month - 1) // 3 + 1} {first.year}"
+    if kind == "year":
+        return str(first.year)
+    days = (last - first).days + 1
+    if long:
+        return f"{days} days to {last.day} {last:%B %Y}"
+    return f"{first.day} {first:%b} – {last.day} {last:%b %Y}"
 
 
 def _iso_week_start(year: int, week: int) -> date:
@@ -285,70 +328,172 @@ def _year_earlier(day: date) -> date:
 def parse_period(period: str, *, tz: str, last_day: date) -> Period:
     """The period a user names (see the module docstring), in whole local days of `tz`.
 
-    `last_day` is the last complete synced day: relative periods end with it, and the
-    words "week", "month", "quarter" mean the last such period that ends on or before it.
+    `last_day` is the last complete synced day: relative periods and "yesterday" end with
+    it, "last month" (or "month") is the last month that ends on or before it, "this month"
+    the month it falls in, to date, and a month or quarter named without a year
+    ("October", "Q3") the latest one that has begun by then.
 
     >>> parse_period("2026-W44", tz="UTC", last_day=date(2026, 11, 22)).label
     'Week 44, 2026'
-    >>> parse_period("7d", tz="UTC", last_day=date(2026, 11, 22)).label
+    >>> parse_period("last 7 days", tz="UTC", last_day=date(2026, 11, 22)).label
     '7 days to 22 November 2026'
+    >>> parse_period("This Month", tz="UTC", last_day=date(2026, 11, 22)).label
+    'November 2026 to date'
     """
     if not isinstance(period, str):
         raise InvalidParameterError(
             "period", f"expected text such as {PERIOD_EXAMPLES}, got {type(period).__name__}"
         )
-    text = period.strip()
+    text = " ".join(period.split())
     found = _named(text, last_day)
     if found is None:
         raise InvalidParameterError(
             "period", f"{period!r} is not a period; use one of {PERIOD_EXAMPLES}"
         )
-    first, stop, kind = found
-    _check_year(first.year, period, "period")
-    _check_year(stop.year, period, "period")
-    return Period.of_days(first, stop, tz, kind)
+    _check_year(found.first.year, period, "period")
+    _check_year(found.stop.year, period, "period")
+    return Period.of_days(found.first, found.stop, tz, found.kind, to_date=found.to_date)
 
 
-def _named(text: str, last_day: date) -> tuple[date, date, Kind] | None:
-    word = text.lower()
+class _Days(NamedTuple):
+    first: date
+    stop: date
+    kind: Kind
+    to_date: bool = False
+
+
+def _named(text: str, last_day: date) -> _Days | None:
     stop_after = last_day + timedelta(days=1)
-    if word == "week":
-        stop = stop_after - timedelta(days=stop_after.weekday())
-        return stop - timedelta(days=7), stop, "week"
-    if word == "month":
-        stop = date(stop_after.year, stop_after.month, 1)
-        return _month_start(stop.year, stop.month - 1), stop, "month"
-    if word == "quarter":
-        stop = date(stop_after.year, stop_after.month - (stop_after.month - 1) % 3, 1)
-        return _month_start(stop.year, stop.month - 3), stop, "quarter"
+    if text.lower() == "yesterday":
+        return _Days(last_day, stop_after, "day")
+    if match := _UNIT.match(text):
+        which, unit = (match.group(1) or "last").lower(), match.group(2).lower()
+        return _this(unit, last_day) if which == "this" else _last_complete(unit, stop_after)
     if match := _RELATIVE.match(text):
-        days = int(match.group(1)) * (7 if match.group(2).lower() == "w" else 1)
+        days = int(match.group(1)) * (7 if match.group(2)[0].lower() == "w" else 1)
         if days < 1:
             raise InvalidParameterError("period", f"{text!r} must be at least one day")
         if days > (PERIOD_LAST_YEAR - PERIOD_FIRST_YEAR) * 366:
             raise InvalidParameterError("period", f"{text!r} is longer than the supported range")
-        return stop_after - timedelta(days=days), stop_after, "days"
+        return _Days(stop_after - timedelta(days=days), stop_after, "days")
     try:
-        if match := _MONTH.match(text):
-            first = date(int(match.group(1)), int(match.group(2)), 1)
-            return first, _month_start(first.year, first.month + 1), "month"
-        if match := _QUARTER.match(text):
-            first = date(int(match.group(1)), 3 * int(match.group(2)) - 2, 1)
-            return first, _month_start(first.year, first.month + 3), "quarter"
-        if match := _YEAR.match(text):
-            year = int(match.group(1))
-            return date(year, 1, 1), date(year + 1, 1, 1), "year"
-        if match := _WEEK.match(text):
-            year, week = int(match.group(1)), int(match.group(2))
-            if not 1 <= week <= _weeks_in(year):
-                raise InvalidParameterError(
-                    "period", f"{text!r}: {year} has ISO weeks 1..{_weeks_in(year)}"
-                )
-            first = _iso_week_start(year, week)
-            return first, first + timedelta(days=7), "week"
-        if _DAY.match(text):
-            first = date.fromisoformat(text)
-            return first, first + timedelta(days=1), "day"
+        return _calendar(text, last_day)
+    except InvalidParameterError:
+        raise
     except ValueError:
         raise InvalidParameterError("period", f"{text!r} is not a real date") from None
+
+
+def _calendar(text: str, last_day: date) -> _Days | None:
+    """A named month, quarter, year, ISO week, day or range of days."""
+    return _month_or_quarter(text, last_day) or _dated(text)
+
+
+def _month_or_quarter(text: str, last_day: date) -> _Days | None:
+    """ "2026-10", "October 2026", "Oct", "2026 October", "2026-Q3", "Q3 2026", "Q3"."""
+    if match := _MONTH.match(text):
+        return _month(int(match.group(1)), int(match.group(2)))
+    if (match := _MONTH_NAME.match(text)) and match.group(1).lower() in _MONTH_NUMBERS:
+        month = _MONTH_NUMBERS[match.group(1).lower()]
+        year = match.group(2)
+        return _month(int(year) if year else _latest_year(month, last_day), month)
+    if (match := _YEAR_MONTH_NAME.match(text)) and match.group(2).lower() in _MONTH_NUMBERS:
+        return _month(int(match.group(1)), _MONTH_NUMBERS[match.group(2).lower()])
+    if match := _QUARTER.match(text):
+        return _quarter(int(match.group(1)), int(match.group(2)))
+    if match := _QUARTER_NAME.match(text):
+        quarter, year = int(match.group(1)), match.group(2)
+        first_month = 3 * quarter - 2
+        return _quarter(int(year) if year else _latest_year(first_month, last_day), quarter)
     return None
+
+
+def _dated(text: str) -> _Days | None:
+    """ "2026", "2026-W44", "2026-10-05", "2026-10-01..2026-10-15"."""
+    if match := _YEAR.match(text):
+        year = int(match.group(1))
+        return _Days(date(year, 1, 1), date(year + 1, 1, 1), "year")
+    if match := _WEEK.match(text):
+        year, week = int(match.group(1)), int(match.group(2))
+        if not 1 <= week <= _weeks_in(year):
+            raise InvalidParameterError(
+                "period", f"{text!r}: {year} has ISO weeks 1..{_weeks_in(year)}"
+            )
+        first = _iso_week_start(year, week)
+        return _Days(first, first + timedelta(days=7), "week")
+    if _DAY.match(text):
+        first = date.fromisoformat(text)
+        return _Days(first, first + timedelta(days=1), "day")
+    if (match := _DAY_RANGE.match(text)) and all(_DAY.match(g) for g in match.groups()):
+        first, last = (date.fromisoformat(g) for g in match.groups())
+        if last < first:
+            raise InvalidParameterError(
+                "period", f"{text!r}: the last day {last} is before the first {first}"
+            )
+        return _Days(first, last + timedelta(days=1), "range")
+    return None
+
+
+def _month(year: int, month: int) -> _Days:
+    first = date(year, month, 1)
+    return _Days(first, _month_start(year, month + 1), "month")
+
+
+def _quarter(year: int, quarter: int) -> _Days:
+    first = date(year, 3 * quarter - 2, 1)
+    return _Days(first, _month_start(year, first.month + 3), "quarter")
+
+
+def _latest_year(month: int, last_day: date) -> int:
+    """The year of the latest `month` that began on or before `last_day`."""
+    return last_day.year if month <= last_day.month else last_day.year - 1
+
+
+def _unit_start(unit: str, day: date) -> date:
+    if unit == "week":
+        return day - timedelta(days=day.weekday())
+    return date(day.year, day.month - (day.month - 1) % _UNIT_MONTHS[unit], 1)
+
+
+def _last_complete(unit: str, stop_after: date) -> _Days:
+    """The last whole week, month, quarter or year that ends on or before the last day."""
+    stop = _unit_start(unit, stop_after)
+    if unit == "week":
+        return _Days(stop - timedelta(days=7), stop, "week")
+    return _Days(_month_start(stop.year, stop.month - _UNIT_MONTHS[unit]), stop, cast(Kind, unit))
+
+
+def _this(unit: str, last_day: date) -> _Days:
+    """The week, month, quarter or year the last day falls in, up to and with that day
+    (flagged to date unless that day ends it)."""
+    first, stop = _unit_start(unit, last_day), last_day + timedelta(days=1)
+    return _Days(first, stop, cast(Kind, unit), _unit_start(unit, stop) != stop)
+
+
+def earlier_periods(period: Period, count: int) -> list[Period]:
+    """The `count` periods of the same kind before `period`, latest first (for the usual
+    range: W43, W42, ... before W44)."""
+    out: list[Period] = []
+    current = period
+    for _ in range(count):
+        current = current.compared("previous")
+        out.append(current)
+    return out
+
+
+def same_age_cutoff(period: Period, current: Period, readers_day: date) -> date | None:
+    """The last UTC day through which `period`'s posts' readers are counted so that they
+    are as old as `current`'s, whose lifetime readers stand at the end of `readers_day`.
+
+    None when `current` ended `SAME_AGE_MAX_DAYS` or more days before `readers_day`: its
+    posts have had their readers, so lifetime readers compare with lifetime readers.
+
+    >>> week = parse_period("2026-W44", tz="UTC", last_day=date(2026, 11, 3))
+    >>> same_age_cutoff(week.compared("previous"), week, date(2026, 11, 3))
+    datetime.date(2026, 10, 27)
+    """
+    assert current.end_day is not None and period.end_day is not None
+    age = max(0, (readers_day - current.end_day).days + 1)
+    if age >= SAME_AGE_MAX_DAYS:
+        return None
+    return period.end_day - timedelta(days=1) + timedelta(days=age)

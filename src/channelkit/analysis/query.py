@@ -1,41 +1,53 @@
 """One metric call of `Warehouse`: its arguments checked, its period chosen, its attrs.
 
-`Query` carries the connection, the resolved filter, the period and its comparison, the
-warehouse's coverage and the warnings gathered on the way; `finish` writes the honest
-`attrs` every result carries (period, previous_period, filters, complete, warnings).
+A `Metric` says what a metric needs (daily rows or not, lifetime readers or not, a
+default period); `Query` carries the connection, the resolved filter, the period and its
+comparison, the warehouse's coverage and the warnings gathered on the way; `finish` writes
+the honest `attrs` every result carries (period, previous_period, filters, complete,
+warnings).
 """
 
 from __future__ import annotations
 
 import operator
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
 import pandas as pd
 from duckdb import DuckDBPyConnection
 
-from channelkit._constants import GRID_MAX_CELLS, KPI_DEFAULT_DAYS, SYNC_CONVERGENCE_RUNS
-from channelkit._tz import resolve_tz
+from channelkit._constants import (
+    GRID_MAX_CELLS,
+    KPI_DEFAULT_DAYS,
+    METRIC_DEFAULT_PERIOD,
+    SYNC_CONVERGENCE_RUNS,
+)
+from channelkit._tz import resolve_tz, unknown_zone
 from channelkit.analysis import metrics
 from channelkit.analysis.coverage import Coverage
-from channelkit.analysis.filters import OneOrMany, PostFilter
-from channelkit.analysis.frames import local_midnight
-from channelkit.analysis.period import Moment, Period, parse_period
+from channelkit.analysis.filters import PostFilter
+from channelkit.analysis.frames import MetricFrame, local_midnight
+from channelkit.analysis.period import Period, parse_period
 from channelkit.analysis.rows import day_range, instant_range
 from channelkit.analysis.sql import Sql, first_row, plain_frame
 from channelkit.errors import InvalidParameterError
 
 
-@dataclass
-class Args:
-    period: str | None
-    start: Moment | None
-    end: Moment | None
-    tz: str | None
-    channel: OneOrMany | None
-    tag: OneOrMany | None
-    priority: OneOrMany | None
-    author: OneOrMany | None
+@dataclass(frozen=True)
+class Metric:
+    """What a metric needs from the warehouse, declared where the metric is defined.
+
+    Metric("top_posts")                          # daily rows, readers, the default period
+    Metric("posts", daily=False, default=None)   # without analytics:read; all posts
+    Metric("subscribers", readers=False)         # no post readers: no age warning
+    """
+
+    name: str
+    daily: bool = True  # needs daily rows: refused without them, warned when not covered
+    readers: bool = True  # reports posts' lifetime readers: warned when they are old
+    # The period used when none is given (None: everything, for listings, not metrics).
+    default: str | None = METRIC_DEFAULT_PERIOD
 
 
 @dataclass
@@ -49,6 +61,9 @@ class Query:
     coverage: Coverage
     filters: dict[str, object]
     warnings: list[str] = field(default_factory=list)
+    attrs: dict[str, object] = field(default_factory=dict)  # the metric's own attrs
+    complete: bool | None = None  # set by a metric that judges it itself (kpis)
+    default_period: str | None = None  # the phrase of the default period, when it was used
 
     def readers_age(self) -> None:
         """Warn when posts' lifetime readers were last read before the sync horizon."""
@@ -77,22 +92,24 @@ class Query:
                 "so no audience: left out of read rates."
             )
 
-    def finish(self, frame: pd.DataFrame, metric: str, **extra: object) -> pd.DataFrame:
-        period, previous = self.period, self.previous
-        complete = extra.pop("complete", None)
+    def finish(self, result: pd.DataFrame | MetricFrame, metric: Metric) -> pd.DataFrame:
+        """The frame with its attrs; the readers' age and missing audiences as warnings."""
+        if not isinstance(result, MetricFrame):
+            result = MetricFrame(result)
+        if metric.readers:
+            self.readers_age()
+        self.no_audience(result.posts_without_audience)
+        frame, period, previous = result.frame, self.period, self.previous
+        complete = self.complete
         if complete is None:
             complete = self.coverage.covers(period)
-            if (
-                not complete
-                and self.coverage.has_daily
-                and metric not in ("posts", "upcoming_scheduled")
-            ):
+            if not complete and self.coverage.has_daily and metric.daily:
                 self.warnings.append(
                     f"{period.label} is not fully covered by synced daily rows (the warehouse "
                     f"covers {self.coverage.range_label})."
                 )
         frame.attrs.update(
-            metric=metric,
+            metric=metric.name,
             period=period.label,
             period_short=period.short_label,
             previous_period=None if previous is None else previous.label,
@@ -103,7 +120,8 @@ class Query:
             start=period.start,
             end=period.end,
             period_label=period.label,
-            **extra,
+            default_period=self.default_period,
+            **self.attrs,
         )
         if previous is not None:
             frame.attrs.update(previous_start=previous.start, previous_end=previous.end)
@@ -113,7 +131,7 @@ class Query:
 def zone_name(tz: object) -> str:
     """The timezone name to use: `tz`, else CHANNELKIT_TZ, else UTC (checked by the caller)."""
     if tz is not None and not isinstance(tz, str):
-        raise InvalidParameterError("tz", f"{tz!r} is not an IANA timezone name")
+        raise InvalidParameterError("tz", unknown_zone(tz))
     return resolve_tz(tz)
 
 
@@ -121,13 +139,26 @@ def _posts_have(count: int) -> str:
     return "1 post has" if count == 1 else f"{count:,} posts have"
 
 
-def choose_period(args: Args, tz: str, coverage: Coverage, default: str | None) -> Period:
-    if args.period is not None:
-        if args.start is not None or args.end is not None:
+ALL_TIME = "all time"  # period="all time": every synced day, for the metrics but kpis
+
+
+def uses_default(filters: Mapping[str, object], default: str | None) -> bool:
+    """Whether the call names no period, so `default` (if any) decides it."""
+    return default is not None and all(filters.get(k) is None for k in ("period", "start", "end"))
+
+
+def choose_period(
+    filters: Mapping[str, object], tz: str, coverage: Coverage, default: str | None
+) -> Period:
+    period, start, end = (filters.get(key) for key in ("period", "start", "end"))
+    if period is not None:
+        if start is not None or end is not None:
             raise InvalidParameterError("period", "give either period=... or start=/end=, not both")
-        return parse_period(args.period, tz=tz, last_day=_last_day(coverage))
-    if args.start is not None or args.end is not None or default is None:
-        return Period.resolve(args.start, args.end, tz)
+        if isinstance(period, str) and " ".join(period.split()).lower() == ALL_TIME:
+            return Period.resolve(None, None, tz)
+        return parse_period(period, tz=tz, last_day=_last_day(coverage))  # type: ignore[arg-type]
+    if start is not None or end is not None or default is None:
+        return Period.resolve(start, end, tz)  # type: ignore[arg-type]
     return parse_period(default, tz=tz, last_day=_last_day(coverage))
 
 
@@ -139,6 +170,10 @@ def whole_period(period: Period) -> Period:
     """A KPI period with open ends made whole: KPI_DEFAULT_DAYS days from start / to end."""
     if period.start is not None and period.end is not None:
         return period
+    if period.start is None and period.end is None:
+        raise InvalidParameterError(
+            "period", f"{ALL_TIME!r} has no period before it to compare with; name a period"
+        )
     length = timedelta(days=KPI_DEFAULT_DAYS)
     if period.start is not None:
         first = period.start.date()
@@ -147,7 +182,9 @@ def whole_period(period: Period) -> Period:
     return Period.resolve(period.end.date() - length, period.end, period.tz)
 
 
-def filters_as_given(con: DuckDBPyConnection, flt: PostFilter, args: Args) -> dict[str, object]:
+def filters_as_given(
+    con: DuckDBPyConnection, flt: PostFilter, filters: Mapping[str, object]
+) -> dict[str, object]:
     """The filters as the user gave them, channels by name, for titles and headers."""
     out: dict[str, object] = {}
     if flt.channel_ids is not None:
@@ -155,9 +192,9 @@ def filters_as_given(con: DuckDBPyConnection, flt: PostFilter, args: Args) -> di
         by_id = dict(zip(names["channel_id"], names["channel"], strict=True))
         out["channel"] = [by_id.get(cid, cid) for cid in flt.channel_ids]
     for key in ("tag", "priority", "author"):
-        value = getattr(args, key)
+        value = filters.get(key)
         if value is not None:
-            out[key] = [value] if isinstance(value, str) else list(value)
+            out[key] = [value] if isinstance(value, str) else list(value)  # type: ignore[call-overload]
     return out
 
 

@@ -95,10 +95,29 @@ def daily_rows(con: duckdb.DuckDBPyConnection, flt: PostFilter, periods: Sequenc
 
 
 def any_of(periods: Sequence[Period], column: str, *, instant: bool) -> Sql:
+    """`column` in any of the periods; periods that touch (a period and the ones before
+    it, for the usual range) are tested as one range, so each row meets one test."""
     out = Sql("")
-    for i, period in enumerate(periods):
+    for i, period in enumerate(_joined(periods)):
         cond = instant_range(period, column) if instant else day_range(period, column)
         out = out + Sql(" OR " if i else "") + Sql("(") + cond + Sql(")")
+    return out
+
+
+def _joined(periods: Sequence[Period]) -> list[Period]:
+    """The periods with those that touch or overlap merged into one (the same rows: a
+    row in the union is in one of them); with an open end, the periods as they are."""
+    bounded = [(p.start, p.end, p) for p in periods if p.start is not None and p.end is not None]
+    if len(bounded) < len(periods):
+        return list(periods)
+    out: list[Period] = []
+    for start, end, period in sorted(bounded, key=lambda b: b[0]):
+        last = out[-1] if out else None
+        if last is not None and last.end is not None and start <= last.end:
+            if end > last.end:
+                out[-1] = Period(tz=last.tz, start=last.start, end=end)
+        else:
+            out.append(period)
     return out
 
 

@@ -15,6 +15,7 @@ from channelkit.client._base import ClientStats, RateLimit, WaitEvent
 from channelkit.client._client import Client, Paginator
 from channelkit.client._pacing import WaitReason
 from channelkit.client._pagination import RawPage
+from channelkit.client._params import NOT_GIVEN, NotGiven
 from channelkit.client.models import (
     Author,
     Channel,
@@ -32,6 +33,8 @@ __all__ = [
     "ChannelAnalyticsRow",
     "Client",
     "ClientStats",
+    "NOT_GIVEN",
+    "NotGiven",
     "Page",
     "Paginator",
     "Post",

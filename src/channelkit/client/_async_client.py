@@ -30,7 +30,14 @@ from channelkit.client._base import (
 from channelkit.client._operations import ModelT
 from channelkit.client._pacing import WaitReason
 from channelkit.client._pagination import CursorWalk, PageLike, RawPage
-from channelkit.client._params import Timestamp, check_limit, json_body, query_params
+from channelkit.client._params import (
+    NOT_GIVEN,
+    NotGiven,
+    Timestamp,
+    check_limit,
+    json_body,
+    query_params,
+)
 from channelkit.client.models import (
     Channel,
     ChannelAnalyticsRow,
@@ -212,7 +219,8 @@ class AsyncClient:
 
     async def _sleep(self, seconds: float, reason: WaitReason, path: str) -> None:
         self._core.note_wait(seconds, reason, path)
-        await asyncio.sleep(seconds)
+        with self._core.waiting():
+            await asyncio.sleep(seconds)
 
     async def close(self) -> None:
         await self._http.aclose()
@@ -349,19 +357,20 @@ class AsyncPosts:
         self,
         post_id: str,
         *,
-        channel_id: str | None = None,
-        title: str | None = None,
-        body: str | None = None,
-        priority: str | None = None,
-        tags: Sequence[str] | None = None,
-        scheduled_at: Timestamp | None = None,
-        cover_image_url: str | None = None,
-        status: str | None = None,
+        channel_id: str | NotGiven = NOT_GIVEN,
+        title: str | NotGiven = NOT_GIVEN,
+        body: str | NotGiven = NOT_GIVEN,
+        priority: str | NotGiven = NOT_GIVEN,
+        tags: Sequence[str] | NotGiven = NOT_GIVEN,
+        scheduled_at: Timestamp | NotGiven = NOT_GIVEN,
+        cover_image_url: str | None | NotGiven = NOT_GIVEN,
+        status: str | NotGiven = NOT_GIVEN,
         extra_body: Mapping[str, Any] | None = None,
         max_retries: int | None = None,
         if_match: str | None = None,
     ) -> Post:
-        """Change the fields given (None leaves a field as it is).
+        """Change the fields given; one left out stays as it is, and `None` clears a field
+        that can be cleared (`cover_image_url=None` removes the cover).
 
         `if_match=post.etag`: only if the post is still as read (else `ConflictError`).
         """
@@ -438,16 +447,17 @@ class AsyncChannels:
         self,
         channel_id: str,
         *,
-        name: str | None = None,
-        slug: str | None = None,
-        description: str | None = None,
-        visibility: str | None = None,
-        is_default: bool | None = None,
-        is_archived: bool | None = None,
+        name: str | NotGiven = NOT_GIVEN,
+        slug: str | NotGiven = NOT_GIVEN,
+        description: str | NotGiven = NOT_GIVEN,
+        visibility: str | NotGiven = NOT_GIVEN,
+        is_default: bool | NotGiven = NOT_GIVEN,
+        is_archived: bool | NotGiven = NOT_GIVEN,
         extra_body: Mapping[str, Any] | None = None,
         max_retries: int | None = None,
         if_match: str | None = None,
     ) -> Channel:
+        """Change the fields given; one left out stays as it is."""
         spec = ops.update(
             ops.CHANNELS,
             "channel_id",

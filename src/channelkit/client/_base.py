@@ -12,7 +12,8 @@ import random
 import threading
 import time
 import uuid
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -50,6 +51,7 @@ from channelkit.client._pacing import Grant, Pacer, ServerClock, WaitReason
 from channelkit.client._retry import (
     Failure,
     backoff_delay,
+    hopeless_connect,
     replayable,
     should_retry_failure,
     should_retry_status,
@@ -87,8 +89,9 @@ class ClientStats:
         list(client.posts.list())
         requests = client.stats.requests - before.requests
 
-    `wait_seconds` sums every sleep (pacing, Retry-After and backoff); `rate_limit_waits`
-    counts the pacing and Retry-After ones.
+    `wait_seconds` is the real time during which a request waited (pacing, Retry-After,
+    backoff), sleeps of several threads at once counted once; `rate_limit_waits` counts the
+    pacing and Retry-After sleeps.
     """
 
     requests: int = 0
@@ -302,10 +305,35 @@ class ClientCore:
         self._stats = ClientStats()
         self._rate_limit: RateLimit | None = None
         self._random = random.Random()
+        self._waiters = 0  # sleeps in progress, in all threads or tasks
+        self._wait_began = 0.0  # when the current stretch of waiting began (monotonic)
 
     @property
     def stats(self) -> ClientStats:
-        return self._stats
+        with self._lock:
+            if self._waiters == 0:
+                return self._stats
+            ongoing = time.monotonic() - self._wait_began
+            return replace(self._stats, wait_seconds=self._stats.wait_seconds + ongoing)
+
+    @contextmanager
+    def waiting(self) -> Iterator[None]:
+        """A sleep: `wait_seconds` counts the time during which at least one request
+        waits, so two threads waiting out the same minute count one minute."""
+        with self._lock:
+            if self._waiters == 0:
+                self._wait_began = time.monotonic()
+            self._waiters += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._waiters -= 1
+                if self._waiters == 0:
+                    waited = time.monotonic() - self._wait_began
+                    self._stats = replace(
+                        self._stats, wait_seconds=self._stats.wait_seconds + waited
+                    )
 
     @property
     def rate_limit(self) -> RateLimit | None:
@@ -325,7 +353,7 @@ class ClientCore:
     def note_wait(self, seconds: float, reason: WaitReason, path: str) -> None:
         """Account for a sleep about to happen and tell the user about it."""
         paced = reason in ("pacing", "retry_after")
-        self.count(wait_seconds=seconds, rate_limit_waits=1 if paced else 0)
+        self.count(rate_limit_waits=1 if paced else 0)
         if seconds >= CLIENT_WAIT_LOG_SECONDS:
             log.info("waiting %.1f s (%s) before %s", seconds, reason.replace("_", "-"), path)
         if self.on_wait is not None:
@@ -397,6 +425,7 @@ class Call:
         self.sent_mono = 0.0
         self.unreachable_since: float | None = None  # first connection failure (monotonic)
         self.info = RequestInfo(self.method, spec.path)
+        self.url = httpx.URL(spec.path)  # the full URL once built
 
     def build(self, http: httpx.Client | httpx.AsyncClient) -> httpx.Request:
         headers = {}
@@ -412,6 +441,7 @@ class Call:
             headers=headers or None,
         )
         self.info = RequestInfo(self.method, redact_url(str(request.url)))
+        self.url = request.url
         return request
 
     def mark_sent(self) -> None:
@@ -472,6 +502,13 @@ class Call:
             failure = Failure.BROKEN
         text = redact_urls_in(str(exc))
         detail = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+        hopeless = hopeless_connect(
+            exc, scheme=self.url.scheme, host=self.url.host, port=self.url.port
+        )
+        if hopeless is not None:
+            raise APIConnectionError(
+                f"connection failed: {hopeless} [{self.info}]", request=self.info
+            ) from None
         if isinstance(exc, httpx.ConnectError | httpx.RemoteProtocolError | httpx.ReadError):
             # Refused or reset: the service may be restarting, so keep trying for a while.
             retry = self._reconnect(failure, detail)

@@ -15,7 +15,14 @@ from pydantic import BaseModel, ValidationError
 from channelkit import _spec
 from channelkit.client._base import Done, RequestSpec, check_idempotency_key
 from channelkit.client._pagination import RawPage, parse_envelope
-from channelkit.client._params import Timestamp, format_timestamp, json_body, path_id, query_params
+from channelkit.client._params import (
+    NOT_GIVEN,
+    Timestamp,
+    format_timestamp,
+    json_body,
+    path_id,
+    query_params,
+)
 from channelkit.client.models import Page, _Versioned
 from channelkit.errors import (
     APIResponseValidationError,
@@ -61,15 +68,25 @@ _FIELDS: dict[str, tuple[_spec.Field, ...]] = {
 }
 
 
-def _body(fields: tuple[_spec.Field, ...], arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """The request body from a method's arguments, one entry per contract field it takes.
+def _body(
+    fields: tuple[_spec.Field, ...], arguments: Mapping[str, Any], *, clearing: bool = False
+) -> dict[str, Any]:
+    """The request body from a method's arguments, one entry per contract field given.
 
     A field the method does not take is a KeyError: the resource methods spell out the
-    contract's fields (for `help()` and IDEs), and a test checks they match.
+    contract's fields (for `help()` and IDEs), and a test checks they match. `NOT_GIVEN`
+    leaves a field out; so does `None` on create. On update (`clearing`) `None` is sent as
+    null for a clearable field and refused for any other.
     """
     body: dict[str, Any] = {}
     for field in fields:
         value = arguments[field.name]
+        if value is NOT_GIVEN or (value is None and not clearing):
+            continue
+        if value is None and not field.clearable:
+            raise InvalidParameterError(
+                field.name, "cannot be cleared; leave the argument out to keep its value"
+            )
         if field.kind == "tags":
             value = _tags(value)
         elif field.kind == "instant":
@@ -102,7 +119,8 @@ def update(
     if_match: str | None = None,
 ) -> RequestSpec:
     """PATCH one item with the contract's update fields taken from `arguments` by name."""
-    fields = _extra(extra_body, _body(_spec.update_fields(_FIELDS[collection]), arguments))
+    fields = _body(_spec.update_fields(_FIELDS[collection]), arguments, clearing=True)
+    fields = _extra(extra_body, fields)
     return _patch(collection, id_name, item_id, fields, max_retries, if_match)
 
 
@@ -187,7 +205,7 @@ def _patch(
     max_retries: int | None,
     if_match: str | None,
 ) -> RequestSpec:
-    body = json_body(fields)
+    body = json_body(fields, keep_none=True)  # a None left in `fields` clears that field
     if not body:
         raise InvalidParameterError(id_name, f"update of {value!r}: no field to change was given")
     path = f"{collection}/{path_id(id_name, value)}"

@@ -80,6 +80,31 @@ def _query_value(name: str, value: Any) -> str:
     )
 
 
+class NotGiven:
+    """The default of an update argument left out: the field stays as it is, whereas `None`
+    clears a field the contract lets clear (as openai-python's `NOT_GIVEN`).
+
+    client.posts.update(post_id, title="New")              # cover image untouched
+    client.posts.update(post_id, cover_image_url=None)     # cover image removed
+    """
+
+    _instance: NotGiven | None = None
+
+    def __new__(cls) -> NotGiven:  # one sentinel, so `is NOT_GIVEN` always holds
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return "NOT_GIVEN"
+
+
+NOT_GIVEN = NotGiven()
+
+
 def json_body(fields: Mapping[str, Any], *, keep_none: bool = False) -> dict[str, Any]:
     """A JSON request body, timestamps formatted; None values left out unless `keep_none`."""
     body: dict[str, Any] = {}

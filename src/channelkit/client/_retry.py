@@ -3,11 +3,16 @@
 A request may be replayed when replaying cannot do anything twice: reads, DELETE and PATCH
 (they set a state, they do not add one), and POSTs that carry an `Idempotency-Key` (the
 service answers a replay with the first response). Failures where the request surely never
-reached the server (connection refused, pool timeout) are retried for any method.
+reached the server (connection refused, pool timeout) are retried for any method. A host
+that does not resolve, or a TLS handshake that fails, is not retried at all: waiting does not
+fix a wrong address.
 """
 
 from __future__ import annotations
 
+import socket
+import ssl
+from collections.abc import Iterator
 from enum import Enum
 
 RETRYABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
@@ -52,3 +57,35 @@ def backoff_delay(attempt: int, *, base: float, cap: float, jitter: float) -> fl
     """
     ceiling = min(cap, base * 2.0 ** min(attempt, 62))
     return jitter * ceiling
+
+
+# what OpenSSL reports when the other side answers a TLS hello in plain HTTP
+_PLAIN_HTTP_REASONS = frozenset(
+    {"WRONG_VERSION_NUMBER", "HTTP_REQUEST", "PACKET_LENGTH_TOO_LONG", "RECORD_LAYER_FAILURE"}
+)
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def hopeless_connect(exc: BaseException, *, scheme: str, host: str, port: int | None) -> str | None:
+    """Why a failed connection cannot succeed on a retry, in the user's words, or None when
+    it might (refused, reset, timed out)."""
+    for cause in _chain(exc):
+        if isinstance(cause, socket.gaierror):
+            reason = cause.strerror or str(cause)
+            return f"the host {host!r} does not resolve ({reason}); check the base URL"
+        if isinstance(cause, ssl.SSLCertVerificationError):
+            return f"the TLS certificate of {host!r} is not trusted: {cause.verify_message}"
+        if isinstance(cause, ssl.SSLError):
+            where = host if port is None else f"{host}:{port}"
+            if scheme == "https" and (cause.reason or "").upper() in _PLAIN_HTTP_REASONS:
+                return f"the server at {where} speaks plain HTTP, use http:// instead of https://"
+            return f"the TLS handshake with {where} failed: {cause.reason or cause}"
+    return None

@@ -16,11 +16,12 @@ where plotly chose its own default, sets `plotly.io.renderers.default` to
 
 from __future__ import annotations
 
+from channelkit.errors import ImageExportError
 from channelkit.plots.calendar import calendar
 from channelkit.plots.engagement import engagement_over_time, kpi_tiles
 from channelkit.plots.groups import channel_comparison, priority_impact, tag_performance
 from channelkit.plots.heatmap import publishing_heatmap
-from channelkit.plots.images import ImageExportError, configure_images, save_image
+from channelkit.plots.images import configure_images, save_image
 from channelkit.plots.posts import low_reach, top_posts, upcoming_scheduled
 from channelkit.plots.reach import reach_curve, subscribers
 from channelkit.plots.renderer import configure_renderer

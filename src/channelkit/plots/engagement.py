@@ -9,7 +9,17 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from channelkit.errors import InvalidParameterError
-from channelkit.plots.style import COUNT, HEIGHT, RATE, TEMPLATE, local_wall_time, safe_text, title
+from channelkit.plots.style import (
+    COUNT,
+    HEIGHT,
+    RATE,
+    TEMPLATE,
+    local_wall_time,
+    round_axis,
+    safe_text,
+    title,
+    top_of,
+)
 
 _PERIOD_FORMAT = {"day": "%a %d %b %Y", "week": "week of %d %b %Y", "month": "%B %Y"}
 _TICK_FORMAT = {"day": "%d %b", "week": "%d %b", "month": "%b %Y"}
@@ -67,10 +77,9 @@ def engagement_over_time(frame: pd.DataFrame) -> go.Figure:
     fig.update_yaxes(title_text="Readers", tickformat="~s", secondary_y=False)
     fig.update_yaxes(
         title_text="Read rate",
-        tickformat=".0%",
-        rangemode="tozero",
         secondary_y=True,
         showgrid=False,
+        **round_axis(top_of(frame["read_rate"]), percent=True),
     )
     return fig
 

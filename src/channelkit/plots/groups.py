@@ -6,7 +6,18 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from channelkit._constants import PLOT_COLORS
-from channelkit.plots.style import COUNT, MUTED, RATE, RATIO, base_figure, safe_text
+from channelkit.plots.style import (
+    COUNT,
+    MUTED,
+    RATE,
+    RATIO,
+    base_figure,
+    round_axis,
+    safe_text,
+    top_of,
+)
+
+_BAR_HEIGHT = 26  # px per horizontal bar: a label and its count stay legible on a phone
 
 
 def channel_comparison(frame: pd.DataFrame) -> go.Figure:
@@ -31,26 +42,32 @@ def channel_comparison(frame: pd.DataFrame) -> go.Figure:
             ),
         )
     )
-    fig.update_yaxes(title_text="Read rate", tickformat=".0%", rangemode="tozero")
+    fig.update_yaxes(title_text="Read rate", **round_axis(top_of(frame["read_rate"]), percent=True))
     return fig
 
 
 def _group_bars(frame: pd.DataFrame, key: str, labels: list[str], what: str) -> go.Figure:
-    """Bars of `lift` per group, a line at 1 (the channels' own median)."""
+    """Horizontal bars of `lift` per group, first group at the top, a line at 1 (the
+    channels' own median). Each bar carries its number of posts at its base, where
+    neither the line at 1 nor a narrow screen can cover it."""
     small = frame["small_sample"].fillna(False).astype(bool)
     n = frame.attrs.get("small_sample_n")
     fig = base_figure(frame, what)
-    hover = frame[["posts", "read_rate", "readers", "opens"]].astype("float64")
+    ordered = frame.iloc[::-1]  # plotly draws the first category at the bottom
+    hover = ordered[["posts", "read_rate", "readers", "opens"]].astype("float64")
     fig.add_trace(
         go.Bar(
-            x=labels,
-            y=frame["lift"].astype("float64"),
-            marker={"color": [MUTED if s else PLOT_COLORS[0] for s in small]},
-            text=[f"n={int(p)}" for p in frame["posts"]],
-            textposition="outside",
+            x=ordered["lift"].astype("float64"),
+            y=labels[::-1],
+            orientation="h",
+            marker={"color": [MUTED if s else PLOT_COLORS[0] for s in small.iloc[::-1]]},
+            text=[f"n={int(p)}" for p in ordered["posts"]],
+            textposition="inside",
+            insidetextanchor="start",
+            textfont={"size": 12},
             customdata=hover.to_numpy(),
             hovertemplate=(
-                f"%{{x}}<br>Lift %{{y:{RATIO}}}× the channel's median read rate<br>"
+                f"%{{y}}<br>Lift %{{x:{RATIO}}}× the channel's median read rate<br>"
                 f"Posts %{{customdata[0]:{COUNT}}}<br>"
                 f"Read rate %{{customdata[1]:{RATE}}}<br>"
                 f"Readers %{{customdata[2]:{COUNT}}}<br>"
@@ -60,17 +77,26 @@ def _group_bars(frame: pd.DataFrame, key: str, labels: list[str], what: str) -> 
             showlegend=False,
         )
     )
-    fig.add_hline(y=1, line={"color": "#6b7280", "dash": "dot", "width": 1})
-    fig.update_yaxes(title_text="Lift (read rate ÷ channel median)", rangemode="tozero")
+    fig.add_vline(x=1, line={"color": "#6b7280", "dash": "dot", "width": 1})
+    fig.update_xaxes(
+        title_text="Lift (read rate ÷ channel median)", **round_axis(top_of(frame["lift"]))
+    )
+    fig.update_yaxes(automargin=True)
+    fig.update_layout(
+        height=max(260, 150 + _BAR_HEIGHT * len(frame)),
+        uniformtext={"minsize": 10, "mode": "show"},
+    )
     if small.any() and n is not None:
         fig.add_annotation(
             text=f"grey: fewer than {n} posts, too few to compare",
             xref="paper",
             yref="paper",
             x=1,
-            y=1.06,
+            y=0,
+            yanchor="bottom",
             showarrow=False,
             xanchor="right",
+            bgcolor="rgba(255,255,255,0.8)",
             font={"size": 11, "color": "#6b7280"},
         )
     return fig

@@ -16,13 +16,9 @@ from pathlib import Path
 import plotly.graph_objects as go
 
 from channelkit._constants import PLOT_BROWSER_CANDIDATES
-from channelkit.errors import ChannelkitError
+from channelkit.errors import ImageExportError
 
 BROWSER_ENV = "BROWSER_PATH"  # read by choreographer, kaleido's browser driver
-
-
-class ImageExportError(ChannelkitError):
-    """A static image cannot be written: the extra or a browser is missing."""
 
 
 def system_browser() -> str | None:

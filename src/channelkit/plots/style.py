@@ -7,6 +7,7 @@ The template is registered as `plotly.io.templates["channelkit"]` and figures us
 from __future__ import annotations
 
 import html
+import math
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -21,6 +22,7 @@ RATIO = ",.2f"
 MUTED = "#cbd5e1"  # bars of small samples
 TEXT_MAX_CHARS = 60
 HEIGHT = 420  # explicit, so that figures embedded in HTML do not fill the viewport
+TOP_MARGIN = 90  # px above the plot: the title and its second line
 
 
 def register_template() -> None:
@@ -30,7 +32,7 @@ def register_template() -> None:
             "font": {"family": PLOT_FONT, "size": 13, "color": "#1f2937"},
             "colorway": list(PLOT_COLORS),
             "title": {"x": 0.01, "xanchor": "left", "font": {"size": 17}},
-            "margin": {"t": 90, "l": 70, "r": 30, "b": 60},
+            "margin": {"t": TOP_MARGIN, "l": 70, "r": 30, "b": 60},
             "hoverlabel": {"font": {"family": PLOT_FONT, "size": 12}},
             "legend": {"orientation": "h", "y": -0.18, "x": 0},
             "xaxis": {"gridcolor": "#e5e7eb", "zeroline": False},
@@ -97,6 +99,31 @@ def local_wall_time(values: pd.Series) -> pd.Series:
         return values
     naive: pd.Series = values.dt.tz_localize(None)
     return naive
+
+
+def round_axis(top: float, *, percent: bool = False, most: int = 5) -> dict[str, object]:
+    """An axis from 0 with ticks at round values (a 1, 2, 2.5 or 5 step), at most `most`
+    steps: 0.79 as a rate gives 0%, 20%, ... 80% rather than plotly's 0/18/35/53/70%."""
+    if not top > 0 or math.isinf(top):
+        top = 1.0
+    raw = top / most
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw * 0.999)
+    axis: dict[str, object] = {
+        "range": [0, math.ceil(top / step - 1e-9) * step * 1.02],
+        "tick0": 0,
+        "dtick": step,
+    }
+    if percent:
+        axis["tickformat"] = ".0%" if step >= 0.01 else ".1%"
+    return axis
+
+
+def top_of(values: pd.Series) -> float:
+    """The largest finite value of `values` (0 when there is none), for `round_axis`."""
+    finite = pd.to_numeric(values, errors="coerce").astype("float64")
+    largest = finite[finite.abs() != math.inf].max()
+    return 0.0 if pd.isna(largest) else float(largest)
 
 
 def base_figure(frame: pd.DataFrame, what: str) -> go.Figure:

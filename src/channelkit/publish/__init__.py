@@ -17,6 +17,7 @@ calendar.submit(client).to_file("cal.xlsx")     # creates, updates, cancels; con
 
 from __future__ import annotations
 
+from channelkit.errors import FieldError, PlanNotValidError, PostValidationError, SpreadsheetError
 from channelkit.publish.calendar_sync import (
     CalendarPlan,
     CalendarResult,
@@ -25,18 +26,11 @@ from channelkit.publish.calendar_sync import (
     load_calendar,
 )
 from channelkit.publish.cell import ScheduledPost, schedule
-from channelkit.publish.errors import PlanNotValidError, PostValidationError, SpreadsheetError
 from channelkit.publish.plan import Plan, load_spreadsheet
 from channelkit.publish.results import SubmitResult
 from channelkit.publish.rows import PlanRow, RowResult
 from channelkit.publish.template import write_template
-from channelkit.publish.validation import (
-    ChannelIndex,
-    ChannelInfo,
-    FieldError,
-    PostRequest,
-    validate_post,
-)
+from channelkit.publish.validation import ChannelIndex, ChannelInfo, PostRequest, validate_post
 
 __all__ = [
     "CalendarPlan",

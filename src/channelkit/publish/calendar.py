@@ -17,40 +17,28 @@ Pure: no I/O; `channelkit.publish.calendar_sync` reads and writes.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from channelkit.errors import FieldError, TimeError
+from channelkit.publish.post_fields import arranged, by_name
 from channelkit.publish.rows import NamedRow, PlanRow, cell_text
-from channelkit.publish.times import TimeError, format_offset, load_zone, localize, parse_when
-from channelkit.publish.validation import (
-    ChannelIndex,
-    ChannelInfo,
-    FieldError,
-    PostRequest,
-    validate_post,
-)
+from channelkit.publish.times import format_offset, load_zone, localize, parse_when
+from channelkit.publish.validation import ChannelIndex, ChannelInfo, PostRequest, validate_post
+from channelkit.publish.word_diff import word_diff
 
 if TYPE_CHECKING:
     from channelkit.client.models import Post
 
+# The post fields of a calendar, in its order (every contract field: `post_fields.arranged`)
+_FIELDS = arranged(("channel", "title", "body", "tags", "priority", "scheduled_at"))
 # Columns of an exported calendar, in order; the time column's header names its zone.
-CALENDAR_HEADERS = (
-    "id",
-    "updated_at",
-    "channel",
-    "title",
-    "body",
-    "tags",
-    "priority",
-    "scheduled_at",
-    "status",
-    "action",
-    "exported",
-)
+CALENDAR_HEADERS = ("id", "updated_at", *_FIELDS, "status", "action", "exported")
 ACTIONS = ("cancel", "publish-now")
 # What a row will do, in the order summaries list them.
 KINDS = (
@@ -64,7 +52,10 @@ KINDS = (
     "error",
 )
 WRITES = ("create", "update", "reschedule", "cancel", "publish-now")
-_COMPARED = ("channel_id", "title", "body", "tags", "priority", "scheduled_at")
+_COMPARED = tuple(by_name(name) for name in _FIELDS)
+# The fingerprint of calendars exported before other fields existed: those join it only
+# when set, so a file exported earlier still reads as unedited.
+_FINGERPRINTED = ("channel_id", "title", "body", "tags", "priority", "scheduled_at")
 # validate_post checks the lead time against `now`; for existing posts it is checked here,
 # and only when the time moves (an untouched row may hold a time that passed meanwhile).
 _NO_LEAD_CHECK = datetime(1, 1, 2, tzinfo=UTC)
@@ -72,13 +63,17 @@ _NO_LEAD_CHECK = datetime(1, 1, 2, tzinfo=UTC)
 
 @dataclass(frozen=True)
 class Change:
-    """One field that a row changes: its value on the service and in the sheet."""
+    """One field that a row changes: its value on the service and in the sheet, and for
+    texts the changed words (`diff`, see `channelkit.publish.word_diff`)."""
 
     field: str
     old: str
     new: str
+    diff: str | None = None
 
     def __str__(self) -> str:
+        if self.diff is not None:
+            return f"{self.field}: {self.diff}"
         return f"{self.field}: {self.old} → {self.new}"
 
 
@@ -100,8 +95,8 @@ class CalendarRow(NamedRow):
     message: str = ""
     exported_at: datetime | None = None
     request: PostRequest | None = None
-    patch: Mapping[str, Any] = field(default_factory=dict, compare=False)
-    cells: Mapping[str, object] = field(default_factory=dict, compare=False)
+    patch: Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False)
+    cells: Mapping[str, object] = dataclasses.field(default_factory=dict, compare=False)
     plan_row: PlanRow | None = None
 
     def describe(self) -> str:
@@ -114,48 +109,46 @@ class CalendarRow(NamedRow):
         return ": ".join(parts)
 
 
-def fingerprint(
-    *,
-    channel_id: str,
-    title: str,
-    body: str,
-    tags: Sequence[str],
-    priority: str,
-    scheduled_at: datetime | None,
-) -> str:
-    """A short hash of what a calendar row says, to tell an edited row from an exported one."""
-    payload = [
-        channel_id,
-        title,
-        body.replace("\r\n", "\n"),
-        sorted(tags),
-        priority,
-        _utc_text(scheduled_at) if scheduled_at else "",
+def fingerprint(values: Mapping[str, Any]) -> str:
+    """A short hash of what a calendar row says (its post fields by contract name, as
+    `post_values` gives them), to tell an edited row from an exported one."""
+    payload: list[Any] = [_comparable(name, values.get(name)) for name in _FINGERPRINTED]
+    payload += [
+        [field.api, _comparable(field.api, values.get(field.api))]
+        for field in _COMPARED
+        if field.api not in _FINGERPRINTED and values.get(field.api) not in (None, "", [], ())
     ]
     text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def _comparable(name: str, value: Any) -> Any:
+    if name == "scheduled_at":
+        return _utc_text(value) if value else ""
+    if isinstance(value, (list, tuple)):
+        return sorted(value)
+    if isinstance(value, str):
+        return value.replace("\r\n", "\n")
+    return value
+
+
+def post_values(post: Post) -> dict[str, Any]:
+    """The post's calendar fields by contract name (extra fields of newer services too)."""
+    values = {field.api: getattr(post, field.api, None) for field in _COMPARED}
+    return {**values, "body": post.body or "", "tags": list(post.tags)}
+
+
+def request_values(request: PostRequest) -> dict[str, Any]:
+    values = {field.api: request.value(field.api) for field in _COMPARED}
+    return {**values, "tags": list(request.tags)}
+
+
 def post_fingerprint(post: Post) -> str:
-    return fingerprint(
-        channel_id=post.channel_id,
-        title=post.title,
-        body=post.body or "",
-        tags=post.tags,
-        priority=post.priority,
-        scheduled_at=post.scheduled_at,
-    )
+    return fingerprint(post_values(post))
 
 
 def request_fingerprint(request: PostRequest) -> str:
-    return fingerprint(
-        channel_id=request.channel_id,
-        title=request.title,
-        body=request.body,
-        tags=request.tags,
-        priority=request.priority,
-        scheduled_at=request.scheduled_at,
-    )
+    return fingerprint(request_values(request))
 
 
 def time_header(tz: str) -> str:
@@ -165,19 +158,23 @@ def time_header(tz: str) -> str:
 
 def calendar_record(post: Post, channel: ChannelInfo | None, tz: str) -> dict[str, object]:
     """One exported row: the post's fields, its time as wall time in `tz`."""
-    return {
+    values = post_values(post)
+    record: dict[str, object] = {
         "id": post.id,
         "updated_at": _utc_text(post.updated_at) if post.updated_at else None,
-        "channel": (channel.slug or channel.name) if channel else post.channel_id,
-        "title": post.title,
-        "body": post.body or "",
-        "tags": ", ".join(post.tags),
-        "priority": post.priority,
-        time_header(tz): wall_text(post.scheduled_at, tz) if post.scheduled_at else None,
-        "status": post.status,
-        "action": None,
-        "exported": post_fingerprint(post),
     }
+    for field in _COMPARED:
+        value = values[field.api]
+        if field.kind == "id":
+            record[field.name] = (channel.slug or channel.name) if channel else value
+        elif field.kind == "instant":
+            record[time_header(tz)] = wall_text(value, tz) if value else None
+        elif field.kind == "tags":
+            record[field.name] = ", ".join(value)
+        else:
+            record[field.name] = value
+    record.update(status=post.status, action=None, exported=post_fingerprint(post))
+    return record
 
 
 def wall_text(moment: datetime, tz: str) -> str:
@@ -245,7 +242,7 @@ def decide_update(
         return CalendarRow(kind="unchanged", message=note, **known)
 
     target = {"cancel": "draft", "publish-now": "published"}.get(action)
-    changes, patch = _differences(desired, post, moving=target is None)
+    changes, patch = _differences(desired, post, cells, moving=target is None)
     if target is None and desired.scheduled_at is None and post.status == "scheduled":
         message = "scheduled_at is blank; give a time, or set action to cancel (back to draft)"
         return CalendarRow(kind="error", message=message, **known)
@@ -274,35 +271,31 @@ def decide_update(
 
 
 def _differences(
-    desired: PostRequest, post: Post, *, moving: bool
+    desired: PostRequest, post: Post, cells: Mapping[str, object], *, moving: bool
 ) -> tuple[tuple[Change, ...], dict[str, Any]]:
-    now_values: dict[str, Any] = {
-        "channel_id": post.channel_id,
-        "title": post.title,
-        "body": (post.body or "").replace("\r\n", "\n"),
-        "tags": list(post.tags),
-        "priority": post.priority,
-        "scheduled_at": post.scheduled_at,
-    }
-    wanted: dict[str, Any] = {
-        "channel_id": desired.channel_id,
-        "title": desired.title,
-        "body": desired.body.replace("\r\n", "\n"),
-        "tags": list(desired.tags),
-        "priority": desired.priority,
-        "scheduled_at": desired.scheduled_at,
-    }
+    now_values = post_values(post)
+    wanted = request_values(desired)
     changes: list[Change] = []
     patch: dict[str, Any] = {}
-    for name in _COMPARED:
-        old, new = now_values[name], wanted[name]
-        if name == "tags" and sorted(old) == sorted(new):
+    for field in _COMPARED:
+        name = field.api
+        old, new = _comparable(name, now_values[name]), _comparable(name, wanted[name])
+        if field.kind == "instant":
+            if not moving or wanted[name] is None:
+                continue  # a cancel or publish-now drops the time; a blank time is checked apart
+        elif field.name not in cells and not field.required:
+            continue  # a file without the column (exported before it existed) keeps the value
+        if old == new or new is None:
+            # A blank cell keeps the value: the client cannot send null to clear a field yet
+            # (its keywords read None as "leave it", and extra_body drops None).
             continue
-        if name == "scheduled_at" and (not moving or new is None):
-            continue  # a cancel or publish-now drops the time; a blank time is checked apart
-        if old != new:
-            changes.append(Change(name, _shown(old, desired.tz), _shown(new, desired.tz)))
-            patch[name] = new
+        old, new = now_values[name], wanted[name]
+        if field.kind == "text":
+            old = (old or "").replace("\r\n", "\n")
+            new = (new or "").replace("\r\n", "\n")
+        diff = word_diff(old, new) if field.kind == "text" else None
+        changes.append(Change(name, _shown(old, desired.tz), _shown(new, desired.tz), diff))
+        patch[name] = list(new) if field.kind == "tags" else new
     return tuple(changes), patch
 
 

@@ -17,20 +17,20 @@ from click.decorators import FC
 
 from channelkit._cli import (
     Output,
+    ServiceOptions,
     output_options,
-    service_config,
     service_options,
     tz_option,
     user_errors,
 )
-from channelkit.errors import InvalidParameterError
+from channelkit.errors import InvalidParameterError, PlanNotValidError, TimeError
 from channelkit.publish.calendar import KINDS, WRITES
 from channelkit.publish.calendar_sync import CalendarPlan, calendar_export
-from channelkit.publish.errors import PlanNotValidError
 from channelkit.publish.placing import crowded_calendar, fill_times, filled_lines
 from channelkit.publish.results import write_table
+from channelkit.publish.sending import write_scope_problem
 from channelkit.publish.spreadsheet import Sheet
-from channelkit.publish.times import TimeError, load_zone
+from channelkit.publish.times import load_zone
 
 if TYPE_CHECKING:
     from channelkit.client import Client
@@ -127,28 +127,35 @@ def run_calendar(
     results: Path | None,
     gap: timedelta | None,
     strict: bool,
+    *,
+    verbose: bool = False,
 ) -> None:
     calendar.check_against(client)
     crowded = crowded_calendar(calendar, client, gap) if gap else []
-    if not submit or (crowded and strict):
-        _show_calendar(calendar)
+    writes = sum(calendar.counts().get(kind, 0) for kind in WRITES)
+    no_write = write_scope_problem(client) if writes else None
+    if no_write is not None:
+        calendar.warnings.append(no_write)
+    if not submit or (crowded and strict) or no_write is not None:
+        _show_calendar(calendar, verbose=verbose)
         show_crowded(crowded, strict)
+        if submit and no_write is not None:
+            raise click.ClickException(f"nothing was sent: {no_write}")
         if results is not None:
             frame = calendar.preview()
             kind = "csv" if results.suffix.lower() == ".csv" else "xlsx"
             _write_file(lambda: write_table(frame, results, kind=kind), results)
         if crowded and strict:
             raise click.ClickException("nothing was sent: posts too close (--strict)")
-        if not calendar.is_valid or calendar.counts().get("conflict"):
+        if not calendar.is_valid or calendar.counts().get("conflict") or no_write:
             click.get_current_context().exit(1)
-        writes = sum(calendar.counts().get(kind, 0) for kind in WRITES)
         click.echo(f"dry run, nothing sent: add --submit to apply {writes} changes")
         return
     show_crowded(crowded, strict)
     try:
         outcome = calendar.submit(client, allow_partial=allow_partial)
     except PlanNotValidError:
-        _show_calendar(calendar)
+        _show_calendar(calendar, verbose=verbose)
         raise click.ClickException(
             "nothing was sent: fix the rows above, or send only the valid rows with --allow-partial"
         ) from None
@@ -165,9 +172,14 @@ def run_calendar(
         click.get_current_context().exit(1)
 
 
-def _show_calendar(calendar: CalendarPlan) -> None:
+def _show_calendar(calendar: CalendarPlan, *, verbose: bool) -> None:
+    """The rows that change something (all rows with `verbose`), the unchanged in one line."""
+    quiet = [row for row in calendar.rows if row.kind == "unchanged" and not row.message]
     for row in calendar.rows:
-        click.echo(f"{row.label()}: {row.describe()}")
+        if verbose or row not in quiet:
+            click.echo(f"{row.label()}: {row.describe()}")
+    if quiet and not verbose:
+        click.echo(f"{len(quiet)} rows unchanged (--verbose lists them)")
     for warning in calendar.warnings:
         click.echo(f"warning: {warning}")
     counts = calendar.counts()
@@ -206,8 +218,7 @@ def export(
     channel: tuple[str, ...],
     tz: str | None,
     force: bool,
-    base_url: str | None,
-    api_key: str | None,
+    service: ServiceOptions,
     quiet: bool,
 ) -> None:
     """Write the drafts and scheduled posts from --from to --to to PATH (.xlsx or .csv).
@@ -218,11 +229,11 @@ def export(
     """
     if path.exists() and not force:
         raise click.UsageError(f"{path} exists; choose another name or add --force")
-    config = service_config(base_url, api_key, needed_for="to export the calendar")
+    config = service.config(needed_for="to export the calendar")
     from channelkit.client import Client
 
     try:
-        with user_errors(), Client(base_url=config.base_url, api_key=config.api_key) as client:
+        with user_errors(), Client(**config.client_settings()) as client:
             written = calendar_export(
                 path, start=start, end=end, tz=tz, channel=list(channel) or None, client=client
             )

@@ -29,8 +29,11 @@ from channelkit.errors import (
     APIStatusError,
     ChannelkitError,
     ConflictError,
+    FieldError,
     InvalidParameterError,
     NotFoundError,
+    PlanNotValidError,
+    TimeError,
 )
 from channelkit.publish.calendar import (
     CALENDAR_HEADERS,
@@ -41,18 +44,13 @@ from channelkit.publish.calendar import (
     decide_update,
     time_header,
 )
-from channelkit.publish.errors import PlanNotValidError
+from channelkit.publish.ledger import Ledger
 from channelkit.publish.plan import Plan
 from channelkit.publish.rows import PlanRow, cell_text
 from channelkit.publish.sending import ProgressCallback, send_rows
 from channelkit.publish.spreadsheet import Sheet
-from channelkit.publish.times import TimeError, load_zone, parse_when
-from channelkit.publish.validation import (
-    DEFAULT_LEAD_TIME,
-    ChannelIndex,
-    ChannelInfo,
-    FieldError,
-)
+from channelkit.publish.times import load_zone, parse_when
+from channelkit.publish.validation import DEFAULT_LEAD_TIME, ChannelIndex, ChannelInfo
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -270,14 +268,21 @@ class CalendarPlan:
                 "with allow_partial=True (--allow-partial)"
             )
         creates = [row.plan_row for row in self.rows if row.kind == "create" and row.plan_row]
-        sent = send_rows(client, creates, progress=progress)
+        with Ledger.open() as ledger:
+            sent = send_rows(
+                client, creates, progress=progress, ledger=ledger, source=self.sheet.source
+            )
         outcomes: list[CalendarOutcome] = []
         for row in self.rows:
             if row.kind == "create":
                 result = sent[row.number]
                 post = _read(client, result.post_id) if result.post_id else None
-                outcome = "created" if result.status == "created" else "failed"
-                outcomes.append(CalendarOutcome(row, outcome, post, result.error or ""))
+                outcome = {"created": "created", "already_created": "unchanged"}.get(
+                    result.status, "failed"
+                )
+                outcomes.append(
+                    CalendarOutcome(row, outcome, post, result.error or result.note or "")
+                )
             elif row.kind in WRITES:
                 outcomes.append(self._apply(client, row))
             else:
@@ -444,6 +449,11 @@ def _new_row(plan_row: PlanRow, meta: Mapping[str, object]) -> CalendarRow:
     if plan_row.status == "error":
         message = f"{plan_row.message} [{plan_row.values()}]"
         return CalendarRow(kind="error", message=message, **known)
+    if plan_row.sent_before is not None:
+        before = plan_row.sent_before
+        return CalendarRow(
+            kind="unchanged", post_id=before.post_id, message=before.describe(), **known
+        )
     if plan_row.status == "exists":
         message = f"already scheduled as {plan_row.existing_post_id}"
         return CalendarRow(

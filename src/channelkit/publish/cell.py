@@ -1,11 +1,16 @@
 """`ck.schedule`: one post from a notebook cell, validated like a spreadsheet row.
 
-Running the same cell again does not post twice: the idempotency key derives from the
-post's content, so within the service's 24 hours the first post is returned again.
+Running the same cell again does not post twice, a minute or a year later: the sent-posts
+ledger of this machine remembers the post the cell became (`sent_before` then says so and
+what changed since), and the idempotency key derives from the post's content and the
+service's address, so another machine's run within the service's 24 hours gets the first
+post back too.
 """
 
 from __future__ import annotations
 
+import html
+import inspect
 from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -14,8 +19,10 @@ from pydantic import PrivateAttr
 
 from channelkit._tz import given_tz
 from channelkit.client.models import Post
-from channelkit.publish.errors import PostValidationError
+from channelkit.errors import ChannelkitError, PostValidationError
+from channelkit.publish.post_fields import PUBLISH_FIELDS
 from channelkit.publish.preview import format_when, post_html
+from channelkit.publish.sending import send_one
 from channelkit.publish.validation import ChannelIndex, service_now, validate_post
 
 if TYPE_CHECKING:
@@ -33,17 +40,33 @@ class ScheduledPost(Post):
 
     _channel_name: str | None = PrivateAttr(default=None)
     _tz: str | None = PrivateAttr(default=None)
+    _sent_before: str | None = PrivateAttr(default=None)
 
     @classmethod
-    def from_post(cls, post: Post, *, channel_name: str | None, tz: str | None) -> ScheduledPost:
+    def from_post(
+        cls,
+        post: Post,
+        *,
+        channel_name: str | None,
+        tz: str | None,
+        sent_before: str | None = None,
+    ) -> ScheduledPost:
         scheduled = cls.model_validate(post.model_dump())
         scheduled._channel_name = channel_name
         scheduled._tz = tz
+        scheduled._sent_before = sent_before
         return scheduled
+
+    @property
+    def sent_before(self) -> str | None:
+        """`sent before as post_… (changed since: title, time)` when this call created
+        nothing because the same post was sent before; then the post is as it is now."""
+        return self._sent_before
 
     def _repr_html_(self) -> str:
         channel = self._channel_name or self.channel_id
-        return post_html(
+        note = self._sent_before
+        card = post_html(
             title=self.title,
             body=self.body or "",
             channel=channel,
@@ -54,6 +77,9 @@ class ScheduledPost(Post):
             post_id=self.id,
             cover_image_url=self.cover_image_url,
         )
+        if note is None:
+            return card
+        return f'<p class="ck-sent">Nothing created: {html.escape(note)}.</p>{card}'
 
 
 def schedule(
@@ -67,15 +93,21 @@ def schedule(
     cover_image_url: str | None = None,
     confirm_urgent: bool = False,
     client: Client | None = None,
+    **more: object,
 ) -> ScheduledPost:
     """Publish (`at=None`) or schedule one post; returns the created Post.
 
-    `channel` is an id, slug or exact name. `at` is a datetime or text such as
+    `channel` is an id, slug or name, in any case. `at` is a datetime or text such as
     `2026-12-01 09:00`; naive times are read in `tz` (default: CHANNELKIT_TZ), and must be
     at least 5 minutes ahead. `urgent` bypasses readers' notification preferences and needs
     `confirm_urgent=True`. Without `client`, one is made from CHANNELKIT_BASE_URL and
     CHANNELKIT_API_KEY. Raises `PostValidationError` (nothing sent) listing every problem.
+    Every other post field of the contract is a keyword too (`help(ck.schedule)` lists
+    them), checked like a spreadsheet column of that name.
     """
+    unknown = sorted(set(more) - set(_MORE))
+    if unknown:
+        raise TypeError(f"schedule() got an unexpected keyword argument {unknown[0]!r}")
     if client is None:
         from channelkit.client import Client
 
@@ -91,6 +123,7 @@ def schedule(
                 cover_image_url=cover_image_url,
                 confirm_urgent=confirm_urgent,
                 client=own_client,
+                **more,
             )
     request = validate_post(
         {
@@ -101,6 +134,7 @@ def schedule(
             "priority": priority,
             "tags": tags,
             "cover_image_url": cover_image_url,
+            **more,
         },
         channels=ChannelIndex.from_client(client),
         tz=given_tz(tz),
@@ -109,7 +143,32 @@ def schedule(
     )
     if isinstance(request, list):
         raise PostValidationError(request)
-    post = client.posts.create(
-        **request.to_create_kwargs(), idempotency_key=request.idempotency_key()
+    post, before = send_one(client, request, source="ck.schedule")
+    if post is None:
+        assert before is not None  # without a post, only a sent-before can come back
+        raise ChannelkitError(f"not sent again: {before.describe()}")
+    note = before.describe() if before is not None else None
+    return ScheduledPost.from_post(
+        post, channel_name=request.channel_name, tz=request.tz, sent_before=note
     )
-    return ScheduledPost.from_post(post, channel_name=request.channel_name, tz=request.tz)
+
+
+def _signature() -> inspect.Signature:
+    """`schedule`'s own parameters, then every other post field of the contract as a
+    keyword: what `help()` and Jupyter show, so a new field is offered without an edit."""
+    own = inspect.signature(schedule)
+    named = [p for p in own.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    extra = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=object)
+        for name in _MORE
+    ]
+    return own.replace(parameters=[*named, *extra])
+
+
+# Post fields `schedule` takes through `**more` (those it does not name; "at" is the time).
+_MORE = tuple(
+    field.name
+    for field in PUBLISH_FIELDS
+    if field.name not in inspect.signature(schedule).parameters and field.name != "scheduled_at"
+)
+schedule.__signature__ = _signature()  # type: ignore[attr-defined]

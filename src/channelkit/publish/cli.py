@@ -7,6 +7,8 @@ Exit codes: 0 everything fine; 1 rows with errors, or rows that could not be sch
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,15 +16,17 @@ import click
 
 from channelkit._cli import (
     Output,
-    failure_message,
+    ServiceConfig,
+    ServiceOptions,
+    options_value,
     output_options,
-    service_config,
     service_options,
     stop_if_interrupted,
     tz_option,
+    user_errors,
 )
 from channelkit._constants import ENV_API_KEY
-from channelkit.errors import ChannelkitError, InvalidParameterError
+from channelkit.errors import InvalidParameterError, PlanNotValidError, SpreadsheetError
 from channelkit.publish.calendar_cli import (
     fill_sheet,
     parsed_option,
@@ -32,14 +36,15 @@ from channelkit.publish.calendar_cli import (
     zone_value,
 )
 from channelkit.publish.calendar_sync import CalendarPlan
-from channelkit.publish.errors import PlanNotValidError, SpreadsheetError
 from channelkit.publish.placing import crowded_plan
 from channelkit.publish.plan import Plan
 from channelkit.publish.results import SubmitResult, write_table
-from channelkit.publish.rows import RowResult, row_label
+from channelkit.publish.rows import PlanRow, RowResult, row_label
+from channelkit.publish.sending import write_scope_problem
 from channelkit.publish.slots import parse_gap
-from channelkit.publish.spreadsheet import read_sheet
+from channelkit.publish.spreadsheet import Sheet, read_sheet
 from channelkit.publish.template import write_template
+from channelkit.publish.validation import ChannelIndex
 
 if TYPE_CHECKING:
     from channelkit.client import Client
@@ -48,7 +53,7 @@ _Writer = Callable[[Path], Path]
 _Thunk = Callable[[], Path | None]
 
 
-class BadFileError(click.ClickException):
+class _BadFile(click.ClickException):
     """A spreadsheet that cannot be used at all: exit code 2, like a usage error."""
 
     exit_code = 2
@@ -66,7 +71,7 @@ def template(path: Path, force: bool, quiet: bool) -> None:
     try:
         written = write_template(path, overwrite=force)
     except SpreadsheetError as exc:
-        raise BadFileError(str(exc)) from None
+        raise _BadFile(str(exc)) from None
     except OSError as exc:
         raise click.ClickException(f"cannot write {path}: {exc.strerror or exc}") from None
     Output.from_options(quiet=quiet).result(
@@ -75,7 +80,59 @@ def template(path: Path, force: bool, quiet: bool) -> None:
     )
 
 
+@dataclass(frozen=True)
+class ScheduleOptions:
+    """`channelkit schedule`'s own flags, as given; `check()` refuses what cannot go together."""
+
+    path: Path
+    tz: str | None = None
+    sheet: str | None = None
+    submit: bool = False
+    allow_partial: bool = False
+    confirm_urgent: bool = False
+    results: Path | None = None
+    failed_rows: Path | None = None
+    resolve_duplicates: bool = False
+    allow_duplicates: bool = False
+    verbose: bool = False
+    confirm_publish_now: bool = False
+    slots: str | None = None
+    db: Path | None = None
+    min_gap: str | None = None
+    strict: bool = False
+
+    def check(self) -> None:
+        if self.allow_partial and not self.submit:
+            raise click.UsageError("--allow-partial only applies with --submit; add --submit")
+        for option, target in (("--results", self.results), ("--failed-rows", self.failed_rows)):
+            if target is not None and target.suffix.lower() not in {".xlsx", ".csv"}:
+                raise click.BadParameter(
+                    f"{str(target)!r} must end in .xlsx or .csv, e.g. "
+                    f"{target.with_suffix('.xlsx')}",
+                    param_hint=option,
+                )
+            if target is not None and not target.parent.is_dir():
+                raise click.BadParameter(
+                    f"the folder {str(target.parent)!r} does not exist; create it first",
+                    param_hint=option,
+                )
+        if self.resolve_duplicates and not self.submit:
+            raise click.UsageError("--resolve-duplicates only applies with --submit; add --submit")
+        if self.allow_duplicates and not self.submit:
+            raise click.UsageError("--allow-duplicates only applies with --submit; add --submit")
+        if self.strict and not self.min_gap:
+            raise click.UsageError("--strict only applies with --min-gap; add --min-gap 2h, say")
+        if self.db is not None and (self.slots or "").strip().lower() != "best":
+            raise click.UsageError("--db only applies with --slots best")
+
+    def gap(self) -> timedelta | None:
+        """--min-gap as a duration, None without it."""
+        text = self.min_gap
+        return parsed_option(lambda: parse_gap(text), "--min-gap") if text else None
+
+
 @click.command()
+@options_value(ScheduleOptions, "options")
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
 @tz_option("Time zone of naive times in rows without a timezone value.", default=None)
 @click.option("--sheet", help="Worksheet to read (default: 'posts', else the first).")
@@ -106,26 +163,23 @@ def template(path: Path, force: bool, quiet: bool) -> None:
     help="With --submit: where someone else scheduled the same post too (same channel, time "
     "and title), keep the oldest copy and move the others back to draft.",
 )
+@click.option(
+    "--allow-duplicates",
+    is_flag=True,
+    help="With --submit: also send rows whose title and body match a post already on the "
+    "service in that channel within 7 days (refused otherwise).",
+)
+@click.option(
+    "--verbose",
+    is_flag=True,
+    help="Calendar files: list the unchanged rows too (else counted in one line).",
+)
 @schedule_options()
 @service_options()
 @output_options(json_summary=True, progress=True)
 def schedule(
-    path: Path,
-    tz: str | None,
-    sheet: str | None,
-    submit: bool,
-    allow_partial: bool,
-    confirm_urgent: bool,
-    results: Path | None,
-    failed_rows: Path | None,
-    resolve_duplicates: bool,
-    confirm_publish_now: bool,
-    slots: str | None,
-    db: Path | None,
-    min_gap: str | None,
-    strict: bool,
-    base_url: str | None,
-    api_key: str | None,
+    options: ScheduleOptions,
+    service: ServiceOptions,
     progress: bool,
     json_output: bool,
     quiet: bool,
@@ -139,118 +193,157 @@ def schedule(
     not scheduled; 2 a file or an option that cannot be used.
     """
     out = Output.from_options(quiet=quiet, json_output=json_output, progress=progress)
-    if allow_partial and not submit:
-        raise click.UsageError("--allow-partial only applies with --submit; add --submit")
-    for option, target in (("--results", results), ("--failed-rows", failed_rows)):
-        if target is not None and target.suffix.lower() not in {".xlsx", ".csv"}:
-            raise click.BadParameter(
-                f"{str(target)!r} must end in .xlsx or .csv, e.g. {target.with_suffix('.xlsx')}",
-                param_hint=option,
-            )
-        if target is not None and not target.parent.is_dir():
-            raise click.BadParameter(
-                f"the folder {str(target.parent)!r} does not exist; create it first",
-                param_hint=option,
-            )
-    if resolve_duplicates and not submit:
-        raise click.UsageError("--resolve-duplicates only applies with --submit; add --submit")
-    if strict and not min_gap:
-        raise click.UsageError("--strict only applies with --min-gap; add --min-gap 2h, say")
-    if db is not None and (slots or "").strip().lower() != "best":
-        raise click.UsageError("--db only applies with --slots best")
-    gap = parsed_option(lambda: parse_gap(min_gap), "--min-gap") if min_gap else None
-    zone = parsed_option(lambda: zone_value(tz), "--tz")
-    if not path.exists():
-        raise BadFileError(
-            f"{path}: no such file; create one with `channelkit template {path.name}`"
-        )
-    if submit:
-        config = service_config(base_url, api_key, needed_for="to --submit")
-    elif api_key:
-        config = service_config(base_url, api_key, needed_for="to check channels")
-    else:
-        config = None
-    try:
-        read = read_sheet(path, sheet=sheet)
-    except SpreadsheetError as exc:
-        raise BadFileError(str(exc)) from None
+    run_schedule(options, service, out)
+
+
+def run_schedule(options: ScheduleOptions, service: ServiceOptions, out: Output) -> None:
+    """`channelkit schedule`: the options checked, the file read, then checked or sent."""
+    options.check()
+    gap = options.gap()
+    zone = parsed_option(lambda: zone_value(options.tz), "--tz")
+    read = _read_sheet(options)
+    config = _service_config(options, service)
     if read.is_calendar and config is None:
         raise click.UsageError(
             f"a calendar file (it has an id column) is compared with the service: give an API "
             f"key (--api-key or {ENV_API_KEY})"
         )
     if config is None:
-        read = fill_sheet(read, slots, zone, None, db, gap)
-        plan = Plan(read, tz=zone, confirm_urgent=confirm_urgent)
+        read = fill_sheet(read, options.slots, zone, None, options.db, gap)
+        plan = Plan(read, tz=zone, confirm_urgent=options.confirm_urgent)
         _show_plan(plan, out)
         out.result(
             f"channels and duplicates were not checked: no API key ({ENV_API_KEY}/--api-key)"
         )
-        _finish_dry_run(plan, results, failed_rows, out)
+        _finish_dry_run(plan, options.results, options.failed_rows, out)
         return
 
     from channelkit.client import Client
 
-    outcome: SubmitResult | None = None
-    try:
-        with Client(base_url=config.base_url, api_key=config.api_key) as client:
-            read = fill_sheet(read, slots, zone, client, db, gap)
+    made: list[Plan] = []  # the plan, once there is one, for the results of a refusal
+
+    def record_refusal(message: str) -> None:
+        for plan in made:
+            outcome = plan_outcome(plan, reason=message)
+            _write_files(outcome, options.results, options.failed_rows, out)
+
+    with user_errors(prefix="nothing was sent: ", on_refusal=record_refusal):
+        with Client(**config.client_settings()) as client:
+            read = fill_sheet(read, options.slots, zone, client, options.db, gap)
             if read.is_calendar:
                 calendar = CalendarPlan(
                     read,
                     tz=zone,
-                    confirm_urgent=confirm_urgent,
-                    confirm_publish_now=confirm_publish_now,
+                    confirm_urgent=options.confirm_urgent,
+                    confirm_publish_now=options.confirm_publish_now,
                 )
-                run_calendar(calendar, client, submit, allow_partial, results, gap, strict)
+                run_calendar(
+                    calendar,
+                    client,
+                    options.submit,
+                    options.allow_partial,
+                    options.results,
+                    gap,
+                    options.strict,
+                    verbose=options.verbose,
+                )
                 return
-            plan = Plan(read, tz=zone, confirm_urgent=confirm_urgent)
-            plan.check_against(client)
-            crowded = crowded_plan(plan, gap) if gap else []
-            if not submit:
-                _show_plan(plan, out)
-                show_crowded(crowded, strict)
-                _warn_without_write_scope(client, plan, out)
-                _finish_dry_run(plan, results, failed_rows, out, refuse=bool(crowded and strict))
-                return
-            if crowded and strict:
-                _show_plan(plan, out)
-                show_crowded(crowded, strict)
-                raise click.ClickException("nothing was sent: posts too close (--strict)")
-            show_crowded(crowded, strict)
-            outcome = plan.submit(
-                client,
-                allow_partial=allow_partial,
-                resolve_duplicates=resolve_duplicates,
-                progress=out.progress,
-            )
+            plan = Plan(read, tz=zone, confirm_urgent=options.confirm_urgent)
+            made.append(plan)
+            outcome = _check_and_send(plan, client, options, gap, out)
         stop_if_interrupted()
+    if outcome is None:
+        return
+    _show_outcome(outcome, plan, out)
+    _show_duplicates(outcome, out)
+    _write_files(outcome, options.results, options.failed_rows, out)
+    out.json(_outcome_json(outcome))
+    if not outcome.ok or any(not group.resolved for group in outcome.duplicates):
+        click.get_current_context().exit(1)
+
+
+def _read_sheet(options: ScheduleOptions) -> Sheet:
+    if not options.path.exists():
+        raise _BadFile(
+            f"{options.path}: no such file; create one with "
+            f"`channelkit template {options.path.name}`"
+        )
+    try:
+        return read_sheet(options.path, sheet=options.sheet)
+    except SpreadsheetError as exc:
+        raise _BadFile(str(exc)) from None
+
+
+def _service_config(options: ScheduleOptions, service: ServiceOptions) -> ServiceConfig | None:
+    """The service to send to (--submit) or to check channels against (a key was given)."""
+    if options.submit:
+        return service.config(needed_for="to --submit")
+    if service.api_key:
+        return service.config(needed_for="to check channels")
+    return None
+
+
+def _check_and_send(
+    plan: Plan, client: Client, options: ScheduleOptions, gap: timedelta | None, out: Output
+) -> SubmitResult | None:
+    """The plan checked against the service; sent with --submit (None for a dry run)."""
+    plan.check_against(client)
+    crowded = crowded_plan(plan, gap) if gap else []
+    to_send = any(row.status == "ok" for row in plan.rows)
+    no_write = write_scope_problem(client) if to_send else None
+    if no_write is not None:
+        plan.warnings.append(no_write)
+    if not options.submit:
+        _show_plan(plan, out)
+        show_crowded(crowded, options.strict)
+        refuse = bool(crowded and options.strict) or no_write is not None
+        _finish_dry_run(plan, options.results, options.failed_rows, out, refuse=refuse)
+        return None
+    if no_write is not None:
+        _show_plan(plan, out)
+        outcome = plan_outcome(plan, reason=f"not sent: {no_write}")
+        _write_files(outcome, options.results, options.failed_rows, out)
+        raise click.ClickException(f"nothing was sent: {no_write}")
+    if crowded and options.strict:
+        _show_plan(plan, out)
+        show_crowded(crowded, options.strict)
+        raise click.ClickException("nothing was sent: posts too close (--strict)")
+    show_crowded(crowded, options.strict)
+    try:
+        return plan.submit(
+            client,
+            allow_partial=options.allow_partial,
+            resolve_duplicates=options.resolve_duplicates,
+            allow_duplicates=options.allow_duplicates,
+            progress=out.progress,
+        )
     except PlanNotValidError:
         _show_plan(plan, out)
-        _write_files(plan_outcome(plan), results, failed_rows, out)
+        _write_files(plan_outcome(plan), options.results, options.failed_rows, out)
         out.json(_plan_json(plan, sent=False))
         raise click.ClickException(
             "nothing was sent: fix the rows above, or send only the valid rows with --allow-partial"
         ) from None
-    except InvalidParameterError as exc:
-        raise click.UsageError(str(exc)) from None
-    except ChannelkitError as exc:
-        message = failure_message(exc)
-        _write_files(plan_outcome(plan, reason=message), results, failed_rows, out)
-        raise click.ClickException(f"nothing was sent: {message}") from None
-    _show_outcome(outcome, plan, out)
-    _show_duplicates(outcome, out)
-    _write_files(outcome, results, failed_rows, out)
-    out.json(_outcome_json(outcome))
-    if not outcome.ok or any(not group.resolved for group in outcome.duplicates):
-        click.get_current_context().exit(1)
 
 
 def plan_outcome(plan: Plan, *, reason: str | None = None) -> SubmitResult:
     """What a plan that was not sent amounts to, row by row (for --results/--failed-rows)."""
     rows = []
     for row in plan.rows:
-        if row.status == "exists":
+        if row.sent_before is not None:
+            before = row.sent_before
+            rows.append(
+                RowResult(
+                    row.number,
+                    "already_created",
+                    request=row.request,
+                    post_id=before.post_id,
+                    post_status=before.post.status if before.post else None,
+                    note=before.describe(),
+                    post=before.post,
+                )
+            )
+        elif row.status == "exists":
             rows.append(
                 RowResult(
                     row.number,
@@ -274,46 +367,63 @@ def plan_outcome(plan: Plan, *, reason: str | None = None) -> SubmitResult:
     return SubmitResult(plan.sheet, rows)  # fmt: skip
 
 
-def _warn_without_write_scope(client: Client, plan: Plan, out: Output) -> None:
-    """Warn before --submit when the key may not create posts.
-
-    An empty create is invalid, so it can never create anything; a service answers 403
-    when the key lacks posts:write (the local service checks the scope first).
-    """
-    from channelkit.errors import BadRequestError, PermissionDeniedError
-
-    if not any(row.status == "ok" for row in plan.rows):
-        return
-    try:
-        client.request("POST", "/posts", json={})
-    except PermissionDeniedError:
-        message = (
-            "this API key may not create posts (it lacks the posts:write scope): --submit "
-            "would fail every row; use a key with posts:write (in the demo: writer or admin)"
-        )
-        plan.warnings.append(message)
-        out.warn(message)
-    except (BadRequestError, ChannelkitError):
-        pass
-
-
 def _show_plan(plan: Plan, out: Output) -> None:
+    """Every row as it will go (or why not), then the counts: what people approve."""
     for row in plan.rows:
         for error in row.errors:
             out.error(f"{row.label()}: {error} [{row.value_of(error)}]")
+        if not row.errors:
+            out.result(plan_line(row, plan.channels))
+        if row.status == "ok" and row.likely_duplicate is not None:
+            dup = row.likely_duplicate
+            consequence = (
+                "--submit sends it only with --allow-duplicates"
+                if dup.strong
+                else "check it is not the same post"
+            )
+            out.warn(f"row {row.number}: {dup.describe()}; {consequence}")
     for warning in plan.warnings:
         out.warn(warning)
-    counts = {status: 0 for status in ("ok", "error", "exists")}
-    for row in plan.rows:
-        counts[row.status] += 1
+    counts = plan.counts()
     line = (
         f"{plan.sheet.source}: {len(plan.rows)} rows: {counts['ok']} ok, {counts['error']} with "
         f"errors, {counts['exists']} already scheduled"
     )
+    if counts["sent"]:
+        line += f", {counts['sent']} sent before"
     if plan.is_valid:
         out.result(line)
     else:
         click.echo(line, err=True)
+
+
+def plan_line(row: PlanRow, channels: ChannelIndex | None) -> str:
+    """`row 2: "Town hall" to all-hands (organisation, 120 readers) at 2026-12-01 09:00
+    Europe/Berlin (08:00 UTC)`; a row not sent again says why instead of where and when."""
+    request = row.request
+    assert request is not None  # rows without errors have a request
+    if row.sent_before is not None:
+        return f'row {row.number}: "{request.title}" {row.sent_before.describe()}: not sent again'
+    if row.existing_post_id is not None:
+        return (
+            f'row {row.number}: "{request.title}" already scheduled as {row.existing_post_id}: '
+            "not sent again"
+        )
+    info = channels.get(request.channel_id) if channels is not None else None
+    audience = info.audience if info else f"{request.channel_id} (audience not checked)"
+    return f'row {row.number}: "{request.title}" to {audience} at {_when(row)}'
+
+
+def _when(row: PlanRow) -> str:
+    request = row.request
+    assert request is not None and request.scheduled_at is not None  # files schedule
+    utc = request.scheduled_at.astimezone(UTC)
+    local = request.local_time()
+    if local is None or not request.tz or request.tz == "UTC":
+        return f"{utc:%Y-%m-%d %H:%M} UTC"
+    same_day = local.date() == utc.date()
+    shown_utc = f"{utc:%H:%M} UTC" if same_day else f"{utc:%Y-%m-%d %H:%M} UTC"
+    return f"{local:%Y-%m-%d %H:%M} {request.tz} ({shown_utc})"
 
 
 def _finish_dry_run(
@@ -343,13 +453,16 @@ def _show_outcome(outcome: SubmitResult, plan: Plan, out: Output) -> None:
     for warning in plan.warnings:
         out.warn(warning)
     for row in outcome.rows:
-        if row.status not in {"created", "exists"}:
+        if row.status == "already_created":
+            out.result(f"{row_label(row.number, row.title, row.channel)}: {row.note}")
+        elif row.status not in {"created", "exists"}:
             out.error(f"{row_label(row.number, row.title, row.channel)}: {row.status}: {row.error}")
     counts = outcome.counts()
     summary = ", ".join(
         f"{counts.get(status, 0)} {label}"
         for status, label in (
             ("created", "created"),
+            ("already_created", "already created"),
             ("exists", "already scheduled"),
             ("failed", "failed"),
             ("invalid", "invalid (not sent)"),
@@ -372,7 +485,15 @@ def _plan_json(plan: Plan, *, sent: bool) -> dict[str, Any]:
         "checked_against_service": plan.checked,
         "warnings": list(plan.warnings),
         "rows": [
-            {"row": row.number, "status": row.status, "error": row.message or None}
+            {
+                "row": row.number,
+                "status": row.status,
+                "error": row.message or None,
+                "sent_before": row.sent_before.describe() if row.sent_before else None,
+                "likely_duplicate": row.likely_duplicate.describe()
+                if row.likely_duplicate
+                else None,
+            }
             for row in plan.rows
         ],
     }
@@ -385,7 +506,13 @@ def _outcome_json(outcome: SubmitResult) -> dict[str, Any]:
         "ok": outcome.ok,
         "counts": outcome.counts(),
         "rows": [
-            {"row": row.number, "status": row.status, "post_id": row.post_id, "error": row.error}
+            {
+                "row": row.number,
+                "status": row.status,
+                "post_id": row.post_id,
+                "error": row.error,
+                "note": row.note,
+            }
             for row in outcome.rows
         ],
     }

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from channelkit._constants import SPREADSHEET_IGNORED_COLUMNS
+from channelkit.publish.post_fields import arranged, by_name
 
 
 @dataclass(frozen=True)
@@ -25,41 +26,36 @@ class Column:
     required: bool = False
 
 
-COLUMNS = (
-    Column(
-        "channel",
-        ("channel_id", "channel_slug", "channel_name"),
-        "Channel id, slug or exact name (required).",
-        required=True,
+# Columns that are not post fields: the two-column alternative to scheduled_at, and the
+# row's own time zone.
+_TIME_COLUMNS = {
+    "date": Column("date", ("publish_date",), "Alternative to scheduled_at: the day, YYYY-MM-DD."),
+    "time": Column(
+        "time", ("publish_time",), "Alternative to scheduled_at: the time of day, HH:MM."
     ),
-    Column("title", ("headline",), "Headline, 1 to 200 characters (required).", required=True),
-    Column("body", ("text", "content"), "Markdown, 1 to 50,000 characters (required).", True),
-    Column(
-        "scheduled_at",
-        ("scheduled", "publish_at", "datetime", "date_time"),
-        "When to publish: YYYY-MM-DD HH:MM in the row's time zone, or with an offset "
-        "(2026-12-01 09:00+01:00). Required, unless the date and time columns are used. "
-        "At least 5 minutes ahead.",
-    ),
-    Column("date", ("publish_date",), "Alternative to scheduled_at: the day, YYYY-MM-DD."),
-    Column("time", ("publish_time",), "Alternative to scheduled_at: the time of day, HH:MM."),
-    Column(
-        "priority",
-        (),
-        "normal (default), high or urgent. Urgent bypasses readers' notification "
-        "preferences and is only sent when confirmed (--confirm-urgent).",
-    ),
-    Column("tags", ("tag",), "Comma-separated, at most 20 tags of 1 to 50 characters."),
-    Column(
-        "cover_image_url",
-        ("cover_image", "cover_url", "cover"),
-        "Optional absolute http(s) URL of a cover image.",
-    ),
-    Column(
+    "timezone": Column(
         "timezone",
         ("time_zone", "tz"),
         "Optional IANA time zone of this row's time (Europe/Berlin); else --tz is used.",
     ),
+}
+
+
+def _column(name: str) -> Column:
+    if name in _TIME_COLUMNS:
+        return _TIME_COLUMNS[name]
+    field = by_name(name)
+    # scheduled_at may be given as date and time instead; map_headers checks that pair.
+    required = field.required and field.kind != "instant"
+    return Column(field.name, field.aliases, field.description, required)
+
+
+# Every post field of the contract (`publish.post_fields`), and the time columns.
+COLUMNS = tuple(
+    _column(name)
+    for name in arranged(
+        ("channel", "title", "body", "scheduled_at", "date", "time"), tail=("timezone",)
+    )
 )
 
 # A calendar (`channelkit calendar export`) adds these: which post a row is, the version

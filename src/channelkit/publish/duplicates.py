@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from channelkit.errors import ConflictError, NotFoundError
-from channelkit.publish.rows import PlanRow
+from channelkit.publish.rows import LikelyDuplicate, PlanRow
 
 if TYPE_CHECKING:
     from channelkit.client import Client
@@ -152,3 +152,59 @@ def _to_draft(client: Client, post_id: str) -> None:
 
 def _age(post: Post) -> tuple[datetime, str]:
     return (post.created_at or _EARLIEST, post.id)
+
+
+def likely_duplicates(
+    rows: Iterable[PlanRow], posts_by_channel: Mapping[str, Iterable[Post]], *, days: int
+) -> dict[int, LikelyDuplicate]:
+    """For each row to send, the post on the service it most likely repeats: same channel,
+    and the same title or the same body (spacing and case aside) within `days` of the
+    row's time. Both matching beats one; then the nearest in time wins. Pure."""
+    by_title: dict[tuple[str, str], list[Post]] = {}
+    by_body: dict[tuple[str, str], list[Post]] = {}
+    for channel_id, posts in posts_by_channel.items():
+        for post in posts:
+            by_title.setdefault((channel_id, _folded(post.title)), []).append(post)
+            if _folded(post.body or ""):
+                by_body.setdefault((channel_id, _folded(post.body or "")), []).append(post)
+    window = timedelta(days=days)
+    found: dict[int, LikelyDuplicate] = {}
+    for row in rows:
+        request = row.request
+        if row.status != "ok" or request is None or request.scheduled_at is None:
+            continue
+        title, body = _folded(request.title), _folded(request.body)
+        candidates = {
+            post.id: post
+            for post in (
+                *by_title.get((request.channel_id, title), ()),
+                *by_body.get((request.channel_id, body), ()),
+            )
+        }
+        best: tuple[int, timedelta, Post, tuple[str, ...]] | None = None
+        for post in candidates.values():
+            when = post.scheduled_at or post.published_at or post.created_at
+            if when is None or abs(when - request.scheduled_at) > window:
+                continue
+            same = tuple(
+                name
+                for name, equal in (
+                    ("title", _folded(post.title) == title),
+                    ("body", bool(body) and _folded(post.body or "") == body),
+                )
+                if equal
+            )
+            rank = (-len(same), abs(when - request.scheduled_at), post, same)
+            if best is None or rank[:2] < best[:2]:
+                best = rank
+        if best is not None:
+            post, same = best[2], best[3]
+            when = post.scheduled_at or post.published_at or post.created_at
+            assert when is not None
+            shown = f"{when.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
+            found[row.number] = LikelyDuplicate(post.id, post.title, shown, same)
+    return found
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.split()).casefold()

@@ -5,39 +5,56 @@
     result = plan.submit(client)         # checks channels and duplicates in the service first
     result.to_excel("results.xlsx")
 
-Re-run safety comes from two things: each row's idempotency key is a hash of the row's
-normalised content (the service replays the first answer for 24 hours), and before sending,
-rows identical to posts already scheduled in the service are marked `exists` and skipped.
+Re-run safety comes from three things: the sent-posts ledger of this machine
+(`channelkit.publish.ledger`) remembers every row it turned into a post, whatever happened
+to the post since (such rows are `sent` and never sent again); each row's idempotency key
+is a hash of the row's content and the service's address (the service replays the first
+answer, whoever asks, for 24 hours); and rows identical to posts already scheduled in the
+service are marked `exists` and skipped. Rows that only look like a post on the service
+(same channel, same title or body within days) carry a `likely_duplicate`: `submit`
+refuses those where both match, unless `allow_duplicates`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from channelkit._constants import TEMPLATE_EXAMPLE_MARKER
+from channelkit._constants import PUBLISH_LIKELY_DUPLICATE_DAYS, TEMPLATE_EXAMPLE_MARKER
 from channelkit._tz import given_tz
-from channelkit.errors import PermissionDeniedError
+from channelkit.display.frames import titled_html
+from channelkit.errors import (
+    ChannelkitError,
+    FieldError,
+    PermissionDeniedError,
+    PlanNotValidError,
+    PostValidationError,
+    SpreadsheetError,
+    TimeError,
+)
 from channelkit.publish.duplicates import (
     DuplicateGroup,
     duplicate_groups,
     find_duplicates,
+    likely_duplicates,
     resolve_duplicates,
     rows_by_slot,
     scheduled_by_slot,
 )
-from channelkit.publish.errors import PlanNotValidError, PostValidationError, SpreadsheetError
+from channelkit.publish.ledger import Ledger, LedgerEntry, service_address
+from channelkit.publish.post_fields import PUBLISH_FIELDS
 from channelkit.publish.results import SubmitResult, plan_frame
 from channelkit.publish.rows import PlanRow, RowResult
-from channelkit.publish.sending import ProgressCallback, send_rows
+from channelkit.publish.sending import ProgressCallback, read_post, send_rows
+from channelkit.publish.sent_before import SentBefore
 from channelkit.publish.spreadsheet import Sheet, read_sheet
-from channelkit.publish.times import TimeError, load_zone
+from channelkit.publish.times import load_zone
 from channelkit.publish.validation import (
     DEFAULT_LEAD_TIME,
     ChannelIndex,
-    FieldError,
     PostRequest,
     service_now,
     validate_post,
@@ -84,14 +101,24 @@ class Plan:
         self._rows = self._validate(channels, {})
 
     def __repr__(self) -> str:
-        counts = {status: 0 for status in ("ok", "error", "exists")}
-        for row in self._rows:
-            counts[row.status] += 1
+        counts = self.counts()
         checked = "checked against the service" if self.checked else "channels not checked"
         return (
             f"<Plan {self.sheet.source!r}: {len(self._rows)} rows, {counts['ok']} ok, "
-            f"{counts['error']} with errors, {counts['exists']} already scheduled; {checked}>"
+            f"{counts['error']} with errors, {counts['sent']} sent before, "
+            f"{counts['exists']} already scheduled; {checked}>"
         )
+
+    def _repr_html_(self) -> str:
+        """In a notebook: the summary line over the rows of `preview()`."""
+        return titled_html(self.preview(), repr(self).strip("<>"))
+
+    def counts(self) -> dict[str, int]:
+        """Rows per status: ok, error, sent (sent before), exists (already scheduled)."""
+        counts = dict.fromkeys(PLAN_STATUSES, 0)
+        for row in self._rows:
+            counts[row.status] += 1
+        return counts
 
     @property
     def rows(self) -> tuple[PlanRow, ...]:
@@ -157,8 +184,14 @@ class Plan:
                 "posts already scheduled in the service were not checked for duplicates: "
                 "this API key may not read posts (posts:read)"
             )
-        self._rows = self._validate(channels, existing_slots(scheduled), service_now(client))
+        rows = self._validate(channels, existing_slots(scheduled), service_now(client))
         self.listed = scheduled
+        rows = self._recall(client, rows)
+        nearby = likely_duplicates(rows, scheduled, days=PUBLISH_LIKELY_DUPLICATE_DAYS)
+        self._rows = tuple(
+            replace(row, likely_duplicate=nearby[row.number]) if row.number in nearby else row
+            for row in rows
+        )
         copies = duplicate_groups(scheduled_by_slot(scheduled), rows_by_slot(self._rows))
         warnings += [f"{group.describe()}; --resolve-duplicates keeps one" for group in copies]
         self.warnings = warnings
@@ -170,15 +203,18 @@ class Plan:
         client: Client,
         *,
         allow_partial: bool = False,
-        progress: bool | ProgressCallback = True,
+        progress: bool | ProgressCallback | None = None,
         resolve_duplicates: bool = False,
+        allow_duplicates: bool = False,
     ) -> SubmitResult:
         """Create the plan's posts; only a fully valid plan unless `allow_partial`.
 
         Rows are re-checked against the service first. Each row is created at most once,
-        whatever happened before: see the module docstring. Copies that someone else
-        scheduled meanwhile are reported in `duplicates` (see `channelkit.publish.duplicates`);
-        `resolve_duplicates=True` moves all but the oldest copy of each back to draft.
+        whatever happened before: see the module docstring. A row whose title and body both
+        match a post near its time in its channel is not sent unless `allow_duplicates`.
+        Copies that someone else scheduled meanwhile are reported in `duplicates` (see
+        `channelkit.publish.duplicates`); `resolve_duplicates=True` moves all but the oldest
+        copy of each back to draft.
         """
         self.check_against(client)
         if not self.is_valid and not allow_partial:
@@ -188,11 +224,51 @@ class Plan:
                 f"{self.errors[0][0]}, {self.errors[0][1]}); nothing was sent. Fix them, or "
                 "send only the valid rows with allow_partial=True (--allow-partial)"
             )
-        to_send = [row for row in self._rows if row.status == "ok"]
-        results = send_rows(client, to_send, progress=progress)
+        refused = set() if allow_duplicates else {row.number for row in self._rows if _strong(row)}
+        to_send = [row for row in self._rows if row.status == "ok" and row.number not in refused]
+        service = service_address(client.base_url)
+        with Ledger.open() as ledger:
+            # A row found scheduled as it is (another machine sent it, or a run was killed
+            # before it recorded the answer) is this row's post from now on.
+            found = [row for row in self._rows if row.status == "exists" and row.request]
+            ledger.pending(service, [(_sent(row), self._source(row)) for row in found])
+            ledger.created(
+                service, [(_sent(row).fingerprint(), str(row.existing_post_id)) for row in found]
+            )
+            results = send_rows(
+                client, to_send, progress=progress, ledger=ledger, source=self.sheet.source
+            )
         outcome = tuple(_result_for(row, results) for row in self._rows)
         copies = self._copies(client, resolve_duplicates)
         return SubmitResult(self.sheet, outcome, duplicates=copies)
+
+    def _source(self, row: PlanRow) -> str:
+        return f"{self.sheet.source} row {row.number}"
+
+    def _recall(self, client: Client, rows: tuple[PlanRow, ...]) -> tuple[PlanRow, ...]:
+        """Mark the rows this machine sent before (the ledger knows their posts) as `sent`,
+        with the post as it is now: from the channels' listings, else read alone."""
+        candidates = {_sent(row).fingerprint(): row for row in rows if _sendable(row)}
+        if not candidates:
+            return rows
+        with Ledger.open() as ledger:
+            entries = ledger.lookup(service_address(client.base_url), candidates)
+        created = {
+            fingerprint: entry
+            for fingerprint, entry in entries.items()
+            if entry.state == "created" and entry.post_id
+        }
+        if not created:
+            return rows
+        listed = {post.id: post for posts in self.listed.values() for post in posts}
+        recalled = {
+            candidates[fingerprint].number: _sent_before(client, entry, listed)
+            for fingerprint, entry in created.items()
+        }
+        return tuple(
+            replace(row, sent_before=recalled[row.number]) if row.number in recalled else row
+            for row in rows
+        )
 
     def _copies(self, client: Client, resolve: bool) -> list[DuplicateGroup]:
         """Copies of the plan's posts scheduled by someone else while it was sent."""
@@ -229,6 +305,33 @@ class Plan:
                 continue
             rows.append(_place(sheet_row.number, result, seen, existing, cells))
         return tuple(rows)
+
+
+PLAN_STATUSES = ("ok", "error", "sent", "exists")
+
+
+def _sendable(row: PlanRow) -> bool:
+    return row.request is not None and not row.errors
+
+
+def _sent(row: PlanRow) -> PostRequest:
+    assert row.request is not None
+    return row.request
+
+
+def _strong(row: PlanRow) -> bool:
+    return row.status == "ok" and row.likely_duplicate is not None and row.likely_duplicate.strong
+
+
+def _sent_before(client: Client, entry: LedgerEntry, listed: Mapping[str, Post]) -> SentBefore:
+    post_id = str(entry.post_id)
+    post = listed.get(post_id)
+    if post is None:
+        try:
+            post = read_post(client, post_id)
+        except ChannelkitError:
+            post = None  # no posts:read, say: the row is still not sent again
+    return SentBefore.of(post_id, entry.sent, post)
 
 
 def _wall(request: PostRequest) -> datetime | None:
@@ -284,18 +387,45 @@ def _place(
 
 
 def _same_content(post: Post, request: PostRequest) -> bool:
-    return (
-        post.title == request.title
-        and (post.body or "") == request.body
-        and post.priority == request.priority
-        and sorted(post.tags) == sorted(request.tags)
-        and (post.cover_image_url or None) == request.cover_image_url
-    )
+    """Whether `post` holds what `request` sends, in every field but channel and time."""
+    for field in PUBLISH_FIELDS:
+        if field.kind in ("id", "instant"):
+            continue  # the slot: the same channel and time by construction
+        old, new = getattr(post, field.api, None), request.value(field.api)
+        if field.kind == "tags":
+            old, new = sorted(old or ()), sorted(new or ())
+        elif field.kind in ("text", "url"):
+            old = old or ("" if field.required else None)  # the service's null or empty
+        if old != new:
+            return False
+    return True
 
 
 def _result_for(row: PlanRow, results: Mapping[int, RowResult]) -> RowResult:
     if row.number in results:
         return results[row.number]
+    if row.sent_before is not None:
+        before = row.sent_before
+        return RowResult(
+            row.number,
+            "already_created",
+            request=row.request,
+            post_id=before.post_id,
+            post_status=before.post.status if before.post else None,
+            title=row.title,
+            channel=row.channel,
+            note=before.describe(),
+            post=before.post,
+        )
+    if _strong(row) and row.likely_duplicate is not None:
+        return RowResult(
+            row.number,
+            "not_sent",
+            request=row.request,
+            error=f"not sent: {row.likely_duplicate.describe()}; --allow-duplicates sends it",
+            title=row.title,
+            channel=row.channel,
+        )
     if row.status == "exists":
         return RowResult(
             row.number,

@@ -7,15 +7,18 @@ name and moved into place: a crash never leaves a half-written results file.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from channelkit._constants import SPREADSHEET_ERROR_COLUMN
+from channelkit.display.frames import titled_html
 from channelkit.publish.columns import normalise_header
 from channelkit.publish.duplicates import DuplicateGroup
 from channelkit.publish.rows import DONE_STATUSES, PlanRow, RowResult
 from channelkit.publish.spreadsheet import Sheet
+from channelkit.publish.times import load_zone
 from channelkit.publish.validation import PostRequest
 
 if TYPE_CHECKING:
@@ -48,6 +51,10 @@ class SubmitResult:
         counts = ", ".join(f"{count} {status}" for status, count in self.counts().items())
         return f"<SubmitResult {self.sheet.source!r}: {counts}>"
 
+    def _repr_html_(self) -> str:
+        """In a notebook: the counts over the rows of `preview()`."""
+        return titled_html(self.preview(), repr(self).strip("<>"))
+
     def counts(self) -> dict[str, int]:
         """How many rows ended in each status (only statuses that occur)."""
         counts: dict[str, int] = {}
@@ -65,12 +72,16 @@ class SubmitResult:
         return all(row.status in DONE_STATUSES for row in self.rows)
 
     def preview(self) -> pd.DataFrame:
-        """One line per row: status, post id, post status, channel, title, time, error."""
+        """One line per row: status, post id, post status, channel, title, time (UTC, and
+        local in a column named with its zone), error, and a note for posts sent before.
+        Title and time are the post's as the service has it now, when known."""
         import pandas as pd
 
+        local = _LocalColumn(row.request for row in self.rows)
         records = []
         for row in self.rows:
             request = row.request
+            when = row.post.scheduled_at if row.post is not None else _requested(request)
             records.append(
                 {
                     "row": row.number,
@@ -79,12 +90,15 @@ class SubmitResult:
                     "post_status": row.post_status,
                     "channel": row.channel,
                     "channel_id": request.channel_id if request else None,
-                    "title": row.title,
-                    "scheduled_at_utc": _utc_text(request),
+                    "title": row.post.title if row.post is not None else row.title,
+                    "scheduled_at_utc": _utc(when),
+                    local.name: local.text(when, request),
                     "error": row.error,
+                    "note": row.note,
                 }
             )
-        return pd.DataFrame.from_records(records, columns=list(_RESULT_COLUMNS))
+        columns = [*_RESULT_COLUMNS[:8], local.name, *_RESULT_COLUMNS[8:]]
+        return pd.DataFrame.from_records(records, columns=columns)
 
     def to_excel(self, path: str | Path) -> Path:
         """Write `preview()` to an .xlsx file; returns the path."""
@@ -130,6 +144,7 @@ _RESULT_COLUMNS = (
     "channel",
     "scheduled_at_utc",
     "error",
+    "note",
 )
 
 
@@ -137,10 +152,10 @@ def plan_frame(rows: Sequence[PlanRow]) -> pd.DataFrame:
     """The DataFrame behind `Plan.preview()`."""
     import pandas as pd
 
+    local = _LocalColumn(row.request for row in rows)
     records = []
     for row in rows:
         request = row.request
-        local = request.local_time() if request else None
         records.append(
             {
                 "row": row.number,
@@ -151,15 +166,18 @@ def plan_frame(rows: Sequence[PlanRow]) -> pd.DataFrame:
                 "channel_id": request.channel_id if request and request.channel_name else None,
                 "title": row.title,
                 "scheduled_at_utc": _utc_text(request),
-                "local_time": f"{local:%Y-%m-%d %H:%M} {request.tz or 'UTC'}"
-                if local and request
-                else None,
+                local.name: local.text(_requested(request), request),
                 "priority": request.priority if request else None,
                 "tags": ", ".join(request.tags) if request else None,
                 "existing_post_id": row.existing_post_id,
+                "sent_before": row.sent_before.describe() if row.sent_before else None,
+                "likely_duplicate": row.likely_duplicate.describe()
+                if row.likely_duplicate
+                else None,
             }
         )
-    return pd.DataFrame.from_records(records, columns=list(_PLAN_COLUMNS))
+    columns = [*_PLAN_COLUMNS[:8], local.name, *_PLAN_COLUMNS[8:]]
+    return pd.DataFrame.from_records(records, columns=columns)
 
 
 _PLAN_COLUMNS = (
@@ -171,10 +189,11 @@ _PLAN_COLUMNS = (
     "channel_id",
     "title",
     "scheduled_at_utc",
-    "local_time",
     "priority",
     "tags",
     "existing_post_id",
+    "sent_before",
+    "likely_duplicate",
 )
 
 
@@ -190,6 +209,30 @@ def write_table(frame: pd.DataFrame, path: str | Path, *, kind: str) -> Path:
 
 
 def _utc_text(request: PostRequest | None) -> str | None:
-    if request is None or request.scheduled_at is None:
-        return None
-    return request.scheduled_at.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return _utc(_requested(request))
+
+
+def _requested(request: PostRequest | None) -> datetime | None:
+    return request.scheduled_at if request is not None else None
+
+
+def _utc(when: datetime | None) -> str | None:
+    return None if when is None else when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class _LocalColumn:
+    """The local-time column of a results file, named with its zone: `scheduled_at
+    (Europe/Berlin)` when every row has that zone, else `scheduled_at (local)` with the
+    zone in each value."""
+
+    def __init__(self, requests: Iterable[PostRequest | None]) -> None:
+        zones = {request.tz or "UTC" for request in requests if request is not None}
+        self.zone = zones.pop() if len(zones) == 1 else None
+        self.name = f"scheduled_at ({self.zone or 'local'})"
+
+    def text(self, when: datetime | None, request: PostRequest | None) -> str | None:
+        if when is None or request is None:
+            return None
+        zone = request.tz or "UTC"
+        wall = when.astimezone(load_zone(zone))
+        return f"{wall:%Y-%m-%d %H:%M}" if self.zone else f"{wall:%Y-%m-%d %H:%M} {zone}"

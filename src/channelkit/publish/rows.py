@@ -10,10 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from channelkit.publish.validation import FieldError, PostRequest
+from channelkit.errors import FieldError
+from channelkit.publish.sent_before import SentBefore
+from channelkit.publish.validation import PostRequest
 
-DONE_STATUSES = ("created", "exists")
+if TYPE_CHECKING:
+    from channelkit.client.models import Post
+
+DONE_STATUSES = ("created", "already_created", "exists")
 
 
 class NamedRow:
@@ -47,8 +53,11 @@ class NamedRow:
 class PlanRow(NamedRow):
     """One spreadsheet row after validation.
 
-    `status` is `ok` (will be sent), `error` (see `errors`) or `exists` (the same post is
-    already scheduled in the service as `existing_post_id`; it will not be sent again).
+    `status` is `ok` (will be sent), `error` (see `errors`), `sent` (this machine sent the
+    row before: `sent_before` names the post it became and what changed since) or `exists`
+    (the same post is already scheduled in the service as `existing_post_id`). Rows `sent`
+    or `exists` are not sent again. `likely_duplicate` names a post on the service with the
+    same title or body nearby (`strong` when both match: `--submit` then refuses the row).
     `cells` are the row's own values by field, so that a failing row can be recognised
     (`title`, `channel`) and the offending value shown (`values()`).
 
@@ -61,11 +70,15 @@ class PlanRow(NamedRow):
     errors: tuple[FieldError, ...] = ()
     existing_post_id: str | None = None
     cells: Mapping[str, object] = field(default_factory=dict, compare=False)
+    sent_before: SentBefore | None = None
+    likely_duplicate: LikelyDuplicate | None = None
 
     @property
     def status(self) -> str:
         if self.errors:
             return "error"
+        if self.sent_before is not None:
+            return "sent"
         return "exists" if self.existing_post_id else "ok"
 
     @property
@@ -87,12 +100,39 @@ class PlanRow(NamedRow):
 
 
 @dataclass(frozen=True)
+class LikelyDuplicate:
+    """A post on the service that a row may repeat: same channel, and the same title or
+    the same body within days. `strong` when both title and body match."""
+
+    post_id: str
+    title: str
+    when: str  # `2026-12-01 09:00 UTC`
+    same: tuple[str, ...]  # ("title", "body") or one of them
+
+    @property
+    def strong(self) -> bool:
+        return len(self.same) == 2
+
+    def describe(self) -> str:
+        """`likely already on the service as post_9 ("Town hall", 2026-12-02 09:00 UTC):
+        same title and body`."""
+        same = " and ".join(self.same)
+        return (
+            f'likely already on the service as {self.post_id} ("{_clip(self.title)}", '
+            f"{self.when}): same {same}"
+        )
+
+
+@dataclass(frozen=True)
 class RowResult:
     """One row's outcome.
 
-    `status`: `created` (sent now, or replayed by its idempotency key), `exists` (already
-    scheduled, not sent again), `failed` (the service refused it or could not be reached),
-    `invalid` (not sent: validation errors) or `not_sent` (the submission stopped first).
+    `status`: `created` (sent now), `already_created` (created before: by an earlier run of
+    this machine, as the ledger says, or replayed by its idempotency key; `note` says which
+    post and what changed since), `exists` (the same post is already scheduled, not sent
+    again), `failed` (the service refused it or could not be reached), `invalid` (not sent:
+    validation errors) or `not_sent` (the submission stopped first, or the row was refused
+    as a likely duplicate). `post` is the post as the service has it now, when known.
 
         result = plan.submit(client)
         failed = [row for row in result.rows if row.status == "failed"]
@@ -106,6 +146,8 @@ class RowResult:
     error: str | None = None
     title: str | None = None
     channel: str | None = None
+    note: str | None = None
+    post: Post | None = None
 
 
 def cell_text(value: object) -> str | None:

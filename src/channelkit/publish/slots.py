@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
 from channelkit._constants import PUBLISH_SLOT_HORIZON_DAYS
-from channelkit.errors import InvalidParameterError
+from channelkit.errors import InvalidParameterError, TimeError
 from channelkit.publish.rows import cell_text
 from channelkit.publish.spreadsheet import Sheet, SheetRow
-from channelkit.publish.times import TimeError, load_zone, localize
+from channelkit.publish.times import load_zone, localize
 
 WEEKDAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 Slot = tuple[int, time]  # weekday (0 = Monday), wall time

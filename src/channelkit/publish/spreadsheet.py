@@ -22,6 +22,7 @@ from channelkit._constants import (
     SPREADSHEET_MAX_UNZIPPED_BYTES,
     SPREADSHEET_SHEET_NAME,
 )
+from channelkit.errors import SpreadsheetError, TimeError
 from channelkit.publish.columns import (
     CALENDAR_FIELDS,
     column_letter,
@@ -29,8 +30,7 @@ from channelkit.publish.columns import (
     map_headers,
     split_header,
 )
-from channelkit.publish.errors import SpreadsheetError
-from channelkit.publish.times import TimeError, load_zone
+from channelkit.publish.times import load_zone
 
 _ZIP_MAGIC = b"PK\x03\x04"
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
@@ -229,7 +229,7 @@ def _read_csv(data: bytes, name: str) -> tuple[list[object], list[tuple[int, Seq
     records: list[tuple[int, Sequence[object]]] = []
     try:
         for number, record in enumerate(reader, start=1):
-            records.append((number, [_unescaped(cell) for cell in record]))
+            records.append((number, [_unescaped(_line_breaks(cell)) for cell in record]))
     except csv.Error as exc:
         raise SpreadsheetError(
             f"{name}: cannot read row {len(records) + 1} as CSV ({exc}); check its quotes"
@@ -244,12 +244,19 @@ def _read_csv(data: bytes, name: str) -> tuple[list[object], list[tuple[int, Seq
 
 def _unescaped(cell: str) -> str:
     """A cell as typed: the project's CSV files (`channelkit.export`) write `'=x` for `=x`,
-    so that no spreadsheet runs it; reading such a file back gives `=x` again."""
+    so that no spreadsheet runs it, and `''+x` for a text `'+x`; reading such a file back
+    gives `=x` and `'+x` again."""
     from channelkit.export import FORMULA_PREFIXES
 
-    if cell.startswith("'") and cell[1:].startswith(FORMULA_PREFIXES):
+    if cell.startswith("'") and cell[1:].startswith((*FORMULA_PREFIXES, "'")):
         return cell[1:]
     return cell
+
+
+def _line_breaks(cell: str) -> str:
+    """Line breaks inside a cell as one `\n`: some spreadsheet programs write CRLF (or a
+    lone CR) inside quoted cells, which people see as an ordinary line break."""
+    return cell.replace("\r\n", "\n").replace("\r", "\n") if "\r" in cell else cell
 
 
 def _decode(data: bytes, name: str) -> str:
@@ -261,11 +268,35 @@ def _decode(data: bytes, name: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
+        row = _sheet_row_at(data, exc.start)
         raise SpreadsheetError(
-            f"{name} is not UTF-8 text (byte 0x{data[exc.start]:02x} in row {line}); save it "
-            "as 'CSV UTF-8' (Excel: File > Save As > CSV UTF-8)"
+            f"{name} is not UTF-8 text (byte 0x{data[exc.start]:02x} in row {row}, as the "
+            f"spreadsheet numbers it); save it as UTF-8: {_SAVE_UTF8}"
         ) from None
+
+
+_SAVE_UTF8 = (
+    "Excel: File > Save As > 'CSV UTF-8 (Comma delimited)'; LibreOffice: File > Save As > "
+    "Text CSV, tick 'Edit filter settings', character set 'Unicode (UTF-8)'; Google Sheets: "
+    "File > Download > Comma-separated values (always UTF-8)"
+)
+
+
+def _sheet_row_at(data: bytes, offset: int) -> int:
+    """The spreadsheet row holding byte `offset`: a quoted cell may span several lines, so
+    the row is counted by reading the CSV up to there, not by counting line breaks."""
+    prefix = data[:offset].decode("latin-1")  # one character per byte, never fails
+    first_line = prefix.split("\n", 1)[0]
+    delimiter = max(_DELIMITERS, key=first_line.count)
+    # A marker where the bad byte is: the record that holds it is the row.
+    reader = csv.reader(io.StringIO(prefix + "x", newline=""), delimiter=delimiter)
+    rows = 0
+    try:
+        for _ in reader:
+            rows += 1
+    except csv.Error:  # the marker inside an unfinished quote: still the last row read
+        rows += 1
+    return max(rows, 1)
 
 
 def _read_workbook(

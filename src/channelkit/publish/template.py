@@ -15,50 +15,47 @@ from channelkit._constants import (
     TEMPLATE_EXAMPLE_MARKER,
 )
 from channelkit._files import as_new_file
+from channelkit.errors import SpreadsheetError
 from channelkit.publish.columns import COLUMNS
-from channelkit.publish.errors import SpreadsheetError
+from channelkit.publish.post_fields import PUBLISH_FIELDS, arranged, by_name
 
-TEMPLATE_COLUMNS = (
-    "channel",
-    "title",
-    "body",
-    "scheduled_at",
-    "timezone",
-    "priority",
-    "tags",
-    "cover_image_url",
-)
+# The columns of the template: every post field of the contract, the time and its zone
+# first (`publish.post_fields.arranged`).
+TEMPLATE_COLUMNS = arranged(("channel", "title", "body", "scheduled_at", "timezone"))
 
 
 def example_rows(today: date) -> list[list[str]]:
-    """Two example posts, next Monday and Tuesday, in channels of the demo workspace.
+    """Two example posts, next Monday and Tuesday, in channels of the demo workspace, one
+    value per `TEMPLATE_COLUMNS` entry (blank for fields the examples leave out).
 
     Their titles start with `TEMPLATE_EXAMPLE_MARKER`, which validation refuses: a template
     sent as it is publishes nothing.
     """
     monday = today + timedelta(days=7 - today.weekday())
-    return [
-        [
-            "all-hands",
-            f"{TEMPLATE_EXAMPLE_MARKER} Town hall on Thursday",
-            "Join us **Thursday at 10:00** in the atrium.\n\n- Q3 results\n- Your questions",
-            f"{monday:%Y-%m-%d} 09:00",
-            "Europe/Berlin",
-            "high",
-            "town-hall, hr",
-            "",
-        ],
-        [
-            "company-news",
-            f"{TEMPLATE_EXAMPLE_MARKER} Release 4.2 is out",
-            "Highlights: faster search, [release notes](https://example.com/notes).",
-            f"{monday + timedelta(days=1):%Y-%m-%d} 14:30",
-            "Europe/Berlin",
-            "normal",
-            "release",
-            "https://example.com/cover.png",
-        ],
+    examples = [
+        {
+            "channel": "all-hands",
+            "title": f"{TEMPLATE_EXAMPLE_MARKER} Town hall on Thursday",
+            "body": (
+                "Join us **Thursday at 10:00** in the atrium.\n\n- Q3 results\n- Your questions"
+            ),
+            "scheduled_at": f"{monday:%Y-%m-%d} 09:00",
+            "timezone": "Europe/Berlin",
+            "priority": "high",
+            "tags": "town-hall, hr",
+        },
+        {
+            "channel": "company-news",
+            "title": f"{TEMPLATE_EXAMPLE_MARKER} Release 4.2 is out",
+            "body": "Highlights: faster search, [release notes](https://example.com/notes).",
+            "scheduled_at": f"{monday + timedelta(days=1):%Y-%m-%d} 14:30",
+            "timezone": "Europe/Berlin",
+            "priority": "normal",
+            "tags": "release",
+            "cover_image_url": "https://example.com/cover.png",
+        },
     ]
+    return [[example.get(name, "") for name in TEMPLATE_COLUMNS] for example in examples]
 
 
 def write_template(path: str | Path, *, overwrite: bool = False, today: date | None = None) -> Path:
@@ -107,16 +104,15 @@ def _xlsx(rows: list[list[str]]) -> bytes:
     sheet.append(list(TEMPLATE_COLUMNS))
     for row in rows:
         sheet.append(row)
-    widths = {"title": 32, "body": 60, "scheduled_at": 18, "cover_image_url": 32}
     for index, name in enumerate(TEMPLATE_COLUMNS, start=1):
         cell = sheet.cell(row=1, column=index)
         cell.font = Font(bold=True)
         cell.comment = Comment(descriptions[name], "channelkit")
         letter = get_column_letter(index)
-        sheet.column_dimensions[letter].width = widths.get(name, 16)
+        sheet.column_dimensions[letter].width = _width(name)
         for body_cell in sheet[letter][1:]:
             body_cell.number_format = "@"  # text: Excel must not reformat times or tags
-            body_cell.alignment = Alignment(wrap_text=name == "body", vertical="top")
+            body_cell.alignment = Alignment(wrap_text=_multiline(name), vertical="top")
     sheet.freeze_panes = "A2"
 
     notes = workbook.create_sheet(SPREADSHEET_NOTES_SHEET_NAME)
@@ -133,6 +129,23 @@ def _xlsx(rows: list[list[str]]) -> bytes:
     workbook.save(buffer)
     return buffer.getvalue()
 
+
+def _multiline(name: str) -> bool:
+    return name in _FIELD_NAMES and by_name(name).multiline
+
+
+def _width(name: str) -> int:
+    """Wide columns for long texts and URLs, so people see what they type."""
+    if name == "scheduled_at":
+        return 18
+    if _multiline(name):
+        return 60
+    if name in _FIELD_NAMES and by_name(name).kind in ("text", "url"):
+        return 32
+    return 16
+
+
+_FIELD_NAMES = {field.name for field in PUBLISH_FIELDS}
 
 _NOTES = (
     "One row per post; the header must stay in row 1.",

@@ -19,11 +19,12 @@ import math
 import re
 from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
-from functools import lru_cache
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
+from channelkit import _tz
 from channelkit._constants import EXCEL_SERIAL_MAX, EXCEL_SERIAL_MIN
 from channelkit._spec import OFFSET_MAX, to_instant
+from channelkit.errors import InvalidParameterError, TimeError
 
 _EXCEL_EPOCH = datetime(1899, 12, 30)  # serial 1 = 1900-01-01 once Excel's leap bug is past
 _ISO = re.compile(
@@ -38,19 +39,12 @@ _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 _FORMAT_HINT = "use YYYY-MM-DD HH:MM, for example 2026-12-01 09:00"
 
 
-class TimeError(ValueError):
-    """A time that cannot be used; the message says why, in the user's terms."""
-
-
-@lru_cache(maxsize=256)
 def load_zone(name: str) -> ZoneInfo:
     """The IANA time zone `name`, or a `TimeError` that says it is unknown."""
     try:
-        return ZoneInfo(name.strip())
-    except (ZoneInfoNotFoundError, ValueError, OSError):
-        raise TimeError(
-            f"unknown time zone {name!r}; use an IANA name such as 'Europe/Berlin' or 'UTC'"
-        ) from None
+        return _tz.load_zone(name)
+    except InvalidParameterError as exc:
+        raise TimeError(exc.message) from None
 
 
 def format_offset(offset: timedelta | None) -> str:

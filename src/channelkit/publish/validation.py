@@ -7,21 +7,25 @@ asks a client for the channel list).
 
 from __future__ import annotations
 
-import difflib
+import dataclasses
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import cache, cached_property
 from typing import Any, Protocol
 
+from channelkit._channels import match_channel
 from channelkit._constants import (
     IDEMPOTENCY_KEY_PREFIX,
     PUBLISH_CLOCK_MARGIN_SECONDS,
     PUBLISH_LEAD_TIME_SECONDS,
 )
-from channelkit._spec import PRIORITIES, TAGS_MAX_COUNT, TEXT_RULES, text_problem, url_problem
-from channelkit.publish.times import TimeError, combine_date_time, load_zone, parse_when
+from channelkit._spec import TAGS_MAX_COUNT, TEXT_RULES, text_problem, url_problem
+from channelkit.errors import FieldError, InvalidParameterError, TimeError
+from channelkit.publish.post_fields import PUBLISH_FIELDS, PostField, arranged
+from channelkit.publish.times import combine_date_time, load_zone, parse_when
 
 __all__ = [
     "FIELDS",
@@ -32,33 +36,14 @@ __all__ = [
     "validate_post",
 ]
 
-# Keys `validate_post` reads. "date" and "time" are the two-column alternative to
-# "scheduled_at"; their errors are reported on "scheduled_at".
-FIELDS = (
-    "channel",
-    "title",
-    "body",
-    "scheduled_at",
-    "date",
-    "time",
-    "priority",
-    "tags",
-    "cover_image_url",
-    "timezone",
-)
+# Keys `validate_post` reads: every post field of the contract (`publish.post_fields`),
+# "date" and "time" (the two-column alternative to "scheduled_at"; their errors are
+# reported on "scheduled_at") and the row's own "timezone".
+FIELDS = arranged(("channel", "title", "body", "scheduled_at", "date", "time"), tail=("timezone",))
+# The fields checked by their kind alone (the channel and the time are checked apart).
+_BY_KIND = tuple(field for field in PUBLISH_FIELDS if field.name not in ("channel", "scheduled_at"))
 DEFAULT_LEAD_TIME = timedelta(seconds=PUBLISH_LEAD_TIME_SECONDS)
 CLOCK_MARGIN = timedelta(seconds=PUBLISH_CLOCK_MARGIN_SECONDS)
-
-
-@dataclass(frozen=True)
-class FieldError:
-    """One problem with one field: `field` is a `FIELDS` name, `message` says what to fix."""
-
-    field: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.field}: {self.message}"
 
 
 @dataclass(frozen=True)
@@ -70,6 +55,16 @@ class ChannelInfo:
     slug: str
     visibility: str = "organization"
     is_archived: bool = False
+    readers: int | None = None  # subscribers, when the service says
+
+    @property
+    def audience(self) -> str:
+        """`all-hands (organisation, 1,204 readers)`: the channel and whom it reaches."""
+        reach = {"organization": "organisation", "team": "team", "private": "private"}
+        parts = [reach.get(self.visibility, self.visibility)]
+        if self.readers is not None:
+            parts.append(f"{self.readers:,} reader{'s' if self.readers != 1 else ''}")
+        return f"{self.slug or self.name} ({', '.join(parts)})"
 
     @property
     def label(self) -> str:
@@ -88,7 +83,8 @@ class PostRequest:
                                 idempotency_key=request.idempotency_key())
 
     `scheduled_at` is aware UTC, or None to publish at once. `channel_name` and `tz` only
-    serve previews (local time, channel shown by name).
+    serve previews (local time, channel shown by name). `more` holds the values of contract
+    fields without an attribute here (by their contract name); `value(name)` reads any.
     """
 
     channel_id: str
@@ -100,35 +96,73 @@ class PostRequest:
     cover_image_url: str | None
     channel_name: str | None = None
     tz: str | None = None
+    more: tuple[tuple[str, object], ...] = ()
+
+    def value(self, api_name: str) -> Any:
+        """The value of the contract field `api_name` (None when not set)."""
+        if api_name in _ATTRIBUTES:
+            return getattr(self, api_name)
+        return dict(self.more).get(api_name)
 
     def to_create_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments for `client.posts.create`; optional fields only when set."""
-        kwargs: dict[str, Any] = {
-            "channel_id": self.channel_id,
-            "title": self.title,
-            "body": self.body,
-            "priority": self.priority,
-            "tags": list(self.tags),
-        }
-        if self.scheduled_at is not None:
-            kwargs["scheduled_at"] = self.scheduled_at
-        if self.cover_image_url is not None:
-            kwargs["cover_image_url"] = self.cover_image_url
+        """Keyword arguments for `client.posts.create`: every contract field that is set
+        (tags as a list, always; the others when not None)."""
+        kwargs: dict[str, Any] = {}
+        for field in PUBLISH_FIELDS:
+            value = self.value(field.api)
+            if field.kind == "tags":
+                kwargs[field.api] = list(value or ())
+            elif value is not None:
+                kwargs[field.api] = value
         return kwargs
 
-    def idempotency_key(self) -> str:
-        """A key derived from the post's content: sending the same post twice creates it once."""
+    def sent_fields(self) -> dict[str, Any]:
+        """What is sent, as JSON values (`scheduled_at` as UTC text): what the ledger keeps."""
         payload = self.to_create_kwargs()
         if self.scheduled_at is not None:
             payload["scheduled_at"] = self.scheduled_at.strftime("%Y-%m-%dT%H:%M:%SZ")
-        canonical = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-        return IDEMPOTENCY_KEY_PREFIX + hashlib.sha256(canonical.encode()).hexdigest()
+        return payload
+
+    @cached_property
+    def _canonical(self) -> str:
+        # Computed once: the ledger, the key and the duplicate checks all ask for it.
+        return json.dumps(
+            self.sent_fields(), sort_keys=True, ensure_ascii=False, separators=(",", ":")
+        )
+
+    def sent_json(self) -> str:
+        """`sent_fields()` as canonical JSON text (sorted keys, no spaces)."""
+        return self._canonical
+
+    def fingerprint(self) -> str:
+        """A hash of what is sent (never of who sends it): one row, one fingerprint."""
+        return self._fingerprint
+
+    @cached_property
+    def _fingerprint(self) -> str:
+        return hashlib.sha256(self._canonical.encode()).hexdigest()
+
+    def idempotency_key(self, service: str = "") -> str:
+        """A key derived from the post's content and the service's address (`service`), so
+        that whoever sends the same post to the same service, it is created once (the
+        service scopes keys to the workspace)."""
+        text = f"{service}\n{self._canonical}" if service else self._canonical
+        return IDEMPOTENCY_KEY_PREFIX + hashlib.sha256(text.encode()).hexdigest()
 
     def local_time(self) -> datetime | None:
         """`scheduled_at` in the zone it was given in (UTC when none was)."""
         if self.scheduled_at is None or not self.tz:
             return self.scheduled_at
         return self.scheduled_at.astimezone(load_zone(self.tz))
+
+
+# The contract fields PostRequest has an attribute for (typed access); others go in `more`.
+_ATTRIBUTES = frozenset(
+    field.api
+    for field in PUBLISH_FIELDS
+    if field.api in {attribute.name for attribute in dataclasses.fields(PostRequest)}
+)
+_MORE = tuple(field.api for field in PUBLISH_FIELDS if field.api not in _ATTRIBUTES)
 
 
 class _ChannelLister(Protocol):
@@ -144,17 +178,14 @@ class ChannelIndex:
     """The channels an API key can see, to resolve what people type as a channel.
 
     index = ChannelIndex.from_client(client)
-    index.resolve("all-hands")     # ChannelInfo, by id, slug or exact name
+    index.resolve("all-hands")     # ChannelInfo, by id, slug or name, in any case
     index.resolve("News")          # FieldError listing candidates when ambiguous
     [c.name for c in index.channels]   # the channels one can publish in
     """
 
     def __init__(self, channels: Iterable[ChannelInfo]) -> None:
         self._all = tuple(channels)
-        self._by_key: dict[str, list[ChannelInfo]] = {}
-        for channel in self._all:
-            for key in {channel.id, channel.slug, channel.name} - {""}:
-                self._by_key.setdefault(key, []).append(channel)
+        self._by_id = {channel.id: channel for channel in self._all}
 
     @classmethod
     def from_channels(cls, channels: Iterable[Mapping[str, Any] | Any]) -> ChannelIndex:
@@ -178,39 +209,21 @@ class ChannelIndex:
 
     def get(self, channel_id: str) -> ChannelInfo | None:
         """The channel with id `channel_id`, if the key can see it."""
-        return next((c for c in self._by_key.get(channel_id, ()) if c.id == channel_id), None)
+        return self._by_id.get(channel_id)
 
     def resolve(self, ref: str) -> ChannelInfo | FieldError:
-        """The channel `ref` names (id, slug or exact name), or why there is none."""
-        ref = ref.strip()
-        candidates = self._by_key.get(ref, [])
-        by_id = [channel for channel in candidates if channel.id == ref]
-        if by_id:
-            candidates = by_id
-        if not candidates:
-            return FieldError("channel", self._unknown_message(ref))
-        if len(candidates) > 1:
-            listed = ", ".join(f"{c.name} [{c.id}, slug {c.slug}]" for c in candidates)
-            return FieldError(
-                "channel",
-                f"{ref!r} matches {len(candidates)} channels: {listed}; use the id or slug",
-            )
-        channel = candidates[0]
+        """The channel `ref` names (id, slug or name, in any case), or why there is none:
+        the one matcher of every command (`_channels.match_channel`)."""
+        try:
+            channel = match_channel(ref, self._all, seen_by="this API key")
+        except InvalidParameterError as exc:
+            return FieldError("channel", exc.message)
         if channel.is_archived:
             return FieldError(
                 "channel",
                 f"channel {channel.label} is archived; choose another channel or unarchive it",
             )
         return channel
-
-    def _unknown_message(self, ref: str) -> str:
-        message = f"no channel {ref!r} (id, slug or exact name) visible to this API key"
-        folded = {key.casefold(): key for key in self._by_key}
-        close = folded.get(ref.casefold())
-        if close is None:
-            matches = difflib.get_close_matches(ref.casefold(), list(folded), n=1, cutoff=0.75)
-            close = folded[matches[0]] if matches else None
-        return f"{message}; did you mean {close!r}?" if close else message
 
 
 class _HasServerTime(Protocol):
@@ -258,7 +271,7 @@ def validate_post(
     channel_ref = _text(fields.get("channel"))
     channel: ChannelInfo | None = None
     if not channel_ref:
-        errors.append(FieldError("channel", "channel is required (id, slug or exact name)"))
+        errors.append(FieldError("channel", "channel is required (id, slug or name)"))
     elif channels is not None:
         resolved = channels.resolve(channel_ref)
         if isinstance(resolved, FieldError):
@@ -266,41 +279,74 @@ def validate_post(
         else:
             channel = resolved
 
-    title = _text(fields.get("title"))
-    _check_text("title", "title", title, errors)
-    body = _text(fields.get("body"))
-    _check_text("body", "body", body, errors)
-
-    priority = _text(fields.get("priority")).lower() or "normal"
-    if priority not in PRIORITIES:
-        errors.append(FieldError("priority", f"{priority!r} is not one of {', '.join(PRIORITIES)}"))
-    elif priority == "urgent" and not confirm_urgent:
-        errors.append(
-            FieldError(
-                "priority",
-                "urgent bypasses readers' notification preferences; confirm it explicitly "
-                "(confirm_urgent=True, or --confirm-urgent on the command line)",
-            )
-        )
-
-    tags = _tags(fields.get("tags"), errors)
-    cover = _cover_url(fields.get("cover_image_url"), errors)
+    values: dict[str, Any] = {
+        field.api: check(field, fields.get(field.name), confirm_urgent, errors)
+        for field, check in _checks()
+    }
     zone_name = _zone(fields.get("timezone"), tz, errors)
     scheduled_at = _scheduled_at(fields, zone_name, now, lead_time, require_time, errors)
 
     if errors:
         return errors
+    more = tuple((name, values.pop(name)) for name in _MORE)
     return PostRequest(
         channel_id=channel.id if channel is not None else channel_ref,
-        title=title,
-        body=body,
-        priority=priority,
-        tags=tags,
         scheduled_at=scheduled_at,
-        cover_image_url=cover,
         channel_name=channel.name if channel is not None else None,
         tz=zone_name,
+        more=more,
+        **values,
     )
+
+
+_Check = Callable[[PostField, object, bool, list[FieldError]], object]
+
+
+@cache
+def _checks() -> tuple[tuple[PostField, _Check], ...]:
+    """Each field checked by its kind alone (the channel and the time are checked apart),
+    with the check for its kind: chosen once, not per cell."""
+    by_kind: dict[str, _Check] = {
+        "tags": lambda field, value, _urgent, errors: _tags(field, value, errors),
+        "url": lambda field, value, _urgent, errors: _url(field, value, errors),
+        "enum": _choice,
+        "text": _checked_text,
+    }
+    return tuple((field, by_kind[field.kind]) for field in _BY_KIND)
+
+
+def _checked_text(
+    field: PostField, value: object, _confirm_urgent: bool, errors: list[FieldError]
+) -> str | None:
+    text = _text(value)
+    if not text and not field.required:
+        return None
+    assert field.spec.text is not None  # a text field names its rule (_spec.Field)
+    _check_text(field.name, field.spec.text, text, errors)
+    return text
+
+
+def _choice(
+    field: PostField, value: object, confirm_urgent: bool, errors: list[FieldError]
+) -> str | None:
+    choice = _text(value).lower() or (str(field.spec.default) if field.spec.default else "")
+    if not choice:
+        if field.required:
+            errors.append(FieldError(field.name, f"{field.name} is required"))
+        return None
+    if choice not in field.spec.choices:
+        errors.append(
+            FieldError(field.name, f"{choice!r} is not one of {', '.join(field.spec.choices)}")
+        )
+    elif field.api == "priority" and choice == "urgent" and not confirm_urgent:
+        errors.append(
+            FieldError(
+                field.name,
+                "urgent bypasses readers' notification preferences; confirm it explicitly "
+                "(confirm_urgent=True, or --confirm-urgent on the command line)",
+            )
+        )
+    return choice
 
 
 def _channel_info(channel: Mapping[str, Any] | Any) -> ChannelInfo:
@@ -315,6 +361,7 @@ def _channel_info(channel: Mapping[str, Any] | Any) -> ChannelInfo:
         slug=str(get("slug") or ""),
         visibility=str(get("visibility") or "organization"),
         is_archived=bool(get("is_archived")),
+        readers=None if get("subscriber_count") is None else int(get("subscriber_count")),
     )
 
 
@@ -337,7 +384,7 @@ def _check_text(field: str, rule: str, text: str, errors: list[FieldError]) -> N
         errors.append(FieldError(field, f"{field} {problem}"))
 
 
-def _tags(value: object, errors: list[FieldError]) -> tuple[str, ...]:
+def _tags(field: PostField, value: object, errors: list[FieldError]) -> tuple[str, ...]:
     if value is None:
         raw: list[str] = []
     elif isinstance(value, str):
@@ -347,21 +394,22 @@ def _tags(value: object, errors: list[FieldError]) -> tuple[str, ...]:
     else:
         raw = [_text(value)]
     tags = tuple(dict.fromkeys(tag.strip() for tag in raw if tag.strip()))
+    rule = field.spec.text or "tag"
+    limit = TEXT_RULES[rule].max_chars
     for tag in tags:
         shown = tag if len(tag) <= 20 else tag[:20] + "…"
-        if len(tag) > TEXT_RULES["tag"].max_chars:
-            limit = TEXT_RULES["tag"].max_chars
+        if len(tag) > limit:
             errors.append(
-                FieldError("tags", f"tag {shown!r} is {len(tag)} characters; at most {limit}")
+                FieldError(field.name, f"tag {shown!r} is {len(tag)} characters; at most {limit}")
             )
-        elif (problem := text_problem("tag", tag)) is not None:
-            errors.append(FieldError("tags", f"tag {shown!r} {problem}"))
+        elif (problem := text_problem(rule, tag)) is not None:
+            errors.append(FieldError(field.name, f"tag {shown!r} {problem}"))
     if len(tags) > TAGS_MAX_COUNT:
-        errors.append(FieldError("tags", f"{len(tags)} tags; at most {TAGS_MAX_COUNT}"))
+        errors.append(FieldError(field.name, f"{len(tags)} tags; at most {TAGS_MAX_COUNT}"))
     return tags
 
 
-def _cover_url(value: object, errors: list[FieldError]) -> str | None:
+def _url(field: PostField, value: object, errors: list[FieldError]) -> str | None:
     url = _text(value)
     if not url:
         return None
@@ -369,12 +417,7 @@ def _cover_url(value: object, errors: list[FieldError]) -> str | None:
     if problem is not None:
         shown = url if len(url) <= 60 else url[:59] + "…"
         reason = problem.replace("must be an absolute", "is not an absolute", 1)
-        errors.append(
-            FieldError(
-                "cover_image_url",
-                f"{shown!r} {reason} (like https://example.com/cover.png)",
-            )
-        )
+        errors.append(FieldError(field.name, f"{shown!r} {reason} (like {field.example})"))
         return None
     return url
 

@@ -19,14 +19,15 @@ _LAZY: dict[str, str] = {
     "report_period": "channelkit.reports.generate:report_period",
     "Report": "channelkit.reports.generate:Report",
     "ReportPage": "channelkit.reports.page:ReportPage",
-    "ReportPeriod": "channelkit.reports.period:ReportPeriod",
-    "ReportError": "channelkit.reports.period:ReportError",
+    "ReportPeriod": "channelkit.reports.parameters:ReportPeriod",
+    "ReportError": "channelkit.errors:ReportError",
 }
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from channelkit.errors import ReportError
     from channelkit.reports.generate import Report, build_report, generate_report, report_period
     from channelkit.reports.page import ReportPage
-    from channelkit.reports.period import ReportError, ReportPeriod
+    from channelkit.reports.parameters import ReportPeriod
 
 __all__ = [
     "generate_report",

@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from channelkit._constants import (
-    REPORT_PDF_PAPER_MM,
+    REPORT_PDF_PAPER_DEFAULT,
+    REPORT_PDF_PAPERS,
     REPORT_PDF_VIEWPORT_WIDTH,
     REPORT_PNG_VIEWPORT_WIDTH,
     REPORT_RENDER_TIMEOUT_S,
 )
+from channelkit.errors import ReportError
 from channelkit.reports.files import write_atomic_bytes
-from channelkit.reports.period import ReportError
 
 T = TypeVar("T")
 IMAGES_EXTRA = "pip install 'channelkit[images]'"
@@ -64,13 +65,14 @@ def check_browser() -> str:
     return path
 
 
-def render_file(html: str, out: Path, fmt: str) -> None:
-    """Render the page `html` to `out` as "pdf" or "png", all at once or not at all."""
+def render_file(html: str, out: Path, fmt: str, paper: str = REPORT_PDF_PAPER_DEFAULT) -> None:
+    """Render the page `html` to `out` as "pdf" (on `paper`: "a4" or "letter") or "png",
+    all at once or not at all."""
     browser = check_browser()
     with tempfile.TemporaryDirectory(prefix="channelkit-report-") as tmp:
         page = Path(tmp) / "report.html"
         page.write_text(html, encoding="utf-8")
-        data: bytes = run_async(_render(browser, page.as_uri(), fmt))
+        data: bytes = run_async(_render(browser, page.as_uri(), fmt, REPORT_PDF_PAPERS[paper]))
     write_atomic_bytes(out, data)
 
 
@@ -85,7 +87,12 @@ def run_async(coroutine: Coroutine[Any, Any, T]) -> T:
             ) from None
 
 
-async def _render(browser_path: str, url: str, fmt: str) -> bytes:
+# The page's own print preparation (open every folded section, charts at the paper's
+# width), awaited: Chromium's printToPDF does not wait for what `beforeprint` starts.
+_PREPARE_PRINT = "window.channelkitBeforePrint ? window.channelkitBeforePrint() : null"
+
+
+async def _render(browser_path: str, url: str, fmt: str, paper_mm: tuple[float, float]) -> bytes:
     import choreographer
 
     async with asyncio.timeout(REPORT_RENDER_TIMEOUT_S):
@@ -110,7 +117,12 @@ async def _render(browser_path: str, url: str, fmt: str) -> bytes:
                     {"expression": _CHARTS_DRAWN, "awaitPromise": True},
                 )
                 if fmt == "pdf":
-                    paper_width, paper_height = (mm / 25.4 for mm in REPORT_PDF_PAPER_MM)
+                    await _command(
+                        tab,
+                        "Runtime.evaluate",
+                        {"expression": _PREPARE_PRINT, "awaitPromise": True},
+                    )
+                    paper_width, paper_height = (mm / 25.4 for mm in paper_mm)
                     result = await _command(
                         tab,
                         "Page.printToPDF",

@@ -12,8 +12,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
+from markupsafe import Markup
 
-from channelkit._constants import REPORT_AXIS_LABEL_CHARS
+from channelkit._constants import REPORT_AXIS_LABEL_CHARS, REPORT_CHART_TOP_MARGIN
+from channelkit.plots.style import HEIGHT as PLOT_HEIGHT
+from channelkit.plots.style import TOP_MARGIN as PLOT_TOP_MARGIN
 from channelkit.reports.formatting import fmt_datetime, fmt_number, fmt_pct, is_missing
 from channelkit.reports.page import Cell, Chart, Column, Table
 from channelkit.reports.render import figure_html
@@ -30,9 +33,11 @@ def chart(
     frame: pd.DataFrame,
     *,
     tz: str,
+    key: str,
     columns: Sequence[str] | None = None,
 ) -> Chart:
-    """`figure` drawn from `frame`, labelled from its own title, with `frame` as its data.
+    """`figure` drawn from `frame`, labelled from its own title and `key` (its key number
+    in words: "the first, “Launch”, had 1,204 readers"), with `frame` as its data.
 
     `columns` picks and orders the columns of the data table (default: every column
     except ids).
@@ -42,12 +47,38 @@ def chart(
     figure.update_xaxes(automargin=True)
     figure.update_yaxes(automargin=True)
     _shorten_bar_labels(figure)
+    heading, subheading = titles(figure)
     return Chart(
-        html=figure_html(figure, div_id),
-        label=describe(figure),
+        html=_untitled_html(figure, div_id),
+        label=describe(figure, key),
         data=frame_table(frame, tz=tz, columns=columns),
         figure=figure,
+        heading=heading,
+        subheading=subheading,
     )
+
+
+def titles(figure: Any) -> tuple[str, str]:
+    """The figure's title and its smaller second line, as plain text."""
+    text = figure.layout.title.text or ""
+    head, _, rest = text.partition("<br>")
+    return _plain(head), _plain(rest)
+
+
+def _untitled_html(figure: Any, div_id: str) -> Markup:
+    """`figure`'s HTML for the page, which shows the title above it instead (the page
+    wraps a long title on a phone, where plotly would cut it at the edge), shortened by the
+    room the title took. The figure itself keeps its title, for static images; it is
+    changed and restored rather than copied, a copy costing more than the drawing."""
+    layout = figure.layout
+    text, top, height = layout.title.text, layout.margin.t, layout.height
+    layout.title.text = None
+    layout.margin.t = REPORT_CHART_TOP_MARGIN
+    layout.height = (height or PLOT_HEIGHT) - (top or PLOT_TOP_MARGIN) + REPORT_CHART_TOP_MARGIN
+    try:
+        return figure_html(figure, div_id)
+    finally:
+        layout.title.text, layout.margin.t, layout.height = text, top, height
 
 
 def _shorten_bar_labels(figure: Any) -> None:
@@ -66,18 +97,21 @@ def _shorten_bar_labels(figure: Any) -> None:
                 figure.update_yaxes(tickvals=labels, ticktext=short)
 
 
-def describe(figure: Any) -> str:
-    """ "Bar chart: Views per day (2026-11-16 to 2026-11-22)"; from the figure's title."""
+def describe(figure: Any, key: str) -> str:
+    """One sentence from the figure's title and its key number, e.g. "Bar chart of top
+    posts by readers · All channels · Oct 2026: the first, “Launch”, had 1,204 readers."
+    It promises no table: an email shows the chart without one."""
     layout_title = figure.layout.title.text or ""
-    text = _plain(layout_title.replace("<br>", " \u00b7 "))
+    head = layout_title.split("<sup>")[0]
+    text = _plain(head.replace("<br>", " "))
     kinds: list[str] = []
     for trace in figure.data:
         kind = _KINDS.get(trace.type, "Chart")
         if kind not in kinds:
             kinds.append(kind)
     what = " and ".join(kinds) or "Chart"
-    legend = " Colour scale: lighter is fewer, darker is more." if "Heatmap" in kinds else ""
-    return f"{what}: {text}." + legend + " The numbers are in the table below the chart."
+    scale = " (darker is more)" if "Heatmap" in kinds else ""
+    return f"{what} of {text[:1].lower() + text[1:]}: {key}{scale}."
 
 
 def frame_table(frame: pd.DataFrame, *, tz: str, columns: Sequence[str] | None = None) -> Table:
@@ -153,7 +187,7 @@ def heatmaps_one_by_one(figure: Any) -> list[Any]:
                     "orientation": "h",
                     "x": 0,
                     "xanchor": "left",
-                    "y": -0.42,
+                    "y": -0.36,
                     "yanchor": "top",
                     "thickness": 12,
                     "len": 0.6,
@@ -164,8 +198,8 @@ def heatmaps_one_by_one(figure: Any) -> list[Any]:
         single.update_layout(
             template=figure.layout.template,
             title={"text": f"{what}<br>{subtitle}" if subtitle else what},
-            height=(figure.layout.height or 420) + 60,
-            margin={"b": 150},
+            height=(figure.layout.height or 420) + 30,
+            margin={"b": 120},
         )
         single.update_yaxes(autorange="reversed")
         single.update_xaxes(title_text="Hour of publication", dtick=3)

@@ -11,9 +11,11 @@ import click
 
 from channelkit._cli import (
     Output,
+    ServiceConfig,
+    ServiceOptions,
+    connection_hint,
     failure_message,
     output_options,
-    service_config,
     service_options,
     tz_option,
     user_errors,
@@ -21,13 +23,15 @@ from channelkit._cli import (
 from channelkit._constants import (
     REPORT_COMPARE_DEFAULT,
     REPORT_FORMATS,
+    REPORT_PDF_PAPER_DEFAULT,
+    REPORT_PDF_PAPERS,
     REPORT_PERIOD_DEFAULT,
     WAREHOUSE_PATH,
 )
 from channelkit._urls import redact_url
 from channelkit.analysis.period import COMPARES
 from channelkit.errors import ChannelkitError, InvalidParameterError
-from channelkit.reports.period import (
+from channelkit.reports.parameters import (
     PERIOD_HELP,
     check_period,
     parse_date,
@@ -107,8 +111,16 @@ def _stderr_step(message: str) -> None:
     type=click.Choice(REPORT_FORMATS, case_sensitive=False),
     default="html",
     show_default=True,
-    help="html: one self-contained page; pdf (A4) or png: rendered by the system's Chromium "
-    "(needs the images extra).",
+    help="html: one self-contained page; pdf (see --paper-size) or png: rendered by the system's "
+    "Chromium (needs the images extra).",
+)
+@click.option(
+    "--paper-size",
+    "paper",
+    type=click.Choice(tuple(REPORT_PDF_PAPERS), case_sensitive=False),
+    default=REPORT_PDF_PAPER_DEFAULT,
+    show_default=True,
+    help="Paper size of --format pdf.",
 )
 @click.option(
     "--csv",
@@ -126,6 +138,12 @@ def _stderr_step(message: str) -> None:
     type=DURATION,
     help="Fail, writing nothing, when the last completed sync is older than this (e.g. 26h).",
 )
+@click.option(
+    "--notebook",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Your own report: run this notebook with db, period, tz, channel and compare "
+    "injected after its cell tagged `parameters`, and write its outputs as the page.",
+)
 @click.option("--sync", "do_sync", is_flag=True, help="Sync the warehouse first.")
 @service_options("With --sync")
 @output_options(json_summary=True, progress=True)
@@ -139,12 +157,13 @@ def report(
     channels: tuple[str, ...],
     out: Path,
     fmt: str,
+    paper: str,
     csv_dir: Path | None,
     template: Path | None,
     max_age: timedelta | None,
     do_sync: bool,
-    base_url: str | None,
-    api_key: str | None,
+    notebook: Path | None,
+    service: ServiceOptions,
     quiet: bool,
     json_output: bool,
     progress: bool,
@@ -164,11 +183,15 @@ def report(
         raise click.UsageError("give at most two of --since, --until and --period")
     if since is not None and until is not None and until < since:
         raise click.UsageError(f"--until {until} is before --since {since}")
-    config = service_config(base_url, api_key, needed_for="for --sync") if do_sync else None
+    config = service.config(needed_for="for --sync") if do_sync else None
     output = Output.from_options(quiet=quiet, json_output=json_output, progress=progress)
     step = _silent if quiet or json_output else _stderr_step
     if config is not None:
-        _sync(db, config.base_url, config.api_key, step)
+        _sync(db, config, step)
+    if notebook is not None:
+        written = _notebook_report(notebook, db, out, period, compare, tz, channels, step)
+        output.json({"report": str(written), "tz": tz})
+        return
     with user_errors():
         written = generate_report(
             db,
@@ -183,18 +206,55 @@ def report(
             csv_dir=csv_dir,
             max_age=max_age,
             format=fmt.lower(),
+            paper=paper.lower(),
             on_step=step,
         )
     output.json({"report": str(written), "csv_dir": str(csv_dir) if csv_dir else None, "tz": tz})
 
 
-def _sync(db: Path, base_url: str, api_key: str, step: Callable[[str], None]) -> None:
+def _notebook_report(
+    notebook: Path,
+    db: Path,
+    out: Path,
+    period: str | None,
+    compare: str,
+    tz: str,
+    channels: tuple[str, ...],
+    step: Callable[[str], None],
+) -> Path:
+    """`--notebook`: the user's notebook run for one period and channel, as the page."""
+    from channelkit.reports.notebook import notebook_report
+
+    ctx = click.get_current_context()
+    flags = {"since": "--since", "until": "--until", "csv_dir": "--csv", "template": "--template"}
+    mixed = [flag for name, flag in flags.items() if ctx.params.get(name) is not None]
+    if mixed or ctx.params.get("fmt", "html").lower() != "html":
+        what = ", ".join(mixed) if mixed else "--format"
+        raise click.UsageError(
+            f"--notebook takes --period, --tz, --channel and --compare, not {what}"
+        )
+    if len(channels) > 1:
+        raise click.UsageError("--notebook takes one --channel")
+    step(f"running {notebook}")
+    with user_errors():
+        return notebook_report(
+            notebook,
+            db,
+            out=out,
+            period=period or REPORT_PERIOD_DEFAULT,
+            tz=tz,
+            channel=channels[0] if channels else None,
+            compare=compare,
+        )
+
+
+def _sync(db: Path, config: ServiceConfig, step: Callable[[str], None]) -> None:
     from channelkit.client import Client
     from channelkit.sync import run_sync
 
-    step(f"syncing {db} from {redact_url(base_url)}")
+    step(f"syncing {db} from {redact_url(config.base_url)}")
     try:
-        with Client(base_url=base_url, api_key=api_key) as client:
+        with Client(**config.client_settings()) as client:
             result = run_sync(client, db, progress=False)
     except ChannelkitError as exc:
         raise click.ClickException(
@@ -203,4 +263,8 @@ def _sync(db: Path, base_url: str, api_key: str, step: Callable[[str], None]) ->
     for line in result.summary().splitlines():
         step(line)
     if not result.completed:
-        raise click.ClickException(f"sync did not complete, no report written: {result.error}")
+        hint = connection_hint(result.error or "")
+        raise click.ClickException(
+            f"sync did not complete, no report written: {result.error}"
+            + (f"\nhint: {hint}" if hint else "")
+        )

@@ -6,7 +6,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from channelkit.reports.period import ReportError
+from channelkit.errors import ReportError
 
 
 def write_atomic(path: Path, text: str) -> None:

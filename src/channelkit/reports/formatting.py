@@ -1,6 +1,7 @@
 """How numbers, dates and changes read in a report: plain functions, no I/O.
 
-Missing values (None, NaN, pandas' NA) read as an em dash, never as "nan".
+Missing values (None, NaN, pandas' NA) read as an em dash, never as "nan"; negative
+numbers carry the minus sign (U+2212) that the changes carry, never a hyphen.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 MISSING = "\u2014"
+MINUS = "\u2212"
 
 
 def is_missing(value: Any) -> bool:
@@ -27,7 +29,7 @@ def fmt_int(value: Any) -> str:
     """`12345` → `12,345`."""
     if is_missing(value):
         return MISSING
-    return f"{round(float(value)):,}"
+    return f"{round(float(value)):,}".replace("-", MINUS)
 
 
 def fmt_number(value: Any, digits: int = 1) -> str:
@@ -37,21 +39,21 @@ def fmt_number(value: Any, digits: int = 1) -> str:
     number = float(value)
     if number.is_integer():
         return fmt_int(number)
-    return f"{number:,.{digits}f}"
+    return f"{number:,.{digits}f}".replace("-", MINUS)
 
 
 def fmt_ratio(value: Any) -> str:
     """A ratio with two decimals, always: `1` → `1.00`, `1.234` → `1.23`."""
     if is_missing(value):
         return MISSING
-    return f"{float(value):,.2f}"
+    return f"{float(value):,.2f}".replace("-", MINUS)
 
 
 def fmt_pct(value: Any, digits: int = 1) -> str:
     """A ratio as a percentage: `0.0425` → `4.3%`."""
     if is_missing(value):
         return MISSING
-    return f"{float(value) * 100:.{digits}f}%"
+    return f"{float(value) * 100:.{digits}f}%".replace("-", MINUS)
 
 
 def fmt_signed_pct(value: Any, digits: int = 1) -> str:
@@ -59,7 +61,7 @@ def fmt_signed_pct(value: Any, digits: int = 1) -> str:
     if is_missing(value) or math.isinf(float(value)):
         return MISSING
     text = f"{float(value) * 100:+.{digits}f}%"
-    return text.replace("-", "\u2212")
+    return text.replace("-", MINUS)
 
 
 def fmt_signed(value: Any, *, percent_points: bool = False) -> str:
@@ -73,7 +75,7 @@ def fmt_signed(value: Any, *, percent_points: bool = False) -> str:
         text = f"{round(number):+,}"
     else:
         text = f"{number:+,.1f}"
-    return text.replace("-", "\u2212")
+    return text.replace("-", MINUS)
 
 
 def fmt_date(value: Any) -> str:

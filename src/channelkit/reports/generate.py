@@ -17,16 +17,18 @@ from channelkit._constants import (
     REPORT_COMPARE_DEFAULT,
     REPORT_FORMATS,
     REPORT_LOGGER_NAME,
+    REPORT_PDF_PAPER_DEFAULT,
+    REPORT_PDF_PAPERS,
     REPORT_PERIOD_DEFAULT,
 )
+from channelkit._tz import checked_tz
 from channelkit.errors import InvalidParameterError
-from channelkit.reports.coverage import check_coverage, check_freshness
+from channelkit.reports.checks import check_coverage, check_freshness
 from channelkit.reports.files import write_atomic
 from channelkit.reports.page import ReportPage
-from channelkit.reports.period import (
+from channelkit.reports.parameters import (
     ReportPeriod,
     check_compare,
-    check_tz,
     compare_period,
     parse_date,
     parse_duration,
@@ -72,6 +74,7 @@ def generate_report(
     csv_dir: str | Path | None = None,
     max_age: timedelta | str | None = None,
     format: str = "html",
+    paper: str = REPORT_PDF_PAPER_DEFAULT,
     now: datetime | None = None,
     on_step: StepLogger | None = None,
 ) -> Path:
@@ -88,7 +91,8 @@ def generate_report(
     completed sync. `max_age` ("26h" or a timedelta) fails the report when the last
     completed sync is older, measured from `now` (default: the current time). `csv_dir`
     also receives each section's data as CSV (through `channelkit.export`), linked from
-    the page. `format` is "html", "pdf" or "png" (both rendered by the system's Chromium).
+    the page. `format` is "html", "pdf" or "png" (both rendered by the system's Chromium);
+    a PDF is on `paper` "a4" or "letter".
     `on_step` gets one line per step (default: the `channelkit.reports` logger at INFO).
 
     Raises `InvalidParameterError` for a bad parameter and `ReportError` (or the
@@ -96,6 +100,10 @@ def generate_report(
     or no browser can render the PDF; in every such case nothing is written.
     """
     fmt = _check_format(format)
+    if paper not in REPORT_PDF_PAPERS:
+        raise InvalidParameterError(
+            "paper", f"{paper!r}: expected one of {', '.join(REPORT_PDF_PAPERS)}"
+        )
     if fmt != "html":
         from channelkit.reports.browser import check_browser
 
@@ -131,7 +139,7 @@ def generate_report(
         from channelkit.reports.browser import render_file
 
         step(f"rendering {fmt.upper()} with Chromium")
-        render_file(report.html, out, fmt)
+        render_file(report.html, out, fmt, paper)
     step(f"wrote {out} ({out.stat().st_size:,} bytes)")
     return out
 
@@ -155,7 +163,7 @@ def build_report(
     from channelkit.warehouse import Warehouse
 
     step = on_step or _log.info
-    tz = check_tz(tz)
+    tz = checked_tz(tz)
     compare = check_compare(compare)
     since_date = _as_date(since, "since")
     until_date = _as_date(until, "until")
@@ -266,7 +274,7 @@ def report_period(
         since=_as_date(since, "since"),
         until=_as_date(until, "until"),
         period=period,
-        tz=check_tz(tz),
+        tz=checked_tz(tz),
         last_day=coverage.last_complete_day,
         default_period=REPORT_PERIOD_DEFAULT,
     )

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from channelkit._constants import REPORT_EMAIL_CHART_SIZE, REPORT_RENDER_TIMEOUT_S
+from channelkit.errors import ReportError
 from channelkit.reports.browser import IMAGES_EXTRA, check_browser, run_async
-from channelkit.reports.period import ReportError
 
 
 def chart_images(figures: Sequence[Any]) -> list[bytes]:

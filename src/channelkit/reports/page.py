@@ -12,7 +12,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from channelkit.reports.period import ReportPeriod
+from channelkit.reports.parameters import ReportPeriod
 
 Cell = str | Markup
 
@@ -26,6 +26,7 @@ class Column:
 
     label: str
     numeric: bool = False
+    nowrap: bool = False  # dates and times: one line, a wrapped time doubles a row's height
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,21 @@ class Table:
 
     columns: tuple[Column, ...]
     rows: tuple[tuple[Cell, ...], ...]
+
+    def without_empty_columns(self) -> Table:
+        """The table without the columns that are blank in every row (a "Sample" column
+        when no group is small): they cost a phone's width and say nothing."""
+        if not self.rows:
+            return self  # nothing says a column is blank
+        keep = [
+            number
+            for number in range(len(self.columns))
+            if any(str(row[number]).strip() for row in self.rows)
+        ]
+        return Table(
+            tuple(self.columns[n] for n in keep),
+            tuple(tuple(row[n] for n in keep) for row in self.rows),
+        )
 
 
 @dataclass(frozen=True)
@@ -50,6 +66,8 @@ class Chart:
     label: str  # the aria-label: what the chart shows, in words
     data: Table  # the plotted numbers, shown collapsed under the chart
     figure: Any = field(default=None, compare=False, repr=False)  # for static images
+    heading: str = ""  # the figure's title, shown above it by the page (and wrapped)
+    subheading: str = ""  # its second line: period, timezone
 
 
 @dataclass(frozen=True)
@@ -84,7 +102,9 @@ class KpiTile:
 class Section:
     """One part of the report: charts, a table, or both, with notes under them.
 
-    `empty` replaces both when the period has no data for this section.
+    `empty` replaces both when the period has no data for this section. A `lead` section
+    carries the report's message: on a phone its charts show and its table is folded;
+    the other sections are folded whole (wide screens and paper show everything).
 
         Section("tags", "Tags", empty="No posts published in this period.")
     """
@@ -96,6 +116,7 @@ class Section:
     table: Table | None = None
     notes: tuple[str, ...] = ()
     empty: str | None = None
+    lead: bool = False
 
 
 @dataclass(frozen=True)

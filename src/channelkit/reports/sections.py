@@ -26,7 +26,7 @@ from channelkit._constants import (
 )
 from channelkit.analysis.freshness import Freshness
 from channelkit.reports.charts import chart, heatmaps_one_by_one
-from channelkit.reports.coverage import last_data_day
+from channelkit.reports.checks import last_data_day
 from channelkit.reports.formatting import (
     MISSING,
     direction,
@@ -40,7 +40,7 @@ from channelkit.reports.formatting import (
     is_missing,
 )
 from channelkit.reports.page import Cell, Column, KpiTile, ReportPage, Section, Table
-from channelkit.reports.period import ReportPeriod, local_date
+from channelkit.reports.parameters import ReportPeriod, local_date
 from channelkit.reports.render import markdown_html
 from channelkit.reports.summary import INCOMPLETE, SMALL_BASE, PostRate, summary_sentences
 
@@ -132,7 +132,14 @@ def build_page(
     sections = (
         _trend_section(trend, freq, tz),
         _top_section("top-posts", "Most read posts", top_readers, bodies, tz),
-        _top_section("top-posts-rate", "Posts with the highest read rate", top_rate, bodies, tz),
+        _top_section(
+            "top-posts-rate",
+            "Posts with the highest read rate",
+            top_rate,
+            bodies,
+            tz,
+            same_as=top_readers,
+        ),
         _low_reach_section(low, tz),
         _channel_section(by_channel, tz),
         _group_section("tags", "Tags", "Tag", "tag", by_tag, plots.tag_performance, tz),
@@ -154,6 +161,8 @@ def build_page(
         complete=complete,
         best=best,
         weakest=weakest,
+        comparison=kpis.attrs.get("comparison"),
+        missing=kpis.attrs.get("missing"),
     )
     caveats = _caveats(period, by_tag, by_priority) + _gap_caveat(freshness, period.tz)
     caveats += [str(w) for w in kpis.attrs.get("warnings", ())]
@@ -205,7 +214,8 @@ def _incomplete_caveat(period: ReportPeriod, fresh: Freshness) -> str:
     )
 
 
-_TOP_CHART_COLUMNS = ("rank", "title", "channel", "readers", "read_rate", "opens")
+# readers and read rate early: on a phone they stay inside the screen as titles wrap
+_TOP_CHART_COLUMNS = ("rank", "title", "readers", "read_rate", "opens", "channel")
 
 
 def _local_midnight(day: Any, tz: str) -> datetime:
@@ -290,15 +300,34 @@ def _trend_section(trend: pd.DataFrame, freq: str, tz: str) -> Section:
     figure = plots.engagement_over_time(trend)
     # plotly picks how many dates fit the width (one per bar does not fit on a phone)
     figure.update_xaxes(tickvals=None, tickmode="auto", nticks=REPORT_TREND_TICKS)
-    drawn = chart(figure, "ck-trend", trend, tz=tz, columns=_TREND_COLUMNS)
-    return Section("trend", title, intro, charts=(drawn,))
+    peak = _largest(trend, "readers")
+    when = _period_words(peak["period"], freq)
+    key = f"the most readers, {fmt_int(peak['readers'])}, for the posts of {when}"
+    drawn = chart(figure, "ck-trend", trend, tz=tz, key=key, columns=_TREND_COLUMNS)
+    return Section("trend", title, intro, charts=(drawn,), lead=True)
+
+
+def _posts(count: Any) -> str:
+    """ "1 post", "12 posts" """
+    return f"{fmt_int(count)} post" + ("" if int(count) == 1 else "s")
+
+
+def _largest(frame: pd.DataFrame, column: str) -> pd.Series:
+    """The first row with the largest `column` (missing values count as the smallest)."""
+    values = frame[column].astype("float64").fillna(float("-inf")).to_numpy()
+    return frame.iloc[int(values.argmax())]
+
+
+def _period_words(value: Any, freq: str) -> str:
+    day = pd.Timestamp(value)
+    return f"{day:%d %b %Y}" if freq == "day" else f"the {freq} of {day:%d %b %Y}"
 
 
 _TREND_COLUMNS = (
     "period",
-    "posts_published",
     "readers",
     "read_rate",
+    "posts_published",
     "opens",
     "engagements",
     "engagement_rate",
@@ -327,8 +356,16 @@ def _tags(value: Any) -> str:
 
 
 def _top_section(
-    section_id: str, title: str, top: pd.DataFrame, bodies: dict[str, str], tz: str
+    section_id: str,
+    title: str,
+    top: pd.DataFrame,
+    bodies: dict[str, str],
+    tz: str,
+    same_as: pd.DataFrame | None = None,
 ) -> Section:
+    """The top posts; with `same_as` (the ranking by readers) given, a ranking by read rate
+    that orders its posts as readers would (one audience: a rate is readers over the same
+    number) is a sentence instead of a second chart and table that say the same."""
     intro = (
         "Posts published in the period; readers are the people who opened a post at least "
         "once, read rate is readers per subscriber of its channel when it was published."
@@ -337,60 +374,90 @@ def _top_section(
         intro += " Only posts whose channel had enough subscribers for a fair rate."
     if top.empty:
         return Section(section_id, title, intro, empty="No posts published in this period.")
+    if same_as is not None and top["readers"].is_monotonic_decreasing:
+        same = "The same order as the most read posts above: their channel has one audience."
+        if len(top) < len(same_as) or list(top["post_id"]) != list(same_as["post_id"]):
+            same += " Posts still collecting readers are left out of a ranking by read rate."
+        return Section(section_id, title, intro, empty=same)
     columns = (
         Column("#", numeric=True),
         Column("Title"),
-        Column("Channel"),
-        Column("Published"),
         Column("Readers", numeric=True),
         Column("Read rate", numeric=True),
         Column("Opens", numeric=True),
+        Column("Channel"),
+        Column("Published", nowrap=True),
     )
     rows = tuple(
         (
             fmt_int(row["rank"]),
             _title_cell(row["title"], bodies.get(str(row["post_id"]), "")),
-            _text(row["channel"]),
-            fmt_datetime(row["published_at"], tz),
             fmt_int(row["readers"]),
             fmt_pct(row["read_rate"]),
             fmt_int(row["opens"]),
+            _text(row["channel"]),
+            fmt_datetime(row["published_at"], tz),
         )
         for row in top.to_dict("records")
     )
-    drawn = chart(plots.top_posts(top), f"ck-{section_id}", top, tz=tz, columns=_TOP_CHART_COLUMNS)
-    return Section(section_id, title, intro, charts=(drawn,), table=Table(columns, rows))
+    first = top.iloc[0]
+    by = str(top.attrs.get("by", "readers"))
+    what = (
+        f"a read rate of {fmt_pct(first['read_rate'])}"
+        if by == "read_rate"
+        else f"{fmt_int(first['readers'])} readers"
+    )
+    key = f"the first, \u201c{_text(first['title'])}\u201d, had {what}"
+    drawn = chart(
+        plots.top_posts(top), f"ck-{section_id}", top, tz=tz, key=key, columns=_TOP_CHART_COLUMNS
+    )
+    return Section(
+        section_id,
+        title,
+        intro,
+        charts=(drawn,),
+        table=Table(columns, rows),
+        lead=same_as is None,
+    )
 
 
 def _low_reach_section(frame: pd.DataFrame, tz: str) -> Section:
     title = "Posts that reached few of their audience"
     intro = "Posts whose read rate is below half their channel's median read rate, worst first."
-    if frame.empty:
-        return Section("low-reach", title, intro, empty="No post fell that far behind.")
+    young = int(frame.attrs.get("still_collecting_readers") or 0)
+    waiting: tuple[str, ...] = ()
+    if young:
+        waiting = (
+            f"{young:,} {'post is' if young == 1 else 'posts are'} still collecting readers "
+            "(younger than their channel's typical reach time): not judged yet.",
+        )
+    if frame.empty:  # an empty section shows no notes
+        empty = " ".join(("No post fell that far behind.", *waiting))
+        return Section("low-reach", title, intro, empty=empty)
     columns = (
         Column("Title"),
-        Column("Channel"),
-        Column("Published"),
         Column("Readers", numeric=True),
         Column("Read rate", numeric=True),
         Column("Channel median", numeric=True),
+        Column("Channel"),
+        Column("Published", nowrap=True),
     )
     shown = frame.head(REPORT_GROUP_ROWS_LIMIT)
     rows = tuple(
         (
             _text(row["title"]),
-            _text(row["channel"]),
-            fmt_datetime(row["published_at"], tz),
             fmt_int(row["readers"]),
             fmt_pct(row["read_rate"]),
             fmt_pct(row["channel_median"]),
+            _text(row["channel"]),
+            fmt_datetime(row["published_at"], tz),
         )
         for row in shown.to_dict("records")
     )
     notes: tuple[str, ...] = ()
     if len(frame) > len(shown):
         notes = (f"{len(frame) - len(shown):,} more posts are in the CSV export (--csv).",)
-    return Section("low-reach", title, intro, table=Table(columns, rows), notes=notes)
+    return Section("low-reach", title, intro, table=Table(columns, rows), notes=waiting + notes)
 
 
 def _channel_section(frame: pd.DataFrame, tz: str) -> Section:
@@ -403,9 +470,9 @@ def _channel_section(frame: pd.DataFrame, tz: str) -> Section:
         return Section("channels", title, intro, empty="No channels.")
     columns = (
         Column("Channel"),
-        Column("Posts", numeric=True),
         Column("Readers", numeric=True),
         Column("Read rate", numeric=True),
+        Column("Posts", numeric=True),
         Column("Opens", numeric=True),
         Column("Engagement rate", numeric=True),
         Column("Net subscribers", numeric=True),
@@ -414,9 +481,9 @@ def _channel_section(frame: pd.DataFrame, tz: str) -> Section:
     rows = tuple(
         (
             _text(row["channel"]),
-            fmt_int(row["posts_published"]),
             fmt_int(row["readers"]),
             fmt_pct(row["read_rate"]),
+            fmt_int(row["posts_published"]),
             fmt_int(row["opens"]),
             fmt_pct(row["engagement_rate"]),
             fmt_signed(row["net_subscribers"]),
@@ -424,8 +491,32 @@ def _channel_section(frame: pd.DataFrame, tz: str) -> Section:
         )
         for row in frame.to_dict("records")
     )
-    drawn = chart(plots.channel_comparison(frame), "ck-channels", frame, tz=tz)
-    return Section("channels", title, intro, charts=(drawn,), table=Table(columns, rows))
+    table = Table(columns, rows).without_empty_columns()
+    rated = frame.dropna(subset=["read_rate"])
+    if len(rated) < 2:  # one bar compares nothing: the table says it all
+        return Section("channels", title, intro, table=table)
+    best = _largest(rated, "read_rate")
+    key = f"the highest read rate, {fmt_pct(best['read_rate'])}, in {_text(best['channel'])}"
+    drawn = chart(
+        plots.channel_comparison(frame),
+        "ck-channels",
+        frame,
+        tz=tz,
+        key=key,
+        columns=_CHANNEL_CHART_COLUMNS,
+    )
+    return Section("channels", title, intro, charts=(drawn,), table=table)
+
+
+_CHANNEL_CHART_COLUMNS = (
+    "channel",
+    "readers",
+    "read_rate",
+    "audience",
+    "posts_published",
+    "opens",
+    "engagement_rate",
+)
 
 
 def _group_section(
@@ -446,10 +537,10 @@ def _group_section(
         return Section(section_id, title, intro, empty="No posts published in this period.")
     columns = (
         Column(label),
-        Column("Posts", numeric=True),
         Column("Readers", numeric=True),
         Column("Read rate", numeric=True),
         Column("Lift", numeric=True),
+        Column("Posts", numeric=True),
         Column("Median opens", numeric=True),
         Column("Sample"),
     )
@@ -457,10 +548,10 @@ def _group_section(
     rows = tuple(
         (
             _text(row[key]),
-            fmt_int(row["posts"]),
             fmt_int(row["readers"]),
             fmt_pct(row["read_rate"]),
             fmt_ratio(row["lift"]),
+            fmt_int(row["posts"]),
             fmt_number(row["median_opens"]),
             "small" if row["small_sample"] is True else "",
         )
@@ -469,10 +560,24 @@ def _group_section(
     notes: tuple[str, ...] = ()
     if len(frame) > len(shown):
         notes = (f"{len(frame) - len(shown):,} more rows are in the CSV export (--csv).",)
-    drawn = chart(draw(frame), f"ck-{section_id}", frame, tz=tz)
-    return Section(
-        section_id, title, intro, charts=(drawn,), table=Table(columns, rows), notes=notes
+    table = Table(columns, rows).without_empty_columns()
+    lifted = frame.dropna(subset=["lift"])
+    if len(lifted) < 2:  # one bar compares nothing: the table says it all
+        return Section(section_id, title, intro, table=table, notes=notes)
+    top = _largest(lifted, "lift")
+    chart_key = (
+        f"the highest lift, {fmt_ratio(top['lift'])}, for {label.lower()} "
+        f"{_text(top[key])} on {_posts(top['posts'])}"
     )
+    drawn = chart(
+        draw(frame),
+        f"ck-{section_id}",
+        frame,
+        tz=tz,
+        key=chart_key,
+        columns=(key, "readers", "read_rate", "lift", "posts", "median_opens", "small_sample"),
+    )
+    return Section(section_id, title, intro, charts=(drawn,), table=table, notes=notes)
 
 
 def _heatmap_section(frame: pd.DataFrame, tz: str) -> Section:
@@ -484,11 +589,34 @@ def _heatmap_section(frame: pd.DataFrame, tz: str) -> Section:
     if int(frame["posts_published"].sum()) == 0:
         return Section("heatmap", title, intro, empty="No posts published in this period.")
     figures = heatmaps_one_by_one(plots.publishing_heatmap(frame))
+    keys = (
+        _busiest(frame, "posts_published", "published", _posts),
+        _busiest(frame, "readers_per_post", "readers per post", fmt_number),
+    )
     charts = tuple(
-        chart(figure, f"ck-heatmap-{number}", frame, tz=tz)
-        for number, figure in enumerate(figures, start=1)
+        chart(figure, f"ck-heatmap-{number}", frame, tz=tz, key=key, columns=_HEATMAP_COLUMNS)
+        for number, (figure, key) in enumerate(zip(figures, keys, strict=True), start=1)
     )
     return Section("heatmap", title, intro, charts=charts)
+
+
+_HEATMAP_COLUMNS = (
+    "weekday_name",
+    "hour",
+    "readers",
+    "posts_published",
+    "readers_per_post",
+    "opens",
+    "engagements",
+)
+
+
+def _busiest(frame: pd.DataFrame, column: str, what: str, fmt: Callable[[Any], str]) -> str:
+    """ "the most, 12 posts published, on Tue at 09:00" (called when posts were published,
+    so that every slot with a post has both numbers)."""
+    top = _largest(frame, column)
+    slot = f"{top['weekday_name']} at {int(top['hour']):02d}:00"
+    return f"the most, {fmt(top[column])} {what}, on {slot}"
 
 
 def _upcoming_section(frame: pd.DataFrame, tz: str, as_of: datetime) -> Section:
@@ -497,7 +625,7 @@ def _upcoming_section(frame: pd.DataFrame, tz: str, as_of: datetime) -> Section:
     if frame.empty:
         return Section("upcoming", title, intro, empty="No scheduled posts.")
     columns = (
-        Column("Scheduled"),
+        Column("Scheduled", nowrap=True),
         Column("Title"),
         Column("Channel"),
         Column("Priority"),

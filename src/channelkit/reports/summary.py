@@ -1,13 +1,15 @@
 """The summary a report opens with: a few plain sentences, each with its number.
 
 Pure functions of the KPI rows (`Warehouse.kpis`) and the best and weakest post; a
-sentence carries flags when its number needs care (the period is not complete yet, or the
-comparison rests on a small base).
+sentence carries flags when its number needs care (the period is not complete yet, the
+comparison rests on a small base, or the comparison period has no synced data). Where
+the rows carry a usual range (`usual_low`/`usual_high`), a number is said to be within,
+above or below it rather than just up or down.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,38 +42,48 @@ def summary_sentences(
     complete: bool = True,
     best: PostRate | None = None,
     weakest: PostRate | None = None,
+    comparison: str | None = None,
+    missing: str | None = None,
 ) -> tuple[Sentence, ...]:
     """Up to five sentences: read rate, readers, posts, best and weakest post, subscribers.
 
     `kpis` maps a metric name (`read_rate`, `readers`, ...) to its row (`value`,
     `previous`, `delta`, `delta_pct`, `small_base`); a metric that is missing is left
     out. `period_name` and `previous_name` name the period and its comparison
-    ("October 2026", "September 2026").
+    ("October 2026", "September 2026"). `comparison` ("compared at the same age", from
+    `attrs`) is said after a change; `missing` ("no synced data for October 2025")
+    becomes the flag of every compared number.
     """
     sentences: list[Sentence] = []
+    said = "" if comparison is None or missing else f", {comparison.split(' (')[0]}"
 
     def add(metric: str, text: str) -> None:
         flags: list[str] = []
         if not complete:
             flags.append(INCOMPLETE)
+        if missing is not None:
+            flags.append(missing)
         if _true(kpis[metric].get("small_base")):
             flags.append(SMALL_BASE)
         sentences.append(Sentence(text, tuple(flags)))
 
     if "read_rate" in kpis:
         row = kpis["read_rate"]
+        change = _rate_change(row["delta"], row["previous"], previous_name)
         add(
             "read_rate",
             f"Read rate was {fmt_pct(row['value'])}"
-            f"{_rate_change(row['delta'], row['previous'], previous_name)}.",
+            f"{_usual(row, fmt_pct, change, previous_name, said)}.",
         )
     if "readers" in kpis:
         row = kpis["readers"]
         count = _count(row["value"])
+        change = _count_change(row, previous_name)
         add(
             "readers",
             f"Posts published in {period_name} reached {fmt_int(row['value'])} "
-            f"{'reader' if count == 1 else 'readers'}{_count_change(row, previous_name)}.",
+            f"{'reader' if count == 1 else 'readers'}"
+            f"{_usual(row, fmt_int, change, previous_name, said)}.",
         )
     if "posts_published" in kpis:
         row = kpis["posts_published"]
@@ -101,6 +113,23 @@ def summary_sentences(
             text += f" ({previous_name}: {_signed(row['previous'])})"
         add("net_subscribers", text + ".")
     return tuple(sentences)
+
+
+def _usual(row: Row, fmt: Callable[[Any], str], change: str, previous_name: str, said: str) -> str:
+    """ ", within its usual range (Week 46: 58.8%, compared at the same age)", ", below its
+    usual range (55.0%–60.2%); down 6.0 points from ..." or, without one, the change."""
+    low: Any = row.get("usual_low")
+    high: Any = row.get("usual_high")
+    value = row["value"]
+    if is_missing(low) or is_missing(high) or is_missing(value):
+        return change + said
+    if float(low) <= float(value) <= float(high):
+        if is_missing(row["previous"]):
+            return ", within its usual range"
+        return f", within its usual range ({previous_name}: {fmt(row['previous'])}{said})"
+    side = "above" if float(value) > float(high) else "below"
+    usual = f"{fmt(low)}\u2013{fmt(high)}"
+    return f", {side} its usual range ({usual}){change.replace(', ', '; ', 1)}{said}"
 
 
 def _rate_change(delta: Any, previous: Any, previous_name: str) -> str:

@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from channelkit.service.local import LocalService, ServiceError
+    from channelkit.errors import ServiceError
+    from channelkit.service.local import LocalService
 
 __all__ = ["LocalService", "ServiceError"]
 

@@ -18,17 +18,17 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Match, Route
 from starlette.types import ASGIApp
 
 from channelkit import _spec
 from channelkit._constants import LOGGER_NAME, SERVICE_MAX_REQUEST_BYTES
+from channelkit.errors import ServiceHTTPError, error_body
 from channelkit.service import analytics, channels, idempotency, posts
 from channelkit.service.cursor import CursorCodec
 from channelkit.service.db import Database
-from channelkit.service.errors import ApiError, error_body
 from channelkit.service.faults import FaultInjector
 from channelkit.service.gate import PRINCIPAL, Gate
 from channelkit.service.models import (
@@ -104,15 +104,17 @@ def _raw_page(items: list[str], cursor: str | None) -> Response:
 async def _read_body(request: Request) -> bytes:
     content_type = request.headers.get("content-type", "application/json")
     if content_type.split(";")[0].strip().lower() not in ("application/json", ""):
-        raise ApiError(400, f"Content-Type must be application/json, not {content_type!r}")
+        raise ServiceHTTPError(400, f"Content-Type must be application/json, not {content_type!r}")
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > SERVICE_MAX_REQUEST_BYTES:
-        raise ApiError(400, f"request body larger than {SERVICE_MAX_REQUEST_BYTES} bytes")
+        raise ServiceHTTPError(400, f"request body larger than {SERVICE_MAX_REQUEST_BYTES} bytes")
     chunks, size = [], 0
     async for chunk in request.stream():  # stop reading as soon as it is too much
         size += len(chunk)
         if size > SERVICE_MAX_REQUEST_BYTES:
-            raise ApiError(400, f"request body larger than {SERVICE_MAX_REQUEST_BYTES} bytes")
+            raise ServiceHTTPError(
+                400, f"request body larger than {SERVICE_MAX_REQUEST_BYTES} bytes"
+            )
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -195,7 +197,7 @@ async def get_channel(
 def _day_range(q: Query) -> tuple[int | None, int | None]:
     start, end = q.day("start"), q.day("end", round_up=True)
     if start is not None and end is not None and end <= start:
-        raise ApiError(400, "end: must be after start (end is exclusive)", param="end")
+        raise ServiceHTTPError(400, "end: must be after start (end is exclusive)", param="end")
     return start, end
 
 
@@ -265,7 +267,7 @@ def _check_if_match(
     current = etag_of(_dumps(CURRENT[op.item](con, who, item, now)))
     tags = [tag.strip() for tag in header.split(",")]
     if "*" not in tags and current not in tags:
-        raise ApiError(
+        raise ServiceHTTPError(
             409,
             f"{_spec.IF_MATCH_HEADER}: the {op.item[:-1]} changed since you read it"
             f" (its ETag is now {current}); read it again and reapply your change",
@@ -287,7 +289,7 @@ async def write(ctx: Context, op: _spec.Operation, request: Request, who: Princi
         now = ctx.db.now()
         posts.publish_due(con, now)
         if key is not None:
-            stored = idempotency.replay(con, who.key_seq, key, print_, now)
+            stored = idempotency.replay(con, who, key, print_, now)
             if stored is not None:
                 response = _item_response(stored[0], stored[1])
                 response.headers["Idempotent-Replayed"] = "true"
@@ -297,7 +299,8 @@ async def write(ctx: Context, op: _spec.Operation, request: Request, who: Princi
         result = WRITES[op.id](con, who, item, raw, now)
         body = b"" if result is None else _dumps(result)
         if key is not None:
-            idempotency.remember(con, who.key_seq, key, print_, op.status, body, now)
+            made = None if result is None else result.get("id")
+            idempotency.remember(con, who, key, print_, op.status, body, made, now)
     if result is None:
         return Response(status_code=op.status)
     return _item_response(op.status, body)
@@ -330,10 +333,14 @@ def _endpoint(ctx: Context, op: _spec.Operation) -> Callable[[Request], Awaitabl
         try:
             principal: Principal = request.scope[PRINCIPAL]
             if op.scope not in principal.scopes:
-                raise ApiError(403, f"this API key lacks the {op.scope!r} scope")
+                raise ServiceHTTPError(403, f"this API key lacks the {op.scope!r} scope")
             return await handler(ctx, op, request, principal)
-        except ApiError as exc:
+        except ServiceHTTPError as exc:
             return json_response(exc.status, exc.body())
+        except ClientDisconnect:  # nobody is left to answer; nothing was written
+            log.warning("client disconnected before sending the whole body of %s %s",
+                        request.method, request.url.path)  # fmt: skip
+            return Response(status_code=400)
         except Exception:
             log.exception("unexpected error in %s %s", request.method, request.url.path)
             return json_response(500, error_body(500, "internal error; retry later"))
@@ -355,7 +362,7 @@ def _clock(db: Database) -> Callable[[Request], Awaitable[Response]]:
                 data = parse_body(ClockAdvance, await _read_body(request))
                 db.advance_clock(data.seconds)
             return json_response(200, {"now": format_instant(int(db.now()))})
-        except ApiError as exc:
+        except ServiceHTTPError as exc:
             return json_response(exc.status, exc.body())
 
     return clock

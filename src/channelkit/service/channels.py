@@ -9,9 +9,9 @@ from typing import Any
 
 from channelkit import _spec
 from channelkit._constants import SERVICE_CHANNEL_AUDIENCE
+from channelkit.errors import ServiceHTTPError
 from channelkit.service.db import insert_row, update_row
 from channelkit.service.engagement import subscribers
-from channelkit.service.errors import ApiError, bad_request
 from channelkit.service.models import stored_fields
 from channelkit.service.timefmt import day_of, format_instant
 from channelkit.service.workspace import Principal, new_id, visible_channels
@@ -88,22 +88,22 @@ def get_channel(
 ) -> dict[str, Any]:
     seq = find_visible(con, principal, channel_id)
     if seq is None:
-        raise ApiError(404, f"no channel {channel_id!r}", param="id")
+        raise ServiceHTTPError(404, f"no channel {channel_id!r}", param="id")
     return _load(con, seq, now)
 
 
 def create_channel(
     con: sqlite3.Connection, principal: Principal, data: Any, now: float
 ) -> dict[str, Any]:
-    if data.is_default and data.visibility == "private":
-        raise _default_conflict("visibility")
+    if data.is_default and data.visibility != "organization":
+        raise _default_visibility("visibility", data.visibility)
     if data.slug is None:
         slug = _free_slug(con, slugify(data.name))
     else:
         slug = data.slug
         _check_slug_free(con, slug, None)
     if data.visibility == "team" and principal.team_seq is None:
-        raise bad_request(
+        raise ServiceHTTPError.bad_request(
             "visibility", "a team channel needs a creator in a team; yours is in none"
         )
     row = {
@@ -119,6 +119,8 @@ def create_channel(
     }
     seq = insert_row(con, "channels", row)
     con.execute("INSERT INTO channel_members VALUES (?, ?)", (seq, principal.user_seq))
+    if data.is_default:
+        _clear_other_default(con, seq, now)
     return _load(con, seq, now)
 
 
@@ -131,34 +133,36 @@ def update_channel(
 ) -> dict[str, Any]:
     seq = find_visible(con, principal, channel_id)
     if seq is None:
-        raise ApiError(404, f"no channel {channel_id!r}", param="id")
+        raise ServiceHTTPError(404, f"no channel {channel_id!r}", param="id")
     changes: dict[str, Any] = {}
     for field in sorted(data.model_fields_set):
         value = getattr(data, field)
         changes[field] = int(value) if isinstance(value, bool) else value
-    _check_hiding(con, principal, seq, changes)
+    _check_guarded(con, principal, seq, changes)
     if "slug" in changes:
         _check_slug_free(con, changes["slug"], seq)
     if changes.get("visibility") == "team":
         team = con.execute("SELECT team_seq FROM channels WHERE seq = ?", (seq,)).fetchone()[0]
         if team is None:
             if principal.team_seq is None:
-                raise bad_request(
+                raise ServiceHTTPError.bad_request(
                     "visibility", "a team channel needs a team; neither it nor you have one"
                 )
             changes["team_seq"] = principal.team_seq
     if changes:
         changes["updated_at"] = int(now)
         update_row(con, "channels", seq, changes)
+    if changes.get("is_default"):
+        _clear_other_default(con, seq, now)
     return _load(con, seq, now)
 
 
 def delete_channel(con: sqlite3.Connection, principal: Principal, channel_id: str) -> None:
     seq = find_visible(con, principal, channel_id)
     if seq is None:
-        raise ApiError(404, f"no channel {channel_id!r}", param="id")
+        raise ServiceHTTPError(404, f"no channel {channel_id!r}", param="id")
     if con.execute("SELECT 1 FROM posts WHERE channel_seq = ? LIMIT 1", (seq,)).fetchone():
-        raise ApiError(
+        raise ServiceHTTPError(
             409,
             "channel still holds posts; archive it instead (PATCH is_archived: true)",
             param="id",
@@ -185,42 +189,81 @@ def _check_slug_free(con: sqlite3.Connection, slug: str, own_seq: int | None) ->
     row = con.execute("SELECT seq FROM channels WHERE slug = ?", (slug,)).fetchone()
     if row is not None and row[0] != own_seq:
         # the same words whoever holds it: never a hint of a channel the key cannot see
-        raise ApiError(
+        raise ServiceHTTPError(
             409, "slug: is already taken in this workspace; choose another", param="slug"
         )
 
 
-def _check_hiding(
+# what only the channel's creator or a member may change (decisions.md "Hardening"), and
+# what the change is called in the refusal
+_GUARDED = {
+    "visibility": "change its visibility",
+    "is_default": "change whether it is the default",
+    "is_archived": "archive it",
+}
+
+
+def _check_guarded(
     con: sqlite3.Connection, principal: Principal, seq: int, changes: dict[str, Any]
 ) -> None:
-    """Making a channel private or archiving it hides it (and its posts) from others: only
-    its creator or a member may, and never for a default channel (decisions.md)."""
-    visibility, is_default, is_archived = con.execute(
+    """Visibility, the default flag and archiving decide who sees a channel and its posts:
+    the default channel stays organisation-wide and unarchived whoever asks, and only the
+    channel's creator or a member may change them at all (409, nothing changes)."""
+    row = con.execute(
         "SELECT visibility, is_default, is_archived FROM channels WHERE seq = ?", (seq,)
     ).fetchone()
-    to_private = changes.get("visibility") == "private" and visibility != "private"
-    to_archived = changes.get("is_archived") == 1 and not is_archived
-    default = changes.get("is_default", is_default)
-    private = changes.get("visibility", visibility) == "private"
-    archived = changes.get("is_archived", is_archived)
-    if default and private and {"visibility", "is_default"} & changes.keys():
-        raise _default_conflict("visibility")
-    if default and archived and {"is_archived", "is_default"} & changes.keys():
-        raise _default_conflict("is_archived")
-    if (to_private or to_archived) and not con.execute(
-        "SELECT 1 FROM channel_members WHERE channel_seq = ? AND user_seq = ?",
-        (seq, principal.user_seq),
-    ).fetchone():
-        param = "visibility" if to_private else "is_archived"
-        action = "make it private" if to_private else "archive it"
-        raise ApiError(
-            409, f"{param}: only the channel's creator or a member may {action}", param=param
+    current = dict(zip(("visibility", "is_default", "is_archived"), row, strict=True))
+    after = {**current, **{k: v for k, v in changes.items() if k in current}}
+    if current["is_default"] and not after["is_default"]:
+        raise ServiceHTTPError(
+            409,
+            "is_default: the workspace keeps a default channel; make another organization"
+            " channel the default instead (is_default: true there)",
+            param="is_default",
+        )
+    if after["is_default"]:
+        if after["visibility"] != "organization":
+            param = "visibility" if "visibility" in changes else "is_default"
+            raise _default_visibility(param, after["visibility"])
+        if after["is_archived"]:
+            raise ServiceHTTPError(
+                409, "is_archived: the default channel cannot be archived", param="is_archived"
+            )
+    changed = [
+        name
+        for name in _GUARDED
+        if name in changes
+        and changes[name] != current[name]
+        and (name != "is_archived" or changes[name])  # unarchiving hides nothing
+    ]
+    if (
+        changed
+        and not con.execute(
+            "SELECT 1 FROM channel_members WHERE channel_seq = ? AND user_seq = ?",
+            (seq, principal.user_seq),
+        ).fetchone()
+    ):
+        param = changed[0]
+        raise ServiceHTTPError(
+            409,
+            f"{param}: only the channel's creator or a member may {_GUARDED[param]}",
+            param=param,
         )
 
 
-def _default_conflict(param: str) -> ApiError:
-    state = "private" if param == "visibility" else "archived"
-    return ApiError(409, f"{param}: a default channel cannot be {state}", param=param)
+def _clear_other_default(con: sqlite3.Connection, seq: int, now: float) -> None:
+    con.execute(
+        "UPDATE channels SET is_default = 0, updated_at = ? WHERE is_default = 1 AND seq != ?",
+        (int(now), seq),
+    )
+
+
+def _default_visibility(param: str, visibility: str) -> ServiceHTTPError:
+    return ServiceHTTPError(
+        409,
+        f"{param}: the default channel is seen by the whole organization, not {visibility}",
+        param=param,
+    )
 
 
 def _load(con: sqlite3.Connection, seq: int, now: float) -> dict[str, Any]:

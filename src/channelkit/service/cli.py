@@ -58,7 +58,7 @@ def _scopes(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str
 )
 @click.option(
     "--seed",
-    type=click.Choice(["demo"]),
+    type=click.Choice(["demo", "steady"]),
     default=None,
     help="Fill an empty workspace with the demo organisation (or reuse it) and print its keys.",
 )
@@ -100,7 +100,8 @@ def serve(
 
     With --seed demo it prints the demo keys and which one to use for what.
     """
-    from channelkit.service.local import LocalService, ServiceError
+    from channelkit.errors import ServiceError
+    from channelkit.service.local import LocalService
 
     try:
         svc = LocalService(
@@ -156,7 +157,7 @@ def _workspace_line(db_path: str, reused: bool) -> str:
 
 def _keys_table(keys: dict[str, str], window: float) -> str:
     """The demo keys with what each may do, so the reader knows which to export."""
-    from channelkit.service.demo import DEMO_KEYS
+    from channelkit.service.demo_workspace import DEMO_KEYS
 
     limits: dict[str, int] = {str(p): n for p, n in PLAN_LIMITS.items()}  # plans as text
     lines = [f"  {'name':<9} {'may':<40} {'plan: requests':<26} key"]

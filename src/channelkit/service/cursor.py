@@ -16,7 +16,7 @@ from collections.abc import Mapping
 
 from channelkit._constants import SERVICE_CURSOR_MAC_BYTES
 from channelkit._spec import CURSOR_MAX_CHARS
-from channelkit.service.errors import bad_request
+from channelkit.errors import ServiceHTTPError
 
 Position = list[int]
 
@@ -39,20 +39,24 @@ class CursorCodec:
 
     def decode(self, token: str, listing: str, query: Mapping[str, object]) -> Position:
         if len(token) > CURSOR_MAX_CHARS or token.count(".") != 1:
-            raise bad_request("cursor", "malformed cursor; pass next_cursor back unchanged")
+            raise ServiceHTTPError.bad_request(
+                "cursor", "malformed cursor; pass next_cursor back unchanged"
+            )
         body, mac = token.split(".")
         try:
             raw = _unb64(body)
             given = _unb64(mac)
         except (binascii.Error, ValueError):
-            raise bad_request(
+            raise ServiceHTTPError.bad_request(
                 "cursor", "malformed cursor; pass next_cursor back unchanged"
             ) from None
         if not hmac.compare_digest(given, self._mac(raw)):
-            raise bad_request("cursor", "cursor was altered or comes from another service")
+            raise ServiceHTTPError.bad_request(
+                "cursor", "cursor was altered or comes from another service"
+            )
         issued_listing, digest, position = json.loads(raw)
         if issued_listing != listing or digest != _query_digest(query):
-            raise bad_request(
+            raise ServiceHTTPError.bad_request(
                 "cursor",
                 "cursor was issued for a different listing or different filters; "
                 "repeat the filters of the first page",

@@ -18,7 +18,7 @@ from typing import Any
 
 from channelkit import _spec
 from channelkit._constants import SERVICE_SQLITE_BUSY_MS
-from channelkit.errors import ChannelkitError
+from channelkit.errors import ServiceDatabaseError
 from channelkit.service.models import stored_fields
 
 _SCHEMA = """
@@ -100,16 +100,32 @@ CREATE TABLE IF NOT EXISTS post_daily (
     clicks INTEGER NOT NULL,
     PRIMARY KEY (post_seq, day)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS idempotency (
+CREATE TABLE IF NOT EXISTS workspace_idempotency (
+    idem_key TEXT PRIMARY KEY,
     key_seq INTEGER NOT NULL,
-    idem_key TEXT NOT NULL,
     fingerprint TEXT NOT NULL,
     status INTEGER NOT NULL,
     body BLOB NOT NULL,
-    created_at REAL NOT NULL,
-    PRIMARY KEY (key_seq, idem_key)
+    resource_id TEXT,
+    created_at REAL NOT NULL
 ) WITHOUT ROWID;
 """
+
+
+def _scope_idempotency_to_workspace(con: sqlite3.Connection) -> None:
+    """Files written before keys were scoped to the workspace keep their remembered
+    responses (the first use of a key wins), so a retry across the upgrade creates nothing."""
+    old = con.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'idempotency'"
+    ).fetchone()
+    if old is None:
+        return
+    con.execute(
+        "INSERT OR IGNORE INTO workspace_idempotency SELECT idem_key, key_seq, fingerprint,"
+        " status, body, CASE WHEN json_valid(body) THEN json_extract(body, '$.id') END,"
+        " created_at FROM idempotency ORDER BY created_at"
+    )
+    con.execute("DROP TABLE idempotency")
 
 
 def _add_contract_columns(con: sqlite3.Connection) -> None:
@@ -136,10 +152,6 @@ def update_row(con: sqlite3.Connection, table: str, seq: int, changes: Mapping[s
     """UPDATE the columns named in `changes` of the row `seq`."""
     assignments = ", ".join(f"{name} = ?" for name in changes)
     con.execute(f"UPDATE {table} SET {assignments} WHERE seq = ?", [*changes.values(), seq])
-
-
-class ServiceDatabaseError(ChannelkitError):
-    """The service's database file cannot be opened or is not a channelkit service file."""
 
 
 class Database:
@@ -174,6 +186,7 @@ class Database:
             con.execute("PRAGMA foreign_keys = ON")
             con.executescript(_SCHEMA)
             _add_contract_columns(con)
+            _scope_idempotency_to_workspace(con)
             con.execute(
                 "INSERT OR IGNORE INTO meta VALUES ('app', 'channelkit-service'), ('secret', ?)",
                 (secrets.token_hex(32),),

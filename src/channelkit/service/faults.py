@@ -19,7 +19,7 @@ import random
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from channelkit._constants import SERVICE_FAULT_RETRY_AFTER_SECONDS, SERVICE_FAULT_SLOW_SECONDS
-from channelkit.service.errors import error_body
+from channelkit.errors import error_body
 
 KINDS = ("500", "503", "slow", "drop", "truncate", "lost_create")
 _EXEMPT = ("/v1/admin/", "/v1/openapi.json")

@@ -14,8 +14,8 @@ from email.utils import formatdate
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from channelkit._spec import PLAN_LIMITS
+from channelkit.errors import error_body
 from channelkit.service.db import Database
-from channelkit.service.errors import error_body
 from channelkit.service.ratelimit import FixedWindowLimiter
 from channelkit.service.workspace import Principal, authenticate
 

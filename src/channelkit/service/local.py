@@ -20,16 +20,13 @@ from channelkit._constants import (
     SERVICE_START_TIMEOUT_SECONDS,
 )
 from channelkit._spec import RATE_WINDOW_SECONDS, SCOPES
-from channelkit.errors import ChannelkitError
+from channelkit.errors import ServiceError
 from channelkit.service import workspace
 from channelkit.service.app import Settings, create_app
 from channelkit.service.db import Database
-from channelkit.service.demo import seed_demo
 from channelkit.service.faults import QuietHangUps, parse_faults
-
-
-class ServiceError(ChannelkitError):
-    """The local service could not start, or was used before `start()`."""
+from channelkit.service.protocol import GuardedHttpProtocol
+from channelkit.service.seeds import SEEDS
 
 
 class _Server(uvicorn.Server):
@@ -79,8 +76,8 @@ class LocalService:
     ) -> None:
         if rate_window <= 0:
             raise ValueError(f"rate_window must be positive, got {rate_window}")
-        if seed not in (None, "demo"):
-            raise ValueError(f"unknown seed {seed!r}; the only seed is 'demo'")
+        if seed is not None and seed not in SEEDS:
+            raise ValueError(f"unknown seed {seed!r}; the seeds are {', '.join(SEEDS)}")
         self.db_path = db
         self.seed = seed
         self.settings = Settings(
@@ -110,10 +107,10 @@ class LocalService:
         if self._server is not None:
             return self
         db = Database.open(self.db_path)
-        if self.seed == "demo":
+        if self.seed is not None:
             try:
                 with db.transaction() as con:
-                    self.demo_keys = seed_demo(con, db.now())
+                    self.demo_keys = SEEDS[self.seed](con, db.now())
             except ValueError as exc:
                 db.close()
                 raise ServiceError(f"{self.db_path}: {exc}") from None
@@ -133,6 +130,7 @@ class LocalService:
             access_log=False,
             lifespan="off",
             date_header=False,  # the service sends its own, from its (movable) clock
+            http=GuardedHttpProtocol,
         )
         if self.settings.faults:
             logging.getLogger("uvicorn.error").addFilter(QuietHangUps())

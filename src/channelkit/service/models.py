@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from channelkit import _spec
-from channelkit.service.errors import ApiError, bad_request
+from channelkit.errors import ServiceHTTPError
 
 
 def _text_rule(rule: str) -> Callable[[str], str]:
@@ -123,21 +123,21 @@ _MESSAGES = {
 def parse_body(model: type[M], raw: bytes) -> M:
     """Validate the JSON request body `raw` as `model`, or raise the matching 400."""
     if not raw.strip():
-        raise ApiError(400, "request body is empty; send a JSON object", param=None)
+        raise ServiceHTTPError(400, "request body is empty; send a JSON object", param=None)
     try:
         return model.model_validate_json(raw)
     except ValidationError as exc:
         raise _to_api_error(exc) from None
 
 
-def _to_api_error(exc: ValidationError) -> ApiError:
+def _to_api_error(exc: ValidationError) -> ServiceHTTPError:
     error = exc.errors(include_url=False)[0]
     loc = [str(part) for part in error["loc"]]
     kind = error["type"]
     if kind == "json_invalid":
-        return ApiError(400, f"request body is not valid JSON: {error['msg']}", param=None)
+        return ServiceHTTPError(400, f"request body is not valid JSON: {error['msg']}", param=None)
     if not loc:
-        return ApiError(400, "request body must be a JSON object", param=None)
+        return ServiceHTTPError(400, "request body must be a JSON object", param=None)
     path = loc[0] + "".join(f"[{part}]" for part in loc[1:])
     message = _MESSAGES.get(kind)
     if message is None:
@@ -145,7 +145,7 @@ def _to_api_error(exc: ValidationError) -> ApiError:
         message = message.removeprefix("Value error, ")
         message = message[0].lower() + message[1:]
     return (
-        bad_request(loc[0], message)
+        ServiceHTTPError.bad_request(loc[0], message)
         if path == loc[0]
-        else ApiError(400, f"{path}: {message}", param=loc[0])
+        else ServiceHTTPError(400, f"{path}: {message}", param=loc[0])
     )

@@ -7,7 +7,7 @@ import re
 from collections.abc import Collection, Sequence
 
 from channelkit._spec import FILTER_MAX_CHARS, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX
-from channelkit.service.errors import bad_request
+from channelkit.errors import ServiceHTTPError
 from channelkit.service.timefmt import SECONDS_PER_DAY, parse_instant
 
 
@@ -22,25 +22,29 @@ class Query:
         self._values: dict[str, str] = {}
         for name, value in items:
             if name not in allowed:
-                raise bad_request(
+                raise ServiceHTTPError.bad_request(
                     name, f"unknown query parameter; accepted: {', '.join(sorted(allowed))}"
                 )
             if name in self._values:
-                raise bad_request(name, "given more than once")
+                raise ServiceHTTPError.bad_request(name, "given more than once")
             if len(value) > FILTER_MAX_CHARS and name != "cursor":
-                raise bad_request(name, f"longer than {FILTER_MAX_CHARS} characters")
+                raise ServiceHTTPError.bad_request(
+                    name, f"longer than {FILTER_MAX_CHARS} characters"
+                )
             self._values[name] = value
 
     def text(self, name: str) -> str | None:
         value = self._values.get(name)
         if value is not None and not value:
-            raise bad_request(name, "must not be empty")
+            raise ServiceHTTPError.bad_request(name, "must not be empty")
         return value
 
     def choice(self, name: str, allowed: Sequence[str]) -> str | None:
         value = self.text(name)
         if value is not None and value not in allowed:
-            raise bad_request(name, f"{value!r} is not one of {', '.join(allowed)}")
+            raise ServiceHTTPError.bad_request(
+                name, f"{value!r} is not one of {', '.join(allowed)}"
+            )
         return value
 
     def instant(self, name: str) -> int | None:
@@ -61,10 +65,12 @@ class Query:
         if value is None:
             return PAGE_LIMIT_DEFAULT
         if not re.fullmatch(r"-?[0-9]{1,9}", value):
-            raise bad_request("limit", f"{value!r} is not an integer")
+            raise ServiceHTTPError.bad_request("limit", f"{value!r} is not an integer")
         limit = int(value)
         if not 1 <= limit <= PAGE_LIMIT_MAX:
-            raise bad_request("limit", f"must be between 1 and {PAGE_LIMIT_MAX}, got {limit}")
+            raise ServiceHTTPError.bad_request(
+                "limit", f"must be between 1 and {PAGE_LIMIT_MAX}, got {limit}"
+            )
         return limit
 
     def filters(self) -> dict[str, str]:

@@ -12,10 +12,10 @@ import sqlite3
 from typing import Any
 
 from channelkit import _spec
+from channelkit.errors import ServiceHTTPError
 from channelkit.service.channels import find_visible
 from channelkit.service.db import insert_row, update_row
 from channelkit.service.engagement import daily_rows, subscribers
-from channelkit.service.errors import ApiError, bad_request
 from channelkit.service.models import stored_fields
 from channelkit.service.timefmt import day_of, format_instant, parse_instant
 from channelkit.service.workspace import Principal, new_id, visible_channels
@@ -166,13 +166,19 @@ def update_post(
     target = data.status if "status" in sent else None
     if new_schedule is not None and target is None:
         if status not in ("draft", "scheduled"):
-            raise ApiError(409, f"status: a {status} post cannot be scheduled", param="status")
+            raise ServiceHTTPError(
+                409, f"status: a {status} post cannot be scheduled", param="status"
+            )
         target = "scheduled"
     if target is not None and target != status or target == "scheduled":
         if target not in _spec.POST_TRANSITIONS[status]:
-            raise ApiError(409, f"status: cannot go from {status} to {target}", param="status")
+            raise ServiceHTTPError(
+                409, f"status: cannot go from {status} to {target}", param="status"
+            )
     if new_schedule is not None and target != "scheduled":
-        raise bad_request("scheduled_at", f"only a post being scheduled takes it, not {target}")
+        raise ServiceHTTPError.bad_request(
+            "scheduled_at", f"only a post being scheduled takes it, not {target}"
+        )
     if "channel_id" in sent:
         changes["channel_seq"] = _writable_channel(con, principal, data.channel_id)
     for field in STORED:
@@ -186,7 +192,7 @@ def update_post(
     if target == "scheduled":
         when = new_schedule if new_schedule is not None else scheduled_at
         if when is None:
-            raise bad_request("scheduled_at", "is required to schedule a post")
+            raise ServiceHTTPError.bad_request("scheduled_at", "is required to schedule a post")
         changes.update(status="scheduled", scheduled_at=when, published_at=None)
         republish = True
     elif target == "draft" and status != "draft":
@@ -269,7 +275,7 @@ def engagement_rows(
 def _find(con: sqlite3.Connection, principal: Principal, post_id: str) -> int:
     row = con.execute("SELECT seq, channel_seq FROM posts WHERE id = ?", (post_id,)).fetchone()
     if row is None or row[1] not in visible_channels(con, principal):
-        raise ApiError(404, f"no post {post_id!r}", param="id")
+        raise ServiceHTTPError(404, f"no post {post_id!r}", param="id")
     return int(row[0])
 
 
@@ -282,10 +288,10 @@ def _load(con: sqlite3.Connection, seq: int, now: float) -> dict[str, Any]:
 def _writable_channel(con: sqlite3.Connection, principal: Principal, channel_id: str) -> int:
     seq = find_visible(con, principal, channel_id)
     if seq is None:
-        raise bad_request("channel_id", f"no channel {channel_id!r}")
+        raise ServiceHTTPError.bad_request("channel_id", f"no channel {channel_id!r}")
     archived = con.execute("SELECT is_archived FROM channels WHERE seq = ?", (seq,)).fetchone()
     if archived[0]:
-        raise bad_request(
+        raise ServiceHTTPError.bad_request(
             "channel_id", f"channel {channel_id!r} is archived; posts cannot go there"
         )
     return seq
@@ -294,7 +300,7 @@ def _writable_channel(con: sqlite3.Connection, principal: Principal, channel_id:
 def _future(value: str, now: float) -> int:
     instant = parse_instant(value, "scheduled_at")
     if instant <= now:
-        raise bad_request(
+        raise ServiceHTTPError.bad_request(
             "scheduled_at",
             f"{value!r} is not in the future (service time {format_instant(int(now))})",
         )

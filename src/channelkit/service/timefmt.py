@@ -9,7 +9,7 @@ import time
 from datetime import date
 
 from channelkit import _spec
-from channelkit.service.errors import bad_request
+from channelkit.errors import ServiceHTTPError
 
 SECONDS_PER_DAY = 86_400
 
@@ -19,7 +19,7 @@ def parse_instant(value: str, param: str) -> int:
     try:
         return _spec.parse_instant(value)
     except ValueError as exc:
-        raise bad_request(param, str(exc)) from None
+        raise ServiceHTTPError.bad_request(param, str(exc)) from None
 
 
 def format_instant(seconds: int) -> str:

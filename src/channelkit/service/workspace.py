@@ -14,11 +14,7 @@ from dataclasses import dataclass
 
 from channelkit._constants import SERVICE_EMAIL_DOMAIN, SERVICE_KEY_BYTES, SERVICE_KEY_PREFIX
 from channelkit._spec import PLAN_LIMITS, PLANS, SCOPES, Plan
-from channelkit.errors import ChannelkitError
-
-
-class WorkspaceError(ChannelkitError):
-    """A key or user request that cannot be satisfied (unknown scope, plan or key)."""
+from channelkit.errors import WorkspaceError
 
 
 @dataclass(frozen=True, slots=True)

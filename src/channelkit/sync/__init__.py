@@ -12,7 +12,8 @@ this package and the read API, so that this package never imports the read API.
 
 from __future__ import annotations
 
+from channelkit.errors import SyncError
 from channelkit.sync.report import SyncReport
-from channelkit.sync.runner import SyncError, run_sync
+from channelkit.sync.runner import run_sync
 
 __all__ = ["SyncError", "SyncReport", "run_sync"]

@@ -19,14 +19,10 @@ import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
 from channelkit import _spec
-from channelkit.errors import ChannelkitError
+from channelkit.errors import SyncDataError
 
 TIMESTAMP = pa.timestamp("us", tz="UTC")
 _BLOCK_BYTES = 1 << 26  # the JSON reader's block: larger than any batch, one chunk each
-
-
-class SyncDataError(ChannelkitError):
-    """An item the server sent does not fit the warehouse (wrong type, bad timestamp...)."""
 
 
 @dataclass(frozen=True)

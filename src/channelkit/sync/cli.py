@@ -15,10 +15,10 @@ import click
 
 from channelkit._cli import (
     Output,
+    ServiceOptions,
     connection_hint,
     date_problem,
     output_options,
-    service_config,
     service_options,
     stop_if_interrupted,
     user_errors,
@@ -33,9 +33,10 @@ from channelkit._constants import (
 )
 from channelkit._spec import PAGE_LIMIT_MAX
 from channelkit._suggest import choices_text
+from channelkit.sync import listings
 
 # the `--only` names; the runner maps them to tables
-_ONLY_CHOICES = ("posts", "channels", "analytics")
+_ONLY_CHOICES = tuple(listings.GROUPS)  # the --only groups of the listings
 
 
 class _Since(click.ParamType[Any, Any]):
@@ -44,7 +45,7 @@ class _Since(click.ParamType[Any, Any]):
     name = "date"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        from channelkit.sync.plan import parse_since
+        from channelkit.sync.windows import parse_since
 
         if not isinstance(value, str):
             return value
@@ -151,8 +152,7 @@ class _Only(click.ParamType[Any, Any]):
 )
 @output_options(json_summary=True, progress=True)
 def sync(
-    base_url: str | None,
-    api_key: str | None,
+    service: ServiceOptions,
     db: Path,
     parquet: Path | None,
     lake: str | None,
@@ -177,14 +177,14 @@ def sync(
     from channelkit.sync.runner import run_sync
 
     out = Output.from_options(quiet=quiet, json_output=json_output, progress=progress)
-    config = service_config(base_url, api_key)
+    config = service.config()
     if not db.parent.is_dir():
         raise click.BadParameter(
             f"the folder {str(db.parent)!r} does not exist; create it or choose another file",
             param_hint="--db",
         )
     existed = db.exists()
-    with user_errors(), Client(base_url=config.base_url, api_key=config.api_key) as client:
+    with user_errors(), Client(**config.client_settings()) as client:
         report = run_sync(
             client,
             db,

@@ -8,25 +8,42 @@ resource whose request waits, so a slow sync explains itself.
 from __future__ import annotations
 
 import shutil
-import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from channelkit._constants import SYNC_PROGRESS_MIN_WAIT_SECONDS
+from channelkit._terminal import progress_visible
 from channelkit.sync.listings import BY_PATH
 
-
-def _in_jupyter() -> bool:
-    shell = sys.modules.get("IPython")
-    if shell is None or "ipykernel" not in sys.modules:
-        return False
-    get_ipython = getattr(shell, "get_ipython", None)
-    return get_ipython is not None and get_ipython() is not None
+if TYPE_CHECKING:
+    from channelkit.sync.report import SyncReport
 
 
 def visible() -> bool:
     """Whether bars would be seen: a Jupyter kernel, or stderr attached to a terminal."""
-    return _in_jupyter() or sys.stderr.isatty()
+    return progress_visible()
+
+
+def one_line(report: SyncReport) -> str:
+    """The summary printed under the bars when a sync ends: what changed, and its cost."""
+    state = "completed" if report.completed else "NOT completed"
+    changed = {
+        table: counts.new + counts.updated
+        for table, counts in report.counts.items()
+        if table not in report.skipped
+    }
+    tables = ", ".join(f"{table} {n:,}" for table, n in changed.items() if n)
+    waits = (
+        f", {report.rate_limit_waits} rate-limit waits ({report.wait_seconds:.1f} s)"
+        if report.rate_limit_waits
+        else ""
+    )
+    return (
+        f"sync {state} in {report.duration_seconds:.1f} s: "
+        f"{sum(changed.values()):,} rows new or updated ({tables or 'none'}), "
+        f"{report.requests:,} requests{waits}"
+        + (f"; error: {report.error}" if report.error else "")
+    )
 
 
 class Progress:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from channelkit.warehouse.writer import UpsertCounts
+from channelkit.storage.writer import UpsertCounts
+from channelkit.sync.listings import LISTINGS
 
-TABLES = ("channels", "posts", "post_daily", "channel_daily")
+TABLES = tuple(listing.resource for listing in LISTINGS)  # the tables a run counts
 
 
 @dataclass

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from channelkit.warehouse.writer import Checkpoint
+from channelkit.storage.writer import Checkpoint
+from channelkit.sync.checkpoints import Step, decode, encode
 
 
 @dataclass
@@ -18,7 +19,8 @@ class Walk:
         Walk.resume("posts", checkpoint) == walk   # once cursor is set on both
 
     `full` marks an unfiltered walk (it may detect deletions); `max_seen` is the newest
-    `published_at` seen so far (posts), `extra` what the plan needs at the end.
+    `published_at` seen so far (posts), `step` the plan step it walks (an analytics range,
+    a slice of history), which its end needs.
     """
 
     resource: str
@@ -27,7 +29,7 @@ class Walk:
     started_at: datetime
     cursor: str | None = None
     max_seen: datetime | None = None
-    extra: dict[str, str] = field(default_factory=dict)  # analytics: the planned range
+    step: Step | None = None
 
     def state(self) -> dict[str, Any]:
         return {
@@ -35,7 +37,7 @@ class Walk:
             "full": self.full,
             "started_at": self.started_at.isoformat(),
             "max_seen": self.max_seen.isoformat() if self.max_seen else None,
-            "extra": self.extra,
+            "extra": encode(self.step),
         }
 
     @classmethod
@@ -49,15 +51,25 @@ class Walk:
             started_at=datetime.fromisoformat(state["started_at"]),
             cursor=checkpoint.cursor,
             max_seen=datetime.fromisoformat(max_seen) if max_seen else None,
-            extra=dict(state.get("extra") or {}),
+            step=decode(state.get("extra") or {}),
         )
+
+    @classmethod
+    def restore(cls, resource: str, checkpoint: Checkpoint | None) -> Walk | None:
+        """The walk `checkpoint` left in progress, if any and readable."""
+        if checkpoint is None or not checkpoint.in_progress:
+            return None
+        try:
+            return cls.resume(resource, checkpoint)
+        except (KeyError, ValueError):  # written by another version: the walk starts over
+            return None  # another version's: the walk starts over
 
 
 def resumable(checkpoint: Checkpoint | None, wanted: Walk, since_given: bool) -> bool:
     """Continue an interrupted walk unless this run asks for more than it would read."""
-    if checkpoint is None or checkpoint.params is None:
+    if Walk.restore(wanted.resource, checkpoint) is None or checkpoint is None:
         return False
-    stored = checkpoint.params
+    stored = checkpoint.params or {}
     if since_given:
         return bool(stored.get("query") == wanted.query)
     return bool(stored.get("full")) or not wanted.full

@@ -6,9 +6,8 @@ import zoneinfo
 from functools import lru_cache
 
 from channelkit._tz import resolve_tz
-from channelkit.publish.errors import PostValidationError
-from channelkit.publish.times import TimeError, load_zone
-from channelkit.publish.validation import FieldError
+from channelkit.errors import FieldError, PostValidationError, TimeError
+from channelkit.publish.times import load_zone
 
 
 @lru_cache(maxsize=1)

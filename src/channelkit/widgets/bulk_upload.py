@@ -213,7 +213,10 @@ def _plan_summary(plan: Plan, allow_partial: bool) -> str:
     if not plan.rows:
         return message_html(f"{plan.sheet.source} has no posts in it.", kind="error")
     ok, exists, bad = _count(plan, "ok"), _count(plan, "exists"), _count(plan, "error")
+    sent = _count(plan, "sent")
     facts = f"{plan.sheet.source}: {len(plan.rows)} rows, {ok} to send"
+    if sent:
+        facts += f", {sent} sent before"
     if exists:
         facts += f", {exists} already scheduled"
     if not bad:

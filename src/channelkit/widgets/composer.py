@@ -15,15 +15,14 @@ from urllib.parse import urlsplit, urlunsplit
 
 import ipywidgets as widgets
 
-from channelkit._spec import PRIORITIES
-from channelkit.errors import APIError, ChannelkitError
-from channelkit.publish.errors import PostValidationError
+from channelkit.errors import APIError, ChannelkitError, FieldError, PostValidationError, TimeError
+from channelkit.publish.post_fields import PUBLISH_FIELDS, PostField, by_name
 from channelkit.publish.preview import format_when, post_html
-from channelkit.publish.times import TimeError, parse_when
+from channelkit.publish.sending import send_one
+from channelkit.publish.times import parse_when
 from channelkit.publish.validation import (
     DEFAULT_LEAD_TIME,
     ChannelIndex,
-    FieldError,
     PostRequest,
     service_now,
     validate_post,
@@ -35,20 +34,14 @@ if TYPE_CHECKING:
     from channelkit.client import Client
     from channelkit.client.models import Post
 
-# Where each validation field's message is shown; the service's `param` names map onto them.
-FORM_FIELDS = (
-    "channel",
-    "title",
-    "body",
-    "priority",
-    "tags",
-    "scheduled_at",
-    "timezone",
-    "cover_image_url",
+# The form's fields in order: every post field of the contract, the time zone after the
+# time. Each shows its validation messages; the service's `param` names map onto them.
+FORM_FIELDS = tuple(
+    name
+    for field in PUBLISH_FIELDS
+    for name in ((field.name, "timezone") if field.kind == "instant" else (field.name,))
 )
-_PARAM_TO_FIELD = {"channel_id": "channel"}
-
-_WIDE = widgets.Layout(width="34em")
+_PARAM_TO_FIELD = {field.api: field.name for field in PUBLISH_FIELDS}
 
 
 class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type hints
@@ -97,26 +90,23 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
             if isinstance(preselected, FieldError):
                 raise PostValidationError([preselected])
             self.channel.value = preselected.id
-        self.title = widgets.Text(description="Title", placeholder="Headline", layout=_WIDE)
-        self.body = widgets.Textarea(
-            description="Body",
-            placeholder="Markdown: **bold**, lists, [links](https://example.com)",
-            layout=widgets.Layout(width="34em", height="10em"),
-        )
-        self.priority = widgets.Dropdown(options=PRIORITIES, value="normal", description="Priority")
         self.confirm_urgent = widgets.Checkbox(
             description="Yes, notify everyone now (urgent ignores notification settings)",
             layout=widgets.Layout(display="none"),
         )
-        self.tags = widgets.TagsInput(allow_duplicates=False)
-        self.tags.observe(self._split_tags, names="value")
-        self.when = widgets.NaiveDatetimePicker(description="Publish at")
+        self.when = widgets.NaiveDatetimePicker(description=by_name("scheduled_at").label)
         self.timezone = widgets.Dropdown(
             options=options_with(zone), value=zone, description="Time zone"
         )
-        self.cover_image_url = widgets.Text(
-            description="Cover URL", placeholder="https://… (optional)", layout=_WIDE
-        )
+        # One control per other post field of the contract, made from its kind; each is an
+        # attribute named like the field (`composer.title`, `composer.cover_image_url`).
+        self._fields = {
+            field.name: _control(field) for field in PUBLISH_FIELDS if field.name not in _APART
+        }
+        for name, control in self._fields.items():
+            if not hasattr(widgets.VBox, name):  # a field must not hide a widget trait
+                setattr(self, name, control)
+        self.tags.observe(self._split_tags, names="value")
         self.confirm_now = widgets.Checkbox(
             description="Publish now", layout=widgets.Layout(display="none", width="auto")
         )
@@ -129,14 +119,10 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
 
         controls = {
             "channel": self.channel,
-            "title": self.title,
-            "body": self.body,
-            "priority": self.priority,
+            **{_CSS_NAMES.get(name, name.replace("_", "-")): c for name, c in self._fields.items()},
             "confirm-urgent": self.confirm_urgent,
-            "tags": self.tags,
             "when": self.when,
             "timezone": self.timezone,
-            "cover": self.cover_image_url,
             "confirm-now": self.confirm_now,
             "schedule": self.schedule_button,
             "preview": self.preview,
@@ -156,24 +142,20 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
         tags_hint = widgets.HTML(
             '<span style="color:#777">Enter after each tag; "a, b, c" gives three</span>'
         )
-        tags_row = widgets.HBox([tags_label, self.tags, tags_hint])
+        rows = {
+            "channel": self.channel,
+            **self._fields,
+            "priority": widgets.HBox([self.priority, self.confirm_urgent]),
+            "tags": widgets.HBox([tags_label, self.tags, tags_hint]),
+            "scheduled_at": widgets.HBox([self.when, self.timezone]),
+        }
         form = widgets.VBox(
             [
-                self.channel,
-                self.errors["channel"],
-                self.title,
-                self.errors["title"],
-                self.body,
-                self.errors["body"],
-                widgets.HBox([self.priority, self.confirm_urgent]),
-                self.errors["priority"],
-                tags_row,
-                self.errors["tags"],
-                widgets.HBox([self.when, self.timezone]),
-                self.errors["scheduled_at"],
-                self.errors["timezone"],
-                self.cover_image_url,
-                self.errors["cover_image_url"],
+                *(
+                    part
+                    for name in FORM_FIELDS
+                    for part in ((rows[name],) if name in rows else ()) + (self.errors[name],)
+                ),
                 self.confirm_now,
                 self.schedule_button,
             ]
@@ -187,13 +169,9 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
 
         self._inputs = {
             "channel": self.channel,
-            "title": self.title,
-            "body": self.body,
-            "priority": self.priority,
-            "tags": self.tags,
+            **self._fields,
             "scheduled_at": self.when,
             "timezone": self.timezone,
-            "cover_image_url": self.cover_image_url,
         }
         for control in self._inputs.values():
             control.observe(self._on_edit, names="value")
@@ -209,15 +187,12 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
 
     def fields(self) -> dict[str, object]:
         """The form's values as `validate_post` reads them."""
-        return {
+        values: dict[str, object] = {
             "channel": self.channel.value,
-            "title": self.title.value,
-            "body": self.body.value,
-            "priority": self.priority.value,
-            "tags": list(self.tags.value),
+            **{name: _value(control) for name, control in self._fields.items()},
             "scheduled_at": self.when.value,
-            "cover_image_url": self.cover_image_url.value,
         }
+        return {name: values[name] for name in FORM_FIELDS if name in values}
 
     def schedule(self) -> Post | None:
         """What the Schedule button does: validate, create, show the post or the errors.
@@ -254,15 +229,22 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
         self.schedule_button.disabled = True
         self.schedule_button.description = "Sending…"
         try:
-            post = self._client.posts.create(
-                **request.to_create_kwargs(), idempotency_key=request.idempotency_key()
-            )
+            post, before = send_one(self._client, request, source="composer")
         except ChannelkitError as exc:
             self._show_failure(exc)
             return None
         finally:
             self.schedule_button.disabled = False
             self.schedule_button.description = label
+        if before is not None:
+            # The same post went out before (this machine's ledger, or a replay): nothing
+            # was created; the form stays as it is, so it can be changed into a new post.
+            self.result.value = message_html(
+                f"Not sent again: {before.describe()}.", kind="info", css_class="ck-sent-before"
+            )
+            self.last_post = post
+            return None
+        assert post is not None  # a create returns its post
         self.last_post = post
         self._clear_after_send()
         self.result.value = _created_html(post, request, self._client.base_url)
@@ -271,11 +253,9 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
     def _clear_after_send(self) -> None:
         # What makes one post different is emptied, so that the next press cannot send a
         # copy with a new title; where and when to publish usually stay for the next post.
-        self.title.value = ""
-        self.body.value = ""
-        self.tags.value = []
-        self.cover_image_url.value = ""
-        self.priority.value = "normal"  # an urgent post's priority must never carry over
+        for name, control in self._fields.items():
+            # an urgent post's priority must never carry over: choices go back to default
+            control.value = _empty(by_name(name))
         self.confirm_urgent.value = False
         self.confirm_now.value = False
         self.confirm_now.layout.display = "none"  # the next publish-now asks again
@@ -341,7 +321,7 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
             when=_preview_when(self.when.value, self.timezone.value),
             priority=self.priority.value,
             tags=list(self.tags.value),
-            cover_image_url=self.cover_image_url.value.strip() or None,
+            cover_image_url=(self.cover_image_url.value or "").strip() or None,
         )
 
     def _show_errors(self, errors: list[FieldError]) -> None:
@@ -364,6 +344,45 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
         else:
             text = f"Not sent: {exc}"
         self.result.value = message_html(text, kind="error", css_class="ck-not-sent")
+
+
+# The fields with a control of their own (a channel dropdown, a date-time picker).
+_APART = ("channel", "scheduled_at")
+# CSS class names (`ck-composer-NAME`) that predate the contract-driven form.
+_CSS_NAMES = {"cover_image_url": "cover"}
+_WIDE = widgets.Layout(width="34em")
+
+
+def _control(field: PostField) -> Any:
+    """The control for `field`, by its contract kind: a tags box, a dropdown of the
+    choices, a text area for multi-line text, else a one-line text box."""
+    if field.kind == "tags":
+        return widgets.TagsInput(allow_duplicates=False)
+    if field.kind == "enum":
+        return widgets.Dropdown(
+            options=field.spec.choices, value=_empty(field), description=field.label
+        )
+    if field.multiline:
+        return widgets.Textarea(
+            description=field.label,
+            placeholder=field.placeholder,
+            layout=widgets.Layout(width="34em", height="10em"),
+        )
+    return widgets.Text(description=field.label, placeholder=field.placeholder, layout=_WIDE)
+
+
+def _empty(field: PostField) -> object:
+    """A control's value for a new post: the contract's default choice, else empty."""
+    if field.kind == "tags":
+        return []
+    if field.kind == "enum":
+        return field.spec.default or field.spec.choices[0]
+    return ""
+
+
+def _value(control: Any) -> object:
+    value = control.value
+    return list(value) if isinstance(value, (list, tuple)) else value
 
 
 def _preview_when(wall: datetime | None, zone: str) -> str:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import json
+import re
 import socket
 import threading
+import time
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from email import message_from_bytes, policy
@@ -17,8 +21,11 @@ import pytest
 from click.testing import CliRunner, Result
 
 from channelkit.cli import main
+from channelkit.client import Client
 from channelkit.reports.sections import CSV_NAMES
-from channelkit.warehouse.connection import open_warehouse
+from channelkit.service import LocalService
+from channelkit.storage.connection import open_warehouse
+from channelkit.sync import run_sync
 
 SECRET = "s3cret-pass"
 HOOK_SECRET = "T000/B000/XXXXsecretXXXX"
@@ -121,6 +128,7 @@ name = "weekly-all-hands"
 period = "week"
 tz = "Europe/Berlin"
 email = ["comms-lead@example.com", "ceo@example.com"]
+csv = true
 webhooks = [
   {{ url = "{receiver.url}/slack/{HOOK_SECRET}", kind = "slack" }},
   {{ url = "{receiver.url}/teams/{HOOK_SECRET}", kind = "teams" }},
@@ -154,6 +162,15 @@ def _ledger(db: Path) -> list[tuple[str, str, str]]:
     return [(str(a), str(b), str(c)) for a, b, c in rows]
 
 
+def _report_html(message: EmailMessage) -> str:
+    """The attached report, unzipped when it came zipped."""
+    part = next(message.iter_attachments())
+    if part.get_content_type() == "application/zip":
+        with zipfile.ZipFile(io.BytesIO(part.get_content())) as archive:
+            return archive.read(archive.namelist()[0]).decode("utf-8")
+    return str(part.get_content())
+
+
 def test_first_run_sends_once_per_target_second_run_nothing(
     small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
 ) -> None:
@@ -165,7 +182,8 @@ def test_first_run_sends_once_per_target_second_run_nothing(
     recipients, message = smtp.mailbox.messages[0]
     assert sorted(recipients) == ["ceo@example.com", "comms-lead@example.com"]
     assert sorted(path.split("/")[1] for path, _ in receiver.posts) == ["json", "slack", "teams"]
-    assert message["Subject"] == "weekly-all-hands: Week 14, 2026"
+    assert message["Subject"] == "All channels \u00b7 Week 14, 2026 engagement"
+    assert message["Date"] and message["Message-ID"].endswith("@example.com>")
 
     # multipart: text summary, HTML with inline CSS and no script, the report and CSVs
     text = message.get_body(preferencelist=("plain",))
@@ -180,10 +198,15 @@ def test_first_run_sends_once_per_target_second_run_nothing(
         assert image["Content-ID"].strip("<>") in body
     names = [part.get_filename() for part in message.iter_attachments()]
     report_name = "weekly-all-hands-2026-03-30_2026-04-05.html"
-    assert names[0] == report_name
-    assert sum(1 for n in names if n and n.endswith(".csv")) == len(CSV_NAMES)
-    attached = next(part for part in message.iter_attachments())
-    assert "<!doctype html>" in attached.get_content()
+    # the report as it is when the email stays within 3 MB, zipped otherwise
+    assert names[0] in (report_name, report_name + ".zip")
+    assert names[1] == "weekly-all-hands-2026-03-30_2026-04-05-data.zip"  # csv = true
+    data = next(p for p in message.iter_attachments() if p.get_filename() == names[1])
+    with zipfile.ZipFile(io.BytesIO(data.get_content())) as archive:
+        assert len([n for n in archive.namelist() if n.endswith(".csv")]) == len(CSV_NAMES)
+    assert "data is attached as CSV files, zipped" in text.get_content()
+    assert "<!doctype html>" in _report_html(message)
+    assert len(message.as_bytes()) <= 3_000_000
     assert (tmp_path / "kept" / report_name).is_file()
 
     slack = next(body for path, body in receiver.posts if path.startswith("/slack"))
@@ -239,9 +262,9 @@ def test_webhook_500_is_retried_and_secrets_never_show(
     # the mail too: aiosmtpd offers no login without TLS, so the server refuses AUTH
     assert [line.split(": failed")[0] for line in lines if ": failed" in line] == [
         "weekly-all-hands: email comms-lead@example.com, ceo@example.com",
-        "weekly-all-hands: slack webhook http://127.0.0.1/\u2026",
-        "weekly-all-hands: teams webhook http://127.0.0.1/\u2026",
-        "weekly-engineering: json webhook http://127.0.0.1/\u2026",
+        "weekly-all-hands: webhooks[0] (slack webhook http://127.0.0.1/\u2026)",
+        "weekly-all-hands: webhooks[1] (teams webhook http://127.0.0.1/\u2026)",
+        "weekly-engineering: webhooks[0] (json webhook http://127.0.0.1/\u2026)",
     ]
     assert "answered HTTP 500" in failed.stderr
     everything = failed.output + "".join(map(str, _ledger(small_warehouse)))
@@ -372,7 +395,7 @@ webhooks = [{ url_env = "HOOK", kind = "slack" }]
     hook = settings.reports[0].webhooks[0]
     shown = repr(settings) + settings.smtp.shown + hook.shown + hook.target
     assert SECRET not in shown and HOOK_SECRET not in shown
-    assert hook.shown == "slack webhook https://hooks.example.com/\u2026"
+    assert hook.shown == "webhooks[0] (slack webhook https://hooks.example.com/\u2026)"
 
 
 def test_a_report_that_cannot_be_made_does_not_stop_the_others(
@@ -397,7 +420,245 @@ webhooks = [{{ url = "{receiver.url}/json/b", kind = "json" }}]
     )
     result = run(config, "--db", small_warehouse)
     assert result.exit_code == 1
-    assert "marketing: json webhook http://127.0.0.1/\u2026: failed: channel: no channel" in (
-        result.stderr
+    assert (
+        "marketing: webhooks[0] (json webhook http://127.0.0.1/\u2026): failed: channel: no channel"
+        in result.stderr
     )
     assert [path for path, _ in receiver.posts] == ["/json/b"]
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        (
+            "[[reports]]\nname = 'x'\nperiod = 'week'\nemial = ['a@example.com']",
+            "deliver.toml: reports[0].emial: unknown key; did you mean 'email'?",
+        ),
+        ("[smpt]\n", "deliver.toml: smpt: unknown section; did you mean 'smtp'?"),
+        (
+            "[[reports]]\nname = 'x'\nperiod = 'week'\n"
+            "webhooks = [{ url = 'https://h.example.com/x', knd = 'slack' }]",
+            "reports[0].webhooks[0].knd: unknown key; did you mean 'kind'?",
+        ),
+    ],
+)
+def test_config_mistakes_name_the_file_not_a_flag_and_suggest_the_key(
+    small_warehouse: Path, tmp_path: Path, toml: str, message: str
+) -> None:
+    config = tmp_path / "deliver.toml"
+    config.write_text(toml, encoding="utf-8")
+    result = run(config, "--db", small_warehouse)
+    assert result.exit_code == 2
+    error = result.stderr.splitlines()[-1]
+    assert error.startswith(f"Error: {config}: ") and "--" not in error
+    assert message in error
+
+
+def test_periods_are_listed_once(small_warehouse: Path, tmp_path: Path) -> None:
+    config = tmp_path / "deliver.toml"
+    config.write_text(
+        "[[reports]]\nname = 'x'\nperiod = 'fortnight'\nemail = ['a@example.com']",
+        encoding="utf-8",
+    )
+    result = run(config, "--db", small_warehouse)
+    assert result.exit_code == 2
+    assert result.stderr.count("'last month'") == 1 and "last month," not in result.stderr
+
+
+def test_two_webhooks_of_one_kind_on_one_host_are_told_apart(
+    small_warehouse: Path, tmp_path: Path, receiver: Receiver
+) -> None:
+    config = tmp_path / "deliver.toml"
+    config.write_text(
+        f"""
+[[reports]]
+name = "weekly"
+period = "week"
+webhooks = [
+  {{ url = "{receiver.url}/a", kind = "slack", name = "comms-channel" }},
+  {{ url = "{receiver.url}/b", kind = "slack" }},
+]
+""",
+        encoding="utf-8",
+    )
+    receiver.status = 500
+    result = run(config, "--db", small_warehouse)
+    assert result.exit_code == 1
+    labels = [line.split(": failed")[0] for line in result.stderr.splitlines() if "failed" in line]
+    assert labels == [
+        "weekly: comms-channel (slack webhook http://127.0.0.1/\u2026)",
+        "weekly: webhooks[1] (slack webhook http://127.0.0.1/\u2026)",
+    ]
+
+
+def test_a_webhook_trickling_its_answer_is_cut_at_the_deadline() -> None:
+    """One byte every 0.5 s never trips a per-read timeout; the whole deadline stops it."""
+    from channelkit.errors import DeliveryError
+    from channelkit.reports.deliver.config import Webhook
+    from channelkit.reports.deliver.transport import post_webhook
+
+    stop = threading.Event()
+
+    class Trickle(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802
+            self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            try:
+                for byte in b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok" * 100:
+                    if stop.wait(0.5):
+                        return
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+            except OSError:  # the client hung up: that is the point
+                return
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Trickle)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(DeliveryError, match=r"no complete answer within 2 s"):
+            post_webhook(
+                Webhook(f"http://127.0.0.1:{server.server_address[1]}/x", "json"), {}, deadline=2
+            )
+        # the trickle lasts ~25 s; per-read timeouts alone would wait for all of it
+        assert time.monotonic() - started < 15
+    finally:
+        stop.set()
+        server.shutdown()
+        server.server_close()
+
+
+def test_an_smtp_server_that_stalls_is_cut_at_the_deadline() -> None:
+    from channelkit.errors import DeliveryError
+    from channelkit.reports.deliver.config import SmtpSettings
+    from channelkit.reports.deliver.transport import send_email
+
+    # accepts the connection and never greets: every read waits for the per-read timeout
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    port = listener.getsockname()[1]
+    settings = SmtpSettings("127.0.0.1", port, sender="a@example.com", timeout=30.0)
+    started = time.monotonic()
+    try:
+        with pytest.raises(DeliveryError, match=r"did not take the email within 1\.5 s"):
+            send_email(settings, EmailMessage(), deadline=1.5)
+        assert time.monotonic() - started < 15
+    finally:
+        listener.close()
+
+
+def test_a_notebook_report_is_sent_once_like_the_built_in_one(
+    small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
+) -> None:
+    notebook = Path(__file__).resolve().parents[3] / "notebooks" / "04-my-report.ipynb"
+    (tmp_path / "nb").mkdir()
+    (tmp_path / "nb" / "mine.ipynb").write_bytes(notebook.read_bytes())
+    config = tmp_path / "deliver.toml"
+    config.write_text(
+        f"""
+[smtp]
+url = "smtp://127.0.0.1:{smtp.mailbox.port}"
+from = "analytics@example.com"
+
+[[reports]]
+name = "mine"
+period = "week"
+tz = "Europe/Berlin"
+notebook = "nb/mine.ipynb"
+email = ["comms-lead@example.com"]
+webhooks = [{{ url = "{receiver.url}/json/x", kind = "json" }}]
+""",
+        encoding="utf-8",
+    )
+    first = run(config, "--db", small_warehouse)
+    assert first.exit_code == 0, first.output
+    assert len(smtp.mailbox.messages) == 1 and len(receiver.posts) == 1
+    _, message = smtp.mailbox.messages[0]
+    assert message["Subject"] == "All channels \u00b7 Week 14, 2026 engagement"
+    assert message["Date"] and message["Message-ID"]
+    page = _report_html(message)
+    readers = (
+        __import__("channelkit").Warehouse(small_warehouse)
+        .kpis(period="week", tz="Europe/Berlin").set_index("metric").loc["readers", "value"]
+    )  # fmt: skip
+    assert f"{int(readers):,} readers" in page and "ck.Warehouse" not in page
+    assert receiver.posts[0][1]["title"] == "My monthly report \u00b7 Week 14, 2026"
+    assert sorted(t for _, _, t in _ledger(small_warehouse))[0].startswith("email:")
+
+    second = run(config, "--db", small_warehouse)
+    assert second.exit_code == 0, second.output
+    assert second.stdout.count("already sent") == 2
+    assert len(smtp.mailbox.messages) == 1 and len(receiver.posts) == 1
+
+
+@pytest.mark.slow
+def test_the_demo_months_email_fits_an_inbox(
+    demo_service: LocalService, tmp_path: Path, smtp: _SMTP
+) -> None:
+    db = tmp_path / "demo.duckdb"
+    with Client(base_url=demo_service.base_url, api_key=demo_service.demo_keys["analyst"]) as c:
+        run_sync(c, db, progress=False)
+    config = tmp_path / "deliver.toml"
+    config.write_text(
+        f"""
+[smtp]
+url = "smtp://127.0.0.1:{smtp.mailbox.port}"
+from = "Comms analytics <analytics@example.com>"
+
+[[reports]]
+name = "monthly"
+period = "month"
+tz = "Europe/Berlin"
+email = ["comms-lead@example.com"]
+""",
+        encoding="utf-8",
+    )
+    result = run(config, "--db", db)
+    assert result.exit_code == 0, result.output
+    _, message = smtp.mailbox.messages[0]
+    assert len(message.as_bytes()) <= 3_000_000
+    assert message["Date"] and re.fullmatch(r"<[^@>]+@example\.com>", message["Message-ID"])
+    assert re.fullmatch(r"All channels \u00b7 [A-Z][a-z]+ 20\d\d engagement", message["Subject"])
+    assert "<!doctype html>" in _report_html(message)
+    assert not any(p.get_filename().endswith(".csv") for p in message.iter_attachments())
+
+    html = message.get_body(preferencelist=("html",))
+    text = message.get_body(preferencelist=("plain",))
+    assert html is not None and text is not None
+    body = html.get_content()
+    alts = re.findall(r'<img [^>]*alt="([^"]*)"', body)
+    assert len(alts) >= 4 and len(alts) == body.count('src="cid:')
+    for alt in alts:
+        # one sentence naming its key number, and no table the email does not have
+        assert "table" not in alt.lower() and re.search(r"\d", alt)
+        assert alt.endswith(".") and ". " not in alt
+    # one minus sign: no hyphen-minus before a number outside dates and names
+    for words in (text.get_content(), re.sub(r"<[^>]+>", " ", body)):
+        assert not re.search(r"(?<![\w.\-\u2212])-\d", words)
+
+
+def test_a_report_too_large_even_zipped_is_left_out_and_the_email_says_where(
+    small_warehouse: Path,
+    tmp_path: Path,
+    smtp: _SMTP,
+    receiver: Receiver,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from channelkit.reports.deliver import run as delivery
+
+    monkeypatch.setattr(delivery, "DELIVER_EMAIL_MAX_BYTES", 400_000)
+    config = _config(tmp_path, smtp, receiver)
+    result = run(config, "--db", small_warehouse)
+    assert result.exit_code == 0, result.output
+    _, message = smtp.mailbox.messages[0]
+    assert len(message.as_bytes()) <= 400_000
+    names = [part.get_filename() for part in message.iter_attachments()]
+    assert names == ["weekly-all-hands-2026-03-30_2026-04-05-data.zip"]  # only the CSVs
+    text = message.get_body(preferencelist=("plain",))
+    assert text is not None
+    kept = tmp_path / "kept" / "weekly-all-hands-2026-03-30_2026-04-05.html"
+    assert f"is too large for email. It is kept as {kept}." in text.get_content()
+    assert kept.is_file()

@@ -9,6 +9,7 @@ import click
 
 from channelkit._cli import user_errors
 from channelkit._constants import WAREHOUSE_PATH
+from channelkit.errors import InvalidParameterError
 from channelkit.reports.cli import DURATION
 
 
@@ -54,8 +55,11 @@ def deliver(
         if not quiet:
             click.echo(line, err=True)
 
-    with user_errors():
+    try:
         settings = load_config(config)
+    except InvalidParameterError as exc:  # "deliver.toml: reports[0].email: ...", not a flag
+        raise click.UsageError(str(exc)) from None
+    with user_errors():
         outcomes = run_deliver(settings, db, dry_run=dry_run, force=force, max_age=max_age, say=say)
     failed = [o for o in outcomes if o.status in ("failed", "not sent")]
     for outcome in outcomes:

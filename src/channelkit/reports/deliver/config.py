@@ -15,8 +15,9 @@
     out_dir = "reports/weekly"
 
 Every mistake is an `InvalidParameterError` naming the file and the key
-(`deliver.toml: reports[0].period: ...`). Secrets (the SMTP password, webhook URLs) stay
-in these objects: what is shown of them is `SmtpSettings.shown` and `Webhook.shown`.
+(`deliver.toml: reports[0].period: ...`; a misspelt key gets "did you mean"). Secrets
+(the SMTP password, webhook URLs) stay in these objects: what is shown of them is
+`SmtpSettings.shown` and `Webhook.shown`.
 """
 
 from __future__ import annotations
@@ -39,8 +40,10 @@ from channelkit._constants import (
     ENV_SMTP_URL,
     REPORT_COMPARE_DEFAULT,
 )
+from channelkit._suggest import choices_text
+from channelkit._tz import checked_tz
 from channelkit.errors import InvalidParameterError
-from channelkit.reports.period import check_compare, check_period, check_tz
+from channelkit.reports.parameters import check_compare, check_period
 
 WEBHOOK_KINDS = ("slack", "teams", "json")
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -55,7 +58,11 @@ _REPORT_KEYS = {
     "webhooks",
     "out_dir",
     "subject",
+    "csv",
+    "notebook",
 }
+_SMTP_KEYS = {"url", "from", "starttls"}
+_WEBHOOK_KEYS = {"url", "url_env", "kind", "name"}
 
 
 @dataclass(frozen=True)
@@ -90,11 +97,13 @@ class Webhook:
 
     url: str = field(repr=False)
     kind: str
+    name: str = ""  # its `name` in the file, else "webhooks[N]": tells two alike apart
 
     @property
     def shown(self) -> str:
         parts = urlsplit(self.url)
-        return f"{self.kind} webhook {parts.scheme}://{parts.hostname}/\u2026"
+        label = f"{self.name} " if self.name else ""
+        return f"{label}({self.kind} webhook {parts.scheme}://{parts.hostname}/\u2026)"
 
     @property
     def target(self) -> str:
@@ -115,6 +124,8 @@ class ReportJob:
     webhooks: tuple[Webhook, ...] = ()
     out_dir: Path | None = None
     subject: str | None = None
+    csv: bool = False  # the report's data as CSV files, zipped, with the email
+    notebook: Path | None = None  # the user's notebook, run and sent instead of the built-in
 
     @property
     def email_target(self) -> str:
@@ -148,10 +159,8 @@ def load_config(path: str | Path, env: Mapping[str, str] | None = None) -> Deliv
         raise InvalidParameterError("config", f"{file}: cannot read it: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise InvalidParameterError("config", f"{file}: not valid TOML: {exc}") from None
-    where = file.name
-    unknown = set(data) - {"smtp", "reports"}
-    if unknown:
-        raise InvalidParameterError(where, f"unknown section {sorted(unknown)[0]!r}")
+    where = str(file)
+    _known(data, {"smtp", "reports"}, where, "section")
     raw_reports = data.get("reports")
     if not isinstance(raw_reports, list) or not raw_reports:
         raise InvalidParameterError(where, "no [[reports]]: add at least one")
@@ -172,9 +181,7 @@ def load_config(path: str | Path, env: Mapping[str, str] | None = None) -> Deliv
 def _job(item: Any, where: str, base: Path, env: Mapping[str, str]) -> ReportJob:
     if not isinstance(item, dict):
         raise InvalidParameterError(where, "expected a table of name, period, email, ...")
-    unknown = set(item) - _REPORT_KEYS
-    if unknown:
-        raise InvalidParameterError(f"{where}.{sorted(unknown)[0]}", "unknown key")
+    _known(item, _REPORT_KEYS, where)
     name = _text(item, "name", where)
     if not _NAME_RE.fullmatch(name):
         raise InvalidParameterError(
@@ -184,13 +191,13 @@ def _job(item: Any, where: str, base: Path, env: Mapping[str, str]) -> ReportJob
     period = _text(item, "period", where)
     _checked(where, "period", lambda: check_period(period))
     tz = _text(item, "tz", where, DEFAULT_TZ)
-    _checked(where, "tz", lambda: check_tz(tz))
+    _checked(where, "tz", lambda: checked_tz(tz))
     compare = _text(item, "compare", where, REPORT_COMPARE_DEFAULT)
     _checked(where, "compare", lambda: check_compare(compare))
     channels = _texts(item, "channels", where)
     email = tuple(_address(text, f"{where}.email") for text in _texts(item, "email", where))
     webhooks = tuple(
-        _webhook(hook, f"{where}.webhooks[{index}]", env)
+        _webhook(hook, f"webhooks[{index}]", where, env)
         for index, hook in enumerate(_list(item, "webhooks", where))
     )
     if not email and not webhooks:
@@ -201,6 +208,16 @@ def _job(item: Any, where: str, base: Path, env: Mapping[str, str]) -> ReportJob
     subject = item.get("subject")
     if subject is not None and not isinstance(subject, str):
         raise InvalidParameterError(f"{where}.subject", "expected text")
+    csv = item.get("csv", False)
+    if not isinstance(csv, bool):
+        raise InvalidParameterError(f"{where}.csv", "expected true or false")
+    notebook = item.get("notebook")
+    if notebook is not None and (not isinstance(notebook, str) or not notebook.endswith(".ipynb")):
+        raise InvalidParameterError(f"{where}.notebook", "expected a notebook path (NB.ipynb)")
+    if notebook is not None and not (base / notebook).is_file():
+        raise InvalidParameterError(f"{where}.notebook", f"{base / notebook}: no such file")
+    if notebook is not None and len(channels) > 1:
+        raise InvalidParameterError(f"{where}.channels", "a notebook report takes one channel")
     return ReportJob(
         name=name,
         period=period,
@@ -211,15 +228,15 @@ def _job(item: Any, where: str, base: Path, env: Mapping[str, str]) -> ReportJob
         webhooks=webhooks,
         out_dir=(base / out_dir) if out_dir else None,
         subject=subject,
+        csv=csv,
+        notebook=(base / notebook) if notebook else None,
     )
 
 
 def _smtp(raw: Any, env: Mapping[str, str], where: str) -> SmtpSettings:
     if not isinstance(raw, dict):
         raise InvalidParameterError(f"{where}: smtp", "expected a [smtp] table")
-    unknown = set(raw) - {"url", "from", "starttls"}
-    if unknown:
-        raise InvalidParameterError(f"{where}: smtp.{sorted(unknown)[0]}", "unknown key")
+    _known(raw, _SMTP_KEYS, f"{where}: smtp")
     # The environment wins, so that the file can be shared without the password.
     url = env.get(ENV_SMTP_URL) or raw.get("url")
     if not url:
@@ -256,12 +273,11 @@ def _smtp(raw: Any, env: Mapping[str, str], where: str) -> SmtpSettings:
     )
 
 
-def _webhook(raw: Any, where: str, env: Mapping[str, str]) -> Webhook:
+def _webhook(raw: Any, key: str, report: str, env: Mapping[str, str]) -> Webhook:
+    where = f"{report}.{key}"
     if not isinstance(raw, dict):
         raise InvalidParameterError(where, "expected { url = ..., kind = ... }")
-    unknown = set(raw) - {"url", "url_env", "kind"}
-    if unknown:
-        raise InvalidParameterError(f"{where}.{sorted(unknown)[0]}", "unknown key")
+    _known(raw, _WEBHOOK_KEYS, where)
     kind = raw.get("kind", "json")
     if kind not in WEBHOOK_KINDS:
         raise InvalidParameterError(
@@ -278,7 +294,19 @@ def _webhook(raw: Any, where: str, env: Mapping[str, str]) -> Webhook:
         raise InvalidParameterError(f"{where}.url", "expected an http(s) URL (or url_env)")
     if not urlsplit(url).hostname:
         raise InvalidParameterError(f"{where}.url", "the URL has no host")
-    return Webhook(url=url, kind=kind)
+    name = raw.get("name", key)
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidParameterError(f"{where}.name", "expected text")
+    return Webhook(url=url, kind=kind, name=name.strip())
+
+
+def _known(table: Mapping[str, Any], keys: set[str], where: str, what: str = "key") -> None:
+    """Refuse the first unknown key, with the nearest known one."""
+    unknown = sorted(set(table) - keys)
+    if unknown:
+        hint = choices_text(unknown[0], sorted(keys))
+        sep = ": " if what == "section" else "."
+        raise InvalidParameterError(f"{where}{sep}{unknown[0]}", f"unknown {what}; {hint}")
 
 
 def _address(text: str, where: str) -> str:

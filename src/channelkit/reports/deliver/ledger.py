@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from channelkit.warehouse.connection import open_warehouse
+from channelkit.storage.connection import open_warehouse
 
 
 def sent_targets(warehouse: Path, report: str, period: str) -> set[str]:

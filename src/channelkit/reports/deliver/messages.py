@@ -9,14 +9,29 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from email import policy
 from email.message import EmailMessage
-from email.utils import make_msgid
+from email.utils import formatdate, make_msgid, parseaddr
 from typing import Any
 
 import jinja2
 
+from channelkit.reports.deliver.email_charts import one_minus
 from channelkit.reports.page import ReportPage, Sentence
+from channelkit.reports.parameters import ReportPeriod
 from channelkit.reports.render import TEMPLATES_DIR
+
+
+@dataclass(frozen=True)
+class InlineChart:
+    """A chart drawn as an image for the email, with its heading and alt text.
+
+    InlineChart("Read rate by channel", "Bar chart of read rate by channel: ...", png)
+    """
+
+    title: str
+    alt: str
+    png: bytes
 
 
 @dataclass(frozen=True)
@@ -34,12 +49,13 @@ class Attachment:
 
 def sentence_text(sentence: Sentence) -> str:
     """A summary sentence with its flags in brackets, for plain text."""
+    text = one_minus(sentence.text)
     if not sentence.flags:
-        return sentence.text
-    return f"{sentence.text} [{'; '.join(sentence.flags)}]"
+        return text
+    return f"{text} [{'; '.join(sentence.flags)}]"
 
 
-def text_summary(page: ReportPage, filename: str) -> str:
+def text_summary(page: ReportPage, note: str) -> str:
     """The plain-text part of the email (and what a chat receiver can show as is)."""
     lines = [
         page.title,
@@ -49,7 +65,7 @@ def text_summary(page: ReportPage, filename: str) -> str:
     lines += [f"- {sentence_text(sentence)}" for sentence in page.summary]
     lines.append("")
     lines += [f"{tile.label}: {tile.value} ({tile.delta})" for tile in page.kpis]
-    lines += ["", f"The interactive report is attached: {filename}", ""]
+    lines += ["", note, ""]
     return "\n".join(lines)
 
 
@@ -59,39 +75,52 @@ def email_message(
     sender: str,
     recipients: Sequence[str],
     subject: str,
-    filename: str,
-    images: Sequence[bytes],
+    charts: Sequence[InlineChart],
     attachments: Sequence[Attachment],
+    note: str,
 ) -> EmailMessage:
     """multipart/mixed: (text | HTML with the chart images inline) + the attachments.
 
     The HTML part has inline CSS and no script (mail clients drop both `<style>` and
-    script); each chart is an `<img src="cid:...">` with the chart's text as its `alt`.
+    script); each chart is an `<img src="cid:...">` with its one-sentence alt text. `note`
+    says what is attached (or why the report is not).
     """
-    message = EmailMessage()
-    message["From"] = sender
-    message["To"] = ", ".join(recipients)
-    message["Subject"] = subject
-    message.set_content(text_summary(page, filename))
-    charts = page.charts[: len(images)]
+    message = _headed(sender, recipients, subject)
+    domain = _domain(sender)
+    message.set_content(text_summary(page, note))
     inline = [
-        {
-            "cid": make_msgid(domain="channelkit.local")[1:-1],
-            "label": chart.label,
-            "title": _chart_title(page, index),
-        }
-        for index, chart in enumerate(charts)
+        {"cid": make_msgid(domain=domain)[1:-1], "alt": chart.alt, "title": chart.title}
+        for chart in charts
     ]
-    csv_count = sum(1 for a in attachments if a.subtype == "csv")
-    html = _email_template().render(
-        page=page, images=inline, filename=filename, csv_count=csv_count
-    )
+    html = _email_template().render(page=page, images=inline, note=note, minus=one_minus)
     message.add_alternative(html, subtype="html")
     html_part = message.get_body(preferencelist=("html",))
     if not isinstance(html_part, EmailMessage):  # pragma: no cover - add_alternative made it
         raise TypeError("no HTML part")
-    for meta, image in zip(inline, images, strict=False):
-        html_part.add_related(image, "image", "png", cid=f"<{meta['cid']}>")
+    for meta, chart in zip(inline, charts, strict=True):
+        html_part.add_related(chart.png, "image", "png", cid=f"<{meta['cid']}>")
+    _attach(message, attachments)
+    return message
+
+
+def notebook_email(
+    title: str,
+    period: ReportPeriod,
+    *,
+    sender: str,
+    recipients: Sequence[str],
+    subject: str,
+    attachments: Sequence[Attachment],
+    note: str,
+) -> EmailMessage:
+    """The email of a notebook report: its title and period in words, and the page."""
+    message = _headed(sender, recipients, subject)
+    message.set_content(f"{title}\n{period.label}\n\n{note}\n")
+    _attach(message, attachments)
+    return message
+
+
+def _attach(message: EmailMessage, attachments: Sequence[Attachment]) -> None:
     for attachment in attachments:
         message.add_attachment(
             attachment.data,
@@ -99,12 +128,18 @@ def email_message(
             subtype=attachment.subtype,
             filename=attachment.filename,
         )
-    return message
 
 
-def email_html(page: ReportPage, filename: str) -> str:
-    """The email's HTML part without images (what `--dry-run` can show)."""
-    return _email_template().render(page=page, images=[], filename=filename, csv_count=0)
+def notebook_payload(
+    kind: str, title: str, period: ReportPeriod, filename: str, report: str
+) -> dict[str, Any]:
+    """A chat message for a notebook report: what it is, for when, and its file."""
+    text = f"{title}\n{period.label}\nReport file: {filename}"
+    if kind == "slack":
+        return {"text": _slack_escape(text)}
+    if kind == "teams":
+        return {"type": "message", "text": text}
+    return {"report": report, "title": title, "period": period.name, "file": filename}
 
 
 def webhook_payload(kind: str, page: ReportPage, filename: str, report: str) -> dict[str, Any]:
@@ -192,7 +227,7 @@ def json_payload(page: ReportPage, filename: str, report: str) -> dict[str, Any]
             "tz": page.period.tz,
         },
         "compared_with": page.previous_period.name,
-        "summary": [{"text": s.text, "flags": list(s.flags)} for s in page.summary],
+        "summary": [{"text": one_minus(s.text), "flags": list(s.flags)} for s in page.summary],
         "numbers": [
             {
                 "metric": tile.key,
@@ -208,14 +243,20 @@ def json_payload(page: ReportPage, filename: str, report: str) -> dict[str, Any]
     }
 
 
-def _chart_title(page: ReportPage, index: int) -> str:
-    count = 0
-    for section in page.sections:
-        for _ in section.charts:
-            if count == index:
-                return section.title
-            count += 1
-    return ""
+def _headed(sender: str, recipients: Sequence[str], subject: str) -> EmailMessage:
+    """A message with its headers, `Date` and `Message-ID` included: mail without them is
+    refused or junked by large providers."""
+    message = EmailMessage(policy=policy.SMTP)
+    message["From"] = sender
+    message["To"] = ", ".join(recipients)
+    message["Subject"] = subject
+    message["Date"] = formatdate(localtime=True)
+    message["Message-ID"] = make_msgid(domain=_domain(sender))
+    return message
+
+
+def _domain(sender: str) -> str:
+    return parseaddr(sender)[1].rpartition("@")[2] or "channelkit.local"
 
 
 def _slack_escape(text: str) -> str:

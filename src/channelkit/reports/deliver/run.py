@@ -8,24 +8,31 @@ period sends nothing.
 
 from __future__ import annotations
 
+import io
 import re
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from email.message import EmailMessage
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from channelkit._constants import DELIVER_SUBJECT
-from channelkit.errors import ChannelkitError
+from channelkit._constants import DELIVER_EMAIL_MAX_BYTES, DELIVER_SUBJECT
+from channelkit.errors import ChannelkitError, DeliveryError, NotDueError, ReportError
 from channelkit.reports.deliver.config import DeliveryConfig, ReportJob
+from channelkit.reports.deliver.email_charts import alt_text, email_charts, title
 from channelkit.reports.deliver.ledger import record_sent, sent_targets
 from channelkit.reports.deliver.messages import (
     Attachment,
+    InlineChart,
     email_message,
+    notebook_email,
+    notebook_payload,
     webhook_payload,
 )
-from channelkit.reports.deliver.transport import DeliveryFailed, post_webhook, send_email
-from channelkit.reports.period import ReportError, ReportPeriod
+from channelkit.reports.deliver.transport import post_webhook, send_email
+from channelkit.reports.parameters import ReportPeriod
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -33,10 +40,6 @@ if TYPE_CHECKING:
     from channelkit.reports.generate import Report
 
 Say = Callable[[str], None]
-
-
-class NotDue(ReportError):
-    """The report's period is not over yet: nothing to send, nothing wrong."""
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,7 @@ def _deliver_one(
 
     try:
         period = _due_period(job, db, max_age, now)
-    except NotDue as exc:
+    except NotDueError as exc:
         return [Outcome(job.name, "", "not due yet", str(exc))]
     except ChannelkitError as exc:  # stale or missing data: this report only, say why
         return [Outcome(job.name, "", "not sent", str(exc))]
@@ -123,6 +126,8 @@ def _deliver_one(
     if dry_run:
         return [Outcome(job.name, t.shown, "would send", period.name) for t in pending]
 
+    if job.notebook is not None:
+        return _deliver_notebook(config, job, db, period, pending, say)
     say(f"{job.name}: building the report for {period.label}")
     try:
         report = build_report(
@@ -141,18 +146,86 @@ def _deliver_one(
     if job.out_dir is not None:
         _keep_files(job.out_dir, filename, report.html, csv_files)
 
+    def send(target: _Target) -> None:
+        if target.key == job.email_target:
+            _send_email(config, job, report, period, filename, csv_files, say)
+        else:
+            hook = next(h for h in job.webhooks if h.target == target.key)
+            post_webhook(hook, webhook_payload(hook.kind, report.page, filename, job.name))
+
+    return _send_each(db, job, period, pending, send)
+
+
+def _deliver_notebook(
+    config: DeliveryConfig,
+    job: ReportJob,
+    db: Path,
+    period: ReportPeriod,
+    pending: list[_Target],
+    say: Say,
+) -> list[Outcome]:
+    """A `notebook = ...` entry: the user's notebook run for the period is the report."""
+    from channelkit.reports.notebook import run_notebook
+
+    assert job.notebook is not None  # the caller's branch
+    say(f"{job.name}: running {job.notebook.name} for {period.label}")
+    try:
+        page = run_notebook(
+            job.notebook,
+            db,
+            period=job.period,
+            tz=job.tz,
+            channel=job.channels[0] if job.channels else None,
+            compare=job.compare,
+        )
+    except ChannelkitError as exc:  # a failing cell: named in one line, nothing sent
+        return [Outcome(job.name, t.shown, "failed", str(exc)) for t in pending]
+    filename = f"{job.name}-{_slug(period)}.html"
+    if job.out_dir is not None:
+        _keep_files(job.out_dir, filename, page.html, [])
+
+    def send(target: _Target) -> None:
+        if target.key != job.email_target:
+            hook = next(h for h in job.webhooks if h.target == target.key)
+            payload = notebook_payload(hook.kind, page.title, period, filename, job.name)
+            post_webhook(hook, payload)
+            return
+        smtp = config.smtp
+        if smtp is None:  # load_config requires [smtp] whenever a report has email
+            raise DeliveryError("no [smtp] settings")
+
+        def message(attached: list[Attachment], note: str) -> EmailMessage:
+            return notebook_email(
+                page.title,
+                period,
+                sender=smtp.sender,
+                recipients=job.email,
+                subject=subject(job, period),
+                attachments=attached,
+                note=note,
+            )
+
+        send_email(smtp, _within_size(message, job, filename, page.html))
+
+    return _send_each(db, job, period, pending, send)
+
+
+def _send_each(
+    db: Path,
+    job: ReportJob,
+    period: ReportPeriod,
+    pending: list[_Target],
+    send: Callable[[_Target], None],
+) -> list[Outcome]:
+    """Send to each target in turn, recording each one right after it succeeded."""
     outcomes: list[Outcome] = []
     for target in pending:
         try:
-            if target.key == job.email_target:
-                _send_email(config, job, report, period, filename, csv_files, say)
-            else:
-                hook = next(h for h in job.webhooks if h.target == target.key)
-                post_webhook(hook, webhook_payload(hook.kind, report.page, filename, job.name))
-        except DeliveryFailed as exc:
+            send(target)
+        except DeliveryError as exc:
             outcomes.append(Outcome(job.name, target.shown, "failed", str(exc)))
             continue
-        record_sent(db, job.name, key, [target.key])
+        record_sent(db, job.name, period.label, [target.key])
         outcomes.append(Outcome(job.name, target.shown, "sent", period.name))
     return outcomes
 
@@ -161,7 +234,7 @@ def _due_period(
     job: ReportJob, db: Path, max_age: timedelta | None, now: datetime | None
 ) -> ReportPeriod:
     """The report's last complete period, after the freshness check."""
-    from channelkit.reports.coverage import check_freshness
+    from channelkit.reports.checks import check_freshness
     from channelkit.reports.generate import is_complete, report_period
     from channelkit.warehouse import Warehouse
 
@@ -171,7 +244,7 @@ def _due_period(
         period = report_period(wh, period=job.period, tz=job.tz)
         complete = is_complete(wh, period)
     if not complete:
-        raise NotDue(
+        raise NotDueError(
             f"{period.name} is not complete yet (data up to the last sync); it is sent once "
             "it is over"
         )
@@ -197,26 +270,75 @@ def _send_email(
 ) -> None:
     from channelkit.reports.images import chart_images
 
-    if config.smtp is None:  # load_config requires [smtp] whenever a report has email
-        raise DeliveryFailed("no [smtp] settings")
-    figures = [chart.figure for chart in report.page.charts if chart.figure is not None]
+    smtp = config.smtp
+    if smtp is None:  # load_config requires [smtp] whenever a report has email
+        raise DeliveryError("no [smtp] settings")
+    charts = email_charts(report.page.charts)
     try:
-        images = chart_images(figures)
+        images = chart_images([chart.figure for chart in charts])
     except ReportError as exc:
         say(f"{job.name}: the email goes without chart images: {exc}")
         images = []
-    subject = (job.subject or DELIVER_SUBJECT).format(name=job.name, period=period.name)
-    attachments = [Attachment(filename, report.html.encode("utf-8"), "text", "html"), *csv_files]
-    message = email_message(
-        report.page,
-        sender=config.smtp.sender,
-        recipients=job.email,
-        subject=subject,
-        filename=filename,
-        images=images,
-        attachments=attachments,
+    inline = [
+        InlineChart(title(chart.figure), alt_text(chart.figure), png)
+        for chart, png in zip(charts, images, strict=False)
+    ]
+    extra = [_zipped(f"{filename.removesuffix('.html')}-data.zip", csv_files)] if job.csv else []
+
+    def message(attached: list[Attachment], note: str) -> EmailMessage:
+        return email_message(
+            report.page,
+            sender=smtp.sender,
+            recipients=job.email,
+            subject=subject(job, period),
+            charts=inline,
+            attachments=[*attached, *extra],
+            note=note + (" Its data is attached as CSV files, zipped." if extra else ""),
+        )
+
+    send_email(smtp, _within_size(message, job, filename, report.html))
+
+
+def _within_size(
+    message: Callable[[list[Attachment], str], EmailMessage],
+    job: ReportJob,
+    filename: str,
+    html: str,
+) -> EmailMessage:
+    """The email with the report attached as it is, else zipped (plotly.js shrinks to a
+    third), else left out with a word on where it is: the first within the size limit."""
+    data = html.encode("utf-8")
+    page = Attachment(filename, data, "text", "html")
+    kept = f" It is kept as {job.out_dir / filename}." if job.out_dir is not None else ""
+    choices = [
+        ([page], f"The interactive report is attached: {filename}."),
+        (
+            [_zipped(f"{filename}.zip", [page])],
+            f"The interactive report is attached, zipped: {filename}.zip.",
+        ),
+        ([], f"The interactive report ({filename}) is too large for email.{kept}"),
+    ]
+    for attached, note in choices:
+        built = message(attached, note)
+        if len(built.as_bytes()) <= DELIVER_EMAIL_MAX_BYTES:
+            return built
+    return built  # the email without the report is over the limit too: send it anyway
+
+
+def subject(job: ReportJob, period: ReportPeriod) -> str:
+    """ "All Hands · October 2026 engagement" (or the entry's own `subject`)."""
+    channels = ", ".join(job.channels) if job.channels else "All channels"
+    return (job.subject or DELIVER_SUBJECT).format(
+        name=job.name, period=period.name, channels=channels
     )
-    send_email(config.smtp, message)
+
+
+def _zipped(name: str, files: list[Attachment]) -> Attachment:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for file in files:
+            archive.writestr(file.filename, file.data)
+    return Attachment(name, buffer.getvalue(), "application", "zip")
 
 
 def _csv_attachments(

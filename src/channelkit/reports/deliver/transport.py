@@ -1,42 +1,78 @@
 """Sending: one email over SMTP (smtplib), one JSON POST per webhook (httpx).
 
-Failures come back as `DeliveryFailed` with a reason that holds no secret: SMTP errors
+Failures come back as `DeliveryError` with a reason that holds no secret: SMTP errors
 name the server as `smtp://host:port` and the response code, webhook errors the HTTP status
 or the kind of network error, never the URL or the password.
+
+Socket timeouts bound each read, not the delivery: a receiver trickling one byte per read
+could hold `deliver` for ever. So each target also has a whole deadline: the webhook's
+request is cancelled, the SMTP socket shut down, when it passes.
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import smtplib
+import socket
 import ssl
+import threading
+import time
+from collections.abc import Coroutine
 from email.message import EmailMessage
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
 from channelkit import __version__
-from channelkit._constants import DELIVER_WEBHOOK_TIMEOUT_S
-from channelkit.errors import ChannelkitError
+from channelkit._constants import DELIVER_TARGET_DEADLINE_S, DELIVER_WEBHOOK_TIMEOUT_S
+from channelkit.errors import DeliveryError
 from channelkit.reports.deliver.config import SmtpSettings, Webhook
 
-
-class DeliveryFailed(ChannelkitError):
-    """One target did not receive the report; the message is safe to print."""
+T = TypeVar("T")
 
 
-def send_email(settings: SmtpSettings, message: EmailMessage) -> None:
-    """Send `message` through the SMTP server of `settings`."""
+def send_email(
+    settings: SmtpSettings, message: EmailMessage, deadline: float = DELIVER_TARGET_DEADLINE_S
+) -> None:
+    """Send `message` through the SMTP server of `settings`, all of it within `deadline` s."""
+    timeout = min(settings.timeout, deadline)
+    server: smtplib.SMTP = (
+        smtplib.SMTP_SSL(timeout=timeout, context=ssl.create_default_context())
+        if settings.ssl
+        else smtplib.SMTP(timeout=timeout)
+    )
+    expired = threading.Event()
+
+    def expire() -> None:
+        expired.set()
+        sock = server.sock
+        if sock is not None:  # wakes the read blocked in the sending thread
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    timer = threading.Timer(deadline, expire)
+    timer.daemon = True
+    started = time.monotonic()
+    timer.start()
     try:
-        server: smtplib.SMTP
-        if settings.ssl:
-            server = smtplib.SMTP_SSL(
-                settings.host,
-                settings.port,
-                timeout=settings.timeout,
-                context=ssl.create_default_context(),
-            )
-        else:
-            server = smtplib.SMTP(settings.host, settings.port, timeout=settings.timeout)
+        _send(settings, server, message)
+    except DeliveryError:
+        if expired.is_set() or time.monotonic() - started >= deadline:
+            raise DeliveryError(
+                f"{settings.shown} did not take the email within {deadline:g} s"
+            ) from None
+        raise
+    finally:
+        timer.cancel()
+        server.close()
+
+
+def _send(settings: SmtpSettings, server: smtplib.SMTP, message: EmailMessage) -> None:
+    try:
+        server.connect(settings.host, settings.port)
         with server:
             if settings.starttls:
                 server.starttls(context=ssl.create_default_context())
@@ -44,36 +80,52 @@ def send_email(settings: SmtpSettings, message: EmailMessage) -> None:
                 server.login(settings.user, settings.password or "")
             refused = server.send_message(message)
     except smtplib.SMTPAuthenticationError as exc:
-        raise DeliveryFailed(f"{settings.shown} refused the login ({exc.smtp_code})") from None
+        raise DeliveryError(f"{settings.shown} refused the login ({exc.smtp_code})") from None
     except smtplib.SMTPRecipientsRefused as exc:
-        raise DeliveryFailed(
+        raise DeliveryError(
             f"{settings.shown} refused every recipient: {', '.join(exc.recipients)}"
         ) from None
     except smtplib.SMTPResponseException as exc:
-        raise DeliveryFailed(
+        raise DeliveryError(
             f"{settings.shown} answered {exc.smtp_code}: {_text(exc.smtp_error)}"
         ) from None
     except (smtplib.SMTPException, OSError) as exc:
-        raise DeliveryFailed(
+        raise DeliveryError(
             f"cannot send through {settings.shown}: {_reason(exc, settings.password)}"
         ) from None
     if refused:
-        raise DeliveryFailed(f"{settings.shown} refused {', '.join(sorted(refused))}")
+        raise DeliveryError(f"{settings.shown} refused {', '.join(sorted(refused))}")
 
 
-def post_webhook(hook: Webhook, payload: dict[str, Any]) -> None:
-    """POST `payload` as JSON to the webhook; any status but 2xx is a failure."""
+def post_webhook(
+    hook: Webhook, payload: dict[str, Any], deadline: float = DELIVER_TARGET_DEADLINE_S
+) -> None:
+    """POST `payload` as JSON to the webhook, answered within `deadline` s; any status
+    but 2xx is a failure."""
+
+    async def post() -> httpx.Response:
+        async with (
+            asyncio.timeout(deadline),
+            httpx.AsyncClient(timeout=min(DELIVER_WEBHOOK_TIMEOUT_S, deadline)) as client,
+        ):
+            return await client.post(
+                hook.url, json=payload, headers={"User-Agent": f"channelkit/{__version__}"}
+            )
+
     try:
-        response = httpx.post(
-            hook.url,
-            json=payload,
-            timeout=DELIVER_WEBHOOK_TIMEOUT_S,
-            headers={"User-Agent": f"channelkit/{__version__}"},
-        )
+        response = _run(post())
+    except TimeoutError:
+        raise DeliveryError(f"no complete answer within {deadline:g} s") from None
     except httpx.HTTPError as exc:
-        raise DeliveryFailed(f"no answer: {type(exc).__name__}") from None
+        raise DeliveryError(f"no answer: {type(exc).__name__}") from None
     if not response.is_success:
-        raise DeliveryFailed(f"answered HTTP {response.status_code}")
+        raise DeliveryError(f"answered HTTP {response.status_code}")
+
+
+def _run(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run `coroutine` on an event loop of its own, also from inside Jupyter's running one."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 def _text(value: bytes | str) -> str:

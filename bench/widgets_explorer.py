@@ -1,0 +1,80 @@
+"""How fast the Explorer answers a click on 1M posts / 10M daily rows, against a baseline.
+
+    .venv/bin/python bench/widgets_explorer.py [--small] [--posts 1000000] [--days 10] [--runs 5]
+
+Builds the synthetic warehouse of `analysis_queries.py`, opens `ck.widgets.Explorer(wh)`,
+then times each change as a click makes it (`.set(...)`: period, comparison, channel,
+metric), each answered with the tiles, trend and table redrawn. The baseline, timed in
+turn with the changes, is the bare `wh.kpis(...)` of the same view (the least any change
+must do). Target: each change <= 300 ms; the ratio is change / baseline. `--small` builds
+100k posts / 1M daily rows for a quick check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from analysis_queries import build
+
+from channelkit.warehouse import Warehouse
+from channelkit.widgets import Explorer
+
+TARGET_MS = 300.0
+CHANGES = (
+    {"period": "2025-12"},
+    {"compare": "year"},
+    {"channel": "Channel 7"},
+    {"metric": "read_rate"},
+    {"period": "28d"},
+    {"channel": "All channels", "compare": "previous"},
+)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--posts", type=int, default=1_000_000)
+    parser.add_argument("--days", type=int, default=10, help="daily rows per post")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--small", action="store_true", help="100k posts, 3 runs")
+    args = parser.parse_args()
+    posts, runs = (100_000, 3) if args.small else (args.posts, args.runs)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "bench.duckdb"
+        t0 = time.perf_counter()
+        build(path, posts, args.days)
+        print(
+            f"built {posts:,} posts, {posts * args.days:,} daily rows in "
+            f"{time.perf_counter() - t0:.1f} s"
+        )
+        wh = Warehouse(path)
+        t0 = time.perf_counter()
+        explorer = Explorer(wh, period="2025-11")
+        print(f"Explorer(wh) first view: {(time.perf_counter() - t0) * 1000:.0f} ms")
+        changes: list[float] = []
+        baselines: list[float] = []
+        for _ in range(runs):
+            for change in CHANGES:
+                t0 = time.perf_counter()
+                explorer.set(**change)
+                changes.append((time.perf_counter() - t0) * 1000)
+                arguments = explorer.view.kpis_arguments()
+                t0 = time.perf_counter()
+                wh.kpis(**arguments)  # type: ignore[arg-type]
+                baselines.append((time.perf_counter() - t0) * 1000)
+        worst, median = max(changes), statistics.median(changes)
+        base = statistics.median(baselines)
+        print(f"changes timed: {len(changes)} ({runs} rounds of {len(CHANGES)})")
+        print(f"baseline wh.kpis(view) median: {base:.0f} ms")
+        print(
+            f"change (set + tiles + trend + table) median: {median:.0f} ms, "
+            f"worst: {worst:.0f} ms (target <= {TARGET_MS:.0f} ms)"
+        )
+        print(f"ratio change / baseline (medians): {median / base:.2f}")
+
+
+if __name__ == "__main__":
+    main()

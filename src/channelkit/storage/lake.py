@@ -1,0 +1,284 @@
+"""A Delta Lake copy of the warehouse, for Spark, Trino, DuckDB or Polars (`--lake`).
+
+Every table of the warehouse becomes a Delta table under the lake's root (`ROOT/posts`,
+`ROOT/post_daily`, ...), written with `deltalake` (delta-rs: no JVM). After each sync the
+rows it touched are upserted into each Delta table by primary key (MERGE): one commit
+per table and run, so a reader sees a table as of the end of one run or the next, never
+in between. The daily tables carry a `month` column (`2026-11`) they are partitioned by.
+
+What to merge is known without reading the lake: each Delta table records, as the
+version of its `channelkit` application transaction, the instant (epoch microseconds)
+up to which the warehouse's rows are in it. Rows synced (or marked deleted) since then
+are merged. A commit that never happened (killed, disk full, network down) leaves that
+instant where it was, so the next run merges those rows again: nothing is lost and a
+half-written commit is never visible (its data files are orphans until `vacuum`).
+
+Object storage: `s3://bucket/prefix` (and `gs://`, `az://`...) with the credentials and
+settings delta-rs reads from the standard environment variables (`AWS_ACCESS_KEY_ID`,
+`AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_ENDPOINT_URL` for S3-compatible stores...);
+nothing here reads, stores or prints them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+
+from channelkit._constants import LAKE_BATCH_ROWS, LAKE_TARGET_FILE_BYTES
+from channelkit._urls import redact_url as redact
+from channelkit.errors import LakeError, WarehouseError
+from channelkit.storage.connection import connect
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from deltalake import DeltaTable
+
+APP_ID = "channelkit"  # the Delta application transaction holding the merged-up-to instant
+
+
+@dataclass(frozen=True)
+class LakeTable:
+    """How one warehouse table is kept in the lake."""
+
+    name: str
+    key: tuple[str, ...]
+    changed: str  # SQL: the rows synced since `?` (a TIMESTAMPTZ), lake-shaped
+    partition_by: tuple[str, ...] = ()
+
+
+def _daily(name: str, key: tuple[str, ...]) -> LakeTable:
+    return LakeTable(
+        name,
+        key,
+        f"SELECT *, strftime(date, '%Y-%m') AS month FROM {name} WHERE synced_at >= ?",
+        partition_by=("month",),
+    )
+
+
+def _deletable(name: str) -> LakeTable:
+    return LakeTable(name, ("id",), f"SELECT * FROM {name} WHERE synced_at >= ? OR deleted_at >= ?")
+
+
+# post_tags last: its MERGE reads which posts changed from `posts`.
+LAKE_TABLES = (
+    _deletable("channels"),
+    _deletable("posts"),
+    _daily("post_daily", ("post_id", "date")),
+    _daily("channel_daily", ("channel_id", "date")),
+    LakeTable(
+        "sync_runs",
+        ("run_id",),
+        "SELECT * REPLACE (CAST(counts AS VARCHAR) AS counts) FROM sync_runs "
+        "WHERE started_at >= ? OR finished_at >= ?",
+    ),
+    LakeTable("post_tags", ("post_id", "tag"), ""),
+)
+
+
+def _deltalake() -> Any:
+    try:
+        import deltalake
+    except ImportError:
+        raise LakeError(
+            "the Delta Lake copy needs the 'deltalake' package: pip install 'channelkit[lake]'"
+        ) from None
+    return deltalake
+
+
+def table_uri(root: str | Path, table: str) -> str:
+    text = str(root)
+    if "://" in text:
+        return f"{text.rstrip('/')}/{table}"
+    return str(Path(text) / table)
+
+
+def _is_local(root: str | Path) -> bool:
+    return "://" not in str(root) or str(root).startswith("file://")
+
+
+def write_lake(con: duckdb.DuckDBPyConnection, root: str | Path) -> dict[str, int]:
+    """Merge what changed since each Delta table's last commit; return rows per table.
+
+    con = open_warehouse("warehouse.duckdb", read_only=False)
+    write_lake(con, "lake/")              # or "s3://bucket/channelkit"
+    ck.Warehouse.from_lake("lake/").kpis()
+    """
+    deltalake = _deltalake()
+    if _is_local(root):
+        try:
+            Path(str(root).removeprefix("file://")).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise LakeError(f"{root}: cannot create the lake directory: {exc}") from None
+    merged: dict[str, int] = {}
+    # The snapshot's instant: rows written before it are in this export.
+    upto = datetime.now(UTC)
+    con.execute("SET TimeZone = 'UTC'")  # Delta stores UTC instants: hand them over as such
+    for table in LAKE_TABLES:
+        uri = table_uri(root, table.name)
+        try:
+            merged[table.name] = _write_table(deltalake, con, table, uri, upto)
+        except (OSError, duckdb.Error, deltalake.exceptions.DeltaError) as exc:
+            raise LakeError(
+                f"writing the lake table {redact(uri)} failed ({type(exc).__name__}: "
+                f"{redact(str(exc)).splitlines()[0]}); the lake keeps its previous version "
+                "of it and the next sync merges these rows again"
+            ) from None
+    return merged
+
+
+def _write_table(
+    deltalake: Any, con: duckdb.DuckDBPyConnection, table: LakeTable, uri: str, upto: datetime
+) -> int:
+    existing = _open_table(deltalake, uri)
+    since = _merged_upto(existing)
+    commit = deltalake.CommitProperties(
+        app_transactions=[deltalake.Transaction(app_id=APP_ID, version=_us(upto))]
+    )
+    if table.name == "post_tags":
+        return _merge_tags(deltalake, con, existing, uri, since, commit)
+    params = [since] * table.changed.count("?")
+    count = int(con.execute(f"SELECT count(*) FROM ({table.changed})", params).fetchall()[0][0])
+    if count == 0 and existing is not None:
+        return 0
+    rows = con.sql(table.changed, params=params).to_arrow_reader(LAKE_BATCH_ROWS)
+    if existing is None:
+        _create(deltalake, uri, rows, list(table.partition_by) or None, commit)
+        return count
+    match = " AND ".join(f"t.{k} = s.{k}" for k in (*table.key, *table.partition_by))
+    (
+        existing.merge(
+            rows,
+            match,
+            source_alias="s",
+            target_alias="t",
+            merge_schema=True,
+            writer_properties=_writer_properties(deltalake),
+            commit_properties=commit,
+        )
+        .when_matched_update_all()
+        .when_not_matched_insert_all()
+        .execute()
+    )
+    return count
+
+
+def _merge_tags(
+    deltalake: Any,
+    con: duckdb.DuckDBPyConnection,
+    existing: DeltaTable | None,
+    uri: str,
+    since: str,
+    commit: Any,
+) -> int:
+    """post_tags has no timestamps: the tags of the posts that changed replace theirs."""
+    changed = "SELECT id FROM posts WHERE synced_at >= ? OR deleted_at >= ?"
+    if existing is None:
+        everything = con.sql("SELECT * FROM post_tags").to_arrow_reader(LAKE_BATCH_ROWS)
+        _create(deltalake, uri, everything, None, commit)
+        return int(con.execute("SELECT count(*) FROM post_tags").fetchall()[0][0])
+    con.register("_ck_lake_tags", existing.to_pyarrow_dataset())
+    try:
+        source = (
+            f"SELECT post_id, tag, false AS _ck_drop FROM post_tags "
+            f"WHERE post_id IN ({changed}) "
+            f"UNION ALL SELECT l.post_id, l.tag, true FROM _ck_lake_tags l "
+            f"WHERE l.post_id IN ({changed}) AND NOT EXISTS (SELECT 1 FROM post_tags p "
+            "WHERE p.post_id = l.post_id AND p.tag = l.tag)"
+        )
+        params = [since] * 4
+        count = int(con.execute(f"SELECT count(*) FROM ({source})", params).fetchall()[0][0])
+        if count == 0:
+            return 0
+        # Materialised: the source reads the Delta table the MERGE rewrites.
+        rows: pa.Table = con.sql(source, params=params).to_arrow_table()
+    finally:
+        con.unregister("_ck_lake_tags")
+    (
+        existing.merge(
+            rows, "t.post_id = s.post_id AND t.tag = s.tag", "s", "t", commit_properties=commit
+        )
+        .when_matched_delete("s._ck_drop")
+        .when_not_matched_insert({"post_id": "s.post_id", "tag": "s.tag"}, "NOT s._ck_drop")
+        .execute()
+    )
+    return count
+
+
+def _create(
+    deltalake: Any,
+    uri: str,
+    rows: pa.RecordBatchReader,
+    partition_by: list[str] | None,
+    commit: Any,
+) -> None:
+    deltalake.write_deltalake(
+        uri,
+        rows,
+        mode="overwrite",
+        partition_by=partition_by,
+        target_file_size=LAKE_TARGET_FILE_BYTES,
+        writer_properties=_writer_properties(deltalake),
+        commit_properties=commit,
+    )
+
+
+def _writer_properties(deltalake: Any) -> Any:
+    # Given properties replace delta-rs's defaults: compression must be asked for again.
+    return deltalake.WriterProperties(max_row_group_size=LAKE_BATCH_ROWS, compression="SNAPPY")
+
+
+def _open_table(deltalake: Any, uri: str) -> DeltaTable | None:
+    if not deltalake.DeltaTable.is_deltatable(uri):
+        return None
+    table: DeltaTable = deltalake.DeltaTable(uri)
+    return table
+
+
+def _merged_upto(table: DeltaTable | None) -> str:
+    """The instant up to which the warehouse's rows are in `table` (ISO; epoch if none)."""
+    version = table.transaction_version(APP_ID) if table is not None else None
+    upto = datetime.fromtimestamp((version or 0) / 1_000_000, UTC)
+    return upto.isoformat()
+
+
+def _us(value: datetime) -> int:
+    return int(value.timestamp() * 1_000_000)
+
+
+# --- reading ------------------------------------------------------------------------------
+
+
+def open_lake(root: str | Path) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection whose tables are views over the lake's Delta tables.
+
+        con = open_lake("lake/")
+        con.sql("SELECT count(*) FROM posts").fetchall()
+
+    Each table is read at its latest version when the connection is opened.
+    """
+    deltalake = _deltalake()
+    con = connect(":memory:", read_only=False)
+    try:
+        con.execute("SET TimeZone = 'UTC'")
+        for table in LAKE_TABLES:
+            uri = table_uri(root, table.name)
+            try:
+                delta = _open_table(deltalake, uri)
+            except (OSError, deltalake.exceptions.DeltaError) as exc:
+                raise LakeError(f"{redact(uri)}: cannot read the lake table: {exc}") from None
+            if delta is None:
+                raise WarehouseError(
+                    f"{redact(uri)} is not a Delta table; run `channelkit sync --lake "
+                    f"{redact(str(root))}` first"
+                )
+            con.register(f"_ck_lake_{table.name}", delta.to_pyarrow_dataset())
+            drop = f" EXCLUDE ({', '.join(table.partition_by)})" if table.partition_by else ""
+            con.execute(f"CREATE VIEW {table.name} AS SELECT *{drop} FROM _ck_lake_{table.name}")
+    except BaseException:
+        con.close()
+        raise
+    return con

@@ -1,0 +1,508 @@
+"""The warehouse's write side: batch upserts, checkpoints and sync_runs bookkeeping.
+
+Every batch is one transaction: its rows, the `post_tags` they imply and the checkpoint
+that says where the walk continues. A process killed at any moment therefore leaves the
+file at the end of some batch, and the next run continues from that batch's cursor.
+
+Timestamps cross the Python/DuckDB boundary as ISO strings or epoch microseconds, so that
+reading TIMESTAMPTZ values never needs pytz.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_BATCH_VIEW = "_ck_batch"
+_KEYS_VIEW = "_ck_keys"  # a batch's key columns, while counting distinct keys
+_STAGE_TABLE = "_ck_stage"  # the batch's new and changed rows
+_ORDER_COLUMN = "_ck_ord"
+# Columns the writer maintains itself; never compared to decide "updated".
+_BOOKKEEPING = ("synced_at", "deleted_at")
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """Where a resource's walk stands.
+
+    `params` is None when no walk is in progress; otherwise it holds what is needed to
+    continue it (the query, when it started, the largest value seen so far...), and
+    `cursor` the cursor of the next page (None: the first page).
+    `high_water_mark` belongs to the last completed walk; `state` outlives walks (where
+    the history sweep stands).
+    """
+
+    resource: str
+    run_id: str
+    cursor: str | None = None
+    params: Mapping[str, Any] | None = None
+    high_water_mark: datetime | None = None
+    state: Mapping[str, Any] | None = None
+
+    @property
+    def in_progress(self) -> bool:
+        return self.params is not None
+
+
+@dataclass(frozen=True)
+class DeletionScope:
+    """Rows a completed walk would have listed: those it did not see are deleted.
+
+    `unseen_since` is when the walk began; for posts, `published_from` (inclusive) and
+    `published_before` (exclusive) narrow the scope to a slice of the published history
+    (`sliced=True`; None then means open on that side).
+    """
+
+    unseen_since: datetime
+    sliced: bool = False
+    published_from: datetime | None = None
+    published_before: datetime | None = None
+
+
+@dataclass
+class UpsertCounts:
+    """Rows a batch (or a run) added, changed, confirmed unchanged, or marked deleted."""
+
+    new: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+
+    def add(self, other: UpsertCounts) -> None:
+        self.new += other.new
+        self.updated += other.updated
+        self.unchanged += other.unchanged
+        self.deleted += other.deleted
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "new": self.new,
+            "updated": self.updated,
+            "unchanged": self.unchanged,
+            "deleted": self.deleted,
+        }
+
+
+@dataclass
+class _TableInfo:
+    columns: tuple[str, ...]
+    key: tuple[str, ...]
+    has_deleted_at: bool = field(default=False)
+
+
+class WarehouseWriter:
+    """Writes synced rows into an open, migrated warehouse connection.
+
+        con = open_warehouse("warehouse.duckdb", read_only=False)
+        writer = WarehouseWriter(con)
+        run_id = writer.start_run(mode="full", base_url=client.base_url)
+        counts = writer.commit_batch("posts", rows, checkpoint=Checkpoint("posts", run_id))
+        writer.finish_run(run_id, status="completed", counts={"posts": counts.as_dict()})
+
+    Not thread-safe: one thread writes, the fetching threads hand it batches.
+    """
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self._con = con
+        self._tables: dict[str, _TableInfo] = {}
+        self._fresh: set[str] = set()  # tables empty when first met: rows need no comparing
+        # Every checkpoint, read in one query when a run plans its walks; forgotten on any
+        # write, so a later read sees what was committed (or rolled back).
+        self._checkpoints: dict[str, Checkpoint] | None = None
+
+    # --- sync_runs -------------------------------------------------------------------------
+
+    def has_completed_run(self) -> bool:
+        """Whether a sync into this warehouse has ever completed (else the next reads all)."""
+        rows = self._con.execute(
+            "SELECT 1 FROM sync_runs WHERE status = 'completed' LIMIT 1"
+        ).fetchall()
+        return bool(rows)
+
+    def start_run(self, *, mode: str, base_url: str, run_id: str | None = None) -> str:
+        """Record a new run as `running` (under `run_id`, by default a new one); runs left
+        `running` by a killed process fail."""
+        run_id = run_id or new_run_id()
+        now = _iso(datetime.now(UTC))
+        with self._transaction():
+            self._con.execute(
+                "UPDATE sync_runs SET status = 'failed', finished_at = CAST(? AS TIMESTAMPTZ), "
+                "error = 'interrupted: the process ended before the sync finished' "
+                "WHERE status = 'running'",
+                [now],
+            )
+            self._con.execute(
+                "INSERT INTO sync_runs (run_id, started_at, status, mode, base_url) "
+                "VALUES (?, CAST(? AS TIMESTAMPTZ), 'running', ?, ?)",
+                [run_id, now, mode, base_url],
+            )
+        return run_id
+
+    def record_slice(
+        self,
+        run_id: str,
+        *,
+        number: int,
+        count: int,
+        after: datetime | None,
+        before: datetime | None,
+    ) -> None:
+        """Note which slice of the published history `run_id` re-reads."""
+        self._con.execute(
+            "UPDATE sync_runs SET slice_number = ?, slice_count = ?, "
+            "slice_after = CAST(? AS TIMESTAMPTZ), slice_before = CAST(? AS TIMESTAMPTZ) "
+            "WHERE run_id = ?",
+            [
+                number,
+                count,
+                _iso(after) if after else None,
+                _iso(before) if before else None,
+                run_id,
+            ],
+        )
+
+    def finish_run(
+        self,
+        run_id: str,
+        *,
+        status: str,
+        counts: Mapping[str, Any],
+        requests: int = 0,
+        rate_limit_waits: int = 0,
+        error: str | None = None,
+    ) -> None:
+        self._con.execute(
+            "UPDATE sync_runs SET status = ?, finished_at = CAST(? AS TIMESTAMPTZ), "
+            "counts = ?, requests = ?, rate_limit_waits = ?, error = ? WHERE run_id = ?",
+            [
+                status,
+                _iso(datetime.now(UTC)),
+                json.dumps(counts, sort_keys=True),
+                requests,
+                rate_limit_waits,
+                error,
+                run_id,
+            ],
+        )
+
+    # --- checkpoints -----------------------------------------------------------------------
+
+    def checkpoint(self, resource: str) -> Checkpoint | None:
+        if self._checkpoints is None:
+            rows = self._con.execute(
+                "SELECT resource, run_id, cursor, params, epoch_us(high_water_mark), state "
+                "FROM sync_checkpoints"
+            ).fetchall()
+            self._checkpoints = {
+                name: Checkpoint(
+                    resource=name,
+                    run_id=run_id,
+                    cursor=cursor,
+                    params=json.loads(params) if params is not None else None,
+                    high_water_mark=from_epoch_us(hwm_us),
+                    state=json.loads(state) if state is not None else None,
+                )
+                for name, run_id, cursor, params, hwm_us, state in rows
+            }
+        return self._checkpoints.get(resource)
+
+    def save_checkpoint(self, checkpoint: Checkpoint) -> None:
+        with self._transaction():
+            self._save_checkpoint(checkpoint)
+
+    def _save_checkpoint(self, checkpoint: Checkpoint) -> None:
+        self._checkpoints = None
+        hwm = checkpoint.high_water_mark
+        self._con.execute(
+            "INSERT OR REPLACE INTO sync_checkpoints "
+            "(resource, run_id, cursor, params, high_water_mark, updated_at, state) "
+            "VALUES (?, ?, ?, ?, CAST(? AS TIMESTAMPTZ), CAST(? AS TIMESTAMPTZ), ?)",
+            [
+                checkpoint.resource,
+                checkpoint.run_id,
+                checkpoint.cursor,
+                json.dumps(checkpoint.params) if checkpoint.params is not None else None,
+                _iso(hwm) if hwm is not None else None,
+                _iso(datetime.now(UTC)),
+                json.dumps(checkpoint.state) if checkpoint.state is not None else None,
+            ],
+        )
+
+    # --- rows ------------------------------------------------------------------------------
+
+    def commit_batch(
+        self,
+        table: str,
+        rows: pa.Table | None,
+        *,
+        checkpoint: Checkpoint | None = None,
+        synced_at: datetime | None = None,
+        deletions: DeletionScope | None = None,
+    ) -> UpsertCounts:
+        """Upsert `rows` (columns named like `table`'s), save `checkpoint`, in one transaction.
+
+        Rows are matched on the table's primary key; within a batch the last row of a key
+        wins. `deletions` ends a complete walk: rows in its scope not written since it
+        began get `deleted_at` (a row seen again later loses it).
+        """
+        synced = _iso(synced_at or datetime.now(UTC))
+        counts = UpsertCounts()
+        staged = rows is not None and rows.num_rows > 0
+        if staged:
+            assert rows is not None
+            info = self._table_info(table)
+            unknown = set(rows.column_names) - set(info.columns)
+            if unknown:
+                raise ValueError(f"{table}: no such column(s) {sorted(unknown)}")
+            # Registered outside the transaction: an aborted one refuses to unregister.
+            rows = _last_per_key(rows, info.key, self._distinct_keys(rows, info.key))
+            self._con.register(_BATCH_VIEW, rows)
+        try:
+            try:
+                counts = self._commit(
+                    table, rows if staged else None, synced, deletions, checkpoint
+                )
+            except duckdb.ConstraintException:
+                if table not in self._fresh:
+                    raise
+                # A key the table already had after all: compare this batch, and the rest.
+                self._fresh.discard(table)
+                counts = self._commit(
+                    table, rows if staged else None, synced, deletions, checkpoint
+                )
+        finally:
+            if staged:
+                self._con.unregister(_BATCH_VIEW)
+                self._con.execute(f"DROP TABLE IF EXISTS {_STAGE_TABLE}")
+        return counts
+
+    def _commit(
+        self,
+        table: str,
+        rows: pa.Table | None,
+        synced: str,
+        deletions: DeletionScope | None,
+        checkpoint: Checkpoint | None,
+    ) -> UpsertCounts:
+        counts = UpsertCounts()
+        with self._transaction():
+            if rows is not None:
+                counts = self._upsert(table, rows, synced)
+            if deletions is not None:
+                counts.deleted = self._mark_deleted(table, deletions, synced)
+            if checkpoint is not None:
+                self._save_checkpoint(checkpoint)
+        return counts
+
+    def mark_deleted(self, table: str, keys: list[str]) -> int:
+        """Mark rows whose id the server now answers 404 for as deleted."""
+        if not keys:
+            return 0
+        row = self._con.execute(
+            f"UPDATE {table} SET deleted_at = CAST(? AS TIMESTAMPTZ) "
+            "WHERE deleted_at IS NULL AND id IN (SELECT unnest(?::VARCHAR[]))",
+            [_iso(datetime.now(UTC)), keys],
+        ).fetchall()
+        return int(row[0][0])
+
+    def _upsert(self, table: str, rows: pa.Table, synced: str) -> UpsertCounts:
+        # DuckDB rewrites whole rows on ON CONFLICT DO UPDATE, which is slow for wide text
+        # rows; so only new and changed rows are written (changed ones deleted first), and
+        # unchanged rows just get their synced_at refreshed.
+        info = self._table_info(table)
+        data_columns = [c for c in rows.column_names if c not in _BOOKKEEPING]
+        if table in self._fresh:
+            # Empty when this writer first met it (a first sync): every row is new, and
+            # comparing each batch with all rows so far would cost O(rows²). A repeated
+            # key raises ConstraintException, and the batch is compared after all.
+            return self._insert(table, data_columns, _BATCH_VIEW, synced, new=rows.num_rows)
+        # A daily batch is compared only with the days it covers, not the whole history.
+        days = _date_range(rows) if "date" in info.key else ""
+        target = f"(SELECT * FROM {table} WHERE {days})" if days else table
+        compared = [c for c in data_columns if c not in info.key]
+        changed = " OR ".join(f"b.{c} IS DISTINCT FROM t.{c}" for c in compared) or "false"
+        if info.has_deleted_at:
+            changed = f"{changed} OR t.deleted_at IS NOT NULL"
+        match = " AND ".join(f"b.{k} = t.{k}" for k in info.key)
+        first_key = info.key[0]
+        total, known = (
+            int(v)
+            for v in self._con.execute(
+                f"SELECT count(*), count(t.{first_key}) FROM {_BATCH_VIEW} b "
+                f"LEFT JOIN (SELECT {', '.join(info.key)} FROM {target}) t ON {match}"
+            ).fetchall()[0]
+        )
+        # All new (a first sync): the batch itself is the stage, no copy needed.
+        source = _BATCH_VIEW if known == 0 else _STAGE_TABLE
+        if known == 0:
+            return self._insert(table, data_columns, source, synced, new=total)
+        self._con.execute(
+            f"CREATE TEMP TABLE {_STAGE_TABLE} AS SELECT b.*, t.{first_key} IS NULL AS _ck_new "
+            f"FROM {_BATCH_VIEW} b LEFT JOIN {target} t ON {match} "
+            f"WHERE t.{first_key} IS NULL OR {changed}"
+        )
+        new, updated = (
+            int(v)
+            for v in self._con.execute(
+                f"SELECT count(*) FILTER (WHERE _ck_new), count(*) FILTER (WHERE NOT _ck_new) "
+                f"FROM {_STAGE_TABLE}"
+            ).fetchall()[0]
+        )
+        if total > new:
+            keys = ", ".join(info.key)
+            # An IN (semi-join) costs less than UPDATE ... FROM (a full join).
+            self._con.execute(
+                f"UPDATE {table} SET synced_at = CAST(? AS TIMESTAMPTZ) "
+                f"WHERE {days + ' AND ' if days else ''}"
+                f"({keys}) IN (SELECT ({keys}) FROM {_BATCH_VIEW})",
+                [synced],
+            )
+        if updated:
+            self._con.execute(
+                f"DELETE FROM {table} t USING {_STAGE_TABLE} b WHERE {match} AND NOT b._ck_new"
+                + (f" AND t.{days}" if days else "")
+            )
+        counts = self._insert(table, data_columns, source, synced, new=new, updated=updated)
+        counts.unchanged = total - new - updated
+        return counts
+
+    def _insert(
+        self,
+        table: str,
+        data_columns: list[str],
+        source: str,
+        synced: str,
+        *,
+        new: int,
+        updated: int = 0,
+    ) -> UpsertCounts:
+        if new or updated:
+            self._con.execute(
+                f"INSERT INTO {table} ({', '.join(data_columns)}, synced_at) "
+                f"SELECT {', '.join(data_columns)}, CAST(? AS TIMESTAMPTZ) FROM {source}",
+                [synced],
+            )
+            if table == "posts" and "tags" in data_columns:
+                if updated:
+                    self._con.execute(
+                        f"DELETE FROM post_tags WHERE post_id IN (SELECT id FROM {source})"
+                    )
+                self._con.execute(
+                    "INSERT INTO post_tags (post_id, tag) "
+                    f"SELECT DISTINCT id, unnest(tags) FROM {source}"
+                )
+        return UpsertCounts(new=new, updated=updated)
+
+    def _mark_deleted(self, table: str, scope: DeletionScope, now: str) -> int:
+        where = "deleted_at IS NULL AND synced_at < CAST(? AS TIMESTAMPTZ)"
+        args: list[Any] = [now, _iso(scope.unseen_since)]
+        if scope.sliced:
+            where += " AND published_at IS NOT NULL"
+            if scope.published_from is not None:
+                where += " AND published_at >= CAST(? AS TIMESTAMPTZ)"
+                args.append(_iso(scope.published_from))
+            if scope.published_before is not None:
+                where += " AND published_at < CAST(? AS TIMESTAMPTZ)"
+                args.append(_iso(scope.published_before))
+        row = self._con.execute(
+            f"UPDATE {table} SET deleted_at = CAST(? AS TIMESTAMPTZ) WHERE {where}", args
+        ).fetchall()
+        return int(row[0][0])
+
+    def _distinct_keys(self, rows: pa.Table, key: tuple[str, ...]) -> int:
+        """How many distinct keys `rows` holds, counted without `Table.group_by`: it loads
+        pyarrow's Acero, which imports pandas, half a second on a cron job's every run."""
+        if len(key) == 1:
+            distinct: int = pc.count_distinct(rows.column(key[0]), mode="all").as_py()
+            return distinct
+        self._con.register(_KEYS_VIEW, rows.select(list(key)))
+        try:
+            row = self._con.execute(
+                f"SELECT count(DISTINCT ({', '.join(key)})) FROM {_KEYS_VIEW}"
+            ).fetchall()
+        finally:
+            self._con.unregister(_KEYS_VIEW)
+        return int(row[0][0])
+
+    def _table_info(self, table: str) -> _TableInfo:
+        info = self._tables.get(table)
+        if info is None:
+            # Key columns in declaration order, which is the PRIMARY KEY's order in schema.py.
+            described = self._con.execute(
+                "SELECT name, pk FROM pragma_table_info(?)", [table]
+            ).fetchall()
+            if not described:
+                raise ValueError(f"the warehouse has no table {table!r}")
+            key = tuple(name for name, pk in described if pk)
+            if not key:
+                raise ValueError(f"table {table!r} has no primary key to upsert on")
+            columns = tuple(name for name, _ in described)
+            info = _TableInfo(columns=columns, key=key, has_deleted_at="deleted_at" in columns)
+            self._tables[table] = info
+            if not self._con.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchall():
+                self._fresh.add(table)
+        return info
+
+    # --- plumbing --------------------------------------------------------------------------
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._con)
+
+
+class _Transaction:
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self._con = con
+
+    def __enter__(self) -> None:
+        self._con.execute("BEGIN TRANSACTION")
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is None:
+            self._con.execute("COMMIT")
+        else:
+            self._con.execute("ROLLBACK")
+
+
+def new_run_id() -> str:
+    """A new `sync_runs.run_id`."""
+    return uuid.uuid4().hex
+
+
+def _last_per_key(rows: pa.Table, key: tuple[str, ...], distinct: int) -> pa.Table:
+    """Keep the last row of each key (a server may repeat an item within a batch), given
+    the number of `distinct` keys."""
+    if distinct == rows.num_rows:
+        return rows
+    ordered = rows.append_column(_ORDER_COLUMN, pa.array(range(rows.num_rows), pa.int64()))
+    last = ordered.group_by(list(key)).aggregate([(_ORDER_COLUMN, "max")])
+    indices = last.column(f"{_ORDER_COLUMN}_max")
+    return rows.take(pc.take(indices, pc.sort_indices(indices)))
+
+
+def _date_range(rows: pa.Table) -> str:
+    """`date BETWEEN first AND last` of a batch of daily rows, as SQL."""
+    bounds = pc.min_max(rows.column("date"))
+    first, last = bounds["min"].as_py(), bounds["max"].as_py()
+    return f"date BETWEEN DATE '{first.isoformat()}' AND DATE '{last.isoformat()}'"
+
+
+def _iso(value: datetime) -> str:
+    if value.tzinfo is None:
+        raise ValueError("naive datetime: the warehouse stores UTC instants only")
+    return value.astimezone(UTC).isoformat()
+
+
+def from_epoch_us(value: int | None) -> datetime | None:
+    """A TIMESTAMPTZ read as `epoch_us(...)` (no pytz needed), None stays None."""
+    if value is None:
+        return None
+    return _EPOCH + timedelta(microseconds=value)

@@ -1,0 +1,286 @@
+"""`ck.widgets.Explorer`: click through periods, comparisons, channels and metrics.
+
+Every view is one `wh.kpis(...)` call: `.code` is that line, `.frame` its result, shown as
+the table, with the KPI tiles over it and the chosen metric's trend beside. Nothing here
+computes a number: the Warehouse does, so what the Explorer shows is what the code returns.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as widgets
+
+from channelkit._constants import EXPLORER_FILENAME
+from channelkit._labels import KPI_LABELS
+from channelkit.display.frames import frame_html
+from channelkit.display.tiles import tiles_html
+from channelkit.errors import ChannelkitError
+from channelkit.widgets._html import message_html
+from channelkit.widgets.explorer_view import (
+    ALL_CHANNELS,
+    COMPARE_CHOICES,
+    METRICS,
+    PERIOD_CHOICES,
+    View,
+    month_choices,
+    trend_freq,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import plotly.graph_objects as go
+
+    from channelkit.warehouse import Warehouse
+
+_COPY = (
+    '<button class="ck-explorer-copy" title="Copy the code" '
+    'onclick="navigator.clipboard.writeText(this.nextElementSibling.innerText);'
+    "this.innerText='Copied';\">Copy</button>"
+)
+
+
+class Explorer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type hints
+    """Choose a period, a comparison, a channel and a metric; see tiles, trend and table.
+
+        explorer = ck.widgets.Explorer(wh)
+        explorer                                   # click through it
+        explorer.set(period="month", channel="All Hands", metric="read_rate")
+        explorer.code     # 'wh.kpis(period="month", channel="All Hands")'
+        explorer.frame    # the table shown: exactly what that line returns
+
+    `name` is the variable the code refers to (default "wh"). The Export button writes the
+    view's table with `ck.to_excel` to `export_path` (default channelkit-explorer.xlsx).
+    """
+
+    def __init__(
+        self,
+        wh: Warehouse,
+        *,
+        period: str = "last 28 days",
+        compare: str = "previous",
+        channel: str | list[str] | None = None,
+        metric: str = "readers",
+        tz: str | None = None,
+        name: str = "wh",
+        export_path: str | Path = EXPLORER_FILENAME,
+    ) -> None:
+        self._wh = wh
+        self._name = name
+        self.export_path = Path(export_path)
+        self.view = View(tz=tz).changed(
+            period=period, compare=compare, channel=channel, metric=metric
+        )
+        self.frame: pd.DataFrame | None = None
+        self.trend: pd.DataFrame | None = None
+        self.figure: go.Figure | None = None
+        self._answers: dict[str, tuple[tuple[str, str, object], pd.DataFrame]] = {}
+        channels = list(wh.channels(tz=tz)["name"])
+        coverage_days = _covered_days(wh)
+        periods = [*PERIOD_CHOICES, *month_choices(*coverage_days)]
+        if self.view.period not in {code for _, code in periods}:
+            periods.append((self.view.period, self.view.period))
+        self.period = widgets.Dropdown(options=periods, description="Period")
+        self.compare = widgets.Dropdown(options=COMPARE_CHOICES, description="Compare with")
+        self.channel = widgets.Dropdown(options=[ALL_CHANNELS, *channels], description="Channel")
+        self.metric = widgets.Dropdown(
+            options=[(KPI_LABELS[m], m) for m in METRICS], description="Metric"
+        )
+        self.export_button = widgets.Button(description="Export to Excel", icon="download")
+        self.tiles = widgets.HTML()
+        self.chart = widgets.Output()
+        self.table = widgets.HTML()
+        self.code_html = widgets.HTML()
+        self.status = widgets.HTML()
+        self._syncing = False
+        self._sync_controls()
+        for control in (self.period, self.compare, self.channel, self.metric):
+            control.observe(self._on_click, names="value")
+        self.export_button.on_click(lambda _: self.export())
+        for css, part in (
+            ("ck-explorer-period", self.period),
+            ("ck-explorer-compare", self.compare),
+            ("ck-explorer-channel", self.channel),
+            ("ck-explorer-metric", self.metric),
+            ("ck-explorer-export", self.export_button),
+            ("ck-explorer-tiles", self.tiles),
+            ("ck-explorer-chart", self.chart),
+            ("ck-explorer-table", self.table),
+            ("ck-explorer-code", self.code_html),
+            ("ck-explorer-status", self.status),
+        ):
+            part.add_class(css)
+        super().__init__(
+            [
+                widgets.HBox([self.period, self.compare]),
+                widgets.HBox([self.channel, self.metric, self.export_button]),
+                self.code_html,
+                self.tiles,
+                self.chart,
+                self.table,
+                self.status,
+            ]
+        )
+        self.add_class("ck-explorer")
+        self._show()
+
+    # --- what code and clicks share -----------------------------------------------------
+
+    @property
+    def code(self) -> str:
+        """The one line of Python that returns this view's table (`.frame`)."""
+        return self.view.code(self._name)
+
+    def set(
+        self,
+        *,
+        period: str | None = None,
+        compare: str | None = None,
+        channel: str | list[str] | None = None,
+        metric: str | None = None,
+    ) -> Explorer:
+        """Change the view as the clicks do (`channel="All channels"` clears the filter).
+
+        A choice the warehouse refuses (a period outside the synced days) raises its
+        `InvalidParameterError` here; a click shows the same message under the view.
+        """
+        self.view = self.view.changed(
+            period=period, compare=compare, channel=channel, metric=metric
+        )
+        self._sync_controls()
+        self._show(raising=True)
+        return self
+
+    def export(self) -> Path | None:
+        """Write the view's table with `ck.to_excel` to `export_path`; say where."""
+        from channelkit.export import to_excel
+
+        if self.frame is None:
+            return None
+        try:
+            written = to_excel({"KPIs": self.frame}, self.export_path)
+        except (ChannelkitError, OSError) as exc:
+            self.status.value = message_html(f"not exported: {exc}", kind="error")
+            return None
+        self.status.value = message_html(f"exported to {written}", kind="ok")
+        return written
+
+    # --- drawing ------------------------------------------------------------------------
+
+    def _on_click(self, change: dict[str, Any]) -> None:
+        if self._syncing:
+            return
+        channel = self.channel.value
+        self.view = self.view.changed(
+            period=self.period.value,
+            compare=self.compare.value,
+            channel=channel,
+            metric=self.metric.value,
+        )
+        self._show()
+
+    def _sync_controls(self) -> None:
+        """Show the view in the controls without each assignment redrawing the view."""
+        self._syncing = True
+        try:
+            options = [code for _, code in self.period.options]
+            if self.view.period not in options:
+                self.period.options = [*self.period.options, (self.view.period, self.view.period)]
+            self.period.value = self.view.period
+            self.compare.value = self.view.compare
+            one = self.view.channel[0] if len(self.view.channel) == 1 else None
+            if one is not None and one not in self.channel.options:
+                self.channel.options = [*self.channel.options, one]
+            self.channel.value = one if one is not None else ALL_CHANNELS
+            self.metric.value = self.view.metric
+        finally:
+            self._syncing = False
+
+    def _show(self, *, raising: bool = False) -> None:
+        view = self.view
+        self.code_html.value = (
+            f"{_COPY}<code class='ck-explorer-code-line'>{html.escape(self.code)}</code>"
+        )
+        try:
+            with self._wh.session():  # one connection for both questions
+                frame, trend = self._ask(view)
+        except ChannelkitError as exc:  # a period outside the data, an unknown channel
+            # Nothing stale stays on screen: the table would contradict the code above it.
+            self.frame = self.trend = None
+            self.tiles.value = self.table.value = ""
+            self.status.value = message_html(str(exc), kind="error")
+            if raising:
+                raise
+            return
+        from channelkit.plots.trend import metric_over_time, redraw
+
+        self.frame, self.trend = frame, trend
+        if self.figure is None:
+            self.figure = metric_over_time(trend, view.metric)
+        else:
+            redraw(self.figure, trend, view.metric)
+        self.tiles.value = tiles_html(frame, chosen=view.metric)
+        self.table.value = frame_html(frame)
+        self.status.value = ""
+        self._draw_chart()
+
+    def _ask(self, view: View) -> tuple[pd.DataFrame, pd.DataFrame]:
+        kpis = view.kpis_arguments()
+        frame = self._asked("kpis", kpis, lambda: self._wh.kpis(**kpis))  # type: ignore[arg-type]
+        start, end = frame.attrs.get("start"), frame.attrs.get("end")
+        freq = trend_freq(
+            None if start is None else start.date(), None if end is None else end.date()
+        )
+        over = view.trend_arguments()
+        trend = self._asked(
+            f"trend {freq}",
+            over,
+            lambda: self._wh.engagement_over_time(freq, **over),  # type: ignore[arg-type]
+        )
+        return frame, trend
+
+    def _asked(
+        self, what: str, arguments: dict[str, object], ask: Callable[[], pd.DataFrame]
+    ) -> pd.DataFrame:
+        """The answer of the last identical question while the file is unchanged: a click
+        on the metric or the comparison asks the warehouse only what changed."""
+        key = (what, repr(sorted(arguments.items())), _file_state(self._wh))
+        answer = self._answers.get(what)
+        if answer is None or answer[0] != key or key[2] is None:
+            answer = (key, ask())
+            self._answers[what] = answer
+        return answer[1].copy(deep=False)
+
+    def _draw_chart(self) -> None:
+        from IPython import get_ipython
+
+        if get_ipython() is None:  # no kernel to draw into (a script, a test)
+            return
+        from IPython.display import display
+
+        self.chart.clear_output(wait=True)
+        with self.chart:
+            display(self.figure)  # type: ignore[no-untyped-call]
+
+
+def _file_state(wh: Warehouse) -> tuple[int, int] | None:
+    """The file's time and size, None for a lake (whose tables may move at any time)."""
+    try:
+        stat = wh.path.stat()
+    except OSError:  # an s3:// lake, a file gone
+        return None
+    return None if wh.path.is_dir() else (stat.st_mtime_ns, stat.st_size)
+
+
+def _covered_days(wh: Warehouse) -> tuple[date | None, date | None]:
+    """The last and first days with daily rows, for the months offered by name."""
+    import pandas as pd
+
+    days = wh.sql("SELECT max(date) AS last, min(date) AS first FROM post_daily").iloc[0]
+    return tuple(  # type: ignore[return-value]
+        None if pd.isna(day) else pd.Timestamp(day).date() for day in (days["last"], days["first"])
+    )

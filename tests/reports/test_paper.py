@@ -1,0 +1,95 @@
+"""The demo month on paper: at most 8 pages, none but the last under 40% used, nothing
+interactive printed, on A4 and on Letter. Pages are rendered by poppler's pdftoppm (as
+.ci/run installs it; the test is skipped without it) and their used height measured."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from channelkit.client import Client
+from channelkit.reports import generate_report
+from channelkit.reports.browser import find_browser
+from channelkit.service import LocalService
+from channelkit.sync import run_sync
+
+DPI = 30
+# A row counts as used when ink is within this many pixel rows (about 2.5 mm at 30 dpi):
+# the gaps between lines of text belong to the text.
+NEAR = 3
+INK = 235  # grey level below which a pixel is ink (paper is 255)
+
+pytestmark = [
+    pytest.mark.skipif(
+        find_browser() is None,
+        reason="no Chromium: install Debian's chromium (apt-get install chromium, as .ci/run does)",
+    ),
+    pytest.mark.skipif(
+        shutil.which("pdftoppm") is None,
+        reason="no pdftoppm: install poppler-utils (as .ci/run does) to measure printed pages",
+    ),
+]
+
+
+def page_fill(pdf: Path, work: Path) -> list[float]:
+    """The share of each page's height that holds something, from a greyscale rendering."""
+    subprocess.run(["pdftoppm", "-gray", "-r", str(DPI), str(pdf), str(work / "p")], check=True)
+    pages = sorted(work.glob("p-*.pgm"), key=lambda path: int(path.stem.split("-")[1]))
+    return [used_share(path.read_bytes()) for path in pages]
+
+
+def used_share(pgm: bytes) -> float:
+    """The share of rows of a binary greyscale image (PGM) with ink on or near them."""
+    magic, size, _maxval, pixels = pgm.split(b"\n", 3)
+    assert magic == b"P5"
+    width, height = (int(v) for v in size.split())
+    ink = [min(pixels[y * width : (y + 1) * width]) < INK for y in range(height)]
+    used = sum(1 for y in range(height) if any(ink[max(0, y - NEAR) : y + NEAR + 1]))
+    return used / height
+
+
+@pytest.fixture(scope="module")
+def demo_db(demo_service: LocalService, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("paper") / "demo.duckdb"
+    with Client(base_url=demo_service.base_url, api_key=demo_service.demo_keys["analyst"]) as c:
+        run_sync(c, db, progress=False)
+    return db
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("paper", "size_pt"), [("a4", (595.3, 841.9)), ("letter", (612, 792))])
+def test_demo_month_fits_eight_well_filled_pages(
+    demo_db: Path, tmp_path: Path, paper: str, size_pt: tuple[float, float]
+) -> None:
+    from pypdf import PdfReader
+
+    pdf = generate_report(
+        demo_db, tmp_path / f"month-{paper}.pdf", period="month", tz="Europe/Berlin",
+        format="pdf", paper=paper,
+    )  # fmt: skip
+    reader = PdfReader(pdf)
+    width, height = (float(v) for v in reader.pages[0].mediabox.upper_right)
+    assert (width, height) == pytest.approx(size_pt, abs=1)
+    fills = page_fill(pdf, tmp_path)
+    print(f"--- {paper}: {len(fills)} pages, used {[round(f, 2) for f in fills]}")
+    assert 2 <= len(fills) <= 8
+    assert all(fill >= 0.4 for fill in fills[:-1]), fills
+    text = " ".join(page.extract_text() for page in reader.pages)
+    # every section is printed open, without its disclosure control or toolbar
+    for heading in ("Most read posts", "Tags", "Priority", "Upcoming scheduled posts"):
+        assert heading in text
+    for control in ("\u25b6", "\u25bc", "Data of this chart", "Table: ", "Download plot"):
+        assert control not in text, control
+
+
+def test_used_share_counts_ink_and_the_gaps_between_lines() -> None:
+    width = 10
+    header = b"P5\n%d 100\n255\n" % width
+    blank, ink = bytes([255] * width), bytes([255] * 9 + [0])
+    assert used_share(header + blank * 100) == 0
+    assert used_share(header + ink * 50 + blank * 50) == pytest.approx(0.53)  # + NEAR rows
+    lines = (ink + blank * 4) * 10 + blank * 50  # ten lines of text: the top half used
+    assert used_share(header + lines) == pytest.approx(0.5, abs=0.03)

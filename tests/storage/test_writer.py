@@ -1,0 +1,294 @@
+"""The write side on real DuckDB files: upsert counts, post_tags, checkpoints, sync_runs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import pytest
+
+from channelkit.storage.connection import open_warehouse
+from channelkit.storage.writer import (
+    Checkpoint,
+    DeletionScope,
+    UpsertCounts,
+    WarehouseWriter,
+)
+from channelkit.sync.arrow import CHANNEL_DAILY, POSTS, items_to_arrow
+
+
+@pytest.fixture
+def con(tmp_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    con = open_warehouse(tmp_path / "wh.duckdb", read_only=False)
+    yield con
+    con.close()
+
+
+def post(ident: str, **overrides: Any) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "id": ident,
+        "channel_id": "chan_1",
+        "title": f"Title {ident}",
+        "body": "body",
+        "priority": "normal",
+        "tags": ["x", "y"],
+        "author": {"id": "user_1", "name": "Ana", "email": "ana@example.com"},
+        "status": "published",
+        "published_at": "2026-11-01T09:00:00Z",
+        "views": 1,
+        "created_at": "2026-11-01T09:00:00Z",
+        "updated_at": "2026-11-01T09:00:00Z",
+    }
+    item.update(overrides)
+    return item
+
+
+def rows(*items: dict[str, Any]) -> pa.Table:
+    return items_to_arrow(POSTS, list(items), "test")
+
+
+def test_counts_new_updated_unchanged(con: duckdb.DuckDBPyConnection) -> None:
+    writer = WarehouseWriter(con)
+    first = writer.commit_batch("posts", rows(post("p1"), post("p2")))
+    assert first.as_dict() == {"new": 2, "updated": 0, "unchanged": 0, "deleted": 0}
+    second = writer.commit_batch("posts", rows(post("p1"), post("p2", views=5), post("p3")))
+    assert second.as_dict() == {"new": 1, "updated": 1, "unchanged": 1, "deleted": 0}
+    assert con.execute("SELECT id, views FROM posts ORDER BY id").fetchall() == [
+        ("p1", 1),
+        ("p2", 5),
+        ("p3", 1),
+    ]
+
+
+def test_null_to_value_counts_as_updated(con: duckdb.DuckDBPyConnection) -> None:
+    writer = WarehouseWriter(con)
+    writer.commit_batch("posts", rows(post("p1", cover_image_url=None)))
+    counts = writer.commit_batch("posts", rows(post("p1", cover_image_url="https://x.test/a")))
+    assert counts.updated == 1
+
+
+def test_last_row_of_a_key_wins_within_a_batch(con: duckdb.DuckDBPyConnection) -> None:
+    writer = WarehouseWriter(con)
+    counts = writer.commit_batch("posts", rows(post("p1", views=1), post("p1", views=9)))
+    assert counts.new == 1
+    assert con.execute("SELECT views FROM posts").fetchall() == [(9,)]
+
+
+def test_a_first_sync_inserts_without_comparing_yet_survives_a_repeated_key(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    writer = WarehouseWriter(con)
+    assert writer.commit_batch("posts", rows(post("p1"), post("p2"))).new == 2
+    # The server repeats p2 in a later batch (it may not, but nothing breaks if it does).
+    counts = writer.commit_batch("posts", rows(post("p2", title="New"), post("p3")))
+    assert (counts.new, counts.updated) == (1, 1)
+    assert con.execute("SELECT count(*) FROM post_tags WHERE post_id = 'p2'").fetchall() == [(2,)]
+    assert con.execute("SELECT title FROM posts WHERE id = 'p2'").fetchall() == [("New",)]
+
+
+def test_post_tags_follow_the_post(con: duckdb.DuckDBPyConnection) -> None:
+    writer = WarehouseWriter(con)
+    writer.commit_batch("posts", rows(post("p1", tags=["a", "b", "a"]), post("p2", tags=[])))
+    writer.commit_batch("posts", rows(post("p1", tags=["b", "c"])))
+    assert con.execute("SELECT post_id, tag FROM post_tags ORDER BY ALL").fetchall() == [
+        ("p1", "b"),
+        ("p1", "c"),
+    ]
+
+
+def test_check_constraint_rolls_back_the_whole_batch(con: duckdb.DuckDBPyConnection) -> None:
+    writer = WarehouseWriter(con)
+    checkpoint = Checkpoint("posts", "run", cursor="c1", params={"q": 1})
+    with pytest.raises(duckdb.ConstraintException):
+        writer.commit_batch(
+            "posts", rows(post("p1"), post("p2", priority="critical")), checkpoint=checkpoint
+        )
+    assert con.execute("SELECT count(*) FROM posts").fetchall() == [(0,)]
+    assert writer.checkpoint("posts") is None
+
+
+def test_checkpoint_round_trip(con: duckdb.DuckDBPyConnection) -> None:
+    writer = WarehouseWriter(con)
+    mark = datetime(2026, 11, 20, 8, 30, 0, 123456, tzinfo=UTC)
+    saved = Checkpoint(
+        "posts", "run1", cursor="abc", params={"published_after": "x"}, high_water_mark=mark
+    )
+    writer.commit_batch("posts", rows(post("p1")), checkpoint=saved)
+    assert writer.checkpoint("posts") == saved
+    assert saved.in_progress
+    done = Checkpoint("posts", "run1", high_water_mark=mark)
+    writer.save_checkpoint(done)
+    loaded = writer.checkpoint("posts")
+    assert loaded == done and loaded is not None and not loaded.in_progress
+
+
+def test_unseen_rows_are_marked_deleted_and_revived(con: duckdb.DuckDBPyConnection) -> None:
+    writer = WarehouseWriter(con)
+    old = datetime.now(UTC) - timedelta(hours=1)
+    writer.commit_batch("posts", rows(post("p1"), post("p2")), synced_at=old)
+    walk_start = datetime.now(UTC) - timedelta(minutes=1)
+    counts = writer.commit_batch("posts", rows(post("p1")), deletions=DeletionScope(walk_start))
+    assert (counts.unchanged, counts.deleted) == (1, 1)
+    deleted = "SELECT id FROM posts WHERE deleted_at IS NOT NULL"
+    assert con.execute(deleted).fetchall() == [("p2",)]
+    revived = writer.commit_batch("posts", rows(post("p2")))
+    assert revived.updated == 1
+    assert con.execute(deleted).fetchall() == []
+
+
+def test_a_history_slice_marks_only_its_own_range_deleted(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    writer = WarehouseWriter(con)
+    old = datetime.now(UTC) - timedelta(hours=1)
+    writer.commit_batch(
+        "posts",
+        rows(
+            post("jan", published_at="2026-01-10T00:00:00Z"),
+            post("feb", published_at="2026-02-01T00:00:00Z"),  # the slice's first instant
+            post("feb2", published_at="2026-02-20T00:00:00Z"),
+            post("mar", published_at="2026-03-01T00:00:00Z"),  # the next slice's first
+            post("draft", status="draft", published_at=None),
+        ),
+        synced_at=old,
+    )
+    scope = DeletionScope(
+        datetime.now(UTC) - timedelta(minutes=1),
+        sliced=True,
+        published_from=datetime(2026, 2, 1, tzinfo=UTC),
+        published_before=datetime(2026, 3, 1, tzinfo=UTC),
+    )
+    counts = writer.commit_batch("posts", rows(post("feb2")), deletions=scope)
+    assert counts.deleted == 1
+    deleted = con.execute("SELECT id FROM posts WHERE deleted_at IS NOT NULL").fetchall()
+    assert deleted == [("feb",)]
+    open_ended = DeletionScope(datetime.now(UTC), sliced=True, published_from=None)
+    assert writer.commit_batch("posts", None, deletions=open_ended).deleted == 3  # not drafts
+
+
+def test_record_slice_and_checkpoint_state(con: duckdb.DuckDBPyConnection) -> None:
+    writer = WarehouseWriter(con)
+    run_id = writer.start_run(mode="incremental", base_url="http://x/v1")
+    writer.record_slice(
+        run_id, number=2, count=7, after=datetime(2026, 2, 1, tzinfo=UTC), before=None
+    )
+    row = con.execute(
+        "SELECT slice_number, slice_count, epoch(slice_after), slice_before FROM sync_runs"
+    ).fetchall()
+    assert row == [(2, 7, datetime(2026, 2, 1, tzinfo=UTC).timestamp(), None)]
+    writer.save_checkpoint(Checkpoint("posts:history", run_id, state={"runs": 2}))
+    loaded = writer.checkpoint("posts:history")
+    assert loaded is not None and loaded.state == {"runs": 2} and not loaded.in_progress
+
+
+def test_mark_deleted_by_id(con: duckdb.DuckDBPyConnection) -> None:
+    writer = WarehouseWriter(con)
+    writer.commit_batch("posts", rows(post("p1"), post("p2")))
+    assert writer.mark_deleted("posts", ["p2", "p9"]) == 1
+    assert writer.mark_deleted("posts", ["p2"]) == 0
+
+
+def test_composite_key_upsert(con: duckdb.DuckDBPyConnection) -> None:
+    writer = WarehouseWriter(con)
+
+    def day(date: str, views: int) -> dict[str, Any]:
+        return {
+            "channel_id": "chan_1",
+            "date": date,
+            "subscribers": 10,
+            "subscribers_gained": 1,
+            "subscribers_lost": 0,
+            "posts_published": 1,
+            "views": views,
+        }
+
+    table = items_to_arrow(CHANNEL_DAILY, [day("2026-11-01", 1), day("2026-11-02", 2)], "t")
+    assert writer.commit_batch("channel_daily", table).new == 2
+    table = items_to_arrow(CHANNEL_DAILY, [day("2026-11-02", 3), day("2026-11-03", 1)], "t")
+    counts = writer.commit_batch("channel_daily", table)
+    assert (counts.new, counts.updated, counts.unchanged) == (1, 1, 0)
+    # A batch is compared with the days it covers: the others are neither read nor touched.
+    synced = "SELECT date, epoch_us(synced_at) FROM channel_daily ORDER BY date"
+    before = con.execute(synced).fetchall()
+    table = items_to_arrow(CHANNEL_DAILY, [day("2026-11-03", 1)], "t")
+    assert writer.commit_batch("channel_daily", table).unchanged == 1
+    after = con.execute(synced).fetchall()
+    assert after[:2] == before[:2] and after[2][1] > before[2][1]
+
+
+def test_last_row_of_a_composite_key_wins_within_a_batch(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    writer = WarehouseWriter(con)
+
+    def day(channel: str, date: str, views: int) -> dict[str, Any]:
+        return {
+            "channel_id": channel,
+            "date": date,
+            "subscribers": 10,
+            "subscribers_gained": 1,
+            "subscribers_lost": 0,
+            "posts_published": 1,
+            "views": views,
+        }
+
+    items = [
+        day("a", "2026-11-01", 1),
+        day("b", "2026-11-01", 2),
+        day("a", "2026-11-02", 3),
+        day("a", "2026-11-01", 4),
+    ]
+    counts = writer.commit_batch("channel_daily", items_to_arrow(CHANNEL_DAILY, items, "t"))
+    assert counts.new == 3
+    assert con.execute(
+        "SELECT channel_id, date::VARCHAR, views FROM channel_daily ORDER BY ALL"
+    ).fetchall() == [("a", "2026-11-01", 4), ("a", "2026-11-02", 3), ("b", "2026-11-01", 2)]
+
+
+def test_checkpoints_read_after_a_write_are_what_was_committed(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    writer = WarehouseWriter(con)
+    kept = Checkpoint("posts", "run1", cursor="c1", params={"q": 1})
+    writer.save_checkpoint(kept)
+    assert writer.checkpoint("channels") is None  # every checkpoint read (and remembered)
+    assert writer.checkpoint("posts") == kept
+    with pytest.raises(duckdb.ConstraintException):
+        writer.commit_batch(
+            "posts",
+            rows(post("p1", priority="critical")),
+            checkpoint=Checkpoint("posts", "run2", cursor="c2", params={"q": 2}),
+        )
+    assert writer.checkpoint("posts") == kept
+    done = Checkpoint("posts", "run2")
+    writer.commit_batch("posts", rows(post("p1")), checkpoint=done)
+    assert writer.checkpoint("posts") == done
+    # Written by another writer (a later run) since: a new writer reads it afresh.
+    WarehouseWriter(con).save_checkpoint(Checkpoint("channels", "run3"))
+    assert WarehouseWriter(con).checkpoint("channels") == Checkpoint("channels", "run3")
+
+
+def test_sync_runs_bookkeeping(con: duckdb.DuckDBPyConnection) -> None:
+    writer = WarehouseWriter(con)
+    killed = writer.start_run(mode="full", base_url="http://x/v1")
+    run = writer.start_run(mode="incremental", base_url="http://x/v1")
+    assert not writer.has_completed_run()  # a killed run does not count
+    status = "SELECT status, error FROM sync_runs WHERE run_id = ?"
+    killed_status, killed_error = con.execute(status, [killed]).fetchall()[0]
+    assert killed_status == "failed" and "interrupted" in killed_error
+    counts = {"posts": UpsertCounts(new=3).as_dict()}
+    writer.finish_run(run, status="completed", counts=counts, requests=7, rate_limit_waits=1)
+    assert writer.has_completed_run()
+    row = con.execute(
+        "SELECT status, mode, counts, requests, finished_at IS NOT NULL FROM sync_runs "
+        "WHERE run_id = ?",
+        [run],
+    ).fetchall()[0]
+    assert row[:2] == ("completed", "incremental")
+    assert json.loads(row[2])["posts"]["new"] == 3
+    assert row[3:] == (7, True)
