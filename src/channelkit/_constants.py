@@ -30,6 +30,7 @@ SERVICE_EMAIL_DOMAIN = "example.com"
 SERVICE_MAX_REQUEST_BYTES = 1_000_000
 SERVICE_MAX_HEADER_BYTES = 64 * 1024  # request line and headers; more: 431 at once
 SERVICE_REQUEST_TIMEOUT_SECONDS = 15.0  # from connecting (or the last response) to a whole request
+SERVICE_LINGER_SECONDS = 2.0  # after a refusal: read and drop input so the answer is not reset
 SERVICE_MAX_CONNECTIONS = 800  # open at once; beyond, new ones get 503 (below a 1024 fd limit)
 SERVICE_CURSOR_MAC_BYTES = 16
 SERVICE_SQLITE_BUSY_MS = 5_000

@@ -5,6 +5,11 @@ first response, and counts connections without capping them. So, per connection:
 larger than `SERVICE_MAX_HEADER_BYTES` is answered 431 as soon as it is, a request not
 complete `SERVICE_REQUEST_TIMEOUT_SECONDS` after it could start is closed, and beyond
 `SERVICE_MAX_CONNECTIONS` open ones a new connection is answered 503 and closed.
+
+Each such answer ends in a lingering close: the service sends its answer and a FIN, then
+reads and drops what the client still sends for up to `SERVICE_LINGER_SECONDS`. Closing a
+socket with unread bytes makes the kernel send a reset, which can destroy the answer before
+the client has read it: the client would see "connection reset" instead of the 431.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 from channelkit._constants import (
     LOGGER_NAME,
     SERVICE_MAX_CONNECTIONS,
+    SERVICE_LINGER_SECONDS,
     SERVICE_MAX_HEADER_BYTES,
     SERVICE_REQUEST_TIMEOUT_SECONDS,
 )
@@ -26,17 +32,16 @@ from channelkit.errors import error_body
 log = logging.getLogger(f"{LOGGER_NAME}.service")
 
 
-def _answer(transport: asyncio.Transport, status: int, message: str) -> None:
-    """Write a whole error response in the spec's format, then close."""
+def _error_response(status: int, message: str) -> bytes:
+    """A whole error response in the spec's format, announcing the close."""
     body = json.dumps(error_body(400 if status != 503 else 500, message)).encode()
-    transport.write(
+    return (
         STATUS_LINE[status]
         + b"content-type: application/json\r\ncontent-length: "
         + str(len(body)).encode()
         + b"\r\nconnection: close\r\n\r\n"
         + body
     )
-    transport.close()
 
 
 class GuardedHttpProtocol(HttpToolsProtocol):
@@ -49,6 +54,7 @@ class GuardedHttpProtocol(HttpToolsProtocol):
     _head_bytes = 0
     _in_head = True
     _refused = False
+    _lingering = False
     _deadline: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -56,7 +62,7 @@ class GuardedHttpProtocol(HttpToolsProtocol):
             self._refused = True
             self.transport = transport
             log.warning("refused a connection: %d already open", len(self.connections))
-            _answer(transport, 503, "too many open connections; retry later")
+            self._answer(503, "too many open connections; retry later")
             return
         super().connection_made(transport)
         self._arm()
@@ -68,8 +74,8 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
-        if self._refused or self.transport.is_closing():
-            return
+        if self._refused or self._lingering or self.transport.is_closing():
+            return  # lingering: what the client still sends is read and dropped
         if self._in_head:
             self._head_bytes += len(data)
             if self._deadline is None:  # a keep-alive connection starts its next request
@@ -82,11 +88,16 @@ class GuardedHttpProtocol(HttpToolsProtocol):
                 log.warning(
                     "refused a request whose headers exceed %d bytes", self.max_header_bytes
                 )
-                _answer(
-                    self.transport,
+                self._answer(
                     431,
                     f"request line and headers larger than {self.max_header_bytes} bytes",
                 )
+
+    def eof_received(self) -> bool | None:
+        if self._refused or self._lingering:
+            self.transport.close()  # the client has read the answer and closed its side
+            return None
+        return super().eof_received()
 
     def on_headers_complete(self) -> None:
         self._in_head = False
@@ -96,6 +107,15 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         self._disarm()
         self._in_head, self._head_bytes = True, 0
         super().on_message_complete()
+
+    def _answer(self, status: int, message: str) -> None:
+        """Send an error response, then close once the client has read it (lingering)."""
+        self._disarm()
+        self._lingering = True
+        self.transport.write(_error_response(status, message))
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+        self.loop.call_later(SERVICE_LINGER_SECONDS, self.transport.close)
 
     def _arm(self) -> None:
         self._disarm()
@@ -108,7 +128,7 @@ class GuardedHttpProtocol(HttpToolsProtocol):
 
     def _too_slow(self) -> None:
         self._deadline = None
-        if self.transport.is_closing():
+        if self._lingering or self.transport.is_closing():
             return
         log.warning(
             "closed a connection from %s: no complete request within %g s",
@@ -116,6 +136,6 @@ class GuardedHttpProtocol(HttpToolsProtocol):
             self.request_timeout,
         )
         if self._in_head:
-            _answer(self.transport, 408, f"no complete request within {self.request_timeout:g} s")
+            self._answer(408, f"no complete request within {self.request_timeout:g} s")
         else:  # the application is reading the body: it sees a disconnect
             self.transport.close()
