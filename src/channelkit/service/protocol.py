@@ -22,8 +22,8 @@ from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 from channelkit._constants import (
     LOGGER_NAME,
-    SERVICE_MAX_CONNECTIONS,
     SERVICE_LINGER_SECONDS,
+    SERVICE_MAX_CONNECTIONS,
     SERVICE_MAX_HEADER_BYTES,
     SERVICE_REQUEST_TIMEOUT_SECONDS,
 )
@@ -93,11 +93,11 @@ class GuardedHttpProtocol(HttpToolsProtocol):
                     f"request line and headers larger than {self.max_header_bytes} bytes",
                 )
 
-    def eof_received(self) -> bool | None:
+    def eof_received(self) -> None:
         if self._refused or self._lingering:
             self.transport.close()  # the client has read the answer and closed its side
-            return None
-        return super().eof_received()
+            return
+        super().eof_received()
 
     def on_headers_complete(self) -> None:
         self._in_head = False
