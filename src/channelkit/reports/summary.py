@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from channelkit.reports.formatting import fmt_int, fmt_pct, is_missing
+from channelkit.display import numbers
 from channelkit.reports.page import Sentence
 
 INCOMPLETE = "period not complete"
@@ -72,8 +72,8 @@ def summary_sentences(
         change = _rate_change(row["delta"], row["previous"], previous_name)
         add(
             "read_rate",
-            f"Read rate was {fmt_pct(row['value'])}"
-            f"{_usual(row, fmt_pct, change, previous_name, said)}.",
+            f"Read rate was {numbers.percent(row['value'])}"
+            f"{_usual(row, numbers.percent, change, previous_name, said)}.",
         )
     if "readers" in kpis:
         row = kpis["readers"]
@@ -81,9 +81,9 @@ def summary_sentences(
         change = _count_change(row, previous_name)
         add(
             "readers",
-            f"Posts published in {period_name} reached {fmt_int(row['value'])} "
+            f"Posts published in {period_name} reached {numbers.whole(row['value'])} "
             f"{'reader' if count == 1 else 'readers'}"
-            f"{_usual(row, fmt_int, change, previous_name, said)}.",
+            f"{_usual(row, numbers.whole, change, previous_name, said)}.",
         )
     if "posts_published" in kpis:
         row = kpis["posts_published"]
@@ -91,14 +91,15 @@ def summary_sentences(
         verb = "post was" if count == 1 else "posts were"
         add(
             "posts_published",
-            f"{fmt_int(row['value'])} {verb} published{_count_change(row, previous_name)}.",
+            f"{numbers.whole(row['value'])} {verb} published{_count_change(row, previous_name)}.",
         )
     if best is not None:
-        text = f"Best read: \u201c{best.title}\u201d at {fmt_pct(best.read_rate)}"
+        text = f"Best read: \u201c{best.title}\u201d at {numbers.percent(best.read_rate)}"
         if weakest is not None and weakest.title != best.title:
-            text += f"; weakest: \u201c{weakest.title}\u201d at {fmt_pct(weakest.read_rate)}"
+            weakest_rate = numbers.percent(weakest.read_rate)
+            text += f"; weakest: \u201c{weakest.title}\u201d at {weakest_rate}"
             if weakest.channel_median is not None:
-                text += f" (its channel's median: {fmt_pct(weakest.channel_median)})"
+                text += f" (its channel's median: {numbers.percent(weakest.channel_median)})"
         sentences.append(Sentence(text + ".", () if complete else (INCOMPLETE,)))
     if "net_subscribers" in kpis:
         row = kpis["net_subscribers"]
@@ -108,8 +109,8 @@ def summary_sentences(
         elif net == 0:
             text = "Subscribers did not change overall"
         else:
-            text = f"Subscribers {'grew' if net > 0 else 'fell'} by {fmt_int(abs(net))} net"
-        if not is_missing(row["previous"]):
+            text = f"Subscribers {'grew' if net > 0 else 'fell'} by {numbers.whole(abs(net))} net"
+        if not numbers.missing(row["previous"]):
             text += f" ({previous_name}: {_signed(row['previous'])})"
         add("net_subscribers", text + ".")
     return tuple(sentences)
@@ -121,10 +122,10 @@ def _usual(row: Row, fmt: Callable[[Any], str], change: str, previous_name: str,
     low: Any = row.get("usual_low")
     high: Any = row.get("usual_high")
     value = row["value"]
-    if is_missing(low) or is_missing(high) or is_missing(value):
+    if numbers.missing(low) or numbers.missing(high) or numbers.missing(value):
         return change + said
     if float(low) <= float(value) <= float(high):
-        if is_missing(row["previous"]):
+        if numbers.missing(row["previous"]):
             return ", within its usual range"
         return f", within its usual range ({previous_name}: {fmt(row['previous'])}{said})"
     side = "above" if float(value) > float(high) else "below"
@@ -133,28 +134,28 @@ def _usual(row: Row, fmt: Callable[[Any], str], change: str, previous_name: str,
 
 
 def _rate_change(delta: Any, previous: Any, previous_name: str) -> str:
-    if is_missing(delta) or is_missing(previous):
+    if numbers.missing(delta) or numbers.missing(previous):
         return f" (no comparison with {previous_name})"
     points = float(delta) * 100
     if round(points, 1) == 0:
         return f", unchanged from {previous_name}"
     word = "up" if points > 0 else "down"
-    return f", {word} {abs(points):.1f} points from {fmt_pct(previous)} in {previous_name}"
+    return f", {word} {abs(points):.1f} points from {numbers.percent(previous)} in {previous_name}"
 
 
 def _count_change(row: Row, previous_name: str) -> str:
     previous, delta = row["previous"], row["delta"]
-    if is_missing(previous) or is_missing(delta):
+    if numbers.missing(previous) or numbers.missing(delta):
         return f" (no comparison with {previous_name})"
     if float(delta) == 0:
         return f", as many as in {previous_name}"
     word = "up" if float(delta) > 0 else "down"
-    if float(previous) > 0 and not is_missing(row.get("delta_pct")):
+    if float(previous) > 0 and not numbers.missing(row.get("delta_pct")):
         return (
             f", {word} {abs(float(row['delta_pct'])) * 100:.1f}% from "
-            f"{fmt_int(previous)} in {previous_name}"
+            f"{numbers.whole(previous)} in {previous_name}"
         )
-    return f", {word} from {fmt_int(previous)} in {previous_name}"
+    return f", {word} from {numbers.whole(previous)} in {previous_name}"
 
 
 def _signed(value: Any) -> str:
@@ -163,8 +164,8 @@ def _signed(value: Any) -> str:
 
 
 def _count(value: Any) -> int | None:
-    return None if is_missing(value) else round(float(value))
+    return None if numbers.missing(value) else round(float(value))
 
 
 def _true(value: Any) -> bool:
-    return not is_missing(value) and bool(value)
+    return not numbers.missing(value) and bool(value)
