@@ -22,8 +22,8 @@ from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 from channelkit._constants import (
     LOGGER_NAME,
-    SERVICE_MAX_CONNECTIONS,
     SERVICE_LINGER_SECONDS,
+    SERVICE_MAX_CONNECTIONS,
     SERVICE_MAX_HEADER_BYTES,
     SERVICE_REQUEST_TIMEOUT_SECONDS,
 )
