@@ -88,12 +88,13 @@ def plain_cell(value: object) -> Cell:
     """
     if value is None or value is pd.NA or value is pd.NaT:
         return None
+    # Moments first: NumPy counts a timedelta64 among its integers, and int() refuses it.
+    if isinstance(value, _MOMENTS):
+        return _plain_moment(value)
     if isinstance(value, _NUMBERS):
         return _plain_number(value)
     if isinstance(value, str):
         return value
-    if isinstance(value, _MOMENTS):
-        return _plain_moment(value)
     if isinstance(value, Mapping):
         return json.dumps({str(k): plain_cell(v) for k, v in value.items()}, default=str)
     if isinstance(value, list | tuple | set | frozenset | np.ndarray | pd.Series):
