@@ -116,6 +116,8 @@ def test_plain_rows_and_safe_cell() -> None:
     assert safe_cell(datetime(2026, 1, 2, 3, 4, tzinfo=UTC)) == "2026-01-02 03:04:00+00:00"
     assert safe_cell(pd.NaT) is None and safe_cell(pd.NA) is None
     assert safe_cell(np.array(["b", "a"])) == "b, a"
+    # NumPy counts a timedelta64 among its integers: it is a duration all the same
+    assert safe_cell(np.timedelta64(90, "s")) == "0 days 00:01:30"
 
 
 def test_write_csv_rows(tmp_path: Path) -> None:

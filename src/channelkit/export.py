@@ -88,6 +88,30 @@ def plain_cell(value: object) -> Cell:
     """
     if value is None or value is pd.NA or value is pd.NaT:
         return None
+    # Moments first: NumPy counts a timedelta64 among its integers, and int() refuses it.
+    if isinstance(value, _MOMENTS):
+        return _plain_moment(value)
+    if isinstance(value, _NUMBERS):
+        return _plain_number(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Mapping):
+        return json.dumps({str(k): plain_cell(v) for k, v in value.items()}, default=str)
+    if isinstance(value, list | tuple | set | frozenset | np.ndarray | pd.Series):
+        return _joined(value)
+    if hasattr(value, "as_py"):  # a pyarrow scalar (Arrow-backed columns)
+        return plain_cell(value.as_py())
+    return str(value)
+
+
+_Number = bool | np.bool_ | np.integer[Any] | float | np.floating[Any] | int | Decimal
+_NUMBERS = (bool, np.bool_, np.integer, float, np.floating, int, Decimal)
+_Moment = np.datetime64 | datetime | date | time | timedelta | np.timedelta64
+_MOMENTS = (np.datetime64, datetime, date, time, timedelta, np.timedelta64)
+
+
+def _plain_number(value: _Number) -> Cell:
+    """A number as Python's own: NaN is empty, infinities are text (no sheet holds them)."""
     if isinstance(value, bool | np.bool_):
         return bool(value)
     if isinstance(value, np.integer):
@@ -97,10 +121,13 @@ def plain_cell(value: object) -> Cell:
         if math.isnan(number):
             return None
         return number if math.isfinite(number) else str(number)
-    if isinstance(value, int | str):
-        return value
     if isinstance(value, Decimal):
         return int(value) if value == value.to_integral_value() else float(value)
+    return value
+
+
+def _plain_moment(value: _Moment) -> Cell:
+    """A date or time as Python's own; an aware one as text, a duration as text."""
     if isinstance(value, np.datetime64):
         if np.isnat(value):
             return None
@@ -112,16 +139,13 @@ def plain_cell(value: object) -> Cell:
         return value.isoformat(sep=" ") if value.tzinfo is not None else value
     if isinstance(value, date | time):
         return value
-    if isinstance(value, timedelta | pd.Timedelta | np.timedelta64):
-        return str(pd.Timedelta(value))
-    if isinstance(value, Mapping):
-        return json.dumps({str(k): plain_cell(v) for k, v in value.items()}, default=str)
-    if isinstance(value, list | tuple | set | frozenset | np.ndarray | pd.Series):
-        items = sorted(value, key=str) if isinstance(value, set | frozenset) else list(value)
-        return ", ".join(str(plain_cell(item)) for item in items if plain_cell(item) is not None)
-    if hasattr(value, "as_py"):  # a pyarrow scalar (Arrow-backed columns)
-        return plain_cell(value.as_py())
-    return str(value)
+    return str(pd.Timedelta(value))
+
+
+def _joined(value: Iterable[object]) -> str:
+    """A collection as "a, b" without its missing items (a set's in a stable order)."""
+    items = sorted(value, key=str) if isinstance(value, set | frozenset) else list(value)
+    return ", ".join(str(plain_cell(item)) for item in items if plain_cell(item) is not None)
 
 
 def safe_cell(value: object) -> Cell:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import timedelta
 from pathlib import Path
 
 import pandas as pd
@@ -115,12 +114,3 @@ def test_the_formatter_formats_only_channelkit_frames(
 def test_outside_ipython_nothing_is_registered() -> None:
     assert InteractiveShell.initialized() is False
     assert register() is False
-
-
-def test_numbers() -> None:
-    assert numbers.count(12345.0) == "12,345"
-    assert numbers.percent(0.57214) == "57.2%"
-    assert numbers.signed(-0.107139, rate=True) == "\u221210.7 pts"
-    assert numbers.signed(1204) == "+1,204"
-    assert numbers.signed_percent(pd.NA) == numbers.MISSING
-    assert numbers.age(timedelta(hours=2, minutes=5).total_seconds()) == "2 hours"

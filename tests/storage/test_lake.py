@@ -36,7 +36,7 @@ def table_rows(con: Any, table: str) -> list[tuple[str, ...]]:
     ]
 
 
-def assert_lake_equals_warehouse(db: Path, lake: Path) -> None:
+def assert_lake_equals_warehouse(db: Path, lake: str | Path) -> None:
     con, copy = open_warehouse(db, read_only=True), open_lake(lake)
     try:
         for table in LAKE_TABLES:
@@ -59,6 +59,16 @@ def service(service_factory: Callable[..., LocalService]) -> tuple[LocalService,
                 )
             service.advance_clock(DAY)
     return service, key
+
+
+@pytest.fixture
+def synced(service: tuple[LocalService, str], tmp_path: Path) -> tuple[Path, Path]:
+    """The service synced once into a warehouse file and a lake: (db, lake)."""
+    svc, key = service
+    db, lake = tmp_path / "wh.duckdb", tmp_path / "lake"
+    with Client(base_url=svc.base_url, api_key=key) as client:
+        assert run_sync(client, db, lake=lake, progress=False).completed
+    return db, lake
 
 
 def test_lake_follows_the_warehouse_run_after_run(
@@ -91,13 +101,8 @@ def test_lake_follows_the_warehouse_run_after_run(
     assert months and all(len(m) == 7 and m[4] == "-" for m in months)
 
 
-def test_warehouse_from_lake_gives_the_same_metrics(
-    service: tuple[LocalService, str], tmp_path: Path
-) -> None:
-    svc, key = service
-    db, lake = tmp_path / "wh.duckdb", tmp_path / "lake"
-    with Client(base_url=svc.base_url, api_key=key) as client:
-        assert run_sync(client, db, lake=lake, progress=False).completed
+def test_warehouse_from_lake_gives_the_same_metrics(synced: tuple[Path, Path]) -> None:
+    db, lake = synced
     on_file, on_lake = Warehouse(db), Warehouse.from_lake(lake)
     assert "from_lake" in repr(on_lake)
     month = on_file.sql("SELECT strftime(max(published_at), '%Y-%m') AS m FROM posts")["m"][0]
@@ -144,12 +149,10 @@ def _new_files(directory: Path, known: set[str]) -> bool:
 
 
 def test_kill_9_during_a_lake_commit_keeps_the_previous_version(
-    service: tuple[LocalService, str], tmp_path: Path
+    service: tuple[LocalService, str], synced: tuple[Path, Path]
 ) -> None:
     svc, key = service
-    db, lake = tmp_path / "wh.duckdb", tmp_path / "lake"
-    with Client(base_url=svc.base_url, api_key=key) as client:
-        assert run_sync(client, db, lake=lake, progress=False).completed
+    db, lake = synced
     before = {t.name: deltalake.DeltaTable(str(lake / t.name)).version() for t in LAKE_TABLES}
     old_rows = deltalake.DeltaTable(str(lake / "posts")).to_pyarrow_table().num_rows
     # Many changed rows, so the commit takes long enough to be caught in the middle.
@@ -189,14 +192,9 @@ def test_kill_9_during_a_lake_commit_keeps_the_previous_version(
 
 
 @pytest.mark.engine
-def test_polars_reads_the_lake_like_the_warehouse_kpis(
-    service: tuple[LocalService, str], tmp_path: Path
-) -> None:
+def test_polars_reads_the_lake_like_the_warehouse_kpis(synced: tuple[Path, Path]) -> None:
     pl = pytest.importorskip("polars", reason="the engine test reads the lake with Polars")
-    svc, key = service
-    db, lake = tmp_path / "wh.duckdb", tmp_path / "lake"
-    with Client(base_url=svc.base_url, api_key=key) as client:
-        assert run_sync(client, db, lake=lake, progress=False).completed
+    db, lake = synced
     # Monthly posts and readers (lifetime readers of the month's posts) per channel.
     monthly = (
         pl.read_delta(str(lake / "posts"))
@@ -274,12 +272,6 @@ def test_the_lake_on_s3_compatible_storage(
         again = run_sync(client, db, lake=s3, progress=False)
         assert again.completed, again.summary()
     assert "s3cret" not in report.summary() + again.summary()
-    con, copy = open_warehouse(db, read_only=True), open_lake(s3)
-    try:
-        for table in LAKE_TABLES:
-            assert table_rows(copy, table.name) == table_rows(con, table.name), table.name
-    finally:
-        con.close()
-        copy.close()
+    assert_lake_equals_warehouse(db, s3)
     on_lake = Warehouse.from_lake(s3)
     assert on_lake.sql("SELECT count(*) AS n FROM posts")["n"][0] == 60

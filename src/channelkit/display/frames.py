@@ -161,7 +161,7 @@ def _formatter(column: str, kind: str) -> Callable[[Any], Cell]:
     if column in RATES or column.endswith("_rate"):
         return lambda value: (numbers.percent(value), True)
     if column in _RATIOS:
-        return lambda value: (numbers.MISSING if numbers.missing(value) else f"{value:.2f}", True)
+        return lambda value: (numbers.ratio(value), True)
     if kind in "iuf":
         return lambda value: (numbers.count(value), True)
     return lambda value: (_text(value), False)

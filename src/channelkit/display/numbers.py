@@ -1,6 +1,9 @@
-"""Numbers as people read them in a table: 12,345 · 57.2% · +1,204 · −10.7 pts. Pure.
+"""Numbers, dates and changes as people read them: 12,345 · 57.2% · +1,204 · −10.7 points.
 
-Missing values (None, NaN, pandas' NA) read as an em dash, never as "nan" or "<NA>".
+The one formatter of notebooks (tables, tiles, the card) and reports (pages, emails,
+charts), so a number reads the same wherever it is shown. Pure: values in, text out.
+Missing values (None, NaN, pandas' NA) read as an em dash, never as "nan" or "<NA>";
+negative numbers carry the minus sign (U+2212), never a hyphen.
 """
 
 from __future__ import annotations
@@ -8,6 +11,7 @@ from __future__ import annotations
 import math
 from datetime import date, datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 MISSING = "\u2014"
 MINUS = "\u2212"
@@ -22,41 +26,78 @@ def missing(value: Any) -> bool:
         return True
 
 
-def count(value: Any) -> str:
-    """`12345.0` → `12,345`; a fraction keeps one decimal (`2.5` → `2.5`)."""
+def _minus(text: str) -> str:
+    return text.replace("-", MINUS)
+
+
+def whole(value: Any) -> str:
+    """Rounded to a whole number: `12345.4` → `12,345`."""
+    if missing(value):
+        return MISSING
+    return _minus(f"{round(float(value)):,}")
+
+
+def count(value: Any, digits: int = 1) -> str:
+    """`12345.0` → `12,345`; a fraction keeps `digits` decimals (`2.5` → `2.5`)."""
     if missing(value):
         return MISSING
     number = float(value)
-    text = f"{round(number):,}" if number.is_integer() else f"{number:,.1f}"
-    return text.replace("-", MINUS)
+    if number.is_integer():
+        return whole(number)
+    return _minus(f"{number:,.{digits}f}")
+
+
+def ratio(value: Any) -> str:
+    """A ratio with two decimals, always: `1` → `1.00`, `1.234` → `1.23`."""
+    if missing(value):
+        return MISSING
+    return _minus(f"{float(value):,.2f}")
 
 
 def percent(value: Any) -> str:
     """A ratio as a percentage: `0.57214` → `57.2%`."""
     if missing(value) or math.isinf(float(value)):
         return MISSING
-    return f"{float(value) * 100:.1f}%".replace("-", MINUS)
+    return _minus(f"{float(value) * 100:.1f}%")
 
 
 def signed(value: Any, *, rate: bool = False) -> str:
-    """A change: `+1,204` for counts, `−10.7 pts` (percentage points) for rates."""
+    """A change: `+1,204` for counts, `−10.7 points` (percentage points) for rates."""
     if missing(value):
         return MISSING
     number = float(value)
     if rate:
-        text = f"{number * 100:+.1f} pts"
+        text = f"{number * 100:+.1f} points"
     elif number.is_integer():
         text = f"{round(number):+,}"
     else:
         text = f"{number:+,.1f}"
-    return text.replace("-", MINUS)
+    return _minus(text)
 
 
 def signed_percent(value: Any) -> str:
     """A relative change: `-0.2042` → `−20.4%`."""
     if missing(value) or math.isinf(float(value)):
         return MISSING
-    return f"{float(value) * 100:+.1f}%".replace("-", MINUS)
+    return _minus(f"{float(value) * 100:+.1f}%")
+
+
+def direction(value: Any) -> str:
+    """`up`, `down` or `flat`: the CSS class of a change."""
+    if missing(value) or float(value) == 0:
+        return "flat"
+    return "up" if float(value) > 0 else "down"
+
+
+def day(value: Any) -> str:
+    """The date alone: `2026-03-29`, also of a timestamp."""
+    if missing(value):
+        return MISSING
+    if isinstance(value, datetime):
+        return value.date().isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    return str(value)
 
 
 def moment(value: Any) -> str:
@@ -68,9 +109,19 @@ def moment(value: Any) -> str:
             return value.date().isoformat()
         zone = value.tzname() or ""
         return f"{value:%Y-%m-%d %H:%M} {zone}".strip()
-    if isinstance(value, date):
-        return value.isoformat()
-    return str(value)
+    return day(value)
+
+
+def local_time(value: Any, tz: str) -> str:
+    """An aware timestamp shown in `tz`, to the minute: `2026-11-20 09:30`."""
+    if missing(value):
+        return MISSING
+    if not isinstance(value, datetime):
+        return str(value)
+    shown: datetime = value
+    if shown.tzinfo is not None:
+        shown = shown.astimezone(ZoneInfo(tz))
+    return shown.strftime("%Y-%m-%d %H:%M")
 
 
 def age(seconds: float) -> str:

@@ -212,6 +212,81 @@ def decide_update(
     """What the row of post `meta["id"]` will do, given the post as the service has it now."""
     post_id = str(cell_text(meta.get("id")))
     known: dict[str, Any] = {"number": number, "post_id": post_id, "cells": cells}
+    read = _read_row(cells, meta, channels=channels, tz=tz)
+    if isinstance(read, str):
+        return CalendarRow(kind="error", message=read, **known)
+    action, desired, exported_at = read
+    known.update(request=desired, exported_at=exported_at)
+    if post is None:
+        message = "the post no longer exists on the service (deleted, or not visible to this key)"
+        return CalendarRow(kind="conflict", message=message, **known)
+
+    edited = bool(action) or cell_text(meta.get("exported")) != request_fingerprint(desired)
+    if not edited:
+        note = "" if post.updated_at == exported_at else "changed only on the service; kept"
+        return CalendarRow(kind="unchanged", message=note, **known)
+
+    return _edit(
+        known,
+        desired,
+        post,
+        cells,
+        action,
+        exported_at,
+        now=now,
+        lead_time=lead_time,
+        confirm_urgent=confirm_urgent,
+        confirm_publish_now=confirm_publish_now,
+    )
+
+
+def _edit(
+    known: Mapping[str, Any],
+    desired: PostRequest,
+    post: Post,
+    cells: Mapping[str, object],
+    action: str,
+    exported_at: datetime | None,
+    *,
+    now: datetime,
+    lead_time: timedelta,
+    confirm_urgent: bool,
+    confirm_publish_now: bool,
+) -> CalendarRow:
+    """What an edited row does to `post`; `known` holds what every outcome of the row
+    carries (its number, id, cells, request and export time)."""
+    target = {"cancel": "draft", "publish-now": "published"}.get(action)
+    if target is None and desired.scheduled_at is None and post.status == "scheduled":
+        message = "scheduled_at is blank; give a time, or set action to cancel (back to draft)"
+        return CalendarRow(kind="error", message=message, **known)
+    changes, patch = _differences(desired, post, cells, moving=target is None)
+    if target == post.status:
+        target = None
+    if not changes and target is None:
+        return CalendarRow(kind="unchanged", **known)
+    conflict = _conflict(post, exported_at)
+    if conflict:
+        return CalendarRow(kind="conflict", changes=changes, message=conflict, **known)
+    refusal = _refusal(
+        desired, post, patch, target, now, lead_time, confirm_urgent, confirm_publish_now
+    )
+    if refusal:
+        return CalendarRow(kind="error", changes=changes, message=refusal, **known)
+    if target is not None:
+        patch["status"] = target
+    kind = action if target is not None else ("reschedule" if "scheduled_at" in patch else "update")
+    return CalendarRow(kind=kind, changes=changes, patch=patch, **known)
+
+
+def _read_row(
+    cells: Mapping[str, object],
+    meta: Mapping[str, object],
+    *,
+    channels: ChannelIndex,
+    tz: str | None,
+) -> tuple[str, PostRequest, datetime | None] | str:
+    """The row's action, the post it describes and when it was exported; or what is
+    wrong with it, every problem in one message."""
     problems: list[FieldError] = []
     action = normalise_action(meta.get("action"))
     if isinstance(action, FieldError):
@@ -224,50 +299,27 @@ def decide_update(
         tz=tz,
         now=_NO_LEAD_CHECK,
         lead_time=timedelta(0),
-        confirm_urgent=True,  # only a change to urgent needs confirming: checked below
+        confirm_urgent=True,  # only a change to urgent needs confirming: checked apart
     )
     if isinstance(desired, list):
         problems.extend(desired)
     if problems:
-        return CalendarRow(kind="error", message=_joined(problems), **known)
+        return _joined(problems)
     assert isinstance(desired, PostRequest)
-    known.update(request=desired, exported_at=exported_at)
-    if post is None:
-        message = "the post no longer exists on the service (deleted, or not visible to this key)"
-        return CalendarRow(kind="conflict", message=message, **known)
+    return action, desired, exported_at
 
-    edited = bool(action) or cell_text(meta.get("exported")) != request_fingerprint(desired)
-    if not edited:
-        note = "" if post.updated_at == exported_at else "changed only on the service; kept"
-        return CalendarRow(kind="unchanged", message=note, **known)
 
-    target = {"cancel": "draft", "publish-now": "published"}.get(action)
-    changes, patch = _differences(desired, post, cells, moving=target is None)
-    if target is None and desired.scheduled_at is None and post.status == "scheduled":
-        message = "scheduled_at is blank; give a time, or set action to cancel (back to draft)"
-        return CalendarRow(kind="error", message=message, **known)
-    if target == post.status:
-        target = None
-    if not changes and target is None:
-        return CalendarRow(kind="unchanged", **known)
+def _conflict(post: Post, exported_at: datetime | None) -> str | None:
+    """Why an edit cannot be applied to the post as it is now: it left draft and
+    scheduled, or someone changed it on the service after the export."""
     if post.status not in ("draft", "scheduled"):
-        message = f"the post is {post.status} now; it can no longer be changed from the calendar"
-        return CalendarRow(kind="conflict", changes=changes, message=message, **known)
+        return f"the post is {post.status} now; it can no longer be changed from the calendar"
     if post.updated_at != exported_at:
-        message = (
+        return (
             f"changed on the service at {_utc_text(post.updated_at)} after your export "
             f"({_utc_text(exported_at)}); nothing overwritten: export again and redo the edit"
         )
-        return CalendarRow(kind="conflict", changes=changes, message=message, **known)
-    refusal = _refusal(
-        desired, post, patch, target, now, lead_time, confirm_urgent, confirm_publish_now
-    )
-    if refusal:
-        return CalendarRow(kind="error", changes=changes, message=refusal, **known)
-    if target is not None:
-        patch["status"] = target
-    kind = action if target is not None else ("reschedule" if "scheduled_at" in patch else "update")
-    return CalendarRow(kind=kind, changes=changes, patch=patch, **known)
+    return None
 
 
 def _differences(

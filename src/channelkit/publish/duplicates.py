@@ -160,13 +160,7 @@ def likely_duplicates(
     """For each row to send, the post on the service it most likely repeats: same channel,
     and the same title or the same body (spacing and case aside) within `days` of the
     row's time. Both matching beats one; then the nearest in time wins. Pure."""
-    by_title: dict[tuple[str, str], list[Post]] = {}
-    by_body: dict[tuple[str, str], list[Post]] = {}
-    for channel_id, posts in posts_by_channel.items():
-        for post in posts:
-            by_title.setdefault((channel_id, _folded(post.title)), []).append(post)
-            if _folded(post.body or ""):
-                by_body.setdefault((channel_id, _folded(post.body or "")), []).append(post)
+    index = _TextIndex.of(posts_by_channel)
     window = timedelta(days=days)
     found: dict[int, LikelyDuplicate] = {}
     for row in rows:
@@ -174,36 +168,80 @@ def likely_duplicates(
         if row.status != "ok" or request is None or request.scheduled_at is None:
             continue
         title, body = _folded(request.title), _folded(request.body)
-        candidates = {
+        candidates = index.candidates(request.channel_id, title, body)
+        best = _likeliest(candidates, title, body, request.scheduled_at, window)
+        if best is not None:
+            post, same = best
+            found[row.number] = LikelyDuplicate(post.id, post.title, _shown(post), same)
+    return found
+
+
+@dataclass(frozen=True)
+class _TextIndex:
+    """The service's posts by channel and folded title, and by channel and folded body."""
+
+    by_title: dict[tuple[str, str], list[Post]]
+    by_body: dict[tuple[str, str], list[Post]]
+
+    @classmethod
+    def of(cls, posts_by_channel: Mapping[str, Iterable[Post]]) -> _TextIndex:
+        index = cls({}, {})
+        for channel_id, posts in posts_by_channel.items():
+            for post in posts:
+                index.by_title.setdefault((channel_id, _folded(post.title)), []).append(post)
+                body = _folded(post.body or "")
+                if body:
+                    index.by_body.setdefault((channel_id, body), []).append(post)
+        return index
+
+    def candidates(self, channel_id: str, title: str, body: str) -> list[Post]:
+        """The posts of `channel_id` with this title or this body, each once, title
+        matches first."""
+        found = {
             post.id: post
             for post in (
-                *by_title.get((request.channel_id, title), ()),
-                *by_body.get((request.channel_id, body), ()),
+                *self.by_title.get((channel_id, title), ()),
+                *self.by_body.get((channel_id, body), ()),
             )
         }
-        best: tuple[int, timedelta, Post, tuple[str, ...]] | None = None
-        for post in candidates.values():
-            when = post.scheduled_at or post.published_at or post.created_at
-            if when is None or abs(when - request.scheduled_at) > window:
-                continue
-            same = tuple(
-                name
-                for name, equal in (
-                    ("title", _folded(post.title) == title),
-                    ("body", bool(body) and _folded(post.body or "") == body),
-                )
-                if equal
-            )
-            rank = (-len(same), abs(when - request.scheduled_at), post, same)
-            if best is None or rank[:2] < best[:2]:
-                best = rank
-        if best is not None:
-            post, same = best[2], best[3]
-            when = post.scheduled_at or post.published_at or post.created_at
-            assert when is not None
-            shown = f"{when.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
-            found[row.number] = LikelyDuplicate(post.id, post.title, shown, same)
-    return found
+        return list(found.values())
+
+
+def _likeliest(
+    candidates: Iterable[Post], title: str, body: str, at: datetime, window: timedelta
+) -> tuple[Post, tuple[str, ...]] | None:
+    """The candidate within `window` of `at` matching most fields, then the nearest (the
+    first of equals), with the names of the fields it matches."""
+    best: tuple[int, timedelta, Post, tuple[str, ...]] | None = None
+    for post in candidates:
+        when = _when(post)
+        if when is None or abs(when - at) > window:
+            continue
+        same = _same_fields(post, title, body)
+        rank = (-len(same), abs(when - at), post, same)
+        if best is None or rank[:2] < best[:2]:
+            best = rank
+    return None if best is None else (best[2], best[3])
+
+
+def _same_fields(post: Post, title: str, body: str) -> tuple[str, ...]:
+    """The fields ("title", "body") that `post` shares with the folded `title` and `body`."""
+    same = {
+        "title": _folded(post.title) == title,
+        "body": bool(body) and _folded(post.body or "") == body,
+    }
+    return tuple(name for name, equal in same.items() if equal)
+
+
+def _when(post: Post) -> datetime | None:
+    """A post's time: when it is scheduled, else when it was published or created."""
+    return post.scheduled_at or post.published_at or post.created_at
+
+
+def _shown(post: Post) -> str:
+    when = _when(post)
+    assert when is not None  # only posts with a time are candidates
+    return f"{when.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
 
 
 def _folded(text: str) -> str:

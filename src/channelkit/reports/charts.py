@@ -15,9 +15,9 @@ import pandas as pd
 from markupsafe import Markup
 
 from channelkit._constants import REPORT_AXIS_LABEL_CHARS, REPORT_CHART_TOP_MARGIN
+from channelkit.display import numbers
 from channelkit.plots.style import HEIGHT as PLOT_HEIGHT
 from channelkit.plots.style import TOP_MARGIN as PLOT_TOP_MARGIN
-from channelkit.reports.formatting import fmt_datetime, fmt_number, fmt_pct, is_missing
 from channelkit.reports.page import Cell, Chart, Column, Table
 from channelkit.reports.render import figure_html
 
@@ -145,18 +145,18 @@ def _cell(name: str, value: Any, tz: str) -> Cell:
         not isinstance(value, str) and pd.api.types.is_list_like(value)
     ):
         return ", ".join(str(item) for item in value)
-    if is_missing(value):
+    if numbers.missing(value):
         return "\u2014"
     if isinstance(value, pd.Timestamp | pd.Period) or hasattr(value, "tzinfo"):
         if isinstance(value, pd.Period):
             return str(value)
-        return fmt_datetime(pd.Timestamp(value).to_pydatetime(), tz)
+        return numbers.local_time(pd.Timestamp(value).to_pydatetime(), tz)
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, int | float) or hasattr(value, "dtype"):
         if any(marker in name for marker in _RATE_MARKERS):
-            return fmt_pct(value)
-        return fmt_number(value, 2)
+            return numbers.percent(value)
+        return numbers.count(value, 2)
     return str(value)
 
 

@@ -25,20 +25,9 @@ from channelkit._constants import (
     REPORT_UPCOMING_LIMIT,
 )
 from channelkit.analysis.freshness import Freshness
+from channelkit.display import numbers
 from channelkit.reports.charts import chart, heatmaps_one_by_one
 from channelkit.reports.checks import last_data_day
-from channelkit.reports.formatting import (
-    MISSING,
-    direction,
-    fmt_datetime,
-    fmt_int,
-    fmt_number,
-    fmt_pct,
-    fmt_ratio,
-    fmt_signed,
-    fmt_signed_pct,
-    is_missing,
-)
 from channelkit.reports.page import Cell, Column, KpiTile, ReportPage, Section, Table
 from channelkit.reports.parameters import ReportPeriod, local_date
 from channelkit.reports.render import markdown_html
@@ -194,7 +183,7 @@ def _best_and_weakest(
     """The post with the highest read rate, and the one furthest below its channel's usual
     read rate (`low_reach`: below half the channel's median; None when no post is)."""
     best = None
-    if not top_rate.empty and not is_missing(top_rate["read_rate"].iloc[0]):
+    if not top_rate.empty and not numbers.missing(top_rate["read_rate"].iloc[0]):
         first = top_rate.iloc[0]
         best = PostRate(str(first["title"]), float(first["read_rate"]))
     weakest = None
@@ -239,7 +228,7 @@ def _tiles(rows: Mapping[str, Mapping[Any, Any]], complete: bool) -> tuple[KpiTi
 
 def _tile(metric: str, label: str, row: Mapping[Any, Any], complete: bool) -> KpiTile:
     is_rate = metric.endswith("_rate")
-    value_fmt = fmt_pct if is_rate else fmt_int
+    value_fmt = numbers.percent if is_rate else numbers.whole
     flags: tuple[str, ...] = () if complete else (INCOMPLETE,)
     if row.get("small_base") is True:
         flags += (SMALL_BASE,)
@@ -248,16 +237,20 @@ def _tile(metric: str, label: str, row: Mapping[Any, Any], complete: bool) -> Kp
         label=label,
         value=value_fmt(row["value"]),
         previous=value_fmt(row["previous"]),
-        delta=fmt_signed(row["delta"], percent_points=is_rate),
+        delta=numbers.signed(row["delta"], rate=is_rate),
         # a relative change from zero or a negative number (net subscribers) reads as nonsense
-        delta_pct=fmt_signed_pct(row["delta_pct"]) if _positive(row["previous"]) else MISSING,
-        direction=direction(row["delta"]),
+        delta_pct=(
+            numbers.signed_percent(row["delta_pct"])
+            if _positive(row["previous"])
+            else numbers.MISSING
+        ),
+        direction=numbers.direction(row["delta"]),
         flags=flags,
     )
 
 
 def _positive(value: Any) -> bool:
-    return not is_missing(value) and float(value) > 0
+    return not numbers.missing(value) and float(value) > 0
 
 
 def _parameters(
@@ -274,17 +267,17 @@ def _parameters(
 
 def _freshness(fresh: Freshness, tz: str) -> tuple[tuple[str, str], ...]:
     counts = fresh.row_counts
-    last_sync = MISSING
+    last_sync = numbers.MISSING
     if fresh.last_sync_at is not None:
-        last_sync = f"{fmt_datetime(fresh.last_sync_at, tz)} ({fresh.last_sync_mode})"
+        last_sync = f"{numbers.local_time(fresh.last_sync_at, tz)} ({fresh.last_sync_mode})"
     return (
         ("Last completed sync", last_sync),
-        ("Source", fresh.base_url or MISSING),
-        ("Latest analytics day", str(fresh.last_post_day or MISSING)),
+        ("Source", fresh.base_url or numbers.MISSING),
+        ("Latest analytics day", str(fresh.last_post_day or numbers.MISSING)),
         (
             "Rows",
-            f"{fmt_int(counts.get('posts'))} posts, {fmt_int(counts.get('channels'))} "
-            f"channels, {fmt_int(counts.get('post_daily'))} daily post rows",
+            f"{numbers.whole(counts.get('posts'))} posts, {numbers.whole(counts.get('channels'))} "
+            f"channels, {numbers.whole(counts.get('post_daily'))} daily post rows",
         ),
     )
 
@@ -302,14 +295,14 @@ def _trend_section(trend: pd.DataFrame, freq: str, tz: str) -> Section:
     figure.update_xaxes(tickvals=None, tickmode="auto", nticks=REPORT_TREND_TICKS)
     peak = _largest(trend, "readers")
     when = _period_words(peak["period"], freq)
-    key = f"the most readers, {fmt_int(peak['readers'])}, for the posts of {when}"
+    key = f"the most readers, {numbers.whole(peak['readers'])}, for the posts of {when}"
     drawn = chart(figure, "ck-trend", trend, tz=tz, key=key, columns=_TREND_COLUMNS)
     return Section("trend", title, intro, charts=(drawn,), lead=True)
 
 
 def _posts(count: Any) -> str:
     """ "1 post", "12 posts" """
-    return f"{fmt_int(count)} post" + ("" if int(count) == 1 else "s")
+    return f"{numbers.whole(count)} post" + ("" if int(count) == 1 else "s")
 
 
 def _largest(frame: pd.DataFrame, column: str) -> pd.Series:
@@ -335,7 +328,7 @@ _TREND_COLUMNS = (
 
 
 def _text(value: Any) -> str:
-    return MISSING if is_missing(value) else str(value)
+    return numbers.MISSING if numbers.missing(value) else str(value)
 
 
 def _title_cell(title: Any, body: str) -> Cell:
@@ -390,22 +383,22 @@ def _top_section(
     )
     rows = tuple(
         (
-            fmt_int(row["rank"]),
+            numbers.whole(row["rank"]),
             _title_cell(row["title"], bodies.get(str(row["post_id"]), "")),
-            fmt_int(row["readers"]),
-            fmt_pct(row["read_rate"]),
-            fmt_int(row["opens"]),
+            numbers.whole(row["readers"]),
+            numbers.percent(row["read_rate"]),
+            numbers.whole(row["opens"]),
             _text(row["channel"]),
-            fmt_datetime(row["published_at"], tz),
+            numbers.local_time(row["published_at"], tz),
         )
         for row in top.to_dict("records")
     )
     first = top.iloc[0]
     by = str(top.attrs.get("by", "readers"))
     what = (
-        f"a read rate of {fmt_pct(first['read_rate'])}"
+        f"a read rate of {numbers.percent(first['read_rate'])}"
         if by == "read_rate"
-        else f"{fmt_int(first['readers'])} readers"
+        else f"{numbers.whole(first['readers'])} readers"
     )
     key = f"the first, \u201c{_text(first['title'])}\u201d, had {what}"
     drawn = chart(
@@ -446,11 +439,11 @@ def _low_reach_section(frame: pd.DataFrame, tz: str) -> Section:
     rows = tuple(
         (
             _text(row["title"]),
-            fmt_int(row["readers"]),
-            fmt_pct(row["read_rate"]),
-            fmt_pct(row["channel_median"]),
+            numbers.whole(row["readers"]),
+            numbers.percent(row["read_rate"]),
+            numbers.percent(row["channel_median"]),
             _text(row["channel"]),
-            fmt_datetime(row["published_at"], tz),
+            numbers.local_time(row["published_at"], tz),
         )
         for row in shown.to_dict("records")
     )
@@ -481,13 +474,13 @@ def _channel_section(frame: pd.DataFrame, tz: str) -> Section:
     rows = tuple(
         (
             _text(row["channel"]),
-            fmt_int(row["readers"]),
-            fmt_pct(row["read_rate"]),
-            fmt_int(row["posts_published"]),
-            fmt_int(row["opens"]),
-            fmt_pct(row["engagement_rate"]),
-            fmt_signed(row["net_subscribers"]),
-            fmt_int(row["subscribers"]),
+            numbers.whole(row["readers"]),
+            numbers.percent(row["read_rate"]),
+            numbers.whole(row["posts_published"]),
+            numbers.whole(row["opens"]),
+            numbers.percent(row["engagement_rate"]),
+            numbers.signed(row["net_subscribers"]),
+            numbers.whole(row["subscribers"]),
         )
         for row in frame.to_dict("records")
     )
@@ -496,7 +489,8 @@ def _channel_section(frame: pd.DataFrame, tz: str) -> Section:
     if len(rated) < 2:  # one bar compares nothing: the table says it all
         return Section("channels", title, intro, table=table)
     best = _largest(rated, "read_rate")
-    key = f"the highest read rate, {fmt_pct(best['read_rate'])}, in {_text(best['channel'])}"
+    rate = numbers.percent(best["read_rate"])
+    key = f"the highest read rate, {rate}, in {_text(best['channel'])}"
     drawn = chart(
         plots.channel_comparison(frame),
         "ck-channels",
@@ -548,11 +542,11 @@ def _group_section(
     rows = tuple(
         (
             _text(row[key]),
-            fmt_int(row["readers"]),
-            fmt_pct(row["read_rate"]),
-            fmt_ratio(row["lift"]),
-            fmt_int(row["posts"]),
-            fmt_number(row["median_opens"]),
+            numbers.whole(row["readers"]),
+            numbers.percent(row["read_rate"]),
+            numbers.ratio(row["lift"]),
+            numbers.whole(row["posts"]),
+            numbers.count(row["median_opens"]),
             "small" if row["small_sample"] is True else "",
         )
         for row in shown.to_dict("records")
@@ -566,7 +560,7 @@ def _group_section(
         return Section(section_id, title, intro, table=table, notes=notes)
     top = _largest(lifted, "lift")
     chart_key = (
-        f"the highest lift, {fmt_ratio(top['lift'])}, for {label.lower()} "
+        f"the highest lift, {numbers.ratio(top['lift'])}, for {label.lower()} "
         f"{_text(top[key])} on {_posts(top['posts'])}"
     )
     drawn = chart(
@@ -591,7 +585,7 @@ def _heatmap_section(frame: pd.DataFrame, tz: str) -> Section:
     figures = heatmaps_one_by_one(plots.publishing_heatmap(frame))
     keys = (
         _busiest(frame, "posts_published", "published", _posts),
-        _busiest(frame, "readers_per_post", "readers per post", fmt_number),
+        _busiest(frame, "readers_per_post", "readers per post", numbers.count),
     )
     charts = tuple(
         chart(figure, f"ck-heatmap-{number}", frame, tz=tz, key=key, columns=_HEATMAP_COLUMNS)
@@ -621,7 +615,7 @@ def _busiest(frame: pd.DataFrame, column: str, what: str, fmt: Callable[[Any], s
 
 def _upcoming_section(frame: pd.DataFrame, tz: str, as_of: datetime) -> Section:
     title = "Upcoming scheduled posts"
-    intro = f"Scheduled after {fmt_datetime(as_of, tz)} ({tz}), as known at the last sync."
+    intro = f"Scheduled after {numbers.local_time(as_of, tz)} ({tz}), as known at the last sync."
     if frame.empty:
         return Section("upcoming", title, intro, empty="No scheduled posts.")
     columns = (
@@ -634,7 +628,7 @@ def _upcoming_section(frame: pd.DataFrame, tz: str, as_of: datetime) -> Section:
     shown = frame.head(REPORT_UPCOMING_LIMIT)
     rows = tuple(
         (
-            fmt_datetime(row["scheduled_at"], tz),
+            numbers.local_time(row["scheduled_at"], tz),
             _text(row["title"]),
             _text(row["channel_name"]),
             _text(row["priority"]),

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from channelkit.reports.formatting import fmt_int, fmt_pct, is_missing
+from channelkit.display import numbers
 from channelkit.reports.page import Sentence
 
 INCOMPLETE = "period not complete"
@@ -54,65 +54,86 @@ def summary_sentences(
     `attrs`) is said after a change; `missing` ("no synced data for October 2025")
     becomes the flag of every compared number.
     """
-    sentences: list[Sentence] = []
     said = "" if comparison is None or missing else f", {comparison.split(' (')[0]}"
 
-    def add(metric: str, text: str) -> None:
-        flags: list[str] = []
-        if not complete:
-            flags.append(INCOMPLETE)
-        if missing is not None:
-            flags.append(missing)
-        if _true(kpis[metric].get("small_base")):
-            flags.append(SMALL_BASE)
-        sentences.append(Sentence(text, tuple(flags)))
+    def sentence(text: str, row: Row) -> Sentence:
+        return Sentence(text, _flags(row, complete=complete, missing=missing))
 
+    sentences: list[Sentence] = []
     if "read_rate" in kpis:
         row = kpis["read_rate"]
-        change = _rate_change(row["delta"], row["previous"], previous_name)
-        add(
-            "read_rate",
-            f"Read rate was {fmt_pct(row['value'])}"
-            f"{_usual(row, fmt_pct, change, previous_name, said)}.",
-        )
+        sentences.append(sentence(_read_rate(row, previous_name, said), row))
     if "readers" in kpis:
         row = kpis["readers"]
-        count = _count(row["value"])
-        change = _count_change(row, previous_name)
-        add(
-            "readers",
-            f"Posts published in {period_name} reached {fmt_int(row['value'])} "
-            f"{'reader' if count == 1 else 'readers'}"
-            f"{_usual(row, fmt_int, change, previous_name, said)}.",
-        )
+        sentences.append(sentence(_readers(row, period_name, previous_name, said), row))
     if "posts_published" in kpis:
         row = kpis["posts_published"]
-        count = _count(row["value"])
-        verb = "post was" if count == 1 else "posts were"
-        add(
-            "posts_published",
-            f"{fmt_int(row['value'])} {verb} published{_count_change(row, previous_name)}.",
-        )
+        sentences.append(sentence(_posts_published(row, previous_name), row))
     if best is not None:
-        text = f"Best read: \u201c{best.title}\u201d at {fmt_pct(best.read_rate)}"
-        if weakest is not None and weakest.title != best.title:
-            text += f"; weakest: \u201c{weakest.title}\u201d at {fmt_pct(weakest.read_rate)}"
-            if weakest.channel_median is not None:
-                text += f" (its channel's median: {fmt_pct(weakest.channel_median)})"
-        sentences.append(Sentence(text + ".", () if complete else (INCOMPLETE,)))
+        text = _best_and_weakest(best, weakest)
+        sentences.append(Sentence(text, () if complete else (INCOMPLETE,)))
     if "net_subscribers" in kpis:
         row = kpis["net_subscribers"]
-        net = _count(row["value"])
-        if net is None:
-            text = "Subscriber numbers are missing for this period"
-        elif net == 0:
-            text = "Subscribers did not change overall"
-        else:
-            text = f"Subscribers {'grew' if net > 0 else 'fell'} by {fmt_int(abs(net))} net"
-        if not is_missing(row["previous"]):
-            text += f" ({previous_name}: {_signed(row['previous'])})"
-        add("net_subscribers", text + ".")
+        sentences.append(sentence(_net_subscribers(row, previous_name), row))
     return tuple(sentences)
+
+
+def _flags(row: Row, *, complete: bool, missing: str | None) -> tuple[str, ...]:
+    """What a compared number needs care for: an incomplete period, a comparison period
+    without data, a small base."""
+    flags: list[str] = []
+    if not complete:
+        flags.append(INCOMPLETE)
+    if missing is not None:
+        flags.append(missing)
+    if _true(row.get("small_base")):
+        flags.append(SMALL_BASE)
+    return tuple(flags)
+
+
+def _read_rate(row: Row, previous_name: str, said: str) -> str:
+    change = _rate_change(row["delta"], row["previous"], previous_name)
+    return (
+        f"Read rate was {numbers.percent(row['value'])}"
+        f"{_usual(row, numbers.percent, change, previous_name, said)}."
+    )
+
+
+def _readers(row: Row, period_name: str, previous_name: str, said: str) -> str:
+    change = _count_change(row, previous_name)
+    readers = "reader" if _count(row["value"]) == 1 else "readers"
+    return (
+        f"Posts published in {period_name} reached {numbers.whole(row['value'])} {readers}"
+        f"{_usual(row, numbers.whole, change, previous_name, said)}."
+    )
+
+
+def _posts_published(row: Row, previous_name: str) -> str:
+    verb = "post was" if _count(row["value"]) == 1 else "posts were"
+    change = _count_change(row, previous_name)
+    return f"{numbers.whole(row['value'])} {verb} published{change}."
+
+
+def _best_and_weakest(best: PostRate, weakest: PostRate | None) -> str:
+    text = f"Best read: \u201c{best.title}\u201d at {numbers.percent(best.read_rate)}"
+    if weakest is not None and weakest.title != best.title:
+        text += f"; weakest: \u201c{weakest.title}\u201d at {numbers.percent(weakest.read_rate)}"
+        if weakest.channel_median is not None:
+            text += f" (its channel's median: {numbers.percent(weakest.channel_median)})"
+    return text + "."
+
+
+def _net_subscribers(row: Row, previous_name: str) -> str:
+    net = _count(row["value"])
+    if net is None:
+        text = "Subscriber numbers are missing for this period"
+    elif net == 0:
+        text = "Subscribers did not change overall"
+    else:
+        text = f"Subscribers {'grew' if net > 0 else 'fell'} by {numbers.whole(abs(net))} net"
+    if not numbers.missing(row["previous"]):
+        text += f" ({previous_name}: {_signed(row['previous'])})"
+    return text + "."
 
 
 def _usual(row: Row, fmt: Callable[[Any], str], change: str, previous_name: str, said: str) -> str:
@@ -121,10 +142,10 @@ def _usual(row: Row, fmt: Callable[[Any], str], change: str, previous_name: str,
     low: Any = row.get("usual_low")
     high: Any = row.get("usual_high")
     value = row["value"]
-    if is_missing(low) or is_missing(high) or is_missing(value):
+    if numbers.missing(low) or numbers.missing(high) or numbers.missing(value):
         return change + said
     if float(low) <= float(value) <= float(high):
-        if is_missing(row["previous"]):
+        if numbers.missing(row["previous"]):
             return ", within its usual range"
         return f", within its usual range ({previous_name}: {fmt(row['previous'])}{said})"
     side = "above" if float(value) > float(high) else "below"
@@ -133,28 +154,28 @@ def _usual(row: Row, fmt: Callable[[Any], str], change: str, previous_name: str,
 
 
 def _rate_change(delta: Any, previous: Any, previous_name: str) -> str:
-    if is_missing(delta) or is_missing(previous):
+    if numbers.missing(delta) or numbers.missing(previous):
         return f" (no comparison with {previous_name})"
     points = float(delta) * 100
     if round(points, 1) == 0:
         return f", unchanged from {previous_name}"
     word = "up" if points > 0 else "down"
-    return f", {word} {abs(points):.1f} points from {fmt_pct(previous)} in {previous_name}"
+    return f", {word} {abs(points):.1f} points from {numbers.percent(previous)} in {previous_name}"
 
 
 def _count_change(row: Row, previous_name: str) -> str:
     previous, delta = row["previous"], row["delta"]
-    if is_missing(previous) or is_missing(delta):
+    if numbers.missing(previous) or numbers.missing(delta):
         return f" (no comparison with {previous_name})"
     if float(delta) == 0:
         return f", as many as in {previous_name}"
     word = "up" if float(delta) > 0 else "down"
-    if float(previous) > 0 and not is_missing(row.get("delta_pct")):
+    if float(previous) > 0 and not numbers.missing(row.get("delta_pct")):
         return (
             f", {word} {abs(float(row['delta_pct'])) * 100:.1f}% from "
-            f"{fmt_int(previous)} in {previous_name}"
+            f"{numbers.whole(previous)} in {previous_name}"
         )
-    return f", {word} from {fmt_int(previous)} in {previous_name}"
+    return f", {word} from {numbers.whole(previous)} in {previous_name}"
 
 
 def _signed(value: Any) -> str:
@@ -163,8 +184,8 @@ def _signed(value: Any) -> str:
 
 
 def _count(value: Any) -> int | None:
-    return None if is_missing(value) else round(float(value))
+    return None if numbers.missing(value) else round(float(value))
 
 
 def _true(value: Any) -> bool:
-    return not is_missing(value) and bool(value)
+    return not numbers.missing(value) and bool(value)

@@ -27,7 +27,7 @@ from channelkit.service import demo_content as words
 from channelkit.service.engagement import HOURLY, WEEKDAY, weekday
 from channelkit.service.posts import engagement_rows
 from channelkit.service.timefmt import SECONDS_PER_DAY, day_of, day_start
-from channelkit.service.workspace import create_key
+from channelkit.service.workspace import create_key, fill_once
 
 # name -> (user index, scopes, plan); see docs/api.md
 DEMO_KEYS = {
@@ -68,12 +68,7 @@ class _Post:
 
 def seed_demo(con: sqlite3.Connection, now: float) -> dict[str, str]:
     """Fill an empty workspace (once) and return fresh keys for the demo users."""
-    seeded = con.execute("SELECT value FROM meta WHERE key = 'seed'").fetchone()
-    if seeded is None:
-        if con.execute("SELECT 1 FROM channels LIMIT 1").fetchone():
-            raise ValueError("the demo seed needs an empty workspace; this one has channels")
-        _build(con, now)
-        con.execute("INSERT INTO meta VALUES ('seed', 'demo')")
+    fill_once(con, "demo", _build, now)
     handles = [r[0] for r in con.execute("SELECT handle FROM users ORDER BY seq")]
     return {
         name: create_key(con, user=handles[index], team=None, scopes=scopes, plan=plan, now=now)

@@ -161,15 +161,38 @@ def update_post(
         "SELECT status, scheduled_at FROM posts WHERE seq = ?", (seq,)
     ).fetchone()
     sent = data.model_fields_set
-    changes: dict[str, Any] = {}
     new_schedule = _future(data.scheduled_at, now) if "scheduled_at" in sent else None
-    target = data.status if "status" in sent else None
+    target = _target_status(status, data.status if "status" in sent else None, new_schedule)
+    changes = _content_changes(con, principal, data, sent)
+    if "tags" in sent:
+        con.execute("DELETE FROM post_tags WHERE post_seq = ?", (seq,))
+        con.executemany("INSERT INTO post_tags VALUES (?, ?)", [(t, seq) for t in data.tags])
+    moved, republish = _status_move(status, target, scheduled_at, new_schedule, now)
+    if moved.get("status") == "archived":
+        # readers stop arriving once a post is archived
+        con.execute("DELETE FROM post_daily WHERE post_seq = ? AND day > ?", (seq, day_of(now)))
+    changes.update(moved)
+    if changes:
+        changes["updated_at"] = int(now)
+        update_row(con, "posts", seq, changes)
+    if republish:
+        materialize(con, seq)
+    return _load(con, seq, now)
+
+
+def _target_status(
+    status: _spec.PostStatus, asked: str | None, new_schedule: int | None
+) -> str | None:
+    """The status an update moves a `status` post to (None: it stays), refused when the
+    post cannot go there; a new `scheduled_at` alone asks for "scheduled"."""
+    target = asked
     if new_schedule is not None and target is None:
         if status not in ("draft", "scheduled"):
             raise ServiceHTTPError(
                 409, f"status: a {status} post cannot be scheduled", param="status"
             )
         target = "scheduled"
+    # scheduling again (a new time) is a move too, even for a post already scheduled
     if target is not None and target != status or target == "scheduled":
         if target not in _spec.POST_TRANSITIONS[status]:
             raise ServiceHTTPError(
@@ -179,6 +202,14 @@ def update_post(
         raise ServiceHTTPError.bad_request(
             "scheduled_at", f"only a post being scheduled takes it, not {target}"
         )
+    return target
+
+
+def _content_changes(
+    con: sqlite3.Connection, principal: Principal, data: Any, sent: set[str]
+) -> dict[str, Any]:
+    """The columns of the fields sent, other than the status and its times."""
+    changes: dict[str, Any] = {}
     if "channel_id" in sent:
         changes["channel_seq"] = _writable_channel(con, principal, data.channel_id)
     for field in STORED:
@@ -186,33 +217,32 @@ def update_post(
             changes[field] = getattr(data, field)
     if "tags" in sent:
         changes["tags"] = json.dumps(data.tags, ensure_ascii=False)
-        con.execute("DELETE FROM post_tags WHERE post_seq = ?", (seq,))
-        con.executemany("INSERT INTO post_tags VALUES (?, ?)", [(t, seq) for t in data.tags])
-    republish = False
+    return changes
+
+
+def _status_move(
+    status: _spec.PostStatus,
+    target: str | None,
+    scheduled_at: int | None,
+    new_schedule: int | None,
+    now: float,
+) -> tuple[dict[str, Any], bool]:
+    """The columns moving a `status` post to `target` sets, and whether its readers are
+    computed again (they follow the publication time, which moved)."""
     if target == "scheduled":
         when = new_schedule if new_schedule is not None else scheduled_at
         if when is None:
             raise ServiceHTTPError.bad_request("scheduled_at", "is required to schedule a post")
-        changes.update(status="scheduled", scheduled_at=when, published_at=None)
-        republish = True
-    elif target == "draft" and status != "draft":
-        changes.update(status="draft", scheduled_at=None, published_at=None)
-        republish = True
-    elif target == "published" and status in ("draft", "scheduled"):
-        changes.update(status="published", scheduled_at=None, published_at=int(now))
-        republish = True
-    elif target == "archived" and status != "archived":
-        changes["status"] = "archived"
-        # readers stop arriving once a post is archived
-        con.execute("DELETE FROM post_daily WHERE post_seq = ? AND day > ?", (seq, day_of(now)))
-    elif target == "published" and status == "archived":
-        changes["status"] = "published"
-    if changes:
-        changes["updated_at"] = int(now)
-        update_row(con, "posts", seq, changes)
-    if republish:
-        materialize(con, seq)
-    return _load(con, seq, now)
+        return {"status": "scheduled", "scheduled_at": when, "published_at": None}, True
+    if target == "draft" and status != "draft":
+        return {"status": "draft", "scheduled_at": None, "published_at": None}, True
+    if target == "published" and status in ("draft", "scheduled"):
+        return {"status": "published", "scheduled_at": None, "published_at": int(now)}, True
+    if target == "archived" and status != "archived":
+        return {"status": "archived"}, False
+    if target == "published" and status == "archived":
+        return {"status": "published"}, False
+    return {}, False
 
 
 def delete_post(con: sqlite3.Connection, principal: Principal, post_id: str) -> None:

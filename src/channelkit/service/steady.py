@@ -20,7 +20,7 @@ from channelkit._constants import SERVICE_EMAIL_DOMAIN
 from channelkit._spec import SCOPES
 from channelkit.service.posts import engagement_rows
 from channelkit.service.timefmt import SECONDS_PER_DAY, day_of, day_start
-from channelkit.service.workspace import create_key
+from channelkit.service.workspace import create_key, fill_once
 
 SERVICE_STEADY_DAYS = 252  # 36 weeks: the usual range of the default 28 days has 8 periods
 SERVICE_STEADY_CYCLE_DAYS = 35  # five weeks: the weekdays line up from cycle to cycle
@@ -35,12 +35,7 @@ _CHANNELS = (
 
 def seed_steady(con: sqlite3.Connection, now: float) -> dict[str, str]:
     """Fill an empty workspace (once) and return an admin key as {"admin": key}."""
-    seeded = con.execute("SELECT value FROM meta WHERE key = 'seed'").fetchone()
-    if seeded is None:
-        if con.execute("SELECT 1 FROM channels LIMIT 1").fetchone():
-            raise ValueError("the steady seed needs an empty workspace; this one has channels")
-        _build(con, now)
-        con.execute("INSERT INTO meta VALUES ('seed', 'steady')")
+    fill_once(con, "steady", _build, now)
     handle = con.execute("SELECT handle FROM users ORDER BY seq LIMIT 1").fetchone()[0]
     return {"admin": create_key(con, user=handle, team=None, scopes=SCOPES, plan="enterprise",
                                 now=now)}  # fmt: skip

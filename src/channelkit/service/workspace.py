@@ -10,6 +10,7 @@ import hashlib
 import re
 import secrets
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from channelkit._constants import SERVICE_EMAIL_DOMAIN, SERVICE_KEY_BYTES, SERVICE_KEY_PREFIX
@@ -30,6 +31,22 @@ class Principal:
     team_seq: int | None
     scopes: frozenset[str]
     plan: Plan
+
+
+def fill_once(
+    con: sqlite3.Connection,
+    seed: str,
+    build: Callable[[sqlite3.Connection, float], None],
+    now: float,
+) -> None:
+    """Fill an empty workspace with `build`, unless a seed filled it before (of any name:
+    restarting a service on its database keeps what it holds)."""
+    if con.execute("SELECT value FROM meta WHERE key = 'seed'").fetchone() is not None:
+        return
+    if con.execute("SELECT 1 FROM channels LIMIT 1").fetchone():
+        raise ValueError(f"the {seed} seed needs an empty workspace; this one has channels")
+    build(con, now)
+    con.execute("INSERT INTO meta VALUES ('seed', ?)", (seed,))
 
 
 def new_id(prefix: str) -> str:

@@ -114,9 +114,16 @@ def receiver() -> Iterator[Receiver]:
     server.server_close()
 
 
-def _config(tmp_path: Path, smtp: _SMTP, receiver: Receiver, extra: str = "") -> Path:
+def _toml(tmp_path: Path, text: str) -> Path:
+    """A `deliver.toml` holding `text`."""
     path = tmp_path / "deliver.toml"
-    path.write_text(
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _config(tmp_path: Path, smtp: _SMTP, receiver: Receiver, extra: str = "") -> Path:
+    return _toml(
+        tmp_path,
         f"""
 [smtp]
 url = "smtp://127.0.0.1:{smtp.mailbox.port}"
@@ -142,9 +149,7 @@ channels = ["engineering"]
 webhooks = [{{ url = "{receiver.url}/json/{HOOK_SECRET}", kind = "json" }}]
 {extra}
 """,
-        encoding="utf-8",
     )
-    return path
 
 
 def run(*args: str | Path, env: dict[str, str] | None = None) -> Result:
@@ -337,8 +342,7 @@ def test_stale_data_sends_nothing_and_says_why(
 def test_config_mistakes_exit_2_naming_the_key(
     small_warehouse: Path, tmp_path: Path, toml: str, message: str
 ) -> None:
-    config = tmp_path / "deliver.toml"
-    config.write_text(toml, encoding="utf-8")
+    config = _toml(tmp_path, toml)
     result = run(config, "--db", small_warehouse)
     assert result.exit_code == 2
     assert message in result.stderr
@@ -347,15 +351,14 @@ def test_config_mistakes_exit_2_naming_the_key(
 def test_a_period_not_over_yet_is_not_due_and_not_an_error(
     small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
 ) -> None:
-    config = tmp_path / "deliver.toml"
-    config.write_text(
+    config = _toml(
+        tmp_path,
         f"""
 [[reports]]
 name = "april"
 period = "2026-04"
 webhooks = [{{ url = "{receiver.url}/json/x", kind = "json" }}]
 """,
-        encoding="utf-8",
     )
     result = run(config, "--db", small_warehouse)
     assert result.exit_code == 0, result.output
@@ -366,8 +369,8 @@ webhooks = [{{ url = "{receiver.url}/json/x", kind = "json" }}]
 def test_settings_never_show_their_secrets(tmp_path: Path) -> None:
     from channelkit.reports.deliver.config import load_config
 
-    config = tmp_path / "deliver.toml"
-    config.write_text(
+    config = _toml(
+        tmp_path,
         """
 [smtp]
 from = "analytics@example.com"
@@ -378,7 +381,6 @@ period = "week"
 email = ["a@example.com"]
 webhooks = [{ url_env = "HOOK", kind = "slack" }]
 """,
-        encoding="utf-8",
     )
     env = {
         "CHANNELKIT_SMTP_URL": f"smtps://ann:{SECRET}@mail.example.com",
@@ -401,8 +403,8 @@ webhooks = [{ url_env = "HOOK", kind = "slack" }]
 def test_a_report_that_cannot_be_made_does_not_stop_the_others(
     small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
 ) -> None:
-    config = tmp_path / "deliver.toml"
-    config.write_text(
+    config = _toml(
+        tmp_path,
         f"""
 [[reports]]
 name = "marketing"
@@ -416,7 +418,6 @@ period = "week"
 channels = ["engineering"]
 webhooks = [{{ url = "{receiver.url}/json/b", kind = "json" }}]
 """,
-        encoding="utf-8",
     )
     result = run(config, "--db", small_warehouse)
     assert result.exit_code == 1
@@ -445,8 +446,7 @@ webhooks = [{{ url = "{receiver.url}/json/b", kind = "json" }}]
 def test_config_mistakes_name_the_file_not_a_flag_and_suggest_the_key(
     small_warehouse: Path, tmp_path: Path, toml: str, message: str
 ) -> None:
-    config = tmp_path / "deliver.toml"
-    config.write_text(toml, encoding="utf-8")
+    config = _toml(tmp_path, toml)
     result = run(config, "--db", small_warehouse)
     assert result.exit_code == 2
     error = result.stderr.splitlines()[-1]
@@ -455,10 +455,8 @@ def test_config_mistakes_name_the_file_not_a_flag_and_suggest_the_key(
 
 
 def test_periods_are_listed_once(small_warehouse: Path, tmp_path: Path) -> None:
-    config = tmp_path / "deliver.toml"
-    config.write_text(
-        "[[reports]]\nname = 'x'\nperiod = 'fortnight'\nemail = ['a@example.com']",
-        encoding="utf-8",
+    config = _toml(
+        tmp_path, "[[reports]]\nname = 'x'\nperiod = 'fortnight'\nemail = ['a@example.com']"
     )
     result = run(config, "--db", small_warehouse)
     assert result.exit_code == 2
@@ -468,8 +466,8 @@ def test_periods_are_listed_once(small_warehouse: Path, tmp_path: Path) -> None:
 def test_two_webhooks_of_one_kind_on_one_host_are_told_apart(
     small_warehouse: Path, tmp_path: Path, receiver: Receiver
 ) -> None:
-    config = tmp_path / "deliver.toml"
-    config.write_text(
+    config = _toml(
+        tmp_path,
         f"""
 [[reports]]
 name = "weekly"
@@ -479,7 +477,6 @@ webhooks = [
   {{ url = "{receiver.url}/b", kind = "slack" }},
 ]
 """,
-        encoding="utf-8",
     )
     receiver.status = 500
     result = run(config, "--db", small_warehouse)
@@ -556,8 +553,8 @@ def test_a_notebook_report_is_sent_once_like_the_built_in_one(
     notebook = Path(__file__).resolve().parents[3] / "notebooks" / "04-my-report.ipynb"
     (tmp_path / "nb").mkdir()
     (tmp_path / "nb" / "mine.ipynb").write_bytes(notebook.read_bytes())
-    config = tmp_path / "deliver.toml"
-    config.write_text(
+    config = _toml(
+        tmp_path,
         f"""
 [smtp]
 url = "smtp://127.0.0.1:{smtp.mailbox.port}"
@@ -571,7 +568,6 @@ notebook = "nb/mine.ipynb"
 email = ["comms-lead@example.com"]
 webhooks = [{{ url = "{receiver.url}/json/x", kind = "json" }}]
 """,
-        encoding="utf-8",
     )
     first = run(config, "--db", small_warehouse)
     assert first.exit_code == 0, first.output
@@ -601,8 +597,8 @@ def test_the_demo_months_email_fits_an_inbox(
     db = tmp_path / "demo.duckdb"
     with Client(base_url=demo_service.base_url, api_key=demo_service.demo_keys["analyst"]) as c:
         run_sync(c, db, progress=False)
-    config = tmp_path / "deliver.toml"
-    config.write_text(
+    config = _toml(
+        tmp_path,
         f"""
 [smtp]
 url = "smtp://127.0.0.1:{smtp.mailbox.port}"
@@ -614,7 +610,6 @@ period = "month"
 tz = "Europe/Berlin"
 email = ["comms-lead@example.com"]
 """,
-        encoding="utf-8",
     )
     result = run(config, "--db", db)
     assert result.exit_code == 0, result.output

@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from channelkit.reports.formatting import fmt_int, fmt_number, fmt_pct
+from channelkit.display.numbers import count, percent, whole
 from channelkit.reports.page import Chart
 
 _KINDS = {"bar": "bar chart", "scatter": "line chart", "heatmap": "heatmap"}
@@ -121,10 +121,10 @@ def _format_of(figure: Any, trace: Any, axis: str) -> str:
 
 def _formatted(value: float, d3: str) -> str:
     if "%" in d3:
-        return fmt_pct(value)
+        return percent(value)
     if d3.endswith(("d", "s")) or float(value).is_integer():
-        return fmt_int(value)
-    return fmt_number(value, 2)
+        return whole(value)
+    return count(value, 2)
 
 
 def _place(value: Any) -> str:

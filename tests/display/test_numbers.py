@@ -1,0 +1,65 @@
+"""How numbers, dates and changes read, in notebooks and reports alike, including missing
+values."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, date, datetime, timedelta
+
+import pandas as pd
+import pytest
+
+from channelkit.display import numbers
+from channelkit.display.numbers import (
+    MISSING,
+    count,
+    day,
+    direction,
+    local_time,
+    percent,
+    signed,
+    signed_percent,
+    whole,
+)
+
+
+@pytest.mark.parametrize("missing", [None, math.nan, pd.NA, pd.NaT])
+def test_missing_values_read_as_a_dash(missing: object) -> None:
+    for fmt in (whole, count, percent, signed_percent, signed, day, numbers.moment):
+        assert fmt(missing) == MISSING
+    assert local_time(missing, "UTC") == MISSING
+    assert direction(missing) == "flat"
+
+
+def test_numbers() -> None:
+    assert whole(1612) == "1,612"
+    assert whole(2.6) == "3"
+    assert count(12345.0) == "12,345"
+    assert count(3.0) == "3"
+    assert count(1234.56) == "1,234.6"
+    assert count(2.345, 2) == "2.35"
+    assert percent(0.57214) == "57.2%"
+    assert percent(0.13089) == "13.1%"
+    assert percent(1) == "100.0%"
+    assert numbers.age(timedelta(hours=2, minutes=5).total_seconds()) == "2 hours"
+
+
+def test_changes_carry_a_sign_and_a_direction() -> None:
+    assert signed(-460) == "\u2212460"
+    assert signed(35) == "+35"
+    assert signed(1204) == "+1,204"
+    assert signed(0.004, rate=True) == "+0.4 points"
+    assert signed(-0.107139, rate=True) == "\u221210.7 points"
+    assert signed_percent(-0.5) == "\u221250.0%"
+    assert signed_percent(0.125) == "+12.5%"
+    assert signed_percent(math.inf) == MISSING
+    assert [direction(v) for v in (3, -1, 0)] == ["up", "down", "flat"]
+
+
+def test_dates_in_the_report_timezone() -> None:
+    moment = datetime(2026, 3, 29, 22, 30, tzinfo=UTC)
+    assert local_time(moment, "UTC") == "2026-03-29 22:30"
+    assert local_time(moment, "Europe/Berlin") == "2026-03-30 00:30"
+    assert local_time(pd.Timestamp(moment), "Europe/Berlin") == "2026-03-30 00:30"
+    assert day(date(2026, 3, 1)) == "2026-03-01"
+    assert day(moment) == "2026-03-29"
