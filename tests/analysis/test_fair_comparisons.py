@@ -157,3 +157,14 @@ def test_one_default_for_every_metric(steady: ck.Warehouse) -> None:
     assert curve.attrs["posts"] > 0
     assert curve["share"].iloc[-1] > 0.9
     assert steady.posts().attrs["default_period"] is None  # a listing: every post
+
+
+def test_the_reports_tiles_colour_only_news(steady: ck.Warehouse) -> None:
+    """A steady week's tiles are not red: each change lies within its usual range."""
+    from channelkit.reports.generate import build_report
+
+    tiles = {t.key: t for t in build_report(steady.path, period="week").page.kpis}
+    rows = _rows(steady.kpis(period="week"))
+    for metric in ("readers", "read_rate"):
+        assert rows[metric]["usual_low"] <= rows[metric]["value"] <= rows[metric]["usual_high"]
+        assert tiles[metric].direction == "flat", (metric, tiles[metric].delta)

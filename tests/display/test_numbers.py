@@ -56,6 +56,16 @@ def test_changes_carry_a_sign_and_a_direction() -> None:
     assert [direction(v) for v in (3, -1, 0)] == ["up", "down", "flat"]
 
 
+def test_only_a_change_outside_the_usual_range_is_coloured() -> None:
+    """Within its usual range a fall is an ordinary week, not a loss: not red."""
+    row = {"value": 0.657, "delta": -0.022, "usual_low": 0.60, "usual_high": 0.70}
+    assert numbers.news(row) == "flat"
+    assert numbers.news({**row, "value": 0.55}) == "down"
+    assert numbers.news({**row, "value": 0.75, "delta": 0.1}) == "up"
+    assert numbers.news({**row, "usual_low": None, "usual_high": None}) == "down"
+    assert numbers.news({"value": 3, "delta": 0}) == "flat"
+
+
 def test_dates_in_the_report_timezone() -> None:
     moment = datetime(2026, 3, 29, 22, 30, tzinfo=UTC)
     assert local_time(moment, "UTC") == "2026-03-29 22:30"

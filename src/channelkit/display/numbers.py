@@ -9,6 +9,7 @@ negative numbers carry the minus sign (U+2212), never a hyphen.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -87,6 +88,17 @@ def direction(value: Any) -> str:
     if missing(value) or float(value) == 0:
         return "flat"
     return "up" if float(value) > 0 else "down"
+
+
+def news(row: Mapping[str, Any]) -> str:
+    """The CSS class of a KPI row's change (`wh.kpis()`): `up` or `down` only when it is
+    news. A value within its usual range is `flat` whatever its change: an ordinary week's
+    wobble coloured red reads as a loss, the very misreading the usual range is there to end.
+    """
+    low, high, value = row.get("usual_low"), row.get("usual_high"), row.get("value")
+    if not any(missing(v) for v in (low, high, value)) and low <= value <= high:
+        return "flat"
+    return direction(row.get("delta"))
 
 
 def day(value: Any) -> str:

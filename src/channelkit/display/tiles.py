@@ -26,9 +26,7 @@ def tiles_html(frame: pd.DataFrame, *, chosen: str | None = None) -> str:
         rate = record.get("kind") == "rate"
         value = numbers.percent(record["value"]) if rate else numbers.count(record["value"])
         change: Any = record.get("delta_pct")
-        css = ""
-        if not numbers.missing(change) and float(change) != 0:
-            css = "ck-up" if float(change) > 0 else "ck-down"
+        css = {"up": "ck-up", "down": "ck-down"}.get(numbers.news(record), "")
         chosen_css = " ck-chosen" if record["metric"] == chosen else ""
         tiles.append(
             f'<div class="ck-tile{chosen_css}" data-ck-metric="{html.escape(record["metric"])}">'

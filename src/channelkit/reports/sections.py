@@ -244,7 +244,7 @@ def _tile(metric: str, label: str, row: Mapping[Any, Any], complete: bool) -> Kp
             if _positive(row["previous"])
             else numbers.MISSING
         ),
-        direction=numbers.direction(row["delta"]),
+        direction=numbers.news(row),
         flags=flags,
     )
 
