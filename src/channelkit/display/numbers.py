@@ -90,13 +90,13 @@ def direction(value: Any) -> str:
     return "up" if float(value) > 0 else "down"
 
 
-def news(row: Mapping[str, Any]) -> str:
+def news(row: Mapping[Any, Any]) -> str:
     """The CSS class of a KPI row's change (`wh.kpis()`): `up` or `down` only when it is
     news. A value within its usual range is `flat` whatever its change: an ordinary week's
     wobble coloured red reads as a loss, the very misreading the usual range is there to end.
     """
     low, high, value = row.get("usual_low"), row.get("usual_high"), row.get("value")
-    if not any(missing(v) for v in (low, high, value)) and low <= value <= high:
+    if not any(missing(v) for v in (low, high, value)) and float(low) <= value <= float(high):
         return "flat"
     return direction(row.get("delta"))
 
