@@ -95,8 +95,10 @@ def news(row: Mapping[Any, Any]) -> str:
     news. A value within its usual range is `flat` whatever its change: an ordinary week's
     wobble coloured red reads as a loss, the very misreading the usual range is there to end.
     """
-    low, high, value = row.get("usual_low"), row.get("usual_high"), row.get("value")
-    if not any(missing(v) for v in (low, high, value)) and float(low) <= value <= float(high):
+    low: Any = row.get("usual_low")
+    high: Any = row.get("usual_high")
+    value: Any = row.get("value")
+    if not any(missing(v) for v in (low, high, value)) and low <= value <= high:
         return "flat"
     return direction(row.get("delta"))
 
