@@ -14,6 +14,10 @@ share their interpreter), then measures, over keep-alive connections on loopback
   checked out with `git worktree add --detach /tmp/channelkit-svc-2f07f9b 2f07f9b` when
   missing), both started now and loaded in alternating rounds, so a busy machine slows
   both alike; the figures that matter are the ratios;
+- where the time of a read goes: the same `GET /posts?limit=100` served in process (the
+  app over httpx's ASGI transport, uvicorn's HTTP parsing left out) under cProfile, its
+  own CPU time summed by kind of work (SQL, the JSON body, cursor signing, routing and the
+  rate-limit gate, ...) as shares of the whole;
 - how long the demo seed takes, in process, and from `serve` start to the printed base URL.
 
 Run: `.venv/bin/python bench/service_latency.py [--small] [--old DIR] [--no-ab]`
@@ -23,7 +27,10 @@ Run: `.venv/bin/python bench/service_latency.py [--small] [--old DIR] [--no-ab]`
 from __future__ import annotations
 
 import argparse
+import asyncio
+import cProfile
 import os
+import pstats
 import statistics
 import subprocess
 import sys
@@ -34,6 +41,8 @@ from pathlib import Path
 
 import httpx
 
+from channelkit import _spec
+from channelkit.service.app import Settings, create_app
 from channelkit.service.db import Database
 from channelkit.service.demo_workspace import seed_demo
 
@@ -45,7 +54,7 @@ READ_PATH = "/posts?limit=100"
 
 @dataclass(frozen=True)
 class Size:
-    rounds: int  # sequential requests per latency median
+    rounds: int  # sequential requests per latency median (and profiled in process)
     load_seconds: float  # per load round
     ab_rounds: int  # alternating rounds of the A/B
     readers: int
@@ -213,6 +222,70 @@ def ab(new: Service, old: Service, size: Size) -> None:
           f"server CPU per request {cpu[new.name] / cpu[old.name]:.2f}x")  # fmt: skip
 
 
+# Where a function's own time goes, by the file or builtin it belongs to; first match wins.
+KINDS = (
+    ("SQL (sqlite3)", ("sqlite3.", "service/db.py")),
+    ("page body (JSON, text)", ("json/", "'dumps'", "timefmt.py", "'encode' of 'str'", "'join'")),
+    ("cursor signing", ("hmac", "hashlib", "base64", "service/cursor.py")),
+    ("keys, visibility, rate limit", ("gate.py", "ratelimit.py", "workspace.py")),
+    ("handlers, query parameters", ("service/posts.py", "params.py", "app.py", "urllib/")),
+    ("Starlette routing, responses", ("starlette", "asyncio", "anyio", "contextlib")),
+)
+
+
+def where_the_time_goes(size: Size) -> None:
+    """Serve READ_PATH in process under cProfile; print each kind's share of own CPU time.
+
+    The app is called as an ASGI app directly (no HTTP client in the profile), so every
+    share is the service's own work; uvicorn's HTTP parsing is the part left out."""
+    db = Database.open(":memory:")
+    with db.transaction() as con:
+        key = seed_demo(con, db.now())["admin"]
+    app = create_app(db, Settings(rate_window=0.05))
+    path, _, query = f"{_spec.API_VERSION_SEGMENT}{READ_PATH}".partition("?")
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
+        "scheme": "http", "path": path, "raw_path": path.encode(), "root_path": "",
+        "query_string": query.encode(), "client": ("127.0.0.1", 1), "server": ("bench", 80),
+        "headers": [(b"host", b"bench"), (b"authorization", f"Bearer {key}".encode())],
+    }  # fmt: skip
+
+    async def receive() -> dict[str, object]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def get() -> None:
+        started: list[dict[str, object]] = []
+
+        async def send(message: dict[str, object]) -> None:
+            if message["type"] == "http.response.start":
+                started.append(message)
+
+        await app(dict(scope), receive, send)  # type: ignore[arg-type]
+        assert started[0]["status"] == 200, started
+
+    async def serve(profile: cProfile.Profile) -> None:
+        await get()  # warm-up: first-use costs are not the steady state
+        profile.enable()
+        for _ in range(size.rounds):
+            await get()
+        profile.disable()
+
+    profile = cProfile.Profile(time.process_time)  # CPU time: the machine's load does not count
+    asyncio.run(serve(profile))
+    db.close()
+    shares: dict[str, float] = {}
+    stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+    for (filename, _line, function), (_calls, _n, own, _cum, _callers) in stats.items():
+        where = f"{filename} '{function}'"
+        kind = next((k for k, marks in KINDS if any(m in where for m in marks)), "other (builtins)")
+        shares[kind] = shares.get(kind, 0.0) + own
+    total = sum(shares.values())
+    print(f"where the time of GET {READ_PATH} goes (in process, {size.rounds} requests, "
+          f"{total / size.rounds * 1000:.2f} ms CPU each under the profiler):")  # fmt: skip
+    for kind, own in sorted(shares.items(), key=lambda item: -item[1]):
+        print(f"  {kind:<28} {own / total:6.1%}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--small", action="store_true", help="a quick run (the test suite's)")
@@ -231,6 +304,7 @@ def main() -> None:
             old, _ = start_demo(OLD_COMMIT, old_tree(args.old) / "src")
             services.append(old)
         latencies(new, size)
+        where_the_time_goes(size)
         if with_ab:
             ab(new, old, size)
     finally:
@@ -240,6 +314,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    if "--small" in sys.argv[1:]:  # a run of a few seconds (the test suite runs it so)
-        ROUNDS, LOAD_SECONDS, CONCURRENCY = 20, 2.0, 2
     main()
