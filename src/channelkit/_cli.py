@@ -152,13 +152,16 @@ class BadFile(click.ClickException):
     exit_code = 2
 
 
+_Parameters = Literal["flags", "text", "refusal"]  # whose parameters a ValueError names
+
+
 @contextlib.contextmanager
 def user_errors(
     *,
     prefix: str = "",
     on_refusal: Callable[[str], None] | None = None,
     writing: Path | None = None,
-    parameters: Literal["flags", "text", "refusal"] = "flags",
+    parameters: _Parameters = "flags",
 ) -> Iterator[None]:
     """Turn channelkit's own errors into one-line messages, the same way in every command:
     the one place that decides a failure's line and exit code (`channelkit.cli` shows it).
@@ -194,7 +197,7 @@ def _one_line(
     prefix: str,
     on_refusal: Callable[[str], None] | None,
     writing: Path | None,
-    parameters: str,
+    parameters: _Parameters,
 ) -> click.ClickException:
     """The click exception `user_errors` raises for `exc` (see there)."""
     ctx = click.get_current_context(silent=True)
