@@ -145,7 +145,7 @@ def failure_message(exc: BaseException, ctx: click.Context | None = None) -> str
     return f"{text}\nhint: {hint}" if hint else text
 
 
-class BadFile(click.ClickException):
+class _BadFile(click.ClickException):
     """A file that cannot be used at all (empty, wrong type, encrypted): exit 2, like a
     usage error, but without the usage text, since no flag is wrong."""
 
@@ -202,7 +202,7 @@ def _one_line(
     """The click exception `user_errors` raises for `exc` (see there)."""
     ctx = click.get_current_context(silent=True)
     if isinstance(exc, SpreadsheetError):
-        return BadFile(str(exc))
+        return _BadFile(str(exc))
     if writing is not None and isinstance(exc, InvalidParameterError):
         return click.ClickException(f"cannot write {writing}: {exc.message}")
     if isinstance(exc, ValueError) and parameters == "text":

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from channelkit._cli import (
-    BadFile,
     Output,
     ServiceConfig,
     ServiceOptions,
@@ -27,7 +26,7 @@ from channelkit._cli import (
     user_errors,
 )
 from channelkit._constants import ENV_API_KEY
-from channelkit.errors import PlanNotValidError
+from channelkit.errors import PlanNotValidError, SpreadsheetError
 from channelkit.publish.calendar_cli import (
     fill_sheet,
     run_calendar,
@@ -207,7 +206,7 @@ def run_schedule(options: ScheduleOptions, service: ServiceOptions, out: Output)
 
 def _read_sheet(options: ScheduleOptions) -> Sheet:
     if not options.path.exists():
-        raise BadFile(
+        raise SpreadsheetError(
             f"{options.path}: no such file; create one with "
             f"`channelkit template {options.path.name}`"
         )
