@@ -272,6 +272,57 @@ def test_every_command_takes_the_service_options_as_one_value() -> None:
         assert "service" in taken and not {"base_url", "api_key"} & set(taken), command.name
 
 
+def test_every_command_is_a_thin_shell() -> None:
+    """Its own flags arrive as one frozen `options`, the service flags as `service`, the
+    output flags as `output`; nothing else, so that every command reads alike."""
+    import dataclasses
+    import inspect
+
+    with click.Context(main) as ctx:
+        commands = _leaf_commands(main, ctx)
+    for command in commands:
+        assert command.callback is not None
+        taken = inspect.signature(inspect.unwrap(command.callback)).parameters
+        assert "options" in taken and set(taken) <= {"options", "service", "output"}, command.name
+        module = sys.modules[command.callback.__module__]
+        options = getattr(module, str(taken["options"].annotation))
+        assert options.__dataclass_params__.frozen, command.name
+        flags = {p.name for p in command.params} - {"quiet", "json_output", "progress"}
+        own = flags - {"base_url", "api_key"} if "service" in taken else flags
+        assert own == {f.name for f in dataclasses.fields(options)}, command.name
+
+
+def test_user_errors_says_what_could_not_be_written_and_whose_parameter_was_bad(
+    tmp_path: Path,
+) -> None:
+    from channelkit._cli import user_errors
+    from channelkit.errors import InvalidParameterError, SpreadsheetError
+
+    target = tmp_path / "results.xlsx"
+    for failure, reason in (
+        (PermissionError(13, "Permission denied"), "Permission denied"),
+        (InvalidParameterError("path", "the folder x does not exist"), "the folder x does not"),
+    ):
+        with pytest.raises(click_exceptions.ClickException) as refused:
+            with user_errors(writing=target):
+                raise failure
+        assert refused.value.exit_code == 1
+        assert refused.value.format_message().startswith(f"cannot write {target}: {reason}")
+    with pytest.raises(click_exceptions.ClickException) as bad_file:
+        with user_errors():
+            raise SpreadsheetError("posts.xlsx: the file is empty")
+    assert bad_file.value.exit_code == 2 and not isinstance(bad_file.value, click.UsageError)
+    with pytest.raises(click_exceptions.UsageError) as config:
+        with user_errors(parameters="text"):
+            raise InvalidParameterError("deliver.toml: smpt", "unknown section")
+    assert config.value.format_message() == "deliver.toml: smpt: unknown section"
+    with pytest.raises(click_exceptions.ClickException) as own_step:
+        with user_errors(prefix="sync failed: ", parameters="refusal"):
+            raise InvalidParameterError("db", "locked")
+    assert own_step.value.exit_code == 1
+    assert own_step.value.format_message() == "sync failed: --db: locked"
+
+
 def test_service_options_arrive_checked_and_never_show_the_key() -> None:
     from channelkit._cli import ServiceOptions, service_options
 

@@ -32,7 +32,8 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypedDict, TypeVar, cast
+from pathlib import Path
+from typing import Any, Literal, TypedDict, TypeVar, cast
 
 import click
 from click.decorators import FC
@@ -53,6 +54,7 @@ from channelkit.errors import (
     ChannelkitError,
     InvalidParameterError,
     PermissionDeniedError,
+    SpreadsheetError,
 )
 
 _SERVE_HINT = "is the service running? start one with `channelkit serve --seed demo`"
@@ -143,28 +145,74 @@ def failure_message(exc: BaseException, ctx: click.Context | None = None) -> str
     return f"{text}\nhint: {hint}" if hint else text
 
 
+class _BadFile(click.ClickException):
+    """A file that cannot be used at all (empty, wrong type, encrypted): exit 2, like a
+    usage error, but without the usage text, since no flag is wrong."""
+
+    exit_code = 2
+
+
+_Parameters = Literal["flags", "text", "refusal"]  # whose parameters a ValueError names
+
+
 @contextlib.contextmanager
 def user_errors(
-    *, prefix: str = "", on_refusal: Callable[[str], None] | None = None
+    *,
+    prefix: str = "",
+    on_refusal: Callable[[str], None] | None = None,
+    writing: Path | None = None,
+    parameters: _Parameters = "flags",
 ) -> Iterator[None]:
-    """Turn channelkit's own errors into one-line messages, the same way in every command.
+    """Turn channelkit's own errors into one-line messages, the same way in every command:
+    the one place that decides a failure's line and exit code (`channelkit.cli` shows it).
 
     A bad parameter (channelkit's errors that are also `ValueError`) exits 2 like a bad
-    flag, named as the flag; anything else channelkit refuses exits 1, with a hint when
-    one helps (service not running, TLS mismatch, key refused). `prefix` says what the
-    refusal means for the command ("nothing was sent: "); `on_refusal` gets the message
-    first, e.g. to write a results file that records it.
+    flag, named as the flag; a file that cannot be used (`SpreadsheetError`) exits 2;
+    anything else channelkit refuses exits 1, with a hint when one helps (service not
+    running, TLS mismatch, key refused). `prefix` says what the refusal means for the
+    command ("nothing was sent: "); `on_refusal` gets the message first, e.g. to write a
+    results file that records it.
+
+    `writing=target`: the block writes `target`, so whatever fails there (the disk, the
+    safe writer's "no such folder") is "cannot write TARGET: why", exit 1.
+    `parameters` says whose parameters a `ValueError` names: "flags" (the command's own),
+    "text" (a config file's keys: exit 2 in the library's words), or "refusal" (a step
+    the command runs itself, such as `report --sync`: exit 1, as any refusal).
+
+        with user_errors():
+            run_sync(options, service, output)
     """
     try:
         yield
+    except OSError as exc:
+        if writing is None:
+            raise
+        raise click.ClickException(f"cannot write {writing}: {exc.strerror or exc}") from None
     except ChannelkitError as exc:
-        ctx = click.get_current_context(silent=True)
-        message = failure_message(exc, ctx)
-        if isinstance(exc, ValueError):
-            raise click.UsageError(message, ctx) from None
-        if on_refusal is not None:
-            on_refusal(message)
-        raise click.ClickException(prefix + message) from None
+        raise _one_line(exc, prefix, on_refusal, writing, parameters) from None
+
+
+def _one_line(
+    exc: ChannelkitError,
+    prefix: str,
+    on_refusal: Callable[[str], None] | None,
+    writing: Path | None,
+    parameters: _Parameters,
+) -> click.ClickException:
+    """The click exception `user_errors` raises for `exc` (see there)."""
+    ctx = click.get_current_context(silent=True)
+    if isinstance(exc, SpreadsheetError):
+        return _BadFile(str(exc))
+    if writing is not None and isinstance(exc, InvalidParameterError):
+        return click.ClickException(f"cannot write {writing}: {exc.message}")
+    if isinstance(exc, ValueError) and parameters == "text":
+        return click.UsageError(str(exc))
+    message = failure_message(exc, ctx)
+    if isinstance(exc, ValueError) and parameters == "flags":
+        return click.UsageError(message, ctx)
+    if on_refusal is not None:
+        on_refusal(message)
+    return click.ClickException(prefix + message)
 
 
 def date_problem(text: str) -> str:
@@ -303,8 +351,14 @@ class ServiceOptions:
     service: a new shared flag is a field here and an option in `_service_flags`.
 
     @click.command()
+    @options_value(SyncOptions, "options")   # the command's own flags, as one value
     @service_options()
-    def sync(service: ServiceOptions) -> None:
+    @output_options()
+    def sync(options: SyncOptions, service: ServiceOptions, output: Output) -> None:
+        with user_errors():                   # every failure: one line, its exit code
+            run_sync(options, service, output)
+
+    def run_sync(options, service, output):
         config = service.config()             # checked, or a one-line usage error
         with Client(**config.client_settings()) as client: ...
     """
@@ -379,14 +433,17 @@ def service_options(when: str | None = None) -> Callable[[FC], FC]:
 # --- output ---------------------------------------------------------------------------------
 
 
-def output_options(*, json_summary: bool = False, progress: bool = False) -> Callable[[FC], FC]:
+def output_options(
+    *, json_summary: bool = False, progress: bool = False, quiet_help: str = ""
+) -> Callable[[FC], FC]:
     """`-q/--quiet`, and `--json` / `--progress/--no-progress` where the command has them.
 
-    The command receives `quiet`, `json_output` and `progress`; `Output.from_options(...)`
-    turns them into the one object that decides what goes where.
+    The command receives them as one value, `output: Output`, the object that decides what
+    goes where. `quiet_help` replaces the help of `--quiet` where it means something else.
     """
 
     def decorate(command: FC) -> FC:
+        command = _as_output(command)
         if progress:
             command = click.option(
                 "--progress/--no-progress",
@@ -405,21 +462,36 @@ def output_options(*, json_summary: bool = False, progress: bool = False) -> Cal
             "-q",
             "--quiet",
             is_flag=True,
-            help="Print nothing on success (errors still go to stderr): cron mails only failures.",
+            help=quiet_help
+            or "Print nothing on success (errors still go to stderr): cron mails only failures.",
         )(command)
 
     return decorate
 
 
+def _as_output(command: FC) -> FC:
+    @functools.wraps(command)
+    def with_output(*args: Any, **kwargs: Any) -> Any:
+        output = Output.from_options(
+            quiet=kwargs.pop("quiet"),
+            json_output=kwargs.pop("json_output", False),
+            progress=kwargs.pop("progress", True),
+        )
+        return command(*args, output=output, **kwargs)
+
+    return cast(FC, with_output)
+
+
 @dataclass(frozen=True)
 class Output:
     """Where a command's words go: see this module's docstring for the convention.
+    `output_options` hands every command one, built from its flags.
 
-    out = Output.from_options(quiet=quiet, json_output=json_output, progress=progress)
-    out.step("syncing")                # stderr log line, not under --quiet
-    out.result("3 posts scheduled")    # stdout, not under --quiet or --json
-    out.json({"ok": True})             # stdout, only with --json
-    run_sync(..., progress=out.progress)
+    output = Output.from_options(quiet=False, json_output=False, progress=True)
+    output.step("syncing")                # stderr log line, not under --quiet
+    output.result("3 posts scheduled")    # stdout, not under --quiet or --json
+    output.json({"ok": True})             # stdout, only with --json
+    run_sync(..., progress=output.progress)
     """
 
     quiet: bool = False

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
-from channelkit._cli import Output, output_options, tz_option, user_errors
+from channelkit._cli import Output, options_value, output_options, tz_option, user_errors
 from channelkit._constants import (
+    DEFAULT_TZ,
     DEMO_DIR,
     DEMO_KEY_NAME,
     DEMO_PARQUET_DIR,
@@ -27,7 +29,20 @@ from channelkit._constants import (
 )
 
 
+@dataclass(frozen=True)
+class DemoOptions:
+    """`channelkit demo`'s own flags, as given.
+
+    >>> DemoOptions().directory == Path(DEMO_DIR)
+    True
+    """
+
+    directory: Path = Path(DEMO_DIR)
+    tz: str = DEFAULT_TZ
+
+
 @click.command("demo")
+@options_value(DemoOptions, "options")
 @click.option(
     "--dir",
     "directory",
@@ -38,15 +53,21 @@ from channelkit._constants import (
 )
 @tz_option("Timezone of the report's calendar (an IANA name such as Europe/Berlin).")
 @output_options(progress=True)
-def demo(directory: Path, tz: str, progress: bool, quiet: bool) -> None:
+def demo(options: DemoOptions, output: Output) -> None:
     """Serve the demo workspace, sync it into DuckDB and write an engagement report."""
+    with user_errors():
+        run_demo(options, output)
+
+
+def run_demo(options: DemoOptions, output: Output) -> None:
+    """`channelkit demo`: serve, sync, report, then the next commands to try."""
     from channelkit.client import Client
     from channelkit.reports.generate import generate_report
     from channelkit.service import LocalService
     from channelkit.sync.runner import run_sync
 
-    out = Output.from_options(quiet=quiet, progress=progress)
-    step = out.step
+    directory, tz = options.directory, options.tz
+    step = output.step
     started = time.perf_counter()
     try:
         directory.mkdir(parents=True, exist_ok=True)
@@ -55,24 +76,19 @@ def demo(directory: Path, tz: str, progress: bool, quiet: bool) -> None:
     warehouse = directory / WAREHOUSE_PATH
     report_path = directory / DEMO_REPORT
     parquet_dir = directory / DEMO_PARQUET_DIR
-    with user_errors():
-        step("starting the local service with the demo workspace")
-        with LocalService(db=str(directory / DEMO_SERVICE_DB), seed="demo") as service:
-            step(f"service at {service.base_url}")
-            with Client(
-                base_url=service.base_url, api_key=service.demo_keys[DEMO_KEY_NAME]
-            ) as client:
-                step(f"syncing into {warehouse}")
-                sync_report = run_sync(
-                    client, warehouse, parquet=parquet_dir, progress=out.progress
-                )
-        out.result(sync_report.summary())
-        if not sync_report.completed:
-            raise click.ClickException("the demo sync did not complete; run the demo again")
-        step(f"writing the report to {report_path}")
-        generate_report(warehouse, report_path, period=DEMO_REPORT_PERIOD, tz=tz)
+    step("starting the local service with the demo workspace")
+    with LocalService(db=str(directory / DEMO_SERVICE_DB), seed="demo") as service:
+        step(f"service at {service.base_url}")
+        with Client(base_url=service.base_url, api_key=service.demo_keys[DEMO_KEY_NAME]) as client:
+            step(f"syncing into {warehouse}")
+            sync_report = run_sync(client, warehouse, parquet=parquet_dir, progress=output.progress)
+    output.result(sync_report.summary())
+    if not sync_report.completed:
+        raise click.ClickException("the demo sync did not complete; run the demo again")
+    step(f"writing the report to {report_path}")
+    generate_report(warehouse, report_path, period=DEMO_REPORT_PERIOD, tz=tz)
     elapsed = time.perf_counter() - started
-    out.result(
+    output.result(
         _NEXT_STEPS.format(
             seconds=elapsed,
             warehouse=warehouse,

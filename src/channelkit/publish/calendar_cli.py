@@ -8,9 +8,10 @@ files (and `--slots` / `--min-gap`) to the helpers here, so that the posts-file 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 import click
 from click.decorators import FC
@@ -18,6 +19,7 @@ from click.decorators import FC
 from channelkit._cli import (
     Output,
     ServiceOptions,
+    options_value,
     output_options,
     service_options,
     tz_option,
@@ -25,17 +27,16 @@ from channelkit._cli import (
 )
 from channelkit.errors import InvalidParameterError, PlanNotValidError, TimeError
 from channelkit.publish.calendar import KINDS, WRITES
-from channelkit.publish.calendar_sync import CalendarPlan, calendar_export
+from channelkit.publish.calendar_sync import CalendarPlan, CalendarResult, calendar_export
 from channelkit.publish.placing import crowded_calendar, fill_times, filled_lines
 from channelkit.publish.results import write_table
+from channelkit.publish.schedule_options import ScheduleOptions, parsed_option
 from channelkit.publish.sending import write_scope_problem
 from channelkit.publish.spreadsheet import Sheet
 from channelkit.publish.times import load_zone
 
 if TYPE_CHECKING:
     from channelkit.client import Client
-
-_T = TypeVar("_T")
 
 
 def schedule_options() -> Callable[[FC], FC]:
@@ -84,13 +85,6 @@ def zone_value(tz: str | None) -> str | None:
         raise InvalidParameterError("tz", str(exc)) from None
 
 
-def parsed_option(parse: Callable[[], _T], name: str) -> _T:
-    try:
-        return parse()
-    except InvalidParameterError as exc:
-        raise click.BadParameter(exc.message, param_hint=name) from None
-
-
 def fill_sheet(
     sheet: Sheet,
     slots: str | None,
@@ -119,57 +113,91 @@ def show_crowded(messages: list[str], strict: bool) -> None:
         click.echo(f"{'error' if strict else 'warning'}: {message}")
 
 
+@dataclass(frozen=True)
+class _CalendarCheck:
+    """A calendar file checked against the service: what stands in the way of sending it."""
+
+    crowded: list[str]  # posts closer than --min-gap
+    writes: int  # rows that change something on the service
+    no_write: str | None  # why the key cannot write, when it cannot
+
+    def blocks(self, strict: bool) -> bool:
+        return bool(self.crowded and strict) or self.no_write is not None
+
+
 def run_calendar(
-    calendar: CalendarPlan,
-    client: Client,
-    submit: bool,
-    allow_partial: bool,
-    results: Path | None,
-    gap: timedelta | None,
-    strict: bool,
-    *,
-    verbose: bool = False,
+    calendar: CalendarPlan, client: Client, options: ScheduleOptions, gap: timedelta | None
 ) -> None:
+    """A calendar file: checked against the service, then shown (a dry run, or a --submit
+    that cannot go) or applied."""
+    check = _check_calendar(calendar, client, gap)
+    if options.submit and not check.blocks(options.strict):
+        _apply_calendar(calendar, client, options, check.crowded)
+    else:
+        _preview_calendar(calendar, options, check)
+
+
+def _check_calendar(
+    calendar: CalendarPlan, client: Client, gap: timedelta | None
+) -> _CalendarCheck:
     calendar.check_against(client)
     crowded = crowded_calendar(calendar, client, gap) if gap else []
     writes = sum(calendar.counts().get(kind, 0) for kind in WRITES)
     no_write = write_scope_problem(client) if writes else None
     if no_write is not None:
         calendar.warnings.append(no_write)
-    if not submit or (crowded and strict) or no_write is not None:
-        _show_calendar(calendar, verbose=verbose)
-        show_crowded(crowded, strict)
-        if submit and no_write is not None:
-            raise click.ClickException(f"nothing was sent: {no_write}")
-        if results is not None:
-            frame = calendar.preview()
-            kind = "csv" if results.suffix.lower() == ".csv" else "xlsx"
-            _write_file(lambda: write_table(frame, results, kind=kind), results)
-        if crowded and strict:
-            raise click.ClickException("nothing was sent: posts too close (--strict)")
-        if not calendar.is_valid or calendar.counts().get("conflict") or no_write:
-            click.get_current_context().exit(1)
-        click.echo(f"dry run, nothing sent: add --submit to apply {writes} changes")
-        return
-    show_crowded(crowded, strict)
+    return _CalendarCheck(crowded, writes, no_write)
+
+
+def _preview_calendar(
+    calendar: CalendarPlan, options: ScheduleOptions, check: _CalendarCheck
+) -> None:
+    """What --submit would change, the preview file, and the refusal when it cannot go."""
+    _show_calendar(calendar, verbose=options.verbose)
+    show_crowded(check.crowded, options.strict)
+    if options.submit and check.no_write is not None:
+        raise click.ClickException(f"nothing was sent: {check.no_write}")
+    if options.results is not None:
+        frame = calendar.preview()
+        results = options.results
+        kind = "csv" if results.suffix.lower() == ".csv" else "xlsx"
+        _write_file(lambda: write_table(frame, results, kind=kind), results)
+    if check.crowded and options.strict:
+        raise click.ClickException("nothing was sent: posts too close (--strict)")
+    if not calendar.is_valid or calendar.counts().get("conflict") or check.no_write:
+        click.get_current_context().exit(1)
+    click.echo(f"dry run, nothing sent: add --submit to apply {check.writes} changes")
+
+
+def _apply_calendar(
+    calendar: CalendarPlan, client: Client, options: ScheduleOptions, crowded: list[str]
+) -> None:
+    """--submit: the changes sent, each row's outcome, the results file."""
+    show_crowded(crowded, options.strict)
     try:
-        outcome = calendar.submit(client, allow_partial=allow_partial)
+        outcome = calendar.submit(client, allow_partial=options.allow_partial)
     except PlanNotValidError:
-        _show_calendar(calendar, verbose=verbose)
+        _show_calendar(calendar, verbose=options.verbose)
         raise click.ClickException(
             "nothing was sent: fix the rows above, or send only the valid rows with --allow-partial"
         ) from None
+    _show_outcome(outcome, calendar)
+    results = options.results
+    if results is not None:
+        _write_file(lambda: outcome.to_file(results), results)
+    if not outcome.ok:
+        click.get_current_context().exit(1)
+
+
+def _show_outcome(outcome: CalendarResult, calendar: CalendarPlan) -> None:
+    """The rows that changed (or failed), then the counts."""
     for row in outcome.rows:
-        if row.outcome not in ("unchanged",):
+        if row.outcome != "unchanged":
             detail = "; ".join(str(change) for change in row.row.changes)
             text = ": ".join(part for part in (row.outcome, detail, row.message) if part)
             click.echo(f"{row.row.label()}: {text}")
     counts = outcome.counts()
     click.echo(f"{calendar.sheet.source}: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
-    if results is not None:
-        _write_file(lambda: outcome.to_file(results), results)
-    if not outcome.ok:
-        click.get_current_context().exit(1)
 
 
 def _show_calendar(calendar: CalendarPlan, *, verbose: bool) -> None:
@@ -190,10 +218,8 @@ def _show_calendar(calendar: CalendarPlan, *, verbose: bool) -> None:
 
 
 def _write_file(write: Callable[[], Path], target: Path) -> None:
-    try:
+    with user_errors(writing=target):
         written = write()
-    except OSError as exc:
-        raise click.ClickException(f"cannot write {target}: {exc.strerror or exc}") from None
     click.echo(f"results: {written}")
 
 
@@ -202,7 +228,24 @@ def calendar() -> None:
     """A content calendar in a spreadsheet: export, edit, then `channelkit schedule` it."""
 
 
+@dataclass(frozen=True)
+class ExportOptions:
+    """`channelkit calendar export`'s own flags, as given.
+
+    >>> ExportOptions(Path("cal.xlsx"), start="2026-12-01", end="2027-01-01").channel
+    ()
+    """
+
+    path: Path
+    start: str
+    end: str
+    channel: tuple[str, ...] = ()
+    tz: str | None = None
+    force: bool = False
+
+
 @calendar.command("export")
+@options_value(ExportOptions, "options")
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--from", "start", required=True, help="First day (YYYY-MM-DD), in --tz.")
 @click.option("--to", "end", required=True, help="Day after the last (YYYY-MM-DD), in --tz.")
@@ -211,34 +254,33 @@ def calendar() -> None:
 @click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
 @service_options()
 @output_options()
-def export(
-    path: Path,
-    start: str,
-    end: str,
-    channel: tuple[str, ...],
-    tz: str | None,
-    force: bool,
-    service: ServiceOptions,
-    quiet: bool,
-) -> None:
+def export(options: ExportOptions, service: ServiceOptions, output: Output) -> None:
     """Write the drafts and scheduled posts from --from to --to to PATH (.xlsx or .csv).
 
     Edit titles, bodies, tags, priorities and times; add rows without an id for new posts;
     set action to cancel (back to draft) or publish-now. Then check the file with
     `channelkit schedule PATH` and apply it with --submit.
     """
-    if path.exists() and not force:
+    with user_errors():
+        run_export(options, service, output)
+
+
+def run_export(options: ExportOptions, service: ServiceOptions, output: Output) -> None:
+    """`channelkit calendar export`: the calendar fetched and written to PATH."""
+    path = options.path
+    if path.exists() and not options.force:
         raise click.UsageError(f"{path} exists; choose another name or add --force")
     config = service.config(needed_for="to export the calendar")
     from channelkit.client import Client
 
-    try:
-        with user_errors(), Client(**config.client_settings()) as client:
-            written = calendar_export(
-                path, start=start, end=end, tz=tz, channel=list(channel) or None, client=client
-            )
-    except OSError as exc:
-        raise click.ClickException(f"cannot write {path}: {exc.strerror or exc}") from None
-    Output.from_options(quiet=quiet).result(
-        f"wrote {written}; edit it, then: channelkit schedule {written}"
-    )
+    # Nested: a refused flag (--from) stays a usage error; only the disk is "cannot write".
+    with user_errors(writing=path), user_errors(), Client(**config.client_settings()) as client:
+        written = calendar_export(
+            path,
+            start=options.start,
+            end=options.end,
+            tz=options.tz,
+            channel=list(options.channel) or None,
+            client=client,
+        )
+    output.result(f"wrote {written}; edit it, then: channelkit schedule {written}")

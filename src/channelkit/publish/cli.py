@@ -26,10 +26,9 @@ from channelkit._cli import (
     user_errors,
 )
 from channelkit._constants import ENV_API_KEY
-from channelkit.errors import InvalidParameterError, PlanNotValidError, SpreadsheetError
+from channelkit.errors import PlanNotValidError, SpreadsheetError
 from channelkit.publish.calendar_cli import (
     fill_sheet,
-    parsed_option,
     run_calendar,
     schedule_options,
     show_crowded,
@@ -40,8 +39,8 @@ from channelkit.publish.placing import crowded_plan
 from channelkit.publish.plan import Plan
 from channelkit.publish.results import SubmitResult, write_table
 from channelkit.publish.rows import PlanRow, RowResult, row_label
+from channelkit.publish.schedule_options import ScheduleOptions, parsed_option
 from channelkit.publish.sending import write_scope_problem
-from channelkit.publish.slots import parse_gap
 from channelkit.publish.spreadsheet import Sheet, read_sheet
 from channelkit.publish.template import write_template
 from channelkit.publish.validation import ChannelIndex
@@ -53,82 +52,40 @@ _Writer = Callable[[Path], Path]
 _Thunk = Callable[[], Path | None]
 
 
-class _BadFile(click.ClickException):
-    """A spreadsheet that cannot be used at all: exit code 2, like a usage error."""
+@dataclass(frozen=True)
+class TemplateOptions:
+    """`channelkit template`'s own flags, as given.
 
-    exit_code = 2
+    >>> TemplateOptions(Path("posts.xlsx")).force
+    False
+    """
+
+    path: Path
+    force: bool = False
 
 
 @click.command()
+@options_value(TemplateOptions, "options")
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
 @output_options()
-def template(path: Path, force: bool, quiet: bool) -> None:
+def template(options: TemplateOptions, output: Output) -> None:
     """Write a posts template (.xlsx with notes, or .csv) to PATH, with example rows.
 
     The example rows' titles start with [EXAMPLE]: they are refused until you replace them.
     """
-    try:
-        written = write_template(path, overwrite=force)
-    except SpreadsheetError as exc:
-        raise _BadFile(str(exc)) from None
-    except OSError as exc:
-        raise click.ClickException(f"cannot write {path}: {exc.strerror or exc}") from None
-    Output.from_options(quiet=quiet).result(
+    with user_errors():
+        run_template(options, output)
+
+
+def run_template(options: TemplateOptions, output: Output) -> None:
+    """`channelkit template`: the template written, and what to do with it."""
+    with user_errors(writing=options.path):
+        written = write_template(options.path, overwrite=options.force)
+    output.result(
         f"wrote {written}; replace the example rows with your posts, then: "
         f"channelkit schedule {written}"
     )
-
-
-@dataclass(frozen=True)
-class ScheduleOptions:
-    """`channelkit schedule`'s own flags, as given; `check()` refuses what cannot go together."""
-
-    path: Path
-    tz: str | None = None
-    sheet: str | None = None
-    submit: bool = False
-    allow_partial: bool = False
-    confirm_urgent: bool = False
-    results: Path | None = None
-    failed_rows: Path | None = None
-    resolve_duplicates: bool = False
-    allow_duplicates: bool = False
-    verbose: bool = False
-    confirm_publish_now: bool = False
-    slots: str | None = None
-    db: Path | None = None
-    min_gap: str | None = None
-    strict: bool = False
-
-    def check(self) -> None:
-        if self.allow_partial and not self.submit:
-            raise click.UsageError("--allow-partial only applies with --submit; add --submit")
-        for option, target in (("--results", self.results), ("--failed-rows", self.failed_rows)):
-            if target is not None and target.suffix.lower() not in {".xlsx", ".csv"}:
-                raise click.BadParameter(
-                    f"{str(target)!r} must end in .xlsx or .csv, e.g. "
-                    f"{target.with_suffix('.xlsx')}",
-                    param_hint=option,
-                )
-            if target is not None and not target.parent.is_dir():
-                raise click.BadParameter(
-                    f"the folder {str(target.parent)!r} does not exist; create it first",
-                    param_hint=option,
-                )
-        if self.resolve_duplicates and not self.submit:
-            raise click.UsageError("--resolve-duplicates only applies with --submit; add --submit")
-        if self.allow_duplicates and not self.submit:
-            raise click.UsageError("--allow-duplicates only applies with --submit; add --submit")
-        if self.strict and not self.min_gap:
-            raise click.UsageError("--strict only applies with --min-gap; add --min-gap 2h, say")
-        if self.db is not None and (self.slots or "").strip().lower() != "best":
-            raise click.UsageError("--db only applies with --slots best")
-
-    def gap(self) -> timedelta | None:
-        """--min-gap as a duration, None without it."""
-        text = self.min_gap
-        return parsed_option(lambda: parse_gap(text), "--min-gap") if text else None
 
 
 @click.command()
@@ -177,13 +134,7 @@ class ScheduleOptions:
 @schedule_options()
 @service_options()
 @output_options(json_summary=True, progress=True)
-def schedule(
-    options: ScheduleOptions,
-    service: ServiceOptions,
-    progress: bool,
-    json_output: bool,
-    quiet: bool,
-) -> None:
+def schedule(options: ScheduleOptions, service: ServiceOptions, output: Output) -> None:
     """Check a posts spreadsheet (CSV or XLSX) and, with --submit, schedule its posts.
 
     Every row is checked before anything is sent. Submitting the same file again never
@@ -192,8 +143,8 @@ def schedule(
     Exit codes: 0 all rows valid (and, with --submit, scheduled); 1 rows with errors or
     not scheduled; 2 a file or an option that cannot be used.
     """
-    out = Output.from_options(quiet=quiet, json_output=json_output, progress=progress)
-    run_schedule(options, service, out)
+    with user_errors():
+        run_schedule(options, service, output)
 
 
 def run_schedule(options: ScheduleOptions, service: ServiceOptions, out: Output) -> None:
@@ -237,16 +188,7 @@ def run_schedule(options: ScheduleOptions, service: ServiceOptions, out: Output)
                     confirm_urgent=options.confirm_urgent,
                     confirm_publish_now=options.confirm_publish_now,
                 )
-                run_calendar(
-                    calendar,
-                    client,
-                    options.submit,
-                    options.allow_partial,
-                    options.results,
-                    gap,
-                    options.strict,
-                    verbose=options.verbose,
-                )
+                run_calendar(calendar, client, options, gap)
                 return
             plan = Plan(read, tz=zone, confirm_urgent=options.confirm_urgent)
             made.append(plan)
@@ -264,14 +206,11 @@ def run_schedule(options: ScheduleOptions, service: ServiceOptions, out: Output)
 
 def _read_sheet(options: ScheduleOptions) -> Sheet:
     if not options.path.exists():
-        raise _BadFile(
+        raise SpreadsheetError(
             f"{options.path}: no such file; create one with "
             f"`channelkit template {options.path.name}`"
         )
-    try:
-        return read_sheet(options.path, sheet=options.sheet)
-    except SpreadsheetError as exc:
-        raise _BadFile(str(exc)) from None
+    return read_sheet(options.path, sheet=options.sheet)
 
 
 def _service_config(options: ScheduleOptions, service: ServiceOptions) -> ServiceConfig | None:
@@ -556,12 +495,8 @@ def _write(target: Path | None, as_xlsx: _Writer, as_csv: _Writer, out: Output) 
 
 
 def _guarded(write: _Thunk, target: Path) -> Path | None:
-    try:
+    with user_errors(writing=target):  # also the safe writer's "no such folder" and the like
         return write()
-    except OSError as exc:
-        raise click.ClickException(f"cannot write {target}: {exc.strerror or exc}") from None
-    except InvalidParameterError as exc:  # the safe writer's "no such folder" and the like
-        raise click.ClickException(f"cannot write {target}: {exc.message}") from None
 
 
 def _show_duplicates(outcome: SubmitResult, out: Output) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -14,13 +15,14 @@ from channelkit._cli import (
     ServiceConfig,
     ServiceOptions,
     connection_hint,
-    failure_message,
+    options_value,
     output_options,
     service_options,
     tz_option,
     user_errors,
 )
 from channelkit._constants import (
+    DEFAULT_TZ,
     REPORT_COMPARE_DEFAULT,
     REPORT_FORMATS,
     REPORT_PDF_PAPER_DEFAULT,
@@ -30,7 +32,7 @@ from channelkit._constants import (
 )
 from channelkit._urls import redact_url
 from channelkit.analysis.period import COMPARES
-from channelkit.errors import ChannelkitError, InvalidParameterError
+from channelkit.errors import InvalidParameterError
 from channelkit.reports.parameters import (
     PERIOD_HELP,
     check_period,
@@ -69,7 +71,57 @@ def _stderr_step(message: str) -> None:
     click.echo(f"{stamp} channelkit report: {message}", err=True)
 
 
+@dataclass(frozen=True)
+class ReportOptions:
+    """`channelkit report`'s own flags, as given; `check()` refuses what cannot go together.
+
+    >>> ReportOptions(Path("warehouse.duckdb"), out=Path("r.html"), period="month").compare
+    'previous'
+    """
+
+    db: Path
+    out: Path
+    since: date | None = None
+    until: date | None = None
+    period: str | None = None
+    compare: str = REPORT_COMPARE_DEFAULT
+    tz: str = DEFAULT_TZ
+    channels: tuple[str, ...] = ()
+    fmt: str = REPORT_FORMATS[0]
+    paper: str = REPORT_PDF_PAPER_DEFAULT
+    csv_dir: Path | None = None
+    template: Path | None = None
+    max_age: timedelta | None = None
+    notebook: Path | None = None
+    do_sync: bool = False
+
+    def check(self) -> None:
+        since, until = self.since, self.until
+        if since is not None and until is not None and self.period is not None:
+            raise click.UsageError("give at most two of --since, --until and --period")
+        if since is not None and until is not None and until < since:
+            raise click.UsageError(f"--until {until} is before --since {since}")
+
+    def check_notebook(self) -> None:
+        """--notebook takes the period, zone, one channel and the comparison; nothing else."""
+        given = {
+            "--since": self.since,
+            "--until": self.until,
+            "--csv": self.csv_dir,
+            "--template": self.template,
+        }
+        mixed = [flag for flag, value in given.items() if value is not None]
+        if mixed or self.fmt.lower() != "html":
+            what = ", ".join(mixed) if mixed else "--format"
+            raise click.UsageError(
+                f"--notebook takes --period, --tz, --channel and --compare, not {what}"
+            )
+        if len(self.channels) > 1:
+            raise click.UsageError("--notebook takes one --channel")
+
+
 @click.command("report")
+@options_value(ReportOptions, "options")
 @click.option(
     "--db",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -109,7 +161,7 @@ def _stderr_step(message: str) -> None:
     "--format",
     "fmt",
     type=click.Choice(REPORT_FORMATS, case_sensitive=False),
-    default="html",
+    default=REPORT_FORMATS[0],
     show_default=True,
     help="html: one self-contained page; pdf (see --paper-size) or png: rendered by the system's "
     "Chromium (needs the images extra).",
@@ -147,27 +199,7 @@ def _stderr_step(message: str) -> None:
 @click.option("--sync", "do_sync", is_flag=True, help="Sync the warehouse first.")
 @service_options("With --sync")
 @output_options(json_summary=True, progress=True)
-def report(
-    db: Path,
-    since: date | None,
-    until: date | None,
-    period: str | None,
-    compare: str,
-    tz: str,
-    channels: tuple[str, ...],
-    out: Path,
-    fmt: str,
-    paper: str,
-    csv_dir: Path | None,
-    template: Path | None,
-    max_age: timedelta | None,
-    do_sync: bool,
-    notebook: Path | None,
-    service: ServiceOptions,
-    quiet: bool,
-    json_output: bool,
-    progress: bool,
-) -> None:
+def report(options: ReportOptions, service: ServiceOptions, output: Output) -> None:
     """Write an engagement report for a period, from the warehouse.
 
     \b
@@ -177,75 +209,64 @@ def report(
 
     Exits 1 and writes nothing when the data is missing or older than --max-age.
     """
+    with user_errors():
+        run_report(options, service, output)
+
+
+def run_report(options: ReportOptions, service: ServiceOptions, output: Output) -> None:
+    """`channelkit report`: the flags checked, the warehouse synced (--sync), the page written."""
+    options.check()
+    config = service.config(needed_for="for --sync") if options.do_sync else None
+    step = _silent if output.quiet or output.json_output else _stderr_step
+    if config is not None:
+        _sync(options.db, config, step)
+    if options.notebook is not None:
+        options.check_notebook()
+        written = _notebook_report(options, step)
+        output.json({"report": str(written), "tz": options.tz})
+        return
+    written = _generate(options, step)
+    csv_dir = str(options.csv_dir) if options.csv_dir else None
+    output.json({"report": str(written), "csv_dir": csv_dir, "tz": options.tz})
+
+
+def _generate(options: ReportOptions, step: Callable[[str], None]) -> Path:
     from channelkit.reports.generate import generate_report
 
-    if since is not None and until is not None and period is not None:
-        raise click.UsageError("give at most two of --since, --until and --period")
-    if since is not None and until is not None and until < since:
-        raise click.UsageError(f"--until {until} is before --since {since}")
-    config = service.config(needed_for="for --sync") if do_sync else None
-    output = Output.from_options(quiet=quiet, json_output=json_output, progress=progress)
-    step = _silent if quiet or json_output else _stderr_step
-    if config is not None:
-        _sync(db, config, step)
-    if notebook is not None:
-        written = _notebook_report(notebook, db, out, period, compare, tz, channels, step)
-        output.json({"report": str(written), "tz": tz})
-        return
-    with user_errors():
-        written = generate_report(
-            db,
-            out,
-            since=since,
-            until=until,
-            period=period,
-            compare=compare,
-            tz=tz,
-            channels=channels,
-            template=template,
-            csv_dir=csv_dir,
-            max_age=max_age,
-            format=fmt.lower(),
-            paper=paper.lower(),
-            on_step=step,
-        )
-    output.json({"report": str(written), "csv_dir": str(csv_dir) if csv_dir else None, "tz": tz})
+    return generate_report(
+        options.db,
+        options.out,
+        since=options.since,
+        until=options.until,
+        period=options.period,
+        compare=options.compare,
+        tz=options.tz,
+        channels=options.channels,
+        template=options.template,
+        csv_dir=options.csv_dir,
+        max_age=options.max_age,
+        format=options.fmt.lower(),
+        paper=options.paper.lower(),
+        on_step=step,
+    )
 
 
-def _notebook_report(
-    notebook: Path,
-    db: Path,
-    out: Path,
-    period: str | None,
-    compare: str,
-    tz: str,
-    channels: tuple[str, ...],
-    step: Callable[[str], None],
-) -> Path:
+def _notebook_report(options: ReportOptions, step: Callable[[str], None]) -> Path:
     """`--notebook`: the user's notebook run for one period and channel, as the page."""
     from channelkit.reports.notebook import notebook_report
 
-    ctx = click.get_current_context()
-    flags = {"since": "--since", "until": "--until", "csv_dir": "--csv", "template": "--template"}
-    mixed = [flag for name, flag in flags.items() if ctx.params.get(name) is not None]
-    if mixed or ctx.params.get("fmt", "html").lower() != "html":
-        what = ", ".join(mixed) if mixed else "--format"
-        raise click.UsageError(
-            f"--notebook takes --period, --tz, --channel and --compare, not {what}"
-        )
-    if len(channels) > 1:
-        raise click.UsageError("--notebook takes one --channel")
+    notebook = options.notebook
+    assert notebook is not None  # run_report asks only then
     step(f"running {notebook}")
-    with user_errors():
-        return notebook_report(
-            notebook,
-            db,
-            out=out,
-            period=period or REPORT_PERIOD_DEFAULT,
-            tz=tz,
-            channel=channels[0] if channels else None,
-            compare=compare,
-        )
+    return notebook_report(
+        notebook,
+        options.db,
+        out=options.out,
+        period=options.period or REPORT_PERIOD_DEFAULT,
+        tz=options.tz,
+        channel=options.channels[0] if options.channels else None,
+        compare=options.compare,
+    )
 
 
 def _sync(db: Path, config: ServiceConfig, step: Callable[[str], None]) -> None:
@@ -253,13 +274,10 @@ def _sync(db: Path, config: ServiceConfig, step: Callable[[str], None]) -> None:
     from channelkit.sync import run_sync
 
     step(f"syncing {db} from {redact_url(config.base_url)}")
-    try:
+    # Its parameters are not the user's flags: any refusal is the sync's failure (exit 1).
+    with user_errors(prefix="sync failed, no report written: ", parameters="refusal"):
         with Client(**config.client_settings()) as client:
             result = run_sync(client, db, progress=False)
-    except ChannelkitError as exc:
-        raise click.ClickException(
-            f"sync failed, no report written: {failure_message(exc)}"
-        ) from None
     for line in result.summary().splitlines():
         step(line)
     if not result.completed:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import signal
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from channelkit._cli import Output, output_options, user_errors
+from channelkit._cli import Output, options_value, output_options, user_errors
 from channelkit._constants import (
     ENV_API_KEY,
     ENV_BASE_URL,
@@ -23,6 +25,9 @@ from channelkit._suggest import choices_text
 from channelkit.service import workspace
 from channelkit.service.db import Database
 
+if TYPE_CHECKING:
+    from channelkit.service.local import LocalService
+
 
 def _scopes(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
     """`--scopes`: checked before the database is opened, nearest names when unknown."""
@@ -35,7 +40,26 @@ def _scopes(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str
     return scopes
 
 
+@dataclass(frozen=True)
+class ServeOptions:
+    """`channelkit serve`'s own flags, as given.
+
+    >>> ServeOptions(seed="demo").port == SERVICE_PORT
+    True
+    """
+
+    db_path: str = SERVICE_DB_PATH
+    host: str = SERVICE_HOST
+    port: int = SERVICE_PORT
+    seed: str | None = None
+    rate_window: float = RATE_WINDOW_SECONDS
+    faults: str | None = None
+    fault_seed: int = 0
+    admin: bool = False
+
+
 @click.command()
+@options_value(ServeOptions, "options")
 @click.option(
     "--db",
     "db_path",
@@ -85,48 +109,38 @@ def _scopes(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str
 )
 @click.option("--admin", is_flag=True, help="Enable /v1/admin/clock (moving the clock).")
 @output_options()
-def serve(
-    db_path: str,
-    host: str,
-    port: int,
-    seed: str | None,
-    rate_window: float,
-    faults: str | None,
-    fault_seed: int,
-    admin: bool,
-    quiet: bool,
-) -> None:
+def serve(options: ServeOptions, output: Output) -> None:
     """Run the local Publishing and Channel Service until interrupted.
 
     With --seed demo it prints the demo keys and which one to use for what.
     """
-    from channelkit.errors import ServiceError
+    with user_errors():
+        run_serve(options, output)
+
+
+def run_serve(options: ServeOptions, output: Output) -> None:
+    """`channelkit serve`: the service started, its address and keys printed, then served
+    until Ctrl-C or SIGTERM."""
     from channelkit.service.local import LocalService
 
+    db_path, seed = options.db_path, options.seed
     try:
         svc = LocalService(
-            db=db_path, seed=seed, rate_window=rate_window, faults=faults,
-            fault_seed=fault_seed, admin=admin, host=host, port=port,
+            db=db_path, seed=seed, rate_window=options.rate_window, faults=options.faults,
+            fault_seed=options.fault_seed, admin=options.admin, host=options.host,
+            port=options.port,
         )  # fmt: skip
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--faults") from None
+    # asked before starting: starting creates the workspace
     reused = seed is not None and db_path != ":memory:" and _has_workspace(db_path)
-    try:
-        svc.start()
-    except ServiceError as exc:
-        if "cannot listen" not in str(exc):
-            raise click.ClickException(str(exc)) from None
-        raise click.ClickException(
-            f"--port: {exc}; is another `channelkit serve` running? choose another --port "
-            "(--port 0 picks a free one)"
-        ) from None
-    out = Output.from_options(quiet=quiet)
-    out.result(f"channelkit service listening at {svc.base_url}")
+    _start(svc)
+    output.result(f"channelkit service listening at {svc.base_url}")
     if seed is not None:
-        out.result(_workspace_line(db_path, reused))
+        output.result(_workspace_line(db_path, reused))
     if svc.demo_keys:
-        out.result(_keys_table(svc.demo_keys, rate_window))
-        out.result(
+        output.result(_keys_table(svc.demo_keys, options.rate_window))
+        output.result(
             "In another terminal (the analyst key to read, the writer key to publish):\n"
             f"  export {ENV_BASE_URL}={svc.base_url}\n"
             f"  export {ENV_API_KEY}=...   # paste a key from the table"
@@ -139,6 +153,20 @@ def serve(
         pass
     finally:
         svc.stop()
+
+
+def _start(svc: LocalService) -> None:
+    from channelkit.errors import ServiceError
+
+    try:
+        svc.start()
+    except ServiceError as exc:
+        if "cannot listen" not in str(exc):
+            raise click.ClickException(str(exc)) from None
+        raise click.ClickException(
+            f"--port: {exc}; is another `channelkit serve` running? choose another --port "
+            "(--port 0 picks a free one)"
+        ) from None
 
 
 def _has_workspace(db_path: str) -> bool:
@@ -201,7 +229,23 @@ def keys() -> None:
     """Create and revoke API keys in a service database."""
 
 
+@dataclass(frozen=True)
+class CreateKeyOptions:
+    """`channelkit keys create`'s own flags, as given.
+
+    >>> CreateKeyOptions(SERVICE_DB_PATH, user="ana", scope_list=("posts:read",)).plan
+    'enterprise'
+    """
+
+    db_path: str
+    user: str
+    team: str | None = None
+    scope_list: tuple[str, ...] = SCOPES
+    plan: str = SERVICE_KEY_PLAN_DEFAULT
+
+
 @keys.command("create")
+@options_value(CreateKeyOptions, "options")
 @_KEYS_DB
 @click.option("--user", required=True, help="User handle; created if new.")
 @click.option("--team", default=None, help="Team handle; the user joins it (created if new).")
@@ -222,38 +266,68 @@ def keys() -> None:
     + ", ".join(f"{p} {n}" for p, n in PLAN_LIMITS.items())
     + " requests per window.",
 )
-def create(
-    db_path: str, user: str, team: str | None, scope_list: tuple[str, ...], plan: str
-) -> None:
+def create(options: CreateKeyOptions) -> None:
     """Create a key and print it (only the key) on stdout. It is not shown again."""
     with user_errors():
-        db = Database.open(db_path)
-        try:
-            with db.transaction() as con:
-                key = workspace.create_key(
-                    con, user=user, team=team, scopes=scope_list, plan=plan, now=db.now()
-                )
-        finally:
-            db.close()
+        run_create(options)
+
+
+def run_create(options: CreateKeyOptions) -> None:
+    """`channelkit keys create`: the key made in the service's file and printed.
+
+    No --quiet: the key is the whole result, and it is not shown again.
+    """
+    db = Database.open(options.db_path)
+    try:
+        with db.transaction() as con:
+            key = workspace.create_key(
+                con,
+                user=options.user,
+                team=options.team,
+                scopes=options.scope_list,
+                plan=options.plan,
+                now=db.now(),
+            )
+    finally:
+        db.close()
     click.echo(key)
 
 
+@dataclass(frozen=True)
+class RevokeKeyOptions:
+    """`channelkit keys revoke`'s own flags, as given (no key: read from stdin).
+
+    >>> RevokeKeyOptions(SERVICE_DB_PATH).key is None
+    True
+    """
+
+    db_path: str
+    key: str | None = None
+
+
 @keys.command("revoke")
+@options_value(RevokeKeyOptions, "options")
 @_KEYS_DB
 @click.argument("key", required=False)
 @output_options()
-def revoke(db_path: str, key: str | None, quiet: bool) -> None:
+def revoke(options: RevokeKeyOptions, output: Output) -> None:
     """Revoke KEY (read from stdin when omitted, so it stays out of shell history)."""
+    with user_errors():
+        run_revoke(options, output)
+
+
+def run_revoke(options: RevokeKeyOptions, output: Output) -> None:
+    """`channelkit keys revoke`: the key (argument or stdin) revoked in the service's file."""
+    key = options.key
     if key is None or key == "-":
         key = sys.stdin.readline().strip()
     if not key:
         raise click.UsageError("give the key to revoke as an argument or on stdin")
-    with user_errors():
-        db = Database.open(db_path)
-        try:
-            with db.transaction() as con:
-                workspace.revoke_key(con, key, db.now())
-        finally:
-            db.close()
-    if not quiet:
+    db = Database.open(options.db_path)
+    try:
+        with db.transaction() as con:
+            workspace.revoke_key(con, key, db.now())
+    finally:
+        db.close()
+    if not output.quiet:
         click.echo("key revoked", err=True)

@@ -7,6 +7,7 @@ and a closing line that fits the failure on stderr and exits 1.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from channelkit._cli import (
     ServiceOptions,
     connection_hint,
     date_problem,
+    options_value,
     output_options,
     service_options,
     stop_if_interrupted,
@@ -86,7 +88,36 @@ class _Only(click.ParamType[Any, Any]):
         return ",".join(names)
 
 
+@dataclass(frozen=True)
+class SyncOptions:
+    """`channelkit sync`'s own flags, as given; `check()` refuses a --db that cannot be.
+
+    >>> SyncOptions(Path("warehouse.duckdb")).lookback_days == SYNC_LOOKBACK_DAYS
+    True
+    """
+
+    db: Path
+    parquet: Path | None = None
+    lake: str | None = None
+    full: bool = False
+    since: str | None = None
+    only: str | None = None
+    lookback_days: int = SYNC_LOOKBACK_DAYS
+    convergence_runs: int = SYNC_CONVERGENCE_RUNS
+    page_limit: int = SYNC_PAGE_LIMIT
+    batch_rows: int = SYNC_BATCH_ROWS
+
+    def check(self) -> None:
+        if not self.db.parent.is_dir():
+            raise click.BadParameter(
+                f"the folder {str(self.db.parent)!r} does not exist; create it or choose "
+                "another file",
+                param_hint="--db",
+            )
+
+
 @click.command("sync")
+@options_value(SyncOptions, "options")
 @service_options()
 @click.option(
     "--db",
@@ -151,53 +182,40 @@ class _Only(click.ParamType[Any, Any]):
     help="Rows per committed batch (a checkpoint after each).",
 )
 @output_options(json_summary=True, progress=True)
-def sync(
-    service: ServiceOptions,
-    db: Path,
-    parquet: Path | None,
-    lake: str | None,
-    full: bool,
-    since: str | None,
-    only: str | None,
-    lookback_days: int,
-    convergence_runs: int,
-    page_limit: int,
-    batch_rows: int,
-    progress: bool,
-    json_output: bool,
-    quiet: bool,
-) -> None:
+def sync(options: SyncOptions, service: ServiceOptions, output: Output) -> None:
     """Sync the service into a local DuckDB warehouse; incremental after the first run.
 
     Prints a summary (new/updated/unchanged/deleted per table, requests, waits) and exits
     1 when the sync did not complete; what it committed is kept and the next run continues
     from it.
     """
-    from channelkit.client import Client
-    from channelkit.sync.runner import run_sync
+    with user_errors():
+        run_sync(options, service, output)
 
-    out = Output.from_options(quiet=quiet, json_output=json_output, progress=progress)
+
+def run_sync(options: SyncOptions, service: ServiceOptions, output: Output) -> None:
+    """`channelkit sync`: the flags checked, the sync run, its summary and closing line."""
+    from channelkit.client import Client
+    from channelkit.sync import runner
+
     config = service.config()
-    if not db.parent.is_dir():
-        raise click.BadParameter(
-            f"the folder {str(db.parent)!r} does not exist; create it or choose another file",
-            param_hint="--db",
-        )
+    options.check()
+    db = options.db
     existed = db.exists()
-    with user_errors(), Client(**config.client_settings()) as client:
-        report = run_sync(
+    with Client(**config.client_settings()) as client:
+        report = runner.run_sync(
             client,
             db,
-            full=full,
-            since=since,
-            only=only,
-            lookback_days=lookback_days,
-            parquet=parquet,
-            lake=lake,
-            convergence_runs=convergence_runs,
-            progress=out.progress,
-            page_limit=page_limit,
-            batch_rows=batch_rows,
+            full=options.full,
+            since=options.since,
+            only=options.only,
+            lookback_days=options.lookback_days,
+            parquet=options.parquet,
+            lake=options.lake,
+            convergence_runs=options.convergence_runs,
+            progress=output.progress,
+            page_limit=options.page_limit,
+            batch_rows=options.batch_rows,
         )
     stop_if_interrupted()
     committed = sum(sum(counts.as_dict().values()) for counts in report.counts.values())
@@ -206,13 +224,12 @@ def sync(
         # A first sync that failed before writing a row leaves nothing a reader could mistake
         # for a warehouse.
         removed = _remove_warehouse(db)
-    out.json({**report.as_dict(), "rows_committed": committed, "warehouse_removed": removed})
+    output.json({**report.as_dict(), "rows_committed": committed, "warehouse_removed": removed})
+    output.result(report.summary())
     if report.completed:
-        out.result(report.summary())
-        if parquet is not None:
-            out.result(f"parquet datasets written under {parquet}")
+        if options.parquet is not None:
+            output.result(f"parquet datasets written under {options.parquet}")
         return
-    out.result(report.summary())
     # One line on stderr: under cron the reason arrives even with --quiet.
     reason = report.error or "the sync did not complete"
     raise click.ClickException(

@@ -2,18 +2,34 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
 import click
 
-from channelkit._cli import user_errors
+from channelkit._cli import Output, options_value, output_options, user_errors
 from channelkit._constants import WAREHOUSE_PATH
-from channelkit.errors import InvalidParameterError
 from channelkit.reports.cli import DURATION
 
 
+@dataclass(frozen=True)
+class DeliverOptions:
+    """`channelkit deliver`'s own flags, as given.
+
+    >>> DeliverOptions(Path("deliver.toml"), Path("warehouse.duckdb"), dry_run=True).dry_run
+    True
+    """
+
+    config: Path
+    db: Path
+    dry_run: bool = False
+    force: str | None = None
+    max_age: timedelta | None = None
+
+
 @click.command("deliver")
+@options_value(DeliverOptions, "options")
 @click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--db",
@@ -29,15 +45,8 @@ from channelkit.reports.cli import DURATION
     type=DURATION,
     help="Send nothing, and say why, when the last completed sync is older than this (e.g. 26h).",
 )
-@click.option("-q", "--quiet", is_flag=True, help="Print only failures (on stderr).")
-def deliver(
-    config: Path,
-    db: Path,
-    dry_run: bool,
-    force: str | None,
-    max_age: timedelta | None,
-    quiet: bool,
-) -> None:
+@output_options(quiet_help="Print only failures (on stderr).")
+def deliver(options: DeliverOptions, output: Output) -> None:
     """Send each report of CONFIG.toml whose last complete period is due, once per target.
 
     \b
@@ -48,24 +57,35 @@ def deliver(
     Run it as often as you like: the warehouse records what was sent. Exits 1 with one
     line per report and target that failed; those are retried on the next run.
     """
+    with user_errors():
+        run_deliver(options, output)
+
+
+def run_deliver(options: DeliverOptions, output: Output) -> None:
+    """`channelkit deliver`: the config read, every due report sent, a line per target."""
     from channelkit.reports.deliver.config import load_config
-    from channelkit.reports.deliver.run import deliver as run_deliver
+    from channelkit.reports.deliver.run import deliver as deliver_reports
 
     def say(line: str) -> None:
-        if not quiet:
+        if not output.quiet:
             click.echo(line, err=True)
 
-    try:
-        settings = load_config(config)
-    except InvalidParameterError as exc:  # "deliver.toml: reports[0].email: ...", not a flag
-        raise click.UsageError(str(exc)) from None
-    with user_errors():
-        outcomes = run_deliver(settings, db, dry_run=dry_run, force=force, max_age=max_age, say=say)
+    # "deliver.toml: reports[0].email: ..." names the file and key, not a flag.
+    with user_errors(parameters="text"):
+        settings = load_config(options.config)
+    outcomes = deliver_reports(
+        settings,
+        options.db,
+        dry_run=options.dry_run,
+        force=options.force,
+        max_age=options.max_age,
+        say=say,
+    )
     failed = [o for o in outcomes if o.status in ("failed", "not sent")]
     for outcome in outcomes:
         if outcome in failed:
             click.echo(outcome.line, err=True)
-        elif not quiet:
+        elif not output.quiet:
             click.echo(outcome.line)
     if failed:
         raise SystemExit(1)
