@@ -82,6 +82,9 @@ def test_demo_builds_warehouse_parquet_and_report_then_resyncs_incrementally(
     assert explore.returncode == 0, explore.stderr
     # the KPI table, one row per metric (views became readers in the users' words)
     assert {"posts_published", "readers", "read_rate"} <= set(explore.stdout.split())
+    # with the numbers asked for: pandas hides no column ("...") of a wide frame
+    assert {"value", "previous", "delta_pct"} <= set(explore.stdout.split())
+    assert "..." not in explore.stdout
     assert commands["serve the demo workspace yourself"].endswith(
         "channelkit serve --seed demo --db demo/service.sqlite"
     )

@@ -130,7 +130,8 @@ Done in {seconds:.1f} s.
 Next (as printed, from this directory; or `source {bin}activate` and drop the {bin}):
   open the report in a browser:      {report}
   explore it in Python:              {bin}python -c "import channelkit as ck; \\
-                                       print(ck.Warehouse('{warehouse}').kpis(tz='{tz}'))"
+                                       kpis = ck.Warehouse('{warehouse}').kpis(tz='{tz}'); \\
+                                       print(kpis[['metric', 'value', 'previous', 'delta_pct']])"
   explore it in JupyterLab:          {notebook_install}   # once
                                      {bin}jupyter lab notebooks/01-explore-engagement.ipynb
   serve the demo workspace yourself: {bin}channelkit serve --seed demo --db {service_db}
