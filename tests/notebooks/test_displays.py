@@ -12,12 +12,12 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from channelkit.warehouse import Warehouse
 from channelkit.display import numbers
+from channelkit.warehouse import Warehouse
 from fixtures.warehouse import FIRST_DAY, LAST_DAY
 
 KERNEL = "python3"
-TIMEOUT = 60  # per cell: a kernel that hangs fails here instead of stalling the suite
+TIMEOUT = 30  # per cell, a guard against a hung kernel: every cell here takes a few seconds
 WEEK = "2026-W13"
 
 pytestmark = pytest.mark.slow
@@ -83,18 +83,22 @@ def test_a_notebook_shows_the_card_the_kpis_and_an_explorer(
     for record in kpis.to_dict("records"):
         as_read = numbers.percent if record["kind"] == "rate" else numbers.count
         row = (
-            f"<td>{record['label']}</td><td class=\"ck-num\">{as_read(record['value'])}</td>"
-            f"<td class=\"ck-num\">{as_read(record['previous'])}</td>"
+            f'<td>{record["label"]}</td><td class="ck-num">{as_read(record["value"])}</td>'
+            f'<td class="ck-num">{as_read(record["previous"])}</td>'
         )
         assert row in table, row
 
-    widget_view = [o for o in nb.cells[2].outputs if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+    widget_view = [
+        o
+        for o in nb.cells[2].outputs
+        if "application/vnd.jupyter.widget-view+json" in o.get("data", {})
+    ]
     assert len(widget_view) == 1
     state = nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
     values = [m["state"].get("value", "") for m in state.values()]
     shown = next(v for v in values if isinstance(v, str) and 'class="ck-frame"' in v)
-    assert f"<td>Readers</td><td class=\"ck-num\">{numbers.count(kpis['value'][1])}</td>" in shown
-    assert any(f'wh.kpis(period=&quot;{WEEK}&quot;)' in str(v) for v in values)
+    assert f'<td>Readers</td><td class="ck-num">{numbers.count(kpis["value"][1])}</td>' in shown
+    assert any(f"wh.kpis(period=&quot;{WEEK}&quot;)" in str(v) for v in values)
     charts = [
         o
         for m in state.values()
