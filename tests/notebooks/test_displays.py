@@ -12,19 +12,27 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from channelkit.warehouse import Warehouse
 from channelkit.display import numbers
+from channelkit.warehouse import Warehouse
 from fixtures.warehouse import FIRST_DAY, LAST_DAY
 
 KERNEL = "python3"
-# Per cell. Without a frontend, nbclient sees the Explorer's cell finish only when this
-# runs out (its chart is displayed inside an Output widget; the cause is not yet found);
-# the cell's outputs are complete by then. JupyterLab draws it at once
-# (tests/widgets/test_browser_explorer.py checks the chart).
-TIMEOUT = 30
+TIMEOUT = 30  # per cell, a guard against a hung kernel: every cell here takes a few seconds
 WEEK = "2026-W13"
 
 pytestmark = pytest.mark.slow
+
+
+class _Client(NotebookClient):  # type: ignore[misc]
+    """Records each time the kernel's output is captured into an Output widget."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.captured: list[str] = []
+
+    def register_output_hook(self, msg_id: str, hook: Any) -> None:
+        self.captured.append(msg_id)
+        super().register_output_hook(msg_id, hook)
 
 
 def _html(cell: Any) -> str:
@@ -47,13 +55,19 @@ def test_a_notebook_shows_the_card_the_kpis_and_an_explorer(
         nbformat.v4.new_code_cell(f'explorer = ck.widgets.Explorer(wh, period="{WEEK}")\nexplorer'),
         nbformat.v4.new_code_cell("import pandas as pd\npd.DataFrame({'x': [0.5]})"),
     ]
-    NotebookClient(
+    client = _Client(
         nb,
         kernel_name=KERNEL,
         timeout=TIMEOUT,
         store_widget_state=True,
         resources={"metadata": {"path": str(tmp_path)}},
-    ).execute()
+    )
+    client.execute()
+    # Output captured into an Output widget makes nbclient's stand-in for the frontend
+    # write back on the shell channel while it awaits the cell's reply there, and it then
+    # sees the reply only when the cell timeout runs out, without an error: the Explorer
+    # must set its chart as the widget's outputs instead.
+    assert client.captured == []
     wh = Warehouse(small_warehouse)
 
     card = _html(nb.cells[0])
@@ -69,18 +83,29 @@ def test_a_notebook_shows_the_card_the_kpis_and_an_explorer(
     for record in kpis.to_dict("records"):
         as_read = numbers.percent if record["kind"] == "rate" else numbers.count
         row = (
-            f"<td>{record['label']}</td><td class=\"ck-num\">{as_read(record['value'])}</td>"
-            f"<td class=\"ck-num\">{as_read(record['previous'])}</td>"
+            f'<td>{record["label"]}</td><td class="ck-num">{as_read(record["value"])}</td>'
+            f'<td class="ck-num">{as_read(record["previous"])}</td>'
         )
         assert row in table, row
 
-    widget_view = [o for o in nb.cells[2].outputs if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+    widget_view = [
+        o
+        for o in nb.cells[2].outputs
+        if "application/vnd.jupyter.widget-view+json" in o.get("data", {})
+    ]
     assert len(widget_view) == 1
     state = nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
     values = [m["state"].get("value", "") for m in state.values()]
     shown = next(v for v in values if isinstance(v, str) and 'class="ck-frame"' in v)
-    assert f"<td>Readers</td><td class=\"ck-num\">{numbers.count(kpis['value'][1])}</td>" in shown
-    assert any(f'wh.kpis(period=&quot;{WEEK}&quot;)' in str(v) for v in values)
+    assert f'<td>Readers</td><td class="ck-num">{numbers.count(kpis["value"][1])}</td>' in shown
+    assert any(f"wh.kpis(period=&quot;{WEEK}&quot;)" in str(v) for v in values)
+    charts = [
+        o
+        for m in state.values()
+        for o in m["state"].get("outputs", [])
+        if "application/vnd.plotly.v1+json" in o.get("data", {})
+    ]
+    assert len(charts) == 1  # the trend chart, in the notebook without a frontend too
 
     plain = _html(nb.cells[3])  # any other DataFrame: pandas' own table, as before
     assert 'class="dataframe"' in plain and "ck-frame" not in plain

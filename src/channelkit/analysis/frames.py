@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 
@@ -75,10 +76,19 @@ def local_midnight(dates: pd.Series, tz: str) -> pd.Series:
     return naive.dt.tz_localize(tz, ambiguous=True, nonexistent="shift_forward")
 
 
-def ratio(top: pd.Series, bottom: pd.Series) -> pd.Series:
+def divide(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
     """top ÷ bottom as float64, missing (NaN) where bottom is 0: a rate without a base."""
-    bottom = bottom.astype("float64")
-    return (top.astype("float64") / bottom.where(bottom > 0)).astype("float64")
+    base = bottom.astype("float64")
+    out: np.ndarray = top.astype("float64") / np.where(base > 0, base, np.nan)
+    return out
+
+
+def ratio(top: pd.Series, bottom: pd.Series) -> pd.Series:
+    """`divide` on two columns of one frame."""
+    return pd.Series(
+        divide(top.astype("float64").to_numpy(), bottom.astype("float64").to_numpy()),
+        index=top.index,
+    )
 
 
 @dataclass

@@ -37,7 +37,7 @@ from channelkit._constants import (
 )
 from channelkit._labels import KPI_LABELS, WEEKDAYS
 from channelkit.analysis.filters import PostFilter
-from channelkit.analysis.frames import MetricFrame, local_midnight, ratio
+from channelkit.analysis.frames import MetricFrame, divide, local_midnight, ratio
 from channelkit.analysis.grid import grid_days
 from channelkit.analysis.period import Period, same_age_cutoff
 from channelkit.analysis.reach import ReachTimes
@@ -457,15 +457,10 @@ def _usual(values: list[np.ndarray], count: int) -> tuple[np.ndarray, np.ndarray
 def _kpi_values(sums: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """The KPI values per channel (float64, NaN for a rate without a base) from the sums."""
     engagements = sums["reactions"] + sums["comments"] + sums["shares"] + sums["clicks"]
-
-    def rate(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
-        out: np.ndarray = ratio(pd.Series(top), pd.Series(bottom)).to_numpy()
-        return out
-
     values = {name: column.astype("float64") for name, column in sums.items()}
     values["engagements"] = engagements.astype("float64")
-    values["engagement_rate"] = rate(engagements, sums["opens"])
-    values["read_rate"] = rate(sums["rated_readers"], sums["audience"])
+    values["engagement_rate"] = divide(engagements, sums["opens"])
+    values["read_rate"] = divide(sums["rated_readers"], sums["audience"])
     return values
 
 

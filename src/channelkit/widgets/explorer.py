@@ -260,11 +260,15 @@ class Explorer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
 
         if get_ipython() is None:  # no kernel to draw into (a script, a test)
             return
-        from IPython.display import display
-
-        self.chart.clear_output(wait=True)
-        with self.chart:
-            display(self.figure)  # type: ignore[no-untyped-call]
+        # The chart replaces the Output widget's outputs in one assignment rather than being
+        # displayed inside `with self.chart:`: a display captured by an Output widget makes
+        # nbclient's frontend stand-in write back to the kernel on the shell channel while
+        # it awaits the cell's reply there, and it then sees the reply only at the cell
+        # timeout (a notebook run headless, e.g. `report --notebook`, stalled on every
+        # Explorer).
+        assert self.figure is not None
+        data = self.figure._repr_mimebundle_()  # what `display(figure)` would show
+        self.chart.outputs = ({"output_type": "display_data", "data": data, "metadata": {}},)
 
 
 def _file_state(wh: Warehouse) -> tuple[int, int] | None:
