@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from channelkit._channels import ChannelName, channel_candidates, match_channel
+from channelkit._channels import ChannelLookup, ChannelName, channel_candidates, match_channel
 from channelkit._suggest import choices_text, nearest
 from channelkit._tz import resolve_tz
 from channelkit.errors import InvalidParameterError
@@ -47,6 +47,26 @@ def test_ambiguous_name_lists_candidates_with_ids() -> None:
         match_channel("company news", CHANNELS)
     assert "chan_3" in raised.value.message and "chan_4" in raised.value.message
     assert len(channel_candidates("company news", CHANNELS)) == 2
+
+
+@pytest.mark.parametrize(
+    "ref",
+    ["chan_2", " CHAN_2 ", "all hands", "news", "company news", "Company  NEWS", "x", "", "  "],
+)
+def test_lookup_agrees_with_the_matcher(ref: str) -> None:
+    """`ChannelLookup` (a spreadsheet's rows: folded once) answers as `match_channel`."""
+    channels = [*CHANNELS, ChannelName("chan_5", "", "No slug")]
+    lookup = ChannelLookup(channels)
+    assert lookup.candidates(ref) == channel_candidates(ref, channels)
+    try:
+        expected: object = match_channel(ref, channels, param="p", seen_by="k")
+    except InvalidParameterError as exc:
+        expected = (exc.param, exc.message)
+    try:
+        got: object = lookup.match(ref, param="p", seen_by="k")
+    except InvalidParameterError as exc:
+        got = (exc.param, exc.message)
+    assert got == expected
 
 
 def test_no_channels_at_all_says_so() -> None:

@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from functools import cache, cached_property
 from typing import Any, Protocol
 
-from channelkit._channels import match_channel
+from channelkit._channels import ChannelLookup
 from channelkit._constants import (
     IDEMPOTENCY_KEY_PREFIX,
     PUBLISH_CLOCK_MARGIN_SECONDS,
@@ -186,6 +186,7 @@ class ChannelIndex:
     def __init__(self, channels: Iterable[ChannelInfo]) -> None:
         self._all = tuple(channels)
         self._by_id = {channel.id: channel for channel in self._all}
+        self._lookup = ChannelLookup(self._all)  # folded once: one lookup per row
 
     @classmethod
     def from_channels(cls, channels: Iterable[Mapping[str, Any] | Any]) -> ChannelIndex:
@@ -213,9 +214,9 @@ class ChannelIndex:
 
     def resolve(self, ref: str) -> ChannelInfo | FieldError:
         """The channel `ref` names (id, slug or name, in any case), or why there is none:
-        the one matcher of every command (`_channels.match_channel`)."""
+        the one matcher of every command (`_channels.match_channel`, by lookup)."""
         try:
-            channel = match_channel(ref, self._all, seen_by="this API key")
+            channel = self._lookup.match(ref, seen_by="this API key")
         except InvalidParameterError as exc:
             return FieldError("channel", exc.message)
         if channel.is_archived:
