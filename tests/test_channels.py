@@ -49,24 +49,16 @@ def test_ambiguous_name_lists_candidates_with_ids() -> None:
     assert len(channel_candidates("company news", CHANNELS)) == 2
 
 
-@pytest.mark.parametrize(
-    "ref",
-    ["chan_2", " CHAN_2 ", "all hands", "news", "company news", "Company  NEWS", "x", "", "  "],
-)
-def test_lookup_agrees_with_the_matcher(ref: str) -> None:
-    """`ChannelLookup` (a spreadsheet's rows: folded once) answers as `match_channel`."""
-    channels = [*CHANNELS, ChannelName("chan_5", "", "No slug")]
-    lookup = ChannelLookup(channels)
-    assert lookup.candidates(ref) == channel_candidates(ref, channels)
-    try:
-        expected: object = match_channel(ref, channels, param="p", seen_by="k")
-    except InvalidParameterError as exc:
-        expected = (exc.param, exc.message)
-    try:
-        got: object = lookup.match(ref, param="p", seen_by="k")
-    except InvalidParameterError as exc:
-        got = (exc.param, exc.message)
-    assert got == expected
+def test_one_lookup_answers_many_rows_and_an_empty_field_names_nothing() -> None:
+    """A spreadsheet folds its channels once (`ChannelLookup`), then matches every row."""
+    lookup = ChannelLookup([*CHANNELS, ChannelName("chan_5", "", "No slug")])
+    refs = ("chan_2", " ALL HANDS ", "news", "no slug")
+    assert [lookup.match(ref).id for ref in refs] == ["chan_2", "chan_1", "chan_3", "chan_5"]
+    assert lookup.candidates("") == lookup.candidates("  ") == []
+    with pytest.raises(InvalidParameterError) as raised:
+        lookup.match("company news", param="row 3: channel")
+    assert raised.value.param == "row 3: channel"
+    assert "chan_3" in raised.value.message and "chan_4" in raised.value.message
 
 
 def test_no_channels_at_all_says_so() -> None:

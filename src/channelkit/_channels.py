@@ -56,15 +56,7 @@ def channel_candidates(ref: str, channels: Iterable[C]) -> list[C]:
 
     Several results mean the reference is ambiguous (two channels named "News").
     """
-    wanted = _fold(ref)
-    if not wanted:
-        return []
-    every = list(channels)
-    for field in _LEVELS:
-        found = [c for c in every if _fold(getattr(c, field)) == wanted]
-        if found:
-            return found
-    return []
+    return ChannelLookup(channels).candidates(ref)
 
 
 def match_channel(
@@ -78,19 +70,13 @@ def match_channel(
     >>> match_channel("general", [ChannelName("chan_1", "general", "General")]).id
     'chan_1'
     """
-    every = list(channels)
-    found = channel_candidates(ref, every)
-    if len(found) == 1:
-        return found[0]
-    if found:
-        raise InvalidParameterError(param, ambiguous_message(ref, found))
-    raise InvalidParameterError(param, unknown_message(ref, every, seen_by=seen_by))
+    return ChannelLookup(channels).match(ref, param=param, seen_by=seen_by)
 
 
 class ChannelLookup(Generic[C]):
-    """`match_channel` against the same channels for many references (a spreadsheet's
-    rows): every channel is folded once into one dict per level, so a match is three
-    lookups at most instead of a scan folding every channel again.
+    """The one matcher: channels folded once into one dict per level (id, slug, name), so
+    that many references against the same channels (a spreadsheet's rows) cost a lookup
+    each. `match_channel` and `channel_candidates` are its one-reference forms.
 
     >>> ChannelLookup([ChannelName("chan_1", "general", "General")]).match(" GENERAL ").id
     'chan_1'
@@ -106,7 +92,7 @@ class ChannelLookup(Generic[C]):
                     by_key.setdefault(key, []).append(channel)
 
     def candidates(self, ref: str) -> list[C]:
-        """`channel_candidates(ref, self.channels)`, by lookup."""
+        """The channels `ref` names at the strongest level that matches."""
         wanted = _fold(ref)
         if wanted:
             for by_key in self._levels:
@@ -116,7 +102,7 @@ class ChannelLookup(Generic[C]):
         return []
 
     def match(self, ref: str, *, param: str = "channel", seen_by: str = "") -> C:
-        """`match_channel(ref, self.channels, ...)`, by lookup."""
+        """The one channel `ref` names, or `InvalidParameterError(param, ...)` saying why."""
         found = self.candidates(ref)
         if len(found) == 1:
             return found[0]
