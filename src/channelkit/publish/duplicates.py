@@ -16,9 +16,11 @@ the others back to `draft`, so exactly one survives however many submitters reso
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from channelkit.errors import ConflictError, NotFoundError
@@ -168,55 +170,73 @@ def likely_duplicates(
         if row.status != "ok" or request is None or request.scheduled_at is None:
             continue
         title, body = _folded(request.title), _folded(request.body)
-        candidates = index.candidates(request.channel_id, title, body)
-        best = _likeliest(candidates, title, body, request.scheduled_at, window)
+        at = request.scheduled_at
+        candidates = index.candidates(request.channel_id, title, body, at, window)
+        best = _likeliest(candidates, title, body, at)
         if best is not None:
             post, same = best
             found[row.number] = LikelyDuplicate(post.id, post.title, _shown(post), same)
     return found
 
 
+_Entry = tuple[datetime, int, "Post"]  # (the post's time, its place in the listing, post)
+_TIME = itemgetter(0)
+
+
 @dataclass(frozen=True)
 class _TextIndex:
-    """The service's posts by channel and folded title, and by channel and folded body."""
+    """The service's posts that have a time, by channel and folded title and by channel and
+    folded body, each list in time order: a row looks only at its window, so a sheet of one
+    template body against a busy channel costs a lookup per row, not a scan of every post."""
 
-    by_title: dict[tuple[str, str], list[Post]]
-    by_body: dict[tuple[str, str], list[Post]]
+    by_title: dict[tuple[str, str], list[_Entry]]
+    by_body: dict[tuple[str, str], list[_Entry]]
 
     @classmethod
     def of(cls, posts_by_channel: Mapping[str, Iterable[Post]]) -> _TextIndex:
         index = cls({}, {})
+        place = 0
         for channel_id, posts in posts_by_channel.items():
             for post in posts:
-                index.by_title.setdefault((channel_id, _folded(post.title)), []).append(post)
+                when = _when(post)
+                if when is None:  # no window holds a post without a time
+                    continue
+                entry = (when, place, post)
+                place += 1
+                index.by_title.setdefault((channel_id, _folded(post.title)), []).append(entry)
                 body = _folded(post.body or "")
                 if body:
-                    index.by_body.setdefault((channel_id, body), []).append(post)
+                    index.by_body.setdefault((channel_id, body), []).append(entry)
+        for entries in (*index.by_title.values(), *index.by_body.values()):
+            entries.sort(key=itemgetter(0, 1))
         return index
 
-    def candidates(self, channel_id: str, title: str, body: str) -> list[Post]:
-        """The posts of `channel_id` with this title or this body, each once, title
-        matches first."""
-        found = {
-            post.id: post
-            for post in (
-                *self.by_title.get((channel_id, title), ()),
-                *self.by_body.get((channel_id, body), ()),
-            )
-        }
+    def candidates(
+        self, channel_id: str, title: str, body: str, at: datetime, window: timedelta
+    ) -> list[Post]:
+        """The posts of `channel_id` with this title or this body within `window` of `at`,
+        each once: title matches first, each in the order the service listed them."""
+        found: dict[str, Post] = {}
+        for entries in (
+            self.by_title.get((channel_id, title), []),
+            self.by_body.get((channel_id, body), []),
+        ):
+            low = bisect_left(entries, at - window, key=_TIME)
+            high = bisect_right(entries, at + window, key=_TIME)
+            for _, _, post in sorted(entries[low:high], key=itemgetter(1)):
+                found.setdefault(post.id, post)
         return list(found.values())
 
 
 def _likeliest(
-    candidates: Iterable[Post], title: str, body: str, at: datetime, window: timedelta
+    candidates: Iterable[Post], title: str, body: str, at: datetime
 ) -> tuple[Post, tuple[str, ...]] | None:
-    """The candidate within `window` of `at` matching most fields, then the nearest (the
-    first of equals), with the names of the fields it matches."""
+    """The candidate matching most fields, then the nearest to `at` (the first of equals),
+    with the names of the fields it matches."""
     best: tuple[int, timedelta, Post, tuple[str, ...]] | None = None
     for post in candidates:
         when = _when(post)
-        if when is None or abs(when - at) > window:
-            continue
+        assert when is not None  # the index holds only posts with a time
         same = _same_fields(post, title, body)
         rank = (-len(same), abs(when - at), post, same)
         if best is None or rank[:2] < best[:2]:
