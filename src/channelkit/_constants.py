@@ -99,8 +99,6 @@ SYNC_ANALYTICS_END_SLACK_DAYS = 2  # days past "today" asked for, against clock 
 LAKE_BATCH_ROWS = 5_000
 LAKE_TARGET_FILE_BYTES = 8 * 1024 * 1024
 LAKE_DUCKDB_MEMORY_LIMIT = "32MB"  # DuckDB only streams rows out while the lake is written
-# Digits of each day's running unique viewers in `posts.reach_cumulative` (storage/reach.py).
-REACH_DIGITS = 12
 
 # --- Analysis, plots and reports ----------------------------------------------------------
 # Every metric called without a period covers this range (attrs["default_period"]): 28

@@ -11,7 +11,6 @@ from typing import Any
 import duckdb
 import pytest
 
-from channelkit._constants import REACH_DIGITS
 from channelkit.storage import writer as writer_module
 from channelkit.storage.connection import connect, open_warehouse
 from channelkit.storage.reach import refresh_reach
@@ -69,14 +68,14 @@ def days(*items: dict[str, Any]) -> Any:
 def stored(con: duckdb.DuckDBPyConnection) -> dict[str, dict[date, int]]:
     """Each post's stored running unique viewers, decoded day by day."""
     out: dict[str, dict[date, int]] = {}
-    for ident, first, text in con.execute(
-        "SELECT id, reach_from, reach_cumulative FROM posts ORDER BY id"
+    for ident, first, text, digits in con.execute(
+        "SELECT id, reach_from, reach_cumulative, reach_digits FROM posts ORDER BY id"
     ).fetchall():
         if first is None:
-            assert text is None
+            assert text is None and digits is None
             out[ident] = {}
             continue
-        values = [int(text[i : i + REACH_DIGITS]) for i in range(0, len(text), REACH_DIGITS)]
+        values = [int(text[i : i + digits]) for i in range(0, len(text), digits)]
         out[ident] = {first + timedelta(days=k): v for k, v in enumerate(values)}
     return out
 
@@ -166,26 +165,31 @@ def test_refresh_reach_recomputes_the_posts_asked_or_all(con: duckdb.DuckDBPyCon
     writer.commit_batch("posts", posts(post("p1"), post("p2")))
     writer.commit_batch("post_daily", days(day("p1", "2026-11-01", 3), day("p2", "2026-11-01", 4)))
     right = stored(con)
-    con.execute("UPDATE posts SET reach_from = NULL, reach_cumulative = NULL")
+    con.execute("UPDATE posts SET reach_from = NULL, reach_cumulative = NULL, reach_digits = NULL")
     refresh_reach(con, "SELECT 'p2'")
     assert stored(con) == {"p1": {}, "p2": right["p2"]}
     refresh_reach(con)
     assert stored(con) == right
 
 
-def test_a_running_sum_beyond_its_digits_is_the_largest_it_can_write(
+def test_each_post_writes_its_sums_with_the_digits_of_its_largest(
     con: duckdb.DuckDBPyConnection,
 ) -> None:
     writer = WarehouseWriter(con)
-    writer.commit_batch("posts", posts(post("p1")))
+    writer.commit_batch("posts", posts(post("p1"), post("p2")))
     writer.commit_batch(
         "post_daily",
-        days(day("p1", "2026-11-01", 10**REACH_DIGITS - 2), day("p1", "2026-11-02", 5)),
+        days(
+            day("p1", "2026-11-01", 7),
+            day("p1", "2026-11-02", 5),
+            day("p2", "2026-11-01", 3),
+            day("p2", "2026-11-02", 2**62),
+        ),
     )
-    assert stored(con)["p1"] == {
-        date(2026, 11, 1): 10**REACH_DIGITS - 2,
-        date(2026, 11, 2): 10**REACH_DIGITS - 1,
-    }
+    assert con.execute("SELECT reach_cumulative FROM posts WHERE id = 'p1'").fetchall() == [
+        ("0712",)
+    ]
+    assert stored(con)["p2"] == {date(2026, 11, 1): 3, date(2026, 11, 2): 2**62 + 3}
 
 
 def test_an_older_file_gets_every_posts_reach_when_migrated(tmp_path: Path) -> None:

@@ -34,7 +34,6 @@ from channelkit._constants import (
     KPI_SMALL_BASE_COUNT,
     KPI_USUAL_MIN_PERIODS,
     KPI_USUAL_SD,
-    REACH_DIGITS,
 )
 from channelkit._labels import KPI_LABELS, WEEKDAYS
 from channelkit.analysis.filters import PostFilter
@@ -196,11 +195,10 @@ def _running(day: str, *params: object) -> Sql:
     """A cohort post's stored unique viewers summed through `day` (an SQL expression,
     given `params` for each of its two uses): 0 before its first daily row, its last
     day's sum after its last row, NULL without daily rows (storage/reach.py)."""
-    start = f"{REACH_DIGITS} * least({day} - c.reach_from, "
     return Sql(
         f"CASE WHEN {day} < c.reach_from THEN 0 ELSE substring(c.reach_cumulative, "
-        f"{start}length(c.reach_cumulative) // {REACH_DIGITS} - 1) + 1, {REACH_DIGITS})"
-        "::BIGINT END",
+        f"c.reach_digits * least({day} - c.reach_from, "
+        "length(c.reach_cumulative) // c.reach_digits - 1) + 1, c.reach_digits)::BIGINT END",
         (*params, *params),
     )
 

@@ -138,6 +138,7 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE posts ADD COLUMN reach_from DATE;
     ALTER TABLE posts ADD COLUMN reach_cumulative VARCHAR;
+    ALTER TABLE posts ADD COLUMN reach_digits TINYINT;
     """,
 )
 
@@ -145,7 +146,7 @@ MIGRATIONS: tuple[str, ...] = (
 REACH_VERSION = 4
 # Columns the writer derives from post_daily (storage/reach.py). They stay in the file: the
 # Parquet and lake copies leave them out, and the read side sums daily rows there instead.
-REACH_COLUMNS = ("reach_from", "reach_cumulative")
+REACH_COLUMNS = ("reach_from", "reach_cumulative", "reach_digits")
 
 
 def copied_columns(table: str) -> str:
