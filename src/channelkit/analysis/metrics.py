@@ -154,11 +154,11 @@ def _aged(periods: Sequence[Period], cutoffs: Sequence[date | None], *, stored: 
     """`, aged AS (...)`: the cohort with each post's readers as they stood at its side's
     cutoff (the reach curve's rule), or its lifetime readers where the side has none.
 
-    The unique viewers are summed over the days from `first` through the cutoff: from the
-    posts' stored running sums where the warehouse keeps them (`stored`, the cohort's
-    REACH_COLUMNS: the sum through the cutoff less the sum before `first`), else from
-    their daily rows (the lake has no stored reach). `first` only bounds the days read:
-    the periods' posts have no daily row before it.
+    A post's unique viewers are counted over the days from `first` (the day before the
+    earliest such period) through the cutoff: from its stored running sums where the
+    warehouse keeps them (`stored`, the cohort's REACH_COLUMNS: the sum through the cutoff
+    less the sum before `first`), else by summing its daily rows (the lake keeps no
+    stored reach). Both give the same numbers.
     """
     sides = [(i, cut) for i, cut in enumerate(cutoffs) if cut is not None]
     if not sides:

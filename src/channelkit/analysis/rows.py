@@ -1,7 +1,7 @@
 """The rows a metric reads, as parameterised SQL: daily rows of a period, its cohort of posts.
 
 - `daily_rows`: `WITH fdaily AS (...)`, the daily rows of one or more periods that pass the
-  filters, each with the `side` (index of its period).
+  filters.
 - `cohort_rows`: the posts published in the periods with their readers and audience (the
   channel's subscribers on the UTC date of publication, or the latest earlier day).
 
@@ -68,17 +68,15 @@ def side_of(periods: Sequence[Period], column: str, *, instant: bool) -> Sql:
 
 
 def daily_rows(con: duckdb.DuckDBPyConnection, flt: PostFilter, periods: Sequence[Period]) -> Sql:
-    """`WITH fdaily AS (...)`: the daily rows of the periods that pass the filters, with `side`.
+    """`WITH fdaily AS (...)`: the daily rows of the periods that pass the filters.
 
     Daily rows are filtered on their own columns first. Deleted posts are removed with an
     anti-join only when there are any (reading 10M post ids costs more than the sums),
     and posts are joined only when a post-level filter (tag, priority, author) asks.
     """
-    sql = (
-        Sql("WITH fdaily AS (SELECT d.post_id, d.channel_id, d.date, d.views, d.unique_viewers, ")
-        + Sql("d.reactions, d.comments, d.shares, d.clicks, ")
-        + side_of(periods, "d.date", instant=False)
-        + Sql(" AS side FROM post_daily d ")
+    sql = Sql(
+        "WITH fdaily AS (SELECT d.post_id, d.channel_id, d.date, d.views, d.unique_viewers, "
+        "d.reactions, d.comments, d.shares, d.clicks FROM post_daily d "
     )
     if has_deleted_posts(con):
         sql = sql + Sql(

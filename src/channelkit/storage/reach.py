@@ -18,9 +18,11 @@ Text and not a list: DuckDB updates a VARCHAR in place but rewrites the whole ro
 a LIST column, and the writer updates these on every batch of daily rows (5,000 posts of a
 1M-post file: 0.03 s against 0.5 s).
 
-The values are derived from `post_daily` alone and recomputed by `refresh_reach` inside
-the writer's transaction for every post whose daily rows a batch inserts or changes, and
-for every post row the batch writes (a new post may have daily rows already).
+The values are derived from `post_daily` alone. The writer recomputes them with
+`refresh_reach`, inside the batch's transaction, for every post whose daily rows a batch
+inserts or changes and for every new post (its daily rows may have been synced first); a
+post row rewritten by a batch keeps its own. A file migrated to the version that added
+them, and the warehouses tests and benches build directly, get them from the same call.
 """
 
 from __future__ import annotations
