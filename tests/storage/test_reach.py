@@ -132,6 +132,10 @@ def test_the_writer_keeps_each_posts_reach_equal_to_its_daily_rows(
     assert stored(con) == summed(con)
     assert stored(con)["p1"][date(2026, 11, 4)] == 30 + 9 + 2
     assert min(stored(con)["p2"]) == date(2026, 10, 31)
+    # A batch of one late day: the post's earlier rows still count.
+    writer.commit_batch("post_daily", days(day("p1", "2026-11-06", 1)))
+    assert stored(con)["p1"][date(2026, 11, 6)] == 30 + 9 + 2 + 1
+    assert stored(con) == summed(con)
     # A post rewritten (its title and readers changed) keeps the reach of its daily rows.
     writer.commit_batch("posts", posts(post("p1", views=500) | {"title": "New"}, post("p2")))
     assert stored(con) == summed(con) and stored(con)["p1"]
@@ -149,7 +153,7 @@ def test_the_reach_is_written_in_the_batchs_transaction(
     writer.commit_batch("posts", posts(post("p1")))
     writer.commit_batch("post_daily", days(day("p1", "2026-11-01", 3)))
 
-    def fail(*args: object) -> None:
+    def fail(*args: object, **kwargs: object) -> None:
         raise duckdb.IOException("disk gone")
 
     monkeypatch.setattr(writer_module, "refresh_reach", fail)

@@ -27,14 +27,31 @@ them, and the warehouses tests and benches build directly, get them from the sam
 
 from __future__ import annotations
 
+from datetime import date
+
 import duckdb
 
 
-def refresh_reach(con: duckdb.DuckDBPyConnection, post_ids: str | None = None) -> None:
-    """(Re)compute the REACH_COLUMNS of the posts whose ids the SQL query
-    `post_ids` returns, or of every post (None), from their `post_daily` rows; in the
-    caller's transaction."""
+def refresh_reach(
+    con: duckdb.DuckDBPyConnection, post_ids: str | None = None, *, since: date | None = None
+) -> None:
+    """(Re)compute the REACH_COLUMNS of the posts whose ids the SQL query `post_ids`
+    returns, or of every post (None), from their `post_daily` rows; in the caller's
+    transaction.
+
+    `since`, the first day of the daily rows a batch has just written, bounds the rows
+    read: a post's other rows are no older than its stored `reach_from`, which the writer
+    keeps, so nothing older than the earlier of the two is read (on a file whose daily
+    rows lie in date order, DuckDB then skips most of them).
+    """
     chosen = f"WHERE post_id IN ({post_ids})" if post_ids is not None else ""
+    params: list[object] = []
+    if since is not None:
+        assert post_ids is not None
+        chosen += (
+            f" AND date >= least(?, (SELECT min(reach_from) FROM posts WHERE id IN ({post_ids})))"
+        )
+        params.append(since)
     con.execute(
         "UPDATE posts SET reach_from = r.reach_from, reach_cumulative = r.reach_cumulative, "
         "reach_digits = r.reach_digits FROM (SELECT post_id, min(date) AS reach_from, "
@@ -48,5 +65,6 @@ def refresh_reach(con: duckdb.DuckDBPyConnection, post_ids: str | None = None) -
         "GROUP BY post_id) r WHERE posts.id = r.post_id "
         "AND (posts.reach_from IS DISTINCT FROM r.reach_from "
         "OR posts.reach_cumulative IS DISTINCT FROM r.reach_cumulative "
-        "OR posts.reach_digits IS DISTINCT FROM r.reach_digits)"
+        "OR posts.reach_digits IS DISTINCT FROM r.reach_digits)",
+        params,
     )

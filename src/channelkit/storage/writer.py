@@ -402,7 +402,8 @@ class WarehouseWriter:
             # posts whose rows were inserted or changed, and those of new posts (their
             # daily rows may have been synced before them).
             if table == "post_daily":
-                refresh_reach(self._con, f"SELECT post_id FROM {source}")
+                first = self._con.execute(f"SELECT min(date) FROM {source}").fetchall()[0][0]
+                refresh_reach(self._con, f"SELECT post_id FROM {source}", since=first)
             elif table == "posts" and new:
                 refresh_reach(
                     self._con, f"SELECT id FROM {source}" + (" WHERE _ck_new" if staged else "")
