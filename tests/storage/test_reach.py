@@ -202,7 +202,8 @@ def test_an_older_file_gets_every_posts_reach_when_migrated(tmp_path: Path) -> N
     for step in MIGRATIONS[: REACH_VERSION - 1]:
         old.execute(step)
     old.execute(
-        "INSERT INTO schema_meta VALUES ('app', ?), ('schema_version', ?), ('contract', ?)",
+        "INSERT INTO schema_meta (key, value) "
+        "VALUES ('app', ?), ('schema_version', ?), ('contract', ?)",
         [SCHEMA_APP, str(REACH_VERSION - 1), CONTRACT_MARK],
     )
     old.execute(
@@ -211,7 +212,9 @@ def test_an_older_file_gets_every_posts_reach_when_migrated(tmp_path: Path) -> N
         "('p2', 'c', 't', 'normal', 'published', now(), 9, now())"
     )
     old.execute(
-        "INSERT INTO post_daily VALUES ('p1', 'c', DATE '2026-11-01', 1, 4, 0, 0, 0, 0, now()), "
+        "INSERT INTO post_daily (post_id, channel_id, date, views, unique_viewers, reactions, "
+        "comments, shares, clicks, synced_at) "
+        "VALUES ('p1', 'c', DATE '2026-11-01', 1, 4, 0, 0, 0, 0, now()), "
         "('p1', 'c', DATE '2026-11-02', 1, 3, 0, 0, 0, 0, now())"
     )
     old.close()
