@@ -25,6 +25,7 @@ import pandas as pd
 import pyarrow.compute as pc
 
 from channelkit.storage.connection import open_warehouse
+from channelkit.storage.reach import refresh_reach
 from channelkit.warehouse import Warehouse
 
 START = "2025-12-01"
@@ -98,6 +99,7 @@ def build(path: Path, posts: int, days: int) -> None:
             "counts, requests, rate_limit_waits, error) VALUES ('bench', now(), now(), "
             "'completed', 'full', 'http://bench/v1', NULL, 0, 0, NULL)"
         )
+        refresh_reach(con)  # what the writer keeps beside the daily rows
     finally:
         con.close()
 

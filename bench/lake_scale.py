@@ -20,6 +20,7 @@ from pathlib import Path
 
 from channelkit.storage.connection import open_warehouse
 from channelkit.storage.lake import open_lake, write_lake
+from channelkit.storage.reach import refresh_reach
 
 BODY = ("Team update: the rollout continues as planned. " * 6).strip()
 QUERY = """
@@ -65,6 +66,7 @@ def build(path: Path, posts: int, days: int) -> None:
         "range(CAST(? AS BIGINT) * 600 // 86400 + ?) b(k)",
         [posts, days],
     )
+    refresh_reach(con)  # what the writer keeps beside the daily rows
     con.close()
 
 

@@ -20,6 +20,7 @@ from channelkit.analysis.filters import PostFilter
 from channelkit.analysis.frames import to_frame
 from channelkit.analysis.period import Period
 from channelkit.analysis.sql import Sql, first_row
+from channelkit.storage.schema import REACH_COLUMNS
 
 ENGAGEMENTS = "(d.reactions + d.comments + d.shares + d.clicks)"
 # Opens and engagements per post over the filtered daily rows (`fdaily` of `daily_rows`).
@@ -125,12 +126,24 @@ def has_deleted_posts(con: duckdb.DuckDBPyConnection) -> bool:
     return bool(row and row[0])
 
 
-def cohort_rows(flt: PostFilter, periods: Sequence[Period], *, baseline: bool = False) -> Sql:
+def has_stored_reach(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether `posts` has the reach the writer keeps (`storage.reach`): a warehouse file
+    does, the lake (which does not copy it) does not."""
+    try:
+        con.execute(f"SELECT {', '.join(REACH_COLUMNS)} FROM posts LIMIT 0")
+    except duckdb.BinderException:
+        return False
+    return True
+
+
+def cohort_rows(
+    flt: PostFilter, periods: Sequence[Period], *, baseline: bool = False, reach: bool = False
+) -> Sql:
     """`cohort` CTE body: posts published in the periods, with readers, audience and side.
 
     With `baseline`, the post-level filters (tag, priority, author) become a `selected`
     column instead of a condition, so channel medians can be taken over all the channel's
-    posts in the period.
+    posts in the period. With `reach`, each post also has its stored reach (REACH_COLUMNS).
     """
     channel_only = PostFilter(channel_ids=flt.channel_ids)
     where, params = (channel_only if baseline else flt).where("p")
@@ -138,13 +151,19 @@ def cohort_rows(flt: PostFilter, periods: Sequence[Period], *, baseline: bool = 
     # The posts are chosen first, then given their audience: the channel's row of the
     # publication day by a hash join, and only posts without one go through the (slower)
     # ASOF join that finds the latest earlier row.
+    stored = "".join(f", p.{c}" for c in REACH_COLUMNS) if reach else ""
     columns = (
-        "p.id, p.channel_id, p.priority, p.tags, p.published_at, p.readers, p.selected, p.side"
+        "p.id, p.channel_id, p.priority, p.tags, p.published_at, p.readers, p.selected, "
+        f"p.side{stored}"
     )
     return (
         Sql(
-            "WITH chosen AS (SELECT p.id, p.channel_id, p.priority, p.tags, p.published_at, "
-            "coalesce(p.views, 0) AS readers, timezone('UTC', p.published_at)::DATE AS pub_day, "
+            "WITH chosen AS (SELECT p.id, p.channel_id, p.priority, p.tags, "
+            f"p.published_at{stored}, "
+            "coalesce(p.views, 0) AS readers, "
+            # The UTC date from the instant's microseconds: the same day as
+            # timezone('UTC', ...)::DATE, without a time zone conversion (10x cheaper).
+            "make_timestamp(epoch_us(p.published_at))::DATE AS pub_day, "
             f"({selected}) AS selected, ",
             tuple(selected_params),
         )

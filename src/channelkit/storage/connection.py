@@ -17,9 +17,11 @@ from pathlib import Path
 import duckdb
 
 from channelkit.errors import WarehouseError
+from channelkit.storage.reach import refresh_reach
 from channelkit.storage.schema import (
     CONTRACT_MARK,
     MIGRATIONS,
+    REACH_VERSION,
     SCHEMA_APP,
     SCHEMA_VERSION,
     contract_steps,
@@ -212,6 +214,9 @@ def _migrate(con: duckdb.DuckDBPyConnection, current: int) -> None:
     try:
         for step in MIGRATIONS[current:]:
             con.execute(step)
+        if current < REACH_VERSION:
+            # The daily rows synced before the reach columns existed, once.
+            refresh_reach(con)
         for step in contract_steps(_table_columns(con)):
             con.execute(step)
         con.execute(

@@ -32,6 +32,7 @@ from channelkit._constants import LAKE_BATCH_ROWS, LAKE_TARGET_FILE_BYTES
 from channelkit._urls import redact_url as redact
 from channelkit.errors import LakeError, WarehouseError
 from channelkit.storage.connection import connect
+from channelkit.storage.schema import copied_columns
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -60,7 +61,11 @@ def _daily(name: str, key: tuple[str, ...]) -> LakeTable:
 
 
 def _deletable(name: str) -> LakeTable:
-    return LakeTable(name, ("id",), f"SELECT * FROM {name} WHERE synced_at >= ? OR deleted_at >= ?")
+    return LakeTable(
+        name,
+        ("id",),
+        f"SELECT {copied_columns(name)} FROM {name} WHERE synced_at >= ? OR deleted_at >= ?",
+    )
 
 
 # post_tags last: its MERGE reads which posts changed from `posts`.

@@ -32,6 +32,7 @@ import duckdb
 
 from channelkit.errors import WarehouseError
 from channelkit.storage.connection import open_warehouse
+from channelkit.storage.schema import copied_columns
 
 _STAGING = ".staging-"
 _ASIDE = "replaced-"  # an old folder moved aside, inside a staging folder
@@ -128,7 +129,7 @@ def _write(con: duckdb.DuckDBPyConnection, table: str, staging: Path) -> Path:
         else:
             tmp.mkdir()
             con.execute(
-                f"COPY (SELECT * FROM {table} ORDER BY {_ORDER[table]}) TO "
+                f"COPY (SELECT {copied_columns(table)} FROM {table} ORDER BY {_ORDER[table]}) TO "
                 f"'{_sql_path(tmp / 'data.parquet')}' (FORMAT parquet)"
             )
     except (duckdb.Error, OSError) as exc:

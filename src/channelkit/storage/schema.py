@@ -133,7 +133,27 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (report, period, target)
     );
     """,
+    # 4: each post's reach at every age, derived from its daily rows by the writer
+    # (storage/reach.py): a comparison at the same age reads it instead of the rows.
+    """
+    ALTER TABLE posts ADD COLUMN reach_from DATE;
+    ALTER TABLE posts ADD COLUMN reach_cumulative VARCHAR;
+    ALTER TABLE posts ADD COLUMN reach_digits TINYINT;
+    """,
 )
+
+# The version that added the posts' reach columns: a file migrated past it gets them filled.
+REACH_VERSION = 4
+# Columns the writer derives from post_daily (storage/reach.py). They stay in the file: the
+# Parquet and lake copies leave them out, and the read side sums daily rows there instead.
+REACH_COLUMNS = ("reach_from", "reach_cumulative", "reach_digits")
+
+
+def copied_columns(table: str) -> str:
+    """The select list of `table`'s rows in the Parquet and lake copies: `*` less the
+    derived columns."""
+    return f"* EXCLUDE ({', '.join(REACH_COLUMNS)})" if table == "posts" else "*"
+
 
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -21,6 +21,9 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from channelkit.storage.reach import refresh_reach
+from channelkit.storage.schema import REACH_COLUMNS
+
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _BATCH_VIEW = "_ck_batch"
 _KEYS_VIEW = "_ck_keys"  # a batch's key columns, while counting distinct keys
@@ -345,9 +348,11 @@ class WarehouseWriter:
         source = _BATCH_VIEW if known == 0 else _STAGE_TABLE
         if known == 0:
             return self._insert(table, data_columns, source, synced, new=total)
+        # A changed post is rewritten whole: it keeps the reach its daily rows gave it.
+        carried = "".join(f", t.{c}" for c in REACH_COLUMNS) if table == "posts" else ""
         self._con.execute(
-            f"CREATE TEMP TABLE {_STAGE_TABLE} AS SELECT b.*, t.{first_key} IS NULL AS _ck_new "
-            f"FROM {_BATCH_VIEW} b LEFT JOIN {target} t ON {match} "
+            f"CREATE TEMP TABLE {_STAGE_TABLE} AS SELECT b.*, t.{first_key} IS NULL AS _ck_new"
+            f"{carried} FROM {_BATCH_VIEW} b LEFT JOIN {target} t ON {match} "
             f"WHERE t.{first_key} IS NULL OR {changed}"
         )
         new, updated = (
@@ -386,11 +391,23 @@ class WarehouseWriter:
         updated: int = 0,
     ) -> UpsertCounts:
         if new or updated:
+            staged = source == _STAGE_TABLE
+            columns = [*data_columns, *(REACH_COLUMNS if table == "posts" and staged else ())]
             self._con.execute(
-                f"INSERT INTO {table} ({', '.join(data_columns)}, synced_at) "
-                f"SELECT {', '.join(data_columns)}, CAST(? AS TIMESTAMPTZ) FROM {source}",
+                f"INSERT INTO {table} ({', '.join(columns)}, synced_at) "
+                f"SELECT {', '.join(columns)}, CAST(? AS TIMESTAMPTZ) FROM {source}",
                 [synced],
             )
+            # Each post's reach follows its daily rows, in this transaction: those of the
+            # posts whose rows were inserted or changed, and those of new posts (their
+            # daily rows may have been synced before them).
+            if table == "post_daily":
+                first = self._con.execute(f"SELECT min(date) FROM {source}").fetchall()[0][0]
+                refresh_reach(self._con, f"SELECT post_id FROM {source}", since=first)
+            elif table == "posts" and new:
+                refresh_reach(
+                    self._con, f"SELECT id FROM {source}" + (" WHERE _ck_new" if staged else "")
+                )
             if table == "posts" and "tags" in data_columns:
                 if updated:
                     self._con.execute(
