@@ -59,11 +59,13 @@ def main() -> None:
         print(f"Explorer(wh) first view: {(time.perf_counter() - t0) * 1000:.0f} ms")
         changes: list[float] = []
         baselines: list[float] = []
+        by_change: dict[str, list[float]] = {}
         for _ in range(runs):
             for change in CHANGES:
                 t0 = time.perf_counter()
                 explorer.set(**change)
                 changes.append((time.perf_counter() - t0) * 1000)
+                by_change.setdefault(_words(change), []).append(changes[-1])
                 arguments = explorer.view.kpis_arguments()
                 t0 = time.perf_counter()
                 wh.kpis(**arguments)  # type: ignore[arg-type]
@@ -77,6 +79,13 @@ def main() -> None:
             f"worst: {worst:.0f} ms (target <= {TARGET_MS:.0f} ms)"
         )
         print(f"ratio change / baseline (medians): {median / base:.2f}")
+        for words, times in by_change.items():
+            print(f"  {words:<40} median {statistics.median(times):4.0f} ms, "
+                  f"worst {max(times):4.0f} ms")  # fmt: skip
+
+
+def _words(change: dict[str, str]) -> str:
+    return ", ".join(f"{key}={value!r}" for key, value in change.items())
 
 
 if __name__ == "__main__":
