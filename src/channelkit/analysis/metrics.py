@@ -369,9 +369,41 @@ def kpis(
     if readers_day is not None:
         cutoffs += [same_age_cutoff(p, period, readers_day) for p in periods[1:]]
     sums = channel_sums(con, flt, periods, cutoffs=cutoffs)
-    numbers = [*DAILY_SUMS, *POST_SUMS, "net_subscribers"]
-    if by_channel:
-        names = channel_names(con, flt.channel_ids)
+    names = channel_names(con, flt.channel_ids) if by_channel else None
+    channel_ids, totals = _totals(sums, len(periods), names)
+    sides = [_kpi_values(dict(zip(_NUMBERS, side.T, strict=True))) for side in totals]
+    count = len(channel_ids)
+    columns: dict[str, list[np.ndarray]] = {}
+    for metric, kind in KPI_METRICS:
+        one = _metric_columns(metric, kind, sides, usual_sides, count, complete=complete)
+        if metric == "net_subscribers" and flt.selects_posts:
+            # Subscribers follow channels, not tags, priorities or authors.
+            one.update((k, np.full(count, np.nan)) for k in _NA_WITHOUT_CHANNELS)
+            one["small_base"] = np.zeros(count, dtype=bool)
+        if previous_missing:
+            one.update(previous=np.full(count, np.nan), small_base=np.zeros(count, dtype=bool))
+            one.update(delta=one["value"] - one["previous"], delta_pct=np.full(count, np.nan))
+        for key, values in one.items():
+            columns.setdefault(key, []).append(values)
+    frame = _kpi_frame(columns, channel_ids)
+    missing = int(totals[0, :, _NUMBERS.index("no_audience")].sum())
+    if names is None:
+        return MetricFrame(frame.drop(columns="channel_id"), missing)
+    frame = frame.merge(names, on="channel_id", how="left")
+    rest = [c for c in frame.columns if c not in ("channel_id", "channel")]
+    return MetricFrame(frame[["channel_id", "channel", *rest]].reset_index(drop=True), missing)
+
+
+_NUMBERS = [*DAILY_SUMS, *POST_SUMS, "net_subscribers"]
+_NA_WITHOUT_CHANNELS = ("value", "previous", "delta", "delta_pct", "usual_low", "usual_high")
+
+
+def _totals(
+    sums: pd.DataFrame, sides: int, names: pd.DataFrame | None
+) -> tuple[list[str], np.ndarray]:
+    """The channel ids of the rows (one "" for the totals without `names`) and
+    totals[side, channel, number]: the sums of each period per channel."""
+    if names is not None:
         channel_ids = [str(c) for c in names["channel_id"]]
         where = sums["channel_id"].map({c: i for i, c in enumerate(channel_ids)})
         sums = sums[where.notna()]
@@ -379,79 +411,74 @@ def kpis(
     else:
         channel_ids = [""]
         slot = np.zeros(len(sums), dtype=np.int64)
-    # totals[side, channel, number]: the per-channel sums of each period.
-    totals = np.zeros((len(periods), len(channel_ids), len(numbers)), dtype=np.int64)
-    np.add.at(totals, (sums["side"].to_numpy(dtype=np.int64), slot), sums[numbers].to_numpy())
-    sides = [_kpi_values(dict(zip(numbers, side.T, strict=True))) for side in totals]
-    now, before = sides[0], sides[1]
+    totals = np.zeros((sides, len(channel_ids), len(_NUMBERS)), dtype=np.int64)
+    np.add.at(totals, (sums["side"].to_numpy(dtype=np.int64), slot), sums[_NUMBERS].to_numpy())
+    return channel_ids, totals
+
+
+def _metric_columns(
+    metric: str,
+    kind: str,
+    sides: list[dict[str, np.ndarray]],
+    usual_sides: list[int],
+    count: int,
+    *,
+    complete: bool,
+) -> dict[str, np.ndarray]:
+    """One metric's value, previous, change, small-base flag and usual range per channel."""
+    value, previous = sides[0][metric], sides[1][metric]
+    if metric == "read_rate":
+        base = sides[1]["audience"]
+    elif metric == "engagement_rate":
+        base = sides[1]["opens"]
+    else:
+        base = np.abs(previous)
+    small = KPI_SMALL_BASE_AUDIENCE if kind == "rate" else KPI_SMALL_BASE_COUNT
+    delta = value - previous
+    if not (complete or metric == "read_rate"):
+        delta = np.full(count, np.nan)
+    # A relative change from zero or from a negative base (net subscribers can shrink)
+    # has no meaning.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pct = delta / np.where(previous > 0, previous, np.nan)
+    low, high = _usual([sides[i][metric] for i in usual_sides], count)
+    if metric != "net_subscribers":  # a count or a rate below zero is not usual, only odd
+        low = np.maximum(low, 0.0)
+    return {
+        "value": value,
+        "previous": previous,
+        "delta": delta,
+        "delta_pct": pct,
+        "small_base": (base < small) & ~np.isnan(base),
+        "usual_low": low,
+        "usual_high": high,
+    }
+
+
+def _kpi_frame(columns: dict[str, list[np.ndarray]], channel_ids: list[str]) -> pd.DataFrame:
+    """The rows, metric by metric (each over the channels), ordered channel by channel."""
     count = len(channel_ids)
-    keys = ("value", "previous", "delta", "delta_pct", "small_base", "usual_low", "usual_high")
-    columns: dict[str, list[np.ndarray]] = {k: [] for k in keys}
-    for metric, kind in KPI_METRICS:
-        value, previous_ = now[metric], before[metric]
-        if metric == "net_subscribers" and flt.selects_posts:
-            # Subscribers follow channels, not tags, priorities or authors.
-            value = previous_ = np.full(count, np.nan)
-        if previous_missing:
-            previous_ = np.full(count, np.nan)
-        if metric == "read_rate":
-            base = before["audience"]
-        elif metric == "engagement_rate":
-            base = before["opens"]
-        else:
-            base = np.abs(previous_)
-        small = KPI_SMALL_BASE_AUDIENCE if kind == "rate" else KPI_SMALL_BASE_COUNT
-        delta = value - previous_
-        if not (complete or metric == "read_rate"):
-            delta = np.full(count, np.nan)
-        # A relative change from zero or from a negative base (net subscribers can shrink)
-        # has no meaning.
-        with np.errstate(divide="ignore", invalid="ignore"):
-            pct = delta / np.where(previous_ > 0, previous_, np.nan)
-        low, high = _usual([sides[i][metric] for i in usual_sides], count)
-        if metric != "net_subscribers":  # a count or a rate below zero is not usual, only odd
-            low = np.maximum(low, 0.0)
-        if metric == "net_subscribers" and flt.selects_posts:
-            low = high = np.full(count, np.nan)
-        for key, values in (
-            ("value", value),
-            ("previous", previous_),
-            ("delta", delta),
-            ("delta_pct", pct),
-            ("small_base", (base < small) & ~np.isnan(base) & ~previous_missing),
-            ("usual_low", low),
-            ("usual_high", high),
-        ):
-            columns[key].append(values)
-    # Rows metric by metric (each over the channels), then ordered channel by channel.
     metrics_ = [m for m, _ in KPI_METRICS]
     order = np.arange(len(metrics_) * count).reshape(len(metrics_), count).T.ravel()
-    frame = pd.DataFrame(
+
+    def repeated(values: list[str]) -> np.ndarray:
+        return np.repeat(np.array(values, dtype=object), count)[order]
+
+    def floats(key: str) -> pd.arrays.FloatingArray:
+        # NaN (a rate without a denominator, a delta left out) becomes NA.
+        return pd.array(np.concatenate(columns[key])[order], dtype="Float64")
+
+    return pd.DataFrame(
         {
             "channel_id": np.tile(np.array(channel_ids, dtype=object), len(metrics_))[order],
-            "metric": np.repeat(np.array(metrics_, dtype=object), count)[order],
-            "label": np.repeat(np.array([KPI_LABELS[m] for m in metrics_], dtype=object), count)[
-                order
-            ],
-            "kind": np.repeat(np.array([k for _, k in KPI_METRICS], dtype=object), count)[order],
-            **{
-                # NaN (a rate without a denominator, a delta left out) becomes NA.
-                key: pd.array(np.concatenate(columns[key])[order], dtype="Float64")
-                for key in ("value", "previous", "delta", "delta_pct")
-            },
+            "metric": repeated(metrics_),
+            "label": repeated([KPI_LABELS[m] for m in metrics_]),
+            "kind": repeated([k for _, k in KPI_METRICS]),
+            **{key: floats(key) for key in ("value", "previous", "delta", "delta_pct")},
             "small_base": pd.array(np.concatenate(columns["small_base"])[order], dtype="boolean"),
-            **{
-                key: pd.array(np.concatenate(columns[key])[order], dtype="Float64")
-                for key in ("usual_low", "usual_high")
-            },
+            **{key: floats(key) for key in ("usual_low", "usual_high")},
         }
     )
-    missing = int(totals[0, :, numbers.index("no_audience")].sum())
-    if not by_channel:
-        return MetricFrame(frame.drop(columns="channel_id"), missing)
-    frame = frame.merge(names, on="channel_id", how="left")
-    rest = [c for c in frame.columns if c not in ("channel_id", "channel")]
-    return MetricFrame(frame[["channel_id", "channel", *rest]].reset_index(drop=True), missing)
 
 
 def _sides(
