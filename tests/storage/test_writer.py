@@ -65,6 +65,18 @@ def test_counts_new_updated_unchanged(con: duckdb.DuckDBPyConnection) -> None:
     ]
 
 
+def test_a_row_read_twice_in_one_run_counts_once(con: duckdb.DuckDBPyConnection) -> None:
+    """The lookback window and a history slice may both read a post: the run's summary
+    counts it once (it said 67 unchanged for 60 posts)."""
+    writer = WarehouseWriter(con)
+    writer.commit_batch("posts", rows(post("p1"), post("p2")))  # an earlier run's rows
+    writer.start_run(mode="incremental", base_url="http://127.0.0.1:1/v1")
+    first = writer.commit_batch("posts", rows(post("p1"), post("p2")))
+    again = writer.commit_batch("posts", rows(post("p1"), post("p2", views=5), post("p3")))
+    assert first.as_dict() == {"new": 0, "updated": 0, "unchanged": 2, "deleted": 0}
+    assert again.as_dict() == {"new": 1, "updated": 1, "unchanged": 0, "deleted": 0}
+
+
 def test_null_to_value_counts_as_updated(con: duckdb.DuckDBPyConnection) -> None:
     writer = WarehouseWriter(con)
     writer.commit_batch("posts", rows(post("p1", cover_image_url=None)))

@@ -121,6 +121,9 @@ class WarehouseWriter:
         # Every checkpoint, read in one query when a run plans its walks; forgotten on any
         # write, so a later read sees what was committed (or rolled back).
         self._checkpoints: dict[str, Checkpoint] | None = None
+        # When the current run started: a row it already wrote (the lookback window and a
+        # history slice may both read a post) is counted once, not again as unchanged.
+        self._run_started: str | None = None
 
     # --- sync_runs -------------------------------------------------------------------------
 
@@ -148,6 +151,7 @@ class WarehouseWriter:
                 "VALUES (?, CAST(? AS TIMESTAMPTZ), 'running', ?, ?)",
                 [run_id, now, mode, base_url],
             )
+        self._run_started = now
         return run_id
 
     def record_slice(
@@ -337,11 +341,15 @@ class WarehouseWriter:
             changed = f"{changed} OR t.deleted_at IS NOT NULL"
         match = " AND ".join(f"b.{k} = t.{k}" for k in info.key)
         first_key = info.key[0]
-        total, known = (
+        this_run = f"t.synced_at >= CAST('{self._run_started}' AS TIMESTAMPTZ)"
+        if self._run_started is None:
+            this_run = "false"
+        total, known, again = (
             int(v)
             for v in self._con.execute(
-                f"SELECT count(*), count(t.{first_key}) FROM {_BATCH_VIEW} b "
-                f"LEFT JOIN (SELECT {', '.join(info.key)} FROM {target}) t ON {match}"
+                f"SELECT count(*), count(t.{first_key}), count(*) FILTER ({this_run}) "
+                f"FROM {_BATCH_VIEW} b LEFT JOIN (SELECT {', '.join(info.key)}, synced_at "
+                f"FROM {target}) t ON {match}"
             ).fetchall()[0]
         )
         # All new (a first sync): the batch itself is the stage, no copy needed.
@@ -351,15 +359,15 @@ class WarehouseWriter:
         # A changed post is rewritten whole: it keeps the reach its daily rows gave it.
         carried = "".join(f", t.{c}" for c in REACH_COLUMNS) if table == "posts" else ""
         self._con.execute(
-            f"CREATE TEMP TABLE {_STAGE_TABLE} AS SELECT b.*, t.{first_key} IS NULL AS _ck_new"
-            f"{carried} FROM {_BATCH_VIEW} b LEFT JOIN {target} t ON {match} "
-            f"WHERE t.{first_key} IS NULL OR {changed}"
+            f"CREATE TEMP TABLE {_STAGE_TABLE} AS SELECT b.*, t.{first_key} IS NULL AS _ck_new, "
+            f"coalesce({this_run}, false) AS _ck_again{carried} FROM {_BATCH_VIEW} b "
+            f"LEFT JOIN {target} t ON {match} WHERE t.{first_key} IS NULL OR {changed}"
         )
-        new, updated = (
+        new, updated, again_changed = (
             int(v)
             for v in self._con.execute(
-                f"SELECT count(*) FILTER (WHERE _ck_new), count(*) FILTER (WHERE NOT _ck_new) "
-                f"FROM {_STAGE_TABLE}"
+                f"SELECT count(*) FILTER (WHERE _ck_new), count(*) FILTER (WHERE NOT _ck_new), "
+                f"count(*) FILTER (WHERE _ck_again) FROM {_STAGE_TABLE}"
             ).fetchall()[0]
         )
         if total > new:
@@ -377,7 +385,8 @@ class WarehouseWriter:
                 + (f" AND t.{days}" if days else "")
             )
         counts = self._insert(table, data_columns, source, synced, new=new, updated=updated)
-        counts.unchanged = total - new - updated
+        # Rows this run wrote before and reads again unchanged were counted the first time.
+        counts.unchanged = total - new - updated - (again - again_changed)
         return counts
 
     def _insert(
