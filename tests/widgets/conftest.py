@@ -84,6 +84,14 @@ LAB_SETTINGS = {
 }
 
 
+_KERNEL_IDLE = """() => {
+    const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+    const kernel = panel && panel.sessionContext && panel.sessionContext.session
+        && panel.sessionContext.session.kernel;
+    return Boolean(kernel) && kernel.status === "idle";
+}"""
+
+
 @dataclass(frozen=True)
 class JupyterLab:
     """A running JupyterLab server: its address, token and log file."""
@@ -94,6 +102,11 @@ class JupyterLab:
 
     def notebook_url(self, name: str) -> str:
         return f"{self.url}/lab/tree/{name}?token={self.token}"
+
+    def open_notebook(self, page: Page, name: str, *, timeout_ms: float) -> None:
+        """Open notebook `name` in `page` and wait until its kernel is started and idle."""
+        page.goto(self.notebook_url(name))
+        page.wait_for_function(_KERNEL_IDLE, timeout=timeout_ms)
 
     def log_tail(self, lines: int = 40) -> str:
         return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])

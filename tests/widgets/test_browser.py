@@ -32,12 +32,6 @@ NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "02-bulk-schedule
 RUN_ALL_TIMEOUT_MS = 120_000
 BERLIN = ZoneInfo("Europe/Berlin")
 
-_KERNEL_IDLE = """() => {
-    const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
-    const kernel = panel && panel.sessionContext && panel.sessionContext.session
-        && panel.sessionContext.session.kernel;
-    return Boolean(kernel) && kernel.status === "idle";
-}"""
 # Resolves to "done" once the notebook's last widget is shown, or to the first error output.
 _RUN_ALL_OUTCOME = """() => {
     const cells = window.jupyterapp.shell.currentWidget.content.model.cells;
@@ -75,8 +69,7 @@ def test_notebook_02_in_jupyterlab_schedules_with_both_widgets(
     lab = start_jupyter_lab(root, {ENV_BASE_URL: service.base_url, ENV_API_KEY: key})
     page = browser_page
 
-    page.goto(lab.notebook_url(NOTEBOOK.name))
-    page.wait_for_function(_KERNEL_IDLE, timeout=RUN_ALL_TIMEOUT_MS)
+    lab.open_notebook(page, NOTEBOOK.name, timeout_ms=RUN_ALL_TIMEOUT_MS)
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
     outcome = page.wait_for_function(_RUN_ALL_OUTCOME, timeout=RUN_ALL_TIMEOUT_MS)
     assert outcome.json_value() == "done"

@@ -25,12 +25,6 @@ if TYPE_CHECKING:
 
 RUN_TIMEOUT_MS = 120_000
 NOTEBOOK = "explorer.ipynb"
-_KERNEL_IDLE = """() => {
-    const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
-    const kernel = panel && panel.sessionContext && panel.sessionContext.session
-        && panel.sessionContext.session.kernel;
-    return Boolean(kernel) && kernel.status === "idle";
-}"""
 # Runs `code` in the notebook's kernel; resolves to what it printed (or its error).
 _EXECUTE = """async (code) => {
     const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
@@ -79,8 +73,7 @@ def test_explorer_in_jupyterlab_answers_clicks_with_what_its_code_returns(
     nbformat.write(nb, root / NOTEBOOK)
     lab = start_jupyter_lab(root, {})
     page = browser_page
-    page.goto(lab.notebook_url(NOTEBOOK))
-    page.wait_for_function(_KERNEL_IDLE, timeout=RUN_TIMEOUT_MS)
+    lab.open_notebook(page, NOTEBOOK, timeout_ms=RUN_TIMEOUT_MS)
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
     explorer = page.locator(".ck-explorer")
     table = explorer.locator(".ck-explorer-table")
