@@ -48,6 +48,19 @@ def post(ident: str, **overrides: Any) -> dict[str, Any]:
     return item
 
 
+def day(channel: str, date: str, views: int) -> dict[str, Any]:
+    """A channel_daily item as the analytics listing gives it."""
+    return {
+        "channel_id": channel,
+        "date": date,
+        "subscribers": 10,
+        "subscribers_gained": 1,
+        "subscribers_lost": 0,
+        "posts_published": 1,
+        "views": views,
+    }
+
+
 def rows(*items: dict[str, Any]) -> pa.Table:
     return items_to_arrow(POSTS, list(items), "test")
 
@@ -208,26 +221,19 @@ def test_mark_deleted_by_id(con: duckdb.DuckDBPyConnection) -> None:
 def test_composite_key_upsert(con: duckdb.DuckDBPyConnection) -> None:
     writer = WarehouseWriter(con)
 
-    def day(date: str, views: int) -> dict[str, Any]:
-        return {
-            "channel_id": "chan_1",
-            "date": date,
-            "subscribers": 10,
-            "subscribers_gained": 1,
-            "subscribers_lost": 0,
-            "posts_published": 1,
-            "views": views,
-        }
-
-    table = items_to_arrow(CHANNEL_DAILY, [day("2026-11-01", 1), day("2026-11-02", 2)], "t")
+    table = items_to_arrow(
+        CHANNEL_DAILY, [day("chan_1", "2026-11-01", 1), day("chan_1", "2026-11-02", 2)], "t"
+    )
     assert writer.commit_batch("channel_daily", table).new == 2
-    table = items_to_arrow(CHANNEL_DAILY, [day("2026-11-02", 3), day("2026-11-03", 1)], "t")
+    table = items_to_arrow(
+        CHANNEL_DAILY, [day("chan_1", "2026-11-02", 3), day("chan_1", "2026-11-03", 1)], "t"
+    )
     counts = writer.commit_batch("channel_daily", table)
     assert (counts.new, counts.updated, counts.unchanged) == (1, 1, 0)
     # A batch is compared with the days it covers: the others are neither read nor touched.
     synced = "SELECT date, epoch_us(synced_at) FROM channel_daily ORDER BY date"
     before = con.execute(synced).fetchall()
-    table = items_to_arrow(CHANNEL_DAILY, [day("2026-11-03", 1)], "t")
+    table = items_to_arrow(CHANNEL_DAILY, [day("chan_1", "2026-11-03", 1)], "t")
     assert writer.commit_batch("channel_daily", table).unchanged == 1
     after = con.execute(synced).fetchall()
     assert after[:2] == before[:2] and after[2][1] > before[2][1]
@@ -237,17 +243,6 @@ def test_last_row_of_a_composite_key_wins_within_a_batch(
     con: duckdb.DuckDBPyConnection,
 ) -> None:
     writer = WarehouseWriter(con)
-
-    def day(channel: str, date: str, views: int) -> dict[str, Any]:
-        return {
-            "channel_id": channel,
-            "date": date,
-            "subscribers": 10,
-            "subscribers_gained": 1,
-            "subscribers_lost": 0,
-            "posts_published": 1,
-            "views": views,
-        }
 
     items = [
         day("a", "2026-11-01", 1),
