@@ -378,11 +378,9 @@ def kpis(
         one = _metric_columns(metric, kind, sides, usual_sides, count, complete=complete)
         if metric == "net_subscribers" and flt.selects_posts:
             # Subscribers follow channels, not tags, priorities or authors.
-            one.update((k, np.full(count, np.nan)) for k in _NA_WITHOUT_CHANNELS)
-            one["small_base"] = np.zeros(count, dtype=bool)
+            one.update(_missing(_NA_WITHOUT_CHANNELS, count))
         if previous_missing:
-            one.update(previous=np.full(count, np.nan), small_base=np.zeros(count, dtype=bool))
-            one.update(delta=one["value"] - one["previous"], delta_pct=np.full(count, np.nan))
+            one.update(_missing(("previous", "delta", "delta_pct"), count))
         for key, values in one.items():
             columns.setdefault(key, []).append(values)
     frame = _kpi_frame(columns, channel_ids)
@@ -396,6 +394,11 @@ def kpis(
 
 _NUMBERS = [*DAILY_SUMS, *POST_SUMS, "net_subscribers"]
 _NA_WITHOUT_CHANNELS = ("value", "previous", "delta", "delta_pct", "usual_low", "usual_high")
+
+
+def _missing(keys: Sequence[str], count: int) -> dict[str, np.ndarray]:
+    """NaN for `keys`, and no small-base flag: a missing number has no base to judge."""
+    return {key: np.full(count, np.nan) for key in keys} | {"small_base": np.zeros(count, bool)}
 
 
 def _totals(
