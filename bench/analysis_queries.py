@@ -25,7 +25,7 @@ import pandas as pd
 import pyarrow.compute as pc
 
 from channelkit.storage.connection import open_warehouse
-from channelkit.storage.reach import refresh_reach
+from channelkit.storage.derived import refresh_derived
 from channelkit.warehouse import Warehouse
 
 START = "2025-12-01"
@@ -99,7 +99,7 @@ def build(path: Path, posts: int, days: int) -> None:
             "counts, requests, rate_limit_waits, error) VALUES ('bench', now(), now(), "
             "'completed', 'full', 'http://bench/v1', NULL, 0, 0, NULL)"
         )
-        refresh_reach(con)  # what the writer keeps beside the daily rows
+        refresh_derived(con)  # what the writer keeps beside the daily rows
     finally:
         con.close()
 

@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 from channelkit.storage.connection import open_warehouse
+from channelkit.storage.derived import refresh_derived
 from channelkit.storage.lake import open_lake, write_lake
-from channelkit.storage.reach import refresh_reach
 
 BODY = ("Team update: the rollout continues as planned. " * 6).strip()
 QUERY = """
@@ -66,7 +66,7 @@ def build(path: Path, posts: int, days: int) -> None:
         "range(CAST(? AS BIGINT) * 600 // 86400 + ?) b(k)",
         [posts, days],
     )
-    refresh_reach(con)  # what the writer keeps beside the daily rows
+    refresh_derived(con)  # what the writer keeps beside the daily rows
     con.close()
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Any
 
 import duckdb
 import pytest
@@ -16,7 +15,7 @@ from channelkit.storage.connection import connect, open_warehouse
 from channelkit.storage.reach import refresh_reach
 from channelkit.storage.schema import CONTRACT_MARK, MIGRATIONS, REACH_VERSION, SCHEMA_APP
 from channelkit.storage.writer import WarehouseWriter
-from channelkit.sync.arrow import POST_DAILY, POSTS, items_to_arrow
+from fixtures.rows import day, days, post, posts
 
 
 @pytest.fixture
@@ -24,45 +23,6 @@ def con(tmp_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     con = open_warehouse(tmp_path / "wh.duckdb", read_only=False)
     yield con
     con.close()
-
-
-def post(ident: str, views: int = 100) -> dict[str, Any]:
-    return {
-        "id": ident,
-        "channel_id": "chan_1",
-        "title": f"Title {ident}",
-        "body": "body",
-        "priority": "normal",
-        "tags": ["x"],
-        "author": {"id": "user_1", "name": "Ana", "email": "ana@example.com"},
-        "status": "published",
-        "published_at": "2026-11-01T09:00:00Z",
-        "views": views,
-        "created_at": "2026-11-01T09:00:00Z",
-        "updated_at": "2026-11-01T09:00:00Z",
-    }
-
-
-def day(ident: str, when: str, viewers: int) -> dict[str, Any]:
-    return {
-        "post_id": ident,
-        "channel_id": "chan_1",
-        "date": when,
-        "views": viewers + 1,
-        "unique_viewers": viewers,
-        "reactions": 0,
-        "comments": 0,
-        "shares": 0,
-        "clicks": 0,
-    }
-
-
-def posts(*items: dict[str, Any]) -> Any:
-    return items_to_arrow(POSTS, list(items), "test")
-
-
-def days(*items: dict[str, Any]) -> Any:
-    return items_to_arrow(POST_DAILY, list(items), "test")
 
 
 def stored(con: duckdb.DuckDBPyConnection) -> dict[str, dict[date, int]]:

@@ -46,6 +46,7 @@ from channelkit.analysis.rows import (
     any_of,
     cohort_rows,
     daily_rows,
+    daily_sums,
     day_range,
     has_stored_reach,
     instant_range,
@@ -101,20 +102,14 @@ def channel_sums(
         )
     stored = any(cut is not None for cut in cutoffs) and has_stored_reach(con)
     sql = (
-        daily_rows(con, flt, periods)
+        # Daily rows are summed per day and channel first; each day's side is then
+        # chosen on those few rows (with the usual range there are ten periods to test).
+        daily_sums(con, flt, periods)
         + Sql(", cohort AS (")
         + cohort_rows(flt, periods, reach=stored)
         + Sql(")")
         + _aged(periods, cutoffs, stored=stored)
-        # Daily rows are summed per day and channel first; each day's side is then
-        # chosen on those few rows (with the usual range there are ten periods to test).
-        + Sql(
-            ", by_day AS (SELECT d.date, d.channel_id, sum(d.views)::BIGINT AS opens, "
-            "sum(d.unique_viewers)::BIGINT AS daily_unique_viewers, "
-            "sum(d.reactions)::BIGINT AS reactions, sum(d.comments)::BIGINT AS comments, "
-            "sum(d.shares)::BIGINT AS shares, sum(d.clicks)::BIGINT AS clicks "
-            "FROM fdaily d GROUP BY ALL), daily AS (SELECT "
-        )
+        + Sql(", daily AS (SELECT ")
         + side_of(periods, "d.date", instant=False)
         + Sql(
             f" AS side, d.channel_id, {bucket_daily} AS bucket, "

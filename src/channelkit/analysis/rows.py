@@ -2,6 +2,8 @@
 
 - `daily_rows`: `WITH fdaily AS (...)`, the daily rows of one or more periods that pass the
   filters.
+- `daily_sums`: `WITH by_day AS (...)`, those rows summed per date and channel (from the
+  sums the writer keeps where it can).
 - `cohort_rows`: the posts published in the periods with their readers and audience (the
   channel's subscribers on the UTC date of publication, or the latest earlier day).
 
@@ -94,6 +96,34 @@ def daily_rows(con: duckdb.DuckDBPyConnection, flt: PostFilter, periods: Sequenc
     return sql + Sql(")")
 
 
+def daily_sums(con: duckdb.DuckDBPyConnection, flt: PostFilter, periods: Sequence[Period]) -> Sql:
+    """`WITH by_day AS (...)`: the daily rows of the periods that pass the filters, summed
+    per date and channel (`opens`, `daily_unique_viewers`, reactions, comments, shares,
+    clicks).
+
+    From the sums the writer keeps (`daily_totals`, storage/totals.py) unless a post-level
+    filter (tag, priority, author) picks single posts or the file keeps none (the lake);
+    then from the rows themselves. Both give the same numbers.
+    """
+    sums = (
+        "sum(d.views)::BIGINT AS opens, sum(d.unique_viewers)::BIGINT AS daily_unique_viewers, "
+        "sum(d.reactions)::BIGINT AS reactions, sum(d.comments)::BIGINT AS comments, "
+        "sum(d.shares)::BIGINT AS shares, sum(d.clicks)::BIGINT AS clicks"
+    )
+    if flt.selects_posts or not has_daily_totals(con):
+        return daily_rows(con, flt, periods) + Sql(
+            f", by_day AS (SELECT d.date, d.channel_id, {sums} FROM fdaily d GROUP BY ALL)"
+        )
+    sql = (
+        Sql(f"WITH by_day AS (SELECT d.date, d.channel_id, {sums} FROM daily_totals d WHERE (")
+        + any_of(periods, "d.date", instant=False)
+        + Sql(")")
+    )
+    if flt.channel_ids is not None:
+        sql = sql + Sql(" AND d.channel_id = ANY(?::VARCHAR[])", (list(flt.channel_ids),))
+    return sql + Sql(" GROUP BY ALL)")
+
+
 def any_of(periods: Sequence[Period], column: str, *, instant: bool) -> Sql:
     """`column` in any of the periods; periods that touch (a period and the ones before
     it, for the usual range) are tested as one range, so each row meets one test."""
@@ -126,12 +156,22 @@ def has_deleted_posts(con: duckdb.DuckDBPyConnection) -> bool:
     return bool(row and row[0])
 
 
+def has_daily_totals(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the file keeps the writer's `daily_totals` (storage/totals.py): a warehouse
+    file does, the lake does not."""
+    return _has(con, "SELECT 1 FROM daily_totals LIMIT 0")
+
+
 def has_stored_reach(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether `posts` has the reach the writer keeps (`storage.reach`): a warehouse file
     does, the lake (which does not copy it) does not."""
+    return _has(con, f"SELECT {', '.join(REACH_COLUMNS)} FROM posts LIMIT 0")
+
+
+def _has(con: duckdb.DuckDBPyConnection, probe: str) -> bool:
     try:
-        con.execute(f"SELECT {', '.join(REACH_COLUMNS)} FROM posts LIMIT 0")
-    except duckdb.BinderException:
+        con.execute(probe)
+    except (duckdb.BinderException, duckdb.CatalogException):
         return False
     return True
 

@@ -24,9 +24,11 @@ from channelkit.storage.schema import (
     REACH_VERSION,
     SCHEMA_APP,
     SCHEMA_VERSION,
+    TOTALS_VERSION,
     contract_steps,
     missing_columns,
 )
+from channelkit.storage.totals import refresh_totals
 
 # No extension is ever fetched or loaded behind our back (a foreign file, a function name).
 _CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
@@ -214,9 +216,11 @@ def _migrate(con: duckdb.DuckDBPyConnection, current: int) -> None:
     try:
         for step in MIGRATIONS[current:]:
             con.execute(step)
+        # The daily rows synced before the derived columns and tables existed, once.
         if current < REACH_VERSION:
-            # The daily rows synced before the reach columns existed, once.
             refresh_reach(con)
+        if current < TOTALS_VERSION:
+            refresh_totals(con)
         for step in contract_steps(_table_columns(con)):
             con.execute(step)
         con.execute(

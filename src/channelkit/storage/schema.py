@@ -140,10 +140,26 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE posts ADD COLUMN reach_cumulative VARCHAR;
     ALTER TABLE posts ADD COLUMN reach_digits TINYINT;
     """,
+    # 5: the daily rows summed per channel and day, kept by the writer (storage/totals.py):
+    # metrics without a post-level filter read them instead of the rows.
+    """
+    CREATE TABLE daily_totals (
+        channel_id VARCHAR NOT NULL,
+        date DATE NOT NULL,
+        views BIGINT NOT NULL,
+        unique_viewers BIGINT NOT NULL,
+        reactions BIGINT NOT NULL,
+        comments BIGINT NOT NULL,
+        shares BIGINT NOT NULL,
+        clicks BIGINT NOT NULL
+    );
+    """,
 )
 
-# The version that added the posts' reach columns: a file migrated past it gets them filled.
+# The versions that added the posts' reach columns and the daily totals: a file migrated
+# past one gets them filled from its daily rows.
 REACH_VERSION = 4
+TOTALS_VERSION = 5
 # Columns the writer derives from post_daily (storage/reach.py). They stay in the file: the
 # Parquet and lake copies leave them out, and the read side sums daily rows there instead.
 REACH_COLUMNS = ("reach_from", "reach_cumulative", "reach_digits")

@@ -23,6 +23,7 @@ import pyarrow.compute as pc
 
 from channelkit.storage.reach import refresh_reach
 from channelkit.storage.schema import REACH_COLUMNS
+from channelkit.storage.totals import dates_of_posts, refresh_totals
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _BATCH_VIEW = "_ck_batch"
@@ -314,11 +315,15 @@ class WarehouseWriter:
         """Mark rows whose id the server now answers 404 for as deleted."""
         if not keys:
             return 0
-        row = self._con.execute(
-            f"UPDATE {table} SET deleted_at = CAST(? AS TIMESTAMPTZ) "
-            "WHERE deleted_at IS NULL AND id IN (SELECT unnest(?::VARCHAR[]))",
-            [_iso(datetime.now(UTC)), keys],
-        ).fetchall()
+        now = _iso(datetime.now(UTC))
+        with self._transaction():
+            row = self._con.execute(
+                f"UPDATE {table} SET deleted_at = CAST(? AS TIMESTAMPTZ) "
+                "WHERE deleted_at IS NULL AND id IN (SELECT unnest(?::VARCHAR[]))",
+                [now, keys],
+            ).fetchall()
+            if table == "posts" and row[0][0]:
+                self._refresh_totals_of(_marked_at(now))
         return int(row[0][0])
 
     def _upsert(self, table: str, rows: pa.Table, synced: str) -> UpsertCounts:
@@ -356,8 +361,13 @@ class WarehouseWriter:
         source = _BATCH_VIEW if known == 0 else _STAGE_TABLE
         if known == 0:
             return self._insert(table, data_columns, source, synced, new=total)
-        # A changed post is rewritten whole: it keeps the reach its daily rows gave it.
-        carried = "".join(f", t.{c}" for c in REACH_COLUMNS) if table == "posts" else ""
+        # A changed post is rewritten whole: it keeps the reach its daily rows gave it; one
+        # that was deleted comes back, and its daily rows count again (`_ck_revived`).
+        carried = (
+            "".join(f", t.{c}" for c in REACH_COLUMNS) + ", t.deleted_at IS NOT NULL AS _ck_revived"
+            if table == "posts"
+            else ""
+        )
         self._con.execute(
             f"CREATE TEMP TABLE {_STAGE_TABLE} AS SELECT b.*, t.{first_key} IS NULL AS _ck_new, "
             f"coalesce({this_run}, false) AS _ck_again{carried} FROM {_BATCH_VIEW} b "
@@ -410,13 +420,18 @@ class WarehouseWriter:
             # Each post's reach follows its daily rows, in this transaction: those of the
             # posts whose rows were inserted or changed, and those of new posts (their
             # daily rows may have been synced before them).
+            # The sums per channel and day follow the daily rows that count: those of the
+            # dates written, and those of posts that come back after being deleted.
             if table == "post_daily":
                 first = self._con.execute(f"SELECT min(date) FROM {source}").fetchall()[0][0]
                 refresh_reach(self._con, f"SELECT post_id FROM {source}", since=first)
+                refresh_totals(self._con, f"SELECT date FROM {source}")
             elif table == "posts" and new:
                 refresh_reach(
                     self._con, f"SELECT id FROM {source}" + (" WHERE _ck_new" if staged else "")
                 )
+            if table == "posts" and staged:
+                self._refresh_totals_of(f"SELECT id FROM {source} WHERE _ck_revived")
             if table == "posts" and "tags" in data_columns:
                 if updated:
                     self._con.execute(
@@ -442,7 +457,14 @@ class WarehouseWriter:
         row = self._con.execute(
             f"UPDATE {table} SET deleted_at = CAST(? AS TIMESTAMPTZ) WHERE {where}", args
         ).fetchall()
+        if table == "posts" and row[0][0]:
+            self._refresh_totals_of(_marked_at(now))
         return int(row[0][0])
+
+    def _refresh_totals_of(self, post_ids: str) -> None:
+        """Recompute the daily totals of the dates of these posts' daily rows: they were
+        just marked deleted or came back (storage/totals.py)."""
+        refresh_totals(self._con, dates_of_posts(post_ids))
 
     def _distinct_keys(self, rows: pa.Table, key: tuple[str, ...]) -> int:
         """How many distinct keys `rows` holds, counted without `Table.group_by`: it loads
@@ -519,6 +541,11 @@ def _date_range(rows: pa.Table) -> str:
     bounds = pc.min_max(rows.column("date"))
     first, last = bounds["min"].as_py(), bounds["max"].as_py()
     return f"date BETWEEN DATE '{first.isoformat()}' AND DATE '{last.isoformat()}'"
+
+
+def _marked_at(now: str) -> str:
+    """The SQL query of the ids of the posts just marked deleted at `now` (an `_iso` text)."""
+    return f"SELECT id FROM posts WHERE deleted_at = CAST('{now}' AS TIMESTAMPTZ)"
 
 
 def _iso(value: datetime) -> str:
