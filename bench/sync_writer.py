@@ -73,8 +73,9 @@ def main() -> None:
 
 def _rows(con: duckdb.DuckDBPyConnection, ids: list[str], viewers: str, day: str) -> pa.Table:
     select = COLUMNS.replace("unique_viewers", viewers).replace("date", day)
-    return con.execute(
-        f"SELECT {select} FROM post_daily WHERE post_id IN (SELECT unnest(?::VARCHAR[]))", [ids]
+    return con.sql(
+        f"SELECT {select} FROM post_daily WHERE post_id IN (SELECT unnest(?::VARCHAR[]))",
+        params=[ids],
     ).to_arrow_table()
 
 
