@@ -35,6 +35,8 @@ TABLES = {
     "JOIN posts p ON p.id = d.post_id WHERE p.deleted_at IS NULL",
     "channel_daily": "SELECT d.* EXCLUDE (synced_at) FROM channel_daily d "
     "JOIN channels c ON c.id = d.channel_id WHERE c.deleted_at IS NULL",
+    # Kept by the writer batch by batch, through re-reads and deletions: the same sums.
+    "daily_totals": "SELECT * FROM daily_totals",
 }
 
 

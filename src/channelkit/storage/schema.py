@@ -146,6 +146,7 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE TABLE daily_totals (
         channel_id VARCHAR NOT NULL,
         date DATE NOT NULL,
+        row_count BIGINT NOT NULL,
         views BIGINT NOT NULL,
         unique_viewers BIGINT NOT NULL,
         reactions BIGINT NOT NULL,

@@ -7,66 +7,79 @@ before it (the usual range) that is 7M of a 1M-post file's 10M rows, read on eve
 them in `daily_totals`, and the read side (`analysis.rows.daily_sums`) reads them instead
 of the rows when no post-level filter (tag, priority, author) has to pick single posts.
 
-- `daily_totals` has one row per `(channel_id, date)` of `post_daily`: the sums of
-  TOTAL_COLUMNS over the rows of the posts that are not deleted (the rows the metrics
-  count, docs/metrics.md).
+- `daily_totals` has one row per `(channel_id, date)` that has daily rows that count (those
+  of posts not deleted, docs/metrics.md): `row_count`, how many, and the sums of TOTAL_COLUMNS.
 
-The writer recomputes whole dates (every channel of a date: the rows of a post that moved
-channel leave one channel's sums and join another's), inside the batch's transaction: the
-dates of the daily rows a batch writes, and the dates of the daily rows of posts that are
-marked deleted or come back. A file migrated to the version that added the table, and the
-warehouses tests and benches build directly, get it from `refresh_totals(con)`.
+The writer shifts the sums by what each batch changes, in the batch's transaction: it adds
+the rows a batch writes and takes away the rows they replace; it takes away a post's rows
+when the post is marked deleted and adds them back when it comes back. That costs what the
+batch costs, whatever order the server lists rows in (recomputing the days a batch touches
+would read all their rows again, every batch). A file migrated to the version that added
+the table, and the warehouses tests and benches build directly, get it from
+`refresh_totals`, which sums every row.
 """
 
 from __future__ import annotations
 
-from datetime import date
+from collections.abc import Sequence
 
 import duckdb
 
 TOTAL_COLUMNS = ("views", "unique_viewers", "reactions", "comments", "shares", "clicks")
+_DELTA = "_ck_totals_delta"
 
 
-def refresh_totals(con: duckdb.DuckDBPyConnection, dates: str | None = None) -> None:
-    """(Re)compute `daily_totals` for the dates the SQL query `dates` returns, or for every
-    date (None), from `post_daily`; in the caller's transaction."""
-    chosen: list[date] = []
-    if dates is not None:
-        chosen = [row[0] for row in con.execute(f"SELECT DISTINCT * FROM ({dates})").fetchall()]
-        if not chosen:
-            return
-    con.execute(f"DELETE FROM daily_totals {_on(chosen, 'date')}", _params(chosen))
-    # Deleted posts' rows never count; reading every row's post id to leave them out costs
-    # more than the sums, so only when there are any.
-    gone = con.execute(
-        "SELECT EXISTS (SELECT 1 FROM posts WHERE deleted_at IS NOT NULL)"
-    ).fetchall()[0][0]
-    anti = (
-        "ANTI JOIN (SELECT id FROM posts WHERE deleted_at IS NOT NULL) gone ON gone.id = d.post_id "
-        if gone
-        else ""
-    )
-    sums = ", ".join(f"sum(d.{c})::BIGINT" for c in TOTAL_COLUMNS)
+def refresh_totals(con: duckdb.DuckDBPyConnection) -> None:
+    """Recompute all of `daily_totals` from `post_daily`, in the caller's transaction."""
+    con.execute("DELETE FROM daily_totals")
     con.execute(
-        f"INSERT INTO daily_totals (channel_id, date, {', '.join(TOTAL_COLUMNS)}) "
-        f"SELECT d.channel_id, d.date, {sums} FROM post_daily d {anti}"
-        f"{_on(chosen, 'd.date')} GROUP BY d.channel_id, d.date",
-        _params(chosen),
+        f"INSERT INTO daily_totals (channel_id, date, row_count, {', '.join(TOTAL_COLUMNS)}) "
+        f"{_sums(counted('SELECT * FROM post_daily'), 1)}"
     )
 
 
-def _on(chosen: list[date], column: str) -> str:
-    # The dates as a list parameter, bounded by the first and last so that DuckDB skips the
-    # row groups of other days (a sync writes the daily rows roughly in date order).
-    if not chosen:
-        return ""
-    return f"WHERE {column} BETWEEN ? AND ? AND {column} IN (SELECT unnest(?::DATE[]))"
+def shift_totals(
+    con: duckdb.DuckDBPyConnection, rows: str, sign: int, params: Sequence[object] = ()
+) -> None:
+    """Add (`sign` 1) or take away (-1) the daily rows the SQL query `rows` (given `params`)
+    returns, with the columns of `post_daily`, to or from `daily_totals`, in the caller's
+    transaction. The caller chooses the rows: those that count, or counted until now."""
+    con.execute(f"CREATE TEMP TABLE {_DELTA} AS {_sums(rows, sign)}", list(params))
+    try:
+        match = f"t.channel_id = {_DELTA}.channel_id AND t.date = {_DELTA}.date"
+        columns = ("row_count", *TOTAL_COLUMNS)
+        con.execute(
+            "UPDATE daily_totals t SET "
+            + ", ".join(f"{c} = t.{c} + {_DELTA}.{c}" for c in columns)
+            + f" FROM {_DELTA} WHERE {match}"
+        )
+        con.execute(
+            f"INSERT INTO daily_totals (channel_id, date, {', '.join(columns)}) "
+            f"SELECT * FROM {_DELTA} WHERE NOT EXISTS "
+            f"(SELECT 1 FROM daily_totals t WHERE {match})"
+        )
+        # A day and channel left without rows has no sums (as if summed from the rows).
+        con.execute("DELETE FROM daily_totals WHERE row_count = 0")
+    finally:
+        con.execute(f"DROP TABLE IF EXISTS {_DELTA}")
 
 
-def _params(chosen: list[date]) -> list[object]:
-    return [min(chosen), max(chosen), chosen] if chosen else []
+def counted(rows: str) -> str:
+    """The daily rows of the SQL query `rows` that count: those of posts not deleted."""
+    return (
+        f"SELECT r.* FROM ({rows}) r ANTI JOIN "
+        "(SELECT id FROM posts WHERE deleted_at IS NOT NULL) gone ON gone.id = r.post_id"
+    )
 
 
-def dates_of_posts(post_ids: str) -> str:
-    """The SQL query of the dates of the daily rows of the posts `post_ids` returns."""
-    return f"SELECT DISTINCT date FROM post_daily WHERE post_id IN ({post_ids})"
+def rows_of_posts(post_ids: str) -> str:
+    """The SQL query of the daily rows of the posts `post_ids` returns."""
+    return f"SELECT * FROM post_daily WHERE post_id IN ({post_ids})"
+
+
+def _sums(rows: str, sign: int) -> str:
+    sums = ", ".join(f"{sign} * sum(r.{c})::BIGINT AS {c}" for c in TOTAL_COLUMNS)
+    return (
+        f"SELECT r.channel_id, r.date, {sign} * count(*)::BIGINT AS row_count, {sums} "
+        f"FROM ({rows}) r GROUP BY r.channel_id, r.date"
+    )

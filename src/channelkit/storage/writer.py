@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 
 from channelkit.storage.reach import refresh_reach
 from channelkit.storage.schema import REACH_COLUMNS
-from channelkit.storage.totals import dates_of_posts, refresh_totals
+from channelkit.storage.totals import counted, rows_of_posts, shift_totals
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _BATCH_VIEW = "_ck_batch"
@@ -315,15 +315,14 @@ class WarehouseWriter:
         """Mark rows whose id the server now answers 404 for as deleted."""
         if not keys:
             return 0
-        now = _iso(datetime.now(UTC))
+        where = "deleted_at IS NULL AND id IN (SELECT unnest(?::VARCHAR[]))"
         with self._transaction():
+            if table == "posts":
+                self._uncount_posts(where, [keys])
             row = self._con.execute(
-                f"UPDATE {table} SET deleted_at = CAST(? AS TIMESTAMPTZ) "
-                "WHERE deleted_at IS NULL AND id IN (SELECT unnest(?::VARCHAR[]))",
-                [now, keys],
+                f"UPDATE {table} SET deleted_at = CAST(? AS TIMESTAMPTZ) WHERE {where}",
+                [_iso(datetime.now(UTC)), keys],
             ).fetchall()
-            if table == "posts" and row[0][0]:
-                self._refresh_totals_of(_marked_at(now))
         return int(row[0][0])
 
     def _upsert(self, table: str, rows: pa.Table, synced: str) -> UpsertCounts:
@@ -390,10 +389,12 @@ class WarehouseWriter:
                 [synced],
             )
         if updated:
-            self._con.execute(
-                f"DELETE FROM {table} t USING {_STAGE_TABLE} b WHERE {match} AND NOT b._ck_new"
-                + (f" AND t.{days}" if days else "")
-            )
+            replaced = f"{match} AND NOT b._ck_new" + (f" AND t.{days}" if days else "")
+            if table == "post_daily":
+                # The daily totals lose the rows replaced (and gain the new ones in _insert).
+                old_rows = f"SELECT t.* FROM {table} t JOIN {_STAGE_TABLE} b ON {replaced}"
+                shift_totals(self._con, counted(old_rows), -1)
+            self._con.execute(f"DELETE FROM {table} t USING {_STAGE_TABLE} b WHERE {replaced}")
         counts = self._insert(table, data_columns, source, synced, new=new, updated=updated)
         # Rows this run wrote before and reads again unchanged were counted the first time.
         counts.unchanged = total - new - updated - (again - again_changed)
@@ -425,13 +426,15 @@ class WarehouseWriter:
             if table == "post_daily":
                 first = self._con.execute(f"SELECT min(date) FROM {source}").fetchall()[0][0]
                 refresh_reach(self._con, f"SELECT post_id FROM {source}", since=first)
-                refresh_totals(self._con, f"SELECT date FROM {source}")
+                shift_totals(self._con, counted(f"SELECT * FROM {source}"), 1)
             elif table == "posts" and new:
                 refresh_reach(
                     self._con, f"SELECT id FROM {source}" + (" WHERE _ck_new" if staged else "")
                 )
             if table == "posts" and staged:
-                self._refresh_totals_of(f"SELECT id FROM {source} WHERE _ck_revived")
+                revived = f"SELECT id FROM {source} WHERE _ck_revived"
+                if self._con.execute(f"SELECT count(*) FROM ({revived})").fetchall()[0][0]:
+                    shift_totals(self._con, rows_of_posts(revived), 1)
             if table == "posts" and "tags" in data_columns:
                 if updated:
                     self._con.execute(
@@ -454,17 +457,19 @@ class WarehouseWriter:
             if scope.published_before is not None:
                 where += " AND published_at < CAST(? AS TIMESTAMPTZ)"
                 args.append(_iso(scope.published_before))
+        if table == "posts":
+            self._uncount_posts(where, args[1:])
         row = self._con.execute(
             f"UPDATE {table} SET deleted_at = CAST(? AS TIMESTAMPTZ) WHERE {where}", args
         ).fetchall()
-        if table == "posts" and row[0][0]:
-            self._refresh_totals_of(_marked_at(now))
         return int(row[0][0])
 
-    def _refresh_totals_of(self, post_ids: str) -> None:
-        """Recompute the daily totals of the dates of these posts' daily rows: they were
-        just marked deleted or came back (storage/totals.py)."""
-        refresh_totals(self._con, dates_of_posts(post_ids))
+    def _uncount_posts(self, where: str, params: list[Any]) -> None:
+        """Take the daily rows of the posts about to be marked deleted (`where`, on posts)
+        out of the daily totals (storage/totals.py)."""
+        chosen = f"SELECT id FROM posts WHERE {where}"
+        if self._con.execute(f"SELECT count(*) FROM ({chosen})", params).fetchall()[0][0]:
+            shift_totals(self._con, rows_of_posts(chosen), -1, params)
 
     def _distinct_keys(self, rows: pa.Table, key: tuple[str, ...]) -> int:
         """How many distinct keys `rows` holds, counted without `Table.group_by`: it loads
@@ -541,11 +546,6 @@ def _date_range(rows: pa.Table) -> str:
     bounds = pc.min_max(rows.column("date"))
     first, last = bounds["min"].as_py(), bounds["max"].as_py()
     return f"date BETWEEN DATE '{first.isoformat()}' AND DATE '{last.isoformat()}'"
-
-
-def _marked_at(now: str) -> str:
-    """The SQL query of the ids of the posts just marked deleted at `now` (an `_iso` text)."""
-    return f"SELECT id FROM posts WHERE deleted_at = CAST('{now}' AS TIMESTAMPTZ)"
 
 
 def _iso(value: datetime) -> str:
