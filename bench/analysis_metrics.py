@@ -15,10 +15,9 @@ Fair comparisons (issue 21): `kpis(by="channel")` compares at the same age and a
 usual range (8 previous periods); `plain kpis` is the same call before that (lifetime
 readers on both sides, no usual range, `metrics.kpis` without history), and the last line
 gives their ratio (target <= 2x). `--small` is a quick run of the same code (the suite's).
-Last measured 26 November 2026 with each post's stored reach (load 1-6, six runs
-alternating with the code before): 131-163 ms against 65-75 ms, 1.85-2.26x (before:
-199-487 ms against 63-150, 2.8-3.7x); the ten periods' daily rows are most of what is
-left (docs/metrics.md, Speed).
+Last measured 26 November 2026 with the per-channel daily sums the sync keeps (quiet
+machine, three runs alternating with the code before): 77-80 ms against 49-50 ms, 1.59x
+in each run (before: 93-129 ms against 56-66, 1.65-1.99x); see docs/metrics.md, Speed.
 """
 
 from __future__ import annotations

@@ -7,10 +7,10 @@ then times each change as a click makes it (`.set(...)`: period, comparison, cha
 metric), each answered with the tiles, trend and table redrawn. The baseline, timed in
 turn with the changes, is the bare `wh.kpis(...)` of the same view (the least any change
 must do). Target: each change <= 300 ms; the ratio is change / baseline. `--small` builds
-100k posts / 1M daily rows for a quick check. Last measured 26 November 2026 with each
-post's stored reach (load 3-4, four runs alternating with the code before): change median
-224-328 ms (before: 409-556 ms), at the target in three of four runs; the same-age kpis
-set it (docs/metrics.md, Speed).
+100k posts / 1M daily rows for a quick check. Last measured 26 November 2026 with the
+per-channel daily sums the sync keeps (quiet machine, runs alternating with the code
+before): change median 137-164 ms, worst 257-263 ms (415 with a test suite running beside
+it); before: median 232-259 ms, worst 443-554 ms (docs/metrics.md, Speed).
 """
 
 from __future__ import annotations
