@@ -22,7 +22,6 @@ in each run (before: 93-129 ms against 56-66, 1.65-1.99x); see docs/metrics.md, 
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import tempfile
 import time
@@ -30,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from unittest.mock import patch
 
-from analysis_queries import END, KPI, START, TZ, build
+from analysis_queries import END, KPI, START, TZ, build, scale
 
 from channelkit import warehouse
 from channelkit.analysis import metrics
@@ -65,14 +64,7 @@ def timed_rounds(calls: dict[str, Callable[[], object]], runs: int) -> dict[str,
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--posts", type=int, default=1_000_000)
-    parser.add_argument("--days", type=int, default=10, help="daily rows per post")
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--small", action="store_true", help="20,000 posts, 2 rounds")
-    args = parser.parse_args()
-    if args.small:
-        args.posts, args.runs = 20_000, 2
+    args = scale(__doc__, small=(20_000, 10, 2))
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.duckdb"
         t0 = time.perf_counter()

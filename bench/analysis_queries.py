@@ -197,19 +197,23 @@ class Frames:
         return int(grid.max())
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def scale(doc: str, *, small: tuple[int, int, int]) -> argparse.Namespace:
+    """The options of a bench on this warehouse: `--posts`, `--days` (daily rows per post),
+    `--runs`, and `--small`, which sets (posts, days, runs) to `small` for a run of a few
+    seconds (the test suite runs every bench so)."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--posts", type=int, default=1_000_000)
     parser.add_argument("--days", type=int, default=10, help="daily rows per post")
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument(
-        "--small",
-        action="store_true",
-        help="a run of a few seconds (the test suite runs every bench so)",
-    )
+    parser.add_argument("--small", action="store_true", help=f"{small[0]:,} posts, a quick run")
     args = parser.parse_args()
     if args.small:
-        args.posts, args.days, args.runs = 2_000, 3, 1
+        args.posts, args.days, args.runs = small
+    return args
+
+
+def main() -> None:
+    args = scale(__doc__, small=(2_000, 3, 1))
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.duckdb"
         t0 = time.perf_counter()

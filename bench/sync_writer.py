@@ -14,7 +14,6 @@ a quick run of the same code (20,000 posts, 2 rounds).
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import tempfile
 import time
@@ -24,7 +23,7 @@ from pathlib import Path
 
 import duckdb
 import pyarrow as pa
-from analysis_queries import build
+from analysis_queries import build, scale
 
 from channelkit.storage.connection import open_warehouse
 from channelkit.storage.writer import WarehouseWriter
@@ -35,14 +34,7 @@ COLUMNS = "post_id, channel_id, date, views, unique_viewers, reactions, comments
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--posts", type=int, default=1_000_000)
-    parser.add_argument("--days", type=int, default=10, help="daily rows per post")
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--small", action="store_true", help="20,000 posts, 2 rounds")
-    args = parser.parse_args()
-    if args.small:
-        args.posts, args.runs = 20_000, 2
+    args = scale(__doc__, small=(20_000, 10, 2))
     times: dict[str, list[float]] = {BASELINE: [], "changed days": [], "new days": []}
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.duckdb"

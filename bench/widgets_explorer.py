@@ -15,13 +15,12 @@ it); before: median 232-259 ms, worst 443-554 ms (docs/metrics.md, Speed).
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
-from analysis_queries import build
+from analysis_queries import build, scale
 
 from channelkit.warehouse import Warehouse
 from channelkit.widgets import Explorer
@@ -38,13 +37,8 @@ CHANGES = (
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--posts", type=int, default=1_000_000)
-    parser.add_argument("--days", type=int, default=10, help="daily rows per post")
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--small", action="store_true", help="100k posts, 3 runs")
-    args = parser.parse_args()
-    posts, runs = (100_000, 3) if args.small else (args.posts, args.runs)
+    args = scale(__doc__, small=(100_000, 10, 3))
+    posts, runs = args.posts, args.runs
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.duckdb"
         t0 = time.perf_counter()

@@ -6,53 +6,17 @@ metrics with the same numbers as the rows themselves."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import duckdb
 import pytest
 
-from channelkit.storage import writer as writer_module
-from channelkit.storage.connection import connect, open_warehouse
-from channelkit.storage.schema import CONTRACT_MARK, MIGRATIONS, SCHEMA_APP, TOTALS_VERSION
-from channelkit.storage.totals import TOTAL_COLUMNS
+from channelkit.storage.connection import open_warehouse
 from channelkit.storage.writer import DeletionScope, WarehouseWriter
 from channelkit.warehouse import Warehouse
-from fixtures.rows import day, days, post, posts
+from fixtures.rows import day, days, post, posts, totals_kept, totals_summed
 from fixtures.warehouse import build_small_warehouse
-
-Sums = dict[tuple[str, str], tuple[int, ...]]
-
-
-@pytest.fixture
-def con(tmp_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    con = open_warehouse(tmp_path / "wh.duckdb", read_only=False)
-    yield con
-    con.close()
-
-
-COLUMNS = ("row_count", *TOTAL_COLUMNS)
-
-
-def kept(con: duckdb.DuckDBPyConnection) -> Sums:
-    rows = con.execute(
-        f"SELECT channel_id, date::VARCHAR, {', '.join(COLUMNS)} FROM daily_totals"
-    ).fetchall()
-    keys = [(r[0], r[1]) for r in rows]
-    assert len(keys) == len(set(keys)), "one row per channel and day"
-    return {(r[0], r[1]): tuple(r[2:]) for r in rows}
-
-
-def summed(con: duckdb.DuckDBPyConnection) -> Sums:
-    """The same from the daily rows of the posts that are not deleted."""
-    rows = con.execute(
-        f"SELECT d.channel_id, d.date::VARCHAR, count(*), "
-        f"{', '.join(f'sum(d.{c})' for c in TOTAL_COLUMNS)} "
-        "FROM post_daily d WHERE d.post_id NOT IN "
-        "(SELECT id FROM posts WHERE deleted_at IS NOT NULL) GROUP BY ALL"
-    ).fetchall()
-    return {(r[0], r[1]): tuple(int(v) for v in r[2:]) for r in rows}
 
 
 def test_the_writer_keeps_the_sums_equal_to_the_rows_that_count(
@@ -70,19 +34,19 @@ def test_the_writer_keeps_the_sums_equal_to_the_rows_that_count(
             day("p1", "2026-11-02", 4),
         ),
     )
-    assert kept(con) == summed(con)
-    assert kept(con)[("chan_1", "2026-11-01")][2] == 37
+    assert totals_kept(con) == totals_summed(con)
+    assert totals_kept(con)[("chan_1", "2026-11-01")][2] == 37
     # Days re-read: one changed, one unchanged, one new.
     writer.commit_batch(
         "post_daily",
         days(day("p1", "2026-11-01", 31), day("p2", "2026-11-01", 7), day("p2", "2026-11-03", 2)),
     )
-    assert kept(con) == summed(con)
-    assert kept(con)[("chan_1", "2026-11-01")][2] == 38
+    assert totals_kept(con) == totals_summed(con)
+    assert totals_kept(con)[("chan_1", "2026-11-01")][2] == 38
     # A post's rows that moved channel leave the old channel's sums.
     writer.commit_batch("post_daily", days(day("p2", "2026-11-01", 7, channel="chan_2")))
-    assert kept(con) == summed(con)
-    assert kept(con)[("chan_2", "2026-11-01")][2] == 5 + 7
+    assert totals_kept(con) == totals_summed(con)
+    assert totals_kept(con)[("chan_2", "2026-11-01")][2] == 5 + 7
 
 
 def test_deleted_posts_leave_the_sums_and_come_back_to_them(
@@ -97,59 +61,22 @@ def test_deleted_posts_leave_the_sums_and_come_back_to_them(
     )
     # The server answers 404 for p2.
     assert writer.mark_deleted("posts", ["p2"]) == 1
-    assert kept(con) == summed(con) == {("chan_1", "2026-11-01"): (1, 31, 30, 0, 0, 0, 0)}
+    assert (
+        totals_kept(con)
+        == totals_summed(con)
+        == {("chan_1", "2026-11-01"): (1, 31, 30, 0, 0, 0, 0)}
+    )
     # p2 is listed again: it comes back, and so do its days.
     writer.commit_batch("posts", posts(post("p1"), post("p2")))
-    assert kept(con) == summed(con)
-    assert kept(con)[("chan_1", "2026-11-02")][2] == 1
+    assert totals_kept(con) == totals_summed(con)
+    assert totals_kept(con)[("chan_1", "2026-11-02")][2] == 1
     # A complete walk that no longer lists p1 marks it deleted.
     later = datetime.now(UTC)
     assert later > begun
     writer.commit_batch("posts", posts(post("p2")), deletions=DeletionScope(unseen_since=later))
     assert con.execute("SELECT id FROM posts WHERE deleted_at IS NOT NULL").fetchall() == [("p1",)]
-    assert kept(con) == summed(con)
-    assert kept(con)[("chan_1", "2026-11-01")][2] == 7
-
-
-def test_the_sums_are_written_in_the_batchs_transaction(
-    con: duckdb.DuckDBPyConnection, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    writer = WarehouseWriter(con)
-    writer.commit_batch("posts", posts(post("p1")))
-    writer.commit_batch("post_daily", days(day("p1", "2026-11-01", 3)))
-
-    def fail(*args: object, **kwargs: object) -> None:
-        raise duckdb.IOException("disk gone")
-
-    monkeypatch.setattr(writer_module, "shift_totals", fail)
-    with pytest.raises(duckdb.IOException):
-        writer.commit_batch("post_daily", days(day("p1", "2026-11-01", 8)))
-    assert con.execute("SELECT unique_viewers FROM post_daily").fetchall() == [(3,)]
-    assert kept(con) == summed(con) == {("chan_1", "2026-11-01"): (1, 4, 3, 0, 0, 0, 0)}
-
-
-def test_an_older_file_gets_its_sums_when_migrated(tmp_path: Path) -> None:
-    path = tmp_path / "old.duckdb"
-    old = connect(path, read_only=False)
-    for step in MIGRATIONS[: TOTALS_VERSION - 1]:
-        old.execute(step)
-    old.execute(
-        "INSERT INTO schema_meta (key, value) "
-        "VALUES ('app', ?), ('schema_version', ?), ('contract', ?)",
-        [SCHEMA_APP, str(TOTALS_VERSION - 1), CONTRACT_MARK],
-    )
-    old.execute(
-        "INSERT INTO post_daily (post_id, channel_id, date, views, unique_viewers, reactions, "
-        "comments, shares, clicks, synced_at) "
-        "VALUES ('p1', 'c', DATE '2026-11-01', 1, 4, 0, 0, 0, 0, now()), "
-        "('p2', 'c', DATE '2026-11-01', 2, 3, 1, 0, 0, 0, now())"
-    )
-    old.close()
-    con = open_warehouse(path, read_only=False)
-    try:
-        assert kept(con) == {("c", "2026-11-01"): (2, 3, 7, 1, 0, 0, 0)}
-    finally:
-        con.close()
+    assert totals_kept(con) == totals_summed(con)
+    assert totals_kept(con)[("chan_1", "2026-11-01")][2] == 7
 
 
 @pytest.mark.parametrize(
@@ -218,5 +145,5 @@ def test_any_sequence_of_batches_keeps_the_sums_equal_to_the_rows(
             revived += writer.commit_batch(
                 "posts", posts(*(post(i) for i in rng.sample(idents, 4)))
             ).updated
-        assert kept(con) == summed(con), f"step {step}: {kind}"
-    assert marked > 5 and revived > 3 and kept(con)
+        assert totals_kept(con) == totals_summed(con), f"step {step}: {kind}"
+    assert marked > 5 and revived > 3 and totals_kept(con)

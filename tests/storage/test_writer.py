@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import duckdb
 import pyarrow as pa
 import pytest
 
-from channelkit.storage.connection import open_warehouse
 from channelkit.storage.writer import (
     Checkpoint,
     DeletionScope,
@@ -20,13 +17,6 @@ from channelkit.storage.writer import (
     WarehouseWriter,
 )
 from channelkit.sync.arrow import CHANNEL_DAILY, POSTS, items_to_arrow
-
-
-@pytest.fixture
-def con(tmp_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    con = open_warehouse(tmp_path / "wh.duckdb", read_only=False)
-    yield con
-    con.close()
 
 
 def post(ident: str, **overrides: Any) -> dict[str, Any]:
