@@ -1,5 +1,6 @@
 """What the writer derives from the daily rows (each post's reach, the daily totals) is
-written in the batch's own transaction, and filled once when an older file is migrated."""
+written in the batch's own transaction, filled once when an older file is migrated, and
+not needed to read a file one version behind."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from channelkit.errors import WarehouseError
 from channelkit.storage import writer as writer_module
 from channelkit.storage.connection import open_warehouse
 from channelkit.storage.schema import REACH_VERSION, TOTALS_VERSION
 from channelkit.storage.writer import WarehouseWriter
+from channelkit.warehouse import Warehouse
 from fixtures.rows import (
     day,
     days,
@@ -24,6 +27,7 @@ from fixtures.rows import (
     totals_kept,
     totals_summed,
 )
+from fixtures.warehouse import build_small_warehouse
 
 
 @pytest.mark.parametrize("step", ["refresh_reach", "shift_totals"])
@@ -84,3 +88,29 @@ def test_an_older_file_gets_what_is_derived_when_migrated(tmp_path: Path, versio
         }
     finally:
         con.close()
+
+
+def test_a_file_one_version_behind_reads_the_same_before_its_next_sync(tmp_path: Path) -> None:
+    # A notebook upgraded before the cron job that syncs: the file has no daily totals yet,
+    # and reads as it is (summing the daily rows); the next sync adds them.
+    path = build_small_warehouse(tmp_path / "w.duckdb")
+    expected = Warehouse(path).kpis(start="2026-03-16", end="2026-04-06", by="channel")
+    con = open_warehouse(path, read_only=False)
+    con.execute("DROP TABLE daily_totals")
+    con.execute(
+        "UPDATE schema_meta SET value = ? WHERE key = 'schema_version'", [str(TOTALS_VERSION - 1)]
+    )
+    con.close()
+    behind = Warehouse(path).kpis(start="2026-03-16", end="2026-04-06", by="channel")
+    assert behind.equals(expected) and behind.attrs == expected.attrs
+    open_warehouse(path, read_only=False).close()  # the sync's open migrates it
+    con = open_warehouse(path, read_only=True)
+    assert con.execute("SELECT count(*) FROM daily_totals").fetchall()[0][0] > 0
+    con.close()
+
+
+def test_an_older_file_still_asks_for_a_sync_before_it_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "old.duckdb"
+    older_file(path, REACH_VERSION - 1).close()
+    with pytest.raises(WarehouseError, match=r"schema version 3; run `channelkit sync` to migrate"):
+        open_warehouse(path, read_only=True)

@@ -22,6 +22,7 @@ from channelkit.storage.schema import (
     CONTRACT_MARK,
     MIGRATIONS,
     REACH_VERSION,
+    READABLE_FROM,
     SCHEMA_APP,
     SCHEMA_VERSION,
     TOTALS_VERSION,
@@ -99,7 +100,7 @@ def open_warehouse(
     """Open `path`, checking it is a channelkit warehouse of a schema version we know.
 
     Writable connections create the file and apply pending migrations; read-only
-    connections refuse a file that is missing or not yet migrated. `settings` are
+    connections refuse a file that is missing or older than READABLE_FROM. `settings` are
     DuckDB's global options (`threads`, `memory_limit`), set as the file opens.
     """
     path = Path(path)
@@ -128,7 +129,7 @@ def open_warehouse(
                 f"{path} has warehouse schema version {version}, newer than this channelkit "
                 f"understands ({SCHEMA_VERSION}); upgrade channelkit"
             )
-        if version < SCHEMA_VERSION and read_only:
+        if version < READABLE_FROM and read_only:
             raise WarehouseError(
                 f"{path} has schema version {version}; run `channelkit sync` to migrate "
                 f"it to version {SCHEMA_VERSION}"

@@ -161,6 +161,9 @@ MIGRATIONS: tuple[str, ...] = (
 # past one gets them filled from its daily rows.
 REACH_VERSION = 4
 TOTALS_VERSION = 5
+# The oldest version a read-only connection opens as it is: what came since is only derived
+# for speed (the daily totals), and the read side sums the daily rows until a sync adds it.
+READABLE_FROM = 4
 # Columns the writer derives from post_daily (storage/reach.py). They stay in the file: the
 # Parquet and lake copies leave them out, and the read side sums daily rows there instead.
 REACH_COLUMNS = ("reach_from", "reach_cumulative", "reach_digits")
