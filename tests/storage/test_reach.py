@@ -47,7 +47,7 @@ def test_the_writer_keeps_each_posts_reach_equal_to_its_daily_rows(
     assert reach_kept(con)["p1"][date(2026, 11, 6)] == 30 + 9 + 2 + 1
     assert reach_kept(con) == reach_summed(con)
     # A post rewritten (its title and readers changed) keeps the reach of its daily rows.
-    writer.commit_batch("posts", posts(post("p1", views=500) | {"title": "New"}, post("p2")))
+    writer.commit_batch("posts", posts(post("p1", views=500, title="New"), post("p2")))
     assert reach_kept(con) == reach_summed(con) and reach_kept(con)["p1"]
     # A post whose daily rows were synced before the post itself.
     writer.commit_batch("post_daily", days(day("p3", "2026-11-02", 11)))

@@ -23,7 +23,7 @@ def test_the_writer_keeps_the_sums_equal_to_the_rows_that_count(
     con: duckdb.DuckDBPyConnection,
 ) -> None:
     writer = WarehouseWriter(con)
-    writer.commit_batch("posts", posts(post("p1"), post("p2"), post("p3", channel="chan_2")))
+    writer.commit_batch("posts", posts(post("p1"), post("p2"), post("p3", channel_id="chan_2")))
     # A first batch (the table was empty), two channels.
     writer.commit_batch(
         "post_daily",

@@ -7,7 +7,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import duckdb
-import pyarrow as pa
 import pytest
 
 from channelkit.storage.writer import (
@@ -16,26 +15,8 @@ from channelkit.storage.writer import (
     UpsertCounts,
     WarehouseWriter,
 )
-from channelkit.sync.arrow import CHANNEL_DAILY, POSTS, items_to_arrow
-
-
-def post(ident: str, **overrides: Any) -> dict[str, Any]:
-    item: dict[str, Any] = {
-        "id": ident,
-        "channel_id": "chan_1",
-        "title": f"Title {ident}",
-        "body": "body",
-        "priority": "normal",
-        "tags": ["x", "y"],
-        "author": {"id": "user_1", "name": "Ana", "email": "ana@example.com"},
-        "status": "published",
-        "published_at": "2026-11-01T09:00:00Z",
-        "views": 1,
-        "created_at": "2026-11-01T09:00:00Z",
-        "updated_at": "2026-11-01T09:00:00Z",
-    }
-    item.update(overrides)
-    return item
+from channelkit.sync.arrow import CHANNEL_DAILY, items_to_arrow
+from fixtures.rows import post, posts
 
 
 def day(channel: str, date: str, views: int) -> dict[str, Any]:
@@ -51,15 +32,11 @@ def day(channel: str, date: str, views: int) -> dict[str, Any]:
     }
 
 
-def rows(*items: dict[str, Any]) -> pa.Table:
-    return items_to_arrow(POSTS, list(items), "test")
-
-
 def test_counts_new_updated_unchanged(con: duckdb.DuckDBPyConnection) -> None:
     writer = WarehouseWriter(con)
-    first = writer.commit_batch("posts", rows(post("p1"), post("p2")))
+    first = writer.commit_batch("posts", posts(post("p1"), post("p2")))
     assert first.as_dict() == {"new": 2, "updated": 0, "unchanged": 0, "deleted": 0}
-    second = writer.commit_batch("posts", rows(post("p1"), post("p2", views=5), post("p3")))
+    second = writer.commit_batch("posts", posts(post("p1"), post("p2", views=5), post("p3")))
     assert second.as_dict() == {"new": 1, "updated": 1, "unchanged": 1, "deleted": 0}
     assert con.execute("SELECT id, views FROM posts ORDER BY id").fetchall() == [
         ("p1", 1),
@@ -72,24 +49,24 @@ def test_a_row_read_twice_in_one_run_counts_once(con: duckdb.DuckDBPyConnection)
     """The lookback window and a history slice may both read a post: the run's summary
     counts it once (it said 67 unchanged for 60 posts)."""
     writer = WarehouseWriter(con)
-    writer.commit_batch("posts", rows(post("p1"), post("p2")))  # an earlier run's rows
+    writer.commit_batch("posts", posts(post("p1"), post("p2")))  # an earlier run's rows
     writer.start_run(mode="incremental", base_url="http://127.0.0.1:1/v1")
-    first = writer.commit_batch("posts", rows(post("p1"), post("p2")))
-    again = writer.commit_batch("posts", rows(post("p1"), post("p2", views=5), post("p3")))
+    first = writer.commit_batch("posts", posts(post("p1"), post("p2")))
+    again = writer.commit_batch("posts", posts(post("p1"), post("p2", views=5), post("p3")))
     assert first.as_dict() == {"new": 0, "updated": 0, "unchanged": 2, "deleted": 0}
     assert again.as_dict() == {"new": 1, "updated": 1, "unchanged": 0, "deleted": 0}
 
 
 def test_null_to_value_counts_as_updated(con: duckdb.DuckDBPyConnection) -> None:
     writer = WarehouseWriter(con)
-    writer.commit_batch("posts", rows(post("p1", cover_image_url=None)))
-    counts = writer.commit_batch("posts", rows(post("p1", cover_image_url="https://x.test/a")))
+    writer.commit_batch("posts", posts(post("p1", cover_image_url=None)))
+    counts = writer.commit_batch("posts", posts(post("p1", cover_image_url="https://x.test/a")))
     assert counts.updated == 1
 
 
 def test_last_row_of_a_key_wins_within_a_batch(con: duckdb.DuckDBPyConnection) -> None:
     writer = WarehouseWriter(con)
-    counts = writer.commit_batch("posts", rows(post("p1", views=1), post("p1", views=9)))
+    counts = writer.commit_batch("posts", posts(post("p1", views=1), post("p1", views=9)))
     assert counts.new == 1
     assert con.execute("SELECT views FROM posts").fetchall() == [(9,)]
 
@@ -98,9 +75,9 @@ def test_a_first_sync_inserts_without_comparing_yet_survives_a_repeated_key(
     con: duckdb.DuckDBPyConnection,
 ) -> None:
     writer = WarehouseWriter(con)
-    assert writer.commit_batch("posts", rows(post("p1"), post("p2"))).new == 2
+    assert writer.commit_batch("posts", posts(post("p1"), post("p2"))).new == 2
     # The server repeats p2 in a later batch (it may not, but nothing breaks if it does).
-    counts = writer.commit_batch("posts", rows(post("p2", title="New"), post("p3")))
+    counts = writer.commit_batch("posts", posts(post("p2", title="New"), post("p3")))
     assert (counts.new, counts.updated) == (1, 1)
     assert con.execute("SELECT count(*) FROM post_tags WHERE post_id = 'p2'").fetchall() == [(2,)]
     assert con.execute("SELECT title FROM posts WHERE id = 'p2'").fetchall() == [("New",)]
@@ -108,8 +85,8 @@ def test_a_first_sync_inserts_without_comparing_yet_survives_a_repeated_key(
 
 def test_post_tags_follow_the_post(con: duckdb.DuckDBPyConnection) -> None:
     writer = WarehouseWriter(con)
-    writer.commit_batch("posts", rows(post("p1", tags=["a", "b", "a"]), post("p2", tags=[])))
-    writer.commit_batch("posts", rows(post("p1", tags=["b", "c"])))
+    writer.commit_batch("posts", posts(post("p1", tags=["a", "b", "a"]), post("p2", tags=[])))
+    writer.commit_batch("posts", posts(post("p1", tags=["b", "c"])))
     assert con.execute("SELECT post_id, tag FROM post_tags ORDER BY ALL").fetchall() == [
         ("p1", "b"),
         ("p1", "c"),
@@ -121,7 +98,7 @@ def test_check_constraint_rolls_back_the_whole_batch(con: duckdb.DuckDBPyConnect
     checkpoint = Checkpoint("posts", "run", cursor="c1", params={"q": 1})
     with pytest.raises(duckdb.ConstraintException):
         writer.commit_batch(
-            "posts", rows(post("p1"), post("p2", priority="critical")), checkpoint=checkpoint
+            "posts", posts(post("p1"), post("p2", priority="critical")), checkpoint=checkpoint
         )
     assert con.execute("SELECT count(*) FROM posts").fetchall() == [(0,)]
     assert writer.checkpoint("posts") is None
@@ -133,7 +110,7 @@ def test_checkpoint_round_trip(con: duckdb.DuckDBPyConnection) -> None:
     saved = Checkpoint(
         "posts", "run1", cursor="abc", params={"published_after": "x"}, high_water_mark=mark
     )
-    writer.commit_batch("posts", rows(post("p1")), checkpoint=saved)
+    writer.commit_batch("posts", posts(post("p1")), checkpoint=saved)
     assert writer.checkpoint("posts") == saved
     assert saved.in_progress
     done = Checkpoint("posts", "run1", high_water_mark=mark)
@@ -145,13 +122,13 @@ def test_checkpoint_round_trip(con: duckdb.DuckDBPyConnection) -> None:
 def test_unseen_rows_are_marked_deleted_and_revived(con: duckdb.DuckDBPyConnection) -> None:
     writer = WarehouseWriter(con)
     old = datetime.now(UTC) - timedelta(hours=1)
-    writer.commit_batch("posts", rows(post("p1"), post("p2")), synced_at=old)
+    writer.commit_batch("posts", posts(post("p1"), post("p2")), synced_at=old)
     walk_start = datetime.now(UTC) - timedelta(minutes=1)
-    counts = writer.commit_batch("posts", rows(post("p1")), deletions=DeletionScope(walk_start))
+    counts = writer.commit_batch("posts", posts(post("p1")), deletions=DeletionScope(walk_start))
     assert (counts.unchanged, counts.deleted) == (1, 1)
     deleted = "SELECT id FROM posts WHERE deleted_at IS NOT NULL"
     assert con.execute(deleted).fetchall() == [("p2",)]
-    revived = writer.commit_batch("posts", rows(post("p2")))
+    revived = writer.commit_batch("posts", posts(post("p2")))
     assert revived.updated == 1
     assert con.execute(deleted).fetchall() == []
 
@@ -163,7 +140,7 @@ def test_a_history_slice_marks_only_its_own_range_deleted(
     old = datetime.now(UTC) - timedelta(hours=1)
     writer.commit_batch(
         "posts",
-        rows(
+        posts(
             post("jan", published_at="2026-01-10T00:00:00Z"),
             post("feb", published_at="2026-02-01T00:00:00Z"),  # the slice's first instant
             post("feb2", published_at="2026-02-20T00:00:00Z"),
@@ -178,7 +155,7 @@ def test_a_history_slice_marks_only_its_own_range_deleted(
         published_from=datetime(2026, 2, 1, tzinfo=UTC),
         published_before=datetime(2026, 3, 1, tzinfo=UTC),
     )
-    counts = writer.commit_batch("posts", rows(post("feb2")), deletions=scope)
+    counts = writer.commit_batch("posts", posts(post("feb2")), deletions=scope)
     assert counts.deleted == 1
     deleted = con.execute("SELECT id FROM posts WHERE deleted_at IS NOT NULL").fetchall()
     assert deleted == [("feb",)]
@@ -203,7 +180,7 @@ def test_record_slice_and_checkpoint_state(con: duckdb.DuckDBPyConnection) -> No
 
 def test_mark_deleted_by_id(con: duckdb.DuckDBPyConnection) -> None:
     writer = WarehouseWriter(con)
-    writer.commit_batch("posts", rows(post("p1"), post("p2")))
+    writer.commit_batch("posts", posts(post("p1"), post("p2")))
     assert writer.mark_deleted("posts", ["p2", "p9"]) == 1
     assert writer.mark_deleted("posts", ["p2"]) == 0
 
@@ -258,12 +235,12 @@ def test_checkpoints_read_after_a_write_are_what_was_committed(
     with pytest.raises(duckdb.ConstraintException):
         writer.commit_batch(
             "posts",
-            rows(post("p1", priority="critical")),
+            posts(post("p1", priority="critical")),
             checkpoint=Checkpoint("posts", "run2", cursor="c2", params={"q": 2}),
         )
     assert writer.checkpoint("posts") == kept
     done = Checkpoint("posts", "run2")
-    writer.commit_batch("posts", rows(post("p1")), checkpoint=done)
+    writer.commit_batch("posts", posts(post("p1")), checkpoint=done)
     assert writer.checkpoint("posts") == done
     # Written by another writer (a later run) since: a new writer reads it afresh.
     WarehouseWriter(con).save_checkpoint(Checkpoint("channels", "run3"))

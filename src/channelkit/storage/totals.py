@@ -72,9 +72,15 @@ def counted(rows: str) -> str:
     )
 
 
-def rows_of_posts(post_ids: str) -> str:
-    """The SQL query of the daily rows of the posts `post_ids` returns."""
-    return f"SELECT * FROM post_daily WHERE post_id IN ({post_ids})"
+def shift_posts(
+    con: duckdb.DuckDBPyConnection, post_ids: str, sign: int, params: Sequence[object] = ()
+) -> None:
+    """`shift_totals` by all the daily rows of the posts the SQL query `post_ids` (given
+    `params`) returns: posts about to be marked deleted (-1), or that came back (1)."""
+    # Finding a post's rows reads every row's post id: not for a batch without such posts.
+    if con.execute(f"SELECT count(*) FROM ({post_ids})", list(params)).fetchall()[0][0]:
+        rows = f"SELECT * FROM post_daily WHERE post_id IN ({post_ids})"
+        shift_totals(con, rows, sign, params)
 
 
 def _sums(rows: str, sign: int) -> str:

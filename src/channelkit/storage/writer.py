@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 
 from channelkit.storage.reach import refresh_reach
 from channelkit.storage.schema import REACH_COLUMNS
-from channelkit.storage.totals import counted, rows_of_posts, shift_totals
+from channelkit.storage.totals import counted, shift_posts, shift_totals
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _BATCH_VIEW = "_ck_batch"
@@ -317,8 +317,8 @@ class WarehouseWriter:
             return 0
         where = "deleted_at IS NULL AND id IN (SELECT unnest(?::VARCHAR[]))"
         with self._transaction():
-            if table == "posts":
-                self._uncount_posts(where, [keys])
+            if table == "posts":  # their rows no longer count (storage/totals.py)
+                shift_posts(self._con, f"SELECT id FROM posts WHERE {where}", -1, [keys])
             row = self._con.execute(
                 f"UPDATE {table} SET deleted_at = CAST(? AS TIMESTAMPTZ) WHERE {where}",
                 [_iso(datetime.now(UTC)), keys],
@@ -421,8 +421,8 @@ class WarehouseWriter:
             # Each post's reach follows its daily rows, in this transaction: those of the
             # posts whose rows were inserted or changed, and those of new posts (their
             # daily rows may have been synced before them).
-            # The sums per channel and day follow the daily rows that count: those of the
-            # dates written, and those of posts that come back after being deleted.
+            # The sums per channel and day follow the daily rows that count: those written
+            # (less those they replace, in _upsert), and those of posts that come back.
             if table == "post_daily":
                 first = self._con.execute(f"SELECT min(date) FROM {source}").fetchall()[0][0]
                 refresh_reach(self._con, f"SELECT post_id FROM {source}", since=first)
@@ -432,9 +432,7 @@ class WarehouseWriter:
                     self._con, f"SELECT id FROM {source}" + (" WHERE _ck_new" if staged else "")
                 )
             if table == "posts" and staged:
-                revived = f"SELECT id FROM {source} WHERE _ck_revived"
-                if self._con.execute(f"SELECT count(*) FROM ({revived})").fetchall()[0][0]:
-                    shift_totals(self._con, rows_of_posts(revived), 1)
+                shift_posts(self._con, f"SELECT id FROM {source} WHERE _ck_revived", 1)
             if table == "posts" and "tags" in data_columns:
                 if updated:
                     self._con.execute(
@@ -457,19 +455,12 @@ class WarehouseWriter:
             if scope.published_before is not None:
                 where += " AND published_at < CAST(? AS TIMESTAMPTZ)"
                 args.append(_iso(scope.published_before))
-        if table == "posts":
-            self._uncount_posts(where, args[1:])
+        if table == "posts":  # their rows no longer count (storage/totals.py)
+            shift_posts(self._con, f"SELECT id FROM posts WHERE {where}", -1, args[1:])
         row = self._con.execute(
             f"UPDATE {table} SET deleted_at = CAST(? AS TIMESTAMPTZ) WHERE {where}", args
         ).fetchall()
         return int(row[0][0])
-
-    def _uncount_posts(self, where: str, params: list[Any]) -> None:
-        """Take the daily rows of the posts about to be marked deleted (`where`, on posts)
-        out of the daily totals (storage/totals.py)."""
-        chosen = f"SELECT id FROM posts WHERE {where}"
-        if self._con.execute(f"SELECT count(*) FROM ({chosen})", params).fetchall()[0][0]:
-            shift_totals(self._con, rows_of_posts(chosen), -1, params)
 
     def _distinct_keys(self, rows: pa.Table, key: tuple[str, ...]) -> int:
         """How many distinct keys `rows` holds, counted without `Table.group_by`: it loads
