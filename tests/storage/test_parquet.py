@@ -135,7 +135,11 @@ from channelkit.storage import parquet
 point, marker = sys.argv[3], Path(sys.argv[4])
 
 def pause():
-    marker.write_text(point)
+    # Written beside and renamed: the parent, polling for the marker, must never find it
+    # created but still empty (it then killed the export too early: a CI failure).
+    partial = marker.with_name(marker.name + ".partial")
+    partial.write_text(point)
+    partial.replace(marker)
     time.sleep(120)
 
 if point == "writing":
