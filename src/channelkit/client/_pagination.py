@@ -100,8 +100,7 @@ class CursorWalk:
         if self._empty_in_a_row >= CLIENT_MAX_EMPTY_PAGES:
             raise PaginationError(
                 f"{self._path}: the server returned {self._empty_in_a_row} empty pages in a row, "
-                f"each saying more was coming, after {self.pages} pages; stopping instead of "
-                "walking on for ever"
+                "each saying more was coming; stopping instead of walking on for ever"
             )
         self._seen.add(page.next_cursor)
         self.cursor = page.next_cursor

@@ -210,6 +210,12 @@ async def _answer(send: Send, status: int, headers: list[tuple[bytes, bytes]], b
     await send({"type": "http.response.body", "body": body})
 
 
+@dataclass(frozen=True)
+class _Cursors:
+    sent: str | None  # as the client sent it
+    real: str | None  # the service's own, which a made-up one stands for
+
+
 def _own_cursor_undone(scope: Scope) -> tuple[Scope, _Cursors]:
     """The request as the service must see it (a cursor made up here replaced by the real
     one it stands for), and its cursors."""
@@ -221,12 +227,6 @@ def _own_cursor_undone(scope: Scope) -> tuple[Scope, _Cursors]:
     query = [(n, real if n == "cursor" else v) for n, v in query if n != "cursor" or real]
     rewritten = {**scope, "query_string": urlencode(query).encode("latin-1")}
     return rewritten, _Cursors(sent, real or None)
-
-
-@dataclass(frozen=True)
-class _Cursors:
-    sent: str | None  # as the client sent it
-    real: str | None  # the service's own, which a made-up one stands for
 
 
 class HeaderFaults:
