@@ -12,6 +12,7 @@ from channelkit._spec import PAGE_LIMIT_MAX
 ENV_BASE_URL = "CHANNELKIT_BASE_URL"
 ENV_API_KEY = "CHANNELKIT_API_KEY"
 ENV_CONNECT_RETRY = "CHANNELKIT_CONNECT_RETRY_SECONDS"  # the connection retry budget
+ENV_MAX_RATE_LIMIT_WAIT = "CHANNELKIT_MAX_RATE_LIMIT_WAIT_SECONDS"  # 429 waits per call
 ENV_LOG = "CHANNELKIT_LOG"
 ENV_SMTP_URL = "CHANNELKIT_SMTP_URL"  # channelkit deliver: smtp://user:pass@host:port
 LOGGER_NAME = "channelkit"
@@ -38,6 +39,7 @@ SERVICE_START_TIMEOUT_SECONDS = 10.0
 SERVICE_FAULT_SLOW_SECONDS = 1.5
 SERVICE_RATE_WINDOW_MIN_SECONDS = 0.05
 SERVICE_FAULT_RETRY_AFTER_SECONDS = 1
+SERVICE_FAULT_CLOCK_AHEAD_SECONDS = 600  # `reset_ahead`, `clock_ahead`: a clock 10 minutes fast
 SERVICE_RATE_BUCKETS_MAX = 100_000  # forget finished windows beyond this many buckets
 SERVICE_DEMO_SEED = 20261121
 SERVICE_DEMO_DAYS = 180
@@ -75,6 +77,7 @@ CLIENT_PACING_RESET_MARGIN_SECONDS = 0.05  # wait this long past a computed wind
 CLIENT_PACING_POLL_SECONDS = 0.01  # while the first response of a window is awaited
 CLIENT_DATE_HEADER_LAG_SECONDS = 2.0  # uvicorn caches Date ~1 s; more when its loop is busy
 CLIENT_WAIT_LOG_SECONDS = 1.0  # waits at least this long are logged at INFO
+CLIENT_MAX_EMPTY_PAGES = 20  # empty pages in a row, each saying "more", before a walk gives up
 CLIENT_ERROR_SNIPPET_CHARS = 200  # of a non-JSON error body quoted in an exception
 CLIENT_IDEMPOTENCY_KEY_PREFIX = "ck-"  # + a random UUID, once per logical POST
 

@@ -98,11 +98,25 @@ def test_late_answer_from_an_old_window_is_ignored() -> None:
     assert pacer.reserve(0.1).granted
 
 
-def test_reset_far_away_is_capped_to_one_window() -> None:
+def test_reset_beyond_a_window_is_capped_to_one_window() -> None:
     pacer = make_pacer()
     pacer.reserve(0.0)
-    pacer.observe(rl(0), seconds_to_reset=86_400.0, now=0.0)
+    pacer.observe(rl(0), seconds_to_reset=90.0, now=0.0)
     assert pacer.reserve(0.0).wait == pytest.approx(60.05)
+
+
+@pytest.mark.parametrize("far", [600.0, 86_400.0])
+def test_reset_beyond_two_windows_is_not_believed(far: float) -> None:
+    # A clock 10 minutes (or a day) ahead wrote it: waiting for it would stall the walk.
+    pacer = make_pacer()
+    pacer.reserve(0.0)
+    pacer.observe(rl(2), seconds_to_reset=far, now=0.0)
+    assert pacer.reserve(0.0).granted and pacer.reserve(0.0).granted  # Remaining still counts
+    pacer.observe(rl(0), seconds_to_reset=far, now=0.1)
+    pacer.observe(rl(0), seconds_to_reset=far, now=0.1)
+    assert pacer.reserve(0.1).granted  # spent: one request goes, and its 429 says how long
+    pacer.block(until=1.1)
+    assert pacer.reserve(0.2).wait == pytest.approx(0.9)
 
 
 def test_server_without_rate_limit_headers_is_not_paced() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from channelkit._constants import CLIENT_MAX_EMPTY_PAGES
 from channelkit.client._pagination import CursorWalk, RawPage, parse_envelope
 from channelkit.errors import APIResponseValidationError, PaginationError, RequestInfo
 
@@ -59,3 +60,17 @@ def test_a_repeated_cursor_stops_with_an_error() -> None:
     walk.advance(page("c1", True))
     with pytest.raises(PaginationError, match=r"/posts: the server returned cursor 'c0'.*2 pages"):
         walk.advance(page("c0", True))
+
+
+def test_empty_pages_promising_more_are_followed_but_not_for_ever() -> None:
+    walk = CursorWalk(None, "/posts")
+    for n in range(CLIENT_MAX_EMPTY_PAGES - 1):
+        walk.advance(page(f"e{n}", True))
+    walk.advance(RawPage([{"id": "post_1"}], "full", True, None))  # a row: the count restarts
+    for n in range(CLIENT_MAX_EMPTY_PAGES - 1):
+        walk.advance(page(f"f{n}", True))
+    assert not walk.done
+    with pytest.raises(
+        PaginationError, match=rf"returned {CLIENT_MAX_EMPTY_PAGES} empty pages in a"
+    ):
+        walk.advance(page("last straw", True))

@@ -22,7 +22,7 @@ import pytest
 
 import channelkit as ck
 from channelkit.client import WaitEvent
-from channelkit.errors import APIResponseValidationError
+from channelkit.errors import APIResponseValidationError, error_body
 from client.conftest import Blocking
 
 BASE = "http://service.test/v1"
@@ -484,6 +484,20 @@ def test_bad_retry_settings_are_refused() -> None:
         ck.Client(BASE, KEY, max_retries=-1)
     with pytest.raises(ck.ChannelkitError, match=r"^max_rate_limit_wait: must be >= 0"):
         ck.Client(BASE, KEY, max_rate_limit_wait=-5)
+
+
+def test_the_429_wait_cap_can_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(429, headers={"Retry-After": "0"}, json=error_body(429, "busy"))
+
+    monkeypatch.setenv("CHANNELKIT_MAX_RATE_LIMIT_WAIT_SECONDS", "1")
+    client, events = make(refuse)
+    with pytest.raises(ck.RateLimitError, match=r"the cap max_rate_limit_wait is 1 s"):
+        client.channels.retrieve("chan_1")
+    assert [e.seconds for e in events] == pytest.approx([0.5, 0.5], abs=0.01)  # 0 floored
+    monkeypatch.setenv("CHANNELKIT_MAX_RATE_LIMIT_WAIT_SECONDS", "soon")
+    with pytest.raises(ck.ChannelkitError, match="'soon' is not a number of seconds"):
+        ck.Client(BASE, KEY)
 
 
 def test_model_pages_cut_short_are_retried_and_bad_ones_reported() -> None:

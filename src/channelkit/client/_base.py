@@ -27,6 +27,7 @@ from channelkit._constants import (
     CLIENT_CONNECT_TIMEOUT_SECONDS,
     CLIENT_CONNECTION_RETRY_BUDGET_SECONDS,
     CLIENT_DATE_HEADER_LAG_SECONDS,
+    CLIENT_ERROR_SNIPPET_CHARS,
     CLIENT_IDEMPOTENCY_KEY_PREFIX,
     CLIENT_MAX_CONNECTIONS,
     CLIENT_MAX_RATE_LIMIT_WAIT_SECONDS,
@@ -42,6 +43,7 @@ from channelkit._constants import (
     ENV_BASE_URL,
     ENV_CONNECT_RETRY,
     ENV_LOG,
+    ENV_MAX_RATE_LIMIT_WAIT,
     LOGGER_NAME,
 )
 from channelkit._spec import API_VERSION_SEGMENT, IDEMPOTENCY_KEY_MAX_CHARS, RATE_WINDOW_SECONDS
@@ -279,16 +281,22 @@ class ClientCore:
         self.max_retries = CLIENT_MAX_RETRIES if max_retries is None else max_retries
         if self.max_retries < 0:
             raise InvalidParameterError("max_retries", f"must be >= 0, got {self.max_retries}")
-        self.max_rate_limit_wait = (
-            CLIENT_MAX_RATE_LIMIT_WAIT_SECONDS
-            if max_rate_limit_wait is None
-            else max_rate_limit_wait
+        self.max_rate_limit_wait = _resolve_seconds(
+            max_rate_limit_wait,
+            ENV_MAX_RATE_LIMIT_WAIT,
+            CLIENT_MAX_RATE_LIMIT_WAIT_SECONDS,
+            "max_rate_limit_wait",
         )
         if self.max_rate_limit_wait < 0:
             raise InvalidParameterError(
                 "max_rate_limit_wait", f"must be >= 0 seconds, got {self.max_rate_limit_wait}"
             )
-        self.connection_retry_budget = _resolve_connection_budget(connection_retry_budget)
+        self.connection_retry_budget = _resolve_seconds(
+            connection_retry_budget,
+            ENV_CONNECT_RETRY,
+            CLIENT_CONNECTION_RETRY_BUDGET_SECONDS,
+            "connection_retry_budget",
+        )
         if self.connection_retry_budget < 0:
             raise InvalidParameterError(
                 "connection_retry_budget",
@@ -457,7 +465,7 @@ class Call:
             try:
                 return Done(self.spec.decode(response.content), response.headers.get("etag"))
             except ValueError:
-                return self._failed(Failure.UNDECODABLE, f"{status} response is not JSON")
+                return self._failed(Failure.UNDECODABLE, _not_json(response))
         if status == 404 and self.method == "DELETE" and self.ambiguous:
             return Done(None)  # an earlier attempt whose answer was lost did the delete
         retry_after = parse_retry_after(response.headers.get("retry-after"), server_now=server_now)
@@ -630,17 +638,24 @@ class Call:
         log.debug("%s -> %d in %.1f ms; %s", self.info, status, elapsed, state)
 
 
-def _resolve_connection_budget(budget: float | None) -> float:
-    """The argument, else CHANNELKIT_CONNECT_RETRY_SECONDS, else the default (a minute):
-    a cron job can wait out a longer deploy without code, a test a shorter one."""
-    if budget is not None:
-        return budget
-    text = os.environ.get(ENV_CONNECT_RETRY, "").strip()
+def _not_json(response: httpx.Response) -> str:
+    """What came instead of JSON, e.g. a proxy's maintenance page answered with 200."""
+    kind = response.headers.get("content-type") or "no content type"
+    snippet = response.content[:CLIENT_ERROR_SNIPPET_CHARS].decode("utf-8", "replace").strip()
+    more = "..." if len(response.content) > CLIENT_ERROR_SNIPPET_CHARS else ""
+    return f"{response.status_code} response is not JSON ({kind}): {snippet!r}{more}"
+
+
+def _resolve_seconds(given: float | None, env: str, default: float, param: str) -> float:
+    """The argument, else the environment variable `env`, else the default: a cron job can
+    wait out a longer deploy (CHANNELKIT_CONNECT_RETRY_SECONDS) or give up on a service that
+    keeps answering 429 sooner (CHANNELKIT_MAX_RATE_LIMIT_WAIT_SECONDS) without code."""
+    if given is not None:
+        return given
+    text = os.environ.get(env, "").strip()
     if not text:
-        return CLIENT_CONNECTION_RETRY_BUDGET_SECONDS
+        return default
     try:
         return float(text)
     except ValueError:
-        raise InvalidParameterError(
-            "connection_retry_budget", f"{ENV_CONNECT_RETRY}={text!r} is not a number of seconds"
-        ) from None
+        raise InvalidParameterError(param, f"{env}={text!r} is not a number of seconds") from None

@@ -11,7 +11,8 @@ are subtracted from the server's `Remaining`, so concurrent threads or tasks sha
 budget.
 
 `ServerClock` turns the server's `Reset` into a local deadline despite clock skew, from the
-response `Date` headers.
+response `Date` headers. A `Reset` more than two windows away is not believed (see
+`Pacer.observe`); one less far is capped to a window.
 """
 
 from __future__ import annotations
@@ -137,6 +138,12 @@ class Pacer:
             return
         self._unpaced = False
         reset = headers.reset
+        if seconds_to_reset is not None and seconds_to_reset > 2 * self._max_window:
+            # No window lasts that long: the clock that wrote `Reset` is off (not the one
+            # that wrote `Date`, or the offset would have absorbed it). Its `Remaining` is
+            # still believed; a spent budget then costs one 429, whose `Retry-After` counts
+            # seconds from now and so does not depend on anyone's clock.
+            reset = seconds_to_reset = None
         if reset is not None and self._window_reset is not None and reset < self._window_reset:
             return  # a late answer from a window that is already over
         if reset is None or seconds_to_reset is None:

@@ -1,15 +1,20 @@
 """Page envelopes and the cursor walk. Pure: the clients do the fetching.
 
 A walk follows `next_cursor` until the server says the list is over (`has_more` false or
-`next_cursor` null; the spec gives both signals). The cursor is opaque: the only check
-made on it is that it never comes back, which would otherwise loop for ever.
+`next_cursor` null; the spec gives both signals, and either ends the walk: a cursor on a page
+that says it is the last is not followed). The cursor is opaque: the only check made on it
+is that it never comes back, which would otherwise loop for ever. An empty page that says
+more is coming is followed, but not without end: after `CLIENT_MAX_EMPTY_PAGES` of them in a
+row the walk stops, since a server handing out fresh cursors to nothing would never finish.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sized
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from channelkit._constants import CLIENT_MAX_EMPTY_PAGES
 from channelkit.errors import APIResponseValidationError, PaginationError, RequestInfo
 
 
@@ -55,6 +60,9 @@ def parse_envelope(body: Any, *, cursor: str | None, request: RequestInfo) -> Ra
 
 class PageLike(Protocol):
     @property
+    def data(self) -> Sized: ...
+
+    @property
     def next_cursor(self) -> str | None: ...
 
     @property
@@ -73,6 +81,7 @@ class CursorWalk:
         self.cursor = start
         self.done = False
         self.pages = 0
+        self._empty_in_a_row = 0
         self._path = path
         self._seen: set[str] = set() if start is None else {start}
 
@@ -86,6 +95,12 @@ class CursorWalk:
             raise PaginationError(
                 f"{self._path}: the server returned cursor {page.next_cursor[:40]!r} a second "
                 f"time after {self.pages} pages; stopping instead of looping"
+            )
+        self._empty_in_a_row = 0 if len(page.data) else self._empty_in_a_row + 1
+        if self._empty_in_a_row >= CLIENT_MAX_EMPTY_PAGES:
+            raise PaginationError(
+                f"{self._path}: the server returned {self._empty_in_a_row} empty pages in a row, "
+                "each saying more was coming; stopping instead of walking on for ever"
             )
         self._seen.add(page.next_cursor)
         self.cursor = page.next_cursor

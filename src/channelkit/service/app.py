@@ -29,7 +29,7 @@ from channelkit.errors import ServiceHTTPError, error_body
 from channelkit.service import analytics, channels, idempotency, posts
 from channelkit.service.cursor import CursorCodec
 from channelkit.service.db import Database
-from channelkit.service.faults import FaultInjector
+from channelkit.service.faults import FaultInjector, HeaderFaults
 from channelkit.service.gate import PRINCIPAL, Gate
 from channelkit.service.models import (
     ChannelCreate,
@@ -408,4 +408,5 @@ def create_app(db: Database, settings: Settings | None = None) -> ASGIApp:
     app: ASGIApp = router
     if settings.faults:
         app = FaultInjector(router, settings.faults, settings.fault_seed)
-    return Gate(app, db, FixedWindowLimiter(settings.rate_window), clock=time.time)
+    app = Gate(app, db, FixedWindowLimiter(settings.rate_window), clock=time.time)
+    return HeaderFaults(app) if settings.faults else app

@@ -98,7 +98,7 @@ class ServeOptions:
     default=None,
     metavar="KIND=RATE,...",
     help="Inject faults, e.g. '500=0.05,503=0.02,slow=0.02,drop=0.02,"
-    "truncate=0.02,lost_create=0.02'.",
+    "truncate=0.02,lost_create=0.02' (every kind: docs/api.md, Fault injection).",
 )
 @click.option(
     "--fault-seed",
