@@ -131,22 +131,38 @@ def test_the_page_shows_every_output_as_jupyter_does_quietly_without_code(
     assert not re.findall(r"<(?:script|link|img)[^>]+(?:src|href)=[\"']?(?:https?:)?//", page)
 
 
-def test_a_failing_cell_is_named_in_one_line_and_no_page_is_written(
-    long_db: Path, tmp_path: Path
+_KERNEL_PID = (
+    'import os, pathlib\npathlib.Path("kernel.pid").write_text(str(os.getpid()))\n'
+    "import channelkit as ck\nwh = ck.Warehouse(db)"
+)
+
+
+@pytest.mark.parametrize(
+    ("cell", "what"),
+    [
+        (
+            "\n# readers of the month\nreaders = wh.kpis(period=period).loc['readers']",
+            "(`# readers of the month`) failed: KeyError: 'readers'",
+        ),
+        (
+            "# 100 MB\nprint('x' * 100_000_000)",
+            "(`# 100 MB`) printed past the output limit of 10 MB",
+        ),
+    ],
+    ids=["failing", "100 MB printed"],
+)
+def test_a_cell_that_fails_or_prints_too_much_is_named_in_one_line_and_no_page_is_written(
+    long_db: Path, tmp_path: Path, cell: str, what: str
 ) -> None:
-    notebook = _notebook(
-        tmp_path / "broken.ipynb",
-        "import channelkit as ck\nwh = ck.Warehouse(db)",
-        "\n# readers of the month\nreaders = wh.kpis(period=period).loc['readers']",
-    )
+    notebook = _notebook(tmp_path / "mine.ipynb", _KERNEL_PID, cell)
     out = tmp_path / "page.html"
     result = report("--notebook", notebook, "--db", long_db, "--period", "2026-10", "--out", out)
     assert result.exit_code == 1, (result.output, result.exception)
-    assert result.stderr.splitlines()[-1] == (
-        "Error: broken.ipynb: cell 3 (`# readers of the month`) failed: KeyError: 'readers'"
-    )
+    assert result.stderr.splitlines()[-1] == f"Error: mine.ipynb: cell 3 {what}"
     assert "Traceback" not in result.output
-    assert not out.exists() and list(tmp_path.iterdir()) == [notebook]
+    assert not out.exists()
+    assert {p.name for p in tmp_path.iterdir()} == {"mine.ipynb", "kernel.pid"}
+    _assert_gone(tmp_path / "kernel.pid")
 
 
 def test_a_notebook_past_its_time_limit_is_stopped_named_and_leaves_the_last_page(
@@ -154,7 +170,7 @@ def test_a_notebook_past_its_time_limit_is_stopped_named_and_leaves_the_last_pag
 ) -> None:
     notebook = _notebook(
         tmp_path / "endless.ipynb",
-        'import os, pathlib\npathlib.Path("kernel.pid").write_text(str(os.getpid()))',
+        _KERNEL_PID,
         "import time\nwhile True:\n    time.sleep(0.2)",
     )
     out = tmp_path / "page.html"
@@ -170,28 +186,13 @@ def test_a_notebook_past_its_time_limit_is_stopped_named_and_leaves_the_last_pag
     ]
     assert out.read_text(encoding="utf-8") == "last week's page"
     assert {p.name for p in tmp_path.iterdir()} == {"endless.ipynb", "kernel.pid", "page.html"}
-    # no kernel left running
-    with pytest.raises(ProcessLookupError):
-        os.kill(int((tmp_path / "kernel.pid").read_text()), 0)
+    _assert_gone(tmp_path / "kernel.pid")
 
 
-def test_a_notebook_printing_past_its_output_budget_writes_no_page(
-    long_db: Path, tmp_path: Path
-) -> None:
-    notebook = _notebook(
-        tmp_path / "loud.ipynb",
-        'import os, pathlib\npathlib.Path("kernel.pid").write_text(str(os.getpid()))',
-        "# 100 MB\nprint('x' * 100_000_000)",
-    )
-    out = tmp_path / "page.html"
-    result = report("--notebook", notebook, "--db", long_db, "--period", "2026-10", "--out", out)
-    assert result.exit_code == 1, (result.output, result.exception)
-    assert result.stderr.splitlines()[-1] == (
-        "Error: loud.ipynb: cell 3 (`# 100 MB`) printed past the output limit of 10 MB"
-    )
-    assert not out.exists()
+def _assert_gone(pid_file: Path) -> None:
+    """No kernel left running: the process whose id the notebook wrote is gone."""
     with pytest.raises(ProcessLookupError):
-        os.kill(int((tmp_path / "kernel.pid").read_text()), 0)
+        os.kill(int(pid_file.read_text()), 0)
 
 
 def test_notebook_options_are_checked_before_anything_runs(long_db: Path, tmp_path: Path) -> None:
