@@ -135,7 +135,9 @@ def _read(path: Path, nbformat: Any) -> Any:
     them (by hand, by a script) runs as JupyterLab would open it, without nbformat warning
     about it on stderr each run, as `nbformat.read` would."""
     try:
-        notebook = nbformat.v4.upgrade(nbformat.convert(nbformat.reader.reads(path.read_text()), 4))
+        notebook = nbformat.v4.upgrade(
+            nbformat.convert(nbformat.reader.reads(path.read_text(encoding="utf-8")), 4)
+        )
         for index, cell in enumerate(notebook.cells):
             # by position, not nbformat's random ids: the same notebook, the same page
             cell.setdefault("id", f"channelkit-{index}")

@@ -3,9 +3,10 @@
 nbclient's `NotebookClient` runs the cells; `execute` adds what a scheduled report needs:
 - one time limit for the whole run, kernel start included: each cell may take what is left;
 - an output budget: the cell that goes past it is interrupted and what it still prints dropped;
-- the kernel's own stdout and stderr (its "running over TCP without encryption" warning,
-  "KeyboardInterrupt caught", a subprocess writing to file descriptor 1) go to a file, not to
-  the terminal or the cron mail; the last line is quoted when the kernel dies;
+- quiet: the kernel talks over Unix sockets in a private folder (not TCP ports any local user
+  could listen to, which it warns about on stderr), and its own stdout and stderr
+  ("KeyboardInterrupt caught", a subprocess writing to file descriptor 1) go to a file, not to
+  the terminal or the cron mail; its last line is quoted when the kernel dies;
 - plotly figures leave the kernel as their JSON only (`PLOTLY_RENDERER`), which the page draws
   with one plotly.js (`notebook_page`).
 Whatever stops the run, the kernel is shut down (killed when it is stuck) before it returns.
@@ -56,8 +57,12 @@ def execute(nb: NotebookNode, *, cwd: Path, timeout: float, max_output: int) -> 
     """Run every cell of `nb` (in place) in a new kernel in `cwd`; raise `CellStopped` naming
     the cell that failed, ran out of time or went past `max_output` characters of output."""
     env = {**os.environ, "PLOTLY_RENDERER": NOTEBOOK_PLOTLY_RENDERER}
-    with tempfile.TemporaryFile() as kernel_log:
-        client = _ReportClient(nb, timeout=timeout, max_output=max_output)
+    with (
+        tempfile.TemporaryDirectory(prefix="channelkit-kernel-") as sockets,
+        tempfile.TemporaryFile() as kernel_log,
+    ):
+        private = Path(sockets) if os.name == "posix" else None  # no Unix sockets on Windows
+        client = _ReportClient(nb, timeout=timeout, max_output=max_output, sockets=private)
         try:
             client.execute(cwd=str(cwd), env=env, stdout=kernel_log, stderr=kernel_log)
         except DeadKernelError:
@@ -72,7 +77,9 @@ def execute(nb: NotebookNode, *, cwd: Path, timeout: float, max_output: int) -> 
 
 
 class _ReportClient(NotebookClient):
-    def __init__(self, nb: NotebookNode, *, timeout: float, max_output: int) -> None:
+    def __init__(
+        self, nb: NotebookNode, *, timeout: float, max_output: int, sockets: Path | None
+    ) -> None:
         super().__init__(
             nb,
             kernel_name=NOTEBOOK_KERNEL,
@@ -82,6 +89,7 @@ class _ReportClient(NotebookClient):
             record_timing=False,
             log=_log,
         )
+        self.sockets = sockets
         self.deadline = time.monotonic() + timeout
         self.timeout_s = timeout
         self.max_output = max_output
@@ -89,6 +97,16 @@ class _ReportClient(NotebookClient):
         self.running: int | None = None  # the cell being run
         self.over_budget = False
         self.interrupting: asyncio.Future[Any] | None = None
+
+    def create_kernel_manager(self) -> Any:
+        km = super().create_kernel_manager()
+        if self.sockets is not None:
+            # Unix sockets in a private folder: TCP ports on 127.0.0.1 would let any local
+            # user subscribe to the report's outputs (what the kernel warns about). An
+            # absolute path, or each side would resolve it from its own working folder.
+            km.transport = "ipc"
+            km.ip = str(self.sockets / "kernel")
+        return km
 
     def _time_left(self, cell: NotebookNode) -> int:
         # at least 1 s: nbclient reads 0 as "no limit"
