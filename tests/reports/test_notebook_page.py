@@ -22,6 +22,9 @@ def _page(*figures: go.Figure, own_copy: go.Figure | None = None) -> str:
     if own_copy is not None:  # what `display(HTML(fig.to_html(include_plotlyjs=True)))` shows
         html = own_copy.to_html(full_html=False, include_plotlyjs=True)
         outputs.append(v4.new_output("display_data", {"text/html": html}))
+        # and the first output of plotly's "notebook" renderer: plotly.js alone
+        init = f"<script>{get_plotlyjs()}</script>"
+        outputs.append(v4.new_output("display_data", {"text/html": init}))
     notebook = v4.new_notebook(cells=[v4.new_markdown_cell("# Mine"), v4.new_code_cell("x")])
     notebook.cells[1].outputs = outputs
     return notebook_html(notebook, "Mine · October 2026", "October 2026")
@@ -30,7 +33,7 @@ def _page(*figures: go.Figure, own_copy: go.Figure | None = None) -> str:
 def test_figures_share_the_partial_bundle_unless_a_trace_type_needs_the_full_one() -> None:
     bar = go.Figure(go.Bar(x=["a", "b"], y=[1, 2]))
     page = _page(bar, own_copy=go.Figure(go.Scatter(x=[1, 2], y=[2, 1])))
-    assert page.count(_PARTIAL) == 1 and _FULL not in page  # the output's own copy is gone
+    assert page.count(_PARTIAL) == 1 and _FULL not in page  # the outputs' own copies are gone
     assert page.count('class="plotly-graph-div"') == 2
     assert 'id="figure-1"' in page and "October 2026" in page
     # the plotly template names every trace type; only the figures' own count

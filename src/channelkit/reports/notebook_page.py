@@ -79,9 +79,11 @@ def _draw_figures(cells: Any) -> list[str]:
                 html = str(figure_html(data[_PLOTLY_MIME], div_id, default_height=_FIGURE_HEIGHT))
                 output["data"] = {"text/html": html}
                 output["metadata"] = {}
-            elif _NEW_PLOT.search(_text(data.get("text/html", ""))):
-                html = _PLOTLYJS_COPY.sub("", _text(data["text/html"]))
-                data["text/html"] = html
+            elif "text/html" in data:
+                # a copy of plotly.js (the "notebook" renderer's first output has nothing else)
+                html = data["text/html"] = _PLOTLYJS_COPY.sub("", _text(data["text/html"]))
+                if not _NEW_PLOT.search(html):
+                    continue
             else:
                 continue
             charts.append(html)
