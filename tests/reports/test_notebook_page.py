@@ -4,11 +4,14 @@ the partial bundle unless a trace type needs the full one."""
 from __future__ import annotations
 
 import plotly.graph_objects as go
+import pytest
 from nbformat import v4
 from plotly.offline import get_plotlyjs
 
 from channelkit.reports.notebook_page import notebook_html
 from channelkit.reports.render import PLOTLY_BUNDLE
+
+pytestmark = pytest.mark.slow  # nbconvert's templates, plotly's full bundle read twice
 
 _PARTIAL = PLOTLY_BUNDLE.read_text(encoding="utf-8")[:60]
 _FULL = get_plotlyjs()[:30]
