@@ -175,7 +175,13 @@ DELIVER_TARGET_DEADLINE_S = 90.0  # a whole delivery to one target (timeouts abo
 DELIVER_EMAIL_MAX_BYTES = 3_000_000  # the whole email; the report is zipped or left out to fit
 NOTEBOOK_EXTRA = "notebook"  # the pip extra that runs a notebook as the report
 NOTEBOOK_KERNEL = "python3"  # ipykernel's, in the interpreter running channelkit
-NOTEBOOK_CELL_TIMEOUT_S = 600  # one cell of a report notebook
+NOTEBOOK_TIMEOUT_S = 600  # a whole report notebook run, kernel start included (--timeout)
+# What a report notebook's cells may output in all (text, tables, images, figures' data), in
+# characters (bytes, for the ASCII of images and JSON): past it, no page. A page is mailed.
+NOTEBOOK_OUTPUT_MAX_CHARS = 10_000_000
+# The report kernel's plotly renderer: figures as their JSON only, drawn by the page's one
+# plotly.js (ck.plots' own PLOT_RENDERER would embed plotly.js and fetch MathJax per figure).
+NOTEBOOK_PLOTLY_RENDERER = "plotly_mimetype"
 
 # --- Publishing -----------------------------------------------------------------------------
 ENV_TZ = "CHANNELKIT_TZ"  # default time zone for naive times (ck.schedule, spreadsheets)

@@ -4,7 +4,10 @@ in a real kernel (papermill/nbclient, ipykernel) and rendered by nbconvert."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -52,15 +55,44 @@ def _notebook(path: Path, *sources: str) -> Path:
     return path
 
 
-def test_the_page_shows_what_the_notebook_computed_for_the_period_without_code(
+# A 1×1 PNG: an image output
+_PIXEL = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
+    "YPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+)
+# What JupyterLab shows beside the example's Markdown and plotly express chart
+_MORE_OUTPUTS = (
+    "import plotly.graph_objects as go\n"
+    "fig = go.Figure(go.Scatter(x=[1, 2, 3], y=[2, 3, 1]))\n"
+    'fig.update_layout(title="GO chart").show()',
+    "ck.plots.engagement_over_time(daily)",
+    'px.line(daily, x="period", y="readers", title="PX line")',
+    'kpis.style.format(precision=1).set_caption("KPIs, styled")',
+    f"import base64\nfrom IPython.display import HTML, Image\n"
+    f'display(Image(data=base64.b64decode("{_PIXEL}")))\n'
+    f"display(HTML(\"<p class='mine'>Raw HTML output</p>\"))",
+)
+
+
+def test_the_page_shows_every_output_as_jupyter_does_quietly_without_code(
     long_db: Path, tmp_path: Path
 ) -> None:
+    notebook = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    notebook["cells"] += [
+        {"cell_type": "code", "metadata": {}, "source": s, "outputs": [], "execution_count": None}
+        for s in _MORE_OUTPUTS
+    ]
+    mine = tmp_path / "mine.ipynb"
+    mine.write_text(json.dumps(notebook), encoding="utf-8")
     out = tmp_path / "page.html"
-    result = report(
-        "--notebook", EXAMPLE, "--db", long_db, "--period", "2026-10",
-        "--tz", "Europe/Berlin", "--channel", "All Hands", "--out", out,
+    # a real process: the kernel writes to the file descriptors it inherits, not to sys.stderr
+    run = subprocess.run(
+        [sys.executable, "-m", "channelkit", "report", "--notebook", mine, "--db", long_db,
+         "--period", "2026-10", "--tz", "Europe/Berlin", "--channel", "All Hands",
+         "--out", out, "--quiet"],
+        capture_output=True, text=True, timeout=240, check=False,
     )  # fmt: skip
-    assert result.exit_code == 0, result.output
+    assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
     page = out.read_text(encoding="utf-8")
 
     # the parameters reached the notebook: its readers are the month's for the channel
@@ -75,30 +107,92 @@ def test_the_page_shows_what_the_notebook_computed_for_the_period_without_code(
     # titled with the period in words, the channel under the heading
     assert re.search(r"<title>My monthly report · October 2026</title>", page)
     assert "October 2026 (2026-10-01 to 2026-10-31, Europe/Berlin) · All Hands" in page
-    # no code, no prompts, no parameters cell; the chart is there and draws offline
+
+    # every figure drawn by the page's one plotly.js, the built-in report's partial bundle
+    assert page.count('class="plotly-graph-div"') == 4
+    assert [page.count(f'id="figure-{n}"') for n in (1, 2, 3, 4)] == [1, 1, 1, 1]
+    assert "Readers per day" in page and "GO chart" in page and "PX line" in page
+    assert "application/vnd.plotly" not in page
+    assert page.count("plotly.js (cartesian - minified) v") == 1
+    assert page.count("* plotly.js") == 1
+    assert len(page.encode()) <= 2_000_000
+    # the Styler, the image, the HTML
+    assert "<caption>KPIs, styled</caption>" in page
+    assert f"data:image/png;base64,{_PIXEL}" in page
+    assert '<p class="mine">Raw HTML output</p>' in page
+
+    # no code, no prompts, no parameters (the warehouse's path is one)
     assert "ck.Warehouse(db)" not in page and "import channelkit" not in page
+    assert "kpis.style" not in page and "go.Scatter" not in page
     assert "jp-InputPrompt" not in re.sub(r"<style.*?</style>", "", page, flags=re.S)
-    assert "injected" not in page.lower()
-    assert page.count('class="plotly-graph-div"') == 1
-    assert not re.findall(r"<(?:script|link|img)[^>]+(?:src|href)=\"https?:", page)
+    assert "injected" not in page.lower() and str(long_db) not in page
+    assert "# Parameters" not in page and "'All Hands'" not in page
+    # opening it fetches nothing: no CDN script, stylesheet or image (MathJax, require.js)
+    assert not re.findall(r"<(?:script|link|img)[^>]+(?:src|href)=[\"']?(?:https?:)?//", page)
 
 
-def test_a_failing_cell_is_named_in_one_line_and_no_page_is_written(
-    long_db: Path, tmp_path: Path
+_KERNEL_PID = (
+    'import os, pathlib\npathlib.Path("kernel.pid").write_text(str(os.getpid()))\n'
+    "import channelkit as ck\nwh = ck.Warehouse(db)"
+)
+
+
+@pytest.mark.parametrize(
+    ("cell", "what"),
+    [
+        (
+            "\n# readers of the month\nreaders = wh.kpis(period=period).loc['readers']",
+            "(`# readers of the month`) failed: KeyError: 'readers'",
+        ),
+        (
+            "# 100 MB\nprint('x' * 100_000_000)",
+            "(`# 100 MB`) printed past the output limit of 10 MB",
+        ),
+    ],
+    ids=["failing", "100 MB printed"],
+)
+def test_a_cell_that_fails_or_prints_too_much_is_named_in_one_line_and_no_page_is_written(
+    long_db: Path, tmp_path: Path, cell: str, what: str
 ) -> None:
-    notebook = _notebook(
-        tmp_path / "broken.ipynb",
-        "import channelkit as ck\nwh = ck.Warehouse(db)",
-        "\n# readers of the month\nreaders = wh.kpis(period=period).loc['readers']",
-    )
+    notebook = _notebook(tmp_path / "mine.ipynb", _KERNEL_PID, cell)
     out = tmp_path / "page.html"
     result = report("--notebook", notebook, "--db", long_db, "--period", "2026-10", "--out", out)
     assert result.exit_code == 1, (result.output, result.exception)
-    assert result.stderr.splitlines()[-1] == (
-        "Error: broken.ipynb: cell 3 (`# readers of the month`) failed: KeyError: 'readers'"
-    )
+    assert result.stderr.splitlines()[-1] == f"Error: mine.ipynb: cell 3 {what}"
     assert "Traceback" not in result.output
-    assert not out.exists() and list(tmp_path.iterdir()) == [notebook]
+    assert not out.exists()
+    assert {p.name for p in tmp_path.iterdir()} == {"mine.ipynb", "kernel.pid"}
+    _assert_gone(tmp_path / "kernel.pid")
+
+
+def test_a_notebook_past_its_time_limit_is_stopped_named_and_leaves_the_last_page(
+    long_db: Path, tmp_path: Path
+) -> None:
+    notebook = _notebook(
+        tmp_path / "endless.ipynb",
+        _KERNEL_PID,
+        "import time\nwhile True:\n    time.sleep(0.2)",
+    )
+    out = tmp_path / "page.html"
+    out.write_text("last week's page", encoding="utf-8")
+    run = subprocess.run(
+        [sys.executable, "-m", "channelkit", "report", "--notebook", notebook, "--db", long_db,
+         "--period", "2026-10", "--out", out, "--timeout", "20", "--quiet"],
+        capture_output=True, text=True, timeout=40, check=False,
+    )  # fmt: skip
+    assert run.returncode == 1 and run.stdout == ""
+    assert run.stderr.splitlines() == [
+        "Error: endless.ipynb: cell 3 (`import time`) was still running at the 20 s time limit"
+    ]
+    assert out.read_text(encoding="utf-8") == "last week's page"
+    assert {p.name for p in tmp_path.iterdir()} == {"endless.ipynb", "kernel.pid", "page.html"}
+    _assert_gone(tmp_path / "kernel.pid")
+
+
+def _assert_gone(pid_file: Path) -> None:
+    """No kernel left running: the process whose id the notebook wrote is gone."""
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid_file.read_text()), 0)
 
 
 def test_notebook_options_are_checked_before_anything_runs(long_db: Path, tmp_path: Path) -> None:
@@ -107,4 +201,6 @@ def test_notebook_options_are_checked_before_anything_runs(long_db: Path, tmp_pa
     assert missing.exit_code == 2 and "nope.ipynb: no such file" in missing.stderr
     mixed = report("--notebook", EXAMPLE, "--db", long_db, "--format", "pdf", "--out", out)
     assert mixed.exit_code == 2 and "not --format" in mixed.stderr
+    limited = report("--db", long_db, "--timeout", "20", "--out", out)
+    assert limited.exit_code == 2 and "--timeout limits a --notebook run" in limited.stderr
     assert not out.exists()

@@ -23,6 +23,7 @@ from channelkit._cli import (
 )
 from channelkit._constants import (
     DEFAULT_TZ,
+    NOTEBOOK_TIMEOUT_S,
     REPORT_COMPARE_DEFAULT,
     REPORT_FORMATS,
     REPORT_PDF_PAPER_DEFAULT,
@@ -93,6 +94,7 @@ class ReportOptions:
     template: Path | None = None
     max_age: timedelta | None = None
     notebook: Path | None = None
+    timeout: int | None = None
     do_sync: bool = False
 
     def check(self) -> None:
@@ -101,6 +103,8 @@ class ReportOptions:
             raise click.UsageError("give at most two of --since, --until and --period")
         if since is not None and until is not None and until < since:
             raise click.UsageError(f"--until {until} is before --since {since}")
+        if self.timeout is not None and self.notebook is None:
+            raise click.UsageError("--timeout limits a --notebook run; give --notebook")
 
     def check_notebook(self) -> None:
         """--notebook takes the period, zone, one channel and the comparison; nothing else."""
@@ -196,6 +200,13 @@ class ReportOptions:
     help="Your own report: run this notebook with db, period, tz, channel and compare "
     "injected after its cell tagged `parameters`, and write its outputs as the page.",
 )
+@click.option(
+    "--timeout",
+    type=click.IntRange(min=1),
+    metavar="SECONDS",
+    help="With --notebook: stop the run after this long in all, naming the cell, and write "
+    f"nothing [default: {NOTEBOOK_TIMEOUT_S}].",
+)
 @click.option("--sync", "do_sync", is_flag=True, help="Sync the warehouse first.")
 @service_options("With --sync")
 @output_options(json_summary=True, progress=True)
@@ -266,6 +277,7 @@ def _notebook_report(options: ReportOptions, step: Callable[[str], None]) -> Pat
         tz=options.tz,
         channel=options.channels[0] if options.channels else None,
         compare=options.compare,
+        timeout=options.timeout or NOTEBOOK_TIMEOUT_S,
     )
 
 

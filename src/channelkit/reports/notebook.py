@@ -1,10 +1,11 @@
 """Your notebook as the report: run it with the report's parameters, render it as a page.
 
-The parameters are injected after the cell tagged `parameters` (papermill's convention),
-as `db`, `period`, `tz`, `channel` and `compare`; the notebook runs in a fresh kernel in its
-own folder; the page is nbconvert's, without code cells or prompts, images embedded, titled
-with the period in words. A failing cell is named in one line (its number in the notebook,
-its first line and its error) and no page is written.
+The parameters are injected as `db`, `period`, `tz`, `channel` and `compare` in a cell after
+the one tagged `parameters` (papermill's convention); the notebook runs in a fresh kernel in
+its own folder, within a time limit and an output budget (`notebook_kernel`); the page shows
+its outputs as JupyterLab does, without code, titled with the period in words
+(`notebook_page`). A cell that fails, runs out of time or outputs too much is named in one
+line (its number in the notebook, its first line, what happened) and no page is written.
 
     from channelkit.reports.notebook import notebook_report
     notebook_report("my-report.ipynb", "warehouse.duckdb", period="2026-10", out="oct.html")
@@ -17,13 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jinja2
-
 from channelkit._constants import (
     DEFAULT_TZ,
-    NOTEBOOK_CELL_TIMEOUT_S,
     NOTEBOOK_EXTRA,
-    NOTEBOOK_KERNEL,
+    NOTEBOOK_OUTPUT_MAX_CHARS,
+    NOTEBOOK_TIMEOUT_S,
     REPORT_COMPARE_DEFAULT,
     REPORT_PERIOD_DEFAULT,
 )
@@ -36,14 +35,6 @@ from channelkit.reports.parameters import ReportPeriod, check_compare
 _PURPOSE = "to run a notebook as the report"
 _INJECTED_TAG = "injected-parameters"  # papermill's tag on the cell it adds
 _ANSI_RE = re.compile(r"\x1b\[[0-9;]*m")
-_TEMPLATE = "channelkit-notebook.html.j2"
-# JupyterLab's page without what it fetches from a CDN (require.js, MathJax, Mermaid): the
-# page is sent by email and opened offline.
-_OFFLINE = """{%- extends 'lab/index.html.j2' -%}
-{%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
-{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
-{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
-"""
 
 
 @dataclass(frozen=True)
@@ -68,9 +59,13 @@ def notebook_report(
     tz: str = DEFAULT_TZ,
     channel: str | None = None,
     compare: str = REPORT_COMPARE_DEFAULT,
+    timeout: float = NOTEBOOK_TIMEOUT_S,
 ) -> Path:
     """Run `notebook` for `period` and write its page to `out` (atomically); return `out`."""
-    page = run_notebook(notebook, warehouse, period=period, tz=tz, channel=channel, compare=compare)
+    page = run_notebook(
+        notebook, warehouse, period=period, tz=tz, channel=channel, compare=compare,
+        timeout=timeout,
+    )  # fmt: skip
     target = Path(out)
     write_atomic(target, page.html)
     return target
@@ -84,21 +79,25 @@ def run_notebook(
     tz: str = DEFAULT_TZ,
     channel: str | None = None,
     compare: str = REPORT_COMPARE_DEFAULT,
+    timeout: float = NOTEBOOK_TIMEOUT_S,
+    max_output: int = NOTEBOOK_OUTPUT_MAX_CHARS,
 ) -> NotebookPage:
-    """Execute `notebook` with the report's parameters and render it; nothing is written."""
+    """Execute `notebook` with the report's parameters, within `timeout` seconds in all and
+    `max_output` characters of output, and render it; nothing is written."""
     path = Path(notebook)
     if not path.is_file():
         raise InvalidParameterError("notebook", f"{path}: no such file")
+    if not timeout > 0:
+        raise InvalidParameterError("timeout", f"expected seconds above 0, got {timeout!r}")
     check_compare(compare)
     days = _period(Path(warehouse), period, checked_tz(tz))
-    papermill = require("papermill", extra=NOTEBOOK_EXTRA, purpose=_PURPOSE)
     nbformat = require("nbformat", extra=NOTEBOOK_EXTRA, purpose=_PURPOSE)
-    require("nbconvert", extra=NOTEBOOK_EXTRA, purpose=_PURPOSE)
-    require("ipykernel", extra=NOTEBOOK_EXTRA, purpose=_PURPOSE)
-    try:
-        source = nbformat.read(path, as_version=4)
-    except Exception as exc:  # nbformat raises several kinds for a file that is no notebook
-        raise InvalidParameterError("notebook", f"{path}: not a notebook ({exc})") from None
+    for library in ("nbclient", "nbconvert", "ipykernel"):
+        require(library, extra=NOTEBOOK_EXTRA, purpose=_PURPOSE)
+    from channelkit.reports.notebook_kernel import CellStopped, KernelFailed, execute
+    from channelkit.reports.notebook_page import notebook_html
+
+    source = _read(path, nbformat)
     parameters = {
         "db": str(Path(warehouse).resolve()),
         "period": period,
@@ -106,26 +105,20 @@ def run_notebook(
         "channel": channel,
         "compare": compare,
     }
+    injected, added = _inject(source, parameters, nbformat)
     try:
-        executed = papermill.execute_notebook(
-            source,
-            None,
-            parameters=parameters,
-            kernel_name=NOTEBOOK_KERNEL,
-            language="python",
-            progress_bar=False,
-            log_output=False,
-            cwd=str(path.parent.resolve()),
-            execution_timeout=NOTEBOOK_CELL_TIMEOUT_S,
-        )
-    except papermill.PapermillExecutionError as exc:
-        raise ReportError(_failure(path, exc, _injected_at(source.cells))) from None
-    except (papermill.PapermillException, ValueError, RuntimeError, TimeoutError) as exc:
-        # the kernel did not start or died, a cell ran out of time, a notebook without language
-        raise ReportError(f"{path.name}: could not run it: {type(exc).__name__}: {exc}") from None
+        execute(source, cwd=path.parent.resolve(), timeout=timeout, max_output=max_output)
+    except CellStopped as stop:
+        # the user's numbers do not count a cell we added
+        number = stop.index + (0 if added and stop.index > injected else 1)
+        raise ReportError(_failure(path, number, source.cells[stop.index], stop.why)) from None
+    except KernelFailed as exc:
+        raise ReportError(f"{path.name}: could not run it: {exc}") from None
+    # the parameters (a file path among them) never reach the page
+    del source.cells[injected]
     title = f"{_heading(source.cells) or path.stem} \u00b7 {days.name}"
     scope = f" \u00b7 {channel}" if channel else ""
-    return NotebookPage(title, days, _render(executed, title, f"{days.label}{scope}"))
+    return NotebookPage(title, days, notebook_html(source, title, f"{days.label}{scope}"))
 
 
 def _period(warehouse: Path, period: str, tz: str) -> ReportPeriod:
@@ -137,32 +130,37 @@ def _period(warehouse: Path, period: str, tz: str) -> ReportPeriod:
         return report_period(wh, period=period, tz=tz)
 
 
-def _render(executed: Any, title: str, subtitle: str) -> str:
-    """nbconvert's page of the outputs only, with the title and period on top."""
-    nbconvert = require("nbconvert", extra=NOTEBOOK_EXTRA, purpose=_PURPOSE)
-    nbformat = require("nbformat", extra=NOTEBOOK_EXTRA, purpose=_PURPOSE)
-    executed.cells = [
-        cell for cell in executed.cells if _INJECTED_TAG not in cell.metadata.get("tags", [])
-    ]
-    executed.cells.insert(_after_heading(executed.cells), nbformat.v4.new_markdown_cell(subtitle))
-    exporter = nbconvert.HTMLExporter(
-        exclude_input=True,
-        exclude_input_prompt=True,
-        exclude_output_prompt=True,
-        embed_images=True,
-        extra_loaders=[jinja2.DictLoader({_TEMPLATE: _OFFLINE})],
-        template_file=_TEMPLATE,
-    )
-    body, _ = exporter.from_notebook_node(executed, resources={"metadata": {"name": title}})
-    return str(body)
+def _read(path: Path, nbformat: Any) -> Any:
+    """The notebook at `path` in nbformat 4.5, every cell with an id: a file written without
+    them (by hand, by a script) runs as JupyterLab would open it, without nbformat warning
+    about it on stderr each run, as `nbformat.read` would."""
+    try:
+        notebook = nbformat.v4.upgrade(
+            nbformat.convert(nbformat.reader.reads(path.read_text(encoding="utf-8")), 4)
+        )
+        for index, cell in enumerate(notebook.cells):
+            # by position, not nbformat's random ids: the same notebook, the same page
+            cell.setdefault("id", f"channelkit-{index}")
+        nbformat.validate(notebook)
+    except Exception as exc:  # nbformat raises several kinds for a file that is no notebook
+        raise InvalidParameterError("notebook", f"{path}: not a notebook ({exc})") from None
+    return notebook
 
 
-def _after_heading(cells: Any) -> int:
-    """Where the period goes: under the notebook's first heading, else on top."""
-    for index, cell in enumerate(cells):
-        if cell.cell_type == "markdown" and str(cell.source).lstrip().startswith("#"):
-            return index + 1
-    return 0
+def _inject(nb: Any, parameters: dict[str, str | None], nbformat: Any) -> tuple[int, bool]:
+    """papermill's convention: the parameters in a cell tagged `injected-parameters` after the
+    cell tagged `parameters` (on top without one), or instead of such a cell that a papermill
+    run left in the file; return where it is and whether it was added."""
+    lines = [f"{name} = {value!r}" for name, value in parameters.items()]
+    cell = nbformat.v4.new_code_cell("# Parameters\n" + "\n".join(lines))
+    cell.metadata["tags"] = [_INJECTED_TAG]
+    for index, old in enumerate(nb.cells):
+        if _INJECTED_TAG in old.metadata.get("tags", []):
+            nb.cells[index] = cell
+            return index, False
+    at = _injected_at(nb.cells)
+    nb.cells.insert(at, cell)
+    return at, True
 
 
 def _heading(cells: Any) -> str:
@@ -176,17 +174,14 @@ def _heading(cells: Any) -> str:
 
 
 def _injected_at(cells: Any) -> int:
-    """Where papermill puts its parameters cell: after the cell tagged `parameters`."""
+    """Where the parameters go: after the cell tagged `parameters`."""
     for index, cell in enumerate(cells):
         if "parameters" in cell.metadata.get("tags", []):
             return index + 1
     return 0
 
 
-def _failure(path: Path, exc: Any, injected: int) -> str:
+def _failure(path: Path, number: int, cell: Any, why: str) -> str:
     """ "report.ipynb: cell 4 (`total = wh.kpis(...)`) failed: KeyError: 'readers'"."""
-    first = next((line.strip() for line in str(exc.source).splitlines() if line.strip()), "")
-    # papermill's cell index counts the parameters cell it injected; the user's does not
-    number = exc.cell_index + (0 if exc.cell_index > injected else 1)
-    error = _ANSI_RE.sub("", f"{exc.ename}: {exc.evalue}" if exc.evalue else exc.ename)
-    return f"{path.name}: cell {number} (`{first[:80]}`) failed: {error}"
+    first = next((line.strip() for line in str(cell.source).splitlines() if line.strip()), "")
+    return f"{path.name}: cell {number} (`{first[:80]}`) {_ANSI_RE.sub('', why)}"

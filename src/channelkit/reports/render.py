@@ -63,20 +63,25 @@ def bundle_version(script: str) -> str | None:
     return found.group(1) if found else None
 
 
-def figure_html(figure: Any, div_id: str) -> Markup:
-    """A plotly figure as a `<div>` + `<script>` without plotly.js.
+def figure_html(figure: Any, div_id: str, *, default_height: int | str = "100%") -> Markup:
+    """A plotly figure (or its JSON, as a notebook output holds it) as a `<div>` +
+    `<script>` without plotly.js; `default_height` when its layout has none.
 
     `div_id` is fixed by the caller (plotly would pick a random UUID), which keeps the
     output byte-for-byte the same for the same data. plotly escapes `<`, `>` and `/` inside
     its JSON, so user text in a figure cannot close the script element.
     """
+    import plotly.io as pio
+
     # validate=False: the figure was validated as it was built; doing it again costs time
-    html = figure.to_html(
+    html = pio.to_html(
+        figure,
         full_html=False,
         include_plotlyjs=False,
         div_id=div_id,
         config={**PLOTLY_CONFIG, "toImageButtonOptions": {"format": "png", "filename": div_id}},
         validate=False,
+        default_height=default_height,
     )
     return Markup(html)
 
