@@ -26,12 +26,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from types import TracebackType
 from typing import Literal
 
-from channelkit._constants import ENV_LEDGER, LEDGER_BUSY_SECONDS
+from channelkit._constants import ENV_LEDGER
 from channelkit.errors import ChannelkitError
-from channelkit.publish.ledger import _set_up, _Transaction, default_path
+from channelkit.publish.ledger import Ledger, _Transaction
 
 HoldState = Literal["holding", "held", "releasing", "released", "left"]
 
@@ -75,36 +74,19 @@ class HoldRecord:
     note: str | None
 
 
-class HoldBook:
-    """The hold records of this machine, in the ledger file (see the module docstring)."""
+class HoldBook(Ledger):
+    """The ledger file with the hold records of this machine (see the module docstring)."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
+        super().__init__(path)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._con = sqlite3.connect(path, timeout=LEDGER_BUSY_SECONDS, isolation_level=None)
-            _set_up(self._con)
             self._con.execute(_SCHEMA)
-        except (OSError, sqlite3.Error) as exc:
+        except sqlite3.Error as exc:
+            self.close()
             raise ChannelkitError(
                 f"cannot open the hold record in {path}: {exc}; nothing was changed "
                 f"(set {ENV_LEDGER} to a file in a folder you can write)"
             ) from None
-
-    @classmethod
-    def open(cls, path: str | Path | None = None) -> HoldBook:
-        return cls(Path(path) if path is not None else default_path())
-
-    def __enter__(self) -> HoldBook:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self._con.close()
 
     def records(self, service: str, states: Sequence[HoldState]) -> list[HoldRecord]:
         marks = ",".join("?" * len(states))
@@ -127,32 +109,23 @@ class HoldBook:
     def holding(self, service: str, record: HoldRecord) -> None:
         """Write `record` (state `holding`) before the post is moved; a post held before
         and released since starts a new record."""
-        with _Transaction(self._con) as con:
-            con.execute(
-                "INSERT OR REPLACE INTO held VALUES (?,?,'holding',?,?,?,?,?,NULL,?,?,NULL,?)",
-                (
-                    service,
-                    record.post_id,
-                    record.channel_id,
-                    record.title,
-                    _text(record.scheduled_at),
-                    json.dumps(list(record.tags)),
-                    record.etag,
-                    record.held_by,
-                    _text(record.held_since),
-                    _text(datetime.now(UTC)),
-                ),
-            )
+        self._write(service, "holding", record, None)
 
     def releasing(self, service: str, record: HoldRecord, target: datetime | None) -> None:
         """Write that the post goes back at `target` (None: at once) before it is moved;
         a post held from another machine gets its record here."""
+        self._write(service, "releasing", record, target)
+
+    def _write(
+        self, service: str, state: HoldState, record: HoldRecord, target: datetime | None
+    ) -> None:
         with _Transaction(self._con) as con:
             con.execute(
-                "INSERT OR REPLACE INTO held VALUES (?,?,'releasing',?,?,?,?,?,?,?,?,NULL,?)",
+                "INSERT OR REPLACE INTO held VALUES (?,?,?,?,?,?,?,?,?,?,?,NULL,?)",
                 (
                     service,
                     record.post_id,
+                    state,
                     record.channel_id,
                     record.title,
                     _text(record.scheduled_at),
