@@ -225,3 +225,46 @@ def test_a_kill_during_hold_or_release_then_a_rerun_is_as_if_uninterrupted(
         address = service_address(service.base_url)
         assert len(book.records(address, ["released"])) == 4
         assert book.records(address, ["holding", "held", "releasing", "left"]) == []
+
+
+def test_in_a_cell_ck_hold_and_ck_release_use_the_environment(
+    service: LocalService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import channelkit as ck
+
+    key = service.create_key(user="ann", team="comms", plan="enterprise")
+    times = _schedule(service, key)
+    monkeypatch.setenv("CHANNELKIT_BASE_URL", service.base_url)
+    monkeypatch.setenv("CHANNELKIT_API_KEY", key)
+    held = ck.hold(channel="all-hands", tz="Europe/Berlin")
+    assert [p.title for p in held.held] == sorted(times, key=times.__getitem__)
+    assert (
+        held.held[0]
+        .line("Europe/Berlin")
+        .endswith(f'all-hands  "Post 0"  ({held.held[0].post_id})')
+    )
+    assert [p.title for p, _ in ck.release().released] == [p.title for p in held.held]
+
+
+def test_release_publish_missed_now_and_the_exit_codes(service: LocalService) -> None:
+    key = service.create_key(user="ann", team="comms", plan="enterprise")
+    _schedule(service, key)
+    env = {
+        "CHANNELKIT_BASE_URL": service.base_url,
+        "CHANNELKIT_API_KEY": key,
+        "CHANNELKIT_TZ": "UTC",
+    }
+    runner = CliRunner()
+    assert runner.invoke(main, ["hold"], env=env).exit_code == 0
+    service.advance_clock(1.5 * 3600)  # Post 0's time passes while it is held
+    kept = runner.invoke(main, ["release", "--channel", "all-hands"], env=env)
+    assert kept.exit_code == 1, kept.output
+    assert "missed  " in kept.output and '"Post 0"' in kept.output
+    assert "3 released, 1 missed (still held), 0 left as they are" in kept.output
+    both = runner.invoke(main, ["release", "--publish-missed", "now", "--shift", "1d"], env=env)
+    assert both.exit_code == 2 and "give one" in both.output
+    now = runner.invoke(main, ["release", "--publish-missed", "now"], env=env)
+    assert now.exit_code == 0, now.output
+    assert "published now  " in now.output and "1 released, 0 missed" in now.output
+    posts = _posts(service, key)
+    assert posts["Post 0"].status == "published" and posts["Post 0"].tags == ["weekly"]

@@ -227,7 +227,7 @@ def hold(
                 continue
             if not scope.covers(post, post.scheduled_at):
                 continue
-            _sort(_hold_one(client, book, service, post.id, who, scope), held, skipped)
+            _sort(_hold_one(client, book, service, post, who, scope), held, skipped)
     return HoldResult(_in_time_order(held), _in_time_order(already), _in_time_order(skipped))
 
 
@@ -243,16 +243,18 @@ def _sort(
 
 
 def _hold_one(
-    client: Client, book: HoldBook, service: str, post_id: str, who: str, scope: _Scope
+    client: Client, book: HoldBook, service: str, listed: Post, who: str, scope: _Scope
 ) -> HeldPost | tuple[HeldPost, str]:
     """Record, then move one post to draft with its mark; read again when it changed."""
-    try:
-        post = client.posts.retrieve(post_id)
-    except NotFoundError:
-        return _gone(post_id, scope)
-    if post.status != "scheduled" or post.scheduled_at is None:
-        return _gone(post_id, scope, post, "published or moved before it could be held")
+    assert listed.scheduled_at is not None  # only scheduled posts are held
     since = client.server_time().replace(microsecond=0)
+    shown = _held(listed, HoldMark(listed.scheduled_at.astimezone(UTC), since, who), scope)
+    try:
+        post = client.posts.retrieve(listed.id)  # with its version: listings have none
+    except NotFoundError:
+        return shown, "not held: it was deleted meanwhile"
+    if post.status != "scheduled" or post.scheduled_at is None:
+        return shown, f"not held: it is {post.status} now"
     mark = HoldMark(post.scheduled_at.astimezone(UTC), since, who)
     shown = _held(post, mark, scope)
     if len(post.tags) >= TAGS_MAX_COUNT:
@@ -265,7 +267,7 @@ def _hold_one(
     except ConflictError as exc:
         if exc.param == "If-Match":  # changed a moment ago: read it again and hold that
             book.settle(service, post.id, "left", note="changed while it was being held")
-            return _hold_one(client, book, service, post.id, who, scope)
+            return _hold_one(client, book, service, post, who, scope)
         book.settle(service, post.id, "left", note="published before it could be held")
         return shown, "not held: it was published before it could be held"
     except NotFoundError:
@@ -290,7 +292,7 @@ def _finish_hold(
         book.settle(service, post.id, "held", etag=post.etag)
         return shown
     if post.status == "scheduled":
-        return _hold_one(client, book, service, post.id, record.held_by, scope)
+        return _hold_one(client, book, service, post, record.held_by, scope)
     book.settle(service, post.id, "left", note="published before it could be held")
     return shown, "not held: it was published before it could be held"
 
@@ -343,9 +345,10 @@ def release(
         for record in book.records(service, ["releasing"]):
             _finish_release(client, book, service, record, scope, done)
         recorded = {record.post_id: record for record in book.records(service, ["held"])}
+        finished = done.handled
         for post in client.posts.list():
             mark = HoldMark.of(post.tags)
-            if mark is None or post.status != "draft" or post.id in done.handled:
+            if mark is None or post.status != "draft" or post.id in finished:
                 continue
             if not scope.covers(post, mark.scheduled_at):
                 recorded.pop(post.id, None)
@@ -556,22 +559,6 @@ def _held(post: Post, mark: HoldMark, scope: _Scope) -> HeldPost:
     return HeldPost(
         post.id, scope.channel(post.channel_id), post.title, mark.scheduled_at, mark.by, mark.since
     )
-
-
-def _gone(
-    post_id: str, scope: _Scope, post: Post | None = None, why: str = "deleted meanwhile"
-) -> tuple[HeldPost, str]:
-    when = (post.scheduled_at or post.published_at) if post is not None else None
-    epoch = datetime(1970, 1, 1, tzinfo=UTC)
-    shown = HeldPost(
-        post_id,
-        scope.channel(post.channel_id) if post is not None else "",
-        post.title if post is not None else "",
-        when or epoch,
-        "",
-        epoch,
-    )
-    return shown, f"not held: {why}"
 
 
 def _record(post: Post, mark: HoldMark, etag: str | None, *, tags: bool = True) -> HoldRecord:
