@@ -512,6 +512,12 @@ def reach(client: Reachable, config: ServiceConfig, warn: Callable[[str], None])
             f"check --base-url ({ENV_BASE_URL}), or allow longer with --timeout"
         ) from None
     except APIConnectionError as exc:
+        if not _nothing_there(exc):
+            # reset or cut short: a service in trouble, not a wrong address; once more,
+            # with the client's usual retries (and the line when they start)
+            _say_first_retry(client, warn)
+            client.request("GET", "/channels", params={"limit": 1})
+            return
         raise APIConnectionError(
             f"the service could not be reached at {url}: {exc.message}; check --base-url "
             f"({ENV_BASE_URL})"
@@ -519,6 +525,13 @@ def reach(client: Reachable, config: ServiceConfig, warn: Callable[[str], None])
     finally:
         notice.cancel()
     _say_first_retry(client, warn)
+
+
+def _nothing_there(exc: APIConnectionError) -> bool:
+    """A connection refused, timed out while connecting, or to a host that does not
+    resolve: nothing listens at that address."""
+    text = exc.message
+    return any(kind in text for kind in ("ConnectError", "ConnectTimeout", "does not resolve"))
 
 
 def _say_first_retry(client: Reachable, warn: Callable[[str], None]) -> None:
