@@ -235,7 +235,7 @@ DEMO_PARQUET_DIR = "parquet"
 # --- Command line: messages, output, interrupts (the newcomer's first hour) -----------------
 # A run's first request still unanswered after this long (a port that accepts and never
 # answers) is said at once, not after the read timeout.
-CLI_NO_ANSWER_NOTICE_SECONDS = 0.5
+CLI_NO_ANSWER_NOTICE_SECONDS = 1.0
 SUGGEST_MAX_NAMES = 5  # names listed in "did you mean ... choices: ..." messages
 DEFAULT_TZ = "UTC"  # the timezone when neither --tz/tz= nor CHANNELKIT_TZ names one
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
