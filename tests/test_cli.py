@@ -269,7 +269,8 @@ def test_every_command_takes_the_service_options_as_one_value() -> None:
     for command in talking:
         assert command.callback is not None
         taken = inspect.signature(inspect.unwrap(command.callback)).parameters
-        assert "service" in taken and not {"base_url", "api_key"} & set(taken), command.name
+        shared = {"base_url", "api_key", "timeout"}
+        assert "service" in taken and not shared & set(taken), command.name
 
 
 def test_every_command_is_a_thin_shell() -> None:
@@ -288,7 +289,7 @@ def test_every_command_is_a_thin_shell() -> None:
         options = getattr(module, str(taken["options"].annotation))
         assert options.__dataclass_params__.frozen, command.name
         flags = {p.name for p in command.params} - {"quiet", "json_output", "progress"}
-        own = flags - {"base_url", "api_key"} if "service" in taken else flags
+        own = flags - {"base_url", "api_key", "timeout"} if "service" in taken else flags
         assert own == {f.name for f in dataclasses.fields(options)}, command.name
 
 

@@ -70,6 +70,8 @@ _LAZY: dict[str, str] = {
     "Warehouse": "channelkit.warehouse:Warehouse",
     "schedule": "channelkit.publish:schedule",
     "calendar_export": "channelkit.publish:calendar_export",
+    "hold": "channelkit.publish.hold:hold",
+    "release": "channelkit.publish.hold:release",
     "publish": "channelkit.publish",
     "plots": "channelkit.plots",
     "reports": "channelkit.reports",
@@ -126,6 +128,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     )
     from channelkit.export import to_csv, to_excel
     from channelkit.publish import calendar_export, schedule
+    from channelkit.publish.hold import hold, release
     from channelkit.service import LocalService
     from channelkit.sync import SyncReport
     from channelkit.warehouse import Warehouse
@@ -177,6 +180,8 @@ __all__ = [
     "Warehouse",
     "schedule",
     "calendar_export",
+    "hold",
+    "release",
     "publish",
     "plots",
     "reports",

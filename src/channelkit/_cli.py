@@ -29,19 +29,23 @@ import functools
 import json
 import re
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal, TypedDict, TypeVar, cast
+from typing import Any, Literal, NotRequired, Protocol, TypedDict, TypeVar, cast
 
 import click
 from click.decorators import FC
 
 from channelkit._constants import (
+    CLI_NO_ANSWER_NOTICE_SECONDS,
+    CLIENT_TIMEOUT_SECONDS,
     DEFAULT_TZ,
     ENV_API_KEY,
     ENV_BASE_URL,
+    ENV_READ_TIMEOUT,
     ENV_TZ,
 )
 from channelkit._spec import API_VERSION_SEGMENT
@@ -50,6 +54,8 @@ from channelkit._tz import load_zone
 from channelkit._urls import suggest_base_url
 from channelkit.errors import (
     APIConnectionError,
+    APIStatusError,
+    APITimeoutError,
     AuthenticationError,
     ChannelkitError,
     InvalidParameterError,
@@ -279,6 +285,7 @@ class ClientSettings(TypedDict):
 
     base_url: str
     api_key: str
+    timeout: NotRequired[Any]  # an httpx.Timeout: --read-timeout, when given
 
 
 @dataclass(frozen=True)
@@ -290,9 +297,22 @@ class ServiceConfig:
 
     base_url: str
     api_key: str = dataclasses.field(repr=False)  # a key never shows in a repr
+    timeout: float | None = None  # --read-timeout: the read timeout, when given
 
     def client_settings(self) -> ClientSettings:
-        return ClientSettings(base_url=self.base_url, api_key=self.api_key)
+        settings = ClientSettings(base_url=self.base_url, api_key=self.api_key)
+        if self.timeout is not None:
+            import httpx
+
+            from channelkit._constants import CLIENT_CONNECT_TIMEOUT_SECONDS
+
+            connect = min(self.timeout, CLIENT_CONNECT_TIMEOUT_SECONDS)
+            settings["timeout"] = httpx.Timeout(self.timeout, connect=connect)
+        return settings
+
+    @property
+    def read_timeout(self) -> float:
+        return CLIENT_TIMEOUT_SECONDS if self.timeout is None else self.timeout
 
 
 def check_base_url(base_url: str | None, *, needed_for: str = "") -> str:
@@ -336,12 +356,17 @@ def check_api_key(api_key: str | None, *, needed_for: str = "") -> str:
 
 
 def service_config(
-    base_url: str | None, api_key: str | None, *, needed_for: str = ""
+    base_url: str | None,
+    api_key: str | None,
+    *,
+    needed_for: str = "",
+    timeout: float | None = None,
 ) -> ServiceConfig:
     """Both settings checked, the URL first (a wrong URL makes any key look wrong)."""
     return ServiceConfig(
         check_base_url(base_url, needed_for=needed_for),
         check_api_key(api_key, needed_for=needed_for),
+        timeout,
     )
 
 
@@ -365,10 +390,13 @@ class ServiceOptions:
 
     base_url: str | None = None
     api_key: str | None = dataclasses.field(default=None, repr=False)
+    timeout: float | None = None
 
     def config(self, *, needed_for: str = "") -> ServiceConfig:
         """Both settings checked, the URL first (a wrong URL makes any key look wrong)."""
-        return service_config(self.base_url, self.api_key, needed_for=needed_for)
+        return service_config(
+            self.base_url, self.api_key, needed_for=needed_for, timeout=self.timeout
+        )
 
 
 _Options = TypeVar("_Options")
@@ -409,6 +437,16 @@ def _service_flags(prefix: str) -> list[Callable[[FC], FC]]:
             metavar="KEY",
             help=f"{prefix}API key (prefer the environment variable: a flag shows in `ps`).",
         ),
+        click.option(
+            "--read-timeout",
+            "timeout",
+            envvar=ENV_READ_TIMEOUT,
+            show_envvar=True,
+            type=click.FloatRange(min=0, min_open=True),
+            metavar="SECONDS",
+            help=f"{prefix}Seconds the service has to answer a request "
+            f"[default: {CLIENT_TIMEOUT_SECONDS:g}].",
+        ),
     ]
 
 
@@ -428,6 +466,88 @@ def service_options(when: str | None = None) -> Callable[[FC], FC]:
         return command
 
     return decorate
+
+
+# --- reaching the service --------------------------------------------------------------------
+
+
+class Reachable(Protocol):
+    """What `reach` needs of a `Client` (this module imports no client)."""
+
+    @property
+    def base_url(self) -> str: ...
+    @property
+    def connection_retry_budget(self) -> float: ...
+
+    on_wait: Any
+
+    def request(
+        self, method: str, path: str, *, params: Any = None, max_retries: int | None = None
+    ) -> Any: ...
+
+
+def reach(client: Reachable, config: ServiceConfig, warn: Callable[[str], None]) -> None:
+    """A run's first request, before any other, so that no run waits in silence.
+
+    Refused there: nothing listens at that address (a wrong --base-url, or no service
+    started), which waiting would only hide, so it fails at once naming the address.
+    Accepted but unanswered: said at once, then it fails after the read timeout, naming
+    --read-timeout. Once reached, a refused connection is a restarting service: the client
+    retries it for its budget, and the first retry prints one line.
+    """
+    url = client.base_url
+    waiting = (
+        f"cannot reach {url}: no answer yet; waiting up to {config.read_timeout:g} s (the "
+        "read timeout, --read-timeout)"
+    )
+    notice = threading.Timer(CLI_NO_ANSWER_NOTICE_SECONDS, warn, [waiting])
+    notice.daemon = True
+    notice.start()
+    try:
+        client.request("GET", "/channels", params={"limit": 1}, max_retries=0)
+    except APIStatusError:
+        pass  # it answered: the run meets the same answer where it matters
+    except APITimeoutError:
+        raise APITimeoutError(
+            f"no answer from {url} within {config.read_timeout:g} s (the read timeout); "
+            f"check --base-url ({ENV_BASE_URL}), or allow longer with --read-timeout"
+        ) from None
+    except APIConnectionError as exc:
+        if not _nothing_there(exc):
+            # reset or cut short: a service in trouble, not a wrong address; once more,
+            # with the client's usual retries (and the line when they start)
+            _say_first_retry(client, warn)
+            client.request("GET", "/channels", params={"limit": 1})
+            return
+        raise APIConnectionError(
+            f"the service could not be reached at {url}: {exc.message}; check --base-url "
+            f"({ENV_BASE_URL})"
+        ) from None
+    finally:
+        notice.cancel()
+    _say_first_retry(client, warn)
+
+
+def _nothing_there(exc: APIConnectionError) -> bool:
+    """A connection refused, timed out while connecting, or to a host that does not
+    resolve: nothing listens at that address."""
+    text = exc.message
+    return any(kind in text for kind in ("ConnectError", "ConnectTimeout", "does not resolve"))
+
+
+def _say_first_retry(client: Reachable, warn: Callable[[str], None]) -> None:
+    """Chain `client.on_wait` so that the first connection retry prints one line."""
+    previous = client.on_wait
+    said = threading.Lock()
+    budget = client.connection_retry_budget
+
+    def hook(event: Any) -> None:
+        if event.reason == "connection" and said.acquire(blocking=False):
+            warn(f"cannot reach {client.base_url}: retrying for up to {budget:g} s")
+        if previous is not None:
+            previous(event)
+
+    client.on_wait = hook
 
 
 # --- output ---------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ ENV_BASE_URL = "CHANNELKIT_BASE_URL"
 ENV_API_KEY = "CHANNELKIT_API_KEY"
 ENV_CONNECT_RETRY = "CHANNELKIT_CONNECT_RETRY_SECONDS"  # the connection retry budget
 ENV_MAX_RATE_LIMIT_WAIT = "CHANNELKIT_MAX_RATE_LIMIT_WAIT_SECONDS"  # 429 waits per call
+ENV_READ_TIMEOUT = "CHANNELKIT_READ_TIMEOUT"  # --read-timeout: seconds the service has to answer a request
 ENV_LOG = "CHANNELKIT_LOG"
 ENV_SMTP_URL = "CHANNELKIT_SMTP_URL"  # channelkit deliver: smtp://user:pass@host:port
 LOGGER_NAME = "channelkit"
@@ -186,6 +187,7 @@ NOTEBOOK_PLOTLY_RENDERER = "plotly_mimetype"
 # --- Publishing -----------------------------------------------------------------------------
 ENV_TZ = "CHANNELKIT_TZ"  # default time zone for naive times (ck.schedule, spreadsheets)
 PUBLISH_LEAD_TIME_SECONDS = 5 * 60  # a scheduled time must be at least this far ahead
+PUBLISH_MAX_AHEAD_YEARS = 10  # and at most this far: 9999-12-30 is a typo, not a plan
 # Added to the service's clock (estimated from its Date headers) before the lead-time check.
 PUBLISH_CLOCK_MARGIN_SECONDS = 30
 IDEMPOTENCY_KEY_PREFIX = "ck-post-"
@@ -200,6 +202,13 @@ LEDGER_BUSY_SECONDS = 30.0  # another process writing the ledger is waited for t
 LEDGER_COMMIT_EVERY = 100  # created posts recorded per transaction while sending
 # The dry run warns about a post on the service with the same title or body this close.
 PUBLISH_LIKELY_DUPLICATE_DAYS = 7
+# A held post carries its scheduled time, the hold's time and who held it in one tag
+# starting with this (channelkit hold), so every machine sees what is held.
+PUBLISH_HOLD_TAG_PREFIX = "held:"
+# Held on another machine: a post updated this long after its hold's time was edited.
+PUBLISH_HOLD_EDIT_MARGIN_SECONDS = 10
+# A body this long (spacing normalised) matching a post nearby refuses the row by itself.
+PUBLISH_DUPLICATE_BODY_MIN_CHARS = 40
 # A create answered with a post made this much before the request left was a replay
 # (the service's clock is estimated from whole-second Date headers: never closer).
 PUBLISH_REPLAY_MARGIN_SECONDS = 2
@@ -233,6 +242,9 @@ DEMO_REPORT = "report.html"
 DEMO_PARQUET_DIR = "parquet"
 
 # --- Command line: messages, output, interrupts (the newcomer's first hour) -----------------
+# A run's first request still unanswered after this long (a port that accepts and never
+# answers) is said at once, not after the read timeout.
+CLI_NO_ANSWER_NOTICE_SECONDS = 1.0
 SUGGEST_MAX_NAMES = 5  # names listed in "did you mean ... choices: ..." messages
 DEFAULT_TZ = "UTC"  # the timezone when neither --tz/tz= nor CHANNELKIT_TZ names one
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C

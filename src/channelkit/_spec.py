@@ -76,6 +76,8 @@ SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 IDEMPOTENCY_KEY_MAX_CHARS = 255
 IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60
+# The local service marks a create answered from an earlier request with the same key.
+IDEMPOTENT_REPLAYED_HEADER = "Idempotent-Replayed"
 ETAG_HEADER = "ETag"
 IF_MATCH_HEADER = "If-Match"
 RATE_LIMIT_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")

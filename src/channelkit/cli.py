@@ -45,6 +45,8 @@ _COMMANDS: dict[str, str] = {
     "template": "channelkit.publish.cli:template",
     "schedule": "channelkit.publish.cli:schedule",
     "calendar": "channelkit.publish.calendar_cli:calendar",
+    "hold": "channelkit.publish.hold_cli:hold",
+    "release": "channelkit.publish.hold_cli:release",
 }
 
 

@@ -177,3 +177,38 @@ def test_two_concurrent_command_lines_on_two_machines_create_each_post_once(
     assert all(code == 0 for _, code in finished), finished
     assert not any("duplicate: row " in output for output, _ in finished)
     assert len(scheduled) == ROWS and set(scheduled.values()) == {1}
+
+
+@pytest.mark.parametrize("runs", [2, 3])
+def test_the_created_counts_of_simultaneous_runs_add_up_to_the_posts_created(runs: int) -> None:
+    """Each run counts a row another run created meanwhile as "already created" (the
+    service marks the replay), so the "created" counts sum to the posts on the service."""
+    header = ["channel", "title", "body", "scheduled_at"]
+    rows = [["all-hands", f"Post {n}", f"Body {n}", f"2030-04-01 {n % 24:02d}:{n:02d}"]
+            for n in range(60)]  # fmt: skip
+    data = make_csv([header, *rows])
+    with LocalService() as service:
+        keys = [service.create_key(user=f"u{n}", team="comms", plan="enterprise")
+                for n in range(runs)]  # fmt: skip
+        with Client(service.base_url, keys[0]) as client:
+            client.channels.create(name="All hands")
+        start = threading.Barrier(runs)
+        outcomes: list[SubmitResult] = []
+
+        def submit(key: str) -> None:
+            plan = load_spreadsheet(data, filename="posts.csv", tz="UTC")
+            with Client(service.base_url, key) as client:
+                start.wait()
+                outcomes.append(plan.submit(client, progress=False))
+
+        threads = [threading.Thread(target=submit, args=(key,)) for key in keys]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        with Client(service.base_url, keys[0]) as client:
+            posts = len(list(client.posts.list()))
+    assert posts == 60 and len(outcomes) == runs
+    counts = [outcome.counts() for outcome in outcomes]
+    assert sum(c.get("created", 0) for c in counts) == posts, counts
+    assert all(c.get("created", 0) + c.get("already_created", 0) == 60 for c in counts), counts

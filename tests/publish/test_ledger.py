@@ -143,7 +143,8 @@ def test_a_likely_duplicate_from_another_machine_is_warned_then_refused(
         dry = CliRunner().invoke(main, ["schedule", str(sheet), *args])
         assert dry.exit_code == 0, dry.output
         assert (
-            f'warning: row 2: likely already on the service as {moved.id} ("Town hall", '
+            "warning: row 2: would be refused: likely already on the service as "
+            f'{moved.id} ("Town hall", '
             f"{moved.scheduled_at:%Y-%m-%d %H:%M} UTC): same title and body; --submit sends it "
             "only with --allow-duplicates"
         ) in dry.output

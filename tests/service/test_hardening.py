@@ -448,3 +448,21 @@ def test_without_if_match_the_last_writer_wins_as_before(
 def test_if_match_on_a_missing_item_is_not_found(api: httpx.Client, error_of: ErrorOf) -> None:
     response = api.patch("/posts/post_missing", json={"title": "x"}, headers={"If-Match": "*"})
     assert error_of(response)[:2] == (404, "not_found")
+
+
+def test_an_auto_derived_slug_never_reveals_a_hidden_channel(
+    api: httpx.Client, outsider: httpx.Client
+) -> None:
+    hidden = api.post("/channels", json={"name": "People Ops", "visibility": "private"}).json()
+    assert hidden["slug"] == "people-ops"
+    mine = outsider.post("/channels", json={"name": "People Ops"}).json()
+    # not "people-ops-2": the number would say that a channel the key cannot see holds it
+    assert mine["slug"].startswith("people-ops-") and mine["slug"] != "people-ops-2"
+    assert len(mine["slug"]) == len("people-ops-") + 8
+    again = outsider.post("/channels", json={"name": "People Ops"}).json()
+    assert again["slug"].startswith("people-ops-") and again["slug"] not in (
+        "people-ops-2",
+        mine["slug"],
+    )
+    # where the key sees every holder, the number counts them as before
+    assert api.post("/channels", json={"name": "People Ops"}).json()["slug"] == "people-ops-2"

@@ -46,7 +46,12 @@ from channelkit._constants import (
     ENV_MAX_RATE_LIMIT_WAIT,
     LOGGER_NAME,
 )
-from channelkit._spec import API_VERSION_SEGMENT, IDEMPOTENCY_KEY_MAX_CHARS, RATE_WINDOW_SECONDS
+from channelkit._spec import (
+    API_VERSION_SEGMENT,
+    IDEMPOTENCY_KEY_MAX_CHARS,
+    IDEMPOTENT_REPLAYED_HEADER,
+    RATE_WINDOW_SECONDS,
+)
 from channelkit._urls import redact_url, redact_urls_in
 from channelkit.client._headers import parse_http_date, parse_rate_limit, parse_retry_after
 from channelkit.client._pacing import Grant, Pacer, ServerClock, WaitReason
@@ -137,10 +142,13 @@ class RequestSpec:
 
 @dataclass(frozen=True)
 class Done:
-    """The call's decoded value, and the resource's `ETag` when the response had one."""
+    """The call's decoded value, and the resource's `ETag` when the response had one;
+    `replayed` when the service answered a create from another request with the same
+    idempotency key (never one of this call's own attempts: then it may be ours)."""
 
     value: Any
     etag: str | None = None
+    replayed: bool = False
 
 
 @dataclass(frozen=True)
@@ -463,7 +471,13 @@ class Call:
             if status == 204 or (not response.content and self.spec.decode is decode_json):
                 return Done(None)  # listings decode their own way: an empty page is an error
             try:
-                return Done(self.spec.decode(response.content), response.headers.get("etag"))
+                replayed = (
+                    not self.ambiguous
+                    and self.retries == 0
+                    and (response.headers.get(IDEMPOTENT_REPLAYED_HEADER) == "true")
+                )
+                value = self.spec.decode(response.content)
+                return Done(value, response.headers.get("etag"), replayed)
             except ValueError:
                 return self._failed(Failure.UNDECODABLE, _not_json(response))
         if status == 404 and self.method == "DELETE" and self.ambiguous:

@@ -128,6 +128,11 @@ class Client:
         return self._core.server_time()
 
     @property
+    def connection_retry_budget(self) -> float:
+        """Seconds a refused or reset connection is retried before the call fails."""
+        return self._core.connection_retry_budget
+
+    @property
     def on_wait(self) -> Callable[[WaitEvent], None] | None:
         return self._core.on_wait
 

@@ -226,6 +226,7 @@ def parse_resource(model: type[VersionedT], done: Done, where: str) -> Versioned
     """A single post or channel, with the `ETag` its response carried."""
     resource = parse_model(model, done.value, where)
     resource._etag = done.etag
+    resource._replayed = done.replayed
     return resource
 
 

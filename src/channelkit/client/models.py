@@ -24,14 +24,21 @@ class _Versioned(_Model):
     client.posts.update(post.id, tags=["hr"], if_match=post.etag)  # ConflictError if changed
     """
 
-    # Not a field: the ETag comes from a response header, not the JSON body.
+    # Not fields: the ETag and the replay mark come from response headers, not the body.
     _etag: str | None = PrivateAttr(default=None)
+    _replayed: bool = PrivateAttr(default=False)
 
     @property
     def etag(self) -> str | None:
         """The `ETag` of the response that returned this resource (None in listings, or
         when the server sends none)."""
         return self._etag
+
+    @property
+    def replayed(self) -> bool:
+        """Whether the service answered this create from an earlier request with the same
+        idempotency key (another run's or person's), creating nothing now."""
+        return self._replayed
 
 
 class Author(_Model):

@@ -20,6 +20,7 @@ from channelkit._cli import (
     ServiceOptions,
     options_value,
     output_options,
+    reach,
     service_options,
     stop_if_interrupted,
     tz_option,
@@ -180,6 +181,7 @@ def run_schedule(options: ScheduleOptions, service: ServiceOptions, out: Output)
 
     with user_errors(prefix="nothing was sent: ", on_refusal=record_refusal):
         with Client(**config.client_settings()) as client:
+            reach(client, config, out.warn)
             read = fill_sheet(read, options.slots, zone, client, options.db, gap)
             if read.is_calendar:
                 calendar = CalendarPlan(
@@ -315,12 +317,13 @@ def _show_plan(plan: Plan, out: Output) -> None:
             out.result(plan_line(row, plan.channels))
         if row.status == "ok" and row.likely_duplicate is not None:
             dup = row.likely_duplicate
-            consequence = (
-                "--submit sends it only with --allow-duplicates"
-                if dup.strong
-                else "check it is not the same post"
-            )
-            out.warn(f"row {row.number}: {dup.describe()}; {consequence}")
+            if dup.strong:
+                out.warn(
+                    f"row {row.number}: would be refused: {dup.describe()}; --submit sends "
+                    "it only with --allow-duplicates"
+                )
+            else:
+                out.warn(f"row {row.number}: {dup.describe()}; check it is not the same post")
     for warning in plan.warnings:
         out.warn(warning)
     counts = plan.counts()

@@ -23,6 +23,7 @@ from datetime import UTC, datetime, timedelta
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
+from channelkit._constants import PUBLISH_DUPLICATE_BODY_MIN_CHARS
 from channelkit.errors import ConflictError, NotFoundError
 from channelkit.publish.rows import LikelyDuplicate, PlanRow
 
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
 Slot = tuple[str, datetime, str]  # channel id, UTC time, folded title: one post's place
 _EARLIEST = datetime.min.replace(tzinfo=UTC)
+_LATEST = datetime.max.replace(tzinfo=UTC)
 
 
 def slot_of(channel_id: str, when: datetime, title: str) -> Slot:
@@ -161,7 +163,8 @@ def likely_duplicates(
 ) -> dict[int, LikelyDuplicate]:
     """For each row to send, the post on the service it most likely repeats: same channel,
     and the same title or the same body (spacing and case aside) within `days` of the
-    row's time. Both matching beats one; then the nearest in time wins. Pure."""
+    row's time. A match `--submit` refuses (see `_is_strong`) beats one it only warns
+    of, both fields beat one; then the nearest in time wins. Pure."""
     index = _TextIndex.of(posts_by_channel)
     window = timedelta(days=days)
     found: dict[int, LikelyDuplicate] = {}
@@ -175,7 +178,9 @@ def likely_duplicates(
         best = _likeliest(candidates, title, body, at)
         if best is not None:
             post, same = best
-            found[row.number] = LikelyDuplicate(post.id, post.title, _shown(post), same)
+            found[row.number] = LikelyDuplicate(
+                post.id, post.title, _shown(post), same, _is_strong(same, body)
+            )
     return found
 
 
@@ -221,11 +226,19 @@ class _TextIndex:
             self.by_title.get((channel_id, title), []),
             self.by_body.get((channel_id, body), []),
         ):
-            low = bisect_left(entries, at - window, key=_TIME)
-            high = bisect_right(entries, at + window, key=_TIME)
+            low = bisect_left(entries, _shifted(at, -window), key=_TIME)
+            high = bisect_right(entries, _shifted(at, window), key=_TIME)
             for _, _, post in sorted(entries[low:high], key=itemgetter(1)):
                 found.setdefault(post.id, post)
         return list(found.values())
+
+
+def _shifted(at: datetime, by: timedelta) -> datetime:
+    """`at + by`, stopped at the ends of the calendar (years 1 and 9999) instead of failing."""
+    try:
+        return at + by
+    except OverflowError:
+        return _LATEST if by > timedelta(0) else _EARLIEST
 
 
 def _likeliest(
@@ -233,15 +246,24 @@ def _likeliest(
 ) -> tuple[Post, tuple[str, ...]] | None:
     """The candidate matching most fields, then the nearest to `at` (the first of equals),
     with the names of the fields it matches."""
-    best: tuple[int, timedelta, Post, tuple[str, ...]] | None = None
+    best: tuple[bool, int, timedelta, Post, tuple[str, ...]] | None = None
     for post in candidates:
         when = _when(post)
         assert when is not None  # the index holds only posts with a time
         same = _same_fields(post, title, body)
-        rank = (-len(same), abs(when - at), post, same)
-        if best is None or rank[:2] < best[:2]:
+        rank = (not _is_strong(same, body), -len(same), abs(when - at), post, same)
+        if best is None or rank[:3] < best[:3]:
             best = rank
-    return None if best is None else (best[2], best[3])
+    return None if best is None else (best[3], best[4])
+
+
+def _is_strong(same: tuple[str, ...], body: str) -> bool:
+    """Whether a match is evidence enough to refuse the row: the same body, once it is long
+    enough not to be a stock phrase, whatever the title (a colleague's retitled copy), or
+    the same title and body. A title alone is only a warning: titles repeat."""
+    if "body" not in same:
+        return False
+    return "title" in same or len(body) >= PUBLISH_DUPLICATE_BODY_MIN_CHARS
 
 
 def _same_fields(post: Post, title: str, body: str) -> tuple[str, ...]:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 from urllib.parse import urlsplit, urlunsplit
 
 from channelkit._constants import ENV_LEDGER, LEDGER_BUSY_SECONDS, LEDGER_FILE_NAME
@@ -108,11 +108,11 @@ class Ledger:
             ) from None
 
     @classmethod
-    def open(cls, path: str | Path | None = None) -> Ledger:
+    def open(cls, path: str | Path | None = None) -> Self:
         """The ledger at `path` (default: `default_path()`), created when missing."""
         return cls(Path(path) if path is not None else default_path())
 
-    def __enter__(self) -> Ledger:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(

@@ -102,16 +102,14 @@ class PlanRow(NamedRow):
 @dataclass(frozen=True)
 class LikelyDuplicate:
     """A post on the service that a row may repeat: same channel, and the same title or
-    the same body within days. `strong` when both title and body match."""
+    the same body within days. `strong` (`--submit` refuses the row) when the body matches
+    and is long enough to be no coincidence, or when title and body both match."""
 
     post_id: str
     title: str
     when: str  # `2026-12-01 09:00 UTC`
     same: tuple[str, ...]  # ("title", "body") or one of them
-
-    @property
-    def strong(self) -> bool:
-        return len(self.same) == 2
+    strong: bool = False
 
     def describe(self) -> str:
         """`likely already on the service as post_9 ("Town hall", 2026-12-02 09:00 UTC):

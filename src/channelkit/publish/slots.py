@@ -24,7 +24,9 @@ from channelkit.publish.times import load_zone, localize
 
 WEEKDAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 Slot = tuple[int, time]  # weekday (0 = Monday), wall time
-_DURATION = re.compile(r"\s*(?:(?P<h>\d+)\s*h)?\s*(?:(?P<m>\d+)\s*m(?:in)?)?\s*")
+_DURATION = re.compile(
+    r"\s*(?:(?P<d>\d+)\s*d)?\s*(?:(?P<h>\d+)\s*h)?\s*(?:(?P<m>\d+)\s*m(?:in)?)?\s*"
+)
 _TIME_FIELDS = ("scheduled_at", "date", "time")
 _CLOCK = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d{2})")
 
@@ -52,14 +54,17 @@ def parse_slots(text: str) -> tuple[Slot, ...]:
     return tuple(sorted(slots))
 
 
-def parse_gap(text: str) -> timedelta:
-    """`"2h"`, `"90m"`, `"1h30m"` as a duration; `InvalidParameterError` otherwise."""
+def parse_gap(text: str, *, param: str = "min_gap") -> timedelta:
+    """`"2h"`, `"90m"`, `"1h30m"`, `"1d"` as a duration; `InvalidParameterError` (naming
+    `param`) otherwise."""
     match = _DURATION.fullmatch(text.lower())
-    if not text.strip() or match is None or not (match["h"] or match["m"]):
+    if not text.strip() or match is None or not (match["d"] or match["h"] or match["m"]):
         raise InvalidParameterError(
-            "min_gap", f"{text!r} is not a duration; write it like 2h, 90m or 1h30m"
+            param, f"{text!r} is not a duration; write it like 2h, 90m, 1h30m or 1d"
         )
-    return timedelta(hours=int(match["h"] or 0), minutes=int(match["m"] or 0))
+    return timedelta(
+        days=int(match["d"] or 0), hours=int(match["h"] or 0), minutes=int(match["m"] or 0)
+    )
 
 
 def next_free_slot(
@@ -76,6 +81,8 @@ def next_free_slot(
     tz = load_zone(zone)
     first_day = after.astimezone(tz).date()
     for offset in range(PUBLISH_SLOT_HORIZON_DAYS):
+        if offset > (date.max - first_day).days:
+            return None  # the calendar ends (year 9999) before the horizon does
         day = first_day + timedelta(days=offset)
         for weekday, wall in slots:
             if weekday != day.weekday():

@@ -32,6 +32,10 @@ _ISO = re.compile(
     r"(?:[ T]+(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2})(?:[.,]\d+)?)?)?"
     r"\s*(?P<off>Z|z|UTC|[+-]\d{2}:?\d{2})?"
 )
+# 20/12/2026 or 12.20.2026: day and month in either order, read only when one order works
+_SLASHED = re.compile(
+    r"(?P<a>\d{1,2})(?P<sep>[./])(?P<b>\d{1,2})(?P=sep)(?P<y>\d{4})(?P<rest>.*)", re.DOTALL
+)
 _SECOND = timedelta(seconds=1)
 _DATE = re.compile(r"(?P<y>\d{4})-(?P<mo>\d{1,2})-(?P<d>\d{1,2})")
 _TIME = re.compile(r"(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2})(?:\.\d+)?)?")
@@ -166,7 +170,7 @@ def _to_datetime(value: object) -> datetime:
 def _parse_text(text: str) -> datetime:
     if _NUMBER.fullmatch(text):
         return excel_serial_to_datetime(float(text))
-    match = _ISO.fullmatch(text)
+    match = _ISO.fullmatch(_day_first_to_iso(text) or text)
     if match is None:
         ambiguous = re.match(r"\d{1,2}[./]\d{1,2}[./]", text) is not None
         hint = "day and month order is ambiguous; " if ambiguous else ""
@@ -188,6 +192,21 @@ def _parse_text(text: str) -> datetime:
     if offset is None:
         return moment
     return moment.replace(tzinfo=_offset_zone(offset))
+
+
+def _day_first_to_iso(text: str) -> str | None:
+    """`12/20/2026 09:00` as `2026-12-20 09:00` when only one order of day and month is a
+    date (20 cannot be a month), or when both orders give the same date (`05/05/2026`);
+    None when the text is not of that form or could be read both ways."""
+    match = _SLASHED.fullmatch(text)
+    if match is None:
+        return None
+    a, b = int(match["a"]), int(match["b"])
+    readings = {(month, day) for month, day in ((a, b), (b, a)) if 1 <= month <= 12}
+    if len(readings) != 1:
+        return None  # both orders possible (or neither): refused, naming the ambiguity
+    ((month, day),) = readings
+    return f"{match['y']}-{month:02d}-{day:02d}{match['rest']}"
 
 
 def _offset_zone(text: str) -> tzinfo:
@@ -218,7 +237,7 @@ def _to_date(value: object) -> date:
         text = value.strip()
         if _NUMBER.fullmatch(text):
             return excel_serial_to_datetime(float(text)).date()
-        match = _DATE.fullmatch(text)
+        match = _DATE.fullmatch(_day_first_to_iso(text) or text)
         if match is not None:
             try:
                 return date(int(match["y"]), int(match["mo"]), int(match["d"]))

@@ -21,6 +21,7 @@ from channelkit._constants import (
     IDEMPOTENCY_KEY_PREFIX,
     PUBLISH_CLOCK_MARGIN_SECONDS,
     PUBLISH_LEAD_TIME_SECONDS,
+    PUBLISH_MAX_AHEAD_YEARS,
 )
 from channelkit._spec import TAGS_MAX_COUNT, TEXT_RULES, text_problem, url_problem
 from channelkit.errors import FieldError, InvalidParameterError, TimeError
@@ -44,6 +45,7 @@ FIELDS = arranged(("channel", "title", "body", "scheduled_at", "date", "time"), 
 _BY_KIND = tuple(field for field in PUBLISH_FIELDS if field.name not in ("channel", "scheduled_at"))
 DEFAULT_LEAD_TIME = timedelta(seconds=PUBLISH_LEAD_TIME_SECONDS)
 CLOCK_MARGIN = timedelta(seconds=PUBLISH_CLOCK_MARGIN_SECONDS)
+_MAX_AHEAD = timedelta(days=366 * PUBLISH_MAX_AHEAD_YEARS)
 
 
 @dataclass(frozen=True)
@@ -477,6 +479,16 @@ def _scheduled_at(
                 "scheduled_at",
                 f"{_wall(moment, zone_name)} {reason}; schedule at least {minutes} minutes "
                 f"after now ({_wall(now, zone_name)})",
+            )
+        )
+        return None
+    # from this machine's clock too: a calendar checks its rows with no "now" of its own
+    if moment - max(now, datetime.now(UTC)) > _MAX_AHEAD:
+        errors.append(
+            FieldError(
+                "scheduled_at",
+                f"{_wall(moment, zone_name)} is more than {PUBLISH_MAX_AHEAD_YEARS} years "
+                "ahead; check the year",
             )
         )
         return None

@@ -17,6 +17,7 @@ from channelkit._cli import (
     connection_hint,
     options_value,
     output_options,
+    reach,
     service_options,
     tz_option,
     user_errors,
@@ -94,8 +95,9 @@ class ReportOptions:
     template: Path | None = None
     max_age: timedelta | None = None
     notebook: Path | None = None
-    timeout: int | None = None
+    notebook_timeout: int | None = None  # --timeout
     do_sync: bool = False
+    upcoming: timedelta | None = None
 
     def check(self) -> None:
         since, until = self.since, self.until
@@ -103,8 +105,25 @@ class ReportOptions:
             raise click.UsageError("give at most two of --since, --until and --period")
         if since is not None and until is not None and until < since:
             raise click.UsageError(f"--until {until} is before --since {since}")
-        if self.timeout is not None and self.notebook is None:
+        if self.notebook_timeout is not None and self.notebook is None:
             raise click.UsageError("--timeout limits a --notebook run; give --notebook")
+
+    def check_upcoming(self) -> None:
+        """--upcoming asks the service what is scheduled: no period, warehouse or sync."""
+        given = {
+            "--since": self.since,
+            "--until": self.until,
+            "--period": self.period,
+            "--csv": self.csv_dir,
+            "--template": self.template,
+            "--max-age": self.max_age,
+            "--notebook": self.notebook,
+            "--sync": self.do_sync or None,
+        }
+        mixed = [flag for flag, value in given.items() if value is not None]
+        if mixed or self.fmt.lower() != "html":
+            what = ", ".join(mixed) if mixed else "--format"
+            raise click.UsageError(f"--upcoming takes --tz, --channel and --out, not {what}")
 
     def check_notebook(self) -> None:
         """--notebook takes the period, zone, one channel and the comparison; nothing else."""
@@ -202,13 +221,20 @@ class ReportOptions:
 )
 @click.option(
     "--timeout",
+    "notebook_timeout",
     type=click.IntRange(min=1),
     metavar="SECONDS",
     help="With --notebook: stop the run after this long in all, naming the cell, and write "
     f"nothing [default: {NOTEBOOK_TIMEOUT_S}].",
 )
 @click.option("--sync", "do_sync", is_flag=True, help="Sync the warehouse first.")
-@service_options("With --sync")
+@click.option(
+    "--upcoming",
+    type=DURATION,
+    help="Instead: every post scheduled in the next DURATION (e.g. 36h), asked of the service: "
+    "local time, channel and audience, title, author.",
+)
+@service_options("With --sync or --upcoming")
 @output_options(json_summary=True, progress=True)
 def report(options: ReportOptions, service: ServiceOptions, output: Output) -> None:
     """Write an engagement report for a period, from the warehouse.
@@ -227,6 +253,10 @@ def report(options: ReportOptions, service: ServiceOptions, output: Output) -> N
 def run_report(options: ReportOptions, service: ServiceOptions, output: Output) -> None:
     """`channelkit report`: the flags checked, the warehouse synced (--sync), the page written."""
     options.check()
+    if options.upcoming is not None:
+        options.check_upcoming()
+        _upcoming(options, options.upcoming, service, output)
+        return
     config = service.config(needed_for="for --sync") if options.do_sync else None
     step = _silent if output.quiet or output.json_output else _stderr_step
     if config is not None:
@@ -277,8 +307,28 @@ def _notebook_report(options: ReportOptions, step: Callable[[str], None]) -> Pat
         tz=options.tz,
         channel=options.channels[0] if options.channels else None,
         compare=options.compare,
-        timeout=options.timeout or NOTEBOOK_TIMEOUT_S,
+        timeout=options.notebook_timeout or NOTEBOOK_TIMEOUT_S,
     )
+
+
+def _upcoming(
+    options: ReportOptions, within: timedelta, service: ServiceOptions, output: Output
+) -> None:
+    """`--upcoming`: what is about to go out, from the service, as a page and as lines."""
+    from channelkit.client import Client
+    from channelkit.reports.files import write_atomic
+    from channelkit.reports.upcoming import upcoming_digest
+
+    config = service.config(needed_for="for --upcoming")
+    with Client(**config.client_settings()) as client:
+        reach(client, config, output.warn)
+        digest = upcoming_digest(
+            client, within=within, tz=options.tz, channels=options.channels or None
+        )
+    write_atomic(options.out, digest.html())
+    for line in digest.text().splitlines():
+        output.result(line)
+    output.json({"report": str(options.out), "tz": options.tz, "posts": len(digest.posts)})
 
 
 def _sync(db: Path, config: ServiceConfig, step: Callable[[str], None]) -> None:

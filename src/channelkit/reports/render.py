@@ -109,6 +109,11 @@ def _environment(template: Path | None) -> jinja2.Environment:
     )
 
 
+def render_named(name: str, **context: Any) -> str:
+    """Another built-in page (the upcoming digest), with the report's autoescaping."""
+    return _environment(None).get_template(name).render(**context)
+
+
 def render_page(page: ReportPage, template: Path | None = None) -> str:
     """Render `page` with the built-in template or the one at `template`."""
     name = template.name if template is not None else REPORT_TEMPLATE_NAME

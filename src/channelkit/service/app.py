@@ -292,7 +292,7 @@ async def write(ctx: Context, op: _spec.Operation, request: Request, who: Princi
             stored = idempotency.replay(con, who, key, print_, now)
             if stored is not None:
                 response = _item_response(stored[0], stored[1])
-                response.headers["Idempotent-Replayed"] = "true"
+                response.headers[_spec.IDEMPOTENT_REPLAYED_HEADER] = "true"
                 return response
         if if_match is not None and op.method in ("PATCH", "DELETE"):
             _check_if_match(con, op, who, item, if_match, now)

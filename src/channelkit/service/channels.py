@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import secrets
 import sqlite3
 import unicodedata
 from typing import Any
@@ -98,7 +99,7 @@ def create_channel(
     if data.is_default and data.visibility != "organization":
         raise _default_visibility("visibility", data.visibility)
     if data.slug is None:
-        slug = _free_slug(con, slugify(data.name))
+        slug = _free_slug(con, principal, slugify(data.name))
     else:
         slug = data.slug
         _check_slug_free(con, slug, None)
@@ -177,12 +178,28 @@ def slugify(name: str) -> str:
     return slug[:80].rstrip("-") or "channel"
 
 
-def _free_slug(con: sqlite3.Connection, base: str) -> str:
+def _free_slug(con: sqlite3.Connection, principal: Principal, base: str) -> str:
+    """The first of base, base-2, base-3 ... that no channel the key sees holds: the number
+    counts only what the key can see, so "-2" never hints at a hidden channel. When a
+    hidden channel holds that slug, a random suffix replaces the number: it says neither
+    which channel nor how many (decisions.md: a slug never reveals a hidden channel)."""
+    visible = set(visible_channels(con, principal))
     slug, n = base, 1
-    while con.execute("SELECT 1 FROM channels WHERE slug = ?", (slug,)).fetchone():
+    while True:
+        row = con.execute("SELECT seq FROM channels WHERE slug = ?", (slug,)).fetchone()
+        if row is None:
+            return slug
+        if row[0] not in visible:
+            return _random_free_slug(con, base)
         n += 1
         slug = f"{base}-{n}"
-    return slug
+
+
+def _random_free_slug(con: sqlite3.Connection, base: str) -> str:
+    while True:
+        slug = f"{base[: 80 - 9].rstrip('-')}-{secrets.token_hex(4)}"
+        if not con.execute("SELECT 1 FROM channels WHERE slug = ?", (slug,)).fetchone():
+            return slug
 
 
 def _check_slug_free(con: sqlite3.Connection, slug: str, own_seq: int | None) -> None:

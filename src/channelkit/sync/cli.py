@@ -21,6 +21,7 @@ from channelkit._cli import (
     date_problem,
     options_value,
     output_options,
+    reach,
     service_options,
     stop_if_interrupted,
     user_errors,
@@ -203,6 +204,7 @@ def run_sync(options: SyncOptions, service: ServiceOptions, output: Output) -> N
     db = options.db
     existed = db.exists()
     with Client(**config.client_settings()) as client:
+        reach(client, config, output.warn)
         report = runner.run_sync(
             client,
             db,

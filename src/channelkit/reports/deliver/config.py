@@ -28,6 +28,7 @@ import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from email.headerregistry import Address
 from email.utils import getaddresses, parseaddr
 from pathlib import Path
@@ -43,7 +44,7 @@ from channelkit._constants import (
 from channelkit._suggest import choices_text
 from channelkit._tz import checked_tz
 from channelkit.errors import InvalidParameterError
-from channelkit.reports.parameters import check_compare, check_period
+from channelkit.reports.parameters import check_compare, check_period, parse_duration
 
 WEBHOOK_KINDS = ("slack", "teams", "json")
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -60,6 +61,7 @@ _REPORT_KEYS = {
     "subject",
     "csv",
     "notebook",
+    "upcoming",
 }
 _SMTP_KEYS = {"url", "from", "starttls"}
 _WEBHOOK_KEYS = {"url", "url_env", "kind", "name"}
@@ -126,6 +128,7 @@ class ReportJob:
     subject: str | None = None
     csv: bool = False  # the report's data as CSV files, zipped, with the email
     notebook: Path | None = None  # the user's notebook, run and sent instead of the built-in
+    upcoming: timedelta | None = None  # the digest of what is scheduled this far ahead instead
 
     @property
     def email_target(self) -> str:
@@ -188,8 +191,15 @@ def _job(item: Any, where: str, base: Path, env: Mapping[str, str]) -> ReportJob
             f"{where}.name",
             f"{name!r}: use letters, digits, '-', '_' and '.' (it names the report's files)",
         )
-    period = _text(item, "period", where)
-    _checked(where, "period", lambda: check_period(period))
+    upcoming = None
+    if "upcoming" in item:  # the digest of what is about to go out: no period
+        text = _text(item, "upcoming", where)
+        upcoming = _checked_duration(where, text)
+    if upcoming is not None and "period" in item:
+        raise InvalidParameterError(f"{where}.period", "an upcoming digest takes no period")
+    period = "upcoming" if upcoming is not None else _text(item, "period", where)
+    if upcoming is None:
+        _checked(where, "period", lambda: check_period(period))
     tz = _text(item, "tz", where, DEFAULT_TZ)
     _checked(where, "tz", lambda: checked_tz(tz))
     compare = _text(item, "compare", where, REPORT_COMPARE_DEFAULT)
@@ -230,6 +240,7 @@ def _job(item: Any, where: str, base: Path, env: Mapping[str, str]) -> ReportJob
         subject=subject,
         csv=csv,
         notebook=(base / notebook) if notebook else None,
+        upcoming=upcoming,
     )
 
 
@@ -318,6 +329,13 @@ def _address(text: str, where: str) -> str:
     except (ValueError, IndexError):
         raise InvalidParameterError(where, f"{text!r} is not an email address") from None
     return text.strip()
+
+
+def _checked_duration(where: str, text: str) -> timedelta:
+    try:
+        return parse_duration(text)
+    except InvalidParameterError as exc:
+        raise InvalidParameterError(f"{where}.upcoming", exc.message) from None
 
 
 def _checked(where: str, key: str, check: Any) -> None:

@@ -111,6 +111,12 @@ def _deliver_one(
 ) -> list[Outcome]:
     from channelkit.reports.generate import build_report
 
+    if job.upcoming is not None:
+        from channelkit.reports.deliver.upcoming import deliver_upcoming
+
+        return deliver_upcoming(
+            config, job, db, _targets(job), dry_run=dry_run, forced=forced, now=now, say=say
+        )
     try:
         period = _due_period(job, db, max_age, now)
     except NotDueError as exc:

@@ -1,0 +1,128 @@
+"""What is about to go out: every post scheduled in the next hours, the page someone
+reviews each morning (`channelkit report --upcoming 36h`, and a `deliver` entry with
+`upcoming = "36h"`, sent once a day).
+
+It asks the service, not the warehouse: a post scheduled or moved a minute ago is on it.
+
+    digest = upcoming_digest(client, within=timedelta(hours=36), tz="Europe/Berlin")
+    print(digest.text())               # one line per post: time, channel, title, author
+    write_atomic(Path("upcoming.html"), digest.html())
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
+
+from channelkit._tz import load_zone
+from channelkit.errors import InvalidParameterError
+from channelkit.publish.validation import ChannelIndex, ChannelInfo
+
+if TYPE_CHECKING:
+    from channelkit.client import Client
+    from channelkit.client.models import Post
+
+
+@dataclass(frozen=True)
+class UpcomingPost:
+    """One post about to go out, as the digest shows it (times in the digest's zone)."""
+
+    post_id: str
+    when: datetime
+    channel: str  # `all-hands (organisation, 1,204 readers)`
+    title: str
+    author: str
+
+    @property
+    def local(self) -> str:
+        return f"{self.when:%a %Y-%m-%d %H:%M}"
+
+
+@dataclass(frozen=True)
+class UpcomingDigest:
+    """Every post scheduled in `[start, end)`, in time order."""
+
+    start: datetime
+    end: datetime
+    tz: str
+    posts: tuple[UpcomingPost, ...]
+
+    @property
+    def hours(self) -> int:
+        return round((self.end - self.start).total_seconds() / 3600)
+
+    @property
+    def title(self) -> str:
+        count = len(self.posts)
+        return f"{count} post{'s' if count != 1 else ''} scheduled in the next {self.hours} hours"
+
+    @property
+    def span(self) -> str:
+        return f"{self.start:%a %Y-%m-%d %H:%M} to {self.end:%a %Y-%m-%d %H:%M} {self.tz}"
+
+    @property
+    def day(self) -> date:
+        """The local day it was made on: a delivery sends one digest per day."""
+        return self.start.date()
+
+    def text(self) -> str:
+        """The title, the span, then one line per post."""
+        lines = [self.title, self.span]
+        lines += [
+            f"{post.local}  {post.channel}  {post.title}  (by {post.author})" for post in self.posts
+        ]
+        return "\n".join(lines)
+
+    def html(self) -> str:
+        """A self-contained page (autoescaped: titles and names are never markup)."""
+        from channelkit.reports.render import render_named
+
+        return render_named("upcoming.html.j2", digest=self)
+
+
+def upcoming_digest(
+    client: Client,
+    *,
+    within: timedelta,
+    tz: str,
+    channels: Sequence[str] | None = None,
+    now: datetime | None = None,
+) -> UpcomingDigest:
+    """Every post scheduled from now (the service's clock) to `within` later, of every
+    channel the key sees or of `channels` (ids, slugs or names)."""
+    if within <= timedelta(0):
+        raise InvalidParameterError("upcoming", "must be a positive duration such as 36h")
+    zone = load_zone(tz)
+    start = (now or client.server_time()).astimezone(zone).replace(microsecond=0)
+    end = start + within
+    index = ChannelIndex.from_client(client)
+    chosen = None
+    if channels:
+        chosen = set()
+        for ref in channels:
+            found = index.resolve(ref)
+            if not isinstance(found, ChannelInfo):
+                raise InvalidParameterError("channel", found.message)
+            chosen.add(found.id)
+    posts = [
+        _shown(post, index, zone)
+        for post in client.posts.list()
+        if post.status == "scheduled"
+        and post.scheduled_at is not None
+        and start <= post.scheduled_at < end
+        and (chosen is None or post.channel_id in chosen)
+    ]
+    posts.sort(key=lambda post: (post.when, post.post_id))
+    return UpcomingDigest(start, end, zone.key, tuple(posts))
+
+
+def _shown(post: Post, index: ChannelIndex, zone: ZoneInfo) -> UpcomingPost:
+    assert post.scheduled_at is not None  # only scheduled posts are shown
+    info = index.get(post.channel_id)
+    author = post.author
+    name = (author.name or author.email or author.id) if author is not None else "unknown"
+    channel = info.audience if info is not None else post.channel_id
+    return UpcomingPost(post.id, post.scheduled_at.astimezone(zone), channel, post.title, name)
