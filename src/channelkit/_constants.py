@@ -131,6 +131,23 @@ LOW_REACH_SHARE = 0.5  # low reach: read rate below this share of the channel's 
 REACH_TIME_SHARE = 0.9
 REACH_TIME_WINDOW_DAYS = 28
 SETTLE_DAYS = 7
+# Fair rankings (analysis/fair.py, docs/metrics.md "Fair rankings"): every rate in a ranking
+# has a FAIR_CONFIDENCE interval; items whose base (audience, opens) is below FAIR_MIN_BASE
+# are too few to rank (a Wilson interval at 30 is still ±17 points wide at 50%); a prior
+# fitted on rates that vary no more than chance weighs FAIR_MAX_STRENGTH trials.
+FAIR_CONFIDENCE = 0.95
+FAIR_MIN_BASE = 30
+FAIR_MAX_STRENGTH = 1e6
+# Best times (analysis/timing.py): posts judged on their readers in their first
+# BEST_TIMES_AGE_DAYS UTC days; a weekday-hour with fewer than BEST_TIMES_MIN_POSTS such
+# posts' worth of evidence is not tested; slots differ from the rest when their interval,
+# widened for the slots tested by a permutation test (BEST_TIMES_PERMUTATIONS shuffles of
+# the slots within each channel, seeded), excludes 1.
+BEST_TIMES_AGE_DAYS = 7
+BEST_TIMES_MIN_POSTS = 5
+BEST_TIMES_PERMUTATIONS = 200
+BEST_TIMES_SEED = 20261126
+BEST_TIMES_DEFAULT_PERIOD = "all time"
 PERIOD_FIRST_YEAR = 1970  # dates outside these years are typos, not periods
 PERIOD_LAST_YEAR = 2200
 PLOT_TEMPLATE = "channelkit"
