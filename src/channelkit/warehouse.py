@@ -22,6 +22,7 @@ from typing_extensions import Unpack
 
 from channelkit import display
 from channelkit._constants import (
+    BEST_TIMES_AGE_DAYS,
     KPI_USUAL_PERIODS,
     LOW_REACH_SHARE,
     REACH_CURVE_DAYS,
@@ -33,7 +34,7 @@ from channelkit._constants import (
 from channelkit._spec import POST_STATUSES
 from channelkit._tz import load_zone
 from channelkit._urls import redact_url
-from channelkit.analysis import groups, metrics, reach
+from channelkit.analysis import groups, metrics, reach, timing
 from channelkit.analysis.card import read_facts
 from channelkit.analysis.coverage import Coverage, read_coverage
 from channelkit.analysis.filters import (
@@ -618,6 +619,33 @@ class Warehouse:
             filters,
             lambda q: metrics.publishing_heatmap(q.con, q.flt, q.period),
         )
+
+    def best_times(self, **filters: Unpack[Filters]) -> pd.DataFrame:
+        """Weekday-hours (local to `tz`) judged fairly: 168 rows, ranked slots first.
+
+        Each post counts with its readers in its first BEST_TIMES_AGE_DAYS UTC days (posts
+        younger than that are left out) against its channel's rate at that age; `vs_expected`
+        is a slot's readers ÷ expected readers, `adjusted_vs_expected` the same shrunk toward the
+        typical slot (slots rank by it), `vs_rest` its ratio to all other posts with an
+        interval adjusted for the number of slots tested (`vs_rest_low`/`vs_rest_high`;
+        `distinct` when it excludes 1). Slots with fewer than BEST_TIMES_MIN_POSTS posts'
+        worth of evidence are `too_few_to_rank`. `attrs["verdict"]` is "reliable" when some
+        slot is distinct, else "no reliable difference" (docs/metrics.md, "Best times").
+        Without a period: every synced day (the more posts, the surer the verdict).
+
+            best = wh.best_times(channel="All Hands", tz="Europe/Berlin")
+            best.attrs["verdict"], best.head(3)
+        """
+
+        def compute(q: Query) -> pd.DataFrame:
+            last = q.coverage.last_complete_day
+            assert last is not None  # require_daily() checked there are daily rows
+            posts = timing.slot_posts(q.con, q.flt, q.period, last_day=last)
+            frame = timing.judge_slots(posts)
+            q.attrs.update(frame.attrs, age_days=BEST_TIMES_AGE_DAYS)
+            return frame
+
+        return self._run(Metric("best_times", default=None), filters, compute)
 
     def upcoming_scheduled(
         self, *, as_of: Moment | None = None, **filters: Unpack[UpcomingFilters]

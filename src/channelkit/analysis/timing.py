@@ -2,7 +2,7 @@
 
 Each post is judged on its readers in its first BEST_TIMES_AGE_DAYS UTC days (the same age
 for every post) against what its channel's posts get at that age: expected = its audience
-× its channel's rate. A weekday-hour slot's `lift` is Σ readers ÷ Σ expected over its
+× its channel's rate. A weekday-hour slot's `vs_expected` is Σ readers ÷ Σ expected over its
 posts. Each slot with at least BEST_TIMES_MIN_POSTS posts is compared with all the other
 posts: the log of the ratio of the two lifts, with a variance from the posts themselves
 (a ratio estimator's, so a few widely read posts count for what they are), against a
@@ -63,7 +63,8 @@ def slot_posts(
             "hour(timezone(?, j.published_at))::BIGINT AS hour, j.channel_id, "
             "j.audience::BIGINT AS audience, least(j.readers, coalesce(sum(d.unique_viewers), "
             "0))::BIGINT AS readers FROM judged j LEFT JOIN post_daily d ON d.post_id = j.id "
-            "AND d.date >= j.pub AND d.date < j.pub + ? GROUP BY ALL",
+            "AND d.date >= j.pub AND d.date < j.pub + ? "
+            "GROUP BY j.id, j.published_at, j.channel_id, j.audience, j.readers",
             (age_days - 1, last_day, period.tz, period.tz, age_days),
         )
     )
@@ -135,10 +136,13 @@ def _critical(
 
 
 def judge_slots(posts: pd.DataFrame, *, min_posts: int = BEST_TIMES_MIN_POSTS) -> pd.DataFrame:
-    """168 rows (weekday × hour): posts, readers, expected_readers, lift, adjusted_lift,
+    """168 rows (weekday × hour): posts, readers, expected_readers, vs_expected,
+    adjusted_vs_expected,
     vs_rest with its interval adjusted for the slots tested (vs_rest_low, vs_rest_high),
     distinct (that interval excludes 1), too_few_to_rank and rank; attrs verdict,
     slots_tested, posts_judged, critical_z."""
+    # One order whatever the query's: the permutations then give the same critical value.
+    posts = posts.sort_values(["channel_id", "weekday", "hour", "audience", "readers"])
     audience = posts["audience"].to_numpy(dtype="float64")
     readers = posts["readers"].to_numpy(dtype="float64")
     channel = pd.factorize(posts["channel_id"])[0]
@@ -171,8 +175,8 @@ def judge_slots(posts: pd.DataFrame, *, min_posts: int = BEST_TIMES_MIN_POSTS) -
             "posts": pd.array(stats["k"].astype(np.int64), dtype="Int64"),
             "readers": pd.array(stats["so"].round().astype(np.int64), dtype="Int64"),
             "expected_readers": stats["se"],
-            "lift": lift,
-            "adjusted_lift": adjusted,
+            "vs_expected": lift,
+            "adjusted_vs_expected": adjusted,
             "vs_rest": np.where(tested, np.exp(log_ratio), np.nan),
             "vs_rest_low": low,
             "vs_rest_high": high,
@@ -194,20 +198,3 @@ def judge_slots(posts: pd.DataFrame, *, min_posts: int = BEST_TIMES_MIN_POSTS) -
         critical_z=critical,
     )
     return frame
-
-
-def usual_slots(frame: pd.DataFrame, count: int) -> list[tuple[int, int]]:
-    """The `count` weekday-hours with the most posts (ties: earlier first): where the
-    channel usually publishes, for spreading posts when no slot is reliably better."""
-    used = frame[frame["posts"] > 0].sort_values(
-        ["posts", "weekday", "hour"], ascending=[False, True, True], kind="stable"
-    )
-    return [(int(w), int(h)) for w, h in zip(used["weekday"], used["hour"], strict=True)][:count]
-
-
-def better_slots(frame: pd.DataFrame, count: int) -> list[tuple[int, int]]:
-    """The `count` best-ranked slots that are reliably better than the rest."""
-    better = frame[frame["distinct"].fillna(False).astype(bool) & (frame["vs_rest_low"] > 1)]
-    better = better.sort_values("rank", kind="stable").head(count)
-    return [(int(w), int(h)) for w, h in zip(better["weekday"], better["hour"], strict=True)]
-
