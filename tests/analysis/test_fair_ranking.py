@@ -15,8 +15,8 @@ import channelkit as ck
 from channelkit._constants import FAIR_MIN_BASE
 from channelkit.analysis import fair
 from channelkit.analysis.timing import NO_DIFFERENCE, RELIABLE, judge_slots
-from tests.fixtures import equal_rates
-from tests.fixtures.equal_rates import SMALL_AUDIENCE, TRUE_RATE
+from fixtures import equal_rates
+from fixtures.equal_rates import SMALL_AUDIENCE, TRUE_RATE
 
 SEEDS = range(100)
 # The top 5 of a ranking may hold small-audience items at most this much more often than

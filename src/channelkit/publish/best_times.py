@@ -49,10 +49,11 @@ class BestTimes:
         self.min_posts = min_posts
         self._cache: dict[str | None, tuple[tuple[Slot, ...], str]] = {}
 
-    def slots(self, channel_id: str) -> tuple[Slot, ...]:
+    def slots(self, channel_id: str | None) -> tuple[Slot, ...]:
+        """The channel's best slots (None: the organisation's)."""
         return self._best(channel_id)[0]
 
-    def source(self, channel_id: str) -> str:
+    def source(self, channel_id: str | None) -> str:
         return self._best(channel_id)[1]
 
     def _best(self, channel_id: str | None) -> tuple[tuple[Slot, ...], str]:
@@ -66,8 +67,8 @@ class BestTimes:
                 slots, source = self._best(None)
                 self._cache[channel_id] = (
                     slots,
-                    f"the organisation's best hours (the channel has {posts} posts old "
-                    f"enough to judge, fewer than {self.min_posts})",
+                    f"{source} (the channel has {posts} posts old enough to judge, fewer "
+                    f"than {self.min_posts})",
                 )
             else:
                 assert frame is not None  # only a named channel can be missing
