@@ -235,7 +235,11 @@ def low_reach(
         "WHERE r.relative_read_rate < ? ORDER BY r.relative_read_rate, r.id",
         (share,),
     )
-    return run(con, sql, period.tz)
+    frame = run(con, sql, period.tz)
+    low, high = fair.interval(frame["readers"], frame["audience"])
+    frame.insert(frame.columns.get_loc("read_rate") + 1, "read_rate_low", low)
+    frame.insert(frame.columns.get_loc("read_rate") + 2, "read_rate_high", high)
+    return frame
 
 
 def still_collecting(
