@@ -642,7 +642,9 @@ class Warehouse:
             assert last is not None  # require_daily() checked there are daily rows
             posts = timing.slot_posts(q.con, q.flt, q.period, last_day=last)
             frame = timing.judge_slots(posts)
-            q.attrs.update(frame.attrs, age_days=BEST_TIMES_AGE_DAYS)
+            q.attrs.update(
+                {str(k): v for k, v in frame.attrs.items()}, age_days=BEST_TIMES_AGE_DAYS
+            )
             return frame
 
         return self._run(Metric("best_times", default=None), filters, compute)

@@ -162,8 +162,12 @@ def test_small_audiences_do_not_top_the_rankings_over_100_seeds() -> None:
         groups = (
             posts.assign(expected=posts["audience"] * rate)
             .groupby(["channel_id", "tag"], as_index=False)
-            .agg(x=("readers", "sum"), n=("audience", "sum"), e=("expected", "sum"),
-                 audience=("audience", "first"))  # fmt: skip
+            .agg(
+                x=("readers", "sum"),
+                n=("audience", "sum"),
+                e=("expected", "sum"),
+                audience=("audience", "first"),
+            )  # fmt: skip
         )
         groups["vs"] = groups["x"] / groups["e"]
         mu = (groups["e"] / groups["n"]).to_numpy()
@@ -217,9 +221,9 @@ def test_the_warehouse_ranks_fairly_and_judges_hours(tmp_path: Path, seed: int) 
     top = wh.top_posts("read_rate", n=5, **window)
     assert (top["audience"] >= FAIR_MIN_BASE).all()
     assert list(top["adjusted_read_rate"]) == sorted(top["adjusted_read_rate"], reverse=True)
-    assert top.attrs["too_few_to_rank"] == int(
-        (frame["audience"] < FAIR_MIN_BASE).sum()
-    ) - int(top.attrs.get("still_collecting_readers", 0))
+    assert top.attrs["too_few_to_rank"] == int((frame["audience"] < FAIR_MIN_BASE).sum()) - int(
+        top.attrs.get("still_collecting_readers", 0)
+    )
 
     tags = wh.tag_performance(by="channel", **window)
     assert {"vs_expected_low", "vs_expected_high", "adjusted_vs_expected"} <= set(tags.columns)

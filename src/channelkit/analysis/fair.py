@@ -22,6 +22,7 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from channelkit._constants import FAIR_CONFIDENCE, FAIR_MAX_STRENGTH, FAIR_MIN_BASE
 
@@ -37,8 +38,8 @@ def z_value(confidence: float = FAIR_CONFIDENCE) -> float:
 
 
 def interval(
-    successes: np.ndarray,
-    trials: np.ndarray,
+    successes: ArrayLike,
+    trials: ArrayLike,
     kind: Kind = "proportion",
     confidence: float = FAIR_CONFIDENCE,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -74,7 +75,7 @@ def _variance(expected: np.ndarray, kind: Kind) -> np.ndarray:
 
 
 def prior_strength(
-    successes: np.ndarray, trials: np.ndarray, expected: np.ndarray, kind: Kind = "proportion"
+    successes: ArrayLike, trials: ArrayLike, expected: ArrayLike, kind: Kind = "proportion"
 ) -> float:
     """The prior's weight M (in trials) by the method of moments.
 
@@ -111,7 +112,7 @@ def strength_from_sums(squares: float, chance: float, spread: float, kind: Kind)
 
 
 def shrink(
-    successes: np.ndarray, trials: np.ndarray, expected: np.ndarray, strength: float
+    successes: ArrayLike, trials: ArrayLike, expected: ArrayLike, strength: float
 ) -> np.ndarray:
     """The posterior mean (x + M·μ) ÷ (n + M): the rate pulled toward μ by M trials' worth."""
     x = np.asarray(successes, dtype="float64")
@@ -120,18 +121,19 @@ def shrink(
     return (x + strength * mu) / (n + strength)
 
 
-def pooled(successes: np.ndarray, trials: np.ndarray) -> float:
+def pooled(successes: ArrayLike, trials: ArrayLike) -> float:
     """Σ successes ÷ Σ trials (NaN without trials)."""
-    total = float(np.sum(trials))
-    return float(np.sum(successes)) / total if total > 0 else float("nan")
+    total = float(np.sum(np.asarray(trials, dtype="float64")))
+    found = float(np.sum(np.asarray(successes, dtype="float64")))
+    return found / total if total > 0 else float("nan")
 
 
 def channel_expected(
-    successes: np.ndarray, trials: np.ndarray, kind: Kind = "proportion"
+    successes: ArrayLike, trials: ArrayLike, kind: Kind = "proportion"
 ) -> tuple[np.ndarray, float]:
     """Each channel's adjusted rate (its rate shrunk toward the workspace's pooled rate),
     the expected rate of its posts; and the strength used."""
-    mu = np.full(len(trials), pooled(successes, trials))
+    mu = np.full(np.shape(trials), pooled(successes, trials))
     strength = prior_strength(successes, trials, mu, kind)
     return shrink(successes, trials, mu, strength), strength
 
@@ -141,7 +143,7 @@ def rank_fairly(
     rate: str,
     successes: str,
     trials: str,
-    expected: np.ndarray,
+    expected: ArrayLike,
     *,
     kind: Kind = "proportion",
     tiebreak: str | None = None,
@@ -179,6 +181,17 @@ def rank_fairly(
     out.loc[apart, "rank"] = pd.NA
     out.attrs["prior_strength"] = strength
     return out
+
+
+def with_interval(
+    frame: pd.DataFrame, rate: str, successes: str, trials: str, kind: Kind = "proportion"
+) -> pd.DataFrame:
+    """`frame` with `{rate}_low` and `{rate}_high` (the score interval) right after `rate`."""
+    low, high = interval(frame[successes], frame[trials], kind)
+    at = list(frame.columns).index(rate) + 1
+    frame.insert(at, f"{rate}_low", low)
+    frame.insert(at + 1, f"{rate}_high", high)
+    return frame
 
 
 def post_prior(sums: pd.DataFrame) -> tuple[dict[str, float], float]:

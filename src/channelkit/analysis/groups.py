@@ -123,9 +123,9 @@ def _finish_groups(
     frame["engagement_rate"] = ratio(frame["engagements"], frame["opens"])
     frame["small_sample"] = (frame["posts"] < small_sample_n).astype("boolean")
     _fair_lift(frame)
-    frame["too_few_to_rank"] = (
-        frame["small_sample"] | (frame["audience"] < FAIR_MIN_BASE)
-    ).astype("boolean")
+    frame["too_few_to_rank"] = (frame["small_sample"] | (frame["audience"] < FAIR_MIN_BASE)).astype(
+        "boolean"
+    )
     out = frame[[*keys, *GROUP_COLUMNS]].copy()
     for column in ("posts", "readers", "opens", "engagements"):
         out[column] = out[column].astype("Int64")
@@ -235,11 +235,7 @@ def low_reach(
         "WHERE r.relative_read_rate < ? ORDER BY r.relative_read_rate, r.id",
         (share,),
     )
-    frame = run(con, sql, period.tz)
-    low, high = fair.interval(frame["readers"], frame["audience"])
-    frame.insert(frame.columns.get_loc("read_rate") + 1, "read_rate_low", low)
-    frame.insert(frame.columns.get_loc("read_rate") + 2, "read_rate_high", high)
-    return frame
+    return fair.with_interval(run(con, sql, period.tz), "read_rate", "readers", "audience")
 
 
 def still_collecting(

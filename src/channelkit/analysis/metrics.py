@@ -543,8 +543,7 @@ def channel_comparison(
     ranked = fair.rank_fairly(
         frame, "read_rate", "rated_readers", "audience", workspace, tiebreak="channel_id"
     )
-    low, high = fair.interval(ranked["engagements"], ranked["opens"], "count")
-    ranked["engagement_rate_low"], ranked["engagement_rate_high"] = low, high
+    ranked = fair.with_interval(ranked, "engagement_rate", "engagements", "opens", "count")
     columns = [
         "rank",
         "channel_id",
@@ -664,11 +663,8 @@ def top_posts(
     )
     frame = run(con, sql, period.tz)
     frame.insert(0, "rank", pd.Series(range(1, len(frame) + 1), index=frame.index, dtype="Int64"))
-    low, high = fair.interval(frame["readers"], frame["audience"])
-    frame.insert(frame.columns.get_loc("read_rate") + 1, "read_rate_low", low)
-    frame.insert(frame.columns.get_loc("read_rate") + 2, "read_rate_high", high)
-    low, high = fair.interval(frame["engagements"], frame["opens"], "count")
-    frame["engagement_rate_low"], frame["engagement_rate_high"] = low, high
+    frame = fair.with_interval(frame, "read_rate", "readers", "audience")
+    frame = fair.with_interval(frame, "engagement_rate", "engagements", "opens", "count")
     if by != "read_rate":
         frame = frame.drop(columns="adjusted_read_rate")
     if by == "read_rate":

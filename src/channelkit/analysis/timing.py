@@ -71,7 +71,9 @@ def slot_posts(
     return run(con, sql, period.tz)
 
 
-def _compare(slot: np.ndarray, o: np.ndarray, e: np.ndarray, min_posts: int) -> dict[str, np.ndarray]:
+def _compare(
+    slot: np.ndarray, o: np.ndarray, e: np.ndarray, min_posts: int
+) -> dict[str, np.ndarray]:
     """Per labelling (a row of `slot`, shape labellings × posts) and slot: posts `k`,
     readers `so`, expected `se`, `lift`, the log of its ratio to the rest's lift, that
     log's standard error `spread`, `var_slot` (its own part) and whether it is `tested`."""

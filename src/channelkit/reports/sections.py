@@ -7,7 +7,7 @@ Each frame also goes, unformatted, to the CSV files of `--csv`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, time
 from typing import TYPE_CHECKING, Any
@@ -19,12 +19,12 @@ from markupsafe import Markup
 from channelkit import plots
 from channelkit._constants import (
     FAIR_MIN_BASE,
-    SMALL_SAMPLE_POSTS,
     REPORT_BODY_EXCERPT_CHARS,
     REPORT_DAILY_TREND_MAX_DAYS,
     REPORT_GROUP_ROWS_LIMIT,
     REPORT_TREND_TICKS,
     REPORT_UPCOMING_LIMIT,
+    SMALL_SAMPLE_POSTS,
 )
 from channelkit.analysis.fair import FAIR_NOTE
 from channelkit.analysis.freshness import Freshness
@@ -189,9 +189,7 @@ def _best_and_weakest(
     best = None
     if not top_rate.empty and not numbers.missing(top_rate["read_rate"].iloc[0]):
         first = top_rate.iloc[0]
-        best = PostRate(
-            str(first["title"]), float(first["read_rate"]), None, *_base(first)
-        )
+        best = PostRate(str(first["title"]), float(first["read_rate"]), None, *_base(first))
     weakest = None
     judged = low[low["audience"] >= FAIR_MIN_BASE] if not low.empty else low
     if not judged.empty:
@@ -210,13 +208,17 @@ def _base(row: pd.Series) -> tuple[int, int]:
     return int(row["readers"]), int(row["audience"])
 
 
-def _rate_interval(row: Mapping[str, Any], rate: str = "read_rate") -> str:
-    """ "58.1% (50.7–65.3%)": a rate and its 95% interval."""
-    value = numbers.percent(row[rate])
+def _rate_interval(
+    row: Mapping[Hashable, Any] | pd.Series[Any],
+    rate: str = "read_rate",
+    show: Callable[[Any], str] = numbers.percent,
+) -> str:
+    """ "58.1% (50.7%–65.3%)": a rate (`show`n) and its 95% interval."""
+    value = show(row[rate])
     low, high = row.get(f"{rate}_low"), row.get(f"{rate}_high")
     if numbers.missing(row[rate]) or numbers.missing(low) or numbers.missing(high):
         return value
-    return f"{value} ({numbers.percent(low)}\u2013{numbers.percent(high)})"
+    return f"{value} ({show(low)}\u2013{show(high)})"
 
 
 def _incomplete_caveat(period: ReportPeriod, fresh: Freshness) -> str:
@@ -593,7 +595,7 @@ def _group_section(
             numbers.whole(row["readers"]),
             numbers.percent(row["read_rate"]),
             numbers.ratio(row["lift"]),
-            _ratio_interval(row),
+            _rate_interval(row, "vs_expected", numbers.ratio),
             numbers.whole(row["posts"]),
             numbers.count(row["median_opens"]),
             "too few to rank" if row["too_few_to_rank"] is True else "",
@@ -611,7 +613,8 @@ def _group_section(
     top = _largest(ranked, "adjusted_vs_expected")
     chart_key = (
         f"the most read against expectations ({FAIR_NOTE}): {label.lower()} "
-        f"{_text(top[key])}, {_ratio_interval(top)} on {_posts(top['posts'])}"
+        f"{_text(top[key])}, {_rate_interval(top, 'vs_expected', numbers.ratio)} "
+        f"on {_posts(top['posts'])}"
     )
     drawn = chart(
         draw(frame),
@@ -622,15 +625,6 @@ def _group_section(
         columns=(key, "readers", "read_rate", "lift", "posts", "median_opens", "small_sample"),
     )
     return Section(section_id, title, intro, charts=(drawn,), table=table, notes=notes)
-
-
-def _ratio_interval(row: Mapping[str, Any]) -> str:
-    """ "1.12 (0.95–1.31)": readers vs expected and its 95% interval."""
-    value = numbers.ratio(row["vs_expected"])
-    low, high = row.get("vs_expected_low"), row.get("vs_expected_high")
-    if numbers.missing(row["vs_expected"]) or numbers.missing(low) or numbers.missing(high):
-        return value
-    return f"{value} ({numbers.ratio(low)}\u2013{numbers.ratio(high)})"
 
 
 def _heatmap_section(frame: pd.DataFrame, tz: str) -> Section:
