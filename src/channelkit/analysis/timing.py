@@ -2,13 +2,16 @@
 
 Each post is judged on its readers in its first BEST_TIMES_AGE_DAYS UTC days (the same age
 for every post) against what its channel's posts get at that age: expected = its audience
-× its channel's rate. A weekday-hour slot's `vs_expected` is Σ readers ÷ Σ expected over its
-posts. Each slot with at least BEST_TIMES_MIN_POSTS posts is compared with all the other
-posts: the log of the ratio of the two lifts, with a variance from the posts themselves
-(a ratio estimator's, so a few widely read posts count for what they are), against a
-Bonferroni-adjusted critical value over the slots tested. `verdict` is "reliable" when
-some slot's interval excludes 1, else "no reliable difference". Slots rank by their lift
-shrunk toward the typical slot (empirical Bayes on the log lifts).
+× its channel's rate. A weekday-hour slot's `vs_expected` is Σ readers ÷ Σ expected over
+its posts. Each slot with at least BEST_TIMES_MIN_POSTS posts' worth of evidence is
+compared with all the other posts: z = the log of the ratio of the two, over its standard
+error (each post's variance binomial on its audience plus the posts' own spread, fitted by
+moments). The critical |z| is the FAIR_CONFIDENCE quantile of the largest |z| over the
+slots when the slots are shuffled among each channel's posts (a permutation test, so the
+chance of naming any slot when no hour differs stays 1 - FAIR_CONFIDENCE however many
+slots are tested). `verdict` is "reliable" when some slot's interval excludes 1, else "no
+reliable difference". Slots rank by `vs_expected` shrunk toward the typical slot
+(empirical Bayes on the logs).
 
     frame = judge_slots(posts)          # weekday, hour, channel_id, audience, readers
     frame.attrs["verdict"]              # "reliable" / "no reliable difference"
@@ -72,11 +75,12 @@ def slot_posts(
 
 
 def _compare(
-    slot: np.ndarray, o: np.ndarray, e: np.ndarray, min_posts: int
+    slot: np.ndarray, o: np.ndarray, e: np.ndarray, v: np.ndarray, min_posts: int
 ) -> dict[str, np.ndarray]:
     """Per labelling (a row of `slot`, shape labellings × posts) and slot: posts `k`,
     readers `so`, expected `se`, `lift`, the log of its ratio to the rest's lift, that
-    log's standard error `spread`, `var_slot` (its own part) and whether it is `tested`."""
+    log's standard error `spread` (from each post's variance `v`), `var_slot` (its own
+    part) and whether it is `tested`."""
     rows = slot.shape[0]
     flat = (slot + _SLOTS * np.arange(rows)[:, None]).ravel()
 
@@ -85,23 +89,15 @@ def _compare(
         return np.bincount(flat, weights, minlength=rows * _SLOTS).reshape(rows, _SLOTS)
 
     k, so, se, see = per_slot(None).astype("float64"), per_slot(o), per_slot(e), per_slot(e * e)
+    sv = per_slot(v)
     total_o, total_e, total_k = so.sum(1, keepdims=True), se.sum(1, keepdims=True), len(o)
     with np.errstate(divide="ignore", invalid="ignore"):
         lift = so / se
         rest = (total_o - so) / (total_e - se)
-        # The ratio estimator's variance of a log lift: Σ(o - R·e)² ÷ O², times k/(k-1).
-        mine = per_slot((o - np.take_along_axis(lift, slot, 1) * e) ** 2)
-        # Every post outside the slot, against the rest's lift R: Σ(o - R·e)² over them.
-        soo, soe = per_slot(o * o), per_slot(o * e)
-        outside = (
-            (soo.sum(1, keepdims=True) - soo)
-            - 2 * rest * (soe.sum(1, keepdims=True) - soe)
-            + rest**2 * (see.sum(1, keepdims=True) - see)
-        )
-        var_slot = mine / so**2 * k / (k - 1)
+        # Var(O ÷ E) = Σv ÷ E², for the slot and for the rest (of a log, near 1).
+        var_slot = sv / se**2
         kr = total_k - k
-        var_rest = np.maximum(outside, 0.0) / (total_o - so) ** 2 * kr / (kr - 1)
-        spread = np.sqrt(var_slot + var_rest)
+        spread = np.sqrt(var_slot + (sv.sum(1, keepdims=True) - sv) / (total_e - se) ** 2)
         log_ratio = np.log(lift / rest)
         # A large channel's posts weigh more: a slot's evidence is Kish's effective number
         # of posts, (Σe)² ÷ Σe².
@@ -120,8 +116,22 @@ def _compare(
     }
 
 
+def _variances(o: np.ndarray, e: np.ndarray, rate: np.ndarray) -> np.ndarray:
+    """Each post's variance of readers when the hour makes no difference: binomial on its
+    audience, e·(1 - rate), plus the posts' own spread, c²·e², with c² by the method of
+    moments over all the posts (a post's content moves its readers more than chance)."""
+    chance = e * (1 - rate)
+    beyond = max(float(np.sum((o - e) ** 2 - chance)) / float(np.sum(e * e)), 0.0)
+    return chance + beyond * e * e
+
+
 def _critical(
-    slot: np.ndarray, channel: np.ndarray, o: np.ndarray, e: np.ndarray, min_posts: int
+    slot: np.ndarray,
+    channel: np.ndarray,
+    o: np.ndarray,
+    e: np.ndarray,
+    v: np.ndarray,
+    min_posts: int,
 ) -> float:
     """The FAIR_CONFIDENCE quantile of the largest |z| over the slots when the hour makes no
     difference: slots shuffled among each channel's posts, BEST_TIMES_PERMUTATIONS times
@@ -132,7 +142,7 @@ def _critical(
         mine = np.flatnonzero(channel == number)
         labels = np.broadcast_to(slot[mine], (BEST_TIMES_PERMUTATIONS, len(mine)))
         shuffled[:, mine] = rng.permuted(labels, axis=1)
-    stats = _compare(shuffled, o, e, min_posts)
+    stats = _compare(shuffled, o, e, v, min_posts)
     z = np.where(stats["tested"], np.abs(stats["log_ratio"] / stats["spread"]), 0.0)
     return float(np.quantile(z.max(axis=1), FAIR_CONFIDENCE))
 
@@ -155,9 +165,10 @@ def judge_slots(posts: pd.DataFrame, *, min_posts: int = BEST_TIMES_MIN_POSTS) -
     keep = expected > 0
     slot = (posts["weekday"].to_numpy(np.int64) * 24 + posts["hour"].to_numpy(np.int64))[keep]
     o, e, channel = readers[keep], expected[keep], channel[keep]
-    stats = {key: value[0] for key, value in _compare(slot[None, :], o, e, min_posts).items()}
+    v = _variances(o, e, (seen / base)[channel])
+    stats = {key: value[0] for key, value in _compare(slot[None, :], o, e, v, min_posts).items()}
     tested, log_ratio, spread = stats["tested"], stats["log_ratio"], stats["spread"]
-    critical = _critical(slot, channel, o, e, min_posts) if tested.any() else float("nan")
+    critical = _critical(slot, channel, o, e, v, min_posts) if tested.any() else float("nan")
     low = np.where(tested, np.exp(log_ratio - critical * spread), np.nan)
     high = np.where(tested, np.exp(log_ratio + critical * spread), np.nan)
     distinct = tested & ((low > 1) | (high < 1))
