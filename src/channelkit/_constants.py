@@ -147,6 +147,7 @@ BEST_TIMES_AGE_DAYS = 7
 BEST_TIMES_MIN_POSTS = 5
 BEST_TIMES_PERMUTATIONS = 200
 BEST_TIMES_SEED = 20261126
+BEST_TIMES_GRID_CELLS = 4_000_000  # shuffles x posts judged at once (32 MB of int64)
 PERIOD_FIRST_YEAR = 1970  # dates outside these years are typos, not periods
 PERIOD_LAST_YEAR = 2200
 PLOT_TEMPLATE = "channelkit"

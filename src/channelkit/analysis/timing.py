@@ -27,6 +27,7 @@ import pandas as pd
 
 from channelkit._constants import (
     BEST_TIMES_AGE_DAYS,
+    BEST_TIMES_GRID_CELLS,
     BEST_TIMES_MIN_POSTS,
     BEST_TIMES_PERMUTATIONS,
     BEST_TIMES_SEED,
@@ -137,14 +138,21 @@ def _critical(
     difference: slots shuffled among each channel's posts, BEST_TIMES_PERMUTATIONS times
     (a fixed seed: the same data give the same answer)."""
     rng = np.random.default_rng(BEST_TIMES_SEED)
-    shuffled = np.empty((BEST_TIMES_PERMUTATIONS, len(slot)), dtype=np.int64)
-    for number in np.unique(channel):
-        mine = np.flatnonzero(channel == number)
-        labels = np.broadcast_to(slot[mine], (BEST_TIMES_PERMUTATIONS, len(mine)))
-        shuffled[:, mine] = rng.permuted(labels, axis=1)
-    stats = _compare(shuffled, o, e, v, min_posts)
-    z = np.where(stats["tested"], np.abs(stats["log_ratio"] / stats["spread"]), 0.0)
-    return float(np.quantile(z.max(axis=1), FAIR_CONFIDENCE))
+    groups = [np.flatnonzero(channel == number) for number in np.unique(channel)]
+    # A block of shuffles at a time, so that shuffles × posts stays within
+    # BEST_TIMES_GRID_CELLS (1M posts: 4 at a time, not 200 × 1M labels at once).
+    block = max(1, min(BEST_TIMES_PERMUTATIONS, BEST_TIMES_GRID_CELLS // max(len(slot), 1)))
+    largest: list[np.ndarray] = []
+    for first in range(0, BEST_TIMES_PERMUTATIONS, block):
+        rows = min(block, BEST_TIMES_PERMUTATIONS - first)
+        shuffled = np.empty((rows, len(slot)), dtype=np.int64)
+        for mine in groups:
+            labels = np.broadcast_to(slot[mine], (rows, len(mine)))
+            shuffled[:, mine] = rng.permuted(labels, axis=1)
+        stats = _compare(shuffled, o, e, v, min_posts)
+        z = np.where(stats["tested"], np.abs(stats["log_ratio"] / stats["spread"]), 0.0)
+        largest.append(z.max(axis=1))
+    return float(np.quantile(np.concatenate(largest), FAIR_CONFIDENCE))
 
 
 def judge_slots(posts: pd.DataFrame, *, min_posts: int = BEST_TIMES_MIN_POSTS) -> pd.DataFrame:
