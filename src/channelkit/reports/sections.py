@@ -631,7 +631,9 @@ def _heatmap_section(frame: pd.DataFrame, tz: str) -> Section:
     title = "When posts were published"
     intro = (
         "Posts published by weekday and hour (local time), and the readers those posts "
-        "received; the data has no hour of reading."
+        "received; the data has no hour of reading. Readers per post set an hour of two "
+        "posts beside one of two hundred: whether any hour is reliably better is "
+        "wh.best_times()'s verdict (and what --slots best uses)."
     )
     if int(frame["posts_published"].sum()) == 0:
         return Section("heatmap", title, intro, empty="No posts published in this period.")
@@ -663,7 +665,8 @@ def _busiest(frame: pd.DataFrame, column: str, what: str, fmt: Callable[[Any], s
     so that every slot with a post has both numbers)."""
     top = _largest(frame, column)
     slot = f"{top['weekday_name']} at {int(top['hour']):02d}:00"
-    return f"the most, {fmt(top[column])} {what}, on {slot}"
+    behind = "" if column == "posts_published" else f" ({_posts(top['posts_published'])})"
+    return f"the most, {fmt(top[column])} {what}, on {slot}{behind}"
 
 
 def _upcoming_section(frame: pd.DataFrame, tz: str, as_of: datetime) -> Section:
