@@ -36,7 +36,6 @@ from pathlib import Path
 from unittest.mock import patch
 
 import pandas as pd
-
 from analysis_queries import END, KPI, START, TZ, build, scale
 
 from channelkit import warehouse
