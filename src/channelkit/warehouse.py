@@ -406,13 +406,16 @@ class Warehouse:
         """The `n` best posts by readers, read rate, opens or engagement rate.
 
         by="readers"/"read_rate": posts published in the period, by their lifetime readers
-        (read_rate only for posts whose audience is at least KPI_SMALL_BASE_AUDIENCE and
-        that have had their channel's reach time: younger posts are still collecting
-        readers, counted in `attrs["still_collecting_readers"]` and listed by
-        `still_collecting_readers()`).
+        (read_rate only for posts that have had their channel's reach time: younger posts
+        are still collecting readers, counted in `attrs["still_collecting_readers"]` and
+        listed by `still_collecting_readers()`).
         by="opens"/"engagement_rate": every post's daily rows in the period, whenever it was
         published; posts with fewer than `min_opens` opens are left out (default: none for
         opens, TOP_POSTS_MIN_VIEWS for engagement_rate). Ties are broken by post id.
+        Rates are ranked fairly (docs/metrics.md, "Fair rankings"): by `adjusted_read_rate`
+        / `adjusted_engagement_rate`, shrunk toward the post's channel, with each rate's
+        95% interval (`*_low`, `*_high`); a base under FAIR_MIN_BASE is too few to rank
+        (`attrs["too_few_to_rank"]` counts those posts).
         Without a period: the last 28 days (METRIC_DEFAULT_PERIOD).
         """
         if by not in metrics.TOP_BY:
@@ -436,7 +439,10 @@ class Warehouse:
     def channel_comparison(self, **filters: Unpack[Filters]) -> pd.DataFrame:
         """Per channel: posts, readers, audience, read rate, opens, engagements, subscribers.
 
-        Highest read rate first. `subscribers` is the channel's count on the last synced
+        Ranked by read rate adjusted for audience size (`adjusted_read_rate`, shrunk toward
+        the workspace's; `rank`; `read_rate_low`/`_high` its 95% interval; channels with an
+        audience under FAIR_MIN_BASE are too few to rank and come last: docs/metrics.md,
+        "Fair rankings"). `subscribers` is the channel's count on the last synced
         day of the period (from channel analytics), not today's. Without a period: the last
         28 days (METRIC_DEFAULT_PERIOD).
         """

@@ -240,3 +240,32 @@ def test_the_warehouse_ranks_fairly_and_judges_hours(tmp_path: Path, seed: int) 
     assert best.loc[0, "hour"] == 9 and bool(best.loc[0, "distinct"])
     assert best.attrs["posts_judged"] == len(planted)
     assert math.isfinite(best.attrs["critical_z"])
+
+
+def test_engagement_rate_ranking_recomputed_by_hand(small_warehouse: Path) -> None:
+    # Week 13's posts with 100 opens or more (fixtures/warehouse.py): Engineering's post_07
+    # (30 engagements of 120 opens) and post_02 (24 of 120), Company News's post_03 (10
+    # of 100). Each channel's rate shrunk toward the pooled one, then each post's toward
+    # its channel's (gamma priors, fitted by moments), in plain Python.
+    posts = {"post_07": ("eng", 30, 120), "post_02": ("eng", 24, 120), "post_03": ("news", 10, 100)}
+    channels = {c: [(x, n) for ch, x, n in posts.values() if ch == c] for c in ("eng", "news")}
+    sums = {c: (sum(x for x, _ in v), sum(n for _, n in v)) for c, v in channels.items()}
+    pooled = sum(x for x, _ in sums.values()) / sum(n for _, n in sums.values())
+    beyond = sum((x - n * pooled) ** 2 - n * pooled for x, n in sums.values())
+    outer = 1 / (beyond / sum(n * n * pooled for _, n in sums.values()))
+    if beyond <= 0:
+        outer = 1e6
+    mu = {c: (x + outer * pooled) / (n + outer) for c, (x, n) in sums.items()}
+    beyond = sum((x - n * mu[c]) ** 2 - n * mu[c] for c, x, n in posts.values())
+    inner = 1e6 if beyond <= 0 else sum(n * n * mu[c] for c, x, n in posts.values()) / beyond
+    adjusted = {p: (x + inner * mu[c]) / (n + inner) for p, (c, x, n) in posts.items()}
+
+    top = ck.Warehouse(small_warehouse).top_posts(
+        "engagement_rate", start="2026-03-23", end="2026-03-30"
+    )
+    assert dict(zip(top["post_id"], top["adjusted_engagement_rate"], strict=True)) == (
+        pytest.approx(adjusted)
+    )
+    assert list(top["post_id"]) == sorted(adjusted, key=lambda p: -adjusted[p])
+    assert (top["engagement_rate_low"] < top["engagement_rate"]).all()
+    assert (top["engagement_rate"] < top["engagement_rate_high"]).all()

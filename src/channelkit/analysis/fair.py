@@ -194,20 +194,20 @@ def with_interval(
     return frame
 
 
-def post_prior(sums: pd.DataFrame) -> tuple[dict[str, float], float]:
+def post_prior(sums: pd.DataFrame, kind: Kind = "proportion") -> tuple[dict[str, float], float]:
     """What posts are shrunk toward: each channel's adjusted rate (`channel_expected`), and
     the posts' prior strength around it, from per-channel sums of the posts (x successes,
     n trials): columns channel_id, x, n, xx (Σx²), xn (Σxn), nn (Σn²)."""
     if sums.empty:
         return {}, FAIR_MAX_STRENGTH
     x, n = sums["x"].to_numpy("float64"), sums["n"].to_numpy("float64")
-    mu, _ = channel_expected(x, n)
-    v = _variance(mu, "proportion")
+    mu, _ = channel_expected(x, n, kind)
+    v = _variance(mu, kind)
     xx, xn, nn = (sums[c].to_numpy("float64") for c in ("xx", "xn", "nn"))
     strength = strength_from_sums(
         float(np.sum(xx - 2 * mu * xn + mu * mu * nn)),
         float(np.sum(v * n)),
-        float(np.sum(v * (nn - n))),
-        "proportion",
+        float(np.sum(v * (nn - n))) if kind == "proportion" else float(np.sum(mu * nn)),
+        kind,
     )
     return dict(zip(sums["channel_id"].astype(str), mu.tolist(), strict=True)), strength

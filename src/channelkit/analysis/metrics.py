@@ -609,7 +609,7 @@ def top_posts(
         "readers": "readers DESC",
         "read_rate": "adjusted_read_rate DESC NULLS LAST",
         "opens": "opens DESC",
-        "engagement_rate": "engagement_rate DESC NULLS LAST",
+        "engagement_rate": "adjusted_engagement_rate DESC NULLS LAST",
     }[by]
     where, params = flt.where("p")
     reach_time = _NO_REACH_TIME if settled is None else settled.table()
@@ -621,16 +621,33 @@ def top_posts(
         settled_posts = Sql(
             "FROM cohort c LEFT JOIN reach_time rt ON rt.channel_id = c.channel_id WHERE "
         ) + (Sql("TRUE") if settled is None else settled.settled("c.published_at", "rt"))
-        sums = _post_sums(con, flt, period, reach_time, settled_posts)
-        too_few = int(sums["too_few"].sum())
-        prior, strength = fair.post_prior(sums[sums["n"] > 0])
+        xn = Sql(
+            "SELECT c.channel_id, least(c.readers, c.audience)::DOUBLE AS x, "
+            "c.audience::DOUBLE AS n "
+        )
+        head = Sql("WITH cohort AS (") + cohort_rows(flt, [period]) + Sql("), ") + reach_time
+        sums = _post_sums(con, head, xn + settled_posts)
         candidates = (
             Sql("SELECT c.id ") + settled_posts + Sql(" AND c.audience >= ?", (FAIR_MIN_BASE,))
         )
     elif published:
         candidates = Sql("SELECT id FROM cohort")
     else:
-        candidates = Sql("SELECT post_id AS id FROM per_post WHERE opens >= ?", (min_opens,))
+        least = max(min_opens, FAIR_MIN_BASE) if by == "engagement_rate" else min_opens
+        candidates = Sql("SELECT post_id AS id FROM per_post WHERE opens >= ?", (least,))
+        if by == "engagement_rate":
+            # The same, per open: shrunk toward the channel's engagement rate (a gamma prior).
+            head = daily_rows(con, flt, [period]) + Sql(f", {PER_POST}")
+            xn = Sql(
+                "SELECT p.channel_id, pp.engagements::DOUBLE AS x, pp.opens::DOUBLE AS n "
+                "FROM per_post pp JOIN posts p ON p.id = pp.post_id WHERE pp.opens >= ?",
+                (min_opens,),
+            )
+            sums = _post_sums(con, head, xn)
+    if by in ("read_rate", "engagement_rate"):
+        kind: fair.Kind = "proportion" if by == "read_rate" else "count"
+        too_few = int(sums["too_few"].sum())
+        prior, strength = fair.post_prior(sums[sums["n"] > 0], kind)
     sql = (
         daily_rows(con, flt, [period])
         + Sql(", cohort AS (")
@@ -651,51 +668,48 @@ def top_posts(
             "(least(coalesce(p.views, 0), a.subscribers) + ?::DOUBLE * pr.expected) "
             "/ (a.subscribers + ?::DOUBLE) AS adjusted_read_rate, "
             "coalesce(pp.opens, 0) AS opens, coalesce(pp.engagements, 0) AS engagements, "
-            "pp.engagements::DOUBLE / nullif(pp.opens, 0) AS engagement_rate "
+            "pp.engagements::DOUBLE / nullif(pp.opens, 0) AS engagement_rate, "
+            "(coalesce(pp.engagements, 0) + ?::DOUBLE * pr.expected) "
+            "/ (coalesce(pp.opens, 0) + ?::DOUBLE) AS adjusted_engagement_rate "
             "FROM candidates k JOIN posts p ON p.id = k.id "
             "ASOF LEFT JOIN channel_daily a ON a.channel_id = p.channel_id "
             "AND timezone('UTC', p.published_at)::DATE >= a.date "
             "LEFT JOIN per_post pp ON pp.post_id = p.id LEFT JOIN prior pr ON pr.channel_id = "
             f"p.channel_id LEFT JOIN channels ch ON ch.id = p.channel_id WHERE {where}) "
             f"SELECT * FROM ranked ORDER BY {order}, post_id LIMIT ?",
-            (strength, strength, *params, n),
+            (strength, strength, strength, strength, *params, n),
         )
     )
     frame = run(con, sql, period.tz)
     frame.insert(0, "rank", pd.Series(range(1, len(frame) + 1), index=frame.index, dtype="Int64"))
     frame = fair.with_interval(frame, "read_rate", "readers", "audience")
     frame = fair.with_interval(frame, "engagement_rate", "engagements", "opens", "count")
-    if by != "read_rate":
-        frame = frame.drop(columns="adjusted_read_rate")
-    if by == "read_rate":
+    unused = {"read_rate": "adjusted_engagement_rate", "engagement_rate": "adjusted_read_rate"}
+    frame = frame.drop(
+        columns=[unused[by]] if by in unused else ["adjusted_read_rate", "adjusted_engagement_rate"]
+    )
+    if by in unused:
         frame.attrs.update(prior_strength=strength, too_few_to_rank=too_few)
     return frame
 
 
-def _post_sums(
-    con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period, reach_time: Sql, posts: Sql
-) -> pd.DataFrame:
-    """Per channel, over the `posts` (FROM ... WHERE on `cohort c`) whose audience is at
-    least FAIR_MIN_BASE: the sums `fair.post_prior` needs, with x = readers (at most the
-    audience) and n = audience; and `too_few`, the posts with a smaller audience."""
+def _post_sums(con: duckdb.DuckDBPyConnection, head: Sql, xn: Sql) -> pd.DataFrame:
+    """Per channel, over the posts `xn` gives (channel_id, x successes, n trials, after
+    the CTEs of `head`) whose n is at least FAIR_MIN_BASE: the sums `fair.post_prior`
+    needs; and `too_few`, the posts with a smaller n."""
     sql = (
-        Sql("WITH cohort AS (")
-        + cohort_rows(flt, [period])
-        + Sql("), ")
-        + reach_time
-        + Sql(
-            ", xn AS (SELECT c.channel_id, least(c.readers, c.audience)::DOUBLE AS x, "
-            "c.audience::DOUBLE AS n, c.audience >= ? AS enough ",
-            (FAIR_MIN_BASE,),
-        )
-        + posts
+        head
+        + Sql(", xn AS (")
+        + xn
         + Sql(
             ") SELECT channel_id, coalesce(sum(x) FILTER (enough), 0) AS x, "
             "coalesce(sum(n) FILTER (enough), 0) AS n, "
             "coalesce(sum(x * x) FILTER (enough), 0) AS xx, "
             "coalesce(sum(x * n) FILTER (enough), 0) AS xn, "
             "coalesce(sum(n * n) FILTER (enough), 0) AS nn, "
-            "count(*) FILTER (NOT enough) AS too_few FROM xn GROUP BY 1 ORDER BY 1"
+            "count(*) FILTER (NOT enough) AS too_few "
+            "FROM (SELECT *, n >= ? AS enough FROM xn) GROUP BY 1 ORDER BY 1",
+            (FAIR_MIN_BASE,),
         )
     )
     return plain_frame(con, sql.text, sql.params)
