@@ -121,9 +121,9 @@ def _variances(o: np.ndarray, e: np.ndarray, rate: np.ndarray) -> np.ndarray:
     """Each post's variance of readers when the hour makes no difference: binomial on its
     audience, e·(1 - rate), plus the posts' own spread, c²·e², with c² by the method of
     moments over all the posts (a post's content moves its readers more than chance)."""
-    chance = e * (1 - rate)
+    chance: np.ndarray = e * (1 - rate)
     beyond = max(float(np.sum((o - e) ** 2 - chance)) / float(np.sum(e * e)), 0.0)
-    return chance + beyond * e * e
+    return np.asarray(chance + beyond * e * e, dtype="float64")
 
 
 def _critical(
