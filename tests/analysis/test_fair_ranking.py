@@ -190,6 +190,14 @@ def test_best_times_find_no_difference_where_there_is_none_over_100_seeds() -> N
     assert verdicts.count(NO_DIFFERENCE) >= 90, verdicts.count(NO_DIFFERENCE)
 
 
+def test_without_shuffles_bonferroni_holds_as_well_over_100_seeds() -> None:
+    # The bound used above BEST_TIMES_PERMUTE_UP_TO posts, tried on the same small posts.
+    verdicts = [
+        judge_slots(equal_rates.posts(seed), permute_up_to=0).attrs["verdict"] for seed in SEEDS
+    ]
+    assert verdicts.count(NO_DIFFERENCE) >= 90, verdicts.count(NO_DIFFERENCE)
+
+
 def test_best_times_find_a_planted_best_hour_over_100_seeds() -> None:
     first = [
         int(judge_slots(equal_rates.posts(seed, planted=1.23)).loc[0, "hour"]) for seed in SEEDS

@@ -9,9 +9,10 @@ error (each post's variance binomial on its audience plus the posts' own spread,
 moments). The critical |z| is the FAIR_CONFIDENCE quantile of the largest |z| over the
 slots when the slots are shuffled among each channel's posts (a permutation test, so the
 chance of naming any slot when no hour differs stays 1 - FAIR_CONFIDENCE however many
-slots are tested). `verdict` is "reliable" when some slot's interval excludes 1, else "no
-reliable difference". Slots rank by `vs_expected` shrunk toward the typical slot
-(empirical Bayes on the logs).
+slots are tested); above BEST_TIMES_PERMUTE_UP_TO posts, Bonferroni's normal bound.
+`verdict` is "reliable" when some slot's interval excludes 1, else "no reliable
+difference". Slots rank by `vs_expected` shrunk toward the typical slot (empirical Bayes
+on the logs).
 
     frame = judge_slots(posts)          # weekday, hour, channel_id, audience, readers
     frame.attrs["verdict"]              # "reliable" / "no reliable difference"
@@ -20,6 +21,7 @@ reliable difference". Slots rank by `vs_expected` shrunk toward the typical slot
 from __future__ import annotations
 
 from datetime import date
+from statistics import NormalDist
 
 import duckdb
 import numpy as np
@@ -30,6 +32,7 @@ from channelkit._constants import (
     BEST_TIMES_GRID_CELLS,
     BEST_TIMES_MIN_POSTS,
     BEST_TIMES_PERMUTATIONS,
+    BEST_TIMES_PERMUTE_UP_TO,
     BEST_TIMES_SEED,
     FAIR_CONFIDENCE,
 )
@@ -155,7 +158,12 @@ def _critical(
     return float(np.quantile(np.concatenate(largest), FAIR_CONFIDENCE))
 
 
-def judge_slots(posts: pd.DataFrame, *, min_posts: int = BEST_TIMES_MIN_POSTS) -> pd.DataFrame:
+def judge_slots(
+    posts: pd.DataFrame,
+    *,
+    min_posts: int = BEST_TIMES_MIN_POSTS,
+    permute_up_to: int = BEST_TIMES_PERMUTE_UP_TO,
+) -> pd.DataFrame:
     """168 rows (weekday × hour): posts, readers, expected_readers, vs_expected,
     adjusted_vs_expected,
     vs_rest with its interval adjusted for the slots tested (vs_rest_low, vs_rest_high),
@@ -176,7 +184,13 @@ def judge_slots(posts: pd.DataFrame, *, min_posts: int = BEST_TIMES_MIN_POSTS) -
     v = _variances(o, e, (seen / base)[channel])
     stats = {key: value[0] for key, value in _compare(slot[None, :], o, e, v, min_posts).items()}
     tested, log_ratio, spread = stats["tested"], stats["log_ratio"], stats["spread"]
-    critical = _critical(slot, channel, o, e, v, min_posts) if tested.any() else float("nan")
+    critical = float("nan")
+    if tested.any() and len(o) <= permute_up_to:
+        critical = _critical(slot, channel, o, e, v, min_posts)
+    elif tested.any():
+        # So many posts that every tested slot's z is near normal: Bonferroni's bound,
+        # which the shuffles would reach within noise at a fraction of their cost.
+        critical = NormalDist().inv_cdf(1 - (1 - FAIR_CONFIDENCE) / (2 * int(tested.sum())))
     low = np.where(tested, np.exp(log_ratio - critical * spread), np.nan)
     high = np.where(tested, np.exp(log_ratio + critical * spread), np.nan)
     distinct = tested & ((low > 1) | (high < 1))
