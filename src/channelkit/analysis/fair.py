@@ -130,12 +130,11 @@ def pooled(successes: ArrayLike, trials: ArrayLike) -> float:
 
 def channel_expected(
     successes: ArrayLike, trials: ArrayLike, kind: Kind = "proportion"
-) -> tuple[np.ndarray, float]:
-    """Each channel's adjusted rate (its rate shrunk toward the workspace's pooled rate),
-    the expected rate of its posts; and the strength used."""
+) -> np.ndarray:
+    """Each channel's adjusted rate (its rate shrunk toward the workspace's pooled rate):
+    the expected rate of its posts."""
     mu = np.full(np.shape(trials), pooled(successes, trials))
-    strength = prior_strength(successes, trials, mu, kind)
-    return shrink(successes, trials, mu, strength), strength
+    return shrink(successes, trials, mu, prior_strength(successes, trials, mu, kind))
 
 
 def rank_fairly(
@@ -201,7 +200,7 @@ def post_prior(sums: pd.DataFrame, kind: Kind = "proportion") -> tuple[dict[str,
     if sums.empty:
         return {}, FAIR_MAX_STRENGTH
     x, n = sums["x"].to_numpy("float64"), sums["n"].to_numpy("float64")
-    mu, _ = channel_expected(x, n, kind)
+    mu = channel_expected(x, n, kind)
     v = _variance(mu, kind)
     xx, xn, nn = (sums[c].to_numpy("float64") for c in ("xx", "xn", "nn"))
     strength = strength_from_sums(
