@@ -201,8 +201,8 @@ PUBLISH_LEAD_TIME_SECONDS = 5 * 60  # a scheduled time must be at least this far
 PUBLISH_CLOCK_MARGIN_SECONDS = 30
 IDEMPOTENCY_KEY_PREFIX = "ck-post-"
 PUBLISH_SLOT_HORIZON_DAYS = 366  # --slots looks this far ahead for a free slot
-PUBLISH_BEST_SLOTS = 6  # --slots best: this many weekday-hours with the best read rate
-PUBLISH_BEST_MIN_POSTS = 20  # fewer posts in a channel: its organisation's best hours
+PUBLISH_BEST_SLOTS = 6  # --slots best: at most this many reliably better (or usual) hours
+PUBLISH_BEST_MIN_POSTS = 20  # fewer posts old enough to judge: the organisation's hours
 PUBLISH_SUBMIT_WORKERS = 4  # creates in flight at once; the client paces them
 # The sent-posts ledger (one SQLite file per machine): this variable names another file.
 ENV_LEDGER = "CHANNELKIT_LEDGER"
