@@ -277,3 +277,9 @@ def test_engagement_rate_ranking_recomputed_by_hand(small_warehouse: Path) -> No
     assert list(top["post_id"]) == sorted(adjusted, key=lambda p: -adjusted[p])
     assert (top["engagement_rate_low"] < top["engagement_rate"]).all()
     assert (top["engagement_rate"] < top["engagement_rate_high"]).all()
+
+
+def test_no_posts_old_enough_is_no_difference_not_an_error() -> None:
+    frame = judge_slots(equal_rates.posts(0).iloc[:0])
+    assert frame.attrs["verdict"] == NO_DIFFERENCE and frame.attrs["posts_judged"] == 0
+    assert len(frame) == 168 and frame["too_few_to_rank"].all()

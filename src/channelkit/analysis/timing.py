@@ -125,7 +125,8 @@ def _variances(o: np.ndarray, e: np.ndarray, rate: np.ndarray) -> np.ndarray:
     audience, e·(1 - rate), plus the posts' own spread, c²·e², with c² by the method of
     moments over all the posts (a post's content moves its readers more than chance)."""
     chance: np.ndarray = e * (1 - rate)
-    beyond = max(float(np.sum((o - e) ** 2 - chance)) / float(np.sum(e * e)), 0.0)
+    scale = float(np.sum(e * e))
+    beyond = max(float(np.sum((o - e) ** 2 - chance)) / scale, 0.0) if scale > 0 else 0.0
     return np.asarray(chance + beyond * e * e, dtype="float64")
 
 
