@@ -24,7 +24,9 @@ rate (`plain_rank`: no interval, no prior), and `top_posts(by="read_rate")` (the
 fitted on the posts' per-channel sums, then ranked by the shrunk rate) against the same
 call without that step (`plain_posts`: the same query ranking by a column); targets
 <= 2x. `best_times()` (every synced day: readers at 7 days of each post; Bonferroni's
-bound above 50,000 posts) is timed beside them.
+bound above 50,000 posts) is timed beside them. Measured 26 November 2026 (1M posts, 3
+rounds, shared machine, baseline 52 ms): channel_comparison 198 vs 204 ms, 0.97x;
+top_posts by read rate 1,060 vs 1,008 ms, 1.05x; best_times 4.2 s.
 """
 
 from __future__ import annotations
