@@ -18,6 +18,15 @@ gives their ratio (target <= 2x). `--small` is a quick run of the same code (the
 Last measured 26 November 2026 with the per-channel daily sums the sync keeps (quiet
 machine, three runs alternating with the code before): 77-80 ms against 49-50 ms, 1.59x
 in each run (before: 93-129 ms against 56-66, 1.65-1.99x); see docs/metrics.md, Speed.
+
+Fair rankings (issue 32): `channel_comparison()` against the same call ranked by the raw
+rate (`plain_rank`: no interval, no prior), and `top_posts(by="read_rate")` (the prior
+fitted on the posts' per-channel sums, then ranked by the shrunk rate) against the same
+call without that step (`plain_posts`: the same query ranking by a column); targets
+<= 2x. `best_times()` (every synced day: readers at 7 days of each post; Bonferroni's
+bound above 50,000 posts) is timed beside them. Measured 26 November 2026 (1M posts, 3
+rounds, shared machine, baseline 52 ms): channel_comparison 198 vs 204 ms, 0.97x;
+top_posts by read rate 1,060 vs 1,008 ms, 1.05x; best_times 4.2 s.
 """
 
 from __future__ import annotations
@@ -29,15 +38,46 @@ from collections.abc import Callable
 from pathlib import Path
 from unittest.mock import patch
 
+import pandas as pd
 from analysis_queries import END, KPI, START, TZ, build, scale
 
 from channelkit import warehouse
-from channelkit.analysis import metrics
+from channelkit.analysis import fair, metrics
 from channelkit.warehouse import Warehouse
 
 TARGET_MS = 300.0
 BASELINE = "baseline: sum of the period's daily rows"
 PLAIN = "plain kpis (lifetime readers, no usual range)"
+FAIR_CHANNELS = "channel_comparison (fair)"
+PLAIN_CHANNELS = "channel_comparison by raw rate"
+FAIR_POSTS = 'top_posts(by="read_rate") (fair)'
+PLAIN_POSTS = 'top_posts(by="read_rate") without the prior'
+
+
+def plain_rank(
+    frame: pd.DataFrame, rate: str, successes: str, trials: str, expected: object, **_: object
+) -> pd.DataFrame:
+    """`fair.rank_fairly` as a plain ranking: by the raw rate, no interval, no prior."""
+    out = frame.sort_values(rate, ascending=False, na_position="last").reset_index(drop=True)
+    nothing = float("nan")
+    out = out.assign(**{f"{rate}_low": nothing, f"{rate}_high": nothing})
+    out = out.assign(**{f"adjusted_{rate}": out[rate], "too_few_to_rank": False})
+    out["rank"] = range(1, len(out) + 1)
+    out.attrs["prior_strength"] = nothing
+    return out
+
+
+def plain_posts(wh: Warehouse, period: dict[str, str]) -> object:
+    """`top_posts(by="read_rate")` without its fair step (the per-channel sums and the
+    prior fitted on them): the same query ranking the same posts by a column."""
+    none = pd.DataFrame(columns=["channel_id", "x", "n", "xx", "xn", "nn", "too_few"])
+    with patch.object(metrics, "_post_sums", lambda *_: none):
+        return wh.top_posts("read_rate", **period)
+
+
+def plain_channels(wh: Warehouse, period: dict[str, str]) -> object:
+    with patch.object(fair, "rank_fairly", plain_rank):
+        return wh.channel_comparison(**period)
 
 
 def plain_kpis(wh: Warehouse) -> object:
@@ -80,6 +120,11 @@ def main() -> None:
             'kpis(by="channel")': lambda: wh.kpis(**KPI, tz=TZ, by="channel"),
             PLAIN: lambda: plain_kpis(wh),
             "tag_performance (readers, lift)": lambda: wh.tag_performance(**period),
+            FAIR_CHANNELS: lambda: wh.channel_comparison(**period),
+            PLAIN_CHANNELS: lambda: plain_channels(wh, period),
+            FAIR_POSTS: lambda: wh.top_posts("read_rate", **period),
+            PLAIN_POSTS: lambda: plain_posts(wh, period),
+            "best_times() (all synced days)": lambda: wh.best_times(tz=TZ),
         }
         cold = timed_rounds(calls, args.runs)
         with wh.session():
@@ -98,8 +143,14 @@ def main() -> None:
             f"{name:42} {best:7.1f} {median:7.1f} {session:8.1f} {best / base['best']:9.2f} "
             f"{median / base['median']:8.2f} {session / base_warm:9.2f}{flag}"
         )
-    fair, plain = (statistics.median(cold[k]) for k in ('kpis(by="channel")', PLAIN))
-    print(f"kpis at the same age with the usual range / plain kpis: {fair / plain:.2f}x (<= 2)")
+    same_age, plain = (statistics.median(cold[k]) for k in ('kpis(by="channel")', PLAIN))
+    print(f"kpis at the same age with the usual range / plain kpis: {same_age / plain:.2f}x (<= 2)")
+    for ranked, raw, what in (
+        (FAIR_CHANNELS, PLAIN_CHANNELS, "channel_comparison fair / by raw rate"),
+        (FAIR_POSTS, PLAIN_POSTS, "top_posts by read rate, fair / without the prior"),
+    ):
+        ratio = statistics.median(cold[ranked]) / statistics.median(cold[raw])
+        print(f"{what}: {ratio:.2f}x (<= 2)")
 
 
 if __name__ == "__main__":

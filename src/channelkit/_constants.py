@@ -135,6 +135,26 @@ LOW_REACH_SHARE = 0.5  # low reach: read rate below this share of the channel's 
 REACH_TIME_SHARE = 0.9
 REACH_TIME_WINDOW_DAYS = 28
 SETTLE_DAYS = 7
+# Fair rankings (analysis/fair.py, docs/metrics.md "Fair rankings"): every rate in a ranking
+# has a FAIR_CONFIDENCE interval; items whose base (audience, opens) is below FAIR_MIN_BASE
+# are too few to rank (a Wilson interval at 30 is still ±17 points wide at 50%); a prior
+# fitted on rates that vary no more than chance weighs FAIR_MAX_STRENGTH trials.
+FAIR_CONFIDENCE = 0.95
+FAIR_MIN_BASE = 30
+FAIR_MAX_STRENGTH = 1e6
+# Best times (analysis/timing.py): posts judged on their readers in their first
+# BEST_TIMES_AGE_DAYS UTC days; a weekday-hour with fewer than BEST_TIMES_MIN_POSTS such
+# posts' worth of evidence is not tested; slots differ from the rest when their interval,
+# widened for the slots tested by a permutation test (BEST_TIMES_PERMUTATIONS shuffles of
+# the slots within each channel, seeded), excludes 1.
+BEST_TIMES_AGE_DAYS = 7
+BEST_TIMES_MIN_POSTS = 5
+BEST_TIMES_PERMUTATIONS = 200
+BEST_TIMES_SEED = 20261126
+BEST_TIMES_GRID_CELLS = 4_000_000  # shuffles x posts judged at once (32 MB of int64)
+# More posts than this: every tested slot's z is near normal, and Bonferroni's bound
+# replaces the shuffles (200 x 1M labels take seconds).
+BEST_TIMES_PERMUTE_UP_TO = 50_000
 PERIOD_FIRST_YEAR = 1970  # dates outside these years are typos, not periods
 PERIOD_LAST_YEAR = 2200
 PLOT_TEMPLATE = "channelkit"
@@ -192,8 +212,8 @@ PUBLISH_MAX_AHEAD_YEARS = 10  # and at most this far: 9999-12-30 is a typo, not 
 PUBLISH_CLOCK_MARGIN_SECONDS = 30
 IDEMPOTENCY_KEY_PREFIX = "ck-post-"
 PUBLISH_SLOT_HORIZON_DAYS = 366  # --slots looks this far ahead for a free slot
-PUBLISH_BEST_SLOTS = 6  # --slots best: this many weekday-hours with the best read rate
-PUBLISH_BEST_MIN_POSTS = 20  # fewer posts in a channel: its organisation's best hours
+PUBLISH_BEST_SLOTS = 6  # --slots best: at most this many reliably better (or usual) hours
+PUBLISH_BEST_MIN_POSTS = 20  # fewer posts old enough to judge: the organisation's hours
 PUBLISH_SUBMIT_WORKERS = 4  # creates in flight at once; the client paces them
 # The sent-posts ledger (one SQLite file per machine): this variable names another file.
 ENV_LEDGER = "CHANNELKIT_LEDGER"

@@ -22,6 +22,7 @@ from typing_extensions import Unpack
 
 from channelkit import display
 from channelkit._constants import (
+    BEST_TIMES_AGE_DAYS,
     KPI_USUAL_PERIODS,
     LOW_REACH_SHARE,
     REACH_CURVE_DAYS,
@@ -33,7 +34,7 @@ from channelkit._constants import (
 from channelkit._spec import POST_STATUSES
 from channelkit._tz import load_zone
 from channelkit._urls import redact_url
-from channelkit.analysis import groups, metrics, reach
+from channelkit.analysis import groups, metrics, reach, timing
 from channelkit.analysis.card import read_facts
 from channelkit.analysis.coverage import Coverage, read_coverage
 from channelkit.analysis.filters import (
@@ -405,13 +406,16 @@ class Warehouse:
         """The `n` best posts by readers, read rate, opens or engagement rate.
 
         by="readers"/"read_rate": posts published in the period, by their lifetime readers
-        (read_rate only for posts whose audience is at least KPI_SMALL_BASE_AUDIENCE and
-        that have had their channel's reach time: younger posts are still collecting
-        readers, counted in `attrs["still_collecting_readers"]` and listed by
-        `still_collecting_readers()`).
+        (read_rate only for posts that have had their channel's reach time: younger posts
+        are still collecting readers, counted in `attrs["still_collecting_readers"]` and
+        listed by `still_collecting_readers()`).
         by="opens"/"engagement_rate": every post's daily rows in the period, whenever it was
         published; posts with fewer than `min_opens` opens are left out (default: none for
         opens, TOP_POSTS_MIN_VIEWS for engagement_rate). Ties are broken by post id.
+        Rates are ranked fairly (docs/metrics.md, "Fair rankings"): by `adjusted_read_rate`
+        / `adjusted_engagement_rate`, shrunk toward the post's channel, with each rate's
+        95% interval (`*_low`, `*_high`); a base under FAIR_MIN_BASE is too few to rank
+        (`attrs["too_few_to_rank"]` counts those posts).
         Without a period: the last 28 days (METRIC_DEFAULT_PERIOD).
         """
         if by not in metrics.TOP_BY:
@@ -435,7 +439,10 @@ class Warehouse:
     def channel_comparison(self, **filters: Unpack[Filters]) -> pd.DataFrame:
         """Per channel: posts, readers, audience, read rate, opens, engagements, subscribers.
 
-        Highest read rate first. `subscribers` is the channel's count on the last synced
+        Ranked by read rate adjusted for audience size (`adjusted_read_rate`, shrunk toward
+        the workspace's; `rank`; `read_rate_low`/`_high` its 95% interval; channels with an
+        audience under FAIR_MIN_BASE are too few to rank and come last: docs/metrics.md,
+        "Fair rankings"). `subscribers` is the channel's count on the last synced
         day of the period (from channel analytics), not today's. Without a period: the last
         28 days (METRIC_DEFAULT_PERIOD).
         """
@@ -618,6 +625,35 @@ class Warehouse:
             filters,
             lambda q: metrics.publishing_heatmap(q.con, q.flt, q.period),
         )
+
+    def best_times(self, **filters: Unpack[Filters]) -> pd.DataFrame:
+        """Weekday-hours (local to `tz`) judged fairly: 168 rows, ranked slots first.
+
+        Each post counts with its readers in its first BEST_TIMES_AGE_DAYS UTC days (posts
+        younger than that are left out) against its channel's rate at that age; `vs_expected`
+        is a slot's readers ÷ expected readers, `adjusted_vs_expected` the same shrunk toward the
+        typical slot (slots rank by it), `vs_rest` its ratio to all other posts with an
+        interval adjusted for the number of slots tested (`vs_rest_low`/`vs_rest_high`;
+        `distinct` when it excludes 1). Slots with fewer than BEST_TIMES_MIN_POSTS posts'
+        worth of evidence are `too_few_to_rank`. `attrs["verdict"]` is "reliable" when some
+        slot is distinct, else "no reliable difference" (docs/metrics.md, "Best times").
+        Without a period: every synced day (the more posts, the surer the verdict).
+
+            best = wh.best_times(channel="All Hands", tz="Europe/Berlin")
+            best.attrs["verdict"], best.head(3)
+        """
+
+        def compute(q: Query) -> pd.DataFrame:
+            last = q.coverage.last_complete_day
+            assert last is not None  # require_daily() checked there are daily rows
+            posts = timing.slot_posts(q.con, q.flt, q.period, last_day=last)
+            frame = timing.judge_slots(posts)
+            q.attrs.update(
+                {str(k): v for k, v in frame.attrs.items()}, age_days=BEST_TIMES_AGE_DAYS
+            )
+            return frame
+
+        return self._run(Metric("best_times", default=None), filters, compute)
 
     def upcoming_scheduled(
         self, *, as_of: Moment | None = None, **filters: Unpack[UpcomingFilters]

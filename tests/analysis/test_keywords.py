@@ -21,6 +21,7 @@ METHODS = (
     "low_reach",
     "reach_curve",
     "publishing_heatmap",
+    "best_times",
 )
 
 

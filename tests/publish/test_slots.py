@@ -11,12 +11,14 @@ from zoneinfo import ZoneInfo
 import pytest
 from click.testing import CliRunner, Result
 
+from channelkit._constants import PUBLISH_BEST_SLOTS
 from channelkit.cli import main
 from channelkit.client import Client
 from channelkit.errors import InvalidParameterError
 from channelkit.publish.best_times import BestTimes
 from channelkit.publish.slots import Placed, next_free_slot, parse_gap, parse_slots, too_close
 from channelkit.service import LocalService
+from fixtures import equal_rates
 
 BERLIN = ZoneInfo("Europe/Berlin")
 H = ["channel", "title", "body", "scheduled_at"]
@@ -93,15 +95,35 @@ def test_too_close_pairs_need_a_row_of_the_file() -> None:
 
 
 def test_best_hours_from_the_channel_or_the_organisation(small_warehouse: Path) -> None:
-    best = BestTimes(small_warehouse, tz="Europe/Berlin", count=2, min_posts=4)
-    # Engineering's own posts (5): most readers per post on Monday 09:00 and Monday 00:00.
+    best = BestTimes(small_warehouse, tz="Europe/Berlin", count=2, min_posts=3)
+    # Engineering's 3 posts old enough to judge tell no hour apart: its usual hours, the
+    # weekday-hours it published in most (one post each: the earliest first).
     assert best.slots("chan_eng") == ((0, time(0)), (0, time(9)))
-    assert "the channel's own read rate over 5 published posts" in best.source("chan_eng")
-    # Company News has 3 posts: the organisation's best hours (Tue 10:00, Mon 00:00).
-    assert best.slots("chan_news") == ((0, time(0)), (1, time(10)))
-    assert "organisation's best hours (the channel has 3 published posts" in best.source(
-        "chan_news"
+    assert best.source("chan_eng") == (
+        "the channel's own 3 posts: no reliable difference between hours, so posts are "
+        "spread over the usual hours (the weekday-hours with the most posts)"
     )
+    # Asked for 4 posts, Company News (3 such posts) gets the organisation's hours: Monday
+    # 00:00 had two posts, then the earliest hour with one.
+    fewer = BestTimes(small_warehouse, tz="Europe/Berlin", count=2, min_posts=4)
+    assert fewer.slots("chan_news") == fewer.slots(None) == ((0, time(0)), (0, time(9)))
+    assert fewer.source("chan_news") == (
+        "the organisation's 6 posts: no reliable difference between hours, so posts are "
+        "spread over the usual hours (the weekday-hours with the most posts) (the channel "
+        "has 3 posts old enough to judge, fewer than 4)"
+    )
+
+
+def test_best_hours_are_the_reliably_better_ones(tmp_path: Path) -> None:
+    planted = equal_rates.build(tmp_path / "planted.duckdb", equal_rates.posts(1, planted=1.23))
+    best = BestTimes(planted, tz="UTC")
+    slots = best.slots(None)
+    assert slots and all(hour == time(9) for _, hour in slots)
+    assert "reliably read more than the rest" in best.source(None)
+    flat = equal_rates.build(tmp_path / "flat.duckdb", equal_rates.posts(1))
+    usual = BestTimes(flat, tz="UTC")
+    assert "no reliable difference between hours" in usual.source(None)
+    assert len(usual.slots(None)) == PUBLISH_BEST_SLOTS
 
 
 @pytest.fixture
@@ -225,8 +247,9 @@ def test_slots_best_from_the_command_line_falls_back_to_the_organisation(
     assert result.exit_code == 0, result.output
     # This channel is not in the warehouse yet: the organisation's best hours are used.
     assert (
-        "best hours for Company News: the organisation's best hours (the channel has 0 "
-        "published posts, fewer than 20)"
+        "best hours for Company News: the organisation's 6 posts: no reliable difference "
+        "between hours, so posts are spread over the usual hours (the weekday-hours with the "
+        "most posts) (the channel has 0 posts old enough to judge, fewer than 20)"
     ) in result.output
     # chan_eng has 5 posts, fewer than 20: its slots are the organisation's too.
     organisation = set(BestTimes(small_warehouse, tz="Europe/Berlin").slots("chan_eng"))

@@ -138,7 +138,10 @@ def test_summary_comes_first_with_a_number_in_each_sentence(berlin_report: str) 
     assert "Read rate was 23.1%, down 31.2 points from 54.3%" in text
     assert "reached 320 readers, up 68.4% from 190" in text
     assert "3 posts were published" in text and "small base" in text
-    assert "Best read: \u201cQuarterly numbers\u201d at 30.0%" in text
+    assert (
+        "Best read (by read rate adjusted for audience size): \u201cQuarterly numbers\u201d at "
+        "30.0% (300 readers of 1,000)"
+    ) in text
     # "Zero views" (04-02) and "Sprint notes" (03-31) are still collecting readers, and
     # "Quarterly numbers" alone is its channel's median: no post is called weak.
     assert "weakest" not in text
@@ -175,9 +178,11 @@ def test_sections_hold_the_hand_computed_rows(berlin_report: str) -> None:
     assert [row[2] for row in top] == ["300", "20", "0"]
     assert top[0][3] == "30.0%"  # 300 readers / 1000 subscribers on 03-29
     assert top[0][6] == "2026-03-30 00:30"  # published_at shown in Berlin time
-    channels = {row[0]: row for row in table_rows(section(berlin_report, "channels"))}
-    assert channels["Company News"][1] == "300"
-    assert channels["Engineering"][2] == "5.2%"  # (20 + 0 readers) / (190 + 194)
+    channels = {row[1]: row for row in table_rows(section(berlin_report, "channels"))}
+    assert channels["Company News"][2] == "300"
+    # (20 + 0 readers) / (190 + 194), with its Wilson interval; ranked after News.
+    assert channels["Engineering"][3] == "5.2% (3.4%\u20137.9%)"
+    assert [channels[name][0] for name in ("Company News", "Engineering")] == ["1", "2"]
     upcoming = table_rows(section(berlin_report, "upcoming"))
     # post_11 is due 04-10 07:00 UTC; post_13's time passed before the sync
     assert upcoming == [["2026-04-10 09:00", "Scheduled launch", "Engineering", "high", "release"]]

@@ -34,7 +34,7 @@ def test_five_sentences_with_their_numbers() -> None:
         KPIS,
         period_name="October 2026",
         previous_name="September 2026",
-        best=PostRate("Town hall", 0.78),
+        best=PostRate("Town hall", 0.78, readers=780, audience=1000),
         weakest=PostRate("Parking rules", 0.12, 0.55),
     )
     assert [s.text for s in sentences] == [
@@ -42,7 +42,8 @@ def test_five_sentences_with_their_numbers() -> None:
         "Posts published in October 2026 reached 12,345 readers, up 8.1% from 11,420 in "
         "September 2026.",
         "14 posts were published, up 16.7% from 12 in September 2026.",
-        "Best read: \u201cTown hall\u201d at 78.0%; weakest: \u201cParking rules\u201d at 12.0% "
+        "Best read (by read rate adjusted for audience size): \u201cTown hall\u201d at 78.0% "
+        "(780 readers of 1,000); weakest: \u201cParking rules\u201d at 12.0% "
         "(its channel's median: 55.0%).",
         "Subscribers grew by 34 net (September 2026: \u22127).",
     ]

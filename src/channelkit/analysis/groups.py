@@ -7,10 +7,12 @@ rate in the period), so big channels do not decide which tag or priority looks b
 from __future__ import annotations
 
 import duckdb
+import numpy as np
 import pandas as pd
 
-from channelkit._constants import SETTLE_DAYS
+from channelkit._constants import FAIR_MIN_BASE, SETTLE_DAYS
 from channelkit._spec import PRIORITIES
+from channelkit.analysis import fair
 from channelkit.analysis.filters import PostFilter
 from channelkit.analysis.frames import MetricFrame, ratio
 from channelkit.analysis.period import Period
@@ -61,9 +63,10 @@ def _rated(
         )
         + condition
         + Sql(
-            "), medians AS (SELECT channel_id, median(judged_rate) AS channel_median "
+            "), medians AS (SELECT channel_id, median(judged_rate) AS channel_median, "
+            "sum(judged_rate * audience) / nullif(sum(audience), 0) AS channel_rate "
             "FROM posts_rated GROUP BY 1), "
-            "rated AS (SELECT r.*, m.channel_median, "
+            "rated AS (SELECT r.*, m.channel_median, m.channel_rate, "
             "r.judged_rate / nullif(m.channel_median, 0) AS relative_read_rate "
             "FROM posts_rated r JOIN medians m USING (channel_id) WHERE r.selected) "
         )
@@ -79,13 +82,21 @@ _GROUP_STATS = (
     "coalesce(sum(g.audience), 0)::BIGINT AS audience, "
     "median(g.relative_read_rate)::DOUBLE AS lift, coalesce(sum(g.opens), 0)::BIGINT AS opens, "
     "coalesce(sum(g.engagements), 0)::BIGINT AS engagements, "
-    "median(g.opens)::DOUBLE AS median_opens"
+    "median(g.opens)::DOUBLE AS median_opens, "
+    "coalesce(sum(g.audience * g.channel_rate), 0)::DOUBLE AS expected_readers"
 )
 GROUP_COLUMNS = (
     "posts",
     "readers",
     "read_rate",
+    "read_rate_low",
+    "read_rate_high",
     "lift",
+    "vs_expected",
+    "vs_expected_low",
+    "vs_expected_high",
+    "adjusted_vs_expected",
+    "too_few_to_rank",
     "opens",
     "engagements",
     "engagement_rate",
@@ -111,10 +122,39 @@ def _finish_groups(
     frame["read_rate"] = ratio(frame["rated_readers"], frame["audience"])
     frame["engagement_rate"] = ratio(frame["engagements"], frame["opens"])
     frame["small_sample"] = (frame["posts"] < small_sample_n).astype("boolean")
+    _fair_lift(frame)
+    frame["too_few_to_rank"] = (frame["small_sample"] | (frame["audience"] < FAIR_MIN_BASE)).astype(
+        "boolean"
+    )
     out = frame[[*keys, *GROUP_COLUMNS]].copy()
     for column in ("posts", "readers", "opens", "engagements"):
         out[column] = out[column].astype("Int64")
     return MetricFrame(out, missing)
+
+
+def _fair_lift(frame: pd.DataFrame) -> None:
+    """Each group's read-rate interval, and its readers ÷ expected readers (each post's
+    audience × its channel's read rate), in place: `vs_expected`, with the Wilson interval
+    of the read rate divided by the expected rate (`vs_expected_low`, `vs_expected_high`)
+    and the read rate shrunk toward the expected one (`adjusted_vs_expected`, the prior
+    fitted over the groups)."""
+    x = frame["rated_readers"].to_numpy("float64", na_value=0.0)
+    n = frame["audience"].to_numpy("float64", na_value=0.0)
+    x = np.minimum(x, n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = frame["expected_readers"].to_numpy("float64", na_value=np.nan) / n
+    low, high = fair.interval(x, n)
+    frame["read_rate_low"], frame["read_rate_high"] = low, high
+    usable = (n >= FAIR_MIN_BASE) & (expected > 0)
+    strength = fair.prior_strength(x[usable], n[usable], expected[usable])
+    known = (n > 0) & (expected > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        frame["vs_expected"] = np.where(known, x / n / expected, np.nan)
+        frame["vs_expected_low"] = np.where(known, low / expected, np.nan)
+        frame["vs_expected_high"] = np.where(known, high / expected, np.nan)
+        adjusted = fair.shrink(x, n, expected, strength) / expected
+    frame["adjusted_vs_expected"] = np.where(known, adjusted, np.nan)
+    frame.attrs["prior_strength"] = strength
 
 
 def tag_performance(
@@ -195,7 +235,7 @@ def low_reach(
         "WHERE r.relative_read_rate < ? ORDER BY r.relative_read_rate, r.id",
         (share,),
     )
-    return run(con, sql, period.tz)
+    return fair.with_interval(run(con, sql, period.tz), "read_rate", "readers", "audience")
 
 
 def still_collecting(

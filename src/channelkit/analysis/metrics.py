@@ -30,12 +30,15 @@ import numpy as np
 import pandas as pd
 
 from channelkit._constants import (
+    FAIR_MAX_STRENGTH,
+    FAIR_MIN_BASE,
     KPI_SMALL_BASE_AUDIENCE,
     KPI_SMALL_BASE_COUNT,
     KPI_USUAL_MIN_PERIODS,
     KPI_USUAL_SD,
 )
 from channelkit._labels import KPI_LABELS, WEEKDAYS
+from channelkit.analysis import fair
 from channelkit.analysis.filters import PostFilter
 from channelkit.analysis.frames import MetricFrame, divide, local_midnight, ratio
 from channelkit.analysis.grid import grid_days
@@ -534,22 +537,35 @@ def channel_comparison(
     frame = names.merge(sums, on="channel_id")
     ends = _subscribers_at(con, period)
     frame["subscribers"] = frame["channel_id"].map(ends).astype("Int64")
+    # Fair: each channel's read rate with its interval, ranked by the rate shrunk toward
+    # the workspace's (fair.rank_fairly); engagement rates get their interval.
+    workspace = np.full(len(frame), fair.pooled(frame["rated_readers"], frame["audience"]))
+    ranked = fair.rank_fairly(
+        frame, "read_rate", "rated_readers", "audience", workspace, tiebreak="channel_id"
+    )
+    ranked = fair.with_interval(ranked, "engagement_rate", "engagements", "opens", "count")
     columns = [
+        "rank",
         "channel_id",
         "channel",
         "posts_published",
         "readers",
         "audience",
         "read_rate",
+        "read_rate_low",
+        "read_rate_high",
+        "adjusted_read_rate",
+        "too_few_to_rank",
         "opens",
         "engagements",
         "engagement_rate",
+        "engagement_rate_low",
+        "engagement_rate_high",
         "net_subscribers",
         "subscribers",
     ]
-    out = frame[columns].sort_values(
-        ["read_rate", "channel_id"], ascending=[False, True], na_position="last"
-    )
+    out = ranked[columns].copy()
+    out.attrs["prior_strength"] = ranked.attrs["prior_strength"]
     for column in (
         "posts_published",
         "readers",
@@ -559,7 +575,7 @@ def channel_comparison(
         "net_subscribers",
     ):
         out[column] = out[column].astype("Int64")
-    return MetricFrame(out.reset_index(drop=True), int(frame["no_audience"].sum()))
+    return MetricFrame(out, int(frame["no_audience"].sum()))
 
 
 def _subscribers_at(con: duckdb.DuckDBPyConnection, period: Period) -> dict[str, int]:
@@ -591,50 +607,112 @@ def top_posts(
     published = by in ("readers", "read_rate")
     order = {
         "readers": "readers DESC",
-        "read_rate": "read_rate DESC NULLS LAST",
+        "read_rate": "adjusted_read_rate DESC NULLS LAST",
         "opens": "opens DESC",
-        "engagement_rate": "engagement_rate DESC NULLS LAST",
+        "engagement_rate": "adjusted_engagement_rate DESC NULLS LAST",
     }[by]
     where, params = flt.where("p")
+    reach_time = _NO_REACH_TIME if settled is None else settled.table()
+    prior: dict[str, float] = {}
+    strength, too_few = FAIR_MAX_STRENGTH, 0
     if by == "read_rate":
-        # A post in a channel of 8 people read by 8 has a read rate of 100%: rank only
-        # posts with an audience large enough to mean something.
-        candidates = Sql(
-            "SELECT c.id FROM cohort c LEFT JOIN reach_time rt ON rt.channel_id = c.channel_id "
-            "WHERE c.audience >= ? AND ",
-            (KPI_SMALL_BASE_AUDIENCE,),
+        # Fair: every post with an audience of FAIR_MIN_BASE ranks, by its read rate shrunk
+        # toward its channel's (fair.post_prior); smaller audiences are too few to rank.
+        settled_posts = Sql(
+            "FROM cohort c LEFT JOIN reach_time rt ON rt.channel_id = c.channel_id WHERE "
         ) + (Sql("TRUE") if settled is None else settled.settled("c.published_at", "rt"))
+        xn = Sql(
+            "SELECT c.channel_id, least(c.readers, c.audience)::DOUBLE AS x, "
+            "c.audience::DOUBLE AS n "
+        )
+        head = Sql("WITH cohort AS (") + cohort_rows(flt, [period]) + Sql("), ") + reach_time
+        sums = _post_sums(con, head, xn + settled_posts)
+        candidates = (
+            Sql("SELECT c.id ") + settled_posts + Sql(" AND c.audience >= ?", (FAIR_MIN_BASE,))
+        )
     elif published:
         candidates = Sql("SELECT id FROM cohort")
     else:
-        candidates = Sql("SELECT post_id AS id FROM per_post WHERE opens >= ?", (min_opens,))
+        least = max(min_opens, FAIR_MIN_BASE) if by == "engagement_rate" else min_opens
+        candidates = Sql("SELECT post_id AS id FROM per_post WHERE opens >= ?", (least,))
+        if by == "engagement_rate":
+            # The same, per open: shrunk toward the channel's engagement rate (a gamma prior).
+            head = daily_rows(con, flt, [period]) + Sql(f", {PER_POST}")
+            xn = Sql(
+                "SELECT p.channel_id, pp.engagements::DOUBLE AS x, pp.opens::DOUBLE AS n "
+                "FROM per_post pp JOIN posts p ON p.id = pp.post_id WHERE pp.opens >= ?",
+                (min_opens,),
+            )
+            sums = _post_sums(con, head, xn)
+    if by in ("read_rate", "engagement_rate"):
+        kind: fair.Kind = "proportion" if by == "read_rate" else "count"
+        too_few = int(sums["too_few"].sum())
+        prior, strength = fair.post_prior(sums[sums["n"] > 0], kind)
     sql = (
         daily_rows(con, flt, [period])
         + Sql(", cohort AS (")
         + cohort_rows(flt, [period])
         + Sql(f"), {PER_POST}, ")
-        + (_NO_REACH_TIME if settled is None else settled.table())
-        + Sql(", candidates AS (")
+        + reach_time
+        + Sql(
+            ", prior AS (SELECT unnest(?::VARCHAR[]) AS channel_id, "
+            "unnest(?::DOUBLE[]) AS expected), candidates AS (",
+            (list(prior), list(prior.values())),
+        )
         + candidates
         + Sql(
             "), ranked AS (SELECT p.id AS post_id, p.title, p.channel_id, ch.name AS channel, "
             "p.priority, coalesce(p.tags, []::VARCHAR[]) AS tags, p.author_name, p.published_at, "
             "coalesce(p.views, 0) AS readers, a.subscribers AS audience, "
             "coalesce(p.views, 0)::DOUBLE / nullif(a.subscribers, 0) AS read_rate, "
+            "(least(coalesce(p.views, 0), a.subscribers) + ?::DOUBLE * pr.expected) "
+            "/ (a.subscribers + ?::DOUBLE) AS adjusted_read_rate, "
             "coalesce(pp.opens, 0) AS opens, coalesce(pp.engagements, 0) AS engagements, "
-            "pp.engagements::DOUBLE / nullif(pp.opens, 0) AS engagement_rate "
+            "pp.engagements::DOUBLE / nullif(pp.opens, 0) AS engagement_rate, "
+            "(coalesce(pp.engagements, 0) + ?::DOUBLE * pr.expected) "
+            "/ (coalesce(pp.opens, 0) + ?::DOUBLE) AS adjusted_engagement_rate "
             "FROM candidates k JOIN posts p ON p.id = k.id "
             "ASOF LEFT JOIN channel_daily a ON a.channel_id = p.channel_id "
             "AND timezone('UTC', p.published_at)::DATE >= a.date "
-            "LEFT JOIN per_post pp ON pp.post_id = p.id "
-            f"LEFT JOIN channels ch ON ch.id = p.channel_id WHERE {where}) "
+            "LEFT JOIN per_post pp ON pp.post_id = p.id LEFT JOIN prior pr ON pr.channel_id = "
+            f"p.channel_id LEFT JOIN channels ch ON ch.id = p.channel_id WHERE {where}) "
             f"SELECT * FROM ranked ORDER BY {order}, post_id LIMIT ?",
-            (*params, n),
+            (strength, strength, strength, strength, *params, n),
         )
     )
     frame = run(con, sql, period.tz)
     frame.insert(0, "rank", pd.Series(range(1, len(frame) + 1), index=frame.index, dtype="Int64"))
+    frame = fair.with_interval(frame, "read_rate", "readers", "audience")
+    frame = fair.with_interval(frame, "engagement_rate", "engagements", "opens", "count")
+    unused = {"read_rate": "adjusted_engagement_rate", "engagement_rate": "adjusted_read_rate"}
+    frame = frame.drop(
+        columns=[unused[by]] if by in unused else ["adjusted_read_rate", "adjusted_engagement_rate"]
+    )
+    if by in unused:
+        frame.attrs.update(prior_strength=strength, too_few_to_rank=too_few)
     return frame
+
+
+def _post_sums(con: duckdb.DuckDBPyConnection, head: Sql, xn: Sql) -> pd.DataFrame:
+    """Per channel, over the posts `xn` gives (channel_id, x successes, n trials, after
+    the CTEs of `head`) whose n is at least FAIR_MIN_BASE: the sums `fair.post_prior`
+    needs; and `too_few`, the posts with a smaller n."""
+    sql = (
+        head
+        + Sql(", xn AS (")
+        + xn
+        + Sql(
+            ") SELECT channel_id, coalesce(sum(x) FILTER (enough), 0) AS x, "
+            "coalesce(sum(n) FILTER (enough), 0) AS n, "
+            "coalesce(sum(x * x) FILTER (enough), 0) AS xx, "
+            "coalesce(sum(x * n) FILTER (enough), 0) AS xn, "
+            "coalesce(sum(n * n) FILTER (enough), 0) AS nn, "
+            "count(*) FILTER (NOT enough) AS too_few "
+            "FROM (SELECT *, n >= ? AS enough FROM xn) GROUP BY 1 ORDER BY 1",
+            (FAIR_MIN_BASE,),
+        )
+    )
+    return plain_frame(con, sql.text, sql.params)
 
 
 def publishing_heatmap(

@@ -21,16 +21,27 @@ _BAR_HEIGHT = 26  # px per horizontal bar: a label and its count stay legible on
 
 
 def channel_comparison(frame: pd.DataFrame) -> go.Figure:
-    """Read rate per channel: readers ÷ audience of the posts published in the period.
+    """Read rate per channel: readers ÷ audience of the posts published in the period, with
+    its 95% interval, in the order of the frame (fair: adjusted for audience size).
 
     `frame` is `Warehouse.channel_comparison(...)`.
     """
     fig = base_figure(frame, "Read rate by channel")
     hover = frame[["readers", "audience", "posts_published", "opens", "engagement_rate"]]
+    rate = frame["read_rate"].astype("float64")
+    errors = None
+    if "read_rate_low" in frame:  # the 95% interval, in the fair ranking's order
+        errors = go.bar.ErrorY(
+            type="data",
+            symmetric=False,
+            array=(frame["read_rate_high"].astype("float64") - rate).to_numpy(),
+            arrayminus=(rate - frame["read_rate_low"].astype("float64")).to_numpy(),
+        )
     fig.add_trace(
         go.Bar(
             x=[safe_text(name) for name in frame["channel"]],
-            y=frame["read_rate"].astype("float64"),
+            y=rate,
+            error_y=errors,
             customdata=hover.astype("float64").to_numpy(),
             hovertemplate=(
                 f"%{{x}}<br>Read rate %{{y:{RATE}}}<br>"

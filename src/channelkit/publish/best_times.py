@@ -1,9 +1,12 @@
-"""`--slots best`: the weekday-hours when a channel's posts were read most, from the warehouse.
+"""`--slots best`: the weekday-hours when a channel's posts were reliably read more, from
+the warehouse (`Warehouse.best_times`, docs/metrics.md "Best times").
 
-A channel's read rate is readers per post over its audience; within one channel the
-audience is the same for every hour, so the hours rank the same by readers per post
-(`readers_per_post` of `Warehouse.publishing_heatmap`). A channel with too few published
-posts to tell (`PUBLISH_BEST_MIN_POSTS`) gets the organisation's best hours instead.
+The slots are the hours reliably better than the rest (`distinct`, with `vs_rest` above
+1), best first. When no hour is reliably better ("no reliable difference"), ranking them
+would name noise: the posts are spread over the channel's usual hours instead, the
+weekday-hours it published most in (`fill_blank_times` takes the next free one of them,
+so a file's posts fall on them in turn). A channel with too few posts old enough to judge
+(`PUBLISH_BEST_MIN_POSTS`) gets the organisation's hours.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ class BestTimes:
 
     best = BestTimes("warehouse.duckdb", tz="Europe/Berlin")
     best.slots(channel_id)      # ((1, 09:00), (3, 13:00), ...): weekday, wall time
-    best.source(channel_id)     # "the channel's own 57 posts" / "the organisation's"
+    best.source(channel_id)     # "the channel's own 57 posts: 2 hours reliably better..."
     """
 
     def __init__(
@@ -46,42 +49,52 @@ class BestTimes:
         self.min_posts = min_posts
         self._cache: dict[str | None, tuple[tuple[Slot, ...], str]] = {}
 
-    def slots(self, channel_id: str) -> tuple[Slot, ...]:
+    def slots(self, channel_id: str | None) -> tuple[Slot, ...]:
+        """The channel's best slots (None: the organisation's)."""
         return self._best(channel_id)[0]
 
-    def source(self, channel_id: str) -> str:
+    def source(self, channel_id: str | None) -> str:
         return self._best(channel_id)[1]
 
     def _best(self, channel_id: str | None) -> tuple[tuple[Slot, ...], str]:
         if channel_id not in self._cache:
             try:
-                frame = self.warehouse.publishing_heatmap(channel=channel_id, tz=self.tz)
-                posts = int(frame["posts_published"].sum())
+                frame = self.warehouse.best_times(channel=channel_id, tz=self.tz)
+                posts = int(frame.attrs["posts_judged"])
             except InvalidParameterError:  # a channel the warehouse has not synced yet
                 frame, posts = None, 0
             if channel_id is not None and posts < self.min_posts:
                 slots, source = self._best(None)
                 self._cache[channel_id] = (
                     slots,
-                    f"the organisation's best hours (the channel has {posts} published posts, "
-                    f"fewer than {self.min_posts})",
+                    f"{source} (the channel has {posts} posts old enough to judge, fewer "
+                    f"than {self.min_posts})",
                 )
             else:
                 assert frame is not None  # only a named channel can be missing
                 whose = "the organisation's" if channel_id is None else "the channel's own"
-                self._cache[channel_id] = (
-                    best_slots(frame, self.count),
-                    f"{whose} read rate over {posts} published posts",
-                )
+                self._cache[channel_id] = _choose(frame, self.count, f"{whose} {posts} posts")
         return self._cache[channel_id]
 
 
-def best_slots(heatmap: pd.DataFrame, count: int) -> tuple[Slot, ...]:
-    """The `count` weekday-hours with the most readers per post (ties: earlier first)."""
-    used = heatmap[heatmap["posts_published"] > 0]
-    ranked = used.sort_values(
-        ["readers_per_post", "weekday", "hour"], ascending=[False, True, True], kind="stable"
+def _choose(frame: pd.DataFrame, count: int, whose: str) -> tuple[tuple[Slot, ...], str]:
+    """The reliably better hours, or the usual ones when none is, and why."""
+    better = frame[frame["distinct"].fillna(False).astype(bool) & (frame["vs_rest"] > 1)]
+    if len(better):
+        chosen = better.sort_values("rank", kind="stable").head(count)
+        return _slots(chosen), (
+            f"{whose}: {len(chosen)} {'hour' if len(chosen) == 1 else 'hours'} reliably "
+            "read more than the rest (readers at the same age, relative to their channel)"
+        )
+    usual = frame[frame["posts"] > 0].sort_values(
+        ["posts", "weekday", "hour"], ascending=[False, True, True], kind="stable"
     )
-    top = ranked.head(count)
-    pairs = zip(top["weekday"].astype(int), top["hour"].astype(int), strict=True)
+    return _slots(usual.head(count)), (
+        f"{whose}: no reliable difference between hours, so posts are spread over the "
+        "usual hours (the weekday-hours with the most posts)"
+    )
+
+
+def _slots(frame: pd.DataFrame) -> tuple[Slot, ...]:
+    pairs = zip(frame["weekday"].astype(int), frame["hour"].astype(int), strict=True)
     return tuple(sorted((int(weekday), time(int(hour))) for weekday, hour in pairs))

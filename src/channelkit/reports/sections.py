@@ -7,7 +7,7 @@ Each frame also goes, unformatted, to the CSV files of `--csv`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, time
 from typing import TYPE_CHECKING, Any
@@ -18,12 +18,15 @@ from markupsafe import Markup
 
 from channelkit import plots
 from channelkit._constants import (
+    FAIR_MIN_BASE,
     REPORT_BODY_EXCERPT_CHARS,
     REPORT_DAILY_TREND_MAX_DAYS,
     REPORT_GROUP_ROWS_LIMIT,
     REPORT_TREND_TICKS,
     REPORT_UPCOMING_LIMIT,
+    SMALL_SAMPLE_POSTS,
 )
+from channelkit.analysis.fair import FAIR_NOTE
 from channelkit.analysis.freshness import Freshness
 from channelkit.display import numbers
 from channelkit.reports.charts import chart, heatmaps_one_by_one
@@ -180,19 +183,42 @@ def report_title(period: ReportPeriod, channels: Sequence[str]) -> str:
 def _best_and_weakest(
     top_rate: pd.DataFrame, low: pd.DataFrame
 ) -> tuple[PostRate | None, PostRate | None]:
-    """The post with the highest read rate, and the one furthest below its channel's usual
-    read rate (`low_reach`: below half the channel's median; None when no post is)."""
+    """The first post of the fair ranking by read rate, and the one furthest below its
+    channel's usual read rate (`low_reach`: below half the channel's median; None when no
+    post is) among those with an audience large enough to rank (FAIR_MIN_BASE)."""
     best = None
     if not top_rate.empty and not numbers.missing(top_rate["read_rate"].iloc[0]):
         first = top_rate.iloc[0]
-        best = PostRate(str(first["title"]), float(first["read_rate"]))
+        best = PostRate(str(first["title"]), float(first["read_rate"]), None, *_base(first))
     weakest = None
-    if not low.empty:
-        worst = low.iloc[0]
+    judged = low[low["audience"] >= FAIR_MIN_BASE] if not low.empty else low
+    if not judged.empty:
+        worst = judged.iloc[0]
         weakest = PostRate(
-            str(worst["title"]), float(worst["read_rate"]), float(worst["channel_median"])
+            str(worst["title"]),
+            float(worst["read_rate"]),
+            float(worst["channel_median"]),
+            *_base(worst),
         )
     return best, weakest
+
+
+def _base(row: pd.Series) -> tuple[int, int]:
+    """A post's readers and audience, the numbers behind its read rate."""
+    return int(row["readers"]), int(row["audience"])
+
+
+def _rate_interval(
+    row: Mapping[Hashable, Any] | pd.Series[Any],
+    rate: str = "read_rate",
+    show: Callable[[Any], str] = numbers.percent,
+) -> str:
+    """ "58.1% (50.7%–65.3%)": a rate (`show`n) and its 95% interval."""
+    value = show(row[rate])
+    low, high = row.get(f"{rate}_low"), row.get(f"{rate}_high")
+    if numbers.missing(row[rate]) or numbers.missing(low) or numbers.missing(high):
+        return value
+    return f"{value} ({show(low)}\u2013{show(high)})"
 
 
 def _incomplete_caveat(period: ReportPeriod, fresh: Freshness) -> str:
@@ -363,8 +389,19 @@ def _top_section(
         "Posts published in the period; readers are the people who opened a post at least "
         "once, read rate is readers per subscriber of its channel when it was published."
     )
-    if top.attrs.get("by") == "read_rate":
-        intro += " Only posts whose channel had enough subscribers for a fair rate."
+    by = str(top.attrs.get("by", "readers"))
+    if by == "read_rate":
+        intro += (
+            f" {FAIR_NOTE.capitalize()}: each post's rate is pulled toward its channel's by "
+            "as much as its audience is small, so a post seen by a few cannot top the list "
+            "by luck; the range beside each rate is its 95% interval."
+        )
+        too_few = int(top.attrs.get("too_few_to_rank") or 0)
+        if too_few:
+            intro += (
+                f" {too_few:,} {'post' if too_few == 1 else 'posts'} with an audience under "
+                f"{FAIR_MIN_BASE} {'is' if too_few == 1 else 'are'} too few to rank."
+            )
     if top.empty:
         return Section(section_id, title, intro, empty="No posts published in this period.")
     if same_as is not None and top["readers"].is_monotonic_decreasing:
@@ -376,7 +413,7 @@ def _top_section(
         Column("#", numeric=True),
         Column("Title"),
         Column("Readers", numeric=True),
-        Column("Read rate", numeric=True),
+        Column("Read rate (95% interval)" if by == "read_rate" else "Read rate", numeric=True),
         Column("Opens", numeric=True),
         Column("Channel"),
         Column("Published", nowrap=True),
@@ -386,7 +423,7 @@ def _top_section(
             numbers.whole(row["rank"]),
             _title_cell(row["title"], bodies.get(str(row["post_id"]), "")),
             numbers.whole(row["readers"]),
-            numbers.percent(row["read_rate"]),
+            _rate_interval(row) if by == "read_rate" else numbers.percent(row["read_rate"]),
             numbers.whole(row["opens"]),
             _text(row["channel"]),
             numbers.local_time(row["published_at"], tz),
@@ -394,9 +431,8 @@ def _top_section(
         for row in top.to_dict("records")
     )
     first = top.iloc[0]
-    by = str(top.attrs.get("by", "readers"))
     what = (
-        f"a read rate of {numbers.percent(first['read_rate'])}"
+        f"a read rate of {numbers.percent(first['read_rate'])} ({FAIR_NOTE})"
         if by == "read_rate"
         else f"{numbers.whole(first['readers'])} readers"
     )
@@ -416,7 +452,10 @@ def _top_section(
 
 def _low_reach_section(frame: pd.DataFrame, tz: str) -> Section:
     title = "Posts that reached few of their audience"
-    intro = "Posts whose read rate is below half their channel's median read rate, worst first."
+    intro = (
+        "Posts whose read rate is below half their channel's median read rate, worst first, "
+        "with the 95% interval of each rate: a post seen by few has a wide one."
+    )
     young = int(frame.attrs.get("still_collecting_readers") or 0)
     waiting: tuple[str, ...] = ()
     if young:
@@ -440,7 +479,7 @@ def _low_reach_section(frame: pd.DataFrame, tz: str) -> Section:
         (
             _text(row["title"]),
             numbers.whole(row["readers"]),
-            numbers.percent(row["read_rate"]),
+            _rate_interval(row),
             numbers.percent(row["channel_median"]),
             _text(row["channel"]),
             numbers.local_time(row["published_at"], tz),
@@ -457,14 +496,19 @@ def _channel_section(frame: pd.DataFrame, tz: str) -> Section:
     title = "Channels"
     intro = (
         "Read rate is the readers of the posts published in the period per subscriber the "
-        "channel had when each was published."
+        f"channel had when each was published. Channels are {FAIR_NOTE}: each channel's "
+        "rate is pulled toward the workspace's by as much as its audience is small, so a "
+        "small channel cannot come first by luck; the range is the rate's 95% interval. "
+        f"Channels whose posts had fewer than {FAIR_MIN_BASE} subscribers in all are too "
+        "few to rank and come last."
     )
     if frame.empty:
         return Section("channels", title, intro, empty="No channels.")
     columns = (
+        Column("#", numeric=True),
         Column("Channel"),
         Column("Readers", numeric=True),
-        Column("Read rate", numeric=True),
+        Column("Read rate (95% interval)", numeric=True),
         Column("Posts", numeric=True),
         Column("Opens", numeric=True),
         Column("Engagement rate", numeric=True),
@@ -473,9 +517,10 @@ def _channel_section(frame: pd.DataFrame, tz: str) -> Section:
     )
     rows = tuple(
         (
+            "too few to rank" if row["too_few_to_rank"] is True else numbers.whole(row["rank"]),
             _text(row["channel"]),
             numbers.whole(row["readers"]),
-            numbers.percent(row["read_rate"]),
+            _rate_interval(row),
             numbers.whole(row["posts_published"]),
             numbers.whole(row["opens"]),
             numbers.percent(row["engagement_rate"]),
@@ -485,12 +530,14 @@ def _channel_section(frame: pd.DataFrame, tz: str) -> Section:
         for row in frame.to_dict("records")
     )
     table = Table(columns, rows).without_empty_columns()
-    rated = frame.dropna(subset=["read_rate"])
+    rated = frame[~frame["too_few_to_rank"].fillna(True).astype(bool)]
     if len(rated) < 2:  # one bar compares nothing: the table says it all
         return Section("channels", title, intro, table=table)
-    best = _largest(rated, "read_rate")
-    rate = numbers.percent(best["read_rate"])
-    key = f"the highest read rate, {rate}, in {_text(best['channel'])}"
+    best = rated.iloc[0]
+    key = (
+        f"first {FAIR_NOTE.removeprefix('ranked ')}: {_text(best['channel'])}, "
+        f"{_rate_interval(best)}"
+    )
     drawn = chart(
         plots.channel_comparison(frame),
         "ck-channels",
@@ -525,7 +572,9 @@ def _group_section(
     intro = (
         "Posts published in the period. Lift is the median of each post's read rate divided "
         "by its channel's median, so big channels do not decide the answer: 1.2 reads as "
-        "20% better than usual."
+        "20% better than usual. Readers vs expected is their readers over what their "
+        "channels' read rates expect, with its 95% interval; the chart ranks by it adjusted "
+        f"for audience size. Fewer than {SMALL_SAMPLE_POSTS} posts are too few to rank."
     )
     if frame.empty or int(frame["posts"].sum()) == 0:
         return Section(section_id, title, intro, empty="No posts published in this period.")
@@ -534,6 +583,7 @@ def _group_section(
         Column("Readers", numeric=True),
         Column("Read rate", numeric=True),
         Column("Lift", numeric=True),
+        Column("Readers vs expected (95% interval)", numeric=True),
         Column("Posts", numeric=True),
         Column("Median opens", numeric=True),
         Column("Sample"),
@@ -545,9 +595,10 @@ def _group_section(
             numbers.whole(row["readers"]),
             numbers.percent(row["read_rate"]),
             numbers.ratio(row["lift"]),
+            _rate_interval(row, "vs_expected", numbers.ratio),
             numbers.whole(row["posts"]),
             numbers.count(row["median_opens"]),
-            "small" if row["small_sample"] is True else "",
+            "too few to rank" if row["too_few_to_rank"] is True else "",
         )
         for row in shown.to_dict("records")
     )
@@ -555,13 +606,15 @@ def _group_section(
     if len(frame) > len(shown):
         notes = (f"{len(frame) - len(shown):,} more rows are in the CSV export (--csv).",)
     table = Table(columns, rows).without_empty_columns()
-    lifted = frame.dropna(subset=["lift"])
-    if len(lifted) < 2:  # one bar compares nothing: the table says it all
+    ranked = frame[~frame["too_few_to_rank"].fillna(True).astype(bool)]
+    ranked = ranked.dropna(subset=["adjusted_vs_expected"])
+    if len(ranked) < 2:  # one bar compares nothing: the table says it all
         return Section(section_id, title, intro, table=table, notes=notes)
-    top = _largest(lifted, "lift")
+    top = _largest(ranked, "adjusted_vs_expected")
     chart_key = (
-        f"the highest lift, {numbers.ratio(top['lift'])}, for {label.lower()} "
-        f"{_text(top[key])} on {_posts(top['posts'])}"
+        f"the most read against expectations ({FAIR_NOTE}): {label.lower()} "
+        f"{_text(top[key])}, {_rate_interval(top, 'vs_expected', numbers.ratio)} "
+        f"on {_posts(top['posts'])}"
     )
     drawn = chart(
         draw(frame),
@@ -578,7 +631,9 @@ def _heatmap_section(frame: pd.DataFrame, tz: str) -> Section:
     title = "When posts were published"
     intro = (
         "Posts published by weekday and hour (local time), and the readers those posts "
-        "received; the data has no hour of reading."
+        "received; the data has no hour of reading. Readers per post set an hour of two "
+        "posts beside one of two hundred: whether any hour is reliably better is "
+        "wh.best_times()'s verdict (and what --slots best uses)."
     )
     if int(frame["posts_published"].sum()) == 0:
         return Section("heatmap", title, intro, empty="No posts published in this period.")
@@ -610,7 +665,8 @@ def _busiest(frame: pd.DataFrame, column: str, what: str, fmt: Callable[[Any], s
     so that every slot with a post has both numbers)."""
     top = _largest(frame, column)
     slot = f"{top['weekday_name']} at {int(top['hour']):02d}:00"
-    return f"the most, {fmt(top[column])} {what}, on {slot}"
+    behind = "" if column == "posts_published" else f" ({_posts(top['posts_published'])})"
+    return f"the most, {fmt(top[column])} {what}, on {slot}{behind}"
 
 
 def _upcoming_section(frame: pd.DataFrame, tz: str, as_of: datetime) -> Section:

@@ -26,12 +26,14 @@ Row = Mapping[str, Any]
 class PostRate:
     """A post and its read rate, for "best read" and "weakest".
 
-    PostRate("Town hall on Thursday", 0.78)
+    PostRate("Town hall on Thursday", 0.78, readers=780, audience=1000)
     """
 
     title: str
     read_rate: float
     channel_median: float | None = None
+    readers: int | None = None  # the numbers behind the rate, said beside it
+    audience: int | None = None
 
 
 def summary_sentences(
@@ -115,12 +117,27 @@ def _posts_published(row: Row, previous_name: str) -> str:
 
 
 def _best_and_weakest(best: PostRate, weakest: PostRate | None) -> str:
-    text = f"Best read: \u201c{best.title}\u201d at {numbers.percent(best.read_rate)}"
+    # The best post is the first of the fair ranking (ranked by read rate adjusted for
+    # audience size); each rate says the readers behind it.
+    text = (
+        "Best read (by read rate adjusted for audience size): "
+        f"\u201c{best.title}\u201d at {numbers.percent(best.read_rate)}{_behind(best)}"
+    )
     if weakest is not None and weakest.title != best.title:
-        text += f"; weakest: \u201c{weakest.title}\u201d at {numbers.percent(weakest.read_rate)}"
+        text += (
+            f"; weakest: \u201c{weakest.title}\u201d at "
+            f"{numbers.percent(weakest.read_rate)}{_behind(weakest)}"
+        )
         if weakest.channel_median is not None:
             text += f" (its channel's median: {numbers.percent(weakest.channel_median)})"
     return text + "."
+
+
+def _behind(post: PostRate) -> str:
+    """ " (780 readers of 1,000)", or nothing without the numbers."""
+    if post.readers is None or post.audience is None:
+        return ""
+    return f" ({numbers.whole(post.readers)} readers of {numbers.whole(post.audience)})"
 
 
 def _net_subscribers(row: Row, previous_name: str) -> str:
