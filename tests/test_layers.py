@@ -43,6 +43,7 @@ _HELPERS = (
     "channelkit._labels",
     "channelkit._terminal",
     "channelkit._urls",
+    "channelkit._resources",
     "channelkit.display",
 )
 _LIBRARIES = (

@@ -19,7 +19,7 @@ from channelkit.errors import WarehouseError
 from channelkit.storage.connection import open_warehouse
 from channelkit.storage.parquet import PARQUET_TABLES, export_parquet, recover_parquet
 from channelkit.storage.writer import WarehouseWriter
-from channelkit.sync.arrow import POST_DAILY, POSTS, items_to_arrow
+from channelkit.sync.arrow import SHAPES, items_to_arrow
 
 
 def daily(post_id: str, date: str, views: int) -> dict[str, Any]:
@@ -53,10 +53,10 @@ def warehouse(tmp_path: Path) -> Path:
         }
         for i in range(3)
     ]
-    writer.commit_batch("posts", items_to_arrow(POSTS, posts, "t"))
+    writer.commit_batch("posts", items_to_arrow(SHAPES["posts"], posts, "t"))
     rows = [daily("post_0", "2026-10-30", 5), daily("post_0", "2026-11-01", 7)]
     rows.append(daily("post_1", "2026-11-02", 1))
-    writer.commit_batch("post_daily", items_to_arrow(POST_DAILY, rows, "t"))
+    writer.commit_batch("post_daily", items_to_arrow(SHAPES["post_daily"], rows, "t"))
     con.close()
     return path
 

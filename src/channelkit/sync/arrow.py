@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
-from channelkit import _spec
+from channelkit import _resources, _spec
 from channelkit.errors import SyncDataError
 
 TIMESTAMP = pa.timestamp("us", tz="UTC")
@@ -60,12 +60,12 @@ _KIND_TYPES: dict[str, pa.DataType] = {
 }
 
 
-def _resource_shape(
-    table: str, fields: tuple[_spec.Field, ...], required: tuple[str, ...]
+def _item_shape(
+    table: str, key: tuple[str, ...], fields: tuple[_spec.Field, ...], required: tuple[str, ...]
 ) -> TableShape:
     return TableShape(
         table=table,
-        key=("id",),
+        key=key,
         source=pa.schema([(f.name, _KIND_TYPES[f.kind]) for f in fields]),
         timestamps=tuple(f.name for f in fields if f.kind == "instant"),
         struct_fields=tuple(
@@ -91,13 +91,14 @@ def _daily_shape(table: str, fields: tuple[str, ...], key: tuple[str, ...]) -> T
     )
 
 
-# Required: the warehouse's NOT NULL columns (docs/warehouse.md).
-CHANNELS = _resource_shape("channels", _spec.CHANNEL_FIELDS, ("id", "name", "slug", "visibility"))
-POSTS = _resource_shape(
-    "posts", _spec.POST_FIELDS, ("id", "channel_id", "title", "priority", "status")
-)
-POST_DAILY = _daily_shape("post_daily", _spec.POST_DAY_FIELDS, ("post_id", "date"))
-CHANNEL_DAILY = _daily_shape("channel_daily", _spec.CHANNEL_DAY_FIELDS, ("channel_id", "date"))
+def shape_of(resource: _resources.Resource) -> TableShape:
+    """The shape of a declared resource's items: its contract fields, or a daily row's."""
+    if resource.fields is None:
+        return _daily_shape(resource.table, resource.day_fields, resource.key)
+    return _item_shape(resource.table, resource.key, resource.fields, resource.required)
+
+
+SHAPES = {resource.table: shape_of(resource) for resource in _resources.RESOURCES}
 
 
 def items_to_arrow(shape: TableShape, items: Sequence[dict[str, Any]], where: str) -> pa.Table:

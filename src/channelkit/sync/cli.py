@@ -33,12 +33,12 @@ from channelkit._constants import (
     SYNC_PAGE_LIMIT,
     WAREHOUSE_PATH,
 )
+from channelkit._resources import GROUPS
 from channelkit._spec import PAGE_LIMIT_MAX
 from channelkit._suggest import choices_text
-from channelkit.sync import listings
 
 # the `--only` names; the runner maps them to tables
-_ONLY_CHOICES = tuple(listings.GROUPS)  # the --only groups of the listings
+_ONLY_CHOICES = tuple(GROUPS)  # the --only groups of the synced resources
 
 
 class _Since(click.ParamType[Any, Any]):

@@ -16,11 +16,10 @@ from channelkit._constants import (
     SYNC_LOOKBACK_DAYS,
     SYNC_PAGE_LIMIT,
 )
+from channelkit._resources import GROUPS as RESOURCE_GROUPS
 from channelkit._spec import PAGE_LIMIT_MAX
 from channelkit.errors import InvalidParameterError
-from channelkit.sync import listings, windows
-
-RESOURCE_GROUPS = listings.GROUPS
+from channelkit.sync import windows
 
 
 def parse_only(only: str | Collection[str] | None) -> tuple[str, ...]:

@@ -25,9 +25,9 @@ import orjson
 import pyarrow as pa
 
 from channelkit._constants import SYNC_BATCH_SECONDS, SYNC_QUEUE_BATCHES, SYNC_STOP_GRACE_SECONDS
+from channelkit._resources import BY_TABLE
 from channelkit.errors import BadRequestError, PermissionDeniedError
 from channelkit.storage.writer import Checkpoint, DeletionScope
-from channelkit.sync import listings
 from channelkit.sync.arrow import TableShape
 from channelkit.sync.walk import Walk
 
@@ -173,7 +173,7 @@ class Pipeline:
         try:
             walker()
         except PermissionDeniedError:
-            scope = listings.BY_RESOURCE[base(resource)].scope
+            scope = BY_TABLE[base(resource)].scope
             self.put(Skipped(resource, f"the API key lacks the {scope} scope (403 forbidden)"))
         except _Stopped:
             pass
@@ -209,7 +209,7 @@ class Fetcher:
         end: Callable[[Walk], Checkpoint],
         on_page: Callable[[], None] | None = None,
     ) -> None:
-        path = listings.BY_RESOURCE[base(walk.resource)].path
+        path = BY_TABLE[base(walk.resource)].path
         try:
             self._batches(walk, path, keep, end, on_page)
         except BadRequestError as exc:

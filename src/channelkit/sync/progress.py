@@ -12,8 +12,8 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from channelkit._constants import SYNC_PROGRESS_MIN_WAIT_SECONDS
+from channelkit._resources import BY_PATH
 from channelkit._terminal import progress_visible
-from channelkit.sync.listings import BY_PATH
 
 if TYPE_CHECKING:
     from channelkit.sync.report import SyncReport
@@ -87,7 +87,7 @@ class Progress:
         if not self.enabled or seconds < SYNC_PROGRESS_MIN_WAIT_SECONDS:
             return
         listing = BY_PATH.get(path) or BY_PATH.get(path.rsplit("/", 1)[0])
-        resource = listing.resource if listing else "posts"
+        resource = listing.table if listing else "posts"
         why = "rate limit" if reason in ("pacing", "retry_after") else "retrying"
         self._bar(resource).set_postfix_str(f"{why}: waiting {seconds:.1f} s")
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from channelkit._resources import RESOURCES
 from channelkit.storage.writer import UpsertCounts
-from channelkit.sync.listings import LISTINGS
 
-TABLES = tuple(listing.resource for listing in LISTINGS)  # the tables a run counts
+TABLES = tuple(resource.table for resource in RESOURCES)  # the tables a run counts
 
 
 @dataclass

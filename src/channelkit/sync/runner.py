@@ -30,6 +30,7 @@ from channelkit._constants import (
     SYNC_PAGE_LIMIT,
     WAREHOUSE_PATH,
 )
+from channelkit._resources import BY_TABLE, PHASES
 from channelkit._urls import redact_url
 from channelkit.errors import ChannelkitError, LakeError, SyncDataError, WarehouseError
 from channelkit.storage.connection import open_warehouse, storage_problem
@@ -43,7 +44,7 @@ from channelkit.storage.writer import (
     from_epoch_us,
     new_run_id,
 )
-from channelkit.sync.arrow import TableShape, pages_to_arrow
+from channelkit.sync.arrow import SHAPES, TableShape, pages_to_arrow
 from channelkit.sync.history import HistorySlice
 from channelkit.sync.options import SyncOptions
 from channelkit.sync.pipeline import (
@@ -59,14 +60,11 @@ from channelkit.sync.pipeline import (
 from channelkit.sync.progress import Progress, visible
 from channelkit.sync.report import SyncReport
 from channelkit.sync.walk import Walk
-from channelkit.sync.walks import HISTORIES, POSTS_HISTORY, SHAPES, Planner
+from channelkit.sync.walks import HISTORIES, POSTS_HISTORY, Planner
 
 if TYPE_CHECKING:
     from channelkit.client import Client
     from channelkit.client._base import WaitEvent
-
-# Analytics rows never disappear: only these tables mark rows a full walk did not see.
-_DELETABLE = frozenset({"channels", "posts"})
 
 
 def run_sync(
@@ -200,10 +198,10 @@ class _Sync:
         self.client.on_wait = self._on_wait_chain(previous_hook)
         interrupted: BaseException | None = None
         try:
-            # Posts first: their walk is the longer one.
-            self._run_phase(("posts", "channels"))
-            if not self.pipeline.stop.is_set():
-                self._run_phase(("post_daily", "channel_daily"))
+            for phase in PHASES:
+                if self.pipeline.stop.is_set():
+                    break
+                self._run_phase(phase)
         except BaseException as exc:  # KeyboardInterrupt included: record, then re-raise
             interrupted = exc
             self.pipeline.stop.set()
@@ -339,7 +337,7 @@ def _deletions(walk: Walk, shape: TableShape) -> DeletionScope | None:
             published_from=step.after,
             published_before=step.before,
         )
-    if walk.full and shape.table in _DELETABLE:
+    if walk.full and BY_TABLE[shape.table].deletable:
         return DeletionScope(walk.started_at)
     return None
 
