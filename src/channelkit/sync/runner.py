@@ -11,8 +11,8 @@ columns (pyarrow's JSON reader, outside the GIL) and commits them through the
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection
-from datetime import date, datetime
+from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -22,12 +22,8 @@ import pyarrow.compute as pc
 
 from channelkit._constants import (
     LAKE_DUCKDB_MEMORY_LIMIT,
-    SYNC_BATCH_ROWS,
-    SYNC_CONVERGENCE_RUNS,
     SYNC_DUCKDB_MEMORY_LIMIT,
     SYNC_DUCKDB_THREADS,
-    SYNC_LOOKBACK_DAYS,
-    SYNC_PAGE_LIMIT,
     WAREHOUSE_PATH,
 )
 from channelkit._resources import BY_TABLE, PHASES
@@ -70,40 +66,28 @@ if TYPE_CHECKING:
 def run_sync(
     client: Client,
     path: str | Path = WAREHOUSE_PATH,
+    options: SyncOptions | None = None,
     *,
-    full: bool = False,
-    since: str | date | datetime | None = None,
-    only: str | Collection[str] | None = None,
-    lookback_days: int = SYNC_LOOKBACK_DAYS,
-    parquet: str | Path | None = None,
-    lake: str | Path | None = None,
     progress: bool = True,
-    page_limit: int = SYNC_PAGE_LIMIT,
-    batch_rows: int = SYNC_BATCH_ROWS,
-    convergence_runs: int = SYNC_CONVERGENCE_RUNS,
+    **flags: Any,
 ) -> SyncReport:
     """Sync the service into the DuckDB warehouse at `path`; return what was done.
 
-    The first run (or `full=True`) reads everything and marks posts and channels that
-    disappeared as deleted; later runs are incremental (see `channelkit.sync.windows`).
-    `since` limits posts and analytics to that date onwards. A run that stops on an error
-    returns a report with `completed=False`; the next run continues where it stopped.
-    `parquet` (a directory) gets a snapshot of every table; `lake` (a directory or an
-    `s3://...` URL) a Delta Lake copy, merged with what each run changed.
-    `page_limit` is the page size asked for; `batch_rows` the rows per committed batch
-    (smaller: less work lost to a kill; larger: fewer transactions). Every incremental
-    run also re-reads one slice of the older history, so that after `convergence_runs`
-    incremental runs the warehouse equals a full sync (see `docs/warehouse.md`).
+        report = run_sync(client, "warehouse.duckdb", only="posts", since="2026-11-01")
+        report = run_sync(client, "warehouse.duckdb", SyncOptions.check(full=True))
+
+    `options` is what `ck.sync` and `channelkit sync` build once; the same may be given as
+    keywords instead (`full`, `since`, `only`, `lookback_days`, `parquet`, `lake`,
+    `page_limit`, `batch_rows`, `convergence_runs`: see `ck.sync`), checked by
+    `SyncOptions.check`. The first run (or `full`) reads everything and marks posts and
+    channels that disappeared as deleted; later runs are incremental (see
+    `channelkit.sync.windows`). A run that stops on an error returns a report with
+    `completed=False`; the next run continues where it stopped.
     """
-    options = SyncOptions.check(
-        only=only,
-        full=full,
-        since=since,
-        lookback_days=lookback_days,
-        page_limit=page_limit,
-        batch_rows=batch_rows,
-        convergence_runs=convergence_runs,
-    )
+    if options is None:
+        options = SyncOptions.check(**flags)
+    elif flags:
+        raise TypeError(f"run_sync takes options or keywords, not both: {sorted(flags)}")
     # DuckDB would otherwise cache the written table up to 80% of RAM; the sync only needs
     # a batch's worth, and a flat footprint whatever the workspace size. Its threads would
     # compete with the fetching thread, which bounds the sync's speed.
@@ -121,7 +105,7 @@ def run_sync(
             progress=Progress(enabled=progress and visible()),
         )
         report = sync.run()
-        _copy(con, report, parquet=parquet, lake=lake)
+        _copy(con, report, parquet=options.parquet, lake=options.lake)
         return report
     except duckdb.Error as exc:
         # Outside a batch (bookkeeping, planning): the file itself is the problem.
