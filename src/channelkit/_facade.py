@@ -27,7 +27,7 @@ from channelkit._constants import (
 )
 from channelkit.errors import SyncError
 from channelkit.sync.options import SyncOptions
-from channelkit.sync.progress import one_line, visible
+from channelkit.sync.progress import one_line, shown
 from channelkit.sync.runner import run_sync
 
 if TYPE_CHECKING:
@@ -83,9 +83,8 @@ def sync(
         batch_rows=batch_rows,
         convergence_runs=convergence_runs,
     )
-    shown = progress and visible()
-    report = run_sync(client, path, options, progress=shown)
-    if shown:
+    report = run_sync(client, path, options, progress=progress)
+    if shown(progress) is not None:
         print(one_line(report), file=sys.stderr)
     if not report.completed:
         raise SyncError(f"sync did not complete: {report.error}", report)

@@ -12,6 +12,7 @@ import pytest
 from channelkit.storage.writer import (
     Checkpoint,
     DeletionScope,
+    RunCost,
     UpsertCounts,
     WarehouseWriter,
 )
@@ -262,7 +263,9 @@ def test_sync_runs_bookkeeping(con: duckdb.DuckDBPyConnection) -> None:
     killed_status, killed_error = con.execute(status, [killed]).fetchall()[0]
     assert killed_status == "failed" and "interrupted" in killed_error
     counts = {"posts": UpsertCounts(new=3).as_dict()}
-    writer.finish_run(run, status="completed", counts=counts, requests=7, rate_limit_waits=1)
+    writer.finish_run(
+        run, status="completed", counts=counts, cost=RunCost(requests=7, rate_limit_waits=1)
+    )
     assert writer.has_completed_run()
     row = con.execute(
         "SELECT status, mode, counts, requests, finished_at IS NOT NULL FROM sync_runs "

@@ -155,6 +155,18 @@ MIGRATIONS: tuple[str, ...] = (
         clicks BIGINT NOT NULL
     );
     """,
+    # 6: the record of every run (`wh.runs()`, `channelkit status`): its pages, 429s,
+    # retries and seconds waited, the fields items carried that the contract does not name
+    # ({table: {field: type}}) and what the run noticed about them (a type that changed).
+    # IF NOT EXISTS: a file set back a version by hand (tests of older files) keeps them.
+    """
+    ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS pages BIGINT;
+    ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS responses_429 BIGINT;
+    ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS retries BIGINT;
+    ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS wait_seconds DOUBLE;
+    ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS unknown_fields JSON;
+    ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS notes JSON;
+    """,
 )
 
 # The versions that added the posts' reach columns and the daily totals: a file migrated

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -103,6 +103,18 @@ class _TableInfo:
     has_deleted_at: bool = field(default=False)
 
 
+@dataclass(frozen=True)
+class RunCost:
+    """What a run cost, as `sync_runs` records it (waits: pacing and Retry-After sleeps)."""
+
+    requests: int = 0
+    pages: int = 0
+    responses_429: int = 0
+    retries: int = 0
+    rate_limit_waits: int = 0
+    wait_seconds: float = 0.0
+
+
 class WarehouseWriter:
     """Writes synced rows into an open, migrated warehouse connection.
 
@@ -184,20 +196,31 @@ class WarehouseWriter:
         *,
         status: str,
         counts: Mapping[str, Any],
-        requests: int = 0,
-        rate_limit_waits: int = 0,
         error: str | None = None,
+        cost: RunCost | None = None,
+        unknown_fields: Mapping[str, Mapping[str, str]] | None = None,
+        notes: Sequence[str] = (),
     ) -> None:
+        """Record how `run_id` ended, in one statement: the run's last transaction."""
+        cost = cost or RunCost()
         self._con.execute(
             "UPDATE sync_runs SET status = ?, finished_at = CAST(? AS TIMESTAMPTZ), "
-            "counts = ?, requests = ?, rate_limit_waits = ?, error = ? WHERE run_id = ?",
+            "counts = ?, requests = ?, rate_limit_waits = ?, error = ?, pages = ?, "
+            "responses_429 = ?, retries = ?, wait_seconds = ?, unknown_fields = ?, notes = ? "
+            "WHERE run_id = ?",
             [
                 status,
                 _iso(datetime.now(UTC)),
                 json.dumps(counts, sort_keys=True),
-                requests,
-                rate_limit_waits,
+                cost.requests,
+                cost.rate_limit_waits,
                 error,
+                cost.pages,
+                cost.responses_429,
+                cost.retries,
+                cost.wait_seconds,
+                json.dumps(unknown_fields or {}, sort_keys=True),
+                json.dumps(list(notes)),
                 run_id,
             ],
         )

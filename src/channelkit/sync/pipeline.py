@@ -62,6 +62,7 @@ class Pages:
     cursor: str | None  # of the next page; None: the walk's last batch
     keep: Checkpoint
     end: Callable[[Walk], Checkpoint]
+    pages: int = 0  # fetched for this batch (an empty last page has no body, but counts)
 
 
 @dataclass
@@ -229,10 +230,11 @@ class Fetcher:
         on_page: Callable[[], None] | None,
     ) -> None:
         bodies: list[bytes] = []
-        count = 0
+        count = fetched = 0
         flushed = time.monotonic()
         for page in self.pages(path, walk):
             self.pipeline.check_stop()
+            fetched += 1
             if on_page is not None:
                 on_page()
             # The page's bytes go to the writing thread, which turns them into columns
@@ -247,8 +249,10 @@ class Fetcher:
             shape = self.shapes[base(walk.resource)]
             cursor = None if last else page.next_cursor
             batch = bodies if count else []
-            self.pipeline.put(Pages(walk, shape, f"GET {path}", batch, cursor, keep, end))
-            bodies, count = [], 0
+            self.pipeline.put(
+                Pages(walk, shape, f"GET {path}", batch, cursor, keep, end, pages=fetched)
+            )
+            bodies, count, fetched = [], 0, 0
             flushed = time.monotonic()
             if last:
                 return

@@ -36,6 +36,7 @@ from channelkit.storage.parquet import export_parquet
 from channelkit.storage.writer import (
     Checkpoint,
     DeletionScope,
+    RunCost,
     WarehouseWriter,
     from_epoch_us,
     new_run_id,
@@ -53,7 +54,7 @@ from channelkit.sync.pipeline import (
     Skipped,
     base,
 )
-from channelkit.sync.progress import Progress, visible
+from channelkit.sync.progress import Progress, shown
 from channelkit.sync.report import SyncReport
 from channelkit.sync.walk import Walk
 from channelkit.sync.walks import HISTORIES, POSTS_HISTORY, Planner
@@ -102,7 +103,7 @@ def run_sync(
             con,
             path=str(path),
             options=options,
-            progress=Progress(enabled=progress and visible()),
+            progress=Progress.of(shown(progress)),
         )
         report = sync.run()
         _copy(con, report, parquet=options.parquet, lake=options.lake)
@@ -230,9 +231,17 @@ class _Sync:
             report.run_id,
             status="completed" if report.completed else "failed",
             counts={"tables": report.counts_dict(), "skipped": report.skipped},
-            requests=report.requests,
-            rate_limit_waits=report.rate_limit_waits,
             error=report.error,
+            cost=RunCost(
+                requests=report.requests,
+                pages=report.pages,
+                responses_429=report.responses_429,
+                retries=report.retries,
+                rate_limit_waits=report.rate_limit_waits,
+                wait_seconds=report.wait_seconds,
+            ),
+            unknown_fields=report.unknown_fields,
+            notes=report.notes,
         )
 
     def _on_wait_chain(
@@ -263,6 +272,8 @@ class _Sync:
             except duckdb.Error as exc:
                 self._fail(resource, exc)
         elif isinstance(message, Rows | Pages):
+            if isinstance(message, Pages):
+                report.pages += message.pages
             walked = message.walk.resource if isinstance(message, Pages) else message.resource
             resource = base(walked)
             try:
