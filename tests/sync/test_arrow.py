@@ -48,12 +48,24 @@ def test_posts_flatten_author_and_parse_timestamps() -> None:
     assert table.column("tags").to_pylist() == [["a", "b"], []]
 
 
-def test_unknown_fields_are_ignored_and_missing_optional_ones_are_null() -> None:
-    item = post(extra_field={"nested": 1})
+def test_unknown_fields_are_kept_and_missing_optional_ones_are_null() -> None:
+    item = post(extra_field={"nested": 1}, read_time_seconds=40)
     del item["cover_image_url"]
+    other = post(id="post_2", read_time_seconds="long")  # types that do not agree: text
     table = items_to_arrow(SHAPES["posts"], [item], "GET /posts")
-    assert "extra_field" not in table.column_names
+    assert table.column("extra_field").to_pylist() == ['{"nested":1}']
+    assert table.column("read_time_seconds").to_pylist() == [40]
     assert table.column("cover_image_url").to_pylist() == [None]
+    mixed = items_to_arrow(SHAPES["posts"], [item, other], "GET /posts")
+    assert mixed.column("read_time_seconds").to_pylist() == ["40", "long"]
+    assert mixed.column("extra_field").to_pylist() == ['{"nested":1}', None]
+
+
+def test_pages_keep_unknown_fields_like_items() -> None:
+    items = [post(department="comms", read_time_seconds=40), post(id="post_2")]
+    table = pages_to_arrow(SHAPES["posts"], [page(items)], "GET /posts")
+    assert table.equals(items_to_arrow(SHAPES["posts"], items, "GET /posts"))
+    assert table.column("department").to_pylist() == ["comms", None]
 
 
 def test_daily_rows_get_dates() -> None:

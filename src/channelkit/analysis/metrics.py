@@ -54,7 +54,7 @@ from channelkit.analysis.rows import (
     side_of,
 )
 from channelkit.analysis.sql import Sql, plain_frame
-from channelkit.storage.schema import CONTRACT_COLUMNS, REACH_COLUMNS
+from channelkit.storage.schema import CONTRACT_COLUMNS, REACH_COLUMNS, unknown_columns
 
 FREQS = {"day": "1 DAY", "week": "1 WEEK", "month": "1 MONTH"}
 TOP_BY = ("readers", "read_rate", "opens", "engagement_rate")
@@ -232,6 +232,12 @@ _POST_COLUMNS = ", ".join(
 _CHANNEL_COLUMNS = ", ".join(column for column, _ in CONTRACT_COLUMNS["channels"])
 
 
+def _unknown(con: duckdb.DuckDBPyConnection, table: str, alias: str) -> str:
+    """The select list's tail of the fields the contract does not name, kept by the sync."""
+    described = [row[0] for row in con.execute(f"DESCRIBE {table}").fetchall()]
+    return "".join(f", {alias}.{column}" for column in unknown_columns(table, described))
+
+
 def posts(
     con: duckdb.DuckDBPyConnection,
     flt: PostFilter,
@@ -241,7 +247,7 @@ def posts(
     """One row per post, oldest publication first (unpublished posts last)."""
     where, params = flt.where("p")
     sql = Sql(
-        f"SELECT {_POST_COLUMNS} "
+        f"SELECT {_POST_COLUMNS}{_unknown(con, 'posts', 'p')} "
         f"FROM posts p LEFT JOIN channels c ON c.id = p.channel_id WHERE {where}",
         tuple(params),
     )
@@ -255,7 +261,10 @@ def posts(
 
 def channels(con: duckdb.DuckDBPyConnection, tz: str) -> pd.DataFrame:
     """One row per channel that still exists, by name."""
-    sql = Sql(f"SELECT {_CHANNEL_COLUMNS} FROM channels WHERE deleted_at IS NULL ORDER BY name, id")
+    sql = Sql(
+        f"SELECT {_CHANNEL_COLUMNS}{_unknown(con, 'channels', 'channels')} FROM channels "
+        "WHERE deleted_at IS NULL ORDER BY name, id"
+    )
     return run(con, sql, tz)
 
 

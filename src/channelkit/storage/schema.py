@@ -181,6 +181,18 @@ READABLE_FROM = 4
 REACH_COLUMNS = ("reach_from", "reach_cumulative", "reach_digits")
 
 
+# Columns the warehouse keeps beside the contract's fields (and the lake's partition column):
+# a field the contract does not name never takes one of these names.
+OWN_COLUMNS = ("synced_at", "deleted_at", *REACH_COLUMNS, "month")
+
+
+def unknown_columns(table: str, described: Collection[str]) -> list[str]:
+    """The columns among `described` (a posts or channels table's, in order) that fields
+    the contract does not name have added (`WarehouseWriter.keep_fields`)."""
+    known = {column for column, _ in CONTRACT_COLUMNS[table]} | set(OWN_COLUMNS)
+    return [column for column in described if column not in known]
+
+
 def copied_columns(table: str) -> str:
     """The select list of `table`'s rows in the Parquet and lake copies: `*` less the
     derived columns."""

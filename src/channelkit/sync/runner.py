@@ -278,9 +278,12 @@ class _Sync:
             resource = base(walked)
             try:
                 batch = self._rows(message) if isinstance(message, Pages) else message
+                rows = batch.rows
+                if rows is not None:
+                    rows = self._keep_fields(resource, rows)
                 counts = self.writer.commit_batch(
                     SHAPES[resource].table,
-                    batch.rows,
+                    rows,
                     checkpoint=batch.checkpoint,
                     deletions=batch.deletions,
                 )
@@ -289,6 +292,21 @@ class _Sync:
                 return
             report.counts[resource].add(counts)
             self.progress.advance(resource, batch.rows.num_rows if batch.rows else 0)
+
+    def _keep_fields(self, table: str, rows: pa.Table) -> pa.Table:
+        """The batch with its fields the contract does not name given columns; each named
+        once in the run's record, with what was noticed about them."""
+        known = SHAPES[table].columns
+        unknown = [name for name in rows.column_names if name not in known]
+        if not unknown:
+            return rows
+        kept = self.writer.keep_fields(table, rows, unknown)
+        seen = self.report.unknown_fields.setdefault(table, {})
+        for name, type_ in kept.types.items():
+            if seen.get(name, "NULL") == "NULL":
+                seen[name] = type_
+        self.report.notes.extend(n for n in kept.notes if n not in self.report.notes)
+        return kept.rows
 
     def _rows(self, pages: Pages) -> Rows:
         """Pages to rows and the checkpoint after them (in the writing thread, in order:
