@@ -34,7 +34,9 @@ def synced(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
             channels = [client.channels.create(name=f"Channel {i}").id for i in range(2)]
             for day in range(3):
                 for channel in channels:
-                    client.posts.create(channel_id=channel, title=f"Post {day}", body="b")
+                    client.posts.create(
+                        channel_id=channel, title=f"Post {day}", body="b", tags=[f"t{day}"]
+                    )
                 svc.advance_clock(DAY)
             assert run_sync(client, db, lake=lake, progress=False).completed
             con = open_warehouse(db, read_only=False)
