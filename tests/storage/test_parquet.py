@@ -15,6 +15,7 @@ import pandas as pd
 import pyarrow.dataset as ds
 import pytest
 
+from channelkit._resources import RESOURCES
 from channelkit.errors import WarehouseError
 from channelkit.storage.connection import open_warehouse
 from channelkit.storage.parquet import PARQUET_TABLES, export_parquet, recover_parquet
@@ -64,14 +65,8 @@ def warehouse(tmp_path: Path) -> Path:
 def test_every_table_is_readable_by_three_engines(warehouse: Path, tmp_path: Path) -> None:
     out = tmp_path / "parquet"
     paths = export_parquet(warehouse, out)
-    assert set(paths) == {
-        "channels",
-        "posts",
-        "post_tags",
-        "post_daily",
-        "channel_daily",
-        "sync_runs",
-    }
+    # Every synced resource as declared, and what the sync derives and records.
+    assert set(paths) == {r.table for r in RESOURCES} | {"post_tags", "sync_runs"}
     months = sorted(p.name for p in (out / "post_daily").iterdir())
     assert months == ["month=2026-10", "month=2026-11"]
 
