@@ -15,21 +15,9 @@ from channelkit._constants import SYNC_USUAL_RUNS, SYNC_VOLUME_FACTOR
 from channelkit._resources import RESOURCES
 
 _KINDS = ("new", "updated", "unchanged", "deleted")
+_COST = ("requests", "pages", "responses_429", "retries", "rate_limit_waits", "wait_seconds")
 # Columns of sync_runs shown as they are (a file synced before a column existed lacks it).
-_COLUMNS = (
-    "run_id",
-    "started_at",
-    "finished_at",
-    "status",
-    "mode",
-    "requests",
-    "pages",
-    "responses_429",
-    "retries",
-    "rate_limit_waits",
-    "wait_seconds",
-    "error",
-)
+_COLUMNS = ("run_id", "started_at", "finished_at", "status", "mode", *_COST, "error")
 
 
 def read_runs(con: duckdb.DuckDBPyConnection, last: int | None = None) -> pd.DataFrame:
@@ -71,12 +59,7 @@ def columns() -> list[str]:
         "outcome",
         "mode",
         "seconds",
-        "requests",
-        "pages",
-        "responses_429",
-        "retries",
-        "rate_limit_waits",
-        "wait_seconds",
+        *_COST,
         "rows_read",
         *tables,
         "unknown_fields",

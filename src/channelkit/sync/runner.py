@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import fields
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -232,14 +233,7 @@ class _Sync:
             status="completed" if report.completed else "failed",
             counts={"tables": report.counts_dict(), "skipped": report.skipped},
             error=report.error,
-            cost=RunCost(
-                requests=report.requests,
-                pages=report.pages,
-                responses_429=report.responses_429,
-                retries=report.retries,
-                rate_limit_waits=report.rate_limit_waits,
-                wait_seconds=report.wait_seconds,
-            ),
+            cost=RunCost(**{f.name: getattr(report, f.name) for f in fields(RunCost)}),
             unknown_fields=report.unknown_fields,
             notes=report.notes,
         )
