@@ -37,7 +37,7 @@ from channelkit._constants import (
 )
 from channelkit._labels import KPI_LABELS, WEEKDAYS
 from channelkit.analysis.filters import PostFilter
-from channelkit.analysis.frames import MetricFrame, divide, local_midnight, ratio
+from channelkit.analysis.frames import MetricFrame, divide, local_midnight, rate
 from channelkit.analysis.grid import grid_days
 from channelkit.analysis.period import Period, same_age_cutoff
 from channelkit.analysis.reach import ReachTimes
@@ -201,8 +201,8 @@ def _running(day: str, *params: object) -> Sql:
 def add_rates(frame: pd.DataFrame) -> pd.DataFrame:
     """engagements, engagement_rate and read_rate from the additive sums, in place."""
     frame["engagements"] = frame[["reactions", "comments", "shares", "clicks"]].sum(axis=1)
-    frame["engagement_rate"] = ratio(frame["engagements"], frame["opens"])
-    frame["read_rate"] = ratio(frame["rated_readers"], frame["audience"])
+    frame["engagement_rate"] = rate(frame["engagements"], frame["opens"])
+    frame["read_rate"] = rate(frame["rated_readers"], frame["audience"])
     return frame
 
 
