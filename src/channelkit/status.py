@@ -33,11 +33,10 @@ class StatusOptions:
 @options_value(StatusOptions, "options")
 @click.option(
     "--db",
-    "db",
     type=click.Path(dir_okay=False, path_type=Path),
     default=WAREHOUSE_PATH,
     show_default=True,
-    help="The DuckDB warehouse file.",
+    help="Warehouse file written by `channelkit sync`.",
 )
 @click.option(
     "--runs",
