@@ -20,9 +20,8 @@ from pathlib import Path
 from _page_server import running
 
 import channelkit as ck
-from channelkit import _facade
 from channelkit.client import Client
-from channelkit.sync import runner
+from channelkit.sync import progress as bars
 
 
 def one_sync(base_url: str, directory: Path, *, progress: bool) -> float:
@@ -46,7 +45,7 @@ def main() -> None:
     args = parser.parse_args()
     posts, repeat = (10_000, 1) if args.small else (args.posts, args.repeat)
     # Bars as on a terminal: the benchmark's stderr is not one.
-    _facade.visible = runner.visible = lambda: True  # type: ignore[assignment]
+    bars.visible = lambda: True  # type: ignore[assignment]
     with running(posts) as base_url, tempfile.TemporaryDirectory() as tmp:
         quiet, shown = [], []
         for _ in range(repeat):  # interleaved: a busy machine hurts both alike

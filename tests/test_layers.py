@@ -43,6 +43,7 @@ _HELPERS = (
     "channelkit._labels",
     "channelkit._terminal",
     "channelkit._urls",
+    "channelkit._resources",
     "channelkit.display",
 )
 _LIBRARIES = (
@@ -80,7 +81,7 @@ def _parts(*names: str) -> tuple[str, ...]:
 
 _UPPER = _parts(
     "analysis", "plots", "publish", "reports", "sync", "storage", "warehouse", "widgets",
-    "export",
+    "export", "status",
     "cli", "demo", "_facade",
 )  # fmt: skip
 

@@ -88,14 +88,14 @@ MISTAKES = [
         "impossible month",
         ["sync", "--since", "2026-13-01"],
         2,
-        ["'--since'", "month must be in 1..12", "YYYY-MM-DD, e.g. 2026-11-01"],
+        ["--since: ", "month must be in 1..12", "YYYY-MM-DD, e.g. 2026-11-01"],
     ),
-    Mistake("word for a date", ["sync", "--since", "yesterday"], 2, ["'--since'", "YYYY-MM-DD"]),
+    Mistake("word for a date", ["sync", "--since", "yesterday"], 2, ["--since: ", "YYYY-MM-DD"]),
     Mistake(
         "timestamp without offset",
         ["sync", "--since", "2026-11-01T10:00:00"],
         2,
-        ["'--since'", "2026-11-01T10:00:00Z"],
+        ["--since: ", "2026-11-01T10:00:00Z"],
     ),
     Mistake(
         "report impossible day",
@@ -183,7 +183,7 @@ MISTAKES = [
         "bad option reported before missing configuration",
         ["sync", "--only", "posts,comments"],
         2,
-        ["'--only'", "'comments' is not a part to sync", "channels, posts, analytics"],
+        ["--only: ", "'comments' is not a part to sync", "channels, posts, analytics"],
     ),
     Mistake(
         "report --sync without key",
@@ -246,8 +246,13 @@ MISTAKES = [
         {"CHANNELKIT_BASE_URL": "{url}", "CHANNELKIT_API_KEY": "{writer}"},
     ),
     # --- sync options ---
-    Mistake("negative lookback", ["sync", "--lookback-days", "-1"], 2, ["'--lookback-days'"]),
-    Mistake("page too large", ["sync", "--page-limit", "1000"], 2, ["'--page-limit'", "1<=x<=100"]),
+    Mistake("negative lookback", ["sync", "--lookback-days", "-1"], 2, ["--lookback-days: "]),
+    Mistake(
+        "page too large",
+        ["sync", "--page-limit", "1000"],
+        2,
+        ["--page-limit: ", "more than the service allows (100)"],
+    ),
     Mistake(
         "warehouse in a missing folder",
         ["sync", "--db", "no/such/folder/w.duckdb"],

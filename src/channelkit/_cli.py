@@ -376,14 +376,14 @@ class ServiceOptions:
     service: a new shared flag is a field here and an option in `_service_flags`.
 
     @click.command()
-    @options_value(SyncOptions, "options")   # the command's own flags, as one value
+    @options_value(SyncFlags, "options")     # the command's own flags, as one value
     @service_options()
     @output_options()
-    def sync(options: SyncOptions, service: ServiceOptions, output: Output) -> None:
+    def sync(options: SyncFlags, service: ServiceOptions, output: Output) -> None:
         with user_errors():                   # every failure: one line, its exit code
-            run_sync(options, service, output)
+            _sync(options, service, output)
 
-    def run_sync(options, service, output):
+    def _sync(options, service, output):
         config = service.config()             # checked, or a one-line usage error
         with Client(**config.client_settings()) as client: ...
     """

@@ -92,6 +92,13 @@ SYNC_QUEUE_BATCHES = 2  # fetched batches waiting for the writer: bounds memory
 SYNC_DUCKDB_MEMORY_LIMIT = "128MB"  # DuckDB's cache while syncing (it spills beyond)
 SYNC_DUCKDB_THREADS = 1  # the writer's share: the fetching thread keeps the other core
 SYNC_PROGRESS_MIN_WAIT_SECONDS = 0.5  # shorter pacing waits are not worth showing
+# Without bars (a plain Python prompt): a line of progress at most this often.
+SYNC_PROGRESS_LINE_SECONDS = 10.0
+# `channelkit status`: a run's volume is usual within this factor of the median of up to
+# SYNC_USUAL_RUNS earlier completed runs of the same mode (at least 3 needed).
+SYNC_USUAL_RUNS = 10
+SYNC_VOLUME_FACTOR = 2.0
+STATUS_RUNS_SHOWN = 5  # the runs `channelkit status` lists
 SYNC_STOP_GRACE_SECONDS = 2.0  # after Ctrl-C, how long walks get to notice before we leave
 SYNC_HWM_MARGIN_SECONDS = 60.0  # clock slack between "after" and the walk's duration
 # Incremental runs within which every post and all older history are re-read once; the

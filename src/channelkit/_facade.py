@@ -26,7 +26,8 @@ from channelkit._constants import (
     WAREHOUSE_PATH,
 )
 from channelkit.errors import SyncError
-from channelkit.sync.progress import one_line, visible
+from channelkit.sync.options import SyncOptions
+from channelkit.sync.progress import one_line, shown
 from channelkit.sync.runner import run_sync
 
 if TYPE_CHECKING:
@@ -71,22 +72,19 @@ def sync(
     the sync did not complete: what it wrote is kept, and calling `sync` again continues
     where it stopped.
     """
-    shown = progress and visible()
-    report = run_sync(
-        client,
-        path,
+    options = SyncOptions.check(
         full=full,
         since=since,
         only=only,
         lookback_days=lookback_days,
         parquet=parquet,
         lake=lake,
-        progress=shown,
         page_limit=page_limit,
         batch_rows=batch_rows,
         convergence_runs=convergence_runs,
     )
-    if shown:
+    report = run_sync(client, path, options, progress=progress)
+    if shown(progress) is not None:
         print(one_line(report), file=sys.stderr)
     if not report.completed:
         raise SyncError(f"sync did not complete: {report.error}", report)

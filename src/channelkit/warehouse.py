@@ -73,6 +73,7 @@ from channelkit.analysis.query import (
     zone_name,
 )
 from channelkit.analysis.reach import ReachTimes
+from channelkit.analysis.runs import read_runs
 from channelkit.display.card import WarehouseFacts, card_html, card_text
 from channelkit.errors import ChannelkitError, InvalidParameterError, WarehouseError
 from channelkit.storage.connection import is_storage_fault, open_warehouse, storage_problem
@@ -249,6 +250,14 @@ class Warehouse:
                     raise
                 raise InvalidParameterError("query", str(exc).strip()) from None
         return to_frame(table, tz)
+
+    def runs(self, last: int | None = None) -> pd.DataFrame:
+        """The record of every sync into this warehouse, one row per run, oldest first
+        (`last`: the most recent ones only): outcome, duration, requests, pages, 429s,
+        retries, seconds waited, rows new/updated/unchanged/deleted per table, and the
+        fields the items carried that the contract does not name (docs/warehouse.md)."""
+        with self._connect() as con:
+            return read_runs(con, last)
 
     def freshness(self) -> Freshness:
         """Last completed sync (time, mode, base URL), row counts, the newest data and how

@@ -93,13 +93,19 @@ def test_an_older_file_gets_what_is_derived_when_migrated(tmp_path: Path, versio
 def test_a_file_one_version_behind_reads_the_same_before_its_next_sync(tmp_path: Path) -> None:
     # A notebook upgraded before the cron job that syncs: the file has no daily totals yet,
     # and reads as it is (summing the daily rows); the next sync adds them.
-    path = build_small_warehouse(tmp_path / "w.duckdb")
-    expected = Warehouse(path).kpis(start="2026-03-16", end="2026-04-06", by="channel")
-    con = open_warehouse(path, read_only=False)
-    con.execute("DROP TABLE daily_totals")
-    con.execute(
-        "UPDATE schema_meta SET value = ? WHERE key = 'schema_version'", [str(TOTALS_VERSION - 1)]
-    )
+    full = build_small_warehouse(tmp_path / "full.duckdb")
+    expected = Warehouse(full).kpis(start="2026-03-16", end="2026-04-06", by="channel")
+    # The same rows in a file made by the migrations before the totals (whatever came after).
+    path = tmp_path / "w.duckdb"
+    con = older_file(path, TOTALS_VERSION - 1)
+    con.execute(f"ATTACH '{full}' AS made (READ_ONLY)")
+    tables = con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() "
+        "AND table_name <> 'schema_meta'"
+    ).fetchall()
+    for (table,) in tables:
+        columns = ", ".join(row[0] for row in con.execute(f"DESCRIBE {table}").fetchall())
+        con.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM made.{table}")
     con.close()
     behind = Warehouse(path).kpis(start="2026-03-16", end="2026-04-06", by="channel")
     assert behind.equals(expected) and behind.attrs == expected.attrs

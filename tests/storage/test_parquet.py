@@ -15,11 +15,12 @@ import pandas as pd
 import pyarrow.dataset as ds
 import pytest
 
+from channelkit._resources import RESOURCES
 from channelkit.errors import WarehouseError
 from channelkit.storage.connection import open_warehouse
 from channelkit.storage.parquet import PARQUET_TABLES, export_parquet, recover_parquet
 from channelkit.storage.writer import WarehouseWriter
-from channelkit.sync.arrow import POST_DAILY, POSTS, items_to_arrow
+from channelkit.sync.arrow import SHAPES, items_to_arrow
 
 
 def daily(post_id: str, date: str, views: int) -> dict[str, Any]:
@@ -53,10 +54,10 @@ def warehouse(tmp_path: Path) -> Path:
         }
         for i in range(3)
     ]
-    writer.commit_batch("posts", items_to_arrow(POSTS, posts, "t"))
+    writer.commit_batch("posts", items_to_arrow(SHAPES["posts"], posts, "t"))
     rows = [daily("post_0", "2026-10-30", 5), daily("post_0", "2026-11-01", 7)]
     rows.append(daily("post_1", "2026-11-02", 1))
-    writer.commit_batch("post_daily", items_to_arrow(POST_DAILY, rows, "t"))
+    writer.commit_batch("post_daily", items_to_arrow(SHAPES["post_daily"], rows, "t"))
     con.close()
     return path
 
@@ -64,14 +65,8 @@ def warehouse(tmp_path: Path) -> Path:
 def test_every_table_is_readable_by_three_engines(warehouse: Path, tmp_path: Path) -> None:
     out = tmp_path / "parquet"
     paths = export_parquet(warehouse, out)
-    assert set(paths) == {
-        "channels",
-        "posts",
-        "post_tags",
-        "post_daily",
-        "channel_daily",
-        "sync_runs",
-    }
+    # Every synced resource as declared, and what the sync derives and records.
+    assert set(paths) == {r.table for r in RESOURCES} | {"post_tags", "sync_runs"}
     months = sorted(p.name for p in (out / "post_daily").iterdir())
     assert months == ["month=2026-10", "month=2026-11"]
 

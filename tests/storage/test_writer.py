@@ -12,10 +12,11 @@ import pytest
 from channelkit.storage.writer import (
     Checkpoint,
     DeletionScope,
+    RunCost,
     UpsertCounts,
     WarehouseWriter,
 )
-from channelkit.sync.arrow import CHANNEL_DAILY, items_to_arrow
+from channelkit.sync.arrow import SHAPES, items_to_arrow
 from fixtures.rows import post, posts
 
 
@@ -189,18 +190,22 @@ def test_composite_key_upsert(con: duckdb.DuckDBPyConnection) -> None:
     writer = WarehouseWriter(con)
 
     table = items_to_arrow(
-        CHANNEL_DAILY, [day("chan_1", "2026-11-01", 1), day("chan_1", "2026-11-02", 2)], "t"
+        SHAPES["channel_daily"],
+        [day("chan_1", "2026-11-01", 1), day("chan_1", "2026-11-02", 2)],
+        "t",
     )
     assert writer.commit_batch("channel_daily", table).new == 2
     table = items_to_arrow(
-        CHANNEL_DAILY, [day("chan_1", "2026-11-02", 3), day("chan_1", "2026-11-03", 1)], "t"
+        SHAPES["channel_daily"],
+        [day("chan_1", "2026-11-02", 3), day("chan_1", "2026-11-03", 1)],
+        "t",
     )
     counts = writer.commit_batch("channel_daily", table)
     assert (counts.new, counts.updated, counts.unchanged) == (1, 1, 0)
     # A batch is compared with the days it covers: the others are neither read nor touched.
     synced = "SELECT date, epoch_us(synced_at) FROM channel_daily ORDER BY date"
     before = con.execute(synced).fetchall()
-    table = items_to_arrow(CHANNEL_DAILY, [day("chan_1", "2026-11-03", 1)], "t")
+    table = items_to_arrow(SHAPES["channel_daily"], [day("chan_1", "2026-11-03", 1)], "t")
     assert writer.commit_batch("channel_daily", table).unchanged == 1
     after = con.execute(synced).fetchall()
     assert after[:2] == before[:2] and after[2][1] > before[2][1]
@@ -217,7 +222,9 @@ def test_last_row_of_a_composite_key_wins_within_a_batch(
         day("a", "2026-11-02", 3),
         day("a", "2026-11-01", 4),
     ]
-    counts = writer.commit_batch("channel_daily", items_to_arrow(CHANNEL_DAILY, items, "t"))
+    counts = writer.commit_batch(
+        "channel_daily", items_to_arrow(SHAPES["channel_daily"], items, "t")
+    )
     assert counts.new == 3
     assert con.execute(
         "SELECT channel_id, date::VARCHAR, views FROM channel_daily ORDER BY ALL"
@@ -256,7 +263,9 @@ def test_sync_runs_bookkeeping(con: duckdb.DuckDBPyConnection) -> None:
     killed_status, killed_error = con.execute(status, [killed]).fetchall()[0]
     assert killed_status == "failed" and "interrupted" in killed_error
     counts = {"posts": UpsertCounts(new=3).as_dict()}
-    writer.finish_run(run, status="completed", counts=counts, requests=7, rate_limit_waits=1)
+    writer.finish_run(
+        run, status="completed", counts=counts, cost=RunCost(requests=7, rate_limit_waits=1)
+    )
     assert writer.has_completed_run()
     row = con.execute(
         "SELECT status, mode, counts, requests, finished_at IS NOT NULL FROM sync_runs "

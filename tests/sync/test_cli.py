@@ -110,11 +110,11 @@ def test_foreign_and_newer_files_are_refused(svc: LocalService, key: str, tmp_pa
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("--since", "yesterday"), "'--since': 'yesterday' is not a date; use YYYY-MM-DD"),
+        (("--since", "yesterday"), "--since: 'yesterday' is not a date; use YYYY-MM-DD"),
         (("--since", "2026-13-01"), "(month must be in 1..12)"),
         (("--since", "2026-11-01T10:00:00"), "needs an offset, e.g. 2026-11-01T10:00:00Z"),
-        (("--only", "posts,comments"), "'--only': 'comments' is not a part to sync; choices"),
-        (("--lookback-days", "-1"), "-1 is not in the range x>=0"),
+        (("--only", "posts,comments"), "--only: 'comments' is not a part to sync; choices"),
+        (("--lookback-days", "-1"), "--lookback-days: -1 is not a whole number of days >= 0"),
     ],
 )
 def test_bad_options_exit_2(args: tuple[str, ...], message: str, tmp_path: Path) -> None:

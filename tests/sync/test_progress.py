@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import io
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from channelkit._constants import SYNC_PROGRESS_LINE_SECONDS
 from channelkit.sync.progress import Progress, visible
 
 
@@ -33,6 +35,36 @@ def test_disabled_bars_print_nothing(capsys: pytest.CaptureFixture[str]) -> None
     progress.waiting("/posts", 2.5, "pacing")
     progress.close()
     assert capsys.readouterr().err == ""
+
+
+def test_lines_say_progress_now_and_then_and_every_wait_at_once(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    progress = Progress(enabled=False, lines=True)
+    progress.waiting("/posts", 12.0, "retry_after")
+    progress.waiting("/analytics/posts", 1.0, "backoff")
+    progress.advance("posts", 100)  # just said something: no line yet
+    assert capsys.readouterr().err.splitlines() == [
+        "sync: posts: waiting 12.0 s for the rate limit",
+        "sync: post_daily: waiting 1.0 s before retrying",
+    ]
+    monkeypatch.setattr(progress, "_said", progress._said - SYNC_PROGRESS_LINE_SECONDS)
+    progress.advance("channels", 3)
+    progress.close()
+    assert capsys.readouterr().err == "sync: posts 100 rows, channels 3 rows\n"
+
+
+def test_a_plain_interactive_prompt_gets_lines() -> None:
+    # `python -i` reading a pipe: a prompt (sys.ps1) whose stderr is no terminal.
+    code = "from channelkit.sync.progress import shown\nprint(shown(True), shown(False))\n"
+    done = subprocess.run(
+        [sys.executable, "-i"], input=code, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "lines None"
+    script = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert script.stdout.strip() == "None None"
 
 
 def test_not_visible_without_a_terminal_or_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -65,17 +97,15 @@ def test_ck_sync_shows_bars_and_a_summary_where_seen_and_is_quiet_in_scripts(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import channelkit as ck
-    from channelkit import _facade
     from channelkit.client import Client
-    from channelkit.sync import runner
+    from channelkit.sync import progress
 
     with Client(base_url=service.base_url, api_key=admin_key) as client:  # type: ignore[attr-defined]
         client.channels.create(name="All Hands")
         ck.sync(client, tmp_path / "quiet.duckdb")  # pytest's stderr: no terminal, no kernel
         assert capsys.readouterr().err == ""
         # As on a terminal (the one thing a test cannot give a process for real here).
-        monkeypatch.setattr(_facade, "visible", lambda: True)
-        monkeypatch.setattr(runner, "visible", lambda: True)
+        monkeypatch.setattr(progress, "visible", lambda: True)
         ck.sync(client, tmp_path / "seen.duckdb")
         err = capsys.readouterr().err
         assert "channels     : 1 rows" in err

@@ -30,7 +30,7 @@ def test_parse_since(value: str | date | datetime, expected: datetime) -> None:
     ("value", "message"),
     [
         ("2026-11-01T10:00:00", "needs an offset"),
-        ("last week", "expected a date YYYY-MM-DD"),
+        ("last week", "is not a date; use YYYY-MM-DD"),
         (datetime(2026, 11, 1), "needs a timezone"),
     ],
 )

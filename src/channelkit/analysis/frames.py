@@ -83,7 +83,7 @@ def divide(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
     return out
 
 
-def ratio(top: pd.Series, bottom: pd.Series) -> pd.Series:
+def rate(top: pd.Series, bottom: pd.Series) -> pd.Series:
     """`divide` on two columns of one frame."""
     return pd.Series(
         divide(top.astype("float64").to_numpy(), bottom.astype("float64").to_numpy()),

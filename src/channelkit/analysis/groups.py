@@ -14,7 +14,7 @@ from channelkit._constants import FAIR_MIN_BASE, SETTLE_DAYS
 from channelkit._spec import PRIORITIES
 from channelkit.analysis import fair
 from channelkit.analysis.filters import PostFilter
-from channelkit.analysis.frames import MetricFrame, ratio
+from channelkit.analysis.frames import MetricFrame, rate
 from channelkit.analysis.period import Period
 from channelkit.analysis.reach import ReachTimes
 from channelkit.analysis.rows import PER_POST, cohort_rows, daily_rows, run
@@ -119,8 +119,8 @@ def _finish_groups(
         if len(frame)
         else posts_without_audience(con, flt, period)
     )
-    frame["read_rate"] = ratio(frame["rated_readers"], frame["audience"])
-    frame["engagement_rate"] = ratio(frame["engagements"], frame["opens"])
+    frame["read_rate"] = rate(frame["rated_readers"], frame["audience"])
+    frame["engagement_rate"] = rate(frame["engagements"], frame["opens"])
     frame["small_sample"] = (frame["posts"] < small_sample_n).astype("boolean")
     _fair_lift(frame)
     frame["too_few_to_rank"] = (frame["small_sample"] | (frame["audience"] < FAIR_MIN_BASE)).astype(

@@ -40,7 +40,7 @@ from channelkit._constants import (
 from channelkit._labels import KPI_LABELS, WEEKDAYS
 from channelkit.analysis import fair
 from channelkit.analysis.filters import PostFilter
-from channelkit.analysis.frames import MetricFrame, divide, local_midnight, ratio
+from channelkit.analysis.frames import MetricFrame, divide, local_midnight, rate
 from channelkit.analysis.grid import grid_days
 from channelkit.analysis.period import Period, same_age_cutoff
 from channelkit.analysis.reach import ReachTimes
@@ -57,7 +57,7 @@ from channelkit.analysis.rows import (
     side_of,
 )
 from channelkit.analysis.sql import Sql, plain_frame
-from channelkit.storage.schema import CONTRACT_COLUMNS, REACH_COLUMNS
+from channelkit.storage.schema import CONTRACT_COLUMNS, REACH_COLUMNS, unknown_columns
 
 FREQS = {"day": "1 DAY", "week": "1 WEEK", "month": "1 MONTH"}
 TOP_BY = ("readers", "read_rate", "opens", "engagement_rate")
@@ -204,8 +204,8 @@ def _running(day: str, *params: object) -> Sql:
 def add_rates(frame: pd.DataFrame) -> pd.DataFrame:
     """engagements, engagement_rate and read_rate from the additive sums, in place."""
     frame["engagements"] = frame[["reactions", "comments", "shares", "clicks"]].sum(axis=1)
-    frame["engagement_rate"] = ratio(frame["engagements"], frame["opens"])
-    frame["read_rate"] = ratio(frame["rated_readers"], frame["audience"])
+    frame["engagement_rate"] = rate(frame["engagements"], frame["opens"])
+    frame["read_rate"] = rate(frame["rated_readers"], frame["audience"])
     return frame
 
 
@@ -235,6 +235,12 @@ _POST_COLUMNS = ", ".join(
 _CHANNEL_COLUMNS = ", ".join(column for column, _ in CONTRACT_COLUMNS["channels"])
 
 
+def _unknown(con: duckdb.DuckDBPyConnection, table: str, alias: str) -> str:
+    """The select list's tail of the fields the contract does not name, kept by the sync."""
+    described = [row[0] for row in con.execute(f"DESCRIBE {table}").fetchall()]
+    return "".join(f", {alias}.{column}" for column in unknown_columns(table, described))
+
+
 def posts(
     con: duckdb.DuckDBPyConnection,
     flt: PostFilter,
@@ -244,7 +250,7 @@ def posts(
     """One row per post, oldest publication first (unpublished posts last)."""
     where, params = flt.where("p")
     sql = Sql(
-        f"SELECT {_POST_COLUMNS} "
+        f"SELECT {_POST_COLUMNS}{_unknown(con, 'posts', 'p')} "
         f"FROM posts p LEFT JOIN channels c ON c.id = p.channel_id WHERE {where}",
         tuple(params),
     )
@@ -258,7 +264,10 @@ def posts(
 
 def channels(con: duckdb.DuckDBPyConnection, tz: str) -> pd.DataFrame:
     """One row per channel that still exists, by name."""
-    sql = Sql(f"SELECT {_CHANNEL_COLUMNS} FROM channels WHERE deleted_at IS NULL ORDER BY name, id")
+    sql = Sql(
+        f"SELECT {_CHANNEL_COLUMNS}{_unknown(con, 'channels', 'channels')} FROM channels "
+        "WHERE deleted_at IS NULL ORDER BY name, id"
+    )
     return run(con, sql, tz)
 
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from channelkit.errors import FieldError, TimeError
 from channelkit.publish.post_fields import arranged, by_name
 from channelkit.publish.rows import NamedRow, PlanRow, cell_text
-from channelkit.publish.times import format_offset, load_zone, localize, parse_when
+from channelkit.publish.times import format_offset, localize, parse_when, time_zone
 from channelkit.publish.validation import ChannelIndex, ChannelInfo, PostRequest, validate_post
 from channelkit.publish.word_diff import word_diff
 
@@ -179,7 +179,7 @@ def calendar_record(post: Post, channel: ChannelInfo | None, tz: str) -> dict[st
 
 def wall_text(moment: datetime, tz: str) -> str:
     """`2026-12-01 09:00` in `tz`; with the offset when that wall time is ambiguous."""
-    local = moment.astimezone(load_zone(tz))
+    local = moment.astimezone(time_zone(tz))
     text = f"{local:%Y-%m-%d %H:%M}" + (f":{local:%S}" if local.second else "")
     try:
         localize(local.replace(tzinfo=None), tz)

@@ -33,7 +33,7 @@ from channelkit.publish.results import write_table
 from channelkit.publish.schedule_options import ScheduleOptions, parsed_option
 from channelkit.publish.sending import write_scope_problem
 from channelkit.publish.spreadsheet import Sheet
-from channelkit.publish.times import load_zone
+from channelkit.publish.times import time_zone
 
 if TYPE_CHECKING:
     from channelkit.client import Client
@@ -80,7 +80,7 @@ def zone_value(tz: str | None) -> str | None:
     if not tz:
         return None
     try:
-        return load_zone(tz).key
+        return time_zone(tz).key
     except TimeError as exc:
         raise InvalidParameterError("tz", str(exc)) from None
 

@@ -49,7 +49,7 @@ from channelkit.publish.plan import Plan
 from channelkit.publish.rows import PlanRow, cell_text
 from channelkit.publish.sending import ProgressCallback, send_rows
 from channelkit.publish.spreadsheet import Sheet
-from channelkit.publish.times import load_zone, parse_when
+from channelkit.publish.times import parse_when, time_zone
 from channelkit.publish.validation import DEFAULT_LEAD_TIME, ChannelIndex, ChannelInfo
 
 if TYPE_CHECKING:
@@ -513,7 +513,7 @@ def _channels(index: ChannelIndex, channel: str | Sequence[str] | None) -> list[
 
 def _zone(tz: str) -> str:
     try:
-        return load_zone(tz).key
+        return time_zone(tz).key
     except TimeError as exc:
         raise InvalidParameterError("tz", str(exc)) from None
 

@@ -28,7 +28,7 @@ from channelkit.publish.slots import (
     too_close,
 )
 from channelkit.publish.spreadsheet import Sheet
-from channelkit.publish.times import load_zone
+from channelkit.publish.times import time_zone
 from channelkit.publish.validation import (
     DEFAULT_LEAD_TIME,
     ChannelIndex,
@@ -198,6 +198,6 @@ def filled_lines(filled: Iterable[Filled]) -> list[str]:
     """`row 5 (all-hands): scheduled_at filled with 2026-12-01 09:00 Europe/Berlin`."""
     return [
         f"{row_label(item.row, None, item.channel)}: scheduled_at filled with "
-        f"{item.moment.astimezone(load_zone(item.zone)):%a %Y-%m-%d %H:%M} {item.zone}"
+        f"{item.moment.astimezone(time_zone(item.zone)):%a %Y-%m-%d %H:%M} {item.zone}"
         for item in filled
     ]

@@ -51,7 +51,7 @@ from channelkit.publish.rows import PlanRow, RowResult
 from channelkit.publish.sending import ProgressCallback, read_post, send_rows
 from channelkit.publish.sent_before import SentBefore
 from channelkit.publish.spreadsheet import Sheet, read_sheet
-from channelkit.publish.times import load_zone
+from channelkit.publish.times import time_zone
 from channelkit.publish.validation import (
     DEFAULT_LEAD_TIME,
     ChannelIndex,
@@ -466,7 +466,7 @@ def load_spreadsheet(
     zone = given_tz(tz)
     if zone is not None:
         try:
-            zone = load_zone(zone).key
+            zone = time_zone(zone).key
         except TimeError as exc:
             raise PostValidationError([FieldError("timezone", str(exc))]) from None
     read = read_sheet(source, filename=filename, sheet=sheet)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from channelkit._markdown import render_markdown
-from channelkit.publish.times import load_zone
+from channelkit.publish.times import time_zone
 
 
 def format_when(moment: datetime | None, tz: str | None) -> str:
@@ -22,7 +22,7 @@ def format_when(moment: datetime | None, tz: str | None) -> str:
     utc_text = f"{utc:%a} {utc.day} {utc:%b %Y, %H:%M} UTC"
     if not tz or tz == "UTC":
         return utc_text
-    local = moment.astimezone(load_zone(tz))
+    local = moment.astimezone(time_zone(tz))
     return f"{local:%a} {local.day} {local:%b %Y, %H:%M} {tz} ({utc:%H:%M} UTC)"
 
 

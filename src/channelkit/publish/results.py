@@ -18,7 +18,7 @@ from channelkit.publish.columns import normalise_header
 from channelkit.publish.duplicates import DuplicateGroup
 from channelkit.publish.rows import DONE_STATUSES, PlanRow, RowResult
 from channelkit.publish.spreadsheet import Sheet
-from channelkit.publish.times import load_zone
+from channelkit.publish.times import time_zone
 from channelkit.publish.validation import PostRequest
 
 if TYPE_CHECKING:
@@ -234,5 +234,5 @@ class _LocalColumn:
         if when is None or request is None:
             return None
         zone = request.tz or "UTC"
-        wall = when.astimezone(load_zone(zone))
+        wall = when.astimezone(time_zone(zone))
         return f"{wall:%Y-%m-%d %H:%M}" if self.zone else f"{wall:%Y-%m-%d %H:%M} {zone}"

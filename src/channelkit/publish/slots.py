@@ -20,7 +20,7 @@ from channelkit._constants import PUBLISH_SLOT_HORIZON_DAYS
 from channelkit.errors import InvalidParameterError, TimeError
 from channelkit.publish.rows import cell_text
 from channelkit.publish.spreadsheet import Sheet, SheetRow
-from channelkit.publish.times import load_zone, localize
+from channelkit.publish.times import localize, time_zone
 
 WEEKDAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 Slot = tuple[int, time]  # weekday (0 = Monday), wall time
@@ -78,7 +78,7 @@ def next_free_slot(
     """The first slot at or after `after` that no `taken` time is closer to than `min_gap`
     (or, with no gap, that no taken time occupies); None within the horizon."""
     busy = sorted(taken)
-    tz = load_zone(zone)
+    tz = time_zone(zone)
     first_day = after.astimezone(tz).date()
     for offset in range(PUBLISH_SLOT_HORIZON_DAYS):
         if offset > (date.max - first_day).days:
@@ -161,7 +161,7 @@ def fillable_channel(values: Mapping[str | None, object]) -> str | None:
 def _with_time(
     fields: Sequence[str | None], cells: Sequence[object], moment: datetime, zone: str
 ) -> tuple[object, ...]:
-    local = moment.astimezone(load_zone(zone))
+    local = moment.astimezone(time_zone(zone))
     updated = list(cells)
     for index, name in enumerate(fields):
         if name == "scheduled_at":

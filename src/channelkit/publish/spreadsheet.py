@@ -30,7 +30,7 @@ from channelkit.publish.columns import (
     map_headers,
     split_header,
 )
-from channelkit.publish.times import load_zone
+from channelkit.publish.times import time_zone
 
 _ZIP_MAGIC = b"PK\x03\x04"
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
@@ -213,7 +213,7 @@ def _header_zone(
         if zone is None:
             return None
         try:
-            return load_zone(zone).key
+            return time_zone(zone).key
         except TimeError as exc:
             problems.append(f"column {header.strip()!r}: {exc}")
     return None

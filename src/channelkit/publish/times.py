@@ -43,8 +43,9 @@ _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 _FORMAT_HINT = "use YYYY-MM-DD HH:MM, for example 2026-12-01 09:00"
 
 
-def load_zone(name: str) -> ZoneInfo:
-    """The IANA time zone `name`, or a `TimeError` that says it is unknown."""
+def time_zone(name: str) -> ZoneInfo:
+    """The IANA time zone `name`, or a `TimeError` that says it is unknown (publishing
+    speaks of times: `_tz.load_zone` raises `InvalidParameterError` instead)."""
     try:
         return _tz.load_zone(name)
     except InvalidParameterError as exc:
@@ -65,7 +66,7 @@ def localize(naive: datetime, zone_name: str) -> datetime:
     Raises `TimeError` for wall times that do not exist (clocks jump forward) or exist twice
     (clocks go back): both are real mistakes in a publishing plan.
     """
-    zone = load_zone(zone_name)
+    zone = time_zone(zone_name)
     naive = naive.replace(microsecond=0)
     first = naive.replace(tzinfo=zone, fold=0)
     second = naive.replace(tzinfo=zone, fold=1)

@@ -26,7 +26,7 @@ from channelkit._constants import (
 from channelkit._spec import TAGS_MAX_COUNT, TEXT_RULES, text_problem, url_problem
 from channelkit.errors import FieldError, InvalidParameterError, TimeError
 from channelkit.publish.post_fields import PUBLISH_FIELDS, PostField, arranged
-from channelkit.publish.times import combine_date_time, load_zone, parse_when
+from channelkit.publish.times import combine_date_time, parse_when, time_zone
 
 __all__ = [
     "FIELDS",
@@ -155,7 +155,7 @@ class PostRequest:
         """`scheduled_at` in the zone it was given in (UTC when none was)."""
         if self.scheduled_at is None or not self.tz:
             return self.scheduled_at
-        return self.scheduled_at.astimezone(load_zone(self.tz))
+        return self.scheduled_at.astimezone(time_zone(self.tz))
 
 
 # The contract fields PostRequest has an attribute for (typed access); others go in `more`.
@@ -429,7 +429,7 @@ def _zone(value: object, default: str | None, errors: list[FieldError]) -> str |
     zone_name = _text(value) or (default.strip() if default else None)
     if zone_name:
         try:
-            return load_zone(zone_name).key
+            return time_zone(zone_name).key
         except TimeError as exc:
             errors.append(FieldError("timezone", str(exc)))
     return None
@@ -496,5 +496,5 @@ def _scheduled_at(
 
 
 def _wall(moment: datetime, zone_name: str | None) -> str:
-    zone = load_zone(zone_name) if zone_name else UTC
+    zone = time_zone(zone_name) if zone_name else UTC
     return f"{moment.astimezone(zone):%Y-%m-%d %H:%M} {zone_name or 'UTC'}"

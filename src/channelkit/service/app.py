@@ -40,7 +40,7 @@ from channelkit.service.models import (
     parse_body,
 )
 from channelkit.service.openapi import openapi_document
-from channelkit.service.params import Query
+from channelkit.service.params import QueryParams
 from channelkit.service.ratelimit import FixedWindowLimiter
 from channelkit.service.timefmt import format_instant
 from channelkit.service.workspace import Principal
@@ -132,7 +132,7 @@ def _settled_read(db: Database) -> Iterator[tuple[sqlite3.Connection, float]]:
             yield con, now
 
 
-def _filter(q: Query, name: str) -> str | int | None:
+def _filter(q: QueryParams, name: str) -> str | int | None:
     """One query parameter, checked as the contract's kind for it says."""
     kind = _spec.QUERY_PARAMETERS[name][0]
     if kind == "instant":
@@ -142,12 +142,12 @@ def _filter(q: Query, name: str) -> str | int | None:
     return q.text(name)
 
 
-def _position(ctx: Context, q: Query, kind: str) -> list[int] | None:
+def _position(ctx: Context, q: QueryParams, kind: str) -> list[int] | None:
     cursor = q.text("cursor")
     return None if cursor is None else ctx.codec.decode(cursor, kind, q.filters())
 
 
-def _token(ctx: Context, q: Query, kind: str, last: list[int] | None) -> str | None:
+def _token(ctx: Context, q: QueryParams, kind: str, last: list[int] | None) -> str | None:
     return None if last is None else ctx.codec.encode(kind, q.filters(), last)
 
 
@@ -155,7 +155,7 @@ def _token(ctx: Context, q: Query, kind: str, last: list[int] | None) -> str | N
 async def list_posts(
     ctx: Context, op: _spec.Operation, request: Request, who: Principal
 ) -> Response:
-    q = Query(request.query_params.multi_items(), op.query)
+    q = QueryParams(request.query_params.multi_items(), op.query)
     filters = {
         name: value for name in _spec.POST_FILTERS if (value := _filter(q, name)) is not None
     }
@@ -169,7 +169,7 @@ async def list_posts(
 async def list_channels(
     ctx: Context, op: _spec.Operation, request: Request, who: Principal
 ) -> Response:
-    q = Query(request.query_params.multi_items(), op.query)
+    q = QueryParams(request.query_params.multi_items(), op.query)
     visibility = q.choice("visibility", _spec.VISIBILITIES)
     limit, position = q.limit(), _position(ctx, q, "channels")
     with ctx.db.reading() as con:
@@ -194,7 +194,7 @@ async def get_channel(
     return _item_response(200, _dumps(channel))
 
 
-def _day_range(q: Query) -> tuple[int | None, int | None]:
+def _day_range(q: QueryParams) -> tuple[int | None, int | None]:
     start, end = q.day("start"), q.day("end", round_up=True)
     if start is not None and end is not None and end <= start:
         raise ServiceHTTPError(400, "end: must be after start (end is exclusive)", param="end")
@@ -204,7 +204,7 @@ def _day_range(q: Query) -> tuple[int | None, int | None]:
 async def post_analytics(
     ctx: Context, op: _spec.Operation, request: Request, who: Principal
 ) -> Response:
-    q = Query(request.query_params.multi_items(), op.query)
+    q = QueryParams(request.query_params.multi_items(), op.query)
     start, end = _day_range(q)
     post_id, channel_id, limit = q.text("post_id"), q.text("channel_id"), q.limit()
     after = _position(ctx, q, "post-days")
@@ -219,7 +219,7 @@ async def post_analytics(
 async def channel_analytics(
     ctx: Context, op: _spec.Operation, request: Request, who: Principal
 ) -> Response:
-    q = Query(request.query_params.multi_items(), op.query)
+    q = QueryParams(request.query_params.multi_items(), op.query)
     start, end = _day_range(q)
     channel_id, limit = q.text("channel_id"), q.limit()
     after = _position(ctx, q, "channel-days")

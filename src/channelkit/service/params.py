@@ -1,4 +1,4 @@
-"""Query-string parameters: known names only, each at most once, values checked."""
+"""QueryParams-string parameters: known names only, each at most once, values checked."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from channelkit.errors import ServiceHTTPError
 from channelkit.service.timefmt import SECONDS_PER_DAY, parse_instant
 
 
-class Query:
+class QueryParams:
     """The query string of one request, checked against the names an endpoint accepts.
 
-    q = Query(request.query_params.multi_items(), allowed={"limit", "cursor", "tag"})
+    q = QueryParams(request.query_params.multi_items(), allowed={"limit", "cursor", "tag"})
     q.limit(), q.text("tag"), q.choice("priority", PRIORITIES)
     """
 

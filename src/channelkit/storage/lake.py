@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from channelkit._constants import LAKE_BATCH_ROWS, LAKE_TARGET_FILE_BYTES
+from channelkit._resources import RESOURCES, Resource
 from channelkit._urls import redact_url as redact
 from channelkit.errors import LakeError, WarehouseError
 from channelkit.storage.connection import connect
@@ -51,29 +52,26 @@ class LakeTable:
     partition_by: tuple[str, ...] = ()
 
 
-def _daily(name: str, key: tuple[str, ...]) -> LakeTable:
+def _synced(resource: Resource) -> LakeTable:
+    """A declared resource's table: the rows synced (or marked deleted) since `?`."""
+    name = resource.table
+    changed = "synced_at >= ?" + (" OR deleted_at >= ?" if resource.deletable else "")
+    if resource.by_month:
+        return LakeTable(
+            name,
+            resource.key,
+            f"SELECT {copied_columns(name)}, strftime(date, '%Y-%m') AS month FROM {name} "
+            f"WHERE {changed}",
+            partition_by=("month",),
+        )
     return LakeTable(
-        name,
-        key,
-        f"SELECT *, strftime(date, '%Y-%m') AS month FROM {name} WHERE synced_at >= ?",
-        partition_by=("month",),
-    )
-
-
-def _deletable(name: str) -> LakeTable:
-    return LakeTable(
-        name,
-        ("id",),
-        f"SELECT {copied_columns(name)} FROM {name} WHERE synced_at >= ? OR deleted_at >= ?",
+        name, resource.key, f"SELECT {copied_columns(name)} FROM {name} WHERE {changed}"
     )
 
 
 # post_tags last: its MERGE reads which posts changed from `posts`.
 LAKE_TABLES = (
-    _deletable("channels"),
-    _deletable("posts"),
-    _daily("post_daily", ("post_id", "date")),
-    _daily("channel_daily", ("channel_id", "date")),
+    *(_synced(resource) for resource in RESOURCES),
     LakeTable(
         "sync_runs",
         ("run_id",),

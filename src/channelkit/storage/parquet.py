@@ -30,6 +30,7 @@ from pathlib import Path
 
 import duckdb
 
+from channelkit._resources import RESOURCES
 from channelkit.errors import WarehouseError
 from channelkit.storage.connection import open_warehouse
 from channelkit.storage.schema import copied_columns
@@ -39,14 +40,12 @@ _ASIDE = "replaced-"  # an old folder moved aside, inside a staging folder
 _LEGACY_VERSIONS = ".versions"  # where earlier channelkit versions kept the datasets
 _RENAME_EXCHANGE = 2  # linux/fs.h
 _AT_FDCWD = -100
-PARTITIONED_BY_MONTH = frozenset({"post_daily", "channel_daily"})
-# The tables exported, each sorted for deterministic files and useful row-group statistics.
+PARTITIONED_BY_MONTH = frozenset(r.table for r in RESOURCES if r.by_month)
+# The tables exported, each sorted for deterministic files and useful row-group statistics:
+# the synced resources as declared, and what the sync derives and records.
 _ORDER = {
-    "channels": "id",
-    "posts": "published_at, id",
+    **{r.table: r.order for r in RESOURCES},
     "post_tags": "post_id, tag",
-    "post_daily": "date, post_id",
-    "channel_daily": "date, channel_id",
     "sync_runs": "started_at, run_id",
 }
 PARQUET_TABLES = tuple(_ORDER)

@@ -155,6 +155,18 @@ MIGRATIONS: tuple[str, ...] = (
         clicks BIGINT NOT NULL
     );
     """,
+    # 6: the record of every run (`wh.runs()`, `channelkit status`): its pages, 429s,
+    # retries and seconds waited, the fields items carried that the contract does not name
+    # ({table: {field: type}}) and what the run noticed about them (a type that changed).
+    # IF NOT EXISTS: a file set back a version by hand (tests of older files) keeps them.
+    """
+    ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS pages BIGINT;
+    ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS responses_429 BIGINT;
+    ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS retries BIGINT;
+    ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS wait_seconds DOUBLE;
+    ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS unknown_fields JSON;
+    ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS notes JSON;
+    """,
 )
 
 # The versions that added the posts' reach columns and the daily totals: a file migrated
@@ -167,6 +179,18 @@ READABLE_FROM = 4
 # Columns the writer derives from post_daily (storage/reach.py). They stay in the file: the
 # Parquet and lake copies leave them out, and the read side sums daily rows there instead.
 REACH_COLUMNS = ("reach_from", "reach_cumulative", "reach_digits")
+
+
+# Columns the warehouse keeps beside the contract's fields (and the lake's partition column):
+# a field the contract does not name never takes one of these names.
+OWN_COLUMNS = ("synced_at", "deleted_at", *REACH_COLUMNS, "month")
+
+
+def unknown_columns(table: str, described: Collection[str]) -> list[str]:
+    """The columns among `described` (a posts or channels table's, in order) that fields
+    the contract does not name have added (`WarehouseWriter.keep_fields`)."""
+    known = {column for column, _ in CONTRACT_COLUMNS[table]} | set(OWN_COLUMNS)
+    return [column for column in described if column not in known]
 
 
 def copied_columns(table: str) -> str:

@@ -11,8 +11,9 @@ reading TIMESTAMPTZ values never needs pytz.
 from __future__ import annotations
 
 import json
+import re
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -22,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from channelkit.storage.reach import refresh_reach
-from channelkit.storage.schema import REACH_COLUMNS
+from channelkit.storage.schema import OWN_COLUMNS, REACH_COLUMNS
 from channelkit.storage.totals import counted, shift_posts, shift_totals
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -101,6 +102,42 @@ class _TableInfo:
     columns: tuple[str, ...]
     key: tuple[str, ...]
     has_deleted_at: bool = field(default=False)
+    types: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class KeptFields:
+    """What `WarehouseWriter.keep_fields` did with a batch's unknown fields: the rows to
+    write, each field's column type (NULL: only nulls so far, no column yet) and notes."""
+
+    rows: pa.Table
+    types: dict[str, str]
+    notes: list[str]
+
+
+# DuckDB column types of the Arrow types an unknown field arrives as (else VARCHAR).
+_FIELD_TYPES = (
+    (pa.types.is_boolean, "BOOLEAN"),
+    (pa.types.is_integer, "BIGINT"),
+    (pa.types.is_floating, "DOUBLE"),
+    (pa.types.is_timestamp, "TIMESTAMP WITH TIME ZONE"),
+    (pa.types.is_string, "VARCHAR"),
+)
+# An unknown field becomes a column under its own name when that is a plain lower-case
+# SQL name; any other (or one the warehouse uses itself) is named in the run's notes.
+_FIELD_NAME = re.compile(r"[a-z][a-z0-9_]{0,62}")
+
+
+@dataclass(frozen=True)
+class RunCost:
+    """What a run cost, as `sync_runs` records it (waits: pacing and Retry-After sleeps)."""
+
+    requests: int = 0
+    pages: int = 0
+    responses_429: int = 0
+    retries: int = 0
+    rate_limit_waits: int = 0
+    wait_seconds: float = 0.0
 
 
 class WarehouseWriter:
@@ -125,6 +162,7 @@ class WarehouseWriter:
         # When the current run started: a row it already wrote (the lookback window and a
         # history slice may both read a post) is counted once, not again as unchanged.
         self._run_started: str | None = None
+        self._reserved: frozenset[str] | None = None  # DuckDB's reserved words
 
     # --- sync_runs -------------------------------------------------------------------------
 
@@ -184,20 +222,31 @@ class WarehouseWriter:
         *,
         status: str,
         counts: Mapping[str, Any],
-        requests: int = 0,
-        rate_limit_waits: int = 0,
         error: str | None = None,
+        cost: RunCost | None = None,
+        unknown_fields: Mapping[str, Mapping[str, str]] | None = None,
+        notes: Sequence[str] = (),
     ) -> None:
+        """Record how `run_id` ended, in one statement: the run's last transaction."""
+        cost = cost or RunCost()
         self._con.execute(
             "UPDATE sync_runs SET status = ?, finished_at = CAST(? AS TIMESTAMPTZ), "
-            "counts = ?, requests = ?, rate_limit_waits = ?, error = ? WHERE run_id = ?",
+            "counts = ?, requests = ?, rate_limit_waits = ?, error = ?, pages = ?, "
+            "responses_429 = ?, retries = ?, wait_seconds = ?, unknown_fields = ?, notes = ? "
+            "WHERE run_id = ?",
             [
                 status,
                 _iso(datetime.now(UTC)),
                 json.dumps(counts, sort_keys=True),
-                requests,
-                rate_limit_waits,
+                cost.requests,
+                cost.rate_limit_waits,
                 error,
+                cost.pages,
+                cost.responses_429,
+                cost.retries,
+                cost.wait_seconds,
+                json.dumps(unknown_fields or {}, sort_keys=True),
+                json.dumps(list(notes)),
                 run_id,
             ],
         )
@@ -310,6 +359,61 @@ class WarehouseWriter:
             if checkpoint is not None:
                 self._save_checkpoint(checkpoint)
         return counts
+
+    def keep_fields(self, table: str, rows: pa.Table, fields: Sequence[str]) -> KeptFields:
+        """Give `table` a nullable column for each of `fields` (columns of `rows` the
+        contract does not name) it lacks, typed as the values came. A field whose values
+        no longer fit its column's type keeps the column: the values that do not fit are
+        left empty, and a note says so. Outside the batch's transaction: an empty
+        nullable column changes nothing a reader sees."""
+        info = self._table_info(table)
+        types: dict[str, str] = {}
+        notes: list[str] = []
+        for name in fields:
+            column = rows.column(name)
+            came = _field_type(column.type)
+            if not _FIELD_NAME.fullmatch(name) or name in self._unusable_names():
+                rows = rows.drop_columns([name])
+                notes.append(f"{table}: field {name!r} is not kept (not a usable column name)")
+                continue
+            if name not in info.columns:
+                if came is None:  # only nulls so far: nothing to type a column by
+                    rows = rows.drop_columns([name])
+                    types[name] = "NULL"
+                    continue
+                self._con.execute(f"ALTER TABLE {table} ADD COLUMN {name} {came}")
+                self._tables.pop(table)
+                info = self._table_info(table)
+            kept = info.types[name]
+            types[name] = kept
+            if came is not None and came != kept:
+                notes.append(
+                    f"{table}.{name} arrived as {came}, kept as {kept}: values that do not "
+                    "fit are left empty"
+                )
+                rows = rows.set_column(rows.column_names.index(name), name, self._fit(column, kept))
+        return KeptFields(rows, types, notes)
+
+    def _unusable_names(self) -> frozenset[str]:
+        if self._reserved is None:
+            words = self._con.execute(
+                "SELECT keyword_name FROM duckdb_keywords() WHERE keyword_category = 'reserved'"
+            ).fetchall()
+            self._reserved = frozenset(w for (w,) in words)
+        return self._reserved | frozenset(OWN_COLUMNS)
+
+    def _fit(self, column: pa.ChunkedArray, type_: str) -> pa.ChunkedArray:
+        """`column` as `type_`, NULL where a value does not fit (DuckDB's TRY_CAST)."""
+        self._con.register(_KEYS_VIEW, pa.table({"v": column}))
+        try:
+            fitted: pa.ChunkedArray = (
+                self._con.sql(f"SELECT TRY_CAST(v AS {type_}) AS v FROM {_KEYS_VIEW}")
+                .to_arrow_table()
+                .column("v")
+            )
+        finally:
+            self._con.unregister(_KEYS_VIEW)
+        return fitted
 
     def mark_deleted(self, table: str, keys: list[str]) -> int:
         """Mark rows whose id the server now answers 404 for as deleted."""
@@ -482,15 +586,20 @@ class WarehouseWriter:
         if info is None:
             # Key columns in declaration order, which is the PRIMARY KEY's order in schema.py.
             described = self._con.execute(
-                "SELECT name, pk FROM pragma_table_info(?)", [table]
+                "SELECT name, pk, type FROM pragma_table_info(?)", [table]
             ).fetchall()
             if not described:
                 raise ValueError(f"the warehouse has no table {table!r}")
-            key = tuple(name for name, pk in described if pk)
+            key = tuple(name for name, pk, _ in described if pk)
             if not key:
                 raise ValueError(f"table {table!r} has no primary key to upsert on")
-            columns = tuple(name for name, _ in described)
-            info = _TableInfo(columns=columns, key=key, has_deleted_at="deleted_at" in columns)
+            columns = tuple(name for name, _, _ in described)
+            info = _TableInfo(
+                columns=columns,
+                key=key,
+                has_deleted_at="deleted_at" in columns,
+                types={name: type_ for name, _, type_ in described},
+            )
             self._tables[table] = info
             if not self._con.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchall():
                 self._fresh.add(table)
@@ -514,6 +623,13 @@ class _Transaction:
             self._con.execute("COMMIT")
         else:
             self._con.execute("ROLLBACK")
+
+
+def _field_type(type_: pa.DataType) -> str | None:
+    """The column type of an unknown field arriving as `type_` (None: only nulls)."""
+    if pa.types.is_null(type_):
+        return None
+    return next((name for test, name in _FIELD_TYPES if test(type_)), "VARCHAR")
 
 
 def new_run_id() -> str:

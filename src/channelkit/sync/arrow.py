@@ -1,9 +1,11 @@
 """Raw page items (decoded JSON) to Arrow tables shaped like the warehouse's tables.
 
-This is the sync's hot path: one `pa.Table.from_pylist` per batch with an explicit schema
-(extra fields the server may add are ignored), then vectorised casts. No per-row Python
-objects are built; only when a cast fails are the items scanned again, to name the item
-and field that is wrong.
+This is the sync's hot path: one `pa.Table.from_pylist` per batch with an explicit schema,
+then vectorised casts. No per-row Python objects are built; only when a cast fails are the
+items scanned again, to name the item and field that is wrong.
+
+Fields the contract does not name are kept: they follow the table's columns, typed as
+they came (a nested object or list as JSON text); the writer gives each a column.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import orjson
@@ -18,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
-from channelkit import _spec
+from channelkit import _resources, _spec
 from channelkit.errors import SyncDataError
 
 TIMESTAMP = pa.timestamp("us", tz="UTC")
@@ -42,6 +45,13 @@ class TableShape:
     struct_fields: tuple[tuple[str, str, str], ...] = ()  # (struct, field, column)
     required: tuple[str, ...] = ()
 
+    @cached_property
+    def columns(self) -> frozenset[str]:
+        """The table columns the contract's fields become (the rest are unknown fields)."""
+        structs = {struct for struct, _, _ in self.struct_fields}
+        flat = {column for _, _, column in self.struct_fields}
+        return frozenset({n for n in self.source.names if n not in structs} | flat)
+
 
 # Arrow types of the contract's field kinds; the sync's tables follow `_spec`'s field
 # lists, so a new post or channel field needs no change here.
@@ -60,12 +70,12 @@ _KIND_TYPES: dict[str, pa.DataType] = {
 }
 
 
-def _resource_shape(
-    table: str, fields: tuple[_spec.Field, ...], required: tuple[str, ...]
+def _item_shape(
+    table: str, key: tuple[str, ...], fields: tuple[_spec.Field, ...], required: tuple[str, ...]
 ) -> TableShape:
     return TableShape(
         table=table,
-        key=("id",),
+        key=key,
         source=pa.schema([(f.name, _KIND_TYPES[f.kind]) for f in fields]),
         timestamps=tuple(f.name for f in fields if f.kind == "instant"),
         struct_fields=tuple(
@@ -91,13 +101,14 @@ def _daily_shape(table: str, fields: tuple[str, ...], key: tuple[str, ...]) -> T
     )
 
 
-# Required: the warehouse's NOT NULL columns (docs/warehouse.md).
-CHANNELS = _resource_shape("channels", _spec.CHANNEL_FIELDS, ("id", "name", "slug", "visibility"))
-POSTS = _resource_shape(
-    "posts", _spec.POST_FIELDS, ("id", "channel_id", "title", "priority", "status")
-)
-POST_DAILY = _daily_shape("post_daily", _spec.POST_DAY_FIELDS, ("post_id", "date"))
-CHANNEL_DAILY = _daily_shape("channel_daily", _spec.CHANNEL_DAY_FIELDS, ("channel_id", "date"))
+def shape_of(resource: _resources.Resource) -> TableShape:
+    """The shape of a declared resource's items: its contract fields, or a daily row's."""
+    if resource.fields is None:
+        return _daily_shape(resource.table, resource.day_fields, resource.key)
+    return _item_shape(resource.table, resource.key, resource.fields, resource.required)
+
+
+SHAPES = {resource.table: shape_of(resource) for resource in _resources.RESOURCES}
 
 
 def items_to_arrow(shape: TableShape, items: Sequence[dict[str, Any]], where: str) -> pa.Table:
@@ -110,6 +121,9 @@ def items_to_arrow(shape: TableShape, items: Sequence[dict[str, Any]], where: st
         raw = pa.Table.from_pylist(list(items), schema=shape.source)
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise _locate(shape, items, where, exc) from None
+    known = set(shape.source.names)
+    for name in sorted({key for item in items for key in item} - known):
+        raw = raw.append_column(name, _values([item.get(name) for item in items]))
     shaped = _shaped(shape, raw)
     if shaped is None:
         _explain(shape, raw, items, where)
@@ -131,7 +145,7 @@ def pages_to_arrow(shape: TableShape, bodies: Sequence[bytes], where: str) -> pa
                 read_options=pa_json.ReadOptions(use_threads=False, block_size=_BLOCK_BYTES),
                 parse_options=pa_json.ParseOptions(
                     explicit_schema=pa.schema([("data", pa.list_(pa.struct(list(shape.source))))]),
-                    unexpected_field_behavior="ignore",
+                    unexpected_field_behavior="infer",
                 ),
             )
             items = pc.list_flatten(raw.column("data")).combine_chunks()
@@ -169,7 +183,35 @@ def _shaped(shape: TableShape, raw: pa.Table) -> pa.Table | None:
         columns[name] = column
     for struct, field, column_name in shape.struct_fields:
         columns[column_name] = pc.struct_field(raw.column(struct), field)
+    for name in raw.column_names:
+        if name not in columns and name not in shape.source.names:
+            columns[name] = _unknown(raw.column(name))
     return pa.table(columns)
+
+
+def _unknown(column: pa.ChunkedArray) -> pa.ChunkedArray | pa.Array:
+    """A field the contract does not name, as a column: a nested object or list as JSON
+    text, an instant as TIMESTAMPTZ, the rest as it came."""
+    type_ = column.type
+    if pa.types.is_nested(type_):
+        return pa.array(
+            [None if v is None else orjson.dumps(v).decode() for v in column.to_pylist()],
+            pa.string(),
+        )
+    if pa.types.is_timestamp(type_):
+        return pc.cast(column, TIMESTAMP)
+    return column
+
+
+def _values(values: list[Any]) -> pa.Array:
+    """An unknown field's values as Arrow infers them; text when they do not agree."""
+    try:
+        return pa.array(values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return pa.array(
+            [v if v is None or isinstance(v, str) else orjson.dumps(v).decode() for v in values],
+            pa.string(),
+        )
 
 
 def _explain(shape: TableShape, raw: pa.Table, items: Sequence[dict[str, Any]], where: str) -> None:

@@ -7,10 +7,8 @@ and a closing line that fits the failure on stderr and exits 1.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -18,7 +16,6 @@ from channelkit._cli import (
     Output,
     ServiceOptions,
     connection_hint,
-    date_problem,
     options_value,
     output_options,
     reach,
@@ -34,66 +31,15 @@ from channelkit._constants import (
     SYNC_PAGE_LIMIT,
     WAREHOUSE_PATH,
 )
-from channelkit._spec import PAGE_LIMIT_MAX
-from channelkit._suggest import choices_text
-from channelkit.sync import listings
-
-# the `--only` names; the runner maps them to tables
-_ONLY_CHOICES = tuple(listings.GROUPS)  # the --only groups of the listings
-
-
-class _Since(click.ParamType[Any, Any]):
-    """`--since`: a date (00:00 UTC) or an RFC 3339 timestamp with an offset."""
-
-    name = "date"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        from channelkit.sync.windows import parse_since
-
-        if not isinstance(value, str):
-            return value
-        try:
-            parse_since(value)
-        except ValueError:
-            text = value.strip()
-            if len(text) > 10 and "T" in text.upper():
-                try:
-                    parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-                except ValueError:
-                    pass
-                else:
-                    if parsed.tzinfo is None:
-                        self.fail(
-                            f"{text!r} needs an offset, e.g. {text}Z (UTC) or {text}+01:00",
-                            param,
-                            ctx,
-                        )
-            self.fail(date_problem(text) + " (or a timestamp with offset)", param, ctx)
-        return value.strip()
-
-
-class _Only(click.ParamType[Any, Any]):
-    """`--only`: a comma-separated subset of posts, channels, analytics."""
-
-    name = "list"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if not isinstance(value, str):
-            return value
-        names = [part.strip().lower() for part in value.split(",") if part.strip()]
-        for name in names:
-            if name not in _ONLY_CHOICES:
-                self.fail(f"{name!r} is not a part to sync; {choices_text(name, _ONLY_CHOICES)}")
-        if not names:
-            self.fail(f"give some of {', '.join(_ONLY_CHOICES)}, separated by commas")
-        return ",".join(names)
+from channelkit.sync.options import SyncOptions
 
 
 @dataclass(frozen=True)
-class SyncOptions:
-    """`channelkit sync`'s own flags, as given; `check()` refuses a --db that cannot be.
+class SyncFlags:
+    """`channelkit sync`'s own flags, as given; `options()` checks them into the one
+    `SyncOptions` (with the library's wording) and refuses a --db that cannot be.
 
-    >>> SyncOptions(Path("warehouse.duckdb")).lookback_days == SYNC_LOOKBACK_DAYS
+    >>> SyncFlags(Path("warehouse.duckdb")).options().lookback_days == SYNC_LOOKBACK_DAYS
     True
     """
 
@@ -108,17 +54,20 @@ class SyncOptions:
     page_limit: int = SYNC_PAGE_LIMIT
     batch_rows: int = SYNC_BATCH_ROWS
 
-    def check(self) -> None:
+    def options(self) -> SyncOptions:
         if not self.db.parent.is_dir():
             raise click.BadParameter(
                 f"the folder {str(self.db.parent)!r} does not exist; create it or choose "
                 "another file",
                 param_hint="--db",
             )
+        return SyncOptions.check(
+            **{f.name: getattr(self, f.name) for f in fields(self) if f.name != "db"}
+        )
 
 
 @click.command("sync")
-@options_value(SyncOptions, "options")
+@options_value(SyncFlags, "options")
 @service_options()
 @click.option(
     "--db",
@@ -144,46 +93,44 @@ class SyncOptions:
 @click.option("--full", is_flag=True, help="Re-read everything and detect deletions.")
 @click.option(
     "--since",
-    type=_Since(),
     metavar="DATE",
     help="Only posts and analytics from this date on (YYYY-MM-DD, UTC).",
 )
 @click.option(
     "--only",
-    type=_Only(),
     metavar="LIST",
     help="Comma-separated subset of posts,channels,analytics (default: all).",
 )
 @click.option(
     "--lookback-days",
-    type=click.IntRange(min=0),
+    type=int,
     default=SYNC_LOOKBACK_DAYS,
     show_default=True,
     help="Re-read posts published and analytics days within this many days.",
 )
 @click.option(
     "--convergence-runs",
-    type=click.IntRange(min=1),
+    type=int,
     default=SYNC_CONVERGENCE_RUNS,
     show_default=True,
     help="Incremental runs within which all older history is re-read once.",
 )
 @click.option(
     "--page-limit",
-    type=click.IntRange(1, PAGE_LIMIT_MAX),
+    type=int,
     default=SYNC_PAGE_LIMIT,
     show_default=True,
     help="Items per page asked of the service.",
 )
 @click.option(
     "--batch-rows",
-    type=click.IntRange(min=1),
+    type=int,
     default=SYNC_BATCH_ROWS,
     show_default=True,
     help="Rows per committed batch (a checkpoint after each).",
 )
 @output_options(json_summary=True, progress=True)
-def sync(options: SyncOptions, service: ServiceOptions, output: Output) -> None:
+def sync(options: SyncFlags, service: ServiceOptions, output: Output) -> None:
     """Sync the service into a local DuckDB warehouse; incremental after the first run.
 
     Prints a summary (new/updated/unchanged/deleted per table, requests, waits) and exits
@@ -191,34 +138,21 @@ def sync(options: SyncOptions, service: ServiceOptions, output: Output) -> None:
     from it.
     """
     with user_errors():
-        run_sync(options, service, output)
+        _sync(options, service, output)
 
 
-def run_sync(options: SyncOptions, service: ServiceOptions, output: Output) -> None:
+def _sync(flags: SyncFlags, service: ServiceOptions, output: Output) -> None:
     """`channelkit sync`: the flags checked, the sync run, its summary and closing line."""
     from channelkit.client import Client
-    from channelkit.sync import runner
+    from channelkit.sync.runner import run_sync
 
+    options = flags.options()
     config = service.config()
-    options.check()
-    db = options.db
+    db = flags.db
     existed = db.exists()
     with Client(**config.client_settings()) as client:
         reach(client, config, output.warn)
-        report = runner.run_sync(
-            client,
-            db,
-            full=options.full,
-            since=options.since,
-            only=options.only,
-            lookback_days=options.lookback_days,
-            parquet=options.parquet,
-            lake=options.lake,
-            convergence_runs=options.convergence_runs,
-            progress=output.progress,
-            page_limit=options.page_limit,
-            batch_rows=options.batch_rows,
-        )
+        report = run_sync(client, db, options, progress=output.progress)
     stop_if_interrupted()
     committed = sum(sum(counts.as_dict().values()) for counts in report.counts.values())
     removed = False

@@ -1,4 +1,7 @@
-"""`run_sync`'s arguments, checked once into a frozen value (a clear error naming each).
+"""What a sync is asked to do, checked once into a frozen value (a clear error naming each).
+
+`ck.sync` and `channelkit sync` build it, and everything below reads it: the one place a
+sync's arguments are checked, in one wording for the library and the command line.
 
 options = SyncOptions.check(only="posts", since="2026-11-01")
 options.resources   # ('posts',)
@@ -9,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import date, datetime
+from pathlib import Path
 
 from channelkit._constants import (
     SYNC_BATCH_ROWS,
@@ -16,11 +20,11 @@ from channelkit._constants import (
     SYNC_LOOKBACK_DAYS,
     SYNC_PAGE_LIMIT,
 )
+from channelkit._resources import GROUPS as RESOURCE_GROUPS
 from channelkit._spec import PAGE_LIMIT_MAX
+from channelkit._suggest import choices_text
 from channelkit.errors import InvalidParameterError
-from channelkit.sync import listings, windows
-
-RESOURCE_GROUPS = listings.GROUPS
+from channelkit.sync import windows
 
 
 def parse_only(only: str | Collection[str] | None) -> tuple[str, ...]:
@@ -29,18 +33,26 @@ def parse_only(only: str | Collection[str] | None) -> tuple[str, ...]:
         names: list[str] = list(RESOURCE_GROUPS)
     else:
         parts = only.split(",") if isinstance(only, str) else list(only)
-        names = [p.strip() for p in parts if p.strip()]
-        unknown = [n for n in names if n not in RESOURCE_GROUPS]
-        if unknown or not names:
+        names = [p.strip().lower() for p in parts if p.strip()]
+        for name in names:
+            if name not in RESOURCE_GROUPS:
+                raise InvalidParameterError(
+                    "only", f"{name!r} is not a part to sync; {choices_text(name, RESOURCE_GROUPS)}"
+                )
+        if not names:
             raise InvalidParameterError(
-                "only", f"{only!r} is not a comma-separated subset of {', '.join(RESOURCE_GROUPS)}"
+                "only", f"give some of {', '.join(RESOURCE_GROUPS)}, separated by commas"
             )
     return tuple(r for group in RESOURCE_GROUPS if group in names for r in RESOURCE_GROUPS[group])
 
 
 @dataclass(frozen=True)
 class SyncOptions:
-    """What one run was asked to do (see `run_sync` for each)."""
+    """What one run was asked to do (`ck.sync` says what each means); build it with `check`.
+
+    options = SyncOptions.check(only="posts,channels", full=True, parquet="parquet/")
+    run_sync(client, "warehouse.duckdb", options)
+    """
 
     resources: tuple[str, ...]
     full: bool = False
@@ -49,6 +61,8 @@ class SyncOptions:
     page_limit: int = SYNC_PAGE_LIMIT
     batch_rows: int = SYNC_BATCH_ROWS
     convergence_runs: int = SYNC_CONVERGENCE_RUNS
+    parquet: Path | None = None
+    lake: str | None = None  # a directory or an s3://... URL
 
     @classmethod
     def check(
@@ -61,6 +75,8 @@ class SyncOptions:
         page_limit: int = SYNC_PAGE_LIMIT,
         batch_rows: int = SYNC_BATCH_ROWS,
         convergence_runs: int = SYNC_CONVERGENCE_RUNS,
+        parquet: str | Path | None = None,
+        lake: str | Path | None = None,
     ) -> SyncOptions:
         """The options, or `InvalidParameterError` naming the first wrong one."""
         resources = parse_only(only)
@@ -91,6 +107,8 @@ class SyncOptions:
             page_limit=page_limit,
             batch_rows=batch_rows,
             convergence_runs=convergence_runs,
+            parquet=Path(parquet) if parquet is not None else None,
+            lake=str(lake) if lake is not None else None,
         )
 
 

@@ -25,9 +25,9 @@ import orjson
 import pyarrow as pa
 
 from channelkit._constants import SYNC_BATCH_SECONDS, SYNC_QUEUE_BATCHES, SYNC_STOP_GRACE_SECONDS
+from channelkit._resources import BY_TABLE
 from channelkit.errors import BadRequestError, PermissionDeniedError
 from channelkit.storage.writer import Checkpoint, DeletionScope
-from channelkit.sync import listings
 from channelkit.sync.arrow import TableShape
 from channelkit.sync.walk import Walk
 
@@ -62,6 +62,7 @@ class Pages:
     cursor: str | None  # of the next page; None: the walk's last batch
     keep: Checkpoint
     end: Callable[[Walk], Checkpoint]
+    pages: int = 0  # fetched for this batch (an empty last page has no body, but counts)
 
 
 @dataclass
@@ -173,7 +174,7 @@ class Pipeline:
         try:
             walker()
         except PermissionDeniedError:
-            scope = listings.BY_RESOURCE[base(resource)].scope
+            scope = BY_TABLE[base(resource)].scope
             self.put(Skipped(resource, f"the API key lacks the {scope} scope (403 forbidden)"))
         except _Stopped:
             pass
@@ -209,7 +210,7 @@ class Fetcher:
         end: Callable[[Walk], Checkpoint],
         on_page: Callable[[], None] | None = None,
     ) -> None:
-        path = listings.BY_RESOURCE[base(walk.resource)].path
+        path = BY_TABLE[base(walk.resource)].path
         try:
             self._batches(walk, path, keep, end, on_page)
         except BadRequestError as exc:
@@ -229,10 +230,11 @@ class Fetcher:
         on_page: Callable[[], None] | None,
     ) -> None:
         bodies: list[bytes] = []
-        count = 0
+        count = fetched = 0
         flushed = time.monotonic()
         for page in self.pages(path, walk):
             self.pipeline.check_stop()
+            fetched += 1
             if on_page is not None:
                 on_page()
             # The page's bytes go to the writing thread, which turns them into columns
@@ -247,8 +249,10 @@ class Fetcher:
             shape = self.shapes[base(walk.resource)]
             cursor = None if last else page.next_cursor
             batch = bodies if count else []
-            self.pipeline.put(Pages(walk, shape, f"GET {path}", batch, cursor, keep, end))
-            bodies, count = [], 0
+            self.pipeline.put(
+                Pages(walk, shape, f"GET {path}", batch, cursor, keep, end, pages=fetched)
+            )
+            bodies, count, fetched = [], 0, 0
             flushed = time.monotonic()
             if last:
                 return

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from channelkit._resources import RESOURCES
 from channelkit.storage.writer import UpsertCounts
-from channelkit.sync.listings import LISTINGS
 
-TABLES = tuple(listing.resource for listing in LISTINGS)  # the tables a run counts
+TABLES = tuple(resource.table for resource in RESOURCES)  # the tables a run counts
 
 
 @dataclass
@@ -37,6 +37,7 @@ class SyncReport:
         default_factory=lambda: {t: UpsertCounts() for t in TABLES}
     )
     requests: int = 0
+    pages: int = 0
     retries: int = 0
     responses_429: int = 0
     rate_limit_waits: int = 0
@@ -50,6 +51,10 @@ class SyncReport:
     history_seconds: float = 0.0
     lake_rows: dict[str, int] | None = None
     lake_seconds: float = 0.0
+    # Fields items carried that the contract does not name: {table: {field: type}}; and
+    # what the run noticed about them (a field whose type changed), said once each.
+    unknown_fields: dict[str, dict[str, str]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
     completed: bool = False
     error: str | None = None
     resumable: bool = True  # False: the next run cannot simply continue (a storage fault)
@@ -65,6 +70,7 @@ class SyncReport:
             "path": self.path,
             "counts": self.counts_dict(),
             "requests": self.requests,
+            "pages": self.pages,
             "retries": self.retries,
             "responses_429": self.responses_429,
             "rate_limit_waits": self.rate_limit_waits,
@@ -78,6 +84,8 @@ class SyncReport:
             "history_seconds": round(self.history_seconds, 3),
             "lake_rows": dict(self.lake_rows) if self.lake_rows is not None else None,
             "lake_seconds": round(self.lake_seconds, 3),
+            "unknown_fields": {t: dict(f) for t, f in self.unknown_fields.items()},
+            "notes": list(self.notes),
             "completed": self.completed,
             "error": self.error,
         }

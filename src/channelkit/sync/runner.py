@@ -11,8 +11,9 @@ columns (pyarrow's JSON reader, outside the GIL) and commits them through the
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection
-from datetime import date, datetime
+from collections.abc import Callable
+from dataclasses import fields
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -22,14 +23,11 @@ import pyarrow.compute as pc
 
 from channelkit._constants import (
     LAKE_DUCKDB_MEMORY_LIMIT,
-    SYNC_BATCH_ROWS,
-    SYNC_CONVERGENCE_RUNS,
     SYNC_DUCKDB_MEMORY_LIMIT,
     SYNC_DUCKDB_THREADS,
-    SYNC_LOOKBACK_DAYS,
-    SYNC_PAGE_LIMIT,
     WAREHOUSE_PATH,
 )
+from channelkit._resources import BY_TABLE, PHASES
 from channelkit._urls import redact_url
 from channelkit.errors import ChannelkitError, LakeError, SyncDataError, WarehouseError
 from channelkit.storage.connection import open_warehouse, storage_problem
@@ -39,11 +37,12 @@ from channelkit.storage.parquet import export_parquet
 from channelkit.storage.writer import (
     Checkpoint,
     DeletionScope,
+    RunCost,
     WarehouseWriter,
     from_epoch_us,
     new_run_id,
 )
-from channelkit.sync.arrow import TableShape, pages_to_arrow
+from channelkit.sync.arrow import SHAPES, TableShape, pages_to_arrow
 from channelkit.sync.history import HistorySlice
 from channelkit.sync.options import SyncOptions
 from channelkit.sync.pipeline import (
@@ -56,56 +55,41 @@ from channelkit.sync.pipeline import (
     Skipped,
     base,
 )
-from channelkit.sync.progress import Progress, visible
+from channelkit.sync.progress import Progress, shown
 from channelkit.sync.report import SyncReport
 from channelkit.sync.walk import Walk
-from channelkit.sync.walks import HISTORIES, POSTS_HISTORY, SHAPES, Planner
+from channelkit.sync.walks import HISTORIES, POSTS_HISTORY, Planner
 
 if TYPE_CHECKING:
     from channelkit.client import Client
     from channelkit.client._base import WaitEvent
 
-# Analytics rows never disappear: only these tables mark rows a full walk did not see.
-_DELETABLE = frozenset({"channels", "posts"})
-
 
 def run_sync(
     client: Client,
     path: str | Path = WAREHOUSE_PATH,
+    options: SyncOptions | None = None,
     *,
-    full: bool = False,
-    since: str | date | datetime | None = None,
-    only: str | Collection[str] | None = None,
-    lookback_days: int = SYNC_LOOKBACK_DAYS,
-    parquet: str | Path | None = None,
-    lake: str | Path | None = None,
     progress: bool = True,
-    page_limit: int = SYNC_PAGE_LIMIT,
-    batch_rows: int = SYNC_BATCH_ROWS,
-    convergence_runs: int = SYNC_CONVERGENCE_RUNS,
+    **flags: Any,
 ) -> SyncReport:
     """Sync the service into the DuckDB warehouse at `path`; return what was done.
 
-    The first run (or `full=True`) reads everything and marks posts and channels that
-    disappeared as deleted; later runs are incremental (see `channelkit.sync.windows`).
-    `since` limits posts and analytics to that date onwards. A run that stops on an error
-    returns a report with `completed=False`; the next run continues where it stopped.
-    `parquet` (a directory) gets a snapshot of every table; `lake` (a directory or an
-    `s3://...` URL) a Delta Lake copy, merged with what each run changed.
-    `page_limit` is the page size asked for; `batch_rows` the rows per committed batch
-    (smaller: less work lost to a kill; larger: fewer transactions). Every incremental
-    run also re-reads one slice of the older history, so that after `convergence_runs`
-    incremental runs the warehouse equals a full sync (see `docs/warehouse.md`).
+        report = run_sync(client, "warehouse.duckdb", only="posts", since="2026-11-01")
+        report = run_sync(client, "warehouse.duckdb", SyncOptions.check(full=True))
+
+    `options` is what `ck.sync` and `channelkit sync` build once; the same may be given as
+    keywords instead (`full`, `since`, `only`, `lookback_days`, `parquet`, `lake`,
+    `page_limit`, `batch_rows`, `convergence_runs`: see `ck.sync`), checked by
+    `SyncOptions.check`. The first run (or `full`) reads everything and marks posts and
+    channels that disappeared as deleted; later runs are incremental (see
+    `channelkit.sync.windows`). A run that stops on an error returns a report with
+    `completed=False`; the next run continues where it stopped.
     """
-    options = SyncOptions.check(
-        only=only,
-        full=full,
-        since=since,
-        lookback_days=lookback_days,
-        page_limit=page_limit,
-        batch_rows=batch_rows,
-        convergence_runs=convergence_runs,
-    )
+    if options is None:
+        options = SyncOptions.check(**flags)
+    elif flags:
+        raise TypeError(f"run_sync takes options or keywords, not both: {sorted(flags)}")
     # DuckDB would otherwise cache the written table up to 80% of RAM; the sync only needs
     # a batch's worth, and a flat footprint whatever the workspace size. Its threads would
     # compete with the fetching thread, which bounds the sync's speed.
@@ -120,10 +104,10 @@ def run_sync(
             con,
             path=str(path),
             options=options,
-            progress=Progress(enabled=progress and visible()),
+            progress=Progress.of(shown(progress)),
         )
         report = sync.run()
-        _copy(con, report, parquet=parquet, lake=lake)
+        _copy(con, report, parquet=options.parquet, lake=options.lake)
         return report
     except duckdb.Error as exc:
         # Outside a batch (bookkeeping, planning): the file itself is the problem.
@@ -200,10 +184,10 @@ class _Sync:
         self.client.on_wait = self._on_wait_chain(previous_hook)
         interrupted: BaseException | None = None
         try:
-            # Posts first: their walk is the longer one.
-            self._run_phase(("posts", "channels"))
-            if not self.pipeline.stop.is_set():
-                self._run_phase(("post_daily", "channel_daily"))
+            for phase in PHASES:
+                if self.pipeline.stop.is_set():
+                    break
+                self._run_phase(phase)
         except BaseException as exc:  # KeyboardInterrupt included: record, then re-raise
             interrupted = exc
             self.pipeline.stop.set()
@@ -248,9 +232,10 @@ class _Sync:
             report.run_id,
             status="completed" if report.completed else "failed",
             counts={"tables": report.counts_dict(), "skipped": report.skipped},
-            requests=report.requests,
-            rate_limit_waits=report.rate_limit_waits,
             error=report.error,
+            cost=RunCost(**{f.name: getattr(report, f.name) for f in fields(RunCost)}),
+            unknown_fields=report.unknown_fields,
+            notes=report.notes,
         )
 
     def _on_wait_chain(
@@ -281,13 +266,18 @@ class _Sync:
             except duckdb.Error as exc:
                 self._fail(resource, exc)
         elif isinstance(message, Rows | Pages):
+            if isinstance(message, Pages):
+                report.pages += message.pages
             walked = message.walk.resource if isinstance(message, Pages) else message.resource
             resource = base(walked)
             try:
                 batch = self._rows(message) if isinstance(message, Pages) else message
+                rows = batch.rows
+                if rows is not None:
+                    rows = self._keep_fields(resource, rows)
                 counts = self.writer.commit_batch(
                     SHAPES[resource].table,
-                    batch.rows,
+                    rows,
                     checkpoint=batch.checkpoint,
                     deletions=batch.deletions,
                 )
@@ -296,6 +286,21 @@ class _Sync:
                 return
             report.counts[resource].add(counts)
             self.progress.advance(resource, batch.rows.num_rows if batch.rows else 0)
+
+    def _keep_fields(self, table: str, rows: pa.Table) -> pa.Table:
+        """The batch with its fields the contract does not name given columns; each named
+        once in the run's record, with what was noticed about them."""
+        known = SHAPES[table].columns
+        unknown = [name for name in rows.column_names if name not in known]
+        if not unknown:
+            return rows
+        kept = self.writer.keep_fields(table, rows, unknown)
+        seen = self.report.unknown_fields.setdefault(table, {})
+        for name, type_ in kept.types.items():
+            if seen.get(name, "NULL") == "NULL":
+                seen[name] = type_
+        self.report.notes.extend(n for n in kept.notes if n not in self.report.notes)
+        return kept.rows
 
     def _rows(self, pages: Pages) -> Rows:
         """Pages to rows and the checkpoint after them (in the writing thread, in order:
@@ -339,7 +344,7 @@ def _deletions(walk: Walk, shape: TableShape) -> DeletionScope | None:
             published_from=step.after,
             published_before=step.before,
         )
-    if walk.full and shape.table in _DELETABLE:
+    if walk.full and BY_TABLE[shape.table].deletable:
         return DeletionScope(walk.started_at)
     return None
 

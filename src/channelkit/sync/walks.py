@@ -17,11 +17,12 @@ from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from channelkit._resources import BY_TABLE
 from channelkit.errors import NotFoundError
 from channelkit.storage.holdings import Holdings
 from channelkit.storage.writer import Checkpoint, WarehouseWriter
 from channelkit.sync import windows
-from channelkit.sync.arrow import CHANNEL_DAILY, CHANNELS, POST_DAILY, POSTS, items_to_arrow
+from channelkit.sync.arrow import SHAPES, items_to_arrow
 from channelkit.sync.checkpoints import sweep_checkpoint, sweep_of
 from channelkit.sync.history import (
     Axis,
@@ -44,12 +45,6 @@ if TYPE_CHECKING:
 POSTS_HISTORY = "posts:history"
 CHANNEL_DAILY_HISTORY = "channel_daily:history"
 HISTORIES = frozenset({POSTS_HISTORY, CHANNEL_DAILY_HISTORY})
-SHAPES = {
-    "channels": CHANNELS,
-    "posts": POSTS,
-    "post_daily": POST_DAILY,
-    "channel_daily": CHANNEL_DAILY,
-}
 
 
 @dataclass
@@ -77,10 +72,11 @@ class Planner:
         """Plan `resource`'s walk (reading the warehouse: this thread only) and return the
         function that walks it in its own thread."""
         previous = self._previous_mark(resource)
-        if resource == "channels":
+        kind = BY_TABLE[resource].walk
+        if kind == "whole":
             walk = self._prepare(Walk(resource, {}, True, datetime.now(UTC)))
             return lambda: self._walk(walk, previous)
-        if resource == "posts":
+        if kind == "posts":
             return self._plan_posts(previous)
         return self._plan_analytics(resource, previous)
 
@@ -305,7 +301,8 @@ class Planner:
                 continue
             found.append(item)
         if found:
-            self.pipeline.put(Rows("posts", items_to_arrow(POSTS, found, "GET /posts/{id}"), None))
+            shape = SHAPES["posts"]
+            self.pipeline.put(Rows("posts", items_to_arrow(shape, found, "GET /posts/{id}"), None))
         if gone:
             self.pipeline.put(Gone("posts", gone))
 

@@ -31,6 +31,7 @@ so that a server clock ahead of ours is followed).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
@@ -54,16 +55,19 @@ def parse_since(value: str | date | datetime) -> datetime:
     if isinstance(value, date):
         return datetime.combine(value, time(), UTC)
     text = value.strip()
-    try:
-        if len(text) == 10:
+    example = "use YYYY-MM-DD, e.g. 2026-11-01 (or a timestamp with an offset)"
+    if len(text) == 10:
+        try:
             return datetime.combine(date.fromisoformat(text), time(), UTC)
+        except ValueError as exc:
+            why = f" ({exc})" if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text) else ""
+            raise ValueError(f"{text!r} is not a date{why}; {example}") from None
+    try:
         parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
-        raise ValueError(
-            f"since={value!r}: expected a date YYYY-MM-DD or an RFC 3339 timestamp"
-        ) from None
+        raise ValueError(f"{text!r} is not a date; {example}") from None
     if parsed.tzinfo is None:
-        raise ValueError(f"since={value!r}: the timestamp needs an offset (e.g. Z or +01:00)")
+        raise ValueError(f"{text!r} needs an offset, e.g. {text}Z (UTC) or {text}+01:00")
     return parsed.astimezone(UTC)
 
 

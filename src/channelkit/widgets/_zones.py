@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from channelkit._tz import resolve_tz
 from channelkit.errors import FieldError, PostValidationError, TimeError
-from channelkit.publish.times import load_zone
+from channelkit.publish.times import time_zone
 
 
 @lru_cache(maxsize=1)
@@ -21,7 +21,7 @@ def initial_zone(tz: str | None) -> str:
     """`tz`, else CHANNELKIT_TZ, else UTC; an unknown name raises `PostValidationError`."""
     name = resolve_tz(tz)
     try:
-        return load_zone(name).key
+        return time_zone(name).key
     except TimeError as exc:
         raise PostValidationError([FieldError("timezone", str(exc))]) from None
 

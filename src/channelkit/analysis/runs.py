@@ -1,0 +1,130 @@
+"""The record of every sync (`sync_runs`) as a DataFrame, and whether the last run's volume
+was usual (`channelkit status`)."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+import pandas as pd
+
+from channelkit._constants import SYNC_USUAL_RUNS, SYNC_VOLUME_FACTOR
+from channelkit._resources import RESOURCES
+
+_KINDS = ("new", "updated", "unchanged", "deleted")
+_COST = ("requests", "pages", "responses_429", "retries", "rate_limit_waits", "wait_seconds")
+# Columns of sync_runs shown as they are (a file synced before a column existed lacks it).
+_COLUMNS = ("run_id", "started_at", "finished_at", "status", "mode", *_COST, "error")
+
+
+def read_runs(con: duckdb.DuckDBPyConnection, last: int | None = None) -> pd.DataFrame:
+    """One row per run, oldest first (`last`: only the most recent ones).
+
+    `outcome` is completed, failed or running; `seconds` its duration; `<table>_new`,
+    `_updated`, `_unchanged`, `_deleted` its rows per table; `rows_read` the rows its
+    walks read (new + updated + unchanged, over every table); `unknown_fields` the fields
+    the items carried that the contract does not name ({table: {field: type}}); `notes`
+    what it noticed about them.
+    """
+    present = {row[0] for row in con.execute("DESCRIBE sync_runs").fetchall()}
+    wanted = [c for c in (*_COLUMNS, "counts", "unknown_fields", "notes") if c in present]
+    select = ", ".join(
+        f"epoch_us({c}) AS {c}"
+        if c.endswith("_at")
+        else f"CAST({c} AS VARCHAR) AS {c}"
+        if c in ("counts", "unknown_fields", "notes")
+        else c
+        for c in wanted
+    )
+    limit = f" LIMIT {int(last)}" if last is not None else ""
+    rows = con.execute(
+        f"SELECT * FROM (SELECT {select} FROM sync_runs ORDER BY started_at DESC, run_id{limit}) "
+        "ORDER BY started_at, run_id"
+    ).fetchall()
+    return pd.DataFrame(
+        [_record(dict(zip(wanted, row, strict=True))) for row in rows], columns=columns()
+    )
+
+
+def columns() -> list[str]:
+    """The columns of `read_runs`' frame, in order."""
+    tables = [f"{r.table}_{kind}" for r in RESOURCES for kind in _KINDS]
+    return [
+        "run_id",
+        "started_at",
+        "finished_at",
+        "outcome",
+        "mode",
+        "seconds",
+        *_COST,
+        "rows_read",
+        *tables,
+        "unknown_fields",
+        "notes",
+        "error",
+    ]
+
+
+def _record(row: dict[str, Any]) -> dict[str, Any]:
+    started, finished = _time(row.get("started_at")), _time(row.get("finished_at"))
+    counts = json.loads(row.get("counts") or "{}").get("tables", {})
+    record: dict[str, Any] = {
+        **{c: row.get(c) for c in _COLUMNS},
+        "started_at": started,
+        "finished_at": finished,
+        "outcome": row.get("status"),
+        "seconds": (finished - started).total_seconds() if finished and started else None,
+        "unknown_fields": json.loads(row.get("unknown_fields") or "{}"),
+        "notes": json.loads(row.get("notes") or "[]"),
+    }
+    read = 0
+    for resource in RESOURCES:
+        table = counts.get(resource.table, {})
+        for kind in _KINDS:
+            value = table.get(kind)
+            record[f"{resource.table}_{kind}"] = value
+            if kind != "deleted" and value:
+                read += value
+    record["rows_read"] = read
+    return record
+
+
+def _time(micros: int | None) -> pd.Timestamp | None:
+    return pd.Timestamp(micros, unit="us", tz="UTC") if micros is not None else None
+
+
+@dataclass(frozen=True)
+class Volume:
+    """The last completed run's rows read against the runs of the same mode before it.
+
+    `usual` is the median of up to SYNC_USUAL_RUNS earlier completed runs (None with fewer
+    than 3); the run is unusual when it read less than usual / SYNC_VOLUME_FACTOR or more
+    than usual × SYNC_VOLUME_FACTOR (docs/warehouse.md, "channelkit status").
+    """
+
+    rows_read: int
+    mode: str
+    usual: float | None
+    earlier_runs: int
+
+    @property
+    def unusual(self) -> bool:
+        if self.usual is None:
+            return False
+        low, high = self.usual / SYNC_VOLUME_FACTOR, self.usual * SYNC_VOLUME_FACTOR
+        return not low <= self.rows_read <= high
+
+
+def last_volume(runs: pd.DataFrame) -> Volume | None:
+    """How the last completed run of `runs` (`read_runs`' frame) compares with its usual."""
+    done = runs[runs["outcome"] == "completed"]
+    if done.empty:
+        return None
+    last = done.iloc[-1]
+    earlier = done.iloc[:-1]
+    earlier = earlier[earlier["mode"] == last["mode"]].tail(SYNC_USUAL_RUNS)
+    usual = statistics.median(earlier["rows_read"]) if len(earlier) >= 3 else None
+    return Volume(int(last["rows_read"]), str(last["mode"]), usual, len(earlier))
