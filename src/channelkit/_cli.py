@@ -54,7 +54,7 @@ from channelkit._tz import load_zone
 from channelkit._urls import suggest_base_url
 from channelkit.errors import (
     APIConnectionError,
-    APIStatusError,
+    APIError,
     APITimeoutError,
     AuthenticationError,
     ChannelkitError,
@@ -505,8 +505,6 @@ def reach(client: Reachable, config: ServiceConfig, warn: Callable[[str], None])
     notice.start()
     try:
         client.request("GET", "/channels", params={"limit": 1}, max_retries=0)
-    except APIStatusError:
-        pass  # it answered: the run meets the same answer where it matters
     except APITimeoutError:
         raise APITimeoutError(
             f"no answer from {url} within {config.read_timeout:g} s (the read timeout); "
@@ -523,6 +521,10 @@ def reach(client: Reachable, config: ServiceConfig, warn: Callable[[str], None])
             f"the service could not be reached at {url}: {exc.message}; check --base-url "
             f"({ENV_BASE_URL})"
         ) from None
+    except APIError:
+        # it answered (an error status, or a body that is not the interface's): reached;
+        # the run meets the same answer where it matters, with its retries and its words
+        pass
     finally:
         notice.cancel()
     _say_first_retry(client, warn)
