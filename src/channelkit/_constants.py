@@ -131,6 +131,10 @@ LOW_REACH_SHARE = 0.5  # low reach: read rate below this share of the channel's 
 REACH_TIME_SHARE = 0.9
 REACH_TIME_WINDOW_DAYS = 28
 SETTLE_DAYS = 7
+# Settled or provisional (issue 28): a KPI of readers is provisional while its period's
+# youngest posts are younger than the day by which the workspace's posts reach this share
+# of their readers (its reach curve over the same window as the reach time).
+KPI_SETTLED_SHARE = 0.95
 PERIOD_FIRST_YEAR = 1970  # dates outside these years are typos, not periods
 PERIOD_LAST_YEAR = 2200
 PLOT_TEMPLATE = "channelkit"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,7 +35,7 @@ from channelkit._tz import load_zone
 from channelkit._urls import redact_url
 from channelkit.analysis import groups, metrics, reach
 from channelkit.analysis.card import read_facts
-from channelkit.analysis.coverage import Coverage, read_coverage
+from channelkit.analysis.coverage import DATA_KINDS, Coverage, read_coverage
 from channelkit.analysis.filters import (
     CHANNEL_KEYS,
     FILTER_KEYS,
@@ -67,6 +67,7 @@ from channelkit.analysis.query import (
     filters_as_given,
     subscribers_frame,
     uses_default,
+    whole_default,
     whole_period,
     with_channel_names,
     zone_name,
@@ -120,6 +121,7 @@ class Warehouse:
         self.sync_report = sync_report
         self._session: DuckDBPyConnection | None = None
         self._covered: tuple[tuple[int, int], Coverage] | None = None
+        self._settled: dict[tuple[object, ...], int] = {}
         self._lake: str | None = None
         with self._connect() as con:  # fail now, not at the first query
             read_coverage(con).require_synced()
@@ -137,7 +139,7 @@ class Warehouse:
         """
         wh = cls.__new__(cls)
         wh.path, wh.sync_report, wh._session = Path(str(root)), None, None
-        wh._covered, wh._lake = None, str(root)
+        wh._covered, wh._lake, wh._settled = None, str(root), {}
         with wh._connect() as con:
             read_coverage(con).require_synced()
         display.register()
@@ -309,19 +311,14 @@ class Warehouse:
 
         def compute(q: Query) -> MetricFrame:
             cov = q.coverage
+            whole_default(q, freq)
             size = grid_size(q.period, freq, cov.first_day, cov.last_day)
             if by_channel:
                 size *= max(1, len(metrics.channel_names(q.con, q.flt.channel_ids)))
             check_grid(size, freq)
             q.attrs.update(freq=freq, by=by)
             return metrics.engagement_over_time(
-                q.con,
-                q.flt,
-                q.period,
-                freq,
-                by_channel=by_channel,
-                first=cov.first_day,
-                last=cov.last_day,
+                q.con, q.flt, q.period, freq, by_channel=by_channel, coverage=cov
             )
 
         return self._run(Metric("engagement_over_time"), filters, compute)
@@ -354,9 +351,10 @@ class Warehouse:
         def compute(q: Query) -> MetricFrame:
             period_ = q.period = whole_period(q.period)
             previous = q.previous = period_.compared(compare)
-            cov = q.coverage
+            cov, ids = q.coverage, q.flt.channel_ids
             missing = not cov.overlaps(previous)
-            q.complete = cov.covers(period_) and (missing or cov.covers(previous))
+            covered = cov.covers(period_, channel_ids=ids)
+            q.complete = covered and (missing or cov.covers(previous, channel_ids=ids))
             if missing:
                 q.attrs["missing"] = f"no synced data for {previous.label}"
                 q.warnings.append(
@@ -369,16 +367,21 @@ class Warehouse:
                     f"daily rows (the warehouse covers {cov.range_label}); deltas are "
                     "left out except for read rate."
                 )
-            history = [p for p in earlier_periods(period_, KPI_USUAL_PERIODS) if cov.covers(p)]
+            # Only periods whole for a metric's kind of data enter its usual range.
+            earlier = earlier_periods(period_, KPI_USUAL_PERIODS)
+            history = {k: [p for p in earlier if cov.covers(p, k, ids)] for k in DATA_KINDS}
             readers_day = cov.last_complete_day
             assert readers_day is not None  # require_daily() checked there are daily rows
             cutoff = same_age_cutoff(previous, period_, readers_day)
+            settled = self._settled_days(q, readers_day)
             q.attrs.update(
                 by=by,
                 compare=compare,
                 comparison=SAME_AGE if cutoff is not None else LIFETIME,
                 same_age_day=cutoff,
-                usual_periods=len(history),
+                readers_through=readers_day,
+                usual_periods=len(history["posts"]),
+                settled_days=settled,
             )
             return metrics.kpis(
                 q.con,
@@ -390,6 +393,8 @@ class Warehouse:
                 history=history,
                 readers_day=readers_day,
                 previous_missing=missing,
+                settled_days=settled,
+                covered=covered,
             )
 
         return self._run(Metric("kpis"), filters, compute)
@@ -536,6 +541,18 @@ class Warehouse:
 
         return self._run(Metric("still_collecting_readers"), filters, compute)
 
+    def _settled_days(self, q: Query, last_day: date) -> int:
+        """`reach.settled_days` of the call's channels, kept while the file is unchanged
+        (like the coverage): it reads a month of daily rows."""
+        if self._lake is not None or self._covered is None:  # the lake is read afresh
+            return reach.settled_days(q.con, q.flt.channel_ids, last_day=last_day)
+        key = (self._covered[0], q.flt.channel_ids, last_day)
+        if key not in self._settled:
+            kept = {k: v for k, v in self._settled.items() if k[0] == key[0]}
+            kept[key] = reach.settled_days(q.con, q.flt.channel_ids, last_day=last_day)
+            self._settled = kept
+        return self._settled[key]
+
     def _reach_times(self, q: Query) -> ReachTimes:
         last = q.coverage.last_complete_day
         assert last is not None  # require_daily() checked there are daily rows
@@ -599,9 +616,10 @@ class Warehouse:
 
         def compute(q: Query) -> pd.DataFrame:
             cov = q.coverage
+            whole_default(q, freq)
             check_grid(grid_size(q.period, freq, cov.first_day, cov.last_day), freq)
             q.attrs.update(freq=freq, by=by, sources={"subscribers": SUBSCRIBERS_DAILY})
-            return subscribers_frame(q.con, q.flt, q.period, freq, by_channel)
+            return subscribers_frame(q.con, q.flt, q.period, freq, by_channel, cov)
 
         return self._run(
             Metric("subscribers", readers=False), filters, compute, allowed=CHANNEL_KEYS

@@ -22,8 +22,8 @@ blocks are in `rows`; tag/priority comparisons in `groups`; the reach curve in `
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
-from datetime import date, datetime, timedelta
+from collections.abc import Mapping, Sequence
+from datetime import UTC, date, datetime, timedelta
 
 import duckdb
 import numpy as np
@@ -36,9 +36,10 @@ from channelkit._constants import (
     KPI_USUAL_SD,
 )
 from channelkit._labels import KPI_LABELS, WEEKDAYS
+from channelkit.analysis.coverage import DATA_KINDS, Coverage, DataKind, period_coverage
 from channelkit.analysis.filters import PostFilter
 from channelkit.analysis.frames import MetricFrame, divide, local_midnight, ratio
-from channelkit.analysis.grid import grid_days
+from channelkit.analysis.grid import bucket_end, grid_days
 from channelkit.analysis.period import Period, same_age_cutoff
 from channelkit.analysis.reach import ReachTimes
 from channelkit.analysis.rows import (
@@ -266,20 +267,29 @@ def engagement_over_time(
     freq: str,
     *,
     by_channel: bool,
-    first: date | None,
-    last: date | None,
+    coverage: Coverage,
 ) -> MetricFrame:
-    """One row per day/week/month (and channel), gaps filled with zeros.
+    """One row per day/week/month (and channel), with `days` and `complete` (the coverage
+    of each row by synced posts' data, `coverage.period_coverage`).
 
     The rows run over the period, or, where it is open, from the first to the last day
-    with daily rows or publications (`first`/`last`: the synced days).
+    with daily rows or publications, and never past the last synced day. A row without any
+    data is 0 where its days were synced (nothing happened) and missing where none were (a
+    gap, or before the first synced day).
     """
     sums = channel_sums(con, flt, [period], freq=freq)
-    buckets = [_date(b) for b in sums["bucket"].dropna()]
+    buckets = {_date(b) for b in sums["bucket"].dropna()}
+    first, last = coverage.first_day, coverage.last_day
     if buckets:
         first = min(first or min(buckets), min(buckets))
         last = max(last or max(buckets), max(buckets))
-    days = grid_days(period, freq, first, last)
+    days = [
+        day
+        for day in grid_days(period, freq, first, last)
+        if day in buckets or last is None or day <= last
+    ]
+    ends = [bucket_end(day, freq) for day in days]
+    counts, whole = period_coverage(coverage, days, ends, period, "posts", flt.channel_ids)
     keys = ["bucket", "channel_id"] if by_channel else ["bucket"]
     numbers = [*DAILY_SUMS, *POST_SUMS]
     totals = sums.groupby(keys, dropna=False)[numbers].sum()
@@ -292,7 +302,11 @@ def engagement_over_time(
     totals.index = _as_dates(totals.index, keys)
     frame = totals.reindex(index, fill_value=0).reset_index()
     frame = add_rates(frame)
-    frame.insert(0, "period", local_midnight(pd.Series(frame.pop("bucket")), period.tz))
+    bucket = pd.Series(frame.pop("bucket"))
+    unknown = bucket.map(dict(zip(days, counts, strict=True))).eq(0) & ~bucket.isin(buckets)
+    frame["days"] = bucket.map(dict(zip(days, counts, strict=True)))
+    frame["complete"] = bucket.map(dict(zip(days, whole, strict=True))).astype("boolean")
+    frame.insert(0, "period", local_midnight(bucket, period.tz))
     if by_channel:
         frame = frame.merge(names, on="channel_id", how="left")
     columns = [
@@ -309,11 +323,19 @@ def engagement_over_time(
         "clicks",
         "engagements",
         "engagement_rate",
+        "days",
+        "complete",
     ]
     out = frame[columns].copy()
     for column in columns:
-        if column not in ("period", "channel_id", "channel", "read_rate", "engagement_rate"):
+        if column in ("read_rate", "engagement_rate"):
+            out[column] = out[column].astype("Float64")
+        elif column not in ("period", "channel_id", "channel", "complete"):
             out[column] = out[column].astype("Int64")
+    measured = [
+        c for c in columns if c not in ("period", "channel_id", "channel", "days", "complete")
+    ]
+    out.loc[unknown.to_numpy(), measured] = pd.NA
     return MetricFrame(out, int(frame["no_audience"].sum()))
 
 
@@ -345,37 +367,48 @@ def kpis(
     *,
     by_channel: bool,
     complete: bool,
-    history: Sequence[Period] = (),
+    history: Mapping[DataKind, Sequence[Period]] | None = None,
     readers_day: date | None = None,
     previous_missing: bool = False,
+    settled_days: int | None = None,
+    covered: bool = True,
 ) -> MetricFrame:
     """Totals of the period next to those of the comparison period, one row per metric.
 
     When `complete` is False (a side runs past the synced data), every delta is NA except
     read_rate's, which compares posts with their own audience whatever the days covered.
-    With `readers_day` (the day the current period's lifetime readers stand at), every
-    other period's readers are counted at the same age (`period.same_age_cutoff`).
-    `usual_low`/`usual_high` are the mean -/+ KPI_USUAL_SD standard deviations of the
-    metric over the `history` periods (each at the same age), missing with fewer than
-    KPI_USUAL_MIN_PERIODS of them. With `previous_missing`, previous values are NA.
+    With `readers_day` (the last complete synced day), every period's readers, the
+    current one's too, are counted at the same age (`period.same_age_cutoff`), never with
+    readers gathered after that day. `usual_low`/`usual_high` are the mean -/+
+    KPI_USUAL_SD standard deviations of the metric over the `history` periods of its kind
+    of data (each whole and at the same age), `usual_periods` how many there are; the
+    range is missing with fewer than KPI_USUAL_MIN_PERIODS. With `previous_missing`,
+    previous values are NA. `provisional` (`provisional_metrics`) says which values will
+    still change: with `settled_days`, the readers of posts younger than that; without
+    `covered` (the period runs past the synced days), every value.
     """
-    periods, usual_sides = _sides(period, previous, history)
-    cutoffs: list[date | None] = [None]
+    history = history or {}
+    periods, usual_by_kind = _sides(period, previous, history)
+    cutoffs: list[date | None] = [None] * len(periods)
     if readers_day is not None:
-        cutoffs += [same_age_cutoff(p, period, readers_day) for p in periods[1:]]
+        cutoffs = [_capped(same_age_cutoff(p, period, readers_day), readers_day) for p in periods]
     sums = channel_sums(con, flt, periods, cutoffs=cutoffs)
     names = channel_names(con, flt.channel_ids) if by_channel else None
     channel_ids, totals = _totals(sums, len(periods), names)
     sides = [_kpi_values(dict(zip(_NUMBERS, side.T, strict=True))) for side in totals]
     count = len(channel_ids)
+    growing = provisional_metrics(period, readers_day, settled_days, covered=covered)
     columns: dict[str, list[np.ndarray]] = {}
     for metric, kind in KPI_METRICS:
+        usual_sides = usual_by_kind[METRIC_DATA[metric]]
         one = _metric_columns(metric, kind, sides, usual_sides, count, complete=complete)
         if metric == "net_subscribers" and flt.selects_posts:
             # Subscribers follow channels, not tags, priorities or authors.
             one.update(_missing(_NA_WITHOUT_CHANNELS, count))
+            one["usual_periods"] = np.zeros(count)
         if previous_missing:
             one.update(_missing(("previous", "delta", "delta_pct"), count))
+        one["provisional"] = np.full(count, metric in growing)
         for key, values in one.items():
             columns.setdefault(key, []).append(values)
     frame = _kpi_frame(columns, channel_ids)
@@ -385,6 +418,36 @@ def kpis(
     frame = frame.merge(names, on="channel_id", how="left")
     rest = [c for c in frame.columns if c not in ("channel_id", "channel")]
     return MetricFrame(frame[["channel_id", "channel", *rest]].reset_index(drop=True), missing)
+
+
+# The kind of synced data each KPI rests on: its periods are whole when that kind covers them.
+METRIC_DATA: dict[str, DataKind] = {
+    m: "channels" if m == "net_subscribers" else "posts" for m, _ in KPI_METRICS
+}
+# The KPIs that grow as a period's posts gather readers after it ends.
+READER_METRICS = ("readers", "read_rate")
+
+
+def provisional_metrics(
+    period: Period, readers_day: date | None, settled_days: int | None, *, covered: bool
+) -> frozenset[str]:
+    """The KPIs of `period` whose values will still change: all of them while the period
+    runs past the synced days (`covered` False); else readers and read rate while its
+    youngest posts (published on its last UTC day) are fewer than `settled_days` days old
+    on `readers_day`, the last complete synced day."""
+    if not covered:
+        return frozenset(m for m, _ in KPI_METRICS)
+    if readers_day is None or settled_days is None or period.end is None:
+        return frozenset()
+    youngest = (period.end - timedelta(microseconds=1)).astimezone(UTC).date()
+    return (
+        frozenset(READER_METRICS) if (readers_day - youngest).days < settled_days else frozenset()
+    )
+
+
+def _capped(cutoff: date | None, readers_day: date) -> date | None:
+    """A cutoff no later than the last complete day: later rows are not final yet."""
+    return None if cutoff is None else min(cutoff, readers_day)
 
 
 _NUMBERS = [*DAILY_SUMS, *POST_SUMS, "net_subscribers"]
@@ -439,7 +502,7 @@ def _metric_columns(
     # has no meaning.
     with np.errstate(divide="ignore", invalid="ignore"):
         pct = delta / np.where(previous > 0, previous, np.nan)
-    low, high = _usual([sides[i][metric] for i in usual_sides], count)
+    low, high, known = _usual([sides[i][metric] for i in usual_sides], count)
     if metric != "net_subscribers":  # a count or a rate below zero is not usual, only odd
         low = np.maximum(low, 0.0)
     return {
@@ -450,6 +513,7 @@ def _metric_columns(
         "small_base": (base < small) & ~np.isnan(base),
         "usual_low": low,
         "usual_high": high,
+        "usual_periods": known,
     }
 
 
@@ -475,23 +539,29 @@ def _kpi_frame(columns: dict[str, list[np.ndarray]], channel_ids: list[str]) -> 
             **{key: floats(key) for key in ("value", "previous", "delta", "delta_pct")},
             "small_base": pd.array(np.concatenate(columns["small_base"])[order], dtype="boolean"),
             **{key: floats(key) for key in ("usual_low", "usual_high")},
+            "usual_periods": pd.array(
+                np.concatenate(columns["usual_periods"])[order].astype("int64"), dtype="Int64"
+            ),
+            "provisional": pd.array(np.concatenate(columns["provisional"])[order], dtype="boolean"),
         }
     )
 
 
 def _sides(
-    period: Period, previous: Period, history: Sequence[Period]
-) -> tuple[list[Period], list[int]]:
+    period: Period, previous: Period, history: Mapping[DataKind, Sequence[Period]]
+) -> tuple[list[Period], dict[DataKind, list[int]]]:
     """The periods to sum (current, comparison, then the history not already among them)
-    and the sides of the history; a history period overlapping another is left out."""
+    and, per kind of data, the sides of its history; a history period overlapping another
+    is left out."""
     periods = [period, previous]
-    usual: list[int] = []
-    for past in history:
-        if past in periods:
-            usual.append(periods.index(past))
-        elif not any(_overlap(past, other) for other in periods):
-            periods.append(past)
-            usual.append(len(periods) - 1)
+    usual: dict[DataKind, list[int]] = {kind: [] for kind in DATA_KINDS}
+    for kind in DATA_KINDS:
+        for past in history.get(kind, ()):
+            if past in periods:
+                usual[kind].append(periods.index(past))
+            elif not any(_overlap(past, other) for other in periods):
+                periods.append(past)
+                usual[kind].append(len(periods) - 1)
     return periods, usual
 
 
@@ -500,10 +570,11 @@ def _overlap(a: Period, b: Period) -> bool:
     return a.start < b.end and b.start < a.end
 
 
-def _usual(values: list[np.ndarray], count: int) -> tuple[np.ndarray, np.ndarray]:
-    """mean -/+ KPI_USUAL_SD sd (per channel) over the periods where the value exists."""
+def _usual(values: list[np.ndarray], count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """mean -/+ KPI_USUAL_SD sd (per channel) over the periods where the value exists, and
+    how many such periods there are."""
     if not values:
-        return np.full(count, np.nan), np.full(count, np.nan)
+        return np.full(count, np.nan), np.full(count, np.nan), np.zeros(count)
     grid = np.vstack(values)
     known = (~np.isnan(grid)).sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
@@ -511,7 +582,8 @@ def _usual(values: list[np.ndarray], count: int) -> tuple[np.ndarray, np.ndarray
         mean = np.nanmean(grid, axis=0)
         spread = KPI_USUAL_SD * np.nanstd(grid, axis=0, ddof=1)
     enough = known >= KPI_USUAL_MIN_PERIODS
-    return np.where(enough, mean - spread, np.nan), np.where(enough, mean + spread, np.nan)
+    low, high = np.where(enough, mean - spread, np.nan), np.where(enough, mean + spread, np.nan)
+    return low, high, known.astype("float64")
 
 
 def _kpi_values(sums: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -25,9 +25,10 @@ from channelkit._constants import (
 )
 from channelkit._tz import resolve_tz, unknown_zone
 from channelkit.analysis import metrics
-from channelkit.analysis.coverage import Coverage
+from channelkit.analysis.coverage import Coverage, period_coverage
 from channelkit.analysis.filters import PostFilter
 from channelkit.analysis.frames import MetricFrame, local_midnight
+from channelkit.analysis.grid import bucket_end, whole_buckets
 from channelkit.analysis.period import Period, parse_period
 from channelkit.analysis.rows import day_range, instant_range
 from channelkit.analysis.sql import Sql, first_row, plain_frame
@@ -239,9 +240,24 @@ def with_channel_names(
     return out[columns]
 
 
+def whole_default(q: Query, freq: str) -> None:
+    """Without a period, a frame by week or month covers whole weeks or months: the
+    default days widened back to the first day of the week or month they begin in."""
+    if q.default_period is not None and freq != "day":
+        q.period = whole_buckets(q.period, freq)
+        q.default_period = f"{q.default_period}, from the first day of its first {freq}"
+
+
 def subscribers_frame(
-    con: DuckDBPyConnection, flt: PostFilter, period: Period, freq: str, by_channel: bool
+    con: DuckDBPyConnection,
+    flt: PostFilter,
+    period: Period,
+    freq: str,
+    by_channel: bool,
+    coverage: Coverage,
 ) -> pd.DataFrame:
+    """Subscribers at the end of each week or month, gained, lost, net, and the row's
+    `days` and `complete` (its coverage by synced channel analytics)."""
     sql = Sql(
         f"SELECT date_trunc('{freq}', s.date)::DATE AS bucket, s.channel_id, "
         "arg_max(s.subscribers, s.date) AS subscribers, "
@@ -259,10 +275,24 @@ def subscribers_frame(
     frame["net"] = frame["gained"] - frame["lost"]
     for column in ("subscribers", "gained", "lost", "net"):
         frame[column] = frame[column].astype("Int64")
-    frame.insert(0, "period", local_midnight(pd.Series(frame.pop("bucket")), period.tz))
+    bucket = pd.Series(frame.pop("bucket")).map(_as_date)
+    firsts = sorted(set(bucket))
+    ends = [bucket_end(day, freq) for day in firsts]
+    days, whole = period_coverage(coverage, firsts, ends, period, "channels", flt.channel_ids)
+    frame["days"] = bucket.map(dict(zip(firsts, days, strict=True))).astype("Int64")
+    frame["complete"] = bucket.map(dict(zip(firsts, whole, strict=True))).astype("boolean")
+    frame.insert(0, "period", local_midnight(bucket, period.tz))
     if by_channel:
         frame = with_channel_names(
             con, frame[["channel_id", *[c for c in frame.columns if c != "channel_id"]]], True
         )
-        frame = frame[["period", "channel_id", "channel", "subscribers", "gained", "lost", "net"]]
+        frame = frame[
+            ["period", "channel_id", "channel", "subscribers", "gained", "lost", "net", "days",
+             "complete"]
+        ]  # fmt: skip
     return frame
+
+
+def _as_date(value: object) -> date:
+    # DuckDB hands DATE buckets over as datetime.date or Timestamps depending on the path.
+    return value.date() if isinstance(value, datetime | pd.Timestamp) else value  # type: ignore[return-value]
