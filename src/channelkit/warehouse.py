@@ -431,8 +431,16 @@ class Warehouse:
             settled = None
             if by == "read_rate":
                 settled = self._young_apart(q)
+            through = q.coverage.last_complete_day  # the cutoff of same-age comparisons
             return metrics.top_posts(
-                q.con, q.flt, q.period, by=by, n=count, min_opens=least, settled=settled
+                q.con,
+                q.flt,
+                q.period,
+                by=by,
+                n=count,
+                min_opens=least,
+                settled=settled,
+                through=through,
             )
 
         return self._run(Metric("top_posts"), filters, compute)

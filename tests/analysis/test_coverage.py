@@ -157,5 +157,20 @@ def test_monthly_subscribers_are_whole_months_or_marked(
     october = frame.iloc[0]
     assert october["complete"] and october["gained"] == 5 * 31 * len(AUDIENCES)
     assert not frame["complete"].iloc[-1]  # November, through the 25th
-    weekly = synced["12:00"].subscribers()
+    weekly = synced["12:00"].subscribers()  # the default 28 days: the first week cut
+    assert weekly.attrs["period"] == synced["12:00"].kpis().attrs["period"]
     assert weekly["period"].dt.weekday.eq(0).all()
+    assert list(weekly["complete"]) == [d == 7 for d in weekly["days"]]
+    assert not weekly["complete"].iloc[0] and not weekly["complete"].iloc[-1]
+
+
+def test_rankings_by_readers_use_the_same_cutoff(synced: dict[str, ck.Warehouse]) -> None:
+    early, late = synced["00:30"], synced["23:30"]
+    for by in ("readers", "read_rate"):
+        a, b = (wh.top_posts(by, period="7d") for wh in (early, late))
+        assert list(a["post_id"]) == list(b["post_id"]), by
+        assert list(a["readers"]) == list(b["readers"]), by
+    a, b = (wh.low_reach(period="28d", share=0.95) for wh in (early, late))
+    assert len(a) > 0
+    assert list(a["post_id"]) == list(b["post_id"])
+    assert list(a["readers"]) == list(b["readers"])

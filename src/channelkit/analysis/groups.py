@@ -15,7 +15,14 @@ from channelkit.analysis.filters import PostFilter
 from channelkit.analysis.frames import MetricFrame, ratio
 from channelkit.analysis.period import Period
 from channelkit.analysis.reach import ReachTimes
-from channelkit.analysis.rows import PER_POST, cohort_rows, daily_rows, run
+from channelkit.analysis.rows import (
+    PER_POST,
+    aged_rows,
+    cohort_rows,
+    daily_rows,
+    has_stored_reach,
+    run,
+)
 from channelkit.analysis.sql import Sql, first_row
 
 
@@ -42,13 +49,19 @@ def _rated(
         join = "LEFT JOIN reach_time rt ON rt.channel_id = c.channel_id "
         condition = settled.settled("c.published_at", "rt")
         judged = settled.at_lifetime(judged.text, "c.published_at", "rt")
+    # Judged at one cutoff with every same-age comparison: readers through the last
+    # complete synced day (the reach times' day), never readers gathered after it.
+    through = None if settled is None else settled.last_day
+    stored = through is not None and has_stored_reach(con)
     return (
         daily_rows(con, flt, [period])
         + Sql(", cohort AS (")
-        + cohort_rows(flt, [period], baseline=True)
+        + cohort_rows(flt, [period], baseline=True, reach=stored)
+        + Sql(")")
+        + aged_rows([period], [through], stored=stored)
         # Posts published earlier are not compared: the LEFT JOIN from the cohort keeps
         # only its posts (summing every post's rows first is cheaper than a semi-join).
-        + Sql(f"), {PER_POST}, ")
+        + Sql(f", {PER_POST}, ")
         + reach_time
         + Sql(
             "posts_rated AS (SELECT c.*, c.readers::DOUBLE / nullif(c.audience, 0) AS read_rate, "
@@ -57,7 +70,7 @@ def _rated(
         + Sql(
             " AS judged_rate, "
             "coalesce(pp.opens, 0) AS opens, coalesce(pp.engagements, 0) AS engagements "
-            f"FROM cohort c LEFT JOIN per_post pp ON pp.post_id = c.id {join}WHERE "
+            f"FROM aged c LEFT JOIN per_post pp ON pp.post_id = c.id {join}WHERE "
         )
         + condition
         + Sql(

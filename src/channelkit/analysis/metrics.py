@@ -44,6 +44,7 @@ from channelkit.analysis.period import Period, same_age_cutoff
 from channelkit.analysis.reach import ReachTimes
 from channelkit.analysis.rows import (
     PER_POST,
+    aged_rows,
     any_of,
     cohort_rows,
     daily_rows,
@@ -55,7 +56,7 @@ from channelkit.analysis.rows import (
     side_of,
 )
 from channelkit.analysis.sql import Sql, plain_frame
-from channelkit.storage.schema import CONTRACT_COLUMNS, REACH_COLUMNS
+from channelkit.storage.schema import CONTRACT_COLUMNS
 
 FREQS = {"day": "1 DAY", "week": "1 WEEK", "month": "1 MONTH"}
 TOP_BY = ("readers", "read_rate", "opens", "engagement_rate")
@@ -109,7 +110,7 @@ def channel_sums(
         + Sql(", cohort AS (")
         + cohort_rows(flt, periods, reach=stored)
         + Sql(")")
-        + _aged(periods, cutoffs, stored=stored)
+        + aged_rows(periods, cutoffs, stored=stored)
         + Sql(", daily AS (SELECT ")
         + side_of(periods, "d.date", instant=False)
         + Sql(
@@ -144,59 +145,6 @@ def channel_sums(
     for column in (*DAILY_SUMS, *POST_SUMS, "net_subscribers"):
         frame[column] = frame[column].astype("int64")
     return frame
-
-
-def _aged(periods: Sequence[Period], cutoffs: Sequence[date | None], *, stored: bool) -> Sql:
-    """`, aged AS (...)`: the cohort with each post's readers as they stood at its side's
-    cutoff (the reach curve's rule), or its lifetime readers where the side has none.
-
-    A post's unique viewers are counted over the days from `first` (the day before the
-    earliest such period) through the cutoff: from its stored running sums where the
-    warehouse keeps them (`stored`, the cohort's REACH_COLUMNS: the sum through the cutoff
-    less the sum before `first`), else by summing its daily rows (the lake keeps no
-    stored reach). Both give the same numbers.
-    """
-    sides = [(i, cut) for i, cut in enumerate(cutoffs) if cut is not None]
-    if not sides:
-        return Sql(", aged AS (SELECT * FROM cohort)")
-    first = min(periods[i].start_day or date.min for i, _ in sides) - timedelta(days=1)
-    last = max(cut for _, cut in sides)
-    cut = Sql(
-        ", cut AS (SELECT unnest(?::BIGINT[]) AS side, unnest(?::DATE[]) AS cutoff), ",
-        ([i for i, _ in sides], [cut for _, cut in sides]),
-    )
-    if stored:
-        seen = _running("cut.cutoff") + Sql(" - ") + _running("?", first - timedelta(days=1))
-        return (
-            cut
-            + Sql(
-                f"aged AS (SELECT c.* EXCLUDE ({', '.join(REACH_COLUMNS)}) REPLACE (CASE "
-                "WHEN cut.cutoff IS NULL THEN c.readers ELSE least(c.readers, coalesce("
-            )
-            + seen
-            + Sql(", 0)) END AS readers) FROM cohort c LEFT JOIN cut ON cut.side = c.side)")
-        )
-    return cut + Sql(
-        "seen AS (SELECT c.id, sum(d.unique_viewers)::BIGINT AS uv FROM cohort c "
-        "JOIN cut ON cut.side = c.side JOIN post_daily d ON d.post_id = c.id "
-        "AND d.date <= cut.cutoff WHERE d.date >= ? AND d.date <= ? GROUP BY c.id), "
-        "aged AS (SELECT c.* REPLACE (CASE WHEN cut.cutoff IS NULL THEN c.readers "
-        "ELSE least(c.readers, coalesce(s.uv, 0)) END AS readers) FROM cohort c "
-        "LEFT JOIN cut ON cut.side = c.side LEFT JOIN seen s ON s.id = c.id)",
-        (first, last),
-    )
-
-
-def _running(day: str, *params: object) -> Sql:
-    """A cohort post's stored unique viewers summed through `day` (an SQL expression,
-    given `params` for each of its two uses): 0 before its first daily row, its last
-    day's sum after its last row, NULL without daily rows (storage/reach.py)."""
-    return Sql(
-        f"CASE WHEN {day} < c.reach_from THEN 0 ELSE substring(c.reach_cumulative, "
-        f"c.reach_digits * least({day} - c.reach_from, "
-        "length(c.reach_cumulative) // c.reach_digits - 1) + 1, c.reach_digits)::BIGINT END",
-        (*params, *params),
-    )
 
 
 def add_rates(frame: pd.DataFrame) -> pd.DataFrame:
@@ -656,10 +604,13 @@ def top_posts(
     n: int,
     min_opens: int,
     settled: ReachTimes | None = None,
+    through: date | None = None,
 ) -> pd.DataFrame:
     """The `n` best posts by readers or read rate (published in the period) or by opens or
     engagement rate (daily rows in the period, whenever published). By read rate with
-    `settled`, only posts that have had their channel's reach time are ranked."""
+    `settled`, only posts that have had their channel's reach time are ranked. With
+    `through` (the last complete synced day), posts published in the period are ranked by
+    their readers through that day, the cutoff of every same-age comparison."""
     published = by in ("readers", "read_rate")
     order = {
         "readers": "readers DESC",
@@ -668,6 +619,8 @@ def top_posts(
         "engagement_rate": "engagement_rate DESC NULLS LAST",
     }[by]
     where, params = flt.where("p")
+    through = through if published else None
+    stored = through is not None and has_stored_reach(con)
     if by == "read_rate":
         # A post in a channel of 8 people read by 8 has a read rate of 100%: rank only
         # posts with an audience large enough to mean something.
@@ -683,22 +636,24 @@ def top_posts(
     sql = (
         daily_rows(con, flt, [period])
         + Sql(", cohort AS (")
-        + cohort_rows(flt, [period])
-        + Sql(f"), {PER_POST}, ")
+        + cohort_rows(flt, [period], reach=stored)
+        + Sql(")")
+        + aged_rows([period], [through], stored=stored)
+        + Sql(f", {PER_POST}, ")
         + (_NO_REACH_TIME if settled is None else settled.table())
         + Sql(", candidates AS (")
         + candidates
         + Sql(
             "), ranked AS (SELECT p.id AS post_id, p.title, p.channel_id, ch.name AS channel, "
             "p.priority, coalesce(p.tags, []::VARCHAR[]) AS tags, p.author_name, p.published_at, "
-            "coalesce(p.views, 0) AS readers, a.subscribers AS audience, "
-            "coalesce(p.views, 0)::DOUBLE / nullif(a.subscribers, 0) AS read_rate, "
+            "coalesce(ag.readers, p.views, 0) AS readers, a.subscribers AS audience, "
+            "coalesce(ag.readers, p.views, 0)::DOUBLE / nullif(a.subscribers, 0) AS read_rate, "
             "coalesce(pp.opens, 0) AS opens, coalesce(pp.engagements, 0) AS engagements, "
             "pp.engagements::DOUBLE / nullif(pp.opens, 0) AS engagement_rate "
             "FROM candidates k JOIN posts p ON p.id = k.id "
             "ASOF LEFT JOIN channel_daily a ON a.channel_id = p.channel_id "
             "AND timezone('UTC', p.published_at)::DATE >= a.date "
-            "LEFT JOIN per_post pp ON pp.post_id = p.id "
+            "LEFT JOIN per_post pp ON pp.post_id = p.id LEFT JOIN aged ag ON ag.id = p.id "
             f"LEFT JOIN channels ch ON ch.id = p.channel_id WHERE {where}) "
             f"SELECT * FROM ranked ORDER BY {order}, post_id LIMIT ?",
             (*params, n),

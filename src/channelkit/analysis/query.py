@@ -241,9 +241,11 @@ def with_channel_names(
 
 
 def whole_default(q: Query, freq: str) -> None:
-    """Without a period, a frame by week or month covers whole weeks or months: the
-    default days widened back to the first day of the week or month they begin in."""
-    if q.default_period is not None and freq != "day":
+    """Without a period, a frame by month covers whole months: the default 28 days widened
+    back to the first day of the month they begin in (cut into months, they would label
+    a few days of October "October"). Weeks keep the default days, their first week
+    marked incomplete (`complete`, `days`)."""
+    if q.default_period is not None and freq == "month":
         q.period = whole_buckets(q.period, freq)
         q.default_period = f"{q.default_period}, from the first day of its first {freq}"
 
