@@ -74,16 +74,13 @@ from channelkit.analysis.query import (
 )
 from channelkit.analysis.reach import ReachTimes
 from channelkit.display.card import WarehouseFacts, card_html, card_text
+from channelkit.display.notes import LIFETIME, SAME_AGE
 from channelkit.errors import ChannelkitError, InvalidParameterError, WarehouseError
 from channelkit.storage.connection import is_storage_fault, open_warehouse, storage_problem
 from channelkit.storage.parquet import export_parquet
 
 if TYPE_CHECKING:
     from channelkit.sync.report import SyncReport
-
-
-SAME_AGE = "compared at the same age"
-LIFETIME = "compared with lifetime readers (both periods are older than the reach time)"
 
 
 SUBSCRIBERS_LISTED = "channel listing (/channels), as of the last sync"
