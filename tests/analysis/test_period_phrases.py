@@ -45,6 +45,18 @@ SAME_AS = [
     ("last 2 weeks", "2w"),
     ("yesterday", "2026-11-22"),
     ("Yesterday", "2026-11-22"),
+    # Issue 28: more of what people say.
+    ("today", "2026-11-23"),  # the day of the last sync, after the last complete day
+    ("previous month", "2026-10"),
+    ("Previous Week", "2026-W47"),
+    ("W47", "2026-W47"),
+    ("w47 2026", "2026-W47"),
+    ("W48", "2025-W48"),  # the latest week 48 that has begun
+    ("25/11/2026", "2026-11-25"),
+    ("25.11.2026", "2026-11-25"),
+    ("11/25/2026", "2026-11-25"),  # month first: the only way it reads as a date
+    ("4/4/2026", "2026-04-04"),
+    ("11/2026", "2026-11"),
 ]
 
 
@@ -135,3 +147,20 @@ def test_the_warehouse_takes_the_phrases(tmp_path: Path) -> None:
     assert by_phrase.attrs["period"] == by_form.attrs["period"] == "October 2026"
     assert list(by_phrase["value"]) == list(by_form["value"])
     assert wh.kpis(period="last month").attrs["period"] == "October 2026"
+
+
+@pytest.mark.parametrize(
+    ("phrase", "says"),
+    [
+        ("Ocotber 2026", "did you mean 'October 2026'?"),
+        ("last mnth", "did you mean 'last month'?"),
+        ("yesterdy", "did you mean 'yesterday'?"),
+        ("03/04/2026", "could be 3 April 2026 or 4 March 2026"),
+    ],
+)
+def test_a_typo_gets_a_did_you_mean(phrase: str, says: str) -> None:
+    with pytest.raises(InvalidParameterError) as info:
+        parse_period(phrase, tz="UTC", last_day=LAST_DAY)
+    assert info.value.param == "period"
+    assert says in str(info.value)
+    assert "use one of" not in str(info.value)
