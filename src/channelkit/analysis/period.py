@@ -422,7 +422,7 @@ def _as_said(text: str, last_day: date) -> _Days | None:
                 "period",
                 f"{text!r} could be {_day_words(year, second, first)} or "
                 f"{_day_words(year, first, second)}; write it as "
-                f"{date(year, second, first).isoformat()} or {date(year, first, second).isoformat()}",
+                f"{date(year, second, first)} or {date(year, first, second)}",
             )
         month, day = (second, first) if second <= 12 else (first, second)
         single = date(year, month, day)
