@@ -392,6 +392,7 @@ class Warehouse:
                 previous_missing=missing,
                 settled_days=settled,
                 covered=covered,
+                gaps=cov.gaps(),
             )
 
         return self._run(Metric("kpis"), filters, compute)
@@ -438,6 +439,7 @@ class Warehouse:
                 min_opens=least,
                 settled=settled,
                 through=through,
+                gaps=q.coverage.gaps(),
             )
 
         return self._run(Metric("top_posts"), filters, compute)
@@ -523,7 +525,9 @@ class Warehouse:
         def compute(q: Query) -> MetricFrame:
             settled = self._young_apart(q)
             q.attrs.update(share=float(share))
-            frame = groups.low_reach(q.con, q.flt, q.period, share=float(share), settled=settled)
+            frame = groups.low_reach(
+                q.con, q.flt, q.period, share=float(share), settled=settled, gaps=q.coverage.gaps()
+            )
             return MetricFrame(frame, groups.posts_without_audience(q.con, q.flt, q.period))
 
         return self._run(Metric("low_reach"), filters, compute)

@@ -13,7 +13,7 @@ from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import duckdb
 
@@ -126,6 +126,15 @@ class Coverage:
             return (hi - lo).days
         return bisect_left(self.synced_days, hi) - bisect_left(self.synced_days, lo)
 
+    def gaps(self) -> list[tuple[date, date]]:
+        """The first and last day of each run of days without any daily row between the
+        first and the last synced day."""
+        out: list[tuple[date, date]] = []
+        for before, after in zip(self.synced_days, self.synced_days[1:], strict=False):
+            if (after - before).days > 1:
+                out.append((before + timedelta(days=1), after - timedelta(days=1)))
+        return out
+
     def whole(
         self, first: date, stop: date, kind: DataKind, channel_ids: Sequence[str] | None = None
     ) -> bool:
@@ -133,10 +142,14 @@ class Coverage:
         return self.days_in(first, stop, kind, channel_ids) == (stop - first).days
 
     def overlaps(self, period: Period) -> bool:
-        """Whether any synced daily row falls in `period`."""
+        """Whether any synced daily row falls in `period` (a period inside a gap has none)."""
         if self.first_day is None or self.last_day is None:
             return False
         start, end = period.start_day, period.end_day
+        if self.synced_days:
+            lo = 0 if start is None else bisect_left(self.synced_days, start)
+            hi = len(self.synced_days) if end is None else bisect_left(self.synced_days, end)
+            return hi > lo
         return not (end is not None and end <= self.first_day) and not (
             start is not None and start > self.last_day
         )
@@ -147,8 +160,13 @@ class Coverage:
             raise InvalidParameterError(
                 "period",
                 f"no synced data in {label}: the warehouse covers {self.range_label} "
-                "(UTC days); pick a period inside it or run `channelkit sync`",
+                f"(UTC days{self._gaps_said()}); pick a period inside it or run "
+                "`channelkit sync`",
             )
+
+    def _gaps_said(self) -> str:
+        gaps = [f"{a.isoformat()} to {b.isoformat()}" for a, b in self.gaps()]
+        return f", without {', '.join(gaps)}" if gaps else ""
 
 
 def read_coverage(con: duckdb.DuckDBPyConnection) -> Coverage:
@@ -210,6 +228,16 @@ def _days_and_firsts(
     return tuple(day for (day,) in days), firsts
 
 
+class RowCoverage(NamedTuple):
+    """Per row of a frame grouped by period: `days` with final synced rows of the kind,
+    `complete` (every day of the row), `seen` (days with any daily row, the sync's own
+    day too: 0 means the row's daily numbers are unknown, not zero)."""
+
+    days: list[int]
+    complete: list[bool]
+    seen: list[int]
+
+
 def period_coverage(
     coverage: Coverage,
     buckets: Sequence[date],
@@ -217,16 +245,17 @@ def period_coverage(
     period: Period,
     kind: DataKind,
     channel_ids: Sequence[str] | None = None,
-) -> tuple[list[int], list[bool]]:
-    """Per row of a frame grouped by period (each `[bucket, end)`): `days`, the days of it
-    inside `period` with final synced rows of `kind`, and `complete`, whether that is every
-    day of it (a week cut by the period's start, or reaching past the last synced day, is
-    not)."""
-    days, complete = [], []
+) -> RowCoverage:
+    """Per row `[bucket, end)` of a frame grouped by period, its coverage inside `period`
+    by synced rows of `kind` (a week cut by the period's start, or reaching past the last
+    synced day, is not complete)."""
+    out = RowCoverage([], [], [])
     for first, stop in zip(buckets, ends, strict=True):
         lo = max(first, period.start_day) if period.start_day is not None else first
         hi = min(stop, period.end_day) if period.end_day is not None else stop
         count = coverage.days_in(lo, hi, kind, channel_ids) if lo < hi else 0
-        days.append(count)
-        complete.append(count == (stop - first).days)
-    return days, complete
+        out.days.append(count)
+        out.complete.append(count == (stop - first).days)
+        days = coverage.synced_days
+        out.seen.append(bisect_left(days, hi) - bisect_left(days, lo) if lo < hi else 0)
+    return out

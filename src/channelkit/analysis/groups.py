@@ -6,6 +6,9 @@ rate in the period), so big channels do not decide which tag or priority looks b
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import date
+
 import duckdb
 import pandas as pd
 
@@ -32,6 +35,7 @@ def _rated(
     period: Period,
     *,
     settled: ReachTimes | None = None,
+    gaps: Sequence[tuple[date, date]] = (),
 ) -> Sql:
     """`WITH ... rated AS (...)`: the period's posts with readers, audience, read rate,
     opens and engagements in the period, and their channel's median read rate.
@@ -58,7 +62,7 @@ def _rated(
         + Sql(", cohort AS (")
         + cohort_rows(flt, [period], baseline=True, reach=stored)
         + Sql(")")
-        + aged_rows([period], [through], stored=stored)
+        + aged_rows([period], [through], stored=stored, gaps=gaps)
         # Posts published earlier are not compared: the LEFT JOIN from the cohort keeps
         # only its posts (summing every post's rows first is cheaper than a semi-join).
         + Sql(f", {PER_POST}, ")
@@ -197,11 +201,12 @@ def low_reach(
     *,
     share: float,
     settled: ReachTimes | None = None,
+    gaps: Sequence[tuple[date, date]] = (),
 ) -> pd.DataFrame:
     """Posts whose read rate is below `share` of their channel's median, worst first
     (with `settled`, among the posts that have had their channel's reach time; see
     `_rated`)."""
-    sql = _rated(con, flt, period, settled=settled) + Sql(
+    sql = _rated(con, flt, period, settled=settled, gaps=gaps) + Sql(
         "SELECT r.id AS post_id, p.title, r.channel_id, ch.name AS channel, r.published_at, "
         "r.readers, r.audience, r.read_rate, r.channel_median, r.relative_read_rate "
         "FROM rated r JOIN posts p ON p.id = r.id LEFT JOIN channels ch ON ch.id = r.channel_id "

@@ -81,13 +81,15 @@ def channel_sums(
     *,
     freq: str | None = None,
     cutoffs: Sequence[date | None] = (),
+    gaps: Sequence[tuple[date, date]] = (),
 ) -> pd.DataFrame:
     """Additive sums per (side, channel_id[, period]): DAILY_SUMS, POST_SUMS, net subscribers.
 
     `side` is the index of the period in `periods`; with `freq`, rows are also split by
     the day/week/month (`bucket`, a date) of the daily row or of the local publication date.
     `cutoffs[side]`, when given, counts that side's posts' readers as they stood at the end
-    of that UTC day: min(readers, daily unique viewers from publication through it).
+    of that UTC day: min(readers, daily unique viewers from publication through it), or
+    its lifetime readers where one of the `gaps` in the synced days hides some of them.
     """
     tz = periods[0].tz
     bucket_daily = f"date_trunc('{freq}', d.date)::DATE" if freq else "NULL::DATE"
@@ -110,7 +112,7 @@ def channel_sums(
         + Sql(", cohort AS (")
         + cohort_rows(flt, periods, reach=stored)
         + Sql(")")
-        + aged_rows(periods, cutoffs, stored=stored)
+        + aged_rows(periods, cutoffs, stored=stored, gaps=gaps)
         + Sql(", daily AS (SELECT ")
         + side_of(periods, "d.date", instant=False)
         + Sql(
@@ -237,7 +239,7 @@ def engagement_over_time(
         if day in buckets or last is None or day <= last
     ]
     ends = [bucket_end(day, freq) for day in days]
-    counts, whole = period_coverage(coverage, days, ends, period, "posts", flt.channel_ids)
+    covered = period_coverage(coverage, days, ends, period, "posts", flt.channel_ids)
     keys = ["bucket", "channel_id"] if by_channel else ["bucket"]
     numbers = [*DAILY_SUMS, *POST_SUMS]
     totals = sums.groupby(keys, dropna=False)[numbers].sum()
@@ -251,9 +253,11 @@ def engagement_over_time(
     frame = totals.reindex(index, fill_value=0).reset_index()
     frame = add_rates(frame)
     bucket = pd.Series(frame.pop("bucket"))
-    unknown = bucket.map(dict(zip(days, counts, strict=True))).eq(0) & ~bucket.isin(buckets)
-    frame["days"] = bucket.map(dict(zip(days, counts, strict=True)))
-    frame["complete"] = bucket.map(dict(zip(days, whole, strict=True))).astype("boolean")
+    unseen = bucket.map(dict(zip(days, covered.seen, strict=True))).eq(0).to_numpy()
+    unknown = unseen & ~bucket.isin(buckets).to_numpy()
+    frame["days"] = bucket.map(dict(zip(days, covered.days, strict=True)))
+    frame["complete"] = bucket.map(dict(zip(days, covered.complete, strict=True)))
+    frame["complete"] = frame["complete"].astype("boolean")
     frame.insert(0, "period", local_midnight(bucket, period.tz))
     if by_channel:
         frame = frame.merge(names, on="channel_id", how="left")
@@ -280,11 +284,17 @@ def engagement_over_time(
             out[column] = out[column].astype("Float64")
         elif column not in ("period", "channel_id", "channel", "complete"):
             out[column] = out[column].astype("Int64")
+    # Without any synced day, a row's daily numbers are unknown (a gap, before the first
+    # day): missing, not 0; its posts (from the posts table) still count.
+    out.loc[unseen, list(_FROM_DAILY_ROWS)] = pd.NA
     measured = [
         c for c in columns if c not in ("period", "channel_id", "channel", "days", "complete")
     ]
-    out.loc[unknown.to_numpy(), measured] = pd.NA
+    out.loc[unknown, measured] = pd.NA
     return MetricFrame(out, int(frame["no_audience"].sum()))
+
+
+_FROM_DAILY_ROWS = (*DAILY_SUMS, "engagements", "engagement_rate")
 
 
 def _as_dates(index: pd.Index, keys: list[str]) -> pd.Index:
@@ -320,6 +330,7 @@ def kpis(
     previous_missing: bool = False,
     settled_days: int | None = None,
     covered: bool = True,
+    gaps: Sequence[tuple[date, date]] = (),
 ) -> MetricFrame:
     """Totals of the period next to those of the comparison period, one row per metric.
 
@@ -340,7 +351,7 @@ def kpis(
     cutoffs: list[date | None] = [None] * len(periods)
     if readers_day is not None:
         cutoffs = [_capped(same_age_cutoff(p, period, readers_day), readers_day) for p in periods]
-    sums = channel_sums(con, flt, periods, cutoffs=cutoffs)
+    sums = channel_sums(con, flt, periods, cutoffs=cutoffs, gaps=gaps)
     names = channel_names(con, flt.channel_ids) if by_channel else None
     channel_ids, totals = _totals(sums, len(periods), names)
     sides = [_kpi_values(dict(zip(_NUMBERS, side.T, strict=True))) for side in totals]
@@ -605,6 +616,7 @@ def top_posts(
     min_opens: int,
     settled: ReachTimes | None = None,
     through: date | None = None,
+    gaps: Sequence[tuple[date, date]] = (),
 ) -> pd.DataFrame:
     """The `n` best posts by readers or read rate (published in the period) or by opens or
     engagement rate (daily rows in the period, whenever published). By read rate with
@@ -638,7 +650,7 @@ def top_posts(
         + Sql(", cohort AS (")
         + cohort_rows(flt, [period], reach=stored)
         + Sql(")")
-        + aged_rows([period], [through], stored=stored)
+        + aged_rows([period], [through], stored=stored, gaps=gaps)
         + Sql(f", {PER_POST}, ")
         + (_NO_REACH_TIME if settled is None else settled.table())
         + Sql(", candidates AS (")

@@ -280,9 +280,10 @@ def subscribers_frame(
     bucket = pd.Series(frame.pop("bucket")).map(_as_date)
     firsts = sorted(set(bucket))
     ends = [bucket_end(day, freq) for day in firsts]
-    days, whole = period_coverage(coverage, firsts, ends, period, "channels", flt.channel_ids)
-    frame["days"] = bucket.map(dict(zip(firsts, days, strict=True))).astype("Int64")
-    frame["complete"] = bucket.map(dict(zip(firsts, whole, strict=True))).astype("boolean")
+    covered = period_coverage(coverage, firsts, ends, period, "channels", flt.channel_ids)
+    frame["days"] = bucket.map(dict(zip(firsts, covered.days, strict=True))).astype("Int64")
+    frame["complete"] = bucket.map(dict(zip(firsts, covered.complete, strict=True)))
+    frame["complete"] = frame["complete"].astype("boolean")
     frame.insert(0, "period", local_midnight(bucket, period.tz))
     if by_channel:
         frame = with_channel_names(

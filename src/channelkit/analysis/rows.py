@@ -229,9 +229,18 @@ def run(con: duckdb.DuckDBPyConnection, sql: Sql, tz: str) -> pd.DataFrame:
 # --- Sums per channel (and per side or per period) --------------------------------------
 
 
-def aged_rows(periods: Sequence[Period], cutoffs: Sequence[date | None], *, stored: bool) -> Sql:
+def aged_rows(
+    periods: Sequence[Period],
+    cutoffs: Sequence[date | None],
+    *,
+    stored: bool,
+    gaps: Sequence[tuple[date, date]] = (),
+) -> Sql:
     """`, aged AS (...)`: the cohort with each post's readers as they stood at its side's
-    cutoff (the reach curve's rule), or its lifetime readers where the side has none.
+    cutoff (the reach curve's rule), or its lifetime readers where the side has none, or
+    where a gap in the synced days (`gaps`: first and last day of each) falls between its
+    publication and the cutoff: its unique viewers of those days are unknown, and its
+    lifetime readers are nearer the truth than a count that misses them.
 
     A post's unique viewers are counted over the days from `first` (the day before the
     earliest such period) through the cutoff: from its stored running sums where the
@@ -248,25 +257,36 @@ def aged_rows(periods: Sequence[Period], cutoffs: Sequence[date | None], *, stor
         ", cut AS (SELECT unnest(?::BIGINT[]) AS side, unnest(?::DATE[]) AS cutoff), ",
         ([i for i, _ in sides], [cut for _, cut in sides]),
     )
+    lifetime = Sql("WHEN cut.cutoff IS NULL")
+    for gap_first, gap_last in gaps:
+        lifetime = lifetime + Sql(
+            " OR (make_timestamp(epoch_us(c.published_at))::DATE <= ? AND ? <= cut.cutoff)",
+            (gap_last, gap_first),
+        )
     if stored:
         seen = _running("cut.cutoff") + Sql(" - ") + _running("?", first - timedelta(days=1))
         return (
             cut
-            + Sql(
-                f"aged AS (SELECT c.* EXCLUDE ({', '.join(REACH_COLUMNS)}) REPLACE (CASE "
-                "WHEN cut.cutoff IS NULL THEN c.readers ELSE least(c.readers, coalesce("
-            )
+            + Sql(f"aged AS (SELECT c.* EXCLUDE ({', '.join(REACH_COLUMNS)}) REPLACE (CASE ")
+            + lifetime
+            + Sql(" THEN c.readers ELSE least(c.readers, coalesce(")
             + seen
             + Sql(", 0)) END AS readers) FROM cohort c LEFT JOIN cut ON cut.side = c.side)")
         )
-    return cut + Sql(
-        "seen AS (SELECT c.id, sum(d.unique_viewers)::BIGINT AS uv FROM cohort c "
-        "JOIN cut ON cut.side = c.side JOIN post_daily d ON d.post_id = c.id "
-        "AND d.date <= cut.cutoff WHERE d.date >= ? AND d.date <= ? GROUP BY c.id), "
-        "aged AS (SELECT c.* REPLACE (CASE WHEN cut.cutoff IS NULL THEN c.readers "
-        "ELSE least(c.readers, coalesce(s.uv, 0)) END AS readers) FROM cohort c "
-        "LEFT JOIN cut ON cut.side = c.side LEFT JOIN seen s ON s.id = c.id)",
-        (first, last),
+    return (
+        cut
+        + Sql(
+            "seen AS (SELECT c.id, sum(d.unique_viewers)::BIGINT AS uv FROM cohort c "
+            "JOIN cut ON cut.side = c.side JOIN post_daily d ON d.post_id = c.id "
+            "AND d.date <= cut.cutoff WHERE d.date >= ? AND d.date <= ? GROUP BY c.id), "
+            "aged AS (SELECT c.* REPLACE (CASE ",
+            (first, last),
+        )
+        + lifetime
+        + Sql(
+            " THEN c.readers ELSE least(c.readers, coalesce(s.uv, 0)) END AS readers) "
+            "FROM cohort c LEFT JOIN cut ON cut.side = c.side LEFT JOIN seen s ON s.id = c.id)"
+        )
     )
 
 
