@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 
 import channelkit as ck
+from channelkit.plots.trend import metric_over_time
 from fixtures.steady import AUDIENCES, POST_HOURS, SYNC_DAY, build_steady, readers_by
 
 HOURS = {"00:30": time(0, 30), "12:00": time(12, 0), "23:30": time(23, 30)}
@@ -174,3 +175,23 @@ def test_rankings_by_readers_use_the_same_cutoff(synced: dict[str, ck.Warehouse]
     assert len(a) > 0
     assert list(a["post_id"]) == list(b["post_id"])
     assert list(a["readers"]) == list(b["readers"])
+
+
+def test_plots_draw_partial_periods_apart_and_never_fall_to_zero(
+    synced: dict[str, ck.Warehouse],
+) -> None:
+    weekly = synced["12:00"].engagement_over_time("week", period="2026-Q4", tz="UTC")
+    fig = ck.plots.engagement_over_time(weekly)
+    bars, line = fig.data
+    partial = [not c for c in weekly["complete"]]
+    assert [s == "/" for s in bars.marker.pattern.shape] == partial
+    assert [s == "circle-open" for s in line.marker.symbol] == partial
+    assert partial[0] and partial[-1] and not any(partial[1:-1])
+    assert min(bars.y) > 0  # the last bar is the partial week, not a drop to 0
+    trend = metric_over_time(weekly, "opens")
+    assert [s == "circle-open" for s in trend.data[0].marker.symbol] == partial
+    monthly = synced["12:00"].subscribers(freq="month")
+    subs = ck.plots.subscribers(monthly)
+    assert [s == "/" for s in subs.data[0].marker.pattern.shape] == [
+        not c for c in monthly["complete"]
+    ]
