@@ -295,10 +295,13 @@ class Warehouse:
         """Posts published, readers, read rate, opens and engagements per day, week or month.
 
         One row per period (`period` = its first local midnight; with `by="channel"` one per
-        period and channel), gaps filled with zeros. Weeks start on Monday. Daily rows (UTC
-        days) go to the local day with the same date; posts published, and their readers,
-        go to the local day of `published_at` in `tz`. Without a period: the last 28 days
-        (METRIC_DEFAULT_PERIOD).
+        period and channel) through the last synced day, none after it; `days` and
+        `complete` say how much of each row synced data covers. A synced day without
+        activity is 0; a row without any synced day (a gap) has its daily numbers missing.
+        Weeks start on Monday. Daily rows (UTC days) go to the local day with the same
+        date; posts published, and their readers, go to the local day of `published_at`
+        in `tz`. Without a period: the last 28 days (METRIC_DEFAULT_PERIOD); by month, the
+        whole months they begin in.
         """
         if freq not in metrics.FREQS:
             raise InvalidParameterError(
@@ -341,7 +344,13 @@ class Warehouse:
         counted as they stood as long after its end as the current period's are now
         (`attrs["comparison"]`, `attrs["same_age_day"]`; docs/metrics.md). `usual_low` and
         `usual_high` are the mean -/+ 2 sd over the KPI_USUAL_PERIODS previous periods of
-        the same kind, each at the same age; NA with fewer than KPI_USUAL_MIN_PERIODS.
+        the same kind, each at the same age and whole for the metric's kind of data (posts or
+        channel analytics); `usual_periods` counts them; NA with fewer than
+        KPI_USUAL_MIN_PERIODS. The current period's readers are counted through the last
+        complete synced day by the same rule (`attrs["readers_through"]`). `provisional`
+        is True where the value will still change: readers and read rate while the
+        period's youngest posts are younger than the workspace's 95% reach age
+        (`attrs["settled_days"]`), every value while the period runs past the synced days.
         """
         by_channel = check_by(by)
 
@@ -616,8 +625,10 @@ class Warehouse:
         """Subscribers at the end of each week or month, and those gained, lost and net.
 
         From channel analytics (UTC days, grouped by their date); `by="channel"` gives one
-        row per period and channel. `subscribers` is the last daily count in the period.
-        Without a period: the last 28 days (METRIC_DEFAULT_PERIOD).
+        row per period and channel. `subscribers` is the last daily count in the period;
+        `days` and `complete` say how much of each row synced data covers. Without a
+        period: the last 28 days (METRIC_DEFAULT_PERIOD); by month, the whole months they
+        begin in.
         """
         if freq not in ("week", "month"):
             raise InvalidParameterError("freq", f"{freq!r} is not one of week, month")
