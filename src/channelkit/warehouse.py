@@ -560,15 +560,14 @@ class Warehouse:
         return self._run(Metric("still_collecting_readers"), filters, compute)
 
     def _settled_days(self, q: Query, last_day: date) -> int:
-        """`reach.settled_days` of the call's channels, kept while the file is unchanged
-        (like the coverage): it reads a month of daily rows."""
+        """`reach.settled_days` of the workspace's posts (whatever the call's filters: the
+        age by which posts here settle), kept while the file is unchanged, like the
+        coverage: it reads a month of daily rows."""
         if self._lake is not None or self._covered is None:  # the lake is read afresh
-            return reach.settled_days(q.con, q.flt.channel_ids, last_day=last_day)
-        key = (self._covered[0], q.flt.channel_ids, last_day)
+            return reach.settled_days(q.con, None, last_day=last_day)
+        key = (self._covered[0], last_day)
         if key not in self._settled:
-            kept = {k: v for k, v in self._settled.items() if k[0] == key[0]}
-            kept[key] = reach.settled_days(q.con, q.flt.channel_ids, last_day=last_day)
-            self._settled = kept
+            self._settled = {key: reach.settled_days(q.con, None, last_day=last_day)}
         return self._settled[key]
 
     def _reach_times(self, q: Query) -> ReachTimes:

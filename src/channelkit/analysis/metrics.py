@@ -38,7 +38,7 @@ from channelkit._constants import (
 from channelkit._labels import KPI_LABELS, WEEKDAYS
 from channelkit.analysis.coverage import DATA_KINDS, Coverage, DataKind, period_coverage
 from channelkit.analysis.filters import PostFilter
-from channelkit.analysis.frames import MetricFrame, divide, local_midnight, ratio
+from channelkit.analysis.frames import MetricFrame, as_date, divide, local_midnight, ratio
 from channelkit.analysis.grid import bucket_end, grid_days
 from channelkit.analysis.period import Period, same_age_cutoff
 from channelkit.analysis.reach import ReachTimes
@@ -228,7 +228,7 @@ def engagement_over_time(
     gap, or before the first synced day).
     """
     sums = channel_sums(con, flt, [period], freq=freq)
-    buckets = {_date(b) for b in sums["bucket"].dropna()}
+    buckets = {as_date(b) for b in sums["bucket"].dropna()}
     first, last = coverage.first_day, coverage.last_day
     if buckets:
         first = min(first or min(buckets), min(buckets))
@@ -301,20 +301,11 @@ def _as_dates(index: pd.Index, keys: list[str]) -> pd.Index:
     # DuckDB hands DATE buckets over as datetime.date or Timestamps depending on the path.
     if isinstance(index, pd.MultiIndex):
         levels = [
-            [_date(v) for v in index.get_level_values(0)],
+            [as_date(v) for v in index.get_level_values(0)],
             list(index.get_level_values(1)),
         ]
         return pd.MultiIndex.from_arrays(levels, names=keys)
-    return pd.Index([_date(v) for v in index], name=keys[0])
-
-
-def _date(value: object) -> date:
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, pd.Timestamp):
-        return value.date()
-    assert isinstance(value, date)
-    return value
+    return pd.Index([as_date(v) for v in index], name=keys[0])
 
 
 def kpis(

@@ -27,7 +27,7 @@ from channelkit._tz import resolve_tz, unknown_zone
 from channelkit.analysis import metrics
 from channelkit.analysis.coverage import Coverage, period_coverage
 from channelkit.analysis.filters import PostFilter
-from channelkit.analysis.frames import MetricFrame, local_midnight
+from channelkit.analysis.frames import MetricFrame, as_date, local_midnight
 from channelkit.analysis.grid import bucket_end, whole_buckets
 from channelkit.analysis.period import Period, parse_period
 from channelkit.analysis.rows import day_range, instant_range
@@ -277,7 +277,7 @@ def subscribers_frame(
     frame["net"] = frame["gained"] - frame["lost"]
     for column in ("subscribers", "gained", "lost", "net"):
         frame[column] = frame[column].astype("Int64")
-    bucket = pd.Series(frame.pop("bucket")).map(_as_date)
+    bucket = pd.Series(frame.pop("bucket")).map(as_date)
     firsts = sorted(set(bucket))
     ends = [bucket_end(day, freq) for day in firsts]
     covered = period_coverage(coverage, firsts, ends, period, "channels", flt.channel_ids)
@@ -294,8 +294,3 @@ def subscribers_frame(
              "complete"]
         ]  # fmt: skip
     return frame
-
-
-def _as_date(value: object) -> date:
-    # DuckDB hands DATE buckets over as datetime.date or Timestamps depending on the path.
-    return value.date() if isinstance(value, datetime | pd.Timestamp) else value  # type: ignore[return-value]
