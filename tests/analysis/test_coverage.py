@@ -195,3 +195,33 @@ def test_plots_draw_partial_periods_apart_and_never_fall_to_zero(
     assert [s == "/" for s in subs.data[0].marker.pattern.shape] == [
         not c for c in monthly["complete"]
     ]
+
+
+def test_a_channel_created_mid_period_is_not_whole_for_it() -> None:
+    # Coverage per kind of data and per channel: a channel whose rows begin on 20 October
+    # does not cover October, though the workspace does; a gap spoils both.
+    from channelkit.analysis.coverage import Coverage
+    from channelkit.analysis.period import parse_period
+
+    days = tuple(date(2026, 9, 1) + timedelta(days=k) for k in range(86) if k != 70)
+    cov = Coverage(
+        synced=True,
+        analytics_skipped=None,
+        first_day=days[0],
+        last_day=days[-1],
+        last_complete_day=days[-1],
+        horizon_start=None,
+        synced_days=days,
+        firsts={
+            "posts": {"old": date(2026, 9, 1), "new": date(2026, 10, 20)},
+            "channels": {"old": date(2026, 9, 1), "new": date(2026, 10, 20)},
+        },
+    )
+    october = parse_period("2026-10", tz="UTC", last_day=days[-1])
+    assert cov.covers(october) and cov.covers(october, "posts", ["old"])
+    assert not cov.covers(october, "posts", ["new"])
+    assert cov.covers(october, "channels", ["old", "new"])  # the earliest of the two
+    assert cov.days_in(date(2026, 10, 1), date(2026, 11, 1), "posts", ["new"]) == 12
+    november = parse_period("2026-11", tz="UTC", last_day=days[-1])
+    assert not cov.covers(november)  # runs past the last day, and 10 November is a gap
+    assert cov.gaps() == [(date(2026, 11, 10), date(2026, 11, 10))]
