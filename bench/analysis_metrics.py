@@ -14,9 +14,10 @@ columns are each time over the baseline's.
 Fair comparisons (issue 21): `kpis(by="channel")` compares at the same age and adds the
 usual range (8 previous periods); since issue 28 it also counts the current period at the
 same cutoff, judges each period's coverage per kind of data and flags provisional values
-(the workspace's 95% reach age, read once per file and channels). `plain kpis` is the same
-call before all that (lifetime readers on both sides, no usual range, no provisional), and
-the last line gives their ratio (target <= 2x). `--small` is a quick run of the same code (the suite's).
+(the workspace's 95% reach age, read once per file). `plain kpis` is the same call before
+all that (lifetime readers on both sides, no usual range, no provisional), and the last
+line gives their ratio (target <= 2x). `--small` is a quick run of the same code (the
+suite's).
 Last measured 26 November 2026 with the per-channel daily sums the sync keeps (quiet
 machine, three runs alternating with the code before): 77-80 ms against 49-50 ms, 1.59x
 in each run (before: 93-129 ms against 56-66, 1.65-1.99x); see docs/metrics.md, Speed.
