@@ -152,4 +152,3 @@ def test_the_warehouse_takes_the_phrases(tmp_path: Path) -> None:
     assert by_phrase.attrs["period"] == by_form.attrs["period"] == "October 2026"
     assert list(by_phrase["value"]) == list(by_form["value"])
     assert wh.kpis(period="last month").attrs["period"] == "October 2026"
-

@@ -189,8 +189,9 @@ def settled_days(
     con: duckdb.DuckDBPyConnection, channel_ids: tuple[str, ...] | None, *, last_day: date
 ) -> int:
     """The age in UTC days (0 = the day of publication) by which the posts of the channels
-    (the workspace's without `channel_ids`) have KPI_SETTLED_SHARE of their readers: the first such day
-    of their reach curve over the posts of the reach time's window (`reach_times`);
+    (the workspace's without `channel_ids`) have KPI_SETTLED_SHARE of their readers: the
+    first such day of their reach curve over the posts of the reach time's window
+    (`reach_times`);
     REACH_CURVE_DAYS when the curve never gets there or there are no such posts yet (a
     young warehouse: its numbers are taken as still growing)."""
     days = REACH_CURVE_DAYS
