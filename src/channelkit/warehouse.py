@@ -99,7 +99,8 @@ class Warehouse:
         wh.kpis(period="month", compare="year", by="channel")
 
     Every metric method takes the same keyword-only arguments: `period` ("2026-10",
-    "2026-Q3", "2026", "2026-W44", "2026-10-05", "7d", "12w", "week", "month", "quarter")
+    "2026-Q3", "2026", "2026-W44", "W44", "2026-10-05", "25/11/2026", "11/2026", "7d",
+    "12w", "week", "month", "quarter", "previous month", "today"; docs/metrics.md)
     or `start` (inclusive) and `end` (exclusive) as dates, datetimes or ISO strings (dates
     are local to `tz`); `tz`, the IANA timezone of every calendar grouping (default:
     `CHANNELKIT_TZ`, else UTC); `channel` (id, slug or name), `tag`, `priority` and
