@@ -160,7 +160,7 @@ def test_monthly_subscribers_are_whole_months_or_marked(
     assert not frame["complete"].iloc[-1]  # November, through the 25th
     weekly = synced["12:00"].subscribers()  # the default 28 days: the first week cut
     assert weekly.attrs["period"] == synced["12:00"].kpis().attrs["period"]
-    assert weekly["period"].dt.weekday.eq(0).all()
+    assert weekly["period"].dt.day_of_week.eq(0).all()
     assert list(weekly["complete"]) == [d == 7 for d in weekly["days"]]
     assert not weekly["complete"].iloc[0] and not weekly["complete"].iloc[-1]
 
