@@ -162,6 +162,10 @@ BEST_TIMES_GRID_CELLS = 4_000_000  # shuffles x posts judged at once (32 MB of i
 # More posts than this: every tested slot's z is near normal, and Bonferroni's bound
 # replaces the shuffles (200 x 1M labels take seconds).
 BEST_TIMES_PERMUTE_UP_TO = 50_000
+# Settled or provisional (issue 28): a KPI of readers is provisional while its period's
+# youngest posts are younger than the day by which the workspace's posts reach this share
+# of their readers (its reach curve over the same window as the reach time).
+KPI_SETTLED_SHARE = 0.95
 PERIOD_FIRST_YEAR = 1970  # dates outside these years are typos, not periods
 PERIOD_LAST_YEAR = 2200
 PLOT_TEMPLATE = "channelkit"

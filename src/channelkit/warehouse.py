@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,7 +36,7 @@ from channelkit._tz import load_zone
 from channelkit._urls import redact_url
 from channelkit.analysis import groups, metrics, reach, timing
 from channelkit.analysis.card import read_facts
-from channelkit.analysis.coverage import Coverage, read_coverage
+from channelkit.analysis.coverage import DATA_KINDS, Coverage, read_coverage
 from channelkit.analysis.filters import (
     CHANNEL_KEYS,
     FILTER_KEYS,
@@ -68,6 +68,7 @@ from channelkit.analysis.query import (
     filters_as_given,
     subscribers_frame,
     uses_default,
+    whole_default,
     whole_period,
     with_channel_names,
     zone_name,
@@ -75,16 +76,13 @@ from channelkit.analysis.query import (
 from channelkit.analysis.reach import ReachTimes
 from channelkit.analysis.runs import read_runs
 from channelkit.display.card import WarehouseFacts, card_html, card_text
+from channelkit.display.notes import LIFETIME, SAME_AGE
 from channelkit.errors import ChannelkitError, InvalidParameterError, WarehouseError
 from channelkit.storage.connection import is_storage_fault, open_warehouse, storage_problem
 from channelkit.storage.parquet import export_parquet
 
 if TYPE_CHECKING:
     from channelkit.sync.report import SyncReport
-
-
-SAME_AGE = "compared at the same age"
-LIFETIME = "compared with lifetime readers (both periods are older than the reach time)"
 
 
 SUBSCRIBERS_LISTED = "channel listing (/channels), as of the last sync"
@@ -103,7 +101,8 @@ class Warehouse:
         wh.kpis(period="month", compare="year", by="channel")
 
     Every metric method takes the same keyword-only arguments: `period` ("2026-10",
-    "2026-Q3", "2026", "2026-W44", "2026-10-05", "7d", "12w", "week", "month", "quarter")
+    "2026-Q3", "2026", "2026-W44", "W44", "2026-10-05", "25/11/2026", "11/2026", "7d",
+    "12w", "week", "month", "quarter", "previous month", "today"; docs/metrics.md)
     or `start` (inclusive) and `end` (exclusive) as dates, datetimes or ISO strings (dates
     are local to `tz`); `tz`, the IANA timezone of every calendar grouping (default:
     `CHANNELKIT_TZ`, else UTC); `channel` (id, slug or name), `tag`, `priority` and
@@ -122,6 +121,7 @@ class Warehouse:
         self.sync_report = sync_report
         self._session: DuckDBPyConnection | None = None
         self._covered: tuple[tuple[int, int], Coverage] | None = None
+        self._settled: dict[tuple[object, ...], int] = {}
         self._lake: str | None = None
         with self._connect() as con:  # fail now, not at the first query
             read_coverage(con).require_synced()
@@ -139,7 +139,7 @@ class Warehouse:
         """
         wh = cls.__new__(cls)
         wh.path, wh.sync_report, wh._session = Path(str(root)), None, None
-        wh._covered, wh._lake = None, str(root)
+        wh._covered, wh._lake, wh._settled = None, str(root), {}
         with wh._connect() as con:
             read_coverage(con).require_synced()
         display.register()
@@ -306,10 +306,13 @@ class Warehouse:
         """Posts published, readers, read rate, opens and engagements per day, week or month.
 
         One row per period (`period` = its first local midnight; with `by="channel"` one per
-        period and channel), gaps filled with zeros. Weeks start on Monday. Daily rows (UTC
-        days) go to the local day with the same date; posts published, and their readers,
-        go to the local day of `published_at` in `tz`. Without a period: the last 28 days
-        (METRIC_DEFAULT_PERIOD).
+        period and channel) through the last synced day, none after it; `days` and
+        `complete` say how much of each row synced data covers. A synced day without
+        activity is 0; a row without any synced day (a gap) has its daily numbers missing.
+        Weeks start on Monday. Daily rows (UTC days) go to the local day with the same
+        date; posts published, and their readers, go to the local day of `published_at`
+        in `tz`. Without a period: the last 28 days (METRIC_DEFAULT_PERIOD); by month, the
+        whole months they begin in.
         """
         if freq not in metrics.FREQS:
             raise InvalidParameterError(
@@ -319,19 +322,14 @@ class Warehouse:
 
         def compute(q: Query) -> MetricFrame:
             cov = q.coverage
+            whole_default(q, freq)
             size = grid_size(q.period, freq, cov.first_day, cov.last_day)
             if by_channel:
                 size *= max(1, len(metrics.channel_names(q.con, q.flt.channel_ids)))
             check_grid(size, freq)
             q.attrs.update(freq=freq, by=by)
             return metrics.engagement_over_time(
-                q.con,
-                q.flt,
-                q.period,
-                freq,
-                by_channel=by_channel,
-                first=cov.first_day,
-                last=cov.last_day,
+                q.con, q.flt, q.period, freq, by_channel=by_channel, coverage=cov
             )
 
         return self._run(Metric("engagement_over_time"), filters, compute)
@@ -357,16 +355,23 @@ class Warehouse:
         counted as they stood as long after its end as the current period's are now
         (`attrs["comparison"]`, `attrs["same_age_day"]`; docs/metrics.md). `usual_low` and
         `usual_high` are the mean -/+ 2 sd over the KPI_USUAL_PERIODS previous periods of
-        the same kind, each at the same age; NA with fewer than KPI_USUAL_MIN_PERIODS.
+        the same kind, each at the same age and whole for the metric's kind of data (posts or
+        channel analytics); `usual_periods` counts them; NA with fewer than
+        KPI_USUAL_MIN_PERIODS. The current period's readers are counted through the last
+        complete synced day by the same rule (`attrs["readers_through"]`). `provisional`
+        is True where the value will still change: readers and read rate while the
+        period's youngest posts are younger than the workspace's 95% reach age
+        (`attrs["settled_days"]`), every value while the period runs past the synced days.
         """
         by_channel = check_by(by)
 
         def compute(q: Query) -> MetricFrame:
             period_ = q.period = whole_period(q.period)
             previous = q.previous = period_.compared(compare)
-            cov = q.coverage
+            cov, ids = q.coverage, q.flt.channel_ids
             missing = not cov.overlaps(previous)
-            q.complete = cov.covers(period_) and (missing or cov.covers(previous))
+            covered = cov.covers(period_, channel_ids=ids)
+            q.complete = covered and (missing or cov.covers(previous, channel_ids=ids))
             if missing:
                 q.attrs["missing"] = f"no synced data for {previous.label}"
                 q.warnings.append(
@@ -379,16 +384,21 @@ class Warehouse:
                     f"daily rows (the warehouse covers {cov.range_label}); deltas are "
                     "left out except for read rate."
                 )
-            history = [p for p in earlier_periods(period_, KPI_USUAL_PERIODS) if cov.covers(p)]
+            # Only periods whole for a metric's kind of data enter its usual range.
+            earlier = earlier_periods(period_, KPI_USUAL_PERIODS)
+            history = {k: [p for p in earlier if cov.covers(p, k, ids)] for k in DATA_KINDS}
             readers_day = cov.last_complete_day
             assert readers_day is not None  # require_daily() checked there are daily rows
             cutoff = same_age_cutoff(previous, period_, readers_day)
+            settled = self._settled_days(q, readers_day)
             q.attrs.update(
                 by=by,
                 compare=compare,
                 comparison=SAME_AGE if cutoff is not None else LIFETIME,
                 same_age_day=cutoff,
-                usual_periods=len(history),
+                readers_through=readers_day,
+                usual_periods=len(history["posts"]),
+                settled_days=settled,
             )
             return metrics.kpis(
                 q.con,
@@ -400,6 +410,9 @@ class Warehouse:
                 history=history,
                 readers_day=readers_day,
                 previous_missing=missing,
+                settled_days=settled,
+                covered=covered,
+                gaps=cov.gaps(),
             )
 
         return self._run(Metric("kpis"), filters, compute)
@@ -439,8 +452,17 @@ class Warehouse:
             settled = None
             if by == "read_rate":
                 settled = self._young_apart(q)
+            through = q.coverage.last_complete_day  # the cutoff of same-age comparisons
             return metrics.top_posts(
-                q.con, q.flt, q.period, by=by, n=count, min_opens=least, settled=settled
+                q.con,
+                q.flt,
+                q.period,
+                by=by,
+                n=count,
+                min_opens=least,
+                settled=settled,
+                through=through,
+                gaps=q.coverage.gaps(),
             )
 
         return self._run(Metric("top_posts"), filters, compute)
@@ -529,7 +551,9 @@ class Warehouse:
         def compute(q: Query) -> MetricFrame:
             settled = self._young_apart(q)
             q.attrs.update(share=float(share))
-            frame = groups.low_reach(q.con, q.flt, q.period, share=float(share), settled=settled)
+            frame = groups.low_reach(
+                q.con, q.flt, q.period, share=float(share), settled=settled, gaps=q.coverage.gaps()
+            )
             return MetricFrame(frame, groups.posts_without_audience(q.con, q.flt, q.period))
 
         return self._run(Metric("low_reach"), filters, compute)
@@ -551,6 +575,17 @@ class Warehouse:
             return groups.still_collecting(q.con, q.flt, q.period, settled)
 
         return self._run(Metric("still_collecting_readers"), filters, compute)
+
+    def _settled_days(self, q: Query, last_day: date) -> int:
+        """`reach.settled_days` of the workspace's posts (whatever the call's filters: the
+        age by which posts here settle), kept while the file is unchanged, like the
+        coverage: it reads a month of daily rows."""
+        if self._lake is not None or self._covered is None:  # the lake is read afresh
+            return reach.settled_days(q.con, None, last_day=last_day)
+        key = (self._covered[0], last_day)
+        if key not in self._settled:
+            self._settled = {key: reach.settled_days(q.con, None, last_day=last_day)}
+        return self._settled[key]
 
     def _reach_times(self, q: Query) -> ReachTimes:
         last = q.coverage.last_complete_day
@@ -606,8 +641,10 @@ class Warehouse:
         """Subscribers at the end of each week or month, and those gained, lost and net.
 
         From channel analytics (UTC days, grouped by their date); `by="channel"` gives one
-        row per period and channel. `subscribers` is the last daily count in the period.
-        Without a period: the last 28 days (METRIC_DEFAULT_PERIOD).
+        row per period and channel. `subscribers` is the last daily count in the period;
+        `days` and `complete` say how much of each row synced data covers. Without a
+        period: the last 28 days (METRIC_DEFAULT_PERIOD); by month, the whole months they
+        begin in.
         """
         if freq not in ("week", "month"):
             raise InvalidParameterError("freq", f"{freq!r} is not one of week, month")
@@ -615,9 +652,10 @@ class Warehouse:
 
         def compute(q: Query) -> pd.DataFrame:
             cov = q.coverage
+            whole_default(q, freq)
             check_grid(grid_size(q.period, freq, cov.first_day, cov.last_day), freq)
             q.attrs.update(freq=freq, by=by, sources={"subscribers": SUBSCRIBERS_DAILY})
-            return subscribers_frame(q.con, q.flt, q.period, freq, by_channel)
+            return subscribers_frame(q.con, q.flt, q.period, freq, by_channel, cov)
 
         return self._run(
             Metric("subscribers", readers=False), filters, compute, allowed=CHANNEL_KEYS

@@ -86,8 +86,11 @@ def test_daily_series_fills_gaps_and_respects_bounds(wh: Warehouse) -> None:
     df = wh.engagement_over_time(
         "day", start="2026-04-04", end="2026-04-09", channel="company-news"
     )
-    assert list(df["period"].dt.day) == [4, 5, 6, 7, 8]
-    assert list(df["opens"]) == [50, 0, 0, 0, 0]
+    # Days after the last synced day (04-05) are absent, never 0 (issue 28); 04-05 was
+    # synced and Company News had no opens: a real 0.
+    assert list(df["period"].dt.day) == [4, 5]
+    assert list(df["opens"]) == [50, 0]
+    assert list(df["days"]) == [1, 1] and df["complete"].all()
 
 
 def test_all_time_series_starts_at_first_publication(wh: Warehouse) -> None:

@@ -45,6 +45,18 @@ SAME_AS = [
     ("last 2 weeks", "2w"),
     ("yesterday", "2026-11-22"),
     ("Yesterday", "2026-11-22"),
+    # Issue 28: more of what people say.
+    ("today", "2026-11-23"),  # the day of the last sync, after the last complete day
+    ("previous month", "2026-10"),
+    ("Previous Week", "2026-W47"),
+    ("W47", "2026-W47"),
+    ("w47 2026", "2026-W47"),
+    ("W48", "2025-W48"),  # the latest week 48 that has begun
+    ("25/11/2026", "2026-11-25"),
+    ("25.11.2026", "2026-11-25"),
+    ("11/25/2026", "2026-11-25"),  # month first: the only way it reads as a date
+    ("4/4/2026", "2026-04-04"),
+    ("11/2026", "2026-11"),
 ]
 
 
@@ -114,6 +126,11 @@ def test_this_week_on_its_last_day_is_the_whole_week() -> None:
         ("2026-02-30..2026-03-02", "is not a real date"),
         ("2026-W60", "2026 has ISO weeks 1..53"),
         ("last 0 days", "at least one day"),
+        # A typo of a known word: a did-you-mean instead of the list (issue 28).
+        ("Ocotber 2026", "not a period; did you mean 'October 2026'?"),
+        ("last mnth", "not a period; did you mean 'last month'?"),
+        ("yesterdy", "not a period; did you mean 'yesterday'?"),
+        ("03/04/2026", "could be 3 April 2026 or 4 March 2026"),
     ],
 )
 def test_an_unknown_phrase_lists_examples(phrase: str, says: str) -> None:

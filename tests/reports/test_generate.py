@@ -55,7 +55,7 @@ def tile(html: str, metric: str) -> dict[str, str]:
     match = re.search(
         rf'id="kpi-{metric}">\s*<p class="label">[^<]*</p>\s*'
         r'<p class="value">([^<]*)</p>\s*'
-        r'<p class="change (\w+)">([^<]*?)(?:<span[^>]*>[^<]*</span>\s*)*</p>\s*'
+        r'<p class="change (\w+)">([^<]*?)\s*(?:<span[^>]*>[^<]*</span>\s*)*</p>\s*'
         r'<p class="previous">[^:<]*: ([^<]*)</p>',
         html,
     )
@@ -120,7 +120,7 @@ def test_default_period_is_the_week_before_the_last_sync(berlin_report: str) -> 
     assert tile(berlin_report, "net_subscribers") == {
         "value": "\u22127",  # the minus sign of the changes, never a hyphen
         "direction": "flat",
-        "change": "+0 (\u2014) ",
+        "change": "+0 (\u2014)",
         "previous": "\u22127",
     }
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date, datetime
 
 import numpy as np
 import pandas as pd
@@ -101,3 +102,12 @@ class MetricFrame:
 
     frame: pd.DataFrame
     posts_without_audience: int = 0
+
+
+def as_date(value: object) -> date:
+    """A DATE bucket as a `date`: DuckDB hands them over as dates or Timestamps depending on
+    the path."""
+    if isinstance(value, datetime):  # a pandas Timestamp too
+        return value.date()
+    assert isinstance(value, date)
+    return value

@@ -35,6 +35,20 @@ def grid_size(period: Period, freq: str, first: date | None, last: date | None) 
     return {"day": days + 1, "week": days // 7 + 2, "month": days // 28 + 2}[freq]
 
 
+def whole_buckets(period: Period, freq: str) -> Period:
+    """`period` widened back to the first day of its first week or month: the default
+    "last 28 days" cut into months would label a few days of October as October."""
+    if freq == "day" or period.start is None or period.end is None:
+        return period
+    first = _truncate(period.start.date(), freq)
+    return Period.of_days(first, period.end.date(), period.tz)
+
+
+def bucket_end(day: date, freq: str) -> date:
+    """The first day after the day, week or month that begins on `day`."""
+    return _step(day, freq)
+
+
 def _truncate(day: date, freq: str) -> date:
     if freq == "week":
         return day - timedelta(days=day.weekday())

@@ -6,6 +6,9 @@ rate in the period), so big channels do not decide which tag or priority looks b
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import date
+
 import duckdb
 import numpy as np
 import pandas as pd
@@ -17,7 +20,14 @@ from channelkit.analysis.filters import PostFilter
 from channelkit.analysis.frames import MetricFrame, rate
 from channelkit.analysis.period import Period
 from channelkit.analysis.reach import ReachTimes
-from channelkit.analysis.rows import PER_POST, cohort_rows, daily_rows, run
+from channelkit.analysis.rows import (
+    PER_POST,
+    aged_rows,
+    cohort_rows,
+    daily_rows,
+    has_stored_reach,
+    run,
+)
 from channelkit.analysis.sql import Sql, first_row
 
 
@@ -27,6 +37,7 @@ def _rated(
     period: Period,
     *,
     settled: ReachTimes | None = None,
+    gaps: Sequence[tuple[date, date]] = (),
 ) -> Sql:
     """`WITH ... rated AS (...)`: the period's posts with readers, audience, read rate,
     opens and engagements in the period, and their channel's median read rate.
@@ -44,13 +55,19 @@ def _rated(
         join = "LEFT JOIN reach_time rt ON rt.channel_id = c.channel_id "
         condition = settled.settled("c.published_at", "rt")
         judged = settled.at_lifetime(judged.text, "c.published_at", "rt")
+    # Judged at one cutoff with every same-age comparison: readers through the last
+    # complete synced day (the reach times' day), never readers gathered after it.
+    through = None if settled is None else settled.last_day
+    stored = through is not None and has_stored_reach(con)
     return (
         daily_rows(con, flt, [period])
         + Sql(", cohort AS (")
-        + cohort_rows(flt, [period], baseline=True)
+        + cohort_rows(flt, [period], baseline=True, reach=stored)
+        + Sql(")")
+        + aged_rows([period], [through], stored=stored, gaps=gaps)
         # Posts published earlier are not compared: the LEFT JOIN from the cohort keeps
         # only its posts (summing every post's rows first is cheaper than a semi-join).
-        + Sql(f"), {PER_POST}, ")
+        + Sql(f", {PER_POST}, ")
         + reach_time
         + Sql(
             "posts_rated AS (SELECT c.*, c.readers::DOUBLE / nullif(c.audience, 0) AS read_rate, "
@@ -59,7 +76,7 @@ def _rated(
         + Sql(
             " AS judged_rate, "
             "coalesce(pp.opens, 0) AS opens, coalesce(pp.engagements, 0) AS engagements "
-            f"FROM cohort c LEFT JOIN per_post pp ON pp.post_id = c.id {join}WHERE "
+            f"FROM aged c LEFT JOIN per_post pp ON pp.post_id = c.id {join}WHERE "
         )
         + condition
         + Sql(
@@ -224,11 +241,12 @@ def low_reach(
     *,
     share: float,
     settled: ReachTimes | None = None,
+    gaps: Sequence[tuple[date, date]] = (),
 ) -> pd.DataFrame:
     """Posts whose read rate is below `share` of their channel's median, worst first
     (with `settled`, among the posts that have had their channel's reach time; see
     `_rated`)."""
-    sql = _rated(con, flt, period, settled=settled) + Sql(
+    sql = _rated(con, flt, period, settled=settled, gaps=gaps) + Sql(
         "SELECT r.id AS post_id, p.title, r.channel_id, ch.name AS channel, r.published_at, "
         "r.readers, r.audience, r.read_rate, r.channel_median, r.relative_read_rate "
         "FROM rated r JOIN posts p ON p.id = r.id LEFT JOIN channels ch ON ch.id = r.channel_id "

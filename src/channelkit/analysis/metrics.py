@@ -22,8 +22,8 @@ blocks are in `rows`; tag/priority comparisons in `groups`; the reach curve in `
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
-from datetime import date, datetime, timedelta
+from collections.abc import Mapping, Sequence
+from datetime import UTC, date, datetime, timedelta
 
 import duckdb
 import numpy as np
@@ -39,13 +39,15 @@ from channelkit._constants import (
 )
 from channelkit._labels import KPI_LABELS, WEEKDAYS
 from channelkit.analysis import fair
+from channelkit.analysis.coverage import DATA_KINDS, Coverage, DataKind, period_coverage
 from channelkit.analysis.filters import PostFilter
-from channelkit.analysis.frames import MetricFrame, divide, local_midnight, rate
-from channelkit.analysis.grid import grid_days
+from channelkit.analysis.frames import MetricFrame, as_date, divide, local_midnight, rate
+from channelkit.analysis.grid import bucket_end, grid_days
 from channelkit.analysis.period import Period, same_age_cutoff
 from channelkit.analysis.reach import ReachTimes
 from channelkit.analysis.rows import (
     PER_POST,
+    aged_rows,
     any_of,
     cohort_rows,
     daily_rows,
@@ -82,13 +84,15 @@ def channel_sums(
     *,
     freq: str | None = None,
     cutoffs: Sequence[date | None] = (),
+    gaps: Sequence[tuple[date, date]] = (),
 ) -> pd.DataFrame:
     """Additive sums per (side, channel_id[, period]): DAILY_SUMS, POST_SUMS, net subscribers.
 
     `side` is the index of the period in `periods`; with `freq`, rows are also split by
     the day/week/month (`bucket`, a date) of the daily row or of the local publication date.
     `cutoffs[side]`, when given, counts that side's posts' readers as they stood at the end
-    of that UTC day: min(readers, daily unique viewers from publication through it).
+    of that UTC day: min(readers, daily unique viewers from publication through it), or
+    its lifetime readers where one of the `gaps` in the synced days hides some of them.
     """
     tz = periods[0].tz
     bucket_daily = f"date_trunc('{freq}', d.date)::DATE" if freq else "NULL::DATE"
@@ -111,7 +115,7 @@ def channel_sums(
         + Sql(", cohort AS (")
         + cohort_rows(flt, periods, reach=stored)
         + Sql(")")
-        + _aged(periods, cutoffs, stored=stored)
+        + aged_rows(periods, cutoffs, stored=stored, gaps=gaps)
         + Sql(", daily AS (SELECT ")
         + side_of(periods, "d.date", instant=False)
         + Sql(
@@ -146,59 +150,6 @@ def channel_sums(
     for column in (*DAILY_SUMS, *POST_SUMS, "net_subscribers"):
         frame[column] = frame[column].astype("int64")
     return frame
-
-
-def _aged(periods: Sequence[Period], cutoffs: Sequence[date | None], *, stored: bool) -> Sql:
-    """`, aged AS (...)`: the cohort with each post's readers as they stood at its side's
-    cutoff (the reach curve's rule), or its lifetime readers where the side has none.
-
-    A post's unique viewers are counted over the days from `first` (the day before the
-    earliest such period) through the cutoff: from its stored running sums where the
-    warehouse keeps them (`stored`, the cohort's REACH_COLUMNS: the sum through the cutoff
-    less the sum before `first`), else by summing its daily rows (the lake keeps no
-    stored reach). Both give the same numbers.
-    """
-    sides = [(i, cut) for i, cut in enumerate(cutoffs) if cut is not None]
-    if not sides:
-        return Sql(", aged AS (SELECT * FROM cohort)")
-    first = min(periods[i].start_day or date.min for i, _ in sides) - timedelta(days=1)
-    last = max(cut for _, cut in sides)
-    cut = Sql(
-        ", cut AS (SELECT unnest(?::BIGINT[]) AS side, unnest(?::DATE[]) AS cutoff), ",
-        ([i for i, _ in sides], [cut for _, cut in sides]),
-    )
-    if stored:
-        seen = _running("cut.cutoff") + Sql(" - ") + _running("?", first - timedelta(days=1))
-        return (
-            cut
-            + Sql(
-                f"aged AS (SELECT c.* EXCLUDE ({', '.join(REACH_COLUMNS)}) REPLACE (CASE "
-                "WHEN cut.cutoff IS NULL THEN c.readers ELSE least(c.readers, coalesce("
-            )
-            + seen
-            + Sql(", 0)) END AS readers) FROM cohort c LEFT JOIN cut ON cut.side = c.side)")
-        )
-    return cut + Sql(
-        "seen AS (SELECT c.id, sum(d.unique_viewers)::BIGINT AS uv FROM cohort c "
-        "JOIN cut ON cut.side = c.side JOIN post_daily d ON d.post_id = c.id "
-        "AND d.date <= cut.cutoff WHERE d.date >= ? AND d.date <= ? GROUP BY c.id), "
-        "aged AS (SELECT c.* REPLACE (CASE WHEN cut.cutoff IS NULL THEN c.readers "
-        "ELSE least(c.readers, coalesce(s.uv, 0)) END AS readers) FROM cohort c "
-        "LEFT JOIN cut ON cut.side = c.side LEFT JOIN seen s ON s.id = c.id)",
-        (first, last),
-    )
-
-
-def _running(day: str, *params: object) -> Sql:
-    """A cohort post's stored unique viewers summed through `day` (an SQL expression,
-    given `params` for each of its two uses): 0 before its first daily row, its last
-    day's sum after its last row, NULL without daily rows (storage/reach.py)."""
-    return Sql(
-        f"CASE WHEN {day} < c.reach_from THEN 0 ELSE substring(c.reach_cumulative, "
-        f"c.reach_digits * least({day} - c.reach_from, "
-        "length(c.reach_cumulative) // c.reach_digits - 1) + 1, c.reach_digits)::BIGINT END",
-        (*params, *params),
-    )
 
 
 def add_rates(frame: pd.DataFrame) -> pd.DataFrame:
@@ -278,20 +229,29 @@ def engagement_over_time(
     freq: str,
     *,
     by_channel: bool,
-    first: date | None,
-    last: date | None,
+    coverage: Coverage,
 ) -> MetricFrame:
-    """One row per day/week/month (and channel), gaps filled with zeros.
+    """One row per day/week/month (and channel), with `days` and `complete` (the coverage
+    of each row by synced posts' data, `coverage.period_coverage`).
 
     The rows run over the period, or, where it is open, from the first to the last day
-    with daily rows or publications (`first`/`last`: the synced days).
+    with daily rows or publications, and never past the last synced day. A row without any
+    data is 0 where its days were synced (nothing happened) and missing where none were (a
+    gap, or before the first synced day).
     """
     sums = channel_sums(con, flt, [period], freq=freq)
-    buckets = [_date(b) for b in sums["bucket"].dropna()]
+    buckets = {as_date(b) for b in sums["bucket"].dropna()}
+    first, last = coverage.first_day, coverage.last_day
     if buckets:
         first = min(first or min(buckets), min(buckets))
         last = max(last or max(buckets), max(buckets))
-    days = grid_days(period, freq, first, last)
+    days = [
+        day
+        for day in grid_days(period, freq, first, last)
+        if day in buckets or last is None or day <= last
+    ]
+    ends = [bucket_end(day, freq) for day in days]
+    covered = period_coverage(coverage, days, ends, period, "posts", flt.channel_ids)
     keys = ["bucket", "channel_id"] if by_channel else ["bucket"]
     numbers = [*DAILY_SUMS, *POST_SUMS]
     totals = sums.groupby(keys, dropna=False)[numbers].sum()
@@ -304,7 +264,13 @@ def engagement_over_time(
     totals.index = _as_dates(totals.index, keys)
     frame = totals.reindex(index, fill_value=0).reset_index()
     frame = add_rates(frame)
-    frame.insert(0, "period", local_midnight(pd.Series(frame.pop("bucket")), period.tz))
+    bucket = pd.Series(frame.pop("bucket"))
+    unseen = bucket.map(dict(zip(days, covered.seen, strict=True))).eq(0).to_numpy()
+    unknown = unseen & ~bucket.isin(buckets).to_numpy()
+    frame["days"] = bucket.map(dict(zip(days, covered.days, strict=True)))
+    frame["complete"] = bucket.map(dict(zip(days, covered.complete, strict=True)))
+    frame["complete"] = frame["complete"].astype("boolean")
+    frame.insert(0, "period", local_midnight(bucket, period.tz))
     if by_channel:
         frame = frame.merge(names, on="channel_id", how="left")
     columns = [
@@ -321,32 +287,37 @@ def engagement_over_time(
         "clicks",
         "engagements",
         "engagement_rate",
+        "days",
+        "complete",
     ]
     out = frame[columns].copy()
     for column in columns:
-        if column not in ("period", "channel_id", "channel", "read_rate", "engagement_rate"):
+        if column in ("read_rate", "engagement_rate"):
+            out[column] = out[column].astype("Float64")
+        elif column not in ("period", "channel_id", "channel", "complete"):
             out[column] = out[column].astype("Int64")
+    # Without any synced day, a row's daily numbers are unknown (a gap, before the first
+    # day): missing, not 0; its posts (from the posts table) still count.
+    out.loc[unseen, list(_FROM_DAILY_ROWS)] = pd.NA
+    measured = [
+        c for c in columns if c not in ("period", "channel_id", "channel", "days", "complete")
+    ]
+    out.loc[unknown, measured] = pd.NA
     return MetricFrame(out, int(frame["no_audience"].sum()))
+
+
+_FROM_DAILY_ROWS = (*DAILY_SUMS, "engagements", "engagement_rate")
 
 
 def _as_dates(index: pd.Index, keys: list[str]) -> pd.Index:
     # DuckDB hands DATE buckets over as datetime.date or Timestamps depending on the path.
     if isinstance(index, pd.MultiIndex):
         levels = [
-            [_date(v) for v in index.get_level_values(0)],
+            [as_date(v) for v in index.get_level_values(0)],
             list(index.get_level_values(1)),
         ]
         return pd.MultiIndex.from_arrays(levels, names=keys)
-    return pd.Index([_date(v) for v in index], name=keys[0])
-
-
-def _date(value: object) -> date:
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, pd.Timestamp):
-        return value.date()
-    assert isinstance(value, date)
-    return value
+    return pd.Index([as_date(v) for v in index], name=keys[0])
 
 
 def kpis(
@@ -357,37 +328,49 @@ def kpis(
     *,
     by_channel: bool,
     complete: bool,
-    history: Sequence[Period] = (),
+    history: Mapping[DataKind, Sequence[Period]] | None = None,
     readers_day: date | None = None,
     previous_missing: bool = False,
+    settled_days: int | None = None,
+    covered: bool = True,
+    gaps: Sequence[tuple[date, date]] = (),
 ) -> MetricFrame:
     """Totals of the period next to those of the comparison period, one row per metric.
 
     When `complete` is False (a side runs past the synced data), every delta is NA except
     read_rate's, which compares posts with their own audience whatever the days covered.
-    With `readers_day` (the day the current period's lifetime readers stand at), every
-    other period's readers are counted at the same age (`period.same_age_cutoff`).
-    `usual_low`/`usual_high` are the mean -/+ KPI_USUAL_SD standard deviations of the
-    metric over the `history` periods (each at the same age), missing with fewer than
-    KPI_USUAL_MIN_PERIODS of them. With `previous_missing`, previous values are NA.
+    With `readers_day` (the last complete synced day), every period's readers, the
+    current one's too, are counted at the same age (`period.same_age_cutoff`), never with
+    readers gathered after that day. `usual_low`/`usual_high` are the mean -/+
+    KPI_USUAL_SD standard deviations of the metric over the `history` periods of its kind
+    of data (each whole and at the same age), `usual_periods` how many there are; the
+    range is missing with fewer than KPI_USUAL_MIN_PERIODS. With `previous_missing`,
+    previous values are NA. `provisional` (`provisional_metrics`) says which values will
+    still change: with `settled_days`, the readers of posts younger than that; without
+    `covered` (the period runs past the synced days), every value.
     """
-    periods, usual_sides = _sides(period, previous, history)
-    cutoffs: list[date | None] = [None]
+    history = history or {}
+    periods, usual_by_kind = _sides(period, previous, history)
+    cutoffs: list[date | None] = [None] * len(periods)
     if readers_day is not None:
-        cutoffs += [same_age_cutoff(p, period, readers_day) for p in periods[1:]]
-    sums = channel_sums(con, flt, periods, cutoffs=cutoffs)
+        cutoffs = [_capped(same_age_cutoff(p, period, readers_day), readers_day) for p in periods]
+    sums = channel_sums(con, flt, periods, cutoffs=cutoffs, gaps=gaps)
     names = channel_names(con, flt.channel_ids) if by_channel else None
     channel_ids, totals = _totals(sums, len(periods), names)
     sides = [_kpi_values(dict(zip(_NUMBERS, side.T, strict=True))) for side in totals]
     count = len(channel_ids)
+    growing = provisional_metrics(period, readers_day, settled_days, covered=covered)
     columns: dict[str, list[np.ndarray]] = {}
     for metric, kind in KPI_METRICS:
+        usual_sides = usual_by_kind[METRIC_DATA[metric]]
         one = _metric_columns(metric, kind, sides, usual_sides, count, complete=complete)
         if metric == "net_subscribers" and flt.selects_posts:
             # Subscribers follow channels, not tags, priorities or authors.
             one.update(_missing(_NA_WITHOUT_CHANNELS, count))
+            one["usual_periods"] = np.zeros(count)
         if previous_missing:
             one.update(_missing(("previous", "delta", "delta_pct"), count))
+        one["provisional"] = np.full(count, metric in growing)
         for key, values in one.items():
             columns.setdefault(key, []).append(values)
     frame = _kpi_frame(columns, channel_ids)
@@ -397,6 +380,36 @@ def kpis(
     frame = frame.merge(names, on="channel_id", how="left")
     rest = [c for c in frame.columns if c not in ("channel_id", "channel")]
     return MetricFrame(frame[["channel_id", "channel", *rest]].reset_index(drop=True), missing)
+
+
+# The kind of synced data each KPI rests on: its periods are whole when that kind covers them.
+METRIC_DATA: dict[str, DataKind] = {
+    m: "channels" if m == "net_subscribers" else "posts" for m, _ in KPI_METRICS
+}
+# The KPIs that grow as a period's posts gather readers after it ends.
+READER_METRICS = ("readers", "read_rate")
+
+
+def provisional_metrics(
+    period: Period, readers_day: date | None, settled_days: int | None, *, covered: bool
+) -> frozenset[str]:
+    """The KPIs of `period` whose values will still change: all of them while the period
+    runs past the synced days (`covered` False); else readers and read rate while its
+    youngest posts (published on its last UTC day) are fewer than `settled_days` days old
+    on `readers_day`, the last complete synced day."""
+    if not covered:
+        return frozenset(m for m, _ in KPI_METRICS)
+    if readers_day is None or settled_days is None or period.end is None:
+        return frozenset()
+    youngest = (period.end - timedelta(microseconds=1)).astimezone(UTC).date()
+    return (
+        frozenset(READER_METRICS) if (readers_day - youngest).days < settled_days else frozenset()
+    )
+
+
+def _capped(cutoff: date | None, readers_day: date) -> date | None:
+    """A cutoff no later than the last complete day: later rows are not final yet."""
+    return None if cutoff is None else min(cutoff, readers_day)
 
 
 _NUMBERS = [*DAILY_SUMS, *POST_SUMS, "net_subscribers"]
@@ -451,7 +464,7 @@ def _metric_columns(
     # has no meaning.
     with np.errstate(divide="ignore", invalid="ignore"):
         pct = delta / np.where(previous > 0, previous, np.nan)
-    low, high = _usual([sides[i][metric] for i in usual_sides], count)
+    low, high, known = _usual([sides[i][metric] for i in usual_sides], count)
     if metric != "net_subscribers":  # a count or a rate below zero is not usual, only odd
         low = np.maximum(low, 0.0)
     return {
@@ -462,6 +475,7 @@ def _metric_columns(
         "small_base": (base < small) & ~np.isnan(base),
         "usual_low": low,
         "usual_high": high,
+        "usual_periods": known,
     }
 
 
@@ -487,23 +501,29 @@ def _kpi_frame(columns: dict[str, list[np.ndarray]], channel_ids: list[str]) -> 
             **{key: floats(key) for key in ("value", "previous", "delta", "delta_pct")},
             "small_base": pd.array(np.concatenate(columns["small_base"])[order], dtype="boolean"),
             **{key: floats(key) for key in ("usual_low", "usual_high")},
+            "usual_periods": pd.array(
+                np.concatenate(columns["usual_periods"])[order].astype("int64"), dtype="Int64"
+            ),
+            "provisional": pd.array(np.concatenate(columns["provisional"])[order], dtype="boolean"),
         }
     )
 
 
 def _sides(
-    period: Period, previous: Period, history: Sequence[Period]
-) -> tuple[list[Period], list[int]]:
+    period: Period, previous: Period, history: Mapping[DataKind, Sequence[Period]]
+) -> tuple[list[Period], dict[DataKind, list[int]]]:
     """The periods to sum (current, comparison, then the history not already among them)
-    and the sides of the history; a history period overlapping another is left out."""
+    and, per kind of data, the sides of its history; a history period overlapping another
+    is left out."""
     periods = [period, previous]
-    usual: list[int] = []
-    for past in history:
-        if past in periods:
-            usual.append(periods.index(past))
-        elif not any(_overlap(past, other) for other in periods):
-            periods.append(past)
-            usual.append(len(periods) - 1)
+    usual: dict[DataKind, list[int]] = {kind: [] for kind in DATA_KINDS}
+    for kind in DATA_KINDS:
+        for past in history.get(kind, ()):
+            if past in periods:
+                usual[kind].append(periods.index(past))
+            elif not any(_overlap(past, other) for other in periods):
+                periods.append(past)
+                usual[kind].append(len(periods) - 1)
     return periods, usual
 
 
@@ -512,10 +532,11 @@ def _overlap(a: Period, b: Period) -> bool:
     return a.start < b.end and b.start < a.end
 
 
-def _usual(values: list[np.ndarray], count: int) -> tuple[np.ndarray, np.ndarray]:
-    """mean -/+ KPI_USUAL_SD sd (per channel) over the periods where the value exists."""
+def _usual(values: list[np.ndarray], count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """mean -/+ KPI_USUAL_SD sd (per channel) over the periods where the value exists, and
+    how many such periods there are."""
     if not values:
-        return np.full(count, np.nan), np.full(count, np.nan)
+        return np.full(count, np.nan), np.full(count, np.nan), np.zeros(count)
     grid = np.vstack(values)
     known = (~np.isnan(grid)).sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
@@ -523,7 +544,8 @@ def _usual(values: list[np.ndarray], count: int) -> tuple[np.ndarray, np.ndarray
         mean = np.nanmean(grid, axis=0)
         spread = KPI_USUAL_SD * np.nanstd(grid, axis=0, ddof=1)
     enough = known >= KPI_USUAL_MIN_PERIODS
-    return np.where(enough, mean - spread, np.nan), np.where(enough, mean + spread, np.nan)
+    low, high = np.where(enough, mean - spread, np.nan), np.where(enough, mean + spread, np.nan)
+    return low, high, known.astype("float64")
 
 
 def _kpi_values(sums: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -609,10 +631,14 @@ def top_posts(
     n: int,
     min_opens: int,
     settled: ReachTimes | None = None,
+    through: date | None = None,
+    gaps: Sequence[tuple[date, date]] = (),
 ) -> pd.DataFrame:
     """The `n` best posts by readers or read rate (published in the period) or by opens or
     engagement rate (daily rows in the period, whenever published). By read rate with
-    `settled`, only posts that have had their channel's reach time are ranked."""
+    `settled`, only posts that have had their channel's reach time are ranked. With
+    `through` (the last complete synced day), posts published in the period are ranked by
+    their readers through that day, the cutoff of every same-age comparison."""
     published = by in ("readers", "read_rate")
     order = {
         "readers": "readers DESC",
@@ -621,6 +647,16 @@ def top_posts(
         "engagement_rate": "adjusted_engagement_rate DESC NULLS LAST",
     }[by]
     where, params = flt.where("p")
+    through = through if published else None
+    stored = through is not None and has_stored_reach(con)
+    # The cohort with each post's readers through `through` (the same-age cutoff): the
+    # prior, the candidates and the ranking all read these readers.
+    aged = (
+        Sql("cohort AS (")
+        + cohort_rows(flt, [period], reach=stored)
+        + Sql(")")
+        + aged_rows([period], [through], stored=stored, gaps=gaps)
+    )
     reach_time = _NO_REACH_TIME if settled is None else settled.table()
     prior: dict[str, float] = {}
     strength, too_few = FAIR_MAX_STRENGTH, 0
@@ -628,13 +664,13 @@ def top_posts(
         # Fair: every post with an audience of FAIR_MIN_BASE ranks, by its read rate shrunk
         # toward its channel's (fair.post_prior); smaller audiences are too few to rank.
         settled_posts = Sql(
-            "FROM cohort c LEFT JOIN reach_time rt ON rt.channel_id = c.channel_id WHERE "
+            "FROM aged c LEFT JOIN reach_time rt ON rt.channel_id = c.channel_id WHERE "
         ) + (Sql("TRUE") if settled is None else settled.settled("c.published_at", "rt"))
         xn = Sql(
             "SELECT c.channel_id, least(c.readers, c.audience)::DOUBLE AS x, "
             "c.audience::DOUBLE AS n "
         )
-        head = Sql("WITH cohort AS (") + cohort_rows(flt, [period]) + Sql("), ") + reach_time
+        head = Sql("WITH ") + aged + Sql(", ") + reach_time
         sums = _post_sums(con, head, xn + settled_posts)
         candidates = (
             Sql("SELECT c.id ") + settled_posts + Sql(" AND c.audience >= ?", (FAIR_MIN_BASE,))
@@ -660,8 +696,9 @@ def top_posts(
     sql = (
         daily_rows(con, flt, [period])
         + Sql(", cohort AS (")
-        + cohort_rows(flt, [period])
-        + Sql(f"), {PER_POST}, ")
+        + Sql(", ")
+        + aged
+        + Sql(f", {PER_POST}, ")
         + reach_time
         + Sql(
             ", prior AS (SELECT unnest(?::VARCHAR[]) AS channel_id, "
@@ -672,9 +709,9 @@ def top_posts(
         + Sql(
             "), ranked AS (SELECT p.id AS post_id, p.title, p.channel_id, ch.name AS channel, "
             "p.priority, coalesce(p.tags, []::VARCHAR[]) AS tags, p.author_name, p.published_at, "
-            "coalesce(p.views, 0) AS readers, a.subscribers AS audience, "
-            "coalesce(p.views, 0)::DOUBLE / nullif(a.subscribers, 0) AS read_rate, "
-            "(least(coalesce(p.views, 0), a.subscribers) + ?::DOUBLE * pr.expected) "
+            "coalesce(ag.readers, p.views, 0) AS readers, a.subscribers AS audience, "
+            "coalesce(ag.readers, p.views, 0)::DOUBLE / nullif(a.subscribers, 0) AS read_rate, "
+            "(least(coalesce(ag.readers, p.views, 0), a.subscribers) + ?::DOUBLE * pr.expected) "
             "/ (a.subscribers + ?::DOUBLE) AS adjusted_read_rate, "
             "coalesce(pp.opens, 0) AS opens, coalesce(pp.engagements, 0) AS engagements, "
             "pp.engagements::DOUBLE / nullif(pp.opens, 0) AS engagement_rate, "
@@ -683,8 +720,9 @@ def top_posts(
             "FROM candidates k JOIN posts p ON p.id = k.id "
             "ASOF LEFT JOIN channel_daily a ON a.channel_id = p.channel_id "
             "AND timezone('UTC', p.published_at)::DATE >= a.date "
-            "LEFT JOIN per_post pp ON pp.post_id = p.id LEFT JOIN prior pr ON pr.channel_id = "
-            f"p.channel_id LEFT JOIN channels ch ON ch.id = p.channel_id WHERE {where}) "
+            "LEFT JOIN per_post pp ON pp.post_id = p.id LEFT JOIN aged ag ON ag.id = p.id "
+            "LEFT JOIN prior pr ON pr.channel_id = p.channel_id "
+            f"LEFT JOIN channels ch ON ch.id = p.channel_id WHERE {where}) "
             f"SELECT * FROM ranked ORDER BY {order}, post_id LIMIT ?",
             (strength, strength, strength, strength, *params, n),
         )

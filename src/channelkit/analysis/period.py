@@ -35,6 +35,7 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from channelkit._constants import PERIOD_FIRST_YEAR, PERIOD_LAST_YEAR, SAME_AGE_MAX_DAYS
+from channelkit._suggest import nearest
 from channelkit._tz import load_zone
 from channelkit.errors import InvalidParameterError
 
@@ -44,8 +45,8 @@ COMPARES = ("previous", "year")
 PERIOD_WORDS = ("week", "month", "quarter")
 PERIOD_EXAMPLES = (
     "'last month', 'this month', 'last week', 'last quarter', 'October 2026', 'Oct 2026', "
-    "'Q3 2026', 'last 7 days' (or '7d'), 'yesterday', '2026-10', '2026-W44', '2026-10-05' or "
-    "'2026-10-01..2026-10-15'"
+    "'Q3 2026', 'last 7 days' (or '7d'), 'yesterday', 'today', '2026-10', '11/2026', "
+    "'2026-W44', 'W44', '2026-10-05', '25/11/2026' or '2026-10-01..2026-10-15'"
 )
 
 _MONTH = re.compile(r"^(\d{4})-(\d{1,2})$")
@@ -54,7 +55,10 @@ _YEAR = re.compile(r"^(\d{4})$")
 _WEEK = re.compile(r"^(\d{4})-?W(\d{1,2})$", re.IGNORECASE)
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _RELATIVE = re.compile(r"^(?:(?:last|past)\s+)?(\d+)\s*(d|days?|w|weeks?)$", re.IGNORECASE)
-_UNIT = re.compile(r"^(?:(last|this)\s+)?(week|month|quarter|year)$", re.IGNORECASE)
+_UNIT = re.compile(r"^(?:(last|this|previous)\s+)?(week|month|quarter|year)$", re.IGNORECASE)
+_WEEK_ONLY = re.compile(r"^W(\d{1,2})(?:\s+(\d{4}))?$", re.IGNORECASE)
+_SLASHED_DAY = re.compile(r"^(\d{1,2})[/.](\d{1,2})[/.](\d{4})$")
+_SLASHED_MONTH = re.compile(r"^(\d{1,2})/(\d{4})$")
 _MONTH_NAME = re.compile(r"^([a-z]+)\.?(?:\s+(\d{4}))?$", re.IGNORECASE)
 _YEAR_MONTH_NAME = re.compile(r"^(\d{4})\s+([a-z]+)$", re.IGNORECASE)
 _QUARTER_NAME = re.compile(r"^q([1-4])(?:[\s-]+(\d{4}))?$", re.IGNORECASE)
@@ -347,6 +351,11 @@ def parse_period(period: str, *, tz: str, last_day: date) -> Period:
     text = " ".join(period.split())
     found = _named(text, last_day)
     if found is None:
+        guess = did_you_mean(text, last_day)
+        if guess is not None:
+            raise InvalidParameterError(
+                "period", f"{period!r} is not a period; did you mean {guess!r}?"
+            )
         raise InvalidParameterError(
             "period", f"{period!r} is not a period; use one of {PERIOD_EXAMPLES}"
         )
@@ -366,8 +375,13 @@ def _named(text: str, last_day: date) -> _Days | None:
     stop_after = last_day + timedelta(days=1)
     if text.lower() == "yesterday":
         return _Days(last_day, stop_after, "day")
+    if text.lower() == "today":  # the day of the last sync, after the last complete day
+        return _Days(stop_after, stop_after + timedelta(days=1), "day")
     if match := _UNIT.match(text):
-        which, unit = (match.group(1) or "last").lower(), match.group(2).lower()
+        which, unit = (
+            (match.group(1) or "last").lower().replace("previous", "last"),
+            match.group(2).lower(),
+        )
         return _this(unit, last_day) if which == "this" else _last_complete(unit, stop_after)
     if match := _RELATIVE.match(text):
         days = int(match.group(1)) * (7 if match.group(2)[0].lower() == "w" else 1)
@@ -386,7 +400,70 @@ def _named(text: str, last_day: date) -> _Days | None:
 
 def _calendar(text: str, last_day: date) -> _Days | None:
     """A named month, quarter, year, ISO week, day or range of days."""
-    return _month_or_quarter(text, last_day) or _dated(text)
+    return _month_or_quarter(text, last_day) or _dated(text) or _as_said(text, last_day)
+
+
+def _as_said(text: str, last_day: date) -> _Days | None:
+    """ "W47" (the latest week 47 begun by the last day), "W47 2026", "25/11/2026" (day
+    first, or month first when only that reads as a date), "11/2026"."""
+    if match := _WEEK_ONLY.match(text):
+        week, year = int(match.group(1)), match.group(2)
+        if year is None:
+            latest = last_day.isocalendar()[0]
+            start = _iso_week_start(latest, min(week, _weeks_in(latest)))
+            year = str(latest if start <= last_day else latest - 1)
+        return _dated(f"{year}-W{week:02d}")
+    if match := _SLASHED_MONTH.match(text):
+        return _month(int(match.group(2)), int(match.group(1)))
+    if match := _SLASHED_DAY.match(text):
+        first, second, year = (int(g) for g in match.groups())
+        if first <= 12 and second <= 12 and first != second:
+            raise InvalidParameterError(
+                "period",
+                f"{text!r} could be {_day_words(year, second, first)} or "
+                f"{_day_words(year, first, second)}; write it as "
+                f"{date(year, second, first)} or {date(year, first, second)}",
+            )
+        month, day = (second, first) if second <= 12 else (first, second)
+        single = date(year, month, day)
+        return _Days(single, single + timedelta(days=1), "day")
+    return None
+
+
+def _day_words(year: int, month: int, day: int) -> str:
+    return f"{day} {date(year, month, 1):%B} {year}"
+
+
+# The words of every phrase, for a typo's "did you mean" ("Ocotber 2026" → "October 2026").
+_WORDS = (
+    *(date(2001, m, 1).strftime("%B") for m in range(1, 13)),
+    "last", "this", "previous", "week", "month", "quarter", "year", "today", "yesterday",
+    "days", "weeks", "all", "time",
+)  # fmt: skip
+
+
+def did_you_mean(text: str, last_day: date) -> str | None:
+    """`text` with each unknown word replaced by the nearest known one, if that reads as
+    a period."""
+    known = {word.casefold() for word in _WORDS} | set(_MONTH_NUMBERS)
+    words = text.split()
+    fixed = []
+    for word in words:
+        if not word.isalpha() or word.casefold() in known:
+            fixed.append(word)
+            continue
+        close = nearest(word, _WORDS, n=1)
+        if not close:
+            return None
+        fixed.append(close[0] if not word.islower() else close[0].lower())
+    guess = " ".join(fixed)
+    if guess == text:
+        return None
+    try:
+        found = _named(guess, last_day)
+    except InvalidParameterError:
+        return None
+    return guess if found is not None else None
 
 
 def _month_or_quarter(text: str, last_day: date) -> _Days | None:

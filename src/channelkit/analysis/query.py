@@ -25,9 +25,10 @@ from channelkit._constants import (
 )
 from channelkit._tz import resolve_tz, unknown_zone
 from channelkit.analysis import metrics
-from channelkit.analysis.coverage import Coverage
+from channelkit.analysis.coverage import Coverage, period_coverage
 from channelkit.analysis.filters import PostFilter
-from channelkit.analysis.frames import MetricFrame, local_midnight
+from channelkit.analysis.frames import MetricFrame, as_date, local_midnight
+from channelkit.analysis.grid import bucket_end, whole_buckets
 from channelkit.analysis.period import Period, parse_period
 from channelkit.analysis.rows import day_range, instant_range
 from channelkit.analysis.sql import Sql, first_row, plain_frame
@@ -239,9 +240,26 @@ def with_channel_names(
     return out[columns]
 
 
+def whole_default(q: Query, freq: str) -> None:
+    """Without a period, a frame by month covers whole months: the default 28 days widened
+    back to the first day of the month they begin in (cut into months, they would label
+    a few days of October "October"). Weeks keep the default days, their first week
+    marked incomplete (`complete`, `days`)."""
+    if q.default_period is not None and freq == "month":
+        q.period = whole_buckets(q.period, freq)
+        q.default_period = f"{q.default_period}, from the first day of its first {freq}"
+
+
 def subscribers_frame(
-    con: DuckDBPyConnection, flt: PostFilter, period: Period, freq: str, by_channel: bool
+    con: DuckDBPyConnection,
+    flt: PostFilter,
+    period: Period,
+    freq: str,
+    by_channel: bool,
+    coverage: Coverage,
 ) -> pd.DataFrame:
+    """Subscribers at the end of each week or month, gained, lost, net, and the row's
+    `days` and `complete` (its coverage by synced channel analytics)."""
     sql = Sql(
         f"SELECT date_trunc('{freq}', s.date)::DATE AS bucket, s.channel_id, "
         "arg_max(s.subscribers, s.date) AS subscribers, "
@@ -259,10 +277,20 @@ def subscribers_frame(
     frame["net"] = frame["gained"] - frame["lost"]
     for column in ("subscribers", "gained", "lost", "net"):
         frame[column] = frame[column].astype("Int64")
-    frame.insert(0, "period", local_midnight(pd.Series(frame.pop("bucket")), period.tz))
+    bucket = pd.Series(frame.pop("bucket")).map(as_date)
+    firsts = sorted(set(bucket))
+    ends = [bucket_end(day, freq) for day in firsts]
+    covered = period_coverage(coverage, firsts, ends, period, "channels", flt.channel_ids)
+    frame["days"] = bucket.map(dict(zip(firsts, covered.days, strict=True))).astype("Int64")
+    frame["complete"] = bucket.map(dict(zip(firsts, covered.complete, strict=True)))
+    frame["complete"] = frame["complete"].astype("boolean")
+    frame.insert(0, "period", local_midnight(bucket, period.tz))
     if by_channel:
         frame = with_channel_names(
             con, frame[["channel_id", *[c for c in frame.columns if c != "channel_id"]]], True
         )
-        frame = frame[["period", "channel_id", "channel", "subscribers", "gained", "lost", "net"]]
+        frame = frame[
+            ["period", "channel_id", "channel", "subscribers", "gained", "lost", "net", "days",
+             "complete"]
+        ]  # fmt: skip
     return frame

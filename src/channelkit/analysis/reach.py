@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from channelkit._constants import (
+    KPI_SETTLED_SHARE,
     REACH_CURVE_DAYS,
     REACH_GRID_CELLS,
     REACH_TIME_SHARE,
@@ -162,16 +163,7 @@ def reach_times(
     posts published in the REACH_TIME_WINDOW_DAYS before the curve's cohort ends (posts
     REACH_CURVE_DAYS days old); a channel without such posts gets SETTLE_DAYS."""
     days = REACH_CURVE_DAYS
-    newest = last_day - timedelta(days=days)
-    oldest = newest - timedelta(days=REACH_TIME_WINDOW_DAYS)
-    where, params = PostFilter(channel_ids=channel_ids).where("p")
-    chosen = Sql(
-        f"{where} AND p.published_at IS NOT NULL "
-        "AND timezone('UTC', p.published_at)::DATE BETWEEN ? AND ?",
-        (*params, oldest, newest),
-    )
-    dates = Sql("d.date BETWEEN ? AND ?", (oldest, last_day))
-    found = _cohort_rows(con, chosen, days=days, dates=dates, by_channel=True)
+    found = _window_rows(con, channel_ids, last_day, by_channel=True)
     post, day_, uv, readers_ = (found[name] for name in ("k", "day", "uv", "readers"))
     if not len(post):
         return ReachTimes({}, last_day)
@@ -191,6 +183,48 @@ def reach_times(
         out[name] = int(enough[0]) if len(enough) else days
         curves[name] = [float(v) for v in reached[number] / total]
     return ReachTimes(out, last_day, curves)
+
+
+def settled_days(
+    con: duckdb.DuckDBPyConnection, channel_ids: tuple[str, ...] | None, *, last_day: date
+) -> int:
+    """The age in UTC days (0 = the day of publication) by which the posts of the channels
+    (the workspace's without `channel_ids`) have KPI_SETTLED_SHARE of their readers: the
+    first such day of their reach curve over the posts of the reach time's window
+    (`reach_times`);
+    REACH_CURVE_DAYS when the curve never gets there or there are no such posts yet (a
+    young warehouse: its numbers are taken as still growing)."""
+    days = REACH_CURVE_DAYS
+    found = _window_rows(con, channel_ids, last_day)
+    post, day_, uv, readers_ = (found[name] for name in ("k", "day", "uv", "readers"))
+    if not len(post):
+        return days
+    cap = np.zeros(int(post.max()) + 1, dtype=np.int64)
+    cap[post] = readers_
+    reached = _reached(post, day_, uv, cap, width=days + 1)[0]
+    enough = np.flatnonzero(reached >= KPI_SETTLED_SHARE * cap.sum())
+    return int(enough[0]) if len(enough) and cap.sum() > 0 else days
+
+
+def _window_rows(
+    con: duckdb.DuckDBPyConnection,
+    channel_ids: tuple[str, ...] | None,
+    last_day: date,
+    *,
+    by_channel: bool = False,
+) -> dict[str, np.ndarray]:
+    """`_cohort_rows` of the reach time's window: the posts published in the
+    REACH_TIME_WINDOW_DAYS before the day REACH_CURVE_DAYS before `last_day`."""
+    newest = last_day - timedelta(days=REACH_CURVE_DAYS)
+    oldest = newest - timedelta(days=REACH_TIME_WINDOW_DAYS)
+    where, params = PostFilter(channel_ids=channel_ids).where("p")
+    chosen = Sql(
+        f"{where} AND p.published_at IS NOT NULL "
+        "AND timezone('UTC', p.published_at)::DATE BETWEEN ? AND ?",
+        (*params, oldest, newest),
+    )
+    dates = Sql("d.date BETWEEN ? AND ?", (oldest, last_day))
+    return _cohort_rows(con, chosen, days=REACH_CURVE_DAYS, dates=dates, by_channel=by_channel)
 
 
 def _daily_dates(period: Period, *, days: int, last_day: date) -> Sql:

@@ -14,6 +14,7 @@ chosen from fixed fragments here and in the metric modules.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date, timedelta
 
 import duckdb
 import pandas as pd
@@ -226,3 +227,76 @@ def run(con: duckdb.DuckDBPyConnection, sql: Sql, tz: str) -> pd.DataFrame:
 
 
 # --- Sums per channel (and per side or per period) --------------------------------------
+
+
+def aged_rows(
+    periods: Sequence[Period],
+    cutoffs: Sequence[date | None],
+    *,
+    stored: bool,
+    gaps: Sequence[tuple[date, date]] = (),
+) -> Sql:
+    """`, aged AS (...)`: the cohort with each post's readers as they stood at its side's
+    cutoff (the reach curve's rule), or its lifetime readers where the side has none, or
+    where a gap in the synced days (`gaps`: first and last day of each) falls between its
+    publication and the cutoff: its unique viewers of those days are unknown, and its
+    lifetime readers are nearer the truth than a count that misses them.
+
+    A post's unique viewers are counted over the days from `first` (the day before the
+    earliest such period) through the cutoff: from its stored running sums where the
+    warehouse keeps them (`stored`, the cohort's REACH_COLUMNS: the sum through the cutoff
+    less the sum before `first`), else by summing its daily rows (the lake keeps no
+    stored reach). Both give the same numbers.
+    """
+    sides = [(i, cut) for i, cut in enumerate(cutoffs) if cut is not None]
+    if not sides:
+        return Sql(", aged AS (SELECT * FROM cohort)")
+    first = min(periods[i].start_day or date.min for i, _ in sides) - timedelta(days=1)
+    last = max(cut for _, cut in sides)
+    cut = Sql(
+        ", cut AS (SELECT unnest(?::BIGINT[]) AS side, unnest(?::DATE[]) AS cutoff), ",
+        ([i for i, _ in sides], [cut for _, cut in sides]),
+    )
+    lifetime = Sql("WHEN cut.cutoff IS NULL")
+    for gap_first, gap_last in gaps:
+        lifetime = lifetime + Sql(
+            " OR (make_timestamp(epoch_us(c.published_at))::DATE <= ? AND ? <= cut.cutoff)",
+            (gap_last, gap_first),
+        )
+    if stored:
+        seen = _running("cut.cutoff") + Sql(" - ") + _running("?", first - timedelta(days=1))
+        return (
+            cut
+            + Sql(f"aged AS (SELECT c.* EXCLUDE ({', '.join(REACH_COLUMNS)}) REPLACE (CASE ")
+            + lifetime
+            + Sql(" THEN c.readers ELSE least(c.readers, coalesce(")
+            + seen
+            + Sql(", 0)) END AS readers) FROM cohort c LEFT JOIN cut ON cut.side = c.side)")
+        )
+    return (
+        cut
+        + Sql(
+            "seen AS (SELECT c.id, sum(d.unique_viewers)::BIGINT AS uv FROM cohort c "
+            "JOIN cut ON cut.side = c.side JOIN post_daily d ON d.post_id = c.id "
+            "AND d.date <= cut.cutoff WHERE d.date >= ? AND d.date <= ? GROUP BY c.id), "
+            "aged AS (SELECT c.* REPLACE (CASE ",
+            (first, last),
+        )
+        + lifetime
+        + Sql(
+            " THEN c.readers ELSE least(c.readers, coalesce(s.uv, 0)) END AS readers) "
+            "FROM cohort c LEFT JOIN cut ON cut.side = c.side LEFT JOIN seen s ON s.id = c.id)"
+        )
+    )
+
+
+def _running(day: str, *params: object) -> Sql:
+    """A cohort post's stored unique viewers summed through `day` (an SQL expression,
+    given `params` for each of its two uses): 0 before its first daily row, its last
+    day's sum after its last row, NULL without daily rows (storage/reach.py)."""
+    return Sql(
+        f"CASE WHEN {day} < c.reach_from THEN 0 ELSE substring(c.reach_cumulative, "
+        f"c.reach_digits * least({day} - c.reach_from, "
+        "length(c.reach_cumulative) // c.reach_digits - 1) + 1, c.reach_digits)::BIGINT END",
+        (*params, *params),
+    )

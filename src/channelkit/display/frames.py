@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from channelkit._constants import DISPLAY_MAX_ROWS
 from channelkit._labels import METRIC_LABELS, RATES
 from channelkit.display import numbers
+from channelkit.display.notes import kpi_notes, provisional_line, usual_range
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -52,6 +53,8 @@ def caption(attrs: Mapping[Any, Any]) -> str:
     parts = [str(attrs.get("period") or "all time")]
     if attrs.get("metric") == "kpis" and attrs.get("previous_period"):
         parts[0] += f" vs {attrs['previous_period']}"
+        if attrs.get("comparison"):
+            parts[0] += f", {attrs['comparison']}"
     filters = attrs.get("filters") or {}
     for name, value in filters.items():
         shown = ", ".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
@@ -67,6 +70,8 @@ def frame_html(frame: pd.DataFrame, *, max_rows: int = DISPLAY_MAX_ROWS) -> str:
     table = _kpi_table(frame) if attrs.get("metric") == "kpis" else _plain_table(frame)
     title = f"{_title(str(attrs['metric']))}: "
     notes = [str(w) for w in attrs.get("warnings") or ()]
+    why = provisional_line(frame.to_dict("records")) if attrs.get("metric") == "kpis" else None
+    notes += [] if why is None else [why]
     return _html(table, title, caption(attrs), notes, str(attrs["metric"]), max_rows)
 
 
@@ -133,11 +138,8 @@ def _kpi_table(frame: pd.DataFrame) -> tuple[list[str], list[list[Cell]]]:
             else:
                 cells.append((_text(value), False))
         if usual:
-            low, high = record["usual_low"], record["usual_high"]
-            both = numbers.missing(low) or numbers.missing(high)
-            cells.append((numbers.MISSING if both else f"{amount(low)} – {amount(high)}", True))
-        small = record.get("small_base")
-        cells.append(("small base" if not numbers.missing(small) and small else "", False))
+            cells.append((usual_range(record) or numbers.MISSING, True))
+        cells.append(("; ".join(kpi_notes(record)), False))
         rows.append(cells)
     return headers, rows
 
@@ -173,7 +175,8 @@ def _text(value: Any) -> str:
     if isinstance(value, Sequence) and not isinstance(value, str):
         return ", ".join(map(str, value))
     if hasattr(value, "tolist") and not isinstance(value, str):  # a numpy array of tags
-        return ", ".join(map(str, value.tolist()))
+        listed = value.tolist()
+        return ", ".join(map(str, listed)) if isinstance(listed, list) else _text(listed)
     if isinstance(value, bool):
         return "yes" if value else ""
     return numbers.MISSING if numbers.missing(value) else str(value)

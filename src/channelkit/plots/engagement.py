@@ -14,7 +14,9 @@ from channelkit.plots.style import (
     HEIGHT,
     RATE,
     TEMPLATE,
+    bar_marker,
     local_wall_time,
+    point_marker,
     round_axis,
     safe_text,
     title,
@@ -45,6 +47,7 @@ def engagement_over_time(frame: pd.DataFrame) -> go.Figure:
             x=x,
             y=frame["readers"].astype("float64"),
             name="Readers",
+            marker=bar_marker(frame),
             customdata=hover.to_numpy(),
             hovertemplate=(
                 f"{period_hover}<br>Readers %{{y:{COUNT}}}<br>"
@@ -61,6 +64,7 @@ def engagement_over_time(frame: pd.DataFrame) -> go.Figure:
             y=frame["read_rate"].astype("float64"),
             name="Read rate",
             mode="lines+markers",
+            marker=point_marker(frame),
             hovertemplate=f"{period_hover}<br>Read rate %{{y:{RATE}}}<extra></extra>",
         ),
         secondary_y=True,

@@ -11,8 +11,10 @@ from channelkit.plots.style import (
     HEIGHT,
     RATE,
     TEMPLATE,
+    bar_marker,
     base_figure,
     local_wall_time,
+    point_marker,
     title,
 )
 
@@ -53,6 +55,7 @@ def subscribers(frame: pd.DataFrame) -> go.Figure:
                     x=local_wall_time(rows["period"]),
                     y=rows["subscribers"].astype("float64"),
                     mode="lines+markers",
+                    marker=point_marker(rows),
                     name=str(name),
                     hovertemplate=f"%{{x|%d %b %Y}}<br>Subscribers %{{y:{COUNT}}}<extra></extra>",
                 )
@@ -65,6 +68,7 @@ def subscribers(frame: pd.DataFrame) -> go.Figure:
             x=x,
             y=frame["net"].astype("float64"),
             name="Net change",
+            marker=bar_marker(frame),
             customdata=frame[["gained", "lost"]].astype("float64").to_numpy(),
             hovertemplate=(
                 f"%{{x|%d %b %Y}}<br>Net %{{y:+,d}}<br>Gained %{{customdata[0]:{COUNT}}}<br>"
@@ -78,6 +82,7 @@ def subscribers(frame: pd.DataFrame) -> go.Figure:
             x=x,
             y=frame["subscribers"].astype("float64"),
             mode="lines+markers",
+            marker=point_marker(frame),
             name="Subscribers",
             hovertemplate=f"%{{x|%d %b %Y}}<br>Subscribers %{{y:{COUNT}}}<extra></extra>",
         ),

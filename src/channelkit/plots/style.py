@@ -130,3 +130,26 @@ def base_figure(frame: pd.DataFrame, what: str) -> go.Figure:
     fig = go.Figure()
     fig.update_layout(template=TEMPLATE, title=title(frame, what), height=HEIGHT)
     return fig
+
+
+# A period only partly covered by synced data (its `complete` column False) is drawn apart:
+# a hollow marker, a hatched, paler bar, so a short last week never reads as a fall.
+def partial(frame: pd.DataFrame) -> list[bool]:
+    """Per row, whether its period is only partly covered (False without `complete`)."""
+    if "complete" not in frame.columns:
+        return [False] * len(frame)
+    return [not bool(value) if not pd.isna(value) else True for value in frame["complete"]]
+
+
+def point_marker(frame: pd.DataFrame) -> dict[str, object]:
+    """Markers of a line: hollow where the period is partial."""
+    return {"symbol": ["circle-open" if p else "circle" for p in partial(frame)], "size": 8}
+
+
+def bar_marker(frame: pd.DataFrame) -> dict[str, object]:
+    """Bars: hatched and paler where the period is partial."""
+    marks = partial(frame)
+    return {
+        "pattern": {"shape": ["/" if p else "" for p in marks]},
+        "opacity": [0.45 if p else 1.0 for p in marks],
+    }

@@ -7,7 +7,15 @@ import plotly.graph_objects as go
 
 from channelkit._labels import METRIC_LABELS, RATES
 from channelkit.errors import InvalidParameterError
-from channelkit.plots.style import COUNT, HEIGHT, RATE, TEMPLATE, local_wall_time, title
+from channelkit.plots.style import (
+    COUNT,
+    HEIGHT,
+    RATE,
+    TEMPLATE,
+    local_wall_time,
+    point_marker,
+    title,
+)
 
 
 def metric_over_time(frame: pd.DataFrame, metric: str) -> go.Figure:
@@ -38,6 +46,7 @@ def redraw(fig: go.Figure, frame: pd.DataFrame, metric: str) -> go.Figure:
             x=local_wall_time(frame["period"]),
             y=frame[metric].astype("float64"),
             name=label,
+            marker=point_marker(frame),
             hovertemplate=f"%{{x|%d %b %Y}}<br>{label} %{{y:{RATE if rate else COUNT}}}"
             "<extra></extra>",
         )

@@ -29,12 +29,13 @@ from channelkit._constants import (
 from channelkit.analysis.fair import FAIR_NOTE
 from channelkit.analysis.freshness import Freshness
 from channelkit.display import numbers
+from channelkit.display.notes import PROVISIONAL, SMALL_BASE, is_provisional, provisional_line
 from channelkit.reports.charts import chart, heatmaps_one_by_one
 from channelkit.reports.checks import last_data_day
 from channelkit.reports.page import Cell, Column, KpiTile, ReportPage, Section, Table
 from channelkit.reports.parameters import ReportPeriod, local_date
 from channelkit.reports.render import markdown_html
-from channelkit.reports.summary import INCOMPLETE, SMALL_BASE, PostRate, summary_sentences
+from channelkit.reports.summary import INCOMPLETE, PostRate, summary_sentences
 
 if TYPE_CHECKING:
     from channelkit.warehouse import Warehouse
@@ -158,6 +159,8 @@ def build_page(
     )
     caveats = _caveats(period, by_tag, by_priority) + _gap_caveat(freshness, period.tz)
     caveats += [str(w) for w in kpis.attrs.get("warnings", ())]
+    why = provisional_line(rows.values())
+    caveats += [] if why is None else [why]
     page = ReportPage(
         title=report_title(period, channels),
         period=period,
@@ -256,6 +259,8 @@ def _tile(metric: str, label: str, row: Mapping[Any, Any], complete: bool) -> Kp
     is_rate = metric.endswith("_rate")
     value_fmt = numbers.percent if is_rate else numbers.whole
     flags: tuple[str, ...] = () if complete else (INCOMPLETE,)
+    if is_provisional(row):
+        flags += (PROVISIONAL,)
     if row.get("small_base") is True:
         flags += (SMALL_BASE,)
     return KpiTile(

@@ -14,10 +14,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from channelkit.display import numbers
+from channelkit.display.notes import (
+    PROVISIONAL,
+    SMALL_BASE,
+    is_provisional,
+    usual_range,
+    usual_side,
+)
 from channelkit.reports.page import Sentence
 
 INCOMPLETE = "period not complete"
-SMALL_BASE = "small base"
 
 Row = Mapping[str, Any]
 
@@ -88,6 +94,8 @@ def _flags(row: Row, *, complete: bool, missing: str | None) -> tuple[str, ...]:
         flags.append(INCOMPLETE)
     if missing is not None:
         flags.append(missing)
+    if is_provisional(row):
+        flags.append(PROVISIONAL)
     if _true(row.get("small_base")):
         flags.append(SMALL_BASE)
     return tuple(flags)
@@ -156,17 +164,14 @@ def _net_subscribers(row: Row, previous_name: str) -> str:
 def _usual(row: Row, fmt: Callable[[Any], str], change: str, previous_name: str, said: str) -> str:
     """ ", within its usual range (Week 46: 58.8%, compared at the same age)", ", below its
     usual range (55.0%–60.2%); down 6.0 points from ..." or, without one, the change."""
-    low: Any = row.get("usual_low")
-    high: Any = row.get("usual_high")
-    value = row["value"]
-    if numbers.missing(low) or numbers.missing(high) or numbers.missing(value):
+    side = usual_side(row)
+    if side is None:
         return change + said
-    if float(low) <= float(value) <= float(high):
+    if side == "within":
         if numbers.missing(row["previous"]):
             return ", within its usual range"
         return f", within its usual range ({previous_name}: {fmt(row['previous'])}{said})"
-    side = "above" if float(value) > float(high) else "below"
-    usual = f"{fmt(low)}\u2013{fmt(high)}"
+    usual = usual_range(row, rate=fmt is numbers.percent)
     return f", {side} its usual range ({usual}){change.replace(', ', '; ', 1)}{said}"
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import jinja2
 
+from channelkit.display.notes import provisional_said
 from channelkit.reports.deliver.email_charts import one_minus
 from channelkit.reports.page import ReportPage, Sentence
 from channelkit.reports.parameters import ReportPeriod
@@ -47,6 +48,12 @@ class Attachment:
     subtype: str
 
 
+def _why(page: ReportPage) -> str | None:
+    """The one line of why under provisional numbers (display/notes.py's words)."""
+    flags = [*(s.flags for s in page.summary), *(t.flags for t in page.kpis)]
+    return provisional_said(flag for group in flags for flag in group)
+
+
 def sentence_text(sentence: Sentence) -> str:
     """A summary sentence with its flags in brackets, for plain text."""
     text = one_minus(sentence.text)
@@ -63,6 +70,7 @@ def text_summary(page: ReportPage, note: str) -> str:
         "",
     ]
     lines += [f"- {sentence_text(sentence)}" for sentence in page.summary]
+    lines += [line for line in [_why(page)] if line is not None]
     lines.append("")
     lines += [f"{tile.label}: {tile.value} ({tile.delta})" for tile in page.kpis]
     lines += ["", note, ""]
@@ -92,7 +100,8 @@ def email_message(
         {"cid": make_msgid(domain=domain)[1:-1], "alt": chart.alt, "title": chart.title}
         for chart in charts
     ]
-    html = _email_template().render(page=page, images=inline, note=note, minus=one_minus)
+    said = " ".join(line for line in (_why(page), note) if line)
+    html = _email_template().render(page=page, images=inline, note=said, minus=one_minus)
     message.add_alternative(html, subtype="html")
     html_part = message.get_body(preferencelist=("html",))
     if not isinstance(html_part, EmailMessage):  # pragma: no cover - add_alternative made it
@@ -154,6 +163,7 @@ def webhook_payload(kind: str, page: ReportPage, filename: str, report: str) -> 
 def slack_payload(page: ReportPage, filename: str) -> dict[str, Any]:
     """Slack-compatible JSON: Block Kit blocks with a `text` fallback for notifications."""
     summary = "\n".join(f"\u2022 {_slack_escape(sentence_text(s))}" for s in page.summary)
+    summary += "".join(f"\n{_slack_escape(line)}" for line in [_why(page)] if line)
     fields = [
         {"type": "mrkdwn", "text": f"*{_slack_escape(tile.label)}*\n{tile.value} ({tile.delta})"}
         for tile in page.kpis
@@ -190,6 +200,7 @@ def teams_payload(page: ReportPage, filename: str) -> dict[str, Any]:
     body += [
         {"type": "TextBlock", "text": f"- {sentence_text(s)}", "wrap": True} for s in page.summary
     ]
+    body += [{"type": "TextBlock", "text": why, "wrap": True} for why in [_why(page)] if why]
     body.append(
         {
             "type": "FactSet",
@@ -228,6 +239,7 @@ def json_payload(page: ReportPage, filename: str, report: str) -> dict[str, Any]
         },
         "compared_with": page.previous_period.name,
         "summary": [{"text": one_minus(s.text), "flags": list(s.flags)} for s in page.summary],
+        "notes": [why for why in [_why(page)] if why],
         "numbers": [
             {
                 "metric": tile.key,
