@@ -34,7 +34,7 @@ from channelkit._urls import redact_url
 from channelkit.errors import ChannelkitError, LakeError, SyncDataError, WarehouseError
 from channelkit.storage.connection import open_warehouse, storage_problem
 from channelkit.storage.holdings import Holdings
-from channelkit.storage.lake import write_lake
+from channelkit.storage.lake import require_lake_package, write_lake
 from channelkit.storage.parquet import export_parquet
 from channelkit.storage.writer import (
     Checkpoint,
@@ -106,6 +106,8 @@ def run_sync(
         batch_rows=batch_rows,
         convergence_runs=convergence_runs,
     )
+    if lake is not None:
+        require_lake_package()
     # DuckDB would otherwise cache the written table up to 80% of RAM; the sync only needs
     # a batch's worth, and a flat footprint whatever the workspace size. Its threads would
     # compete with the fetching thread, which bounds the sync's speed.

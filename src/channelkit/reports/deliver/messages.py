@@ -16,6 +16,7 @@ from typing import Any
 
 import jinja2
 
+from channelkit._constants import REPORT_EMAIL_CHART_SIZE
 from channelkit.reports.deliver.email_charts import one_minus
 from channelkit.reports.page import ReportPage, Sentence
 from channelkit.reports.parameters import ReportPeriod
@@ -92,7 +93,13 @@ def email_message(
         {"cid": make_msgid(domain=domain)[1:-1], "alt": chart.alt, "title": chart.title}
         for chart in charts
     ]
-    html = _email_template().render(page=page, images=inline, note=note, minus=one_minus)
+    html = _email_template().render(
+        page=page,
+        images=inline,
+        note=note,
+        minus=one_minus,
+        image_width=REPORT_EMAIL_CHART_SIZE[0],
+    )
     message.add_alternative(html, subtype="html")
     html_part = message.get_body(preferencelist=("html",))
     if not isinstance(html_part, EmailMessage):  # pragma: no cover - add_alternative made it
@@ -118,6 +125,40 @@ def notebook_email(
     message.set_content(f"{title}\n{period.label}\n\n{note}\n")
     _attach(message, attachments)
     return message
+
+
+def failure_text(report: str, period: ReportPeriod, error: str) -> str:
+    """What a failure notice says: which report, which period, why, and what happens next."""
+    return (
+        f"The report {report!r} for {period.name} could not be built, so it was not sent:\n"
+        f"{error}\n\nEvery run of `channelkit deliver` tries again until it is sent; this "
+        "notice is sent once for the period."
+    )
+
+
+def failure_email(
+    report: str,
+    period: ReportPeriod,
+    error: str,
+    *,
+    sender: str,
+    recipients: Sequence[str],
+    subject: str,
+) -> EmailMessage:
+    """The failure notice as a plain-text email (`on_failure = { email = [...] }`)."""
+    message = _headed(sender, recipients, subject)
+    message.set_content(failure_text(report, period, error) + "\n")
+    return message
+
+
+def failure_payload(kind: str, report: str, period: ReportPeriod, error: str) -> dict[str, Any]:
+    """The failure notice for a `slack`, `teams` or `json` webhook."""
+    text = failure_text(report, period, error)
+    if kind == "slack":
+        return {"text": _slack_escape(text)}
+    if kind == "teams":
+        return {"type": "message", "text": text}
+    return {"report": report, "period": period.name, "status": "failed", "error": error}
 
 
 def _attach(message: EmailMessage, attachments: Sequence[Attachment]) -> None:
