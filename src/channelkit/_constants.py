@@ -167,6 +167,9 @@ REPORT_RENDER_TIMEOUT_S = 120
 REPORT_EMAIL_CHART_SIZE = (440, 400)  # CSS px of the static chart images in an email
 REPORT_EMAIL_CHART_FONT = 14  # px: the smallest text on an email chart
 REPORT_EMAIL_CHART_SCALE = 1.5
+# the first charts of the page that carry something: a phone's few screens, and room within
+# DELIVER_EMAIL_MAX_BYTES for the interactive report, zipped
+REPORT_EMAIL_CHARTS = 4
 
 # --- Delivery (channelkit deliver) ----------------------------------------------------------
 DELIVER_SMTP_TIMEOUT_S = 30.0

@@ -50,7 +50,7 @@ _HEADINGS_WITH_CHARTS = """() => [...document.querySelectorAll('section')]
 _KEY_COLUMNS = """() => {
     document.querySelectorAll('details').forEach((d) => { d.open = true; });
     return [...document.querySelectorAll('th')]
-        .filter((th) => ['Readers', 'Read rate', 'Readers per post', 'Posts published']
+        .filter((th) => ['Readers', 'Read rate', 'Readers per post']
             .includes(th.textContent.trim()))
         .map((th) => ({
             table: th.closest('[aria-label]').getAttribute('aria-label').slice(0, 60),

@@ -18,7 +18,11 @@ from typing import Any
 
 import pandas as pd
 
-from channelkit._constants import REPORT_EMAIL_CHART_FONT, REPORT_EMAIL_CHART_SIZE
+from channelkit._constants import (
+    REPORT_EMAIL_CHART_FONT,
+    REPORT_EMAIL_CHART_SIZE,
+    REPORT_EMAIL_CHARTS,
+)
 from channelkit.display.numbers import count, percent, whole
 from channelkit.reports.page import Chart
 
@@ -39,7 +43,8 @@ def one_minus(text: str) -> str:
 
 
 def email_charts(charts: Sequence[Chart]) -> list[Chart]:
-    """The charts worth an image: not a lone bar, not a copy of an earlier chart."""
+    """The charts worth an image, the first REPORT_EMAIL_CHARTS of them: not a lone bar,
+    not a copy of an earlier chart."""
     kept: list[Chart] = []
     seen: list[tuple[Any, ...]] = []
     for chart in charts:
@@ -50,7 +55,7 @@ def email_charts(charts: Sequence[Chart]) -> list[Chart]:
             continue
         seen.append(key)
         kept.append(chart)
-    return kept
+    return kept[:REPORT_EMAIL_CHARTS]
 
 
 def for_email(figure: Any) -> Any:
