@@ -178,6 +178,7 @@ DELIVER_WEBHOOK_TIMEOUT_S = 30.0
 DELIVER_SUBJECT = "{channels} · {period} engagement"
 DELIVER_TARGET_DEADLINE_S = 90.0  # a whole delivery to one target (timeouts above are per read)
 DELIVER_EMAIL_MAX_BYTES = 1_000_000  # the whole email; the report is zipped or left out to fit
+DELIVER_NOTEBOOK_EMAIL_MAX_BYTES = 3_000_000  # a notebook's email: its page is all it carries
 # `when`: "always" sends every period; "news" only when a number leaves its usual range or a
 # post is below its channel at its age (`low_reach`)
 DELIVER_WHEN = ("always", "news")

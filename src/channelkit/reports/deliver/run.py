@@ -19,7 +19,11 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from channelkit._constants import DELIVER_EMAIL_MAX_BYTES, DELIVER_SUBJECT
+from channelkit._constants import (
+    DELIVER_EMAIL_MAX_BYTES,
+    DELIVER_NOTEBOOK_EMAIL_MAX_BYTES,
+    DELIVER_SUBJECT,
+)
 from channelkit.errors import (
     ChannelkitError,
     DeliveryError,
@@ -291,7 +295,8 @@ def _deliver_notebook(
                 note=note,
             )
 
-        send_email(smtp, _within_size(message, job, filename, page.html))
+        built = _within_size(message, job, filename, page.html, DELIVER_NOTEBOOK_EMAIL_MAX_BYTES)
+        send_email(smtp, built)
 
     return _send_each(db, job, period, pending, send)
 
@@ -389,7 +394,7 @@ def _send_email(
             note=note + (" Its data is attached as CSV files, zipped." if extra else ""),
         )
 
-    send_email(smtp, _within_size(message, job, filename, report.html))
+    send_email(smtp, _within_size(message, job, filename, report.html, DELIVER_EMAIL_MAX_BYTES))
 
 
 def _within_size(
@@ -397,6 +402,7 @@ def _within_size(
     job: ReportJob,
     filename: str,
     html: str,
+    limit: int,
 ) -> EmailMessage:
     """The email with the report attached as it is, else zipped (plotly.js shrinks to a
     third), else left out with a word on where it is: the first within the size limit."""
@@ -413,7 +419,7 @@ def _within_size(
     ]
     for attached, note in choices:
         built = message(attached, note)
-        if len(built.as_bytes()) <= DELIVER_EMAIL_MAX_BYTES:
+        if len(built.as_bytes()) <= limit:
             return built
     return built  # the email without the report is over the limit too: send it anyway
 
