@@ -124,6 +124,14 @@ def _toml(tmp_path: Path, text: str) -> Path:
     return path
 
 
+def _smtp_section(smtp: _SMTP) -> str:
+    """The `[smtp]` table of a `deliver.toml` sending to the test's mail server."""
+    return (
+        f'[smtp]\nurl = "smtp://127.0.0.1:{smtp.mailbox.port}"\n'
+        'from = "Comms analytics <analytics@example.com>"\n'
+    )
+
+
 def _config(tmp_path: Path, smtp: _SMTP, receiver: Receiver, extra: str = "") -> Path:
     return _toml(
         tmp_path,
@@ -613,11 +621,8 @@ def test_the_demo_weeks_and_months_emails_fit_an_inbox_and_a_phone(
         run_sync(c, db, progress=False)
     config = _toml(
         tmp_path,
-        f"""
-[smtp]
-url = "smtp://127.0.0.1:{smtp.mailbox.port}"
-from = "Comms analytics <analytics@example.com>"
-
+        _smtp_section(smtp)
+        + """
 [[reports]]
 name = "monthly"
 period = "month"
@@ -821,11 +826,8 @@ def test_a_build_failure_sends_one_notice_per_period(
 ) -> None:
     config = _toml(
         tmp_path,
-        f"""
-[smtp]
-url = "smtp://127.0.0.1:{smtp.mailbox.port}"
-from = "Comms analytics <analytics@example.com>"
-
+        _smtp_section(smtp)
+        + f"""
 [[reports]]
 name = "marketing"
 period = "week"
