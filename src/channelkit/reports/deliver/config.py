@@ -57,6 +57,8 @@ _REPORT_KEYS = {
     "period",
     "tz",
     "compare",
+    "when",
+    "on_failure",
     "channels",
     "email",
     "webhooks",
@@ -64,8 +66,6 @@ _REPORT_KEYS = {
     "subject",
     "csv",
     "notebook",
-    "when",
-    "on_failure",
 }
 _SMTP_KEYS = {"url", "from", "starttls"}
 _WEBHOOK_KEYS = {"url", "url_env", "kind", "name"}
@@ -148,6 +148,8 @@ class ReportJob:
     period: str
     tz: str = DEFAULT_TZ
     compare: str = REPORT_COMPARE_DEFAULT
+    when: str = DELIVER_WHEN_DEFAULT  # "news": sent only for a period with news
+    on_failure: FailureTarget | None = None
     channels: tuple[str, ...] = ()
     email: tuple[str, ...] = ()
     webhooks: tuple[Webhook, ...] = ()
@@ -155,8 +157,6 @@ class ReportJob:
     subject: str | None = None
     csv: bool = False  # the report's data as CSV files, zipped, with the email
     notebook: Path | None = None  # the user's notebook, run and sent instead of the built-in
-    when: str = DELIVER_WHEN_DEFAULT  # "news": sent only for a period with news
-    on_failure: FailureTarget | None = None
 
     @property
     def email_target(self) -> str:
@@ -260,6 +260,8 @@ def _job(item: Any, where: str, base: Path, env: Mapping[str, str]) -> ReportJob
         period=period,
         tz=tz,
         compare=compare,
+        when=when,
+        on_failure=None if on_failure is None else _on_failure(on_failure, where, env),
         channels=channels,
         email=email,
         webhooks=webhooks,
@@ -267,8 +269,6 @@ def _job(item: Any, where: str, base: Path, env: Mapping[str, str]) -> ReportJob
         subject=subject,
         csv=csv,
         notebook=(base / notebook) if notebook else None,
-        when=when,
-        on_failure=None if on_failure is None else _on_failure(on_failure, where, env),
     )
 
 
