@@ -97,6 +97,7 @@ def build_page(
 ) -> tuple[ReportPage, dict[str, pd.DataFrame]]:
     """Query every section; return the page and the raw frames by CSV name."""
     query = _Query(period, tuple(channels))
+    names = channel_names(wh, channels)  # "All Hands" in the title, whatever was given
     frames: dict[str, pd.DataFrame] = {}
     tz = period.tz
 
@@ -161,7 +162,6 @@ def build_page(
     )
     caveats = _caveats(period, by_tag, by_priority) + _gap_caveat(freshness, period.tz)
     caveats += [str(w) for w in kpis.attrs.get("warnings", ())]
-    names = channel_names(wh, channels)
     page = ReportPage(
         title=report_title(period, names),
         period=period,

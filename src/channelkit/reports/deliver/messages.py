@@ -16,7 +16,6 @@ from typing import Any
 
 import jinja2
 
-from channelkit._constants import REPORT_EMAIL_CHART_SIZE
 from channelkit.reports.deliver.email_charts import one_minus
 from channelkit.reports.page import ReportPage, Sentence
 from channelkit.reports.parameters import ReportPeriod
@@ -27,12 +26,13 @@ from channelkit.reports.render import TEMPLATES_DIR
 class InlineChart:
     """A chart drawn as an image for the email, with its heading and alt text.
 
-    InlineChart("Read rate by channel", "Bar chart of read rate by channel: ...", png)
+    InlineChart("Read rate by channel", "Bar chart of read rate by channel: ...", png, 440)
     """
 
     title: str
     alt: str
     png: bytes
+    width: int  # CSS px it was drawn for: shown at most this wide
 
 
 @dataclass(frozen=True)
@@ -90,16 +90,15 @@ def email_message(
     domain = _domain(sender)
     message.set_content(text_summary(page, note))
     inline = [
-        {"cid": make_msgid(domain=domain)[1:-1], "alt": chart.alt, "title": chart.title}
+        {
+            "cid": make_msgid(domain=domain)[1:-1],
+            "alt": chart.alt,
+            "title": chart.title,
+            "width": chart.width,
+        }
         for chart in charts
     ]
-    html = _email_template().render(
-        page=page,
-        images=inline,
-        note=note,
-        minus=one_minus,
-        image_width=REPORT_EMAIL_CHART_SIZE[0],
-    )
+    html = _email_template().render(page=page, images=inline, note=note, minus=one_minus)
     message.add_alternative(html, subtype="html")
     html_part = message.get_body(preferencelist=("html",))
     if not isinstance(html_part, EmailMessage):  # pragma: no cover - add_alternative made it

@@ -23,6 +23,7 @@ from channelkit._constants import (
     DELIVER_EMAIL_MAX_BYTES,
     DELIVER_NOTEBOOK_EMAIL_MAX_BYTES,
     DELIVER_SUBJECT,
+    REPORT_EMAIL_CHART_SIZE,
 )
 from channelkit.errors import (
     ChannelkitError,
@@ -378,7 +379,7 @@ def _send_email(
         say(f"{job.name}: the email goes without chart images: {exc}")
         images = []
     inline = [
-        InlineChart(title(chart.figure), alt_text(chart.figure), png)
+        InlineChart(title(chart.figure), alt_text(chart.figure), png, REPORT_EMAIL_CHART_SIZE[0])
         for chart, png in zip(charts, images, strict=False)
     ]
     extra = [_zipped(f"{filename.removesuffix('.html')}-data.zip", csv_files)] if job.csv else []
