@@ -103,8 +103,9 @@ def _first_display(explorer: Explorer) -> tuple[float, float]:
     8 ms and 8,970 bytes now, 1,389 ms (the renderers' imports) and 20,003 bytes plus
     plotly.js (4.6 MB) before; in a fresh kernel the Explorer's cell 0.46 s and 45 KB sent
     now, 2.35 s and 4.98 MB before (demo warehouse, busy machine: 1.35-1.48 s against
-    7.0-11.3 s). In JupyterLab (Chromium, demo warehouse, busy machine) the Explorer and
-    its chart appeared 2.3-3.9 s after the cell ran, 8.3 s before."""
+    7.0-11.3 s). In JupyterLab (Chromium, demo warehouse, a one-off Playwright timing) the
+    Explorer and its chart appeared 1.6-1.8 s after the cell ran at a quiet moment (4.1 s
+    before), 2.3-3.9 s on a busy machine (8.3 s before)."""
     import plotly.io as pio
 
     from channelkit._constants import PLOT_RENDERER
