@@ -3,6 +3,7 @@
 import pytest
 
 pytest_plugins = [
+    "fixtures.browser",
     "fixtures.service",
     "fixtures.warehouse",
 ]

@@ -196,7 +196,15 @@ REPORT_PDF_PAPER_DEFAULT = "a4"
 REPORT_PDF_VIEWPORT_WIDTH = 720  # CSS px the charts are drawn at for paper (A4 minus margins)
 REPORT_PNG_VIEWPORT_WIDTH = 1280
 REPORT_RENDER_TIMEOUT_S = 120
-REPORT_EMAIL_CHART_SIZE = (720, 400)  # px of the static chart images in an email
+# The email's chart images are drawn for a phone: at 390 px a chart is 332 px wide, so text
+# of REPORT_EMAIL_CHART_FONT px on a chart REPORT_EMAIL_CHART_SIZE wide shows 10.6 px tall
+# (at least 10 px, as the page's); drawn at twice the pixels for sharp text.
+REPORT_EMAIL_CHART_SIZE = (440, 400)  # CSS px of the static chart images in an email
+REPORT_EMAIL_CHART_FONT = 14  # px: the smallest text on an email chart
+REPORT_EMAIL_CHART_SCALE = 1.5
+# the first charts of the page that carry something: a phone's few screens, and room within
+# DELIVER_EMAIL_MAX_BYTES for the interactive report, zipped
+REPORT_EMAIL_CHARTS = 4
 
 # --- Delivery (channelkit deliver) ----------------------------------------------------------
 DELIVER_SMTP_TIMEOUT_S = 30.0
@@ -204,7 +212,17 @@ DELIVER_WEBHOOK_TIMEOUT_S = 30.0
 # default email subject: "All Hands · October 2026 engagement"; also {name} (the config's)
 DELIVER_SUBJECT = "{channels} · {period} engagement"
 DELIVER_TARGET_DEADLINE_S = 90.0  # a whole delivery to one target (timeouts above are per read)
-DELIVER_EMAIL_MAX_BYTES = 3_000_000  # the whole email; the report is zipped or left out to fit
+DELIVER_EMAIL_MAX_BYTES = 1_000_000  # the whole email; the report is zipped or left out to fit
+DELIVER_NOTEBOOK_EMAIL_MAX_BYTES = 3_000_000  # a notebook's email: its page is all it carries
+# `when`: "always" sends every period; "news" only when a number leaves its usual range or a
+# post is below its channel at its age (`low_reach`)
+DELIVER_WHEN = ("always", "news")
+DELIVER_WHEN_DEFAULT = "always"
+# News: the summary's headline numbers outside their usual range, or a post that reached
+# less than this share of its channel's usual read rate at its age: a steady workspace has
+# a few posts under half (`LOW_REACH_SHARE`) every week, and a weekly "news" of them is noise
+DELIVER_NEWS_METRICS = ("read_rate", "readers")
+DELIVER_NEWS_LOW_REACH_SHARE = 0.25
 NOTEBOOK_EXTRA = "notebook"  # the pip extra that runs a notebook as the report
 NOTEBOOK_KERNEL = "python3"  # ipykernel's, in the interpreter running channelkit
 NOTEBOOK_TIMEOUT_S = 600  # a whole report notebook run, kernel start included (--timeout)

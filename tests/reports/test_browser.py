@@ -4,7 +4,6 @@ assistive technology, print, and no request leaving the file."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,9 +17,6 @@ from channelkit.sync import run_sync
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update")  # fmt: skip
 VIEWPORTS = [(390, 844), (1280, 800)]
 _DRAWN = "document.querySelectorAll('.plotly-graph-div:not(.js-plotly-plot)').length === 0"
 
@@ -54,7 +50,8 @@ _HEADINGS_WITH_CHARTS = """() => [...document.querySelectorAll('section')]
 _KEY_COLUMNS = """() => {
     document.querySelectorAll('details').forEach((d) => { d.open = true; });
     return [...document.querySelectorAll('th')]
-        .filter((th) => ['Readers', 'Read rate'].includes(th.textContent.trim()))
+        .filter((th) => ['Readers', 'Read rate', 'Readers per post']
+            .includes(th.textContent.trim()))
         .map((th) => ({
             table: th.closest('[aria-label]').getAttribute('aria-label').slice(0, 60),
             column: th.textContent.trim(),
@@ -76,23 +73,6 @@ def demo_report(demo_service: LocalService, tmp_path_factory: pytest.TempPathFac
     return generate_report(
         db, folder / "report.html", period="month", tz="Europe/Berlin", csv_dir=folder / "csv"
     )
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.skip(
-            f"{CHROMIUM} is missing: install Debian's chromium package "
-            "(apt-get install chromium, as .ci/run does) to run the browser test"
-        )
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS)
-        )
-        yield launched
-        launched.close()
 
 
 @pytest.mark.browser

@@ -207,8 +207,8 @@ def test_channel_filter(warehouse: Path, tmp_path: Path) -> None:
     out = generate_report(warehouse, tmp_path / "r.html", channels=["engineering"])
     html = out.read_text(encoding="utf-8")
     assert tile(html, "opens")["value"] == "100"  # post_01 70 + post_05 30
-    assert "<dt>Channels</dt><dd>engineering</dd>" in html
-    assert "\u00b7 engineering</h1>" in html  # the channel filter is in the title
+    assert "<dt>Channels</dt><dd>Engineering</dd>" in html  # the name, not the slug
+    assert "\u00b7 Engineering</h1>" in html  # the channel filter is in the title, by name
     with pytest.raises(InvalidParameterError, match="channel: no channel .*'marketing'"):
         generate_report(warehouse, tmp_path / "x.html", channels=["marketing"])
     assert not (tmp_path / "x.html").exists()

@@ -280,3 +280,28 @@ def test_the_lake_on_s3_compatible_storage(
     assert_lake_equals_warehouse(db, s3)
     on_lake = Warehouse.from_lake(s3)
     assert on_lake.sql("SELECT count(*) AS n FROM posts")["n"][0] == 60
+
+
+def test_without_deltalake_the_sync_stops_before_syncing_in_one_line(
+    service_factory: Callable[..., LocalService],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from click.testing import CliRunner
+
+    from channelkit.cli import main
+
+    svc = service_factory(rate_window=1.0)
+    key = svc.create_key(user="admin", team="comms", plan="enterprise")
+    monkeypatch.setitem(sys.modules, "deltalake", None)  # `import deltalake` fails
+    db = tmp_path / "wh.duckdb"
+    result = CliRunner().invoke(
+        main,
+        ["sync", "--db", str(db), "--lake", str(tmp_path / "lake")],
+        env={"CHANNELKIT_BASE_URL": svc.base_url, "CHANNELKIT_API_KEY": key},
+    )
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "pip install 'channelkit[lake]'" in lines[0], result.stderr
+    assert not db.exists() and not (tmp_path / "lake").exists()  # nothing synced

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import base64
+import json
 from datetime import date
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import openpyxl
 import pandas as pd
 import pytest
@@ -68,6 +72,17 @@ def test_tiles_trend_and_table_follow_the_view(small_warehouse: Path) -> None:
     assert "Opens by day" in explorer.figure.layout.title.text
     assert explorer.code in explorer.code_html.value.replace("&quot;", '"')
     assert "navigator.clipboard.writeText" in explorer.code_html.value
+    # the chart's output: the figure as JupyterLab's plotly renderer reads it, and no
+    # plotly.js (4.6 MB) in it: the first display's cost
+    from channelkit.widgets.explorer import figure_bundle
+
+    bundle = figure_bundle(explorer.figure)
+    spec: Any = bundle["application/vnd.plotly.v1+json"]
+    y = spec["data"][0]["y"]  # a typed array, as plotly.js reads it
+    shown = np.frombuffer(base64.b64decode(y["bdata"]), dtype=y["dtype"])
+    assert list(shown) == list(trend["opens"].astype("float64"))
+    assert spec["layout"]["title"]["text"] == explorer.figure.layout.title.text
+    assert len(json.dumps(bundle)) < 100_000
 
 
 def test_a_refused_choice_says_why_and_leaves_nothing_stale(small_warehouse: Path) -> None:

@@ -59,7 +59,7 @@ from channelkit.analysis.rows import (
     side_of,
 )
 from channelkit.analysis.sql import Sql, plain_frame
-from channelkit.storage.schema import CONTRACT_COLUMNS, REACH_COLUMNS, unknown_columns
+from channelkit.storage.schema import CONTRACT_COLUMNS, unknown_columns
 
 FREQS = {"day": "1 DAY", "week": "1 WEEK", "month": "1 MONTH"}
 TOP_BY = ("readers", "read_rate", "opens", "engagement_rate")

@@ -11,7 +11,8 @@ the figure "what · filters · period" from `df.attrs` (e.g. "Readers and read r
 through the optional `[images]` extra, using the system's Chromium. Importing this module
 registers the `channelkit` template (`plotly.io.templates`) and, inside a Jupyter kernel
 where plotly chose its own default, sets `plotly.io.renderers.default` to
-`plotly_mimetype+notebook` so figures also survive export to HTML, offline.
+`plotly_mimetype+notebook` (when plotly loads its renderers) so figures also survive
+export to HTML, offline.
 """
 
 from __future__ import annotations

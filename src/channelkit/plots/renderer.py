@@ -8,8 +8,14 @@ HTML output with plotly.js embedded (once per notebook), which renders offline; 
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.machinery
 import os
 import sys
+from collections.abc import Sequence
+from importlib.machinery import ModuleSpec
+from types import ModuleType
+from typing import Any
 
 import plotly.io as pio
 
@@ -37,16 +43,59 @@ def _in_kernel() -> bool:
 
 
 def configure_renderer() -> None:
-    """Apply `choose_renderer` to `plotly.io.renderers.default` inside a Jupyter kernel."""
+    """Apply `choose_renderer` to `plotly.io.renderers.default` inside a Jupyter kernel, as
+    soon as plotly loads its renderers.
+
+    Loading them imports nbformat and jsonschema (4 s on a quiet machine): a notebook pays
+    that at its first figure shown through plotly, not at `import channelkit.plots`, so a
+    first `ck.widgets.Explorer(wh)` (whose chart needs no renderer) shows at once. Outside
+    a kernel there is nothing to change, and a `channelkit report` run never loads them.
+    """
     if not _in_kernel():
-        # Outside a kernel there is nothing to change, and merely reading
-        # `pio.renderers` imports nbformat and jsonschema: seconds that a
-        # `channelkit report` run should not pay.
         return
+    if _RENDERERS in sys.modules:
+        _choose(pio.renderers)
+    elif not any(isinstance(finder, _ChooseOnImport) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _ChooseOnImport())
+
+
+_RENDERERS = "plotly.io._renderers"
+
+
+def _choose(renderers: Any) -> None:
     chosen = choose_renderer(
-        pio.renderers.default,
-        env_renderer=os.environ.get("PLOTLY_RENDERER"),
-        in_kernel=True,
+        renderers.default, env_renderer=os.environ.get("PLOTLY_RENDERER"), in_kernel=True
     )
     if chosen is not None:
-        pio.renderers.default = chosen
+        renderers.default = chosen
+
+
+class _ChooseOnImport(importlib.abc.MetaPathFinder):
+    """Finds `plotly.io._renderers` as the other finders do, once, and chooses the renderer
+    right after the module has run (every way plotly displays a figure imports it first)."""
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        if fullname != _RENDERERS:
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _ThenChoose(spec.loader)
+        return spec
+
+
+class _ThenChoose(importlib.abc.Loader):
+    def __init__(self, loader: importlib.abc.Loader) -> None:
+        self._loader = loader
+
+    def __getattr__(self, name: str) -> Any:  # get_source, is_package...: the file's loader's
+        return getattr(self._loader, name)
+
+    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        self._loader.exec_module(module)
+        _choose(module.renderers)

@@ -37,7 +37,7 @@ from channelkit.errors import APIStatusError, ConflictError, NotFoundError
 from channelkit.publish.calendar_sync import _bound, _channels, _zone
 from channelkit.publish.holds import HoldBook, HoldRecord
 from channelkit.publish.ledger import service_address
-from channelkit.publish.times import load_zone
+from channelkit.publish.times import time_zone
 from channelkit.publish.validation import ChannelIndex, service_now
 
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ class HeldPost:
     def line(self, tz: str) -> str:
         """`2026-12-01 10:00 Europe/Berlin  all-hands  "Town hall"  (post_1)`."""
         zone = _zone(tz)
-        local = self.scheduled_at.astimezone(load_zone(zone))
+        local = self.scheduled_at.astimezone(time_zone(zone))
         return f'{local:%Y-%m-%d %H:%M} {zone}  {self.channel}  "{self.title}"  ({self.post_id})'
 
 

@@ -10,13 +10,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from channelkit._constants import REPORT_EMAIL_CHART_SIZE, REPORT_RENDER_TIMEOUT_S
+from channelkit._constants import (
+    REPORT_EMAIL_CHART_SCALE,
+    REPORT_EMAIL_CHART_SIZE,
+    REPORT_RENDER_TIMEOUT_S,
+)
 from channelkit.errors import ReportError
 from channelkit.reports.browser import IMAGES_EXTRA, check_browser, run_async
 
 
 def chart_images(figures: Sequence[Any]) -> list[bytes]:
-    """One PNG per plotly figure, in order, from one browser session."""
+    """One PNG per plotly figure, in order, from one browser session: REPORT_EMAIL_CHART_SIZE
+    CSS px at REPORT_EMAIL_CHART_SCALE pixels per px."""
     if not figures:
         return []
     browser = check_browser()
@@ -32,7 +37,12 @@ def chart_images(figures: Sequence[Any]) -> list[bytes]:
             path=browser, mathjax=False, timeout=REPORT_RENDER_TIMEOUT_S
         ) as renderer:
             for figure in figures:
-                opts = {"format": "png", "width": width, "height": height}
+                opts = {
+                    "format": "png",
+                    "width": width,
+                    "height": height,
+                    "scale": REPORT_EMAIL_CHART_SCALE,
+                }
                 images.append(await renderer.calc_fig(figure, opts=opts))
         return images
 

@@ -17,6 +17,7 @@ import pandas as pd
 from markupsafe import Markup
 
 from channelkit import plots
+from channelkit._channels import ChannelName, match_channel
 from channelkit._constants import (
     FAIR_MIN_BASE,
     REPORT_BODY_EXCERPT_CHARS,
@@ -52,7 +53,12 @@ class _Query:
 
     @property
     def filters(self) -> dict[str, Any]:
-        return {**self.period.query(), "channel": list(self.channels) or None}
+        return report_filters(self.period, self.channels)
+
+
+def report_filters(period: ReportPeriod, channels: Sequence[str]) -> dict[str, Any]:
+    """The `Warehouse` arguments of every section: the period's days and the channels."""
+    return {**period.query(), "channel": list(channels) or None}
 
 
 # The CSV files of `--csv`, one per frame the report queries.
@@ -95,6 +101,7 @@ def build_page(
 ) -> tuple[ReportPage, dict[str, pd.DataFrame]]:
     """Query every section; return the page and the raw frames by CSV name."""
     query = _Query(period, tuple(channels))
+    names = channel_names(wh, channels)  # "All Hands" in the title, whatever was given
     frames: dict[str, pd.DataFrame] = {}
     tz = period.tz
 
@@ -162,10 +169,10 @@ def build_page(
     why = provisional_line(rows.values())
     caveats += [] if why is None else [why]
     page = ReportPage(
-        title=report_title(period, channels),
+        title=report_title(period, names),
         period=period,
         previous_period=previous,
-        parameters=_parameters(wh, period, previous, channels),
+        parameters=_parameters(wh, period, previous, names),
         freshness=_freshness(freshness, period.tz),
         kpis=_tiles(rows, complete),
         sections=sections,
@@ -181,6 +188,17 @@ def report_title(period: ReportPeriod, channels: Sequence[str]) -> str:
     """ "Engagement report · October 2026 · All channels" (or the channels asked for)."""
     names = ", ".join(channels) if channels else "All channels"
     return f"Engagement report · {period.name} · {names}"
+
+
+def channel_names(wh: Warehouse, channels: Sequence[str]) -> tuple[str, ...]:
+    """The channels' names as people know them ("All Hands"), whether an id, a slug or a
+    name was given: a report's title, headings and email subject."""
+    if not channels:
+        return ()
+    known = [
+        ChannelName(str(row.id), str(row.slug), str(row.name)) for row in wh.channels().itertuples()
+    ]
+    return tuple(match_channel(ref, known).name for ref in channels)
 
 
 def _best_and_weakest(
@@ -644,25 +662,23 @@ def _heatmap_section(frame: pd.DataFrame, tz: str) -> Section:
         return Section("heatmap", title, intro, empty="No posts published in this period.")
     figures = heatmaps_one_by_one(plots.publishing_heatmap(frame))
     keys = (
-        _busiest(frame, "posts_published", "published", _posts),
-        _busiest(frame, "readers_per_post", "readers per post", numbers.count),
+        ("posts_published", _busiest(frame, "posts_published", "published", _posts)),
+        (
+            "readers_per_post",
+            _busiest(frame, "readers_per_post", "readers per post", numbers.count),
+        ),
     )
     charts = tuple(
-        chart(figure, f"ck-heatmap-{number}", frame, tz=tz, key=key, columns=_HEATMAP_COLUMNS)
-        for number, (figure, key) in enumerate(zip(figures, keys, strict=True), start=1)
+        chart(figure, f"ck-heatmap-{n}", frame, tz=tz, key=key, columns=_heatmap_columns(shown))
+        for n, (figure, (shown, key)) in enumerate(zip(figures, keys, strict=True), start=1)
     )
     return Section("heatmap", title, intro, charts=charts)
 
 
-_HEATMAP_COLUMNS = (
-    "weekday_name",
-    "hour",
-    "readers",
-    "posts_published",
-    "readers_per_post",
-    "opens",
-    "engagements",
-)
+def _heatmap_columns(shown: str) -> tuple[str, ...]:
+    """The slot, then the number the heatmap shows: on a phone it stays on screen."""
+    rest = ("readers", "posts_published", "readers_per_post", "opens", "engagements")
+    return ("weekday_name", "hour", shown, *(column for column in rest if column != shown))
 
 
 def _busiest(frame: pd.DataFrame, column: str, what: str, fmt: Callable[[Any], str]) -> str:

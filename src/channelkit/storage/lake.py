@@ -92,6 +92,12 @@ def _deltalake() -> Any:
     return deltalake
 
 
+def require_lake_package() -> None:
+    """Raise the `LakeError` naming the `lake` extra when `deltalake` is missing: checked
+    before a sync with a lake starts, not after it has synced."""
+    _deltalake()
+
+
 def table_uri(root: str | Path, table: str) -> str:
     text = str(root)
     if "://" in text:

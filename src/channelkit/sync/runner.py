@@ -32,7 +32,7 @@ from channelkit._urls import redact_url
 from channelkit.errors import ChannelkitError, LakeError, SyncDataError, WarehouseError
 from channelkit.storage.connection import open_warehouse, storage_problem
 from channelkit.storage.holdings import Holdings
-from channelkit.storage.lake import write_lake
+from channelkit.storage.lake import require_lake_package, write_lake
 from channelkit.storage.parquet import export_parquet
 from channelkit.storage.writer import (
     Checkpoint,
@@ -90,6 +90,8 @@ def run_sync(
         options = SyncOptions.check(**flags)
     elif flags:
         raise TypeError(f"run_sync takes options or keywords, not both: {sorted(flags)}")
+    if options.lake is not None:
+        require_lake_package()
     # DuckDB would otherwise cache the written table up to 80% of RAM; the sync only needs
     # a batch's worth, and a flat footprint whatever the workspace size. Its threads would
     # compete with the fetching thread, which bounds the sync's speed.

@@ -79,54 +79,58 @@ class Explorer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
         self.trend: pd.DataFrame | None = None
         self.figure: go.Figure | None = None
         self._answers: dict[str, tuple[tuple[str, str, object], pd.DataFrame]] = {}
-        channels = list(wh.channels(tz=tz)["name"])
-        coverage_days = _covered_days(wh)
-        periods = [*PERIOD_CHOICES, *month_choices(*coverage_days)]
-        if self.view.period not in {code for _, code in periods}:
-            periods.append((self.view.period, self.view.period))
-        self.period = widgets.Dropdown(options=periods, description="Period")
-        self.compare = widgets.Dropdown(options=COMPARE_CHOICES, description="Compare with")
-        self.channel = widgets.Dropdown(options=[ALL_CHANNELS, *channels], description="Channel")
-        self.metric = widgets.Dropdown(
-            options=[(KPI_LABELS[m], m) for m in METRICS], description="Metric"
-        )
-        self.export_button = widgets.Button(description="Export to Excel", icon="download")
-        self.tiles = widgets.HTML()
-        self.chart = widgets.Output()
-        self.table = widgets.HTML()
-        self.code_html = widgets.HTML()
-        self.status = widgets.HTML()
-        self._syncing = False
-        self._sync_controls()
-        for control in (self.period, self.compare, self.channel, self.metric):
-            control.observe(self._on_click, names="value")
-        self.export_button.on_click(lambda _: self.export())
-        for css, part in (
-            ("ck-explorer-period", self.period),
-            ("ck-explorer-compare", self.compare),
-            ("ck-explorer-channel", self.channel),
-            ("ck-explorer-metric", self.metric),
-            ("ck-explorer-export", self.export_button),
-            ("ck-explorer-tiles", self.tiles),
-            ("ck-explorer-chart", self.chart),
-            ("ck-explorer-table", self.table),
-            ("ck-explorer-code", self.code_html),
-            ("ck-explorer-status", self.status),
-        ):
-            part.add_class(css)
-        super().__init__(
-            [
-                widgets.HBox([self.period, self.compare]),
-                widgets.HBox([self.channel, self.metric, self.export_button]),
-                self.code_html,
-                self.tiles,
-                self.chart,
-                self.table,
-                self.status,
-            ]
-        )
-        self.add_class("ck-explorer")
-        self._show()
+        # One open file for the first view's questions (channels, days, KPIs, trend).
+        with wh.session():
+            channels = list(wh.channels(tz=tz)["name"])
+            coverage_days = _covered_days(wh)
+            periods = [*PERIOD_CHOICES, *month_choices(*coverage_days)]
+            if self.view.period not in {code for _, code in periods}:
+                periods.append((self.view.period, self.view.period))
+            self.period = widgets.Dropdown(options=periods, description="Period")
+            self.compare = widgets.Dropdown(options=COMPARE_CHOICES, description="Compare with")
+            self.channel = widgets.Dropdown(
+                options=[ALL_CHANNELS, *channels], description="Channel"
+            )
+            self.metric = widgets.Dropdown(
+                options=[(KPI_LABELS[m], m) for m in METRICS], description="Metric"
+            )
+            self.export_button = widgets.Button(description="Export to Excel", icon="download")
+            self.tiles = widgets.HTML()
+            self.chart = widgets.Output()
+            self.table = widgets.HTML()
+            self.code_html = widgets.HTML()
+            self.status = widgets.HTML()
+            self._syncing = False
+            self._sync_controls()
+            for control in (self.period, self.compare, self.channel, self.metric):
+                control.observe(self._on_click, names="value")
+            self.export_button.on_click(lambda _: self.export())
+            for css, part in (
+                ("ck-explorer-period", self.period),
+                ("ck-explorer-compare", self.compare),
+                ("ck-explorer-channel", self.channel),
+                ("ck-explorer-metric", self.metric),
+                ("ck-explorer-export", self.export_button),
+                ("ck-explorer-tiles", self.tiles),
+                ("ck-explorer-chart", self.chart),
+                ("ck-explorer-table", self.table),
+                ("ck-explorer-code", self.code_html),
+                ("ck-explorer-status", self.status),
+            ):
+                part.add_class(css)
+            super().__init__(
+                [
+                    widgets.HBox([self.period, self.compare]),
+                    widgets.HBox([self.channel, self.metric, self.export_button]),
+                    self.code_html,
+                    self.tiles,
+                    self.chart,
+                    self.table,
+                    self.status,
+                ]
+            )
+            self.add_class("ck-explorer")
+            self._show()
 
     # --- what code and clicks share -----------------------------------------------------
 
@@ -267,8 +271,23 @@ class Explorer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
         # timeout (a notebook run headless, e.g. `report --notebook`, stalled on every
         # Explorer).
         assert self.figure is not None
-        data = self.figure._repr_mimebundle_()  # what `display(figure)` would show
-        self.chart.outputs = ({"output_type": "display_data", "data": data, "metadata": {}},)
+        self.chart.outputs = (
+            {"output_type": "display_data", "data": figure_bundle(self.figure), "metadata": {}},
+        )
+
+
+def figure_bundle(figure: go.Figure) -> dict[str, object]:
+    """The figure as JupyterLab's and VS Code's plotly renderers read it (the mimetype of
+    plotly's `plotly_mimetype` renderer), built directly: `figure._repr_mimebundle_()` goes
+    through plotly's renderers, which import nbformat and jsonschema and, with the
+    `notebook` renderer, put plotly.js (4.6 MB) into the widget's first output: the
+    seconds a first Explorer took to appear."""
+    import json
+
+    import plotly.io as pio
+
+    spec = json.loads(pio.to_json(figure, validate=False))
+    return {"application/vnd.plotly.v1+json": spec, "text/plain": "Figure"}
 
 
 def _file_state(wh: Warehouse) -> tuple[int, int] | None:

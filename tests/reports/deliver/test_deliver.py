@@ -15,7 +15,7 @@ from email import message_from_bytes, policy
 from email.message import EmailMessage
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -26,6 +26,9 @@ from channelkit.reports.sections import CSV_NAMES
 from channelkit.service import LocalService
 from channelkit.storage.connection import open_warehouse
 from channelkit.sync import run_sync
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 SECRET = "s3cret-pass"
 HOOK_SECRET = "T000/B000/XXXXsecretXXXX"
@@ -121,6 +124,14 @@ def _toml(tmp_path: Path, text: str) -> Path:
     return path
 
 
+def _smtp_section(smtp: _SMTP) -> str:
+    """The `[smtp]` table of a `deliver.toml` sending to the test's mail server."""
+    return (
+        f'[smtp]\nurl = "smtp://127.0.0.1:{smtp.mailbox.port}"\n'
+        'from = "Comms analytics <analytics@example.com>"\n'
+    )
+
+
 def _config(tmp_path: Path, smtp: _SMTP, receiver: Receiver, extra: str = "") -> Path:
     return _toml(
         tmp_path,
@@ -203,7 +214,7 @@ def test_first_run_sends_once_per_target_second_run_nothing(
         assert image["Content-ID"].strip("<>") in body
     names = [part.get_filename() for part in message.iter_attachments()]
     report_name = "weekly-all-hands-2026-03-30_2026-04-05.html"
-    # the report as it is when the email stays within 3 MB, zipped otherwise
+    # the report as it is when the email stays within 1 MB, zipped otherwise
     assert names[0] in (report_name, report_name + ".zip")
     assert names[1] == "weekly-all-hands-2026-03-30_2026-04-05-data.zip"  # csv = true
     data = next(p for p in message.iter_attachments() if p.get_filename() == names[1])
@@ -211,7 +222,7 @@ def test_first_run_sends_once_per_target_second_run_nothing(
         assert len([n for n in archive.namelist() if n.endswith(".csv")]) == len(CSV_NAMES)
     assert "data is attached as CSV files, zipped" in text.get_content()
     assert "<!doctype html>" in _report_html(message)
-    assert len(message.as_bytes()) <= 3_000_000
+    assert len(message.as_bytes()) <= 1_000_000
     assert (tmp_path / "kept" / report_name).is_file()
 
     slack = next(body for path, body in receiver.posts if path.startswith("/slack"))
@@ -590,34 +601,56 @@ webhooks = [{{ url = "{receiver.url}/json/x", kind = "json" }}]
     assert len(smtp.mailbox.messages) == 1 and len(receiver.posts) == 1
 
 
+# Each chart image's displayed width, its pixel width, and the email's width on screen.
+_IMAGES = """() => [...document.images].map((img) => ({
+    shown: img.getBoundingClientRect().width, pixels: img.naturalWidth,
+})).concat([{ page: document.documentElement.scrollWidth }])"""
+
+
 @pytest.mark.slow
-def test_the_demo_months_email_fits_an_inbox(
-    demo_service: LocalService, tmp_path: Path, smtp: _SMTP
+@pytest.mark.browser
+def test_the_demo_weeks_and_months_emails_fit_an_inbox_and_a_phone(
+    demo_service: LocalService, tmp_path: Path, smtp: _SMTP, browser: Browser
 ) -> None:
+    from channelkit._constants import REPORT_EMAIL_CHART_SCALE
+    from channelkit.reports.deliver.email_charts import email_charts, for_email
+    from channelkit.reports.generate import build_report
+
     db = tmp_path / "demo.duckdb"
     with Client(base_url=demo_service.base_url, api_key=demo_service.demo_keys["analyst"]) as c:
         run_sync(c, db, progress=False)
     config = _toml(
         tmp_path,
-        f"""
-[smtp]
-url = "smtp://127.0.0.1:{smtp.mailbox.port}"
-from = "Comms analytics <analytics@example.com>"
-
+        _smtp_section(smtp)
+        + """
 [[reports]]
 name = "monthly"
 period = "month"
 tz = "Europe/Berlin"
 email = ["comms-lead@example.com"]
+
+[[reports]]
+name = "weekly"
+period = "week"
+tz = "Europe/Berlin"
+channels = ["all-hands"]
+email = ["comms-lead@example.com"]
 """,
     )
     result = run(config, "--db", db)
     assert result.exit_code == 0, result.output
-    _, message = smtp.mailbox.messages[0]
-    assert len(message.as_bytes()) <= 3_000_000
+    monthly, weekly = (message for _, message in smtp.mailbox.messages)
+    assert re.fullmatch(r"All channels \u00b7 [A-Z][a-z]+ 20\d\d engagement", monthly["Subject"])
+    # the channel by its name, in the subject and the heading
+    assert re.fullmatch(r"All Hands \u00b7 Week \d+, 20\d\d engagement", weekly["Subject"])
+    html = weekly.get_body(preferencelist=("html",))
+    assert html is not None and "\u00b7 All Hands</h1>" in html.get_content()
+    for message in (monthly, weekly):
+        assert len(message.as_bytes()) <= 1_000_000
+    # the week's interactive report goes with it, zipped; a month's may not fit, and says so
+    assert "<!doctype html>" in _report_html(weekly)
+    message = monthly
     assert message["Date"] and re.fullmatch(r"<[^@>]+@example\.com>", message["Message-ID"])
-    assert re.fullmatch(r"All channels \u00b7 [A-Z][a-z]+ 20\d\d engagement", message["Subject"])
-    assert "<!doctype html>" in _report_html(message)
     assert not any(p.get_filename().endswith(".csv") for p in message.iter_attachments())
 
     html = message.get_body(preferencelist=("html",))
@@ -633,6 +666,55 @@ email = ["comms-lead@example.com"]
     # one minus sign: no hyphen-minus before a number outside dates and names
     for words in (text.get_content(), re.sub(r"<[^>]+>", " ", body)):
         assert not re.search(r"(?<![\w.\-\u2212])-\d", words)
+
+    # On a phone: the smallest text drawn on a chart (the figures as the email draws them),
+    # times the image's displayed width over the width it was drawn for, is >= 10 px.
+    report = build_report(db, period="month", tz="Europe/Berlin")
+    drawn = [for_email(chart.figure) for chart in email_charts(report.page.charts)]
+    assert len(drawn) == len(alts)
+    for message in (monthly, weekly):
+        html = message.get_body(preferencelist=("html",))
+        assert html is not None
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        page.set_content(_inline_images(message, html.get_content()))
+        *images, width = page.evaluate(_IMAGES)
+        page.close()
+        assert width["page"] <= 390  # nothing wider than the phone
+        for image, figure in zip(images, drawn, strict=False):
+            drawn_width = image["pixels"] / REPORT_EMAIL_CHART_SCALE
+            assert drawn_width == figure.layout.width
+            shown = _smallest_font(figure.to_plotly_json()) * image["shown"] / drawn_width
+            assert shown >= 10, (image, shown)
+
+
+def _inline_images(message: EmailMessage, html: str) -> str:
+    """The email's HTML with each `cid:` image as a data URL, as a mail client shows it."""
+    import base64
+
+    for part in message.walk():
+        if part.get_content_type() == "image/png":
+            cid = str(part["Content-ID"]).strip("<>")
+            data = base64.b64encode(part.get_payload(decode=True)).decode("ascii")
+            html = html.replace(f"cid:{cid}", f"data:image/png;base64,{data}")
+    return html
+
+
+def _smallest_font(spec: Any, inherited: float = 12.0) -> float:
+    """The smallest font size anywhere in a figure's JSON: every `*font` and the layout's
+    (which unset fonts inherit; plotly's own default is 12)."""
+    sizes = []
+    if isinstance(spec, dict):
+        layout_font = spec.get("layout", {}).get("font", {}).get("size")
+        if layout_font is not None:
+            inherited = float(layout_font)
+            sizes.append(inherited)
+        for key, value in spec.items():
+            if isinstance(value, dict) and key.endswith("font") and "size" in value:
+                sizes.append(float(value["size"]))
+            sizes.append(_smallest_font(value, inherited))
+    elif isinstance(spec, list):
+        sizes += [_smallest_font(item, inherited) for item in spec]
+    return min(sizes, default=inherited)
 
 
 def test_a_report_too_large_even_zipped_is_left_out_and_the_email_says_where(
@@ -657,3 +739,149 @@ def test_a_report_too_large_even_zipped_is_left_out_and_the_email_says_where(
     kept = tmp_path / "kept" / "weekly-all-hands-2026-03-30_2026-04-05.html"
     assert f"is too large for email. It is kept as {kept}." in text.get_content()
     assert kept.is_file()
+
+
+# --- when = "news" and failure notices -----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def steady_with_a_drop(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The steady workspace (engagement that repeats week after week), its `people` channel
+    read half as much over the last 14 days: one channel with news, two without."""
+    import sqlite3
+    from datetime import date, timedelta
+
+    folder = tmp_path_factory.mktemp("steady-news")
+    service_db = folder / "service.sqlite3"
+    with LocalService(db=str(service_db), seed="steady", rate_window=1.0) as seeded:
+        key = seeded.demo_keys["admin"]  # seeded, then planted while no service holds it
+    con = sqlite3.connect(service_db)
+    with con:
+        planted = con.execute(
+            "UPDATE post_daily SET views = views / 2, unique_viewers = unique_viewers / 2 "
+            "WHERE post_seq IN (SELECT p.seq FROM posts p JOIN channels c "
+            "ON c.seq = p.channel_seq WHERE c.slug = 'people' "
+            "AND p.published_at >= unixepoch() - 14 * 86400)"
+        ).rowcount
+    con.close()
+    assert planted > 1000
+    db = folder / "steady.duckdb"
+    with LocalService(db=str(service_db), rate_window=1.0) as svc:
+        with Client(base_url=svc.base_url, api_key=key) as client:
+            # ten weeks: the week and its 8 previous ones give the usual range
+            run_sync(client, db, progress=False, since=date.today() - timedelta(days=70))
+    return db
+
+
+@pytest.mark.slow
+def test_news_only_sends_nothing_on_a_steady_week_and_the_drop_once(
+    steady_with_a_drop: Path, tmp_path: Path, receiver: Receiver
+) -> None:
+    config = _toml(
+        tmp_path,
+        "".join(
+            f"""
+[[reports]]
+name = "{channel}"
+period = "week"
+channels = ["{channel}"]
+when = "news"
+webhooks = [{{ url = "{receiver.url}/json/{channel}", kind = "json" }}]
+"""
+            for channel in ("all-hands", "engineering", "people")
+        ),
+    )
+    first = run(config, "--db", steady_with_a_drop)
+    assert first.exit_code == 0, first.output
+    lines = first.stdout.splitlines()
+    for steady in ("all-hands", "engineering"):
+        said = [line for line in lines if line.startswith(f"{steady}: ")]
+        assert len(said) == 1, lines  # one line: why nothing was sent
+        assert re.fullmatch(
+            rf"{steady}: no news: Week \d+, 20\d\d: read rate and readers are within their "
+            "usual range and no post is far below its channel at the same age",
+            said[0],
+        )
+    news = next(line for line in lines if line.startswith("people: news: "))
+    assert "read rate" in news and "is below its usual range" in news
+    assert [path for path, _ in receiver.posts] == ["/json/people"]
+    assert receiver.posts[0][1]["title"].endswith("\u00b7 People")  # the name, not the slug
+    ledger = _ledger(steady_with_a_drop)
+    assert sorted(target for report, _, target in ledger if report != "people") == [
+        "news:none",
+        "news:none",
+    ]
+
+    again = run(config, "--db", steady_with_a_drop)
+    assert again.exit_code == 0, again.output
+    assert len(receiver.posts) == 1  # the drop went out once
+    hook = "webhooks[0] (json webhook http://127.0.0.1/\u2026)"
+    assert f"people: {hook}: already sent" in again.stdout
+    assert "all-hands: no news: Week" in again.stdout and "(as at the last check)" in again.stdout
+    assert len(_ledger(steady_with_a_drop)) == len(ledger)
+
+
+def test_a_build_failure_sends_one_notice_per_period(
+    small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
+) -> None:
+    config = _toml(
+        tmp_path,
+        _smtp_section(smtp)
+        + f"""
+[[reports]]
+name = "marketing"
+period = "week"
+channels = ["marketing"]
+webhooks = [{{ url = "{receiver.url}/json/report", kind = "json" }}]
+on_failure = {{ email = ["ops@example.com"] }}
+
+[[reports]]
+name = "marketing-chat"
+period = "week"
+channels = ["marketing"]
+webhooks = [{{ url = "{receiver.url}/json/report2", kind = "json" }}]
+on_failure = {{ url = "{receiver.url}/slack/{HOOK_SECRET}", kind = "slack" }}
+""",
+    )
+    for attempt in range(2):
+        result = run(config, "--db", small_warehouse)
+        assert result.exit_code == 1
+        assert "marketing: webhooks[0] (json webhook http://127.0.0.1/\u2026): failed:" in (
+            result.stderr
+        )
+        shown = "marketing: failure notice to email ops@example.com"
+        assert f"{shown}: {'sent' if attempt == 0 else 'already sent'}: Week 14, 2026" in (
+            result.stdout
+        )
+        assert HOOK_SECRET not in result.output
+    assert len(smtp.mailbox.messages) == 1  # once per period, however many runs fail
+    recipients, notice = smtp.mailbox.messages[0]
+    assert recipients == ["ops@example.com"]
+    assert notice["Subject"] == "Not sent: marketing \u00b7 Week 14, 2026 engagement"
+    text = notice.get_content()
+    assert "'marketing' for Week 14, 2026 could not be built" in text and "no channel" in text
+    assert [path for path, _ in receiver.posts] == [f"/slack/{HOOK_SECRET}"]
+    assert "could not be built" in receiver.posts[0][1]["text"]
+    failures = [target for _, _, target in _ledger(small_warehouse) if target.startswith("fail")]
+    assert len(failures) == 2
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ("when = 'sometimes'", "reports[0].when: 'sometimes': expected 'always' or 'news'"),
+        ("on_failure = 'ops@example.com'", "reports[0].on_failure: expected { email = [...] }"),
+        ("on_failure = { email = ['not an address'] }", "'not an address' is not an email"),
+        ("on_failure = { url = 'ftp://x' }", "reports[0].on_failure.url: expected an http(s)"),
+    ],
+)
+def test_when_and_on_failure_mistakes_name_the_key(
+    small_warehouse: Path, tmp_path: Path, entry: str, message: str
+) -> None:
+    config = _toml(
+        tmp_path,
+        "[[reports]]\nname = 'x'\nperiod = 'week'\n"
+        f"webhooks = [{{ url = 'https://h.example.com/x' }}]\n{entry}\n",
+    )
+    result = run(config, "--db", small_warehouse)
+    assert result.exit_code == 2 and message in result.output, result.output

@@ -13,6 +13,8 @@
     email = ["comms-lead@example.com"]
     webhooks = [{ url = "https://hooks.example.com/T000/B000", kind = "slack" }]
     out_dir = "reports/weekly"
+    when = "news"               # only when there is news; default "always"
+    on_failure = { email = ["ops@example.com"] }   # or { url = "https://...", kind = "slack" }
 
 Every mistake is an `InvalidParameterError` naming the file and the key
 (`deliver.toml: reports[0].period: ...`; a misspelt key gets "did you mean"). Secrets
@@ -38,6 +40,8 @@ from urllib.parse import unquote, urlsplit
 from channelkit._constants import (
     DEFAULT_TZ,
     DELIVER_SMTP_TIMEOUT_S,
+    DELIVER_WHEN,
+    DELIVER_WHEN_DEFAULT,
     ENV_SMTP_URL,
     REPORT_COMPARE_DEFAULT,
 )
@@ -54,6 +58,8 @@ _REPORT_KEYS = {
     "period",
     "tz",
     "compare",
+    "when",
+    "on_failure",
     "channels",
     "email",
     "webhooks",
@@ -114,6 +120,29 @@ class Webhook:
 
 
 @dataclass(frozen=True)
+class FailureTarget:
+    """Who hears that a report could not be built (`on_failure`): a list of addresses or
+    one webhook, told once per period.
+
+    FailureTarget(email=("ops@example.com",))
+    """
+
+    email: tuple[str, ...] = ()
+    webhook: Webhook | None = None
+
+    @property
+    def key(self) -> str:
+        """Its ledger target: no secret."""
+        inner = self.webhook.target if self.webhook else "email:" + ",".join(self.email)
+        return "failure:" + inner
+
+    @property
+    def shown(self) -> str:
+        inner = self.webhook.shown if self.webhook else "email " + ", ".join(self.email)
+        return "failure notice to " + inner
+
+
+@dataclass(frozen=True)
 class ReportJob:
     """One `[[reports]]` entry."""
 
@@ -121,6 +150,8 @@ class ReportJob:
     period: str
     tz: str = DEFAULT_TZ
     compare: str = REPORT_COMPARE_DEFAULT
+    when: str = DELIVER_WHEN_DEFAULT  # "news": sent only for a period with news
+    on_failure: FailureTarget | None = None
     channels: tuple[str, ...] = ()
     email: tuple[str, ...] = ()
     webhooks: tuple[Webhook, ...] = ()
@@ -176,7 +207,7 @@ def load_config(path: str | Path, env: Mapping[str, str] | None = None) -> Deliv
     if duplicates:
         raise InvalidParameterError(where, f"two reports are named {duplicates[0]!r}")
     smtp = None
-    if any(job.email for job in jobs):
+    if any(job.email or (job.on_failure and job.on_failure.email) for job in jobs):
         smtp = _smtp(data.get("smtp", {}), env, where)
     return DeliveryConfig(smtp, jobs)
 
@@ -228,11 +259,19 @@ def _job(item: Any, where: str, base: Path, env: Mapping[str, str]) -> ReportJob
         raise InvalidParameterError(f"{where}.notebook", f"{base / notebook}: no such file")
     if notebook is not None and len(channels) > 1:
         raise InvalidParameterError(f"{where}.channels", "a notebook report takes one channel")
+    when = item.get("when", DELIVER_WHEN_DEFAULT)
+    if when not in DELIVER_WHEN:
+        raise InvalidParameterError(
+            f"{where}.when", f"{when!r}: expected {' or '.join(map(repr, DELIVER_WHEN))}"
+        )
+    on_failure = item.get("on_failure")
     return ReportJob(
         name=name,
         period=period,
         tz=tz,
         compare=compare,
+        when=when,
+        on_failure=None if on_failure is None else _on_failure(on_failure, where, env),
         channels=channels,
         email=email,
         webhooks=webhooks,
@@ -242,6 +281,24 @@ def _job(item: Any, where: str, base: Path, env: Mapping[str, str]) -> ReportJob
         notebook=(base / notebook) if notebook else None,
         upcoming=upcoming,
     )
+
+
+def _on_failure(raw: Any, where: str, env: Mapping[str, str]) -> FailureTarget:
+    """`{ email = [...] }` or a webhook's `{ url = ..., kind = ... }`."""
+    if not isinstance(raw, dict):
+        raise InvalidParameterError(
+            f"{where}.on_failure", "expected { email = [...] } or { url = ..., kind = ... }"
+        )
+    if "email" not in raw:
+        return FailureTarget(webhook=_webhook(raw, "on_failure", where, env))
+    _known(raw, {"email"}, f"{where}.on_failure")
+    email = tuple(
+        _address(text, f"{where}.on_failure.email")
+        for text in _texts(raw, "email", f"{where}.on_failure")
+    )
+    if not email:
+        raise InvalidParameterError(f"{where}.on_failure.email", "expected at least one address")
+    return FailureTarget(email=email)
 
 
 def _smtp(raw: Any, env: Mapping[str, str], where: str) -> SmtpSettings:

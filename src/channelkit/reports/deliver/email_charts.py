@@ -1,10 +1,11 @@
-"""Which of a report's charts an email carries, and what each says in one sentence.
+"""Which of a report's charts an email carries, drawn how, and what each says in one sentence.
 
 An email has no data table under its charts (the page's aria-labels point to one), so
 each image gets its own alt text: what it shows and its key number ("Bar chart of read
 rate by channel; the highest is Engineering at 74.3%."). A chart that carries nothing for the
-selection (a single bar, a copy of a chart already shown) is left out. Pure: figures in,
-words out.
+selection (a single bar, a copy of a chart already shown) is left out. `for_email` redraws
+a chart for a phone: narrower, larger type, its title left to the email's heading. Pure:
+figures in, figures and words out.
 """
 
 from __future__ import annotations
@@ -17,6 +18,11 @@ from typing import Any
 
 import pandas as pd
 
+from channelkit._constants import (
+    REPORT_EMAIL_CHART_FONT,
+    REPORT_EMAIL_CHART_SIZE,
+    REPORT_EMAIL_CHARTS,
+)
 from channelkit.display.numbers import count, percent, whole
 from channelkit.reports.page import Chart
 
@@ -37,7 +43,8 @@ def one_minus(text: str) -> str:
 
 
 def email_charts(charts: Sequence[Chart]) -> list[Chart]:
-    """The charts worth an image: not a lone bar, not a copy of an earlier chart."""
+    """The charts worth an image, the first REPORT_EMAIL_CHARTS of them: not a lone bar,
+    not a copy of an earlier chart."""
     kept: list[Chart] = []
     seen: list[tuple[Any, ...]] = []
     for chart in charts:
@@ -48,7 +55,45 @@ def email_charts(charts: Sequence[Chart]) -> list[Chart]:
             continue
         seen.append(key)
         kept.append(chart)
-    return kept
+    return kept[:REPORT_EMAIL_CHARTS]
+
+
+def for_email(figure: Any) -> Any:
+    """A copy of `figure` drawn for an email read on a phone: REPORT_EMAIL_CHART_SIZE, no
+    text smaller than REPORT_EMAIL_CHART_FONT, and no title (the email shows it above the
+    image, as text that wraps)."""
+    import plotly.graph_objects as go
+
+    width, height = REPORT_EMAIL_CHART_SIZE
+    spec = figure.to_plotly_json()
+    _larger_type(spec)
+    copy = go.Figure(spec)
+    copy.update_layout(
+        title=None,
+        width=width,
+        height=height,
+        margin={"t": 16, "l": 10, "r": 10, "b": 10},
+        font_size=max(REPORT_EMAIL_CHART_FONT, copy.layout.font.size or 0),
+    )
+    copy.update_xaxes(automargin=True)
+    copy.update_yaxes(automargin=True)
+    return copy
+
+
+def _larger_type(spec: Any) -> None:
+    """Every font size (and uniformtext's floor) in a figure's JSON raised to the email's."""
+    if isinstance(spec, list):
+        for item in spec:
+            _larger_type(item)
+        return
+    if not isinstance(spec, dict):
+        return
+    for key, value in spec.items():
+        if isinstance(value, dict) and (key.endswith("font") or key == "uniformtext"):
+            size = "minsize" if key == "uniformtext" else "size"
+            if isinstance(value.get(size), int | float):
+                value[size] = max(value[size], REPORT_EMAIL_CHART_FONT)
+        _larger_type(value)
 
 
 def title(figure: Any) -> str:

@@ -27,12 +27,13 @@ from channelkit.reports.render import TEMPLATES_DIR
 class InlineChart:
     """A chart drawn as an image for the email, with its heading and alt text.
 
-    InlineChart("Read rate by channel", "Bar chart of read rate by channel: ...", png)
+    InlineChart("Read rate by channel", "Bar chart of read rate by channel: ...", png, 440)
     """
 
     title: str
     alt: str
     png: bytes
+    width: int  # CSS px it was drawn for: shown at most this wide
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,12 @@ def email_message(
     domain = _domain(sender)
     message.set_content(text_summary(page, note))
     inline = [
-        {"cid": make_msgid(domain=domain)[1:-1], "alt": chart.alt, "title": chart.title}
+        {
+            "cid": make_msgid(domain=domain)[1:-1],
+            "alt": chart.alt,
+            "title": chart.title,
+            "width": chart.width,
+        }
         for chart in charts
     ]
     said = " ".join(line for line in (_why(page), note) if line)
@@ -127,6 +133,40 @@ def notebook_email(
     message.set_content(f"{title}\n{period.label}\n\n{note}\n")
     _attach(message, attachments)
     return message
+
+
+def failure_text(report: str, period: ReportPeriod, error: str) -> str:
+    """What a failure notice says: which report, which period, why, and what happens next."""
+    return (
+        f"The report {report!r} for {period.name} could not be built, so it was not sent:\n"
+        f"{error}\n\nEvery run of `channelkit deliver` tries again until it is sent; this "
+        "notice is sent once for the period."
+    )
+
+
+def failure_email(
+    report: str,
+    period: ReportPeriod,
+    error: str,
+    *,
+    sender: str,
+    recipients: Sequence[str],
+    subject: str,
+) -> EmailMessage:
+    """The failure notice as a plain-text email (`on_failure = { email = [...] }`)."""
+    message = _headed(sender, recipients, subject)
+    message.set_content(failure_text(report, period, error) + "\n")
+    return message
+
+
+def failure_payload(kind: str, report: str, period: ReportPeriod, error: str) -> dict[str, Any]:
+    """The failure notice for a `slack`, `teams` or `json` webhook."""
+    text = failure_text(report, period, error)
+    if kind == "slack":
+        return {"text": _slack_escape(text)}
+    if kind == "teams":
+        return {"type": "message", "text": text}
+    return {"report": report, "period": period.name, "status": "failed", "error": error}
 
 
 def _attach(message: EmailMessage, attachments: Sequence[Attachment]) -> None:

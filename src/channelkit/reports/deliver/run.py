@@ -3,7 +3,8 @@ not received yet is generated once and sent to exactly those targets.
 
 The ledger (a warehouse table) records each (report, period, target) right after it
 succeeded, so a run after a failure resends only what failed, and a second run in the same
-period sends nothing.
+period sends nothing. It also records a period found without news (`when = "news"`,
+target `news:none`) and the failure notice of a period (`failure:...`), sent once.
 """
 
 from __future__ import annotations
@@ -18,19 +19,33 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from channelkit._constants import DELIVER_EMAIL_MAX_BYTES, DELIVER_SUBJECT
-from channelkit.errors import ChannelkitError, DeliveryError, NotDueError, ReportError
-from channelkit.reports.deliver.config import DeliveryConfig, ReportJob
-from channelkit.reports.deliver.email_charts import alt_text, email_charts, title
+from channelkit._constants import (
+    DELIVER_EMAIL_MAX_BYTES,
+    DELIVER_NOTEBOOK_EMAIL_MAX_BYTES,
+    DELIVER_SUBJECT,
+    REPORT_EMAIL_CHART_SIZE,
+)
+from channelkit.errors import (
+    ChannelkitError,
+    DeliveryError,
+    InvalidParameterError,
+    NotDueError,
+    ReportError,
+)
+from channelkit.reports.deliver.config import DeliveryConfig, FailureTarget, ReportJob
+from channelkit.reports.deliver.email_charts import alt_text, email_charts, for_email, title
 from channelkit.reports.deliver.ledger import record_sent, sent_targets
 from channelkit.reports.deliver.messages import (
     Attachment,
     InlineChart,
     email_message,
+    failure_email,
+    failure_payload,
     notebook_email,
     notebook_payload,
     webhook_payload,
 )
+from channelkit.reports.deliver.news import News
 from channelkit.reports.deliver.transport import post_webhook, send_email
 from channelkit.reports.parameters import ReportPeriod
 
@@ -40,6 +55,7 @@ if TYPE_CHECKING:
     from channelkit.reports.generate import Report
 
 Say = Callable[[str], None]
+NO_NEWS = "news:none"  # the ledger's target for a period checked and found without news
 
 
 @dataclass(frozen=True)
@@ -51,7 +67,9 @@ class Outcome:
 
     report: str
     target: str
-    status: str  # "sent", "would send", "already sent", "not due yet", "not sent", "failed"
+    # "sent", "would send", "already sent", "not due yet", "not sent", "failed", "news",
+    # "no news"
+    status: str
     detail: str = ""
 
     @property
@@ -118,7 +136,7 @@ def _deliver_one(
             config, job, db, _targets(job), dry_run=dry_run, forced=forced, now=now, say=say
         )
     try:
-        period = _due_period(job, db, max_age, now)
+        period, names = _due_period(job, db, max_age, now)
     except NotDueError as exc:
         return [Outcome(job.name, "", "not due yet", str(exc))]
     except ChannelkitError as exc:  # stale or missing data: this report only, say why
@@ -129,11 +147,23 @@ def _deliver_one(
     pending = [target for target in targets if target.key not in done]
     if not pending:
         return [Outcome(job.name, t.shown, "already sent", period.name) for t in targets]
+    said: list[Outcome] = []
+    if job.when == "news" and not forced:
+        try:
+            news = _period_news(job, db, period)
+        except ChannelkitError as exc:
+            return _build_failed(config, job, db, period, names, pending, str(exc), dry_run)
+        if not news.found:
+            again = " (as at the last check)" if NO_NEWS in done else ""
+            if not dry_run:
+                record_sent(db, job.name, key, [NO_NEWS])
+            return [Outcome(job.name, "", "no news", f"{period.name}{again}: {news.text}")]
+        said = [Outcome(job.name, "", "news", f"{period.name}: {news.text}")]
     if dry_run:
-        return [Outcome(job.name, t.shown, "would send", period.name) for t in pending]
+        return said + [Outcome(job.name, t.shown, "would send", period.name) for t in pending]
 
     if job.notebook is not None:
-        return _deliver_notebook(config, job, db, period, pending, say)
+        return said + _deliver_notebook(config, job, db, period, names, pending, say, dry_run)
     say(f"{job.name}: building the report for {period.label}")
     try:
         report = build_report(
@@ -146,7 +176,7 @@ def _deliver_one(
             on_step=lambda line: None,
         )
     except ChannelkitError as exc:  # e.g. a channel the warehouse does not have
-        return [Outcome(job.name, t.shown, "failed", str(exc)) for t in pending]
+        return _build_failed(config, job, db, period, names, pending, str(exc), dry_run)
     filename = f"{job.name}-{_slug(period)}.html"
     csv_files = _csv_attachments(report.frames, job.name, period)
     if job.out_dir is not None:
@@ -154,12 +184,71 @@ def _deliver_one(
 
     def send(target: _Target) -> None:
         if target.key == job.email_target:
-            _send_email(config, job, report, period, filename, csv_files, say)
+            _send_email(config, job, report, period, names, filename, csv_files, say)
         else:
             hook = next(h for h in job.webhooks if h.target == target.key)
             post_webhook(hook, webhook_payload(hook.kind, report.page, filename, job.name))
 
-    return _send_each(db, job, period, pending, send)
+    return said + _send_each(db, job, period, pending, send)
+
+
+def _period_news(job: ReportJob, db: Path, period: ReportPeriod) -> News:
+    from channelkit.reports.deliver.news import period_news
+    from channelkit.warehouse import Warehouse
+
+    wh = Warehouse(db)
+    with wh.session():
+        return period_news(wh, period, job.channels, job.compare)
+
+
+def _build_failed(
+    config: DeliveryConfig,
+    job: ReportJob,
+    db: Path,
+    period: ReportPeriod,
+    names: tuple[str, ...],
+    pending: list[_Target],
+    error: str,
+    dry_run: bool,
+) -> list[Outcome]:
+    """Every pending target failed; the `on_failure` target hears it, once per period."""
+    outcomes = [Outcome(job.name, t.shown, "failed", error) for t in pending]
+    notice = job.on_failure
+    if notice is None or dry_run:
+        return outcomes
+    if notice.key in sent_targets(db, job.name, period.label):
+        return [*outcomes, Outcome(job.name, notice.shown, "already sent", period.name)]
+    try:
+        _send_notice(config, job, notice, period, names, error)
+    except DeliveryError as exc:
+        return [*outcomes, Outcome(job.name, notice.shown, "failed", str(exc))]
+    record_sent(db, job.name, period.label, [notice.key])
+    return [*outcomes, Outcome(job.name, notice.shown, "sent", period.name)]
+
+
+def _send_notice(
+    config: DeliveryConfig,
+    job: ReportJob,
+    notice: FailureTarget,
+    period: ReportPeriod,
+    names: tuple[str, ...],
+    error: str,
+) -> None:
+    if notice.webhook is not None:
+        post_webhook(notice.webhook, failure_payload(notice.webhook.kind, job.name, period, error))
+        return
+    smtp = config.smtp
+    if smtp is None:  # load_config requires [smtp] whenever a notice goes by email
+        raise DeliveryError("no [smtp] settings")
+    message = failure_email(
+        job.name,
+        period,
+        error,
+        sender=smtp.sender,
+        recipients=notice.email,
+        subject=f"Not sent: {subject(job, period, names)}",
+    )
+    send_email(smtp, message)
 
 
 def _deliver_notebook(
@@ -167,8 +256,10 @@ def _deliver_notebook(
     job: ReportJob,
     db: Path,
     period: ReportPeriod,
+    names: tuple[str, ...],
     pending: list[_Target],
     say: Say,
+    dry_run: bool,
 ) -> list[Outcome]:
     """A `notebook = ...` entry: the user's notebook run for the period is the report."""
     from channelkit.reports.notebook import run_notebook
@@ -185,7 +276,7 @@ def _deliver_notebook(
             compare=job.compare,
         )
     except ChannelkitError as exc:  # a failing cell: named in one line, nothing sent
-        return [Outcome(job.name, t.shown, "failed", str(exc)) for t in pending]
+        return _build_failed(config, job, db, period, names, pending, str(exc), dry_run)
     filename = f"{job.name}-{_slug(period)}.html"
     if job.out_dir is not None:
         _keep_files(job.out_dir, filename, page.html, [])
@@ -206,12 +297,13 @@ def _deliver_notebook(
                 period,
                 sender=smtp.sender,
                 recipients=job.email,
-                subject=subject(job, period),
+                subject=subject(job, period, names),
                 attachments=attached,
                 note=note,
             )
 
-        send_email(smtp, _within_size(message, job, filename, page.html))
+        built = _within_size(message, job, filename, page.html, DELIVER_NOTEBOOK_EMAIL_MAX_BYTES)
+        send_email(smtp, built)
 
     return _send_each(db, job, period, pending, send)
 
@@ -238,10 +330,12 @@ def _send_each(
 
 def _due_period(
     job: ReportJob, db: Path, max_age: timedelta | None, now: datetime | None
-) -> ReportPeriod:
-    """The report's last complete period, after the freshness check."""
+) -> tuple[ReportPeriod, tuple[str, ...]]:
+    """The report's last complete period, after the freshness check, and its channels'
+    names (as given where the warehouse does not know one: building the report says so)."""
     from channelkit.reports.checks import check_freshness
     from channelkit.reports.generate import is_complete, report_period
+    from channelkit.reports.sections import channel_names
     from channelkit.warehouse import Warehouse
 
     wh = Warehouse(db)
@@ -249,12 +343,16 @@ def _due_period(
         check_freshness(wh.freshness(), max_age, now)
         period = report_period(wh, period=job.period, tz=job.tz)
         complete = is_complete(wh, period)
+        try:
+            names = channel_names(wh, job.channels)
+        except InvalidParameterError:
+            names = job.channels
     if not complete:
         raise NotDueError(
             f"{period.name} is not complete yet (data up to the last sync); it is sent once "
             "it is over"
         )
-    return period
+    return period, names
 
 
 def _targets(job: ReportJob) -> list[_Target]:
@@ -270,6 +368,7 @@ def _send_email(
     job: ReportJob,
     report: Report,
     period: ReportPeriod,
+    names: tuple[str, ...],
     filename: str,
     csv_files: list[Attachment],
     say: Say,
@@ -281,12 +380,12 @@ def _send_email(
         raise DeliveryError("no [smtp] settings")
     charts = email_charts(report.page.charts)
     try:
-        images = chart_images([chart.figure for chart in charts])
+        images = chart_images([for_email(chart.figure) for chart in charts])
     except ReportError as exc:
         say(f"{job.name}: the email goes without chart images: {exc}")
         images = []
     inline = [
-        InlineChart(title(chart.figure), alt_text(chart.figure), png)
+        InlineChart(title(chart.figure), alt_text(chart.figure), png, REPORT_EMAIL_CHART_SIZE[0])
         for chart, png in zip(charts, images, strict=False)
     ]
     extra = [_zipped(f"{filename.removesuffix('.html')}-data.zip", csv_files)] if job.csv else []
@@ -296,13 +395,13 @@ def _send_email(
             report.page,
             sender=smtp.sender,
             recipients=job.email,
-            subject=subject(job, period),
+            subject=subject(job, period, names),
             charts=inline,
             attachments=[*attached, *extra],
             note=note + (" Its data is attached as CSV files, zipped." if extra else ""),
         )
 
-    send_email(smtp, _within_size(message, job, filename, report.html))
+    send_email(smtp, _within_size(message, job, filename, report.html, DELIVER_EMAIL_MAX_BYTES))
 
 
 def _within_size(
@@ -310,6 +409,7 @@ def _within_size(
     job: ReportJob,
     filename: str,
     html: str,
+    limit: int,
 ) -> EmailMessage:
     """The email with the report attached as it is, else zipped (plotly.js shrinks to a
     third), else left out with a word on where it is: the first within the size limit."""
@@ -326,14 +426,15 @@ def _within_size(
     ]
     for attached, note in choices:
         built = message(attached, note)
-        if len(built.as_bytes()) <= DELIVER_EMAIL_MAX_BYTES:
+        if len(built.as_bytes()) <= limit:
             return built
     return built  # the email without the report is over the limit too: send it anyway
 
 
-def subject(job: ReportJob, period: ReportPeriod) -> str:
-    """ "All Hands · October 2026 engagement" (or the entry's own `subject`)."""
-    channels = ", ".join(job.channels) if job.channels else "All channels"
+def subject(job: ReportJob, period: ReportPeriod, names: tuple[str, ...]) -> str:
+    """ "All Hands · October 2026 engagement" (or the entry's own `subject`): the channels by
+    their names, not their slugs."""
+    channels = ", ".join(names) if names else "All channels"
     return (job.subject or DELIVER_SUBJECT).format(
         name=job.name, period=period.name, channels=channels
     )
