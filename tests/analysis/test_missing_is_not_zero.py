@@ -51,6 +51,8 @@ CALLS: dict[str, list[Call]] = {
     ],
     "publishing_heatmap": [lambda wh, p: wh.publishing_heatmap(period=p)],
     "upcoming_scheduled": [lambda wh, p: wh.upcoming_scheduled(start="2026-11-01")],
+    "best_times": [lambda wh, p: wh.best_times(period=p)],
+    "runs": [lambda wh, p: wh.runs()],
 }
 # The counts that never are 0 for a day, week or month of the steady workspace's data.
 NEVER_ZERO = ("readers", "opens", "daily_unique_viewers", "engagements", "reactions", "value")
@@ -107,6 +109,8 @@ def _check(name: str, frame: pd.DataFrame) -> None:
         return
     if name == "publishing_heatmap":
         frame = frame[frame["posts_published"] > 0]  # posts only at 01, 05, ... 21 h
+    if name == "best_times":
+        frame = frame[frame["posts"] > 0]  # likewise: the 168 slots, most without posts
     if name == "priority_impact":
         frame = frame[frame["posts"] > 0]  # every priority is listed; all posts are normal
     for column in ("readers", "opens", "engagements"):
@@ -126,7 +130,9 @@ def test_missing_is_not_zero(gapped: ck.Warehouse, name: str) -> None:
 
 
 DAILY_METRICS = [
-    n for n in CALLS if n not in ("posts", "channels", "sql", "upcoming_scheduled", "subscribers")
+    n
+    for n in CALLS
+    if n not in ("posts", "channels", "sql", "upcoming_scheduled", "subscribers", "runs")
 ]
 
 

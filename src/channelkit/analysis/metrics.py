@@ -695,7 +695,6 @@ def top_posts(
         prior, strength = fair.post_prior(sums[sums["n"] > 0], kind)
     sql = (
         daily_rows(con, flt, [period])
-        + Sql(", cohort AS (")
         + Sql(", ")
         + aged
         + Sql(f", {PER_POST}, ")

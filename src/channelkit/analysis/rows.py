@@ -251,7 +251,11 @@ def aged_rows(
     sides = [(i, cut) for i, cut in enumerate(cutoffs) if cut is not None]
     if not sides:
         return Sql(", aged AS (SELECT * FROM cohort)")
-    first = min(periods[i].start_day or date.min for i, _ in sides) - timedelta(days=1)
+    starts = [periods[i].start_day for i, _ in sides]
+    # A side without a start counts all its posts' daily rows; two days above date.min
+    # keep `first` and the day before it dates (the running sum is 0 there).
+    earliest = date.min + timedelta(days=2)
+    first = min(earliest if s is None else s for s in starts) - timedelta(days=1)
     last = max(cut for _, cut in sides)
     cut = Sql(
         ", cut AS (SELECT unnest(?::BIGINT[]) AS side, unnest(?::DATE[]) AS cutoff), ",
