@@ -274,6 +274,7 @@ def _deliver_notebook(
             tz=job.tz,
             channel=job.channels[0] if job.channels else None,
             compare=job.compare,
+            timeout=job.timeout,
         )
     except ChannelkitError as exc:  # a failing cell: named in one line, nothing sent
         return _build_failed(config, job, db, period, names, pending, str(exc), dry_run)
