@@ -49,7 +49,7 @@ from channelkit._constants import (
 )
 from channelkit._suggest import choices_text
 from channelkit._tz import checked_tz
-from channelkit.errors import InvalidParameterError
+from channelkit.errors import DeliveryError, InvalidParameterError
 from channelkit.reports.parameters import check_compare, check_period, parse_duration
 
 WEBHOOK_KINDS = ("slack", "teams", "json")
@@ -183,6 +183,13 @@ class DeliveryConfig:
                 return job
         names = ", ".join(job.name for job in self.reports)
         raise InvalidParameterError("force", f"no report is named {name!r} (there are: {names})")
+
+    def email_settings(self) -> SmtpSettings:
+        """The `[smtp]` settings, for a report that sends email (`load_config` requires them
+        then: a `DeliveryError` otherwise)."""
+        if self.smtp is None:
+            raise DeliveryError("no [smtp] settings")
+        return self.smtp
 
 
 def load_config(path: str | Path, env: Mapping[str, str] | None = None) -> DeliveryConfig:
