@@ -21,6 +21,7 @@ from channelkit._cli import (
     service_options,
     tz_option,
     user_errors,
+    warehouse_option,
 )
 from channelkit._constants import (
     DEFAULT_TZ,
@@ -30,7 +31,6 @@ from channelkit._constants import (
     REPORT_PDF_PAPER_DEFAULT,
     REPORT_PDF_PAPERS,
     REPORT_PERIOD_DEFAULT,
-    WAREHOUSE_PATH,
 )
 from channelkit._urls import redact_url
 from channelkit.analysis.period import COMPARES
@@ -145,13 +145,7 @@ class ReportOptions:
 
 @click.command("report")
 @options_value(ReportOptions, "options")
-@click.option(
-    "--db",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=WAREHOUSE_PATH,
-    show_default=True,
-    help="Warehouse file written by `channelkit sync`.",
-)
+@warehouse_option()
 @click.option("--since", type=_DATE, help="First day of the period (YYYY-MM-DD).")
 @click.option("--until", type=_DATE, help="Last day of the period, included (YYYY-MM-DD).")
 @click.option(
