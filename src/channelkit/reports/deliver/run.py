@@ -80,6 +80,11 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Target:
+    """One receiver of a report: its ledger key and how messages show it.
+
+    Target("email:comms-lead@example.com", "email comms-lead@example.com")
+    """
+
     key: str  # in the ledger: no secret
     shown: str  # in messages: no secret
 
