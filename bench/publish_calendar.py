@@ -15,11 +15,12 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import TypeVar
 
 import pandas as pd
+from _scheduled import schedule_posts
 
 from channelkit.client import Client
 from channelkit.publish import Plan, calendar_frame, load_calendar
@@ -41,15 +42,7 @@ def main() -> None:
     with LocalService() as service:
         key = service.create_key(user="admin", team="comms", plan="enterprise")
         with Client(base_url=service.base_url, api_key=key) as client:
-            channels = [client.channels.create(name=name) for name in ("News", "Team")]
-            first = datetime.now(UTC).replace(microsecond=0) + timedelta(days=2)
-            for number in range(ROWS):
-                client.posts.create(
-                    channel_id=channels[number % 2].id,
-                    title=f"Post {number}",
-                    body="Body",
-                    scheduled_at=first + timedelta(hours=number),
-                )
+            first = schedule_posts(client, ROWS)
             folder = Path(tempfile.mkdtemp())
             frame = calendar_frame(
                 client, start=first.date(), end=(first + timedelta(days=30)).date(), tz="UTC"

@@ -18,6 +18,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TypeVar
 
+from _scheduled import schedule_posts
+
 from channelkit.client import Client
 from channelkit.publish import calendar_frame, load_calendar
 from channelkit.publish.hold import hold, release
@@ -38,16 +40,7 @@ def _measured(service: LocalService, action: Callable[[Client], T]) -> tuple[T, 
 
 
 def _schedule(client: Client) -> datetime:
-    channels = [client.channels.create(name=name) for name in ("News", "Team")]
-    first = datetime.now(UTC).replace(microsecond=0) + timedelta(days=2)
-    for number in range(ROWS):
-        client.posts.create(
-            channel_id=channels[number % 2].id,
-            title=f"Post {number}",
-            body="Body",
-            scheduled_at=first + timedelta(hours=number),
-        )
-    return first
+    return schedule_posts(client, ROWS)
 
 
 def main() -> None:

@@ -47,6 +47,7 @@ from channelkit._constants import (
     ENV_BASE_URL,
     ENV_READ_TIMEOUT,
     ENV_TZ,
+    WAREHOUSE_PATH,
 )
 from channelkit._spec import API_VERSION_SEGMENT
 from channelkit._terminal import escape_controls
@@ -273,6 +274,20 @@ def tz_option(help_text: str, *, default: str | None = DEFAULT_TZ) -> Callable[[
         default=default,
         show_default=default is not None,
         metavar="NAME",
+        help=help_text,
+    )
+
+
+def warehouse_option(
+    help_text: str = "Warehouse file written by `channelkit sync`.",
+) -> Callable[[FC], FC]:
+    """`--db FILE`, the warehouse file (default `WAREHOUSE_PATH`), as every command that
+    reads or writes it takes it."""
+    return click.option(
+        "--db",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=WAREHOUSE_PATH,
+        show_default=True,
         help=help_text,
     )
 

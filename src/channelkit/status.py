@@ -13,8 +13,8 @@ from typing import Any
 
 import click
 
-from channelkit._cli import Output, options_value, output_options, user_errors
-from channelkit._constants import STATUS_RUNS_SHOWN, WAREHOUSE_PATH
+from channelkit._cli import Output, options_value, output_options, user_errors, warehouse_option
+from channelkit._constants import STATUS_RUNS_SHOWN
 
 
 @dataclass(frozen=True)
@@ -31,13 +31,7 @@ class StatusOptions:
 
 @click.command("status")
 @options_value(StatusOptions, "options")
-@click.option(
-    "--db",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=WAREHOUSE_PATH,
-    show_default=True,
-    help="Warehouse file written by `channelkit sync`.",
-)
+@warehouse_option()
 @click.option(
     "--runs",
     type=click.IntRange(min=1),

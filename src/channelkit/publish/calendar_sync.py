@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from channelkit._constants import ENV_TZ, SPREADSHEET_ERROR_COLUMN, SPREADSHEET_RESULT_COLUMN
-from channelkit._tz import resolve_tz
+from channelkit._tz import checked_tz, load_zone
 from channelkit.errors import (
     APIStatusError,
     ChannelkitError,
@@ -49,7 +49,7 @@ from channelkit.publish.plan import Plan
 from channelkit.publish.rows import PlanRow, cell_text
 from channelkit.publish.sending import ProgressCallback, send_rows
 from channelkit.publish.spreadsheet import Sheet
-from channelkit.publish.times import parse_when, time_zone
+from channelkit.publish.times import parse_when
 from channelkit.publish.validation import DEFAULT_LEAD_TIME, ChannelIndex, ChannelInfo
 
 if TYPE_CHECKING:
@@ -85,12 +85,12 @@ def calendar_frame(
     """
     import pandas as pd
 
-    zone = _zone(tz)
-    begin, finish = _bound(start, "start", zone), _bound(end, "end", zone)
+    zone = load_zone(tz).key
+    begin, finish = window_bound(start, "start", zone), window_bound(end, "end", zone)
     if finish <= begin:
         raise InvalidParameterError("end", "must be after start")
     index = ChannelIndex.from_client(client)
-    chosen = _channels(index, channel)
+    chosen = chosen_channels(index, channel)
     posts: list[Post] = []
     for info in chosen:
         for post in client.posts.list(channel_id=info.id):
@@ -125,7 +125,7 @@ def calendar_export(
     CHANNELKIT_TZ, else UTC. Edit the file, then `channelkit schedule cal.xlsx`.
     """
     kind = _kind(path)
-    zone = _zone(resolve_tz(tz))
+    zone = checked_tz(tz)
     if client is None:
         from channelkit.client import Client
 
@@ -430,7 +430,7 @@ def load_calendar(
 
     return CalendarPlan(
         read_sheet(source, filename=filename, sheet=sheet),
-        tz=_zone(zone) if (zone := tz or os.environ.get(ENV_TZ)) else None,
+        tz=load_zone(zone).key if (zone := tz or os.environ.get(ENV_TZ)) else None,
         confirm_urgent=confirm_urgent,
         confirm_publish_now=confirm_publish_now,
     )
@@ -498,7 +498,9 @@ def _read(client: Client, post_id: str) -> Post | None:
         return None
 
 
-def _channels(index: ChannelIndex, channel: str | Sequence[str] | None) -> list[Any]:
+def chosen_channels(index: ChannelIndex, channel: str | Sequence[str] | None) -> list[Any]:
+    """The channels `channel` names (ids, slugs or names; every one of `index` for None),
+    or an `InvalidParameterError` naming `channel`: the calendar's and the hold's scope."""
     if channel is None:
         return list(index.channels)
     refs = [channel] if isinstance(channel, str) else list(channel)
@@ -511,14 +513,9 @@ def _channels(index: ChannelIndex, channel: str | Sequence[str] | None) -> list[
     return chosen
 
 
-def _zone(tz: str) -> str:
-    try:
-        return time_zone(tz).key
-    except TimeError as exc:
-        raise InvalidParameterError("tz", str(exc)) from None
-
-
-def _bound(value: object, name: str, zone: str) -> datetime:
+def window_bound(value: object, name: str, zone: str) -> datetime:
+    """`start` or `end` (`name`) of a window: a date is its midnight in `zone`, a naive time
+    is in `zone`; else an `InvalidParameterError` naming it."""
     text = cell_text(value)
     if value is None or text is None:
         raise InvalidParameterError(name, "is required (a date such as 2026-12-01)")

@@ -33,11 +33,11 @@ from channelkit._constants import (
     PUBLISH_HOLD_TAG_PREFIX,
 )
 from channelkit._spec import TAG_MAX_CHARS, TAGS_MAX_COUNT
+from channelkit._tz import load_zone
 from channelkit.errors import APIStatusError, ConflictError, NotFoundError
-from channelkit.publish.calendar_sync import _bound, _channels, _zone
+from channelkit.publish.calendar_sync import chosen_channels, window_bound
 from channelkit.publish.holds import HoldBook, HoldRecord
 from channelkit.publish.ledger import service_address
-from channelkit.publish.times import time_zone
 from channelkit.publish.validation import ChannelIndex, service_now
 
 if TYPE_CHECKING:
@@ -104,9 +104,9 @@ class HeldPost:
 
     def line(self, tz: str) -> str:
         """`2026-12-01 10:00 Europe/Berlin  all-hands  "Town hall"  (post_1)`."""
-        zone = _zone(tz)
-        local = self.scheduled_at.astimezone(time_zone(zone))
-        return f'{local:%Y-%m-%d %H:%M} {zone}  {self.channel}  "{self.title}"  ({self.post_id})'
+        zone = load_zone(tz)
+        local = f"{self.scheduled_at.astimezone(zone):%Y-%m-%d %H:%M} {zone.key}"
+        return f'{local}  {self.channel}  "{self.title}"  ({self.post_id})'
 
 
 @dataclass(frozen=True)
@@ -174,13 +174,13 @@ def _scope(
     index = ChannelIndex.from_client(client)
     channel_ids = None
     if channel:
-        channel_ids = frozenset(info.id for info in _channels(index, channel))
+        channel_ids = frozenset(info.id for info in chosen_channels(index, channel))
     tags = None
     if tag:
         tags = frozenset(t.casefold() for t in ([tag] if isinstance(tag, str) else tag))
-    zone = _zone(tz)
-    begin = None if start is None else _bound(start, "start", zone)
-    finish = None if end is None else _bound(end, "end", zone)
+    zone = load_zone(tz).key
+    begin = None if start is None else window_bound(start, "start", zone)
+    finish = None if end is None else window_bound(end, "end", zone)
     return _Scope(channel_ids, tags, begin, finish, index)
 
 

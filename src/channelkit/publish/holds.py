@@ -30,7 +30,7 @@ from typing import Literal
 
 from channelkit._constants import ENV_LEDGER
 from channelkit.errors import ChannelkitError
-from channelkit.publish.ledger import Ledger, _Transaction
+from channelkit.publish.ledger import Ledger, Transaction
 
 HoldState = Literal["holding", "held", "releasing", "released", "left"]
 
@@ -119,7 +119,7 @@ class HoldBook(Ledger):
     def _write(
         self, service: str, state: HoldState, record: HoldRecord, target: datetime | None
     ) -> None:
-        with _Transaction(self._con) as con:
+        with Transaction(self._con) as con:
             con.execute(
                 "INSERT OR REPLACE INTO held VALUES (?,?,?,?,?,?,?,?,?,?,?,NULL,?)",
                 (
@@ -148,7 +148,7 @@ class HoldBook(Ledger):
         note: str | None = None,
     ) -> None:
         """Move a record to `state`, with the post's version now (when known) and why."""
-        with _Transaction(self._con) as con:
+        with Transaction(self._con) as con:
             con.execute(
                 "UPDATE held SET state = ?, etag = coalesce(?, etag), note = ?, recorded_at = ? "
                 "WHERE service = ? AND post_id = ?",

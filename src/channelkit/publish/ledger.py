@@ -179,8 +179,8 @@ class Ledger:
                 [(post_id, now, service, fingerprint) for fingerprint, post_id in posts],
             )
 
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self._con)
+    def _transaction(self) -> Transaction:
+        return Transaction(self._con)
 
 
 def _set_up(con: sqlite3.Connection) -> None:
@@ -201,8 +201,12 @@ def _set_up(con: sqlite3.Connection) -> None:
             time.sleep(0.05)
 
 
-class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on an error): other processes wait their turn."""
+class Transaction:
+    """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on an error): other processes wait their turn.
+
+    with Transaction(connection) as con:
+        con.execute("UPDATE ...")  # every statement of the block, or none
+    """
 
     def __init__(self, con: sqlite3.Connection) -> None:
         self.con = con

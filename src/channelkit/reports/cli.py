@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -21,6 +21,7 @@ from channelkit._cli import (
     service_options,
     tz_option,
     user_errors,
+    warehouse_option,
 )
 from channelkit._constants import (
     DEFAULT_TZ,
@@ -30,7 +31,6 @@ from channelkit._constants import (
     REPORT_PDF_PAPER_DEFAULT,
     REPORT_PDF_PAPERS,
     REPORT_PERIOD_DEFAULT,
-    WAREHOUSE_PATH,
 )
 from channelkit._urls import redact_url
 from channelkit.analysis.period import COMPARES
@@ -120,10 +120,7 @@ class ReportOptions:
             "--notebook": self.notebook,
             "--sync": self.do_sync or None,
         }
-        mixed = [flag for flag, value in given.items() if value is not None]
-        if mixed or self.fmt.lower() != "html":
-            what = ", ".join(mixed) if mixed else "--format"
-            raise click.UsageError(f"--upcoming takes --tz, --channel and --out, not {what}")
+        self._only("--upcoming", "--tz, --channel and --out", given)
 
     def check_notebook(self) -> None:
         """--notebook takes the period, zone, one channel and the comparison; nothing else."""
@@ -133,25 +130,22 @@ class ReportOptions:
             "--csv": self.csv_dir,
             "--template": self.template,
         }
-        mixed = [flag for flag, value in given.items() if value is not None]
-        if mixed or self.fmt.lower() != "html":
-            what = ", ".join(mixed) if mixed else "--format"
-            raise click.UsageError(
-                f"--notebook takes --period, --tz, --channel and --compare, not {what}"
-            )
+        self._only("--notebook", "--period, --tz, --channel and --compare", given)
         if len(self.channels) > 1:
             raise click.UsageError("--notebook takes one --channel")
+
+    def _only(self, flag: str, takes: str, given: Mapping[str, object]) -> None:
+        """Refuse the flags of `given` that have a value, and a --format other than html:
+        `flag` takes only the flags named in `takes`."""
+        mixed = [name for name, value in given.items() if value is not None]
+        if mixed or self.fmt.lower() != "html":
+            what = ", ".join(mixed) if mixed else "--format"
+            raise click.UsageError(f"{flag} takes {takes}, not {what}")
 
 
 @click.command("report")
 @options_value(ReportOptions, "options")
-@click.option(
-    "--db",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=WAREHOUSE_PATH,
-    show_default=True,
-    help="Warehouse file written by `channelkit sync`.",
-)
+@warehouse_option()
 @click.option("--since", type=_DATE, help="First day of the period (YYYY-MM-DD).")
 @click.option("--until", type=_DATE, help="Last day of the period, included (YYYY-MM-DD).")
 @click.option(

@@ -22,6 +22,7 @@ from channelkit._cli import (
     service_options,
     stop_if_interrupted,
     user_errors,
+    warehouse_option,
 )
 from channelkit._constants import (
     ENV_API_KEY,
@@ -29,7 +30,6 @@ from channelkit._constants import (
     SYNC_CONVERGENCE_RUNS,
     SYNC_LOOKBACK_DAYS,
     SYNC_PAGE_LIMIT,
-    WAREHOUSE_PATH,
 )
 from channelkit.sync.options import SyncOptions
 
@@ -69,14 +69,7 @@ class SyncFlags:
 @click.command("sync")
 @options_value(SyncFlags, "options")
 @service_options()
-@click.option(
-    "--db",
-    "db",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=WAREHOUSE_PATH,
-    show_default=True,
-    help="The DuckDB warehouse file (created when missing).",
-)
+@warehouse_option("The DuckDB warehouse file (created when missing).")
 @click.option(
     "--parquet",
     type=click.Path(file_okay=False, path_type=Path),

@@ -359,6 +359,25 @@ def test_config_mistakes_exit_2_naming_the_key(
     assert message in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [("0", "0"), ("-5", "-5"), ("'ten'", "'ten'"), ("true", "True"), ("inf", "inf")],
+)
+def test_a_notebook_timeout_that_is_not_seconds_is_refused_naming_the_key(
+    small_warehouse: Path, tmp_path: Path, value: str, shown: str
+) -> None:
+    (tmp_path / "mine.ipynb").write_text("{}", encoding="utf-8")  # never run: refused first
+    config = _toml(
+        tmp_path,
+        "[[reports]]\nname = 'x'\nperiod = 'week'\nnotebook = 'mine.ipynb'\n"
+        f"webhooks = [{{ url = 'https://h.example.com/x' }}]\ntimeout = {value}\n",
+    )
+    result = run(config, "--db", small_warehouse)
+    assert result.exit_code == 2, result.output
+    assert f"deliver.toml: reports[0].timeout: {shown}: expected seconds above 0" in result.stderr
+    assert _ledger(small_warehouse) == []
+
+
 def test_a_period_not_over_yet_is_not_due_and_not_an_error(
     small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
 ) -> None:
@@ -559,8 +578,18 @@ def test_an_smtp_server_that_stalls_is_cut_at_the_deadline() -> None:
 
 
 def test_a_notebook_report_is_sent_once_like_the_built_in_one(
-    small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
+    small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver, monkeypatch: Any
 ) -> None:
+    from channelkit.reports import notebook as notebook_module
+
+    limits: list[float] = []
+    real_run = notebook_module.run_notebook
+
+    def recording_run(*args: Any, **kwargs: Any) -> Any:  # the real run, its limit noted
+        limits.append(kwargs["timeout"])
+        return real_run(*args, **kwargs)
+
+    monkeypatch.setattr(notebook_module, "run_notebook", recording_run)
     notebook = Path(__file__).resolve().parents[3] / "notebooks" / "04-my-report.ipynb"
     (tmp_path / "nb").mkdir()
     (tmp_path / "nb" / "mine.ipynb").write_bytes(notebook.read_bytes())
@@ -576,12 +605,14 @@ name = "mine"
 period = "week"
 tz = "Europe/Berlin"
 notebook = "nb/mine.ipynb"
+timeout = 450
 email = ["comms-lead@example.com"]
 webhooks = [{{ url = "{receiver.url}/json/x", kind = "json" }}]
 """,
     )
     first = run(config, "--db", small_warehouse)
     assert first.exit_code == 0, first.output
+    assert limits == [450]  # the entry's `timeout`, not NOTEBOOK_TIMEOUT_S
     assert len(smtp.mailbox.messages) == 1 and len(receiver.posts) == 1
     _, message = smtp.mailbox.messages[0]
     assert message["Subject"] == "All channels \u00b7 Week 14, 2026 engagement"
@@ -873,6 +904,7 @@ on_failure = {{ url = "{receiver.url}/slack/{HOOK_SECRET}", kind = "slack" }}
         ("on_failure = 'ops@example.com'", "reports[0].on_failure: expected { email = [...] }"),
         ("on_failure = { email = ['not an address'] }", "'not an address' is not an email"),
         ("on_failure = { url = 'ftp://x' }", "reports[0].on_failure.url: expected an http(s)"),
+        ("timeout = 60", "reports[0].timeout: limits a notebook run; give notebook"),
     ],
 )
 def test_when_and_on_failure_mistakes_name_the_key(

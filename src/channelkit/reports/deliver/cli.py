@@ -8,8 +8,7 @@ from pathlib import Path
 
 import click
 
-from channelkit._cli import Output, options_value, output_options, user_errors
-from channelkit._constants import WAREHOUSE_PATH
+from channelkit._cli import Output, options_value, output_options, user_errors, warehouse_option
 from channelkit.reports.cli import DURATION
 
 
@@ -31,13 +30,7 @@ class DeliverOptions:
 @click.command("deliver")
 @options_value(DeliverOptions, "options")
 @click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--db",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=WAREHOUSE_PATH,
-    show_default=True,
-    help="Warehouse file written by `channelkit sync`; it also keeps the delivery ledger.",
-)
+@warehouse_option("Warehouse file written by `channelkit sync`; it also keeps the delivery ledger.")
 @click.option("--dry-run", is_flag=True, help="Print what would be sent; send nothing.")
 @click.option("--force", metavar="NAME", help="Send this report again to all its targets.")
 @click.option(

@@ -25,6 +25,7 @@ Every mistake is an `InvalidParameterError` naming the file and the key
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import re
 import tomllib
@@ -43,11 +44,12 @@ from channelkit._constants import (
     DELIVER_WHEN,
     DELIVER_WHEN_DEFAULT,
     ENV_SMTP_URL,
+    NOTEBOOK_TIMEOUT_S,
     REPORT_COMPARE_DEFAULT,
 )
 from channelkit._suggest import choices_text
 from channelkit._tz import checked_tz
-from channelkit.errors import InvalidParameterError
+from channelkit.errors import DeliveryError, InvalidParameterError
 from channelkit.reports.parameters import check_compare, check_period, parse_duration
 
 WEBHOOK_KINDS = ("slack", "teams", "json")
@@ -67,6 +69,7 @@ _REPORT_KEYS = {
     "subject",
     "csv",
     "notebook",
+    "timeout",
     "upcoming",
 }
 _SMTP_KEYS = {"url", "from", "starttls"}
@@ -159,6 +162,7 @@ class ReportJob:
     subject: str | None = None
     csv: bool = False  # the report's data as CSV files, zipped, with the email
     notebook: Path | None = None  # the user's notebook, run and sent instead of the built-in
+    timeout: float = NOTEBOOK_TIMEOUT_S  # the notebook's whole run, in seconds
     upcoming: timedelta | None = None  # the digest of what is scheduled this far ahead instead
 
     @property
@@ -179,6 +183,13 @@ class DeliveryConfig:
                 return job
         names = ", ".join(job.name for job in self.reports)
         raise InvalidParameterError("force", f"no report is named {name!r} (there are: {names})")
+
+    def email_settings(self) -> SmtpSettings:
+        """The `[smtp]` settings, for a report that sends email (`load_config` requires them
+        then: a `DeliveryError` otherwise)."""
+        if self.smtp is None:
+            raise DeliveryError("no [smtp] settings")
+        return self.smtp
 
 
 def load_config(path: str | Path, env: Mapping[str, str] | None = None) -> DeliveryConfig:
@@ -259,6 +270,7 @@ def _job(item: Any, where: str, base: Path, env: Mapping[str, str]) -> ReportJob
         raise InvalidParameterError(f"{where}.notebook", f"{base / notebook}: no such file")
     if notebook is not None and len(channels) > 1:
         raise InvalidParameterError(f"{where}.channels", "a notebook report takes one channel")
+    timeout = _timeout(item, where, notebook is not None)
     when = item.get("when", DELIVER_WHEN_DEFAULT)
     if when not in DELIVER_WHEN:
         raise InvalidParameterError(
@@ -279,6 +291,7 @@ def _job(item: Any, where: str, base: Path, env: Mapping[str, str]) -> ReportJob
         subject=subject,
         csv=csv,
         notebook=(base / notebook) if notebook else None,
+        timeout=timeout,
         upcoming=upcoming,
     )
 
@@ -393,6 +406,20 @@ def _checked_duration(where: str, text: str) -> timedelta:
         return parse_duration(text)
     except InvalidParameterError as exc:
         raise InvalidParameterError(f"{where}.upcoming", exc.message) from None
+
+
+def _timeout(item: Mapping[str, Any], where: str, notebook: bool) -> float:
+    """`timeout = SECONDS`: a notebook run's limit, as `channelkit report --timeout`."""
+    if "timeout" not in item:
+        return NOTEBOOK_TIMEOUT_S
+    value = item["timeout"]
+    if not notebook:
+        raise InvalidParameterError(f"{where}.timeout", "limits a notebook run; give notebook")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < math.inf:
+        raise InvalidParameterError(
+            f"{where}.timeout", f"{value!r}: expected seconds above 0, such as 600"
+        )
+    return value
 
 
 def _checked(where: str, key: str, check: Any) -> None:

@@ -94,7 +94,7 @@ def email_message(
     script); each chart is an `<img src="cid:...">` with its one-sentence alt text. `note`
     says what is attached (or why the report is not).
     """
-    message = _headed(sender, recipients, subject)
+    message = headed(sender, recipients, subject)
     domain = _domain(sender)
     message.set_content(text_summary(page, note))
     inline = [
@@ -129,7 +129,7 @@ def notebook_email(
     note: str,
 ) -> EmailMessage:
     """The email of a notebook report: its title and period in words, and the page."""
-    message = _headed(sender, recipients, subject)
+    message = headed(sender, recipients, subject)
     message.set_content(f"{title}\n{period.label}\n\n{note}\n")
     _attach(message, attachments)
     return message
@@ -154,7 +154,7 @@ def failure_email(
     subject: str,
 ) -> EmailMessage:
     """The failure notice as a plain-text email (`on_failure = { email = [...] }`)."""
-    message = _headed(sender, recipients, subject)
+    message = headed(sender, recipients, subject)
     message.set_content(failure_text(report, period, error) + "\n")
     return message
 
@@ -295,7 +295,7 @@ def json_payload(page: ReportPage, filename: str, report: str) -> dict[str, Any]
     }
 
 
-def _headed(sender: str, recipients: Sequence[str], subject: str) -> EmailMessage:
+def headed(sender: str, recipients: Sequence[str], subject: str) -> EmailMessage:
     """A message with its headers, `Date` and `Message-ID` included: mail without them is
     refused or junked by large providers."""
     message = EmailMessage(policy=policy.SMTP)

@@ -79,7 +79,12 @@ class Outcome:
 
 
 @dataclass(frozen=True)
-class _Target:
+class Target:
+    """One receiver of a report: its ledger key and how messages show it.
+
+    Target("email:comms-lead@example.com", "email comms-lead@example.com")
+    """
+
     key: str  # in the ledger: no secret
     shown: str  # in messages: no secret
 
@@ -182,14 +187,14 @@ def _deliver_one(
     if job.out_dir is not None:
         _keep_files(job.out_dir, filename, report.html, csv_files)
 
-    def send(target: _Target) -> None:
+    def send(target: Target) -> None:
         if target.key == job.email_target:
             _send_email(config, job, report, period, names, filename, csv_files, say)
         else:
             hook = next(h for h in job.webhooks if h.target == target.key)
             post_webhook(hook, webhook_payload(hook.kind, report.page, filename, job.name))
 
-    return said + _send_each(db, job, period, pending, send)
+    return said + send_each(db, job, period.label, period.name, pending, send)
 
 
 def _period_news(job: ReportJob, db: Path, period: ReportPeriod) -> News:
@@ -207,7 +212,7 @@ def _build_failed(
     db: Path,
     period: ReportPeriod,
     names: tuple[str, ...],
-    pending: list[_Target],
+    pending: list[Target],
     error: str,
     dry_run: bool,
 ) -> list[Outcome]:
@@ -237,9 +242,7 @@ def _send_notice(
     if notice.webhook is not None:
         post_webhook(notice.webhook, failure_payload(notice.webhook.kind, job.name, period, error))
         return
-    smtp = config.smtp
-    if smtp is None:  # load_config requires [smtp] whenever a notice goes by email
-        raise DeliveryError("no [smtp] settings")
+    smtp = config.email_settings()
     message = failure_email(
         job.name,
         period,
@@ -257,7 +260,7 @@ def _deliver_notebook(
     db: Path,
     period: ReportPeriod,
     names: tuple[str, ...],
-    pending: list[_Target],
+    pending: list[Target],
     say: Say,
     dry_run: bool,
 ) -> list[Outcome]:
@@ -274,6 +277,7 @@ def _deliver_notebook(
             tz=job.tz,
             channel=job.channels[0] if job.channels else None,
             compare=job.compare,
+            timeout=job.timeout,
         )
     except ChannelkitError as exc:  # a failing cell: named in one line, nothing sent
         return _build_failed(config, job, db, period, names, pending, str(exc), dry_run)
@@ -281,15 +285,13 @@ def _deliver_notebook(
     if job.out_dir is not None:
         _keep_files(job.out_dir, filename, page.html, [])
 
-    def send(target: _Target) -> None:
+    def send(target: Target) -> None:
         if target.key != job.email_target:
             hook = next(h for h in job.webhooks if h.target == target.key)
             payload = notebook_payload(hook.kind, page.title, period, filename, job.name)
             post_webhook(hook, payload)
             return
-        smtp = config.smtp
-        if smtp is None:  # load_config requires [smtp] whenever a report has email
-            raise DeliveryError("no [smtp] settings")
+        smtp = config.email_settings()
 
         def message(attached: list[Attachment], note: str) -> EmailMessage:
             return notebook_email(
@@ -305,17 +307,19 @@ def _deliver_notebook(
         built = _within_size(message, job, filename, page.html, DELIVER_NOTEBOOK_EMAIL_MAX_BYTES)
         send_email(smtp, built)
 
-    return _send_each(db, job, period, pending, send)
+    return send_each(db, job, period.label, period.name, pending, send)
 
 
-def _send_each(
+def send_each(
     db: Path,
     job: ReportJob,
-    period: ReportPeriod,
-    pending: list[_Target],
-    send: Callable[[_Target], None],
+    key: str,
+    detail: str,
+    pending: list[Target],
+    send: Callable[[Target], None],
 ) -> list[Outcome]:
-    """Send to each target in turn, recording each one right after it succeeded."""
+    """Send to each target in turn, recording each one under the ledger's period `key` right
+    after it succeeded; `detail` says what was sent (the period in words)."""
     outcomes: list[Outcome] = []
     for target in pending:
         try:
@@ -323,8 +327,8 @@ def _send_each(
         except DeliveryError as exc:
             outcomes.append(Outcome(job.name, target.shown, "failed", str(exc)))
             continue
-        record_sent(db, job.name, period.label, [target.key])
-        outcomes.append(Outcome(job.name, target.shown, "sent", period.name))
+        record_sent(db, job.name, key, [target.key])
+        outcomes.append(Outcome(job.name, target.shown, "sent", detail))
     return outcomes
 
 
@@ -355,11 +359,11 @@ def _due_period(
     return period, names
 
 
-def _targets(job: ReportJob) -> list[_Target]:
+def _targets(job: ReportJob) -> list[Target]:
     targets = []
     if job.email:
-        targets.append(_Target(job.email_target, "email " + ", ".join(job.email)))
-    targets += [_Target(hook.target, hook.shown) for hook in job.webhooks]
+        targets.append(Target(job.email_target, "email " + ", ".join(job.email)))
+    targets += [Target(hook.target, hook.shown) for hook in job.webhooks]
     return targets
 
 
@@ -375,9 +379,7 @@ def _send_email(
 ) -> None:
     from channelkit.reports.images import chart_images
 
-    smtp = config.smtp
-    if smtp is None:  # load_config requires [smtp] whenever a report has email
-        raise DeliveryError("no [smtp] settings")
+    smtp = config.email_settings()
     charts = email_charts(report.page.charts)
     try:
         images = chart_images([for_email(chart.figure) for chart in charts])

@@ -20,14 +20,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from channelkit._tz import load_zone
-from channelkit.errors import ChannelkitError, DeliveryError
-from channelkit.reports.deliver.config import DeliveryConfig, ReportJob, SmtpSettings, Webhook
-from channelkit.reports.deliver.ledger import record_sent, sent_targets
-from channelkit.reports.deliver.messages import _headed
+from channelkit.errors import ChannelkitError
+from channelkit.reports.deliver.config import DeliveryConfig, ReportJob, Webhook
+from channelkit.reports.deliver.ledger import sent_targets
+from channelkit.reports.deliver.messages import headed
 from channelkit.reports.deliver.transport import post_webhook, send_email
 
 if TYPE_CHECKING:
-    from channelkit.reports.deliver.run import Outcome, _Target
+    from channelkit.reports.deliver.run import Outcome, Target
     from channelkit.reports.upcoming import UpcomingDigest
 
 
@@ -35,7 +35,7 @@ def deliver_upcoming(
     config: DeliveryConfig,
     job: ReportJob,
     db: Path,
-    targets: list[_Target],
+    targets: list[Target],
     *,
     dry_run: bool,
     forced: bool,
@@ -43,7 +43,7 @@ def deliver_upcoming(
     say: Callable[[str], None],
 ) -> list[Outcome]:
     from channelkit.client import Client
-    from channelkit.reports.deliver.run import Outcome
+    from channelkit.reports.deliver.run import Outcome, send_each
     from channelkit.reports.upcoming import upcoming_digest
 
     assert job.upcoming is not None  # the caller's branch
@@ -68,34 +68,23 @@ def deliver_upcoming(
         from channelkit.reports.files import write_atomic
 
         write_atomic(job.out_dir / f"{job.name}-{day.isoformat()}.html", html)
-    outcomes = []
-    for target in pending:
-        try:
-            if target.key == job.email_target:
-                send_email(_smtp(config), _email(config, job, digest, html))
-            else:
-                hook = next(h for h in job.webhooks if h.target == target.key)
-                post_webhook(hook, _payload(hook, digest, job.name))
-        except DeliveryError as exc:
-            outcomes.append(Outcome(job.name, target.shown, "failed", str(exc)))
-            continue
-        record_sent(db, job.name, key, [target.key])
-        outcomes.append(Outcome(job.name, target.shown, "sent", key))
-    return outcomes
 
+    def send(target: Target) -> None:
+        if target.key == job.email_target:
+            send_email(config.email_settings(), _email(config, job, digest, html))
+        else:
+            hook = next(h for h in job.webhooks if h.target == target.key)
+            post_webhook(hook, _payload(hook, digest, job.name))
 
-def _smtp(config: DeliveryConfig) -> SmtpSettings:
-    if config.smtp is None:  # load_config requires [smtp] whenever a report has email
-        raise DeliveryError("no [smtp] settings")
-    return config.smtp
+    return send_each(db, job, key, key, pending, send)
 
 
 def _email(
     config: DeliveryConfig, job: ReportJob, digest: UpcomingDigest, html: str
 ) -> EmailMessage:
-    smtp = _smtp(config)
+    smtp = config.email_settings()
     subject = job.subject or f"{digest.title}, {digest.day:%a %d %b}"
-    message = _headed(smtp.sender, job.email, subject)
+    message = headed(smtp.sender, job.email, subject)
     message.set_content(digest.text())
     message.add_alternative(html, subtype="html")
     return message
