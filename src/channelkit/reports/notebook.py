@@ -94,7 +94,7 @@ def run_notebook(
     nbformat = require("nbformat", extra=NOTEBOOK_EXTRA, purpose=_PURPOSE)
     for library in ("nbclient", "nbconvert", "ipykernel"):
         require(library, extra=NOTEBOOK_EXTRA, purpose=_PURPOSE)
-    from channelkit.reports.notebook_kernel import CellStopped, KernelFailed, execute
+    from channelkit.reports.notebook_kernel import _CellStopped, _KernelFailed, execute
     from channelkit.reports.notebook_page import notebook_html
 
     source = _read(path, nbformat)
@@ -108,11 +108,11 @@ def run_notebook(
     injected, added = _inject(source, parameters, nbformat)
     try:
         execute(source, cwd=path.parent.resolve(), timeout=timeout, max_output=max_output)
-    except CellStopped as stop:
+    except _CellStopped as stop:
         # the user's numbers do not count a cell we added
         number = stop.index + (0 if added and stop.index > injected else 1)
         raise ReportError(_failure(path, number, source.cells[stop.index], stop.why)) from None
-    except KernelFailed as exc:
+    except _KernelFailed as exc:
         raise ReportError(f"{path.name}: could not run it: {exc}") from None
     # the parameters (a file path among them) never reach the page
     del source.cells[injected]

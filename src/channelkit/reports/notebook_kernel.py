@@ -40,12 +40,14 @@ _log = logging.getLogger(f"{REPORT_LOGGER_NAME}.notebook")
 _log.addHandler(logging.NullHandler())
 
 
-class CellStopped(Exception):
-    """The run stopped in the cell at `index` of the executed notebook: `why` says how.
+class _CellStopped(Exception):
+    """A signal between the notebook report's two modules, not an error users catch (the
+    one error tree, errors.py, keeps those; `notebook.run_notebook` turns this into one).
+    The run stopped in the cell at `index` of the executed notebook: `why` says how.
 
     try:
         execute(nb, cwd=folder, timeout=600, max_output=10_000_000)
-    except CellStopped as stop:
+    except _CellStopped as stop:
         print(stop.index, stop.why)  # 3 failed: KeyError: 'readers'
     """
 
@@ -55,13 +57,13 @@ class CellStopped(Exception):
         self.why = why
 
 
-class KernelFailed(Exception):
+class _KernelFailed(Exception):
     """The kernel did not start, or died outside any cell's fault we could name: `execute`
-    raises it with what the kernel said (`except KernelFailed as exc: print(exc)`)."""
+    raises it with what the kernel said (`except _KernelFailed as exc: print(exc)`)."""
 
 
 def execute(nb: NotebookNode, *, cwd: Path, timeout: float, max_output: int) -> NotebookNode:
-    """Run every cell of `nb` (in place) in a new kernel in `cwd`; raise `CellStopped` naming
+    """Run every cell of `nb` (in place) in a new kernel in `cwd`; raise `_CellStopped` naming
     the cell that failed, ran out of time or went past `max_output` characters of output."""
     env = {**os.environ, "PLOTLY_RENDERER": NOTEBOOK_PLOTLY_RENDERER}
     with (
@@ -74,12 +76,12 @@ def execute(nb: NotebookNode, *, cwd: Path, timeout: float, max_output: int) -> 
             client.execute(cwd=str(cwd), env=env, stdout=kernel_log, stderr=kernel_log)
         except DeadKernelError:
             if client.running is None:
-                raise KernelFailed(f"the kernel died{_last_line(kernel_log)}") from None
+                raise _KernelFailed(f"the kernel died{_last_line(kernel_log)}") from None
             why = f"stopped the kernel{_last_line(kernel_log)}"
-            raise CellStopped(client.running, why) from None
+            raise _CellStopped(client.running, why) from None
         except (RuntimeError, TimeoutError, OSError, KeyError) as exc:
             # nbclient's kernel start: no such kernel, no reply in time, no language_info
-            raise KernelFailed(f"{exc}{_last_line(kernel_log)}") from None
+            raise _KernelFailed(f"{exc}{_last_line(kernel_log)}") from None
     return nb
 
 
@@ -142,12 +144,12 @@ class _ReportClient(NotebookClient):
             raise self._stopped("")
         return done
 
-    def _stopped(self, why: str) -> CellStopped:
+    def _stopped(self, why: str) -> _CellStopped:
         assert self.running is not None  # set before a cell runs
         if self.over_budget:
             megabytes = self.max_output / 1_000_000
             why = f"printed past the output limit of {megabytes:g} MB"
-        return CellStopped(self.running, why)
+        return _CellStopped(self.running, why)
 
     async def _interrupt(self) -> None:
         # The kernel is killed right after the cell anyway: an interrupt that fails (the
