@@ -132,7 +132,8 @@ def weight(path: Path, work: Path) -> None:
 
     from plotly.offline import get_plotlyjs
 
-    from channelkit.reports.deliver.email_charts import alt_text, email_charts, title
+    from channelkit._constants import REPORT_EMAIL_CHART_SIZE
+    from channelkit.reports.deliver.email_charts import alt_text, email_charts, for_email, title
     from channelkit.reports.deliver.messages import email_message
     from channelkit.reports.deliver.run import _csv_attachments
     from channelkit.reports.render import plotlyjs
@@ -147,8 +148,9 @@ def weight(path: Path, work: Path) -> None:
         from channelkit.reports.deliver.messages import Attachment, InlineChart
 
         csv_files = _csv_attachments(report.frames, "bench", report.page.period) if csv else []
+        width = REPORT_EMAIL_CHART_SIZE[0]
         inline = [
-            InlineChart(title(chart.figure), alt_text(chart.figure), png)
+            InlineChart(title(chart.figure), alt_text(chart.figure), png, width)
             for chart, png in zip(charts, images, strict=False)
         ]
         return email_message(
@@ -166,7 +168,8 @@ def weight(path: Path, work: Path) -> None:
     if find_browser() is not None:
         from channelkit.reports.images import chart_images
 
-        images = chart_images([chart.figure for chart in charts])
+        # drawn as the delivery draws them: for the email's width, with larger type
+        images = chart_images([for_email(chart.figure) for chart in charts])
     before, after = (
         len(email(h, c).as_bytes()) for h, c in ((html_before, True), (html_after, False))
     )

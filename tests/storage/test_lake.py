@@ -200,19 +200,30 @@ def test_kill_9_during_a_lake_commit_keeps_the_previous_version(
 def test_polars_reads_the_lake_like_the_warehouse_kpis(synced: tuple[Path, Path]) -> None:
     pl = pytest.importorskip("polars", reason="the engine test reads the lake with Polars")
     db, lake = synced
-    # Monthly posts and readers (lifetime readers of the month's posts) per channel.
+    wh = Warehouse(db)
+    # Monthly posts and readers per channel, by docs/metrics.md's rule: a post's readers
+    # through the last complete synced day L = min(its lifetime readers, its daily unique
+    # viewers summed through L).
+    through = wh.kpis(tz="UTC").attrs["readers_through"]
+    seen = (
+        pl.read_delta(str(lake / "post_daily"))
+        .filter(pl.col("date") <= through)
+        .group_by("post_id")
+        .agg(uv=pl.col("unique_viewers").sum())
+    )
     monthly = (
         pl.read_delta(str(lake / "posts"))
         .filter(pl.col("deleted_at").is_null() & pl.col("published_at").is_not_null())
+        .join(seen, left_on="id", right_on="post_id", how="left")
+        .with_columns(readers=pl.min_horizontal("views", pl.col("uv").fill_null(0)))
         .group_by("channel_id", month=pl.col("published_at").dt.strftime("%Y-%m"))
-        .agg(posts=pl.len(), readers=pl.col("views").sum())
+        .agg(posts=pl.len(), readers=pl.col("readers").sum())
     )
     by_polars = {
         (r["channel_id"], r["month"]): (r["posts"], r["readers"])
         for r in monthly.iter_rows(named=True)
     }
     assert len({month for _, month in by_polars}) >= 2  # the workspace spans two months
-    wh = Warehouse(db)
     by_kpis = {}
     for month in sorted({month for _, month in by_polars}):
         kpis = wh.kpis(period=month, by="channel", tz="UTC")

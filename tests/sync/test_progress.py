@@ -100,6 +100,9 @@ def test_ck_sync_shows_bars_and_a_summary_where_seen_and_is_quiet_in_scripts(
     from channelkit.client import Client
     from channelkit.sync import progress
 
+    # A script has no prompt: an IPython shell made by an earlier test of this process
+    # leaves sys.ps1 set, which reads as a plain interactive prompt (progress lines).
+    monkeypatch.delattr(sys, "ps1", raising=False)
     with Client(base_url=service.base_url, api_key=admin_key) as client:  # type: ignore[attr-defined]
         client.channels.create(name="All Hands")
         ck.sync(client, tmp_path / "quiet.duckdb")  # pytest's stderr: no terminal, no kernel

@@ -184,7 +184,9 @@ def read_coverage(con: duckdb.DuckDBPyConnection) -> Coverage:
     first_day, last_day = days
     last_complete = last_day
     if runs and last_day is not None and runs[0][1] is not None:
-        synced_day = instant(runs[0][1]).date()
+        # The server's day at the sync was at least the last day it gave rows for: a
+        # machine whose clock is behind the server's must not cut its own data short.
+        synced_day = max(instant(runs[0][1]).date(), last_day)
         last_complete = min(last_day, synced_day - timedelta(days=1))
     skipped = None
     for _, _, counts in runs[:1]:

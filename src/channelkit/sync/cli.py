@@ -31,6 +31,7 @@ from channelkit._constants import (
     SYNC_LOOKBACK_DAYS,
     SYNC_PAGE_LIMIT,
 )
+from channelkit.errors import APIConnectionError
 from channelkit.sync.options import SyncOptions
 
 
@@ -144,7 +145,12 @@ def _sync(flags: SyncFlags, service: ServiceOptions, output: Output) -> None:
     db = flags.db
     existed = db.exists()
     with Client(**config.client_settings()) as client:
-        reach(client, config, output.warn)
+        try:
+            reach(client, config, output.warn)
+        except APIConnectionError as exc:
+            # Before the first row: the same closing line as any run that committed nothing.
+            closing = _closing_line(exc.message, 0, not existed, db, resumable=False)
+            raise click.ClickException(f"{exc.message}\n{closing}") from None
         report = run_sync(client, db, options, progress=output.progress)
     stop_if_interrupted()
     committed = sum(sum(counts.as_dict().values()) for counts in report.counts.values())
