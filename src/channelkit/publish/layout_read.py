@@ -110,14 +110,14 @@ def recognise(header_cells: Sequence[object], rows: Sequence[Row]) -> Found | No
 
 def hints(headers: Sequence[str]) -> list[str]:
     """For an unrecognised file: what each header means in the layouts that use it
-    (`'Posting Time' is Buffer's scheduled_at`)."""
+    (`'Posting Time' → scheduled_at (in Buffer files)`)."""
     found: list[str] = []
     for header in headers:
         key, _ = _key(header)
         uses: dict[str, set[str]] = {}
         for layout in LAYOUTS.values():
             for column in layout.columns:
-                if key and key in column.headers and _field(column):
+                if key and column.matches(key) and _field(column):
                     uses.setdefault(_field(column), set()).add(layout.name)
         for target, tools in uses.items():
             found.append(f"{header.strip()!r} → {target} (in {', '.join(sorted(tools))} files)")
@@ -208,7 +208,7 @@ def _by_headers(layout: Layout, headers: Sequence[str]) -> tuple[Placed, ...]:
         if not header:
             continue
         key, note = _key(header)
-        matches = [n for n, column in enumerate(layout.columns) if key in column.headers]
+        matches = [n for n, column in enumerate(layout.columns) if column.matches(key)]
         if not matches:
             return ()
         position = matches[0]

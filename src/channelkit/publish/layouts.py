@@ -61,7 +61,12 @@ class Column:
 
     @property
     def label(self) -> str:
+        """The header the template writes (a positional column: what it holds)."""
         return self.headers[0] if self.headers else self.role.replace("when", "date-time")
+
+    def matches(self, key: str) -> bool:
+        """Whether the header `key` (case-folded, see `layout_read`) is this column's."""
+        return key in {header.casefold() for header in self.headers}
 
 
 @dataclass(frozen=True)
@@ -73,28 +78,30 @@ class Layout:
     name: str
     columns: tuple[Column, ...]
     dates: str
+    written: str = "%Y-%m-%d %H:%M"  # how an export writes times (day first for "either")
     has_header: bool = True
     exportable: bool = True
+    utc: bool = False  # times written in UTC with a Z (the tool reads them so)
+    pattern: str | None = None  # for "header": the format the time header names
     assumption: str = ""
 
     def roles(self) -> set[str]:
         return {column.role for column in self.columns}
 
 
-_IMAGE = ("image url", "image", "image_url", "media url", "picture url")
 _NETWORKS = (
-    "facebook",
-    "twitter",
-    "x",
-    "linkedin",
-    "instagram",
-    "pinterest",
-    "tiktok",
-    "youtube",
-    "gmb",
-    "google business profile",
-    "threads",
-    "bluesky",
+    "Facebook",
+    "Twitter",
+    "X",
+    "LinkedIn",
+    "Instagram",
+    "Pinterest",
+    "TikTok",
+    "YouTube",
+    "GMB",
+    "Google Business Profile",
+    "Threads",
+    "Bluesky",
 )
 
 LAYOUTS: dict[str, Layout] = {
@@ -105,6 +112,7 @@ LAYOUTS: dict[str, Layout] = {
             "Hootsuite",
             (Column("when", required=True), Column("message", required=True), Column("link")),
             dates="either",
+            written="%d/%m/%Y %H:%M",
             has_header=False,
             assumption="no header row; A: date and time (24-hour, day/month order picked at "
             "upload), B: message, C: optional link",
@@ -113,15 +121,16 @@ LAYOUTS: dict[str, Layout] = {
             "sprout",
             "Sprout Social",
             (
-                Column("date", ("date",), required=True),
-                Column("time", ("time_24hr", "time"), required=True),
-                Column("message", ("message_text", "message"), required=True),
-                Column("link", ("link_url", "link")),
-                Column("image", ("image_url", "image url")),
-                Column("profile", ("profile", "profile_name")),
-                Column("tags", ("tags",)),
+                Column("date", ("date", "Date"), required=True),
+                Column("time", ("time_24hr", "Time"), required=True),
+                Column("message", ("message_text", "Message"), required=True),
+                Column("link", ("link_url", "Link")),
+                Column("image", ("image_url", "Image URL")),
+                Column("profile", ("profile", "Profile")),
+                Column("tags", ("tags", "Tags")),
             ),
             dates="either",
+            written="%d/%m/%Y %H:%M",
             assumption="template: date, time_24hr, message_text, link_url, image_url, profile, "
             "tags; exports spell them Date, Time, Message, Link, Image URL",
         ),
@@ -129,10 +138,10 @@ LAYOUTS: dict[str, Layout] = {
             "buffer",
             "Buffer",
             (
-                Column("message", ("text",), required=True),
-                Column("image", ("image url",)),
-                Column("tags", ("tags",)),
-                Column("when", ("posting time",), required=True),
+                Column("message", ("Text",), required=True),
+                Column("image", ("Image URL",)),
+                Column("tags", ("Tags",)),
+                Column("when", ("Posting Time",), required=True),
             ),
             dates="year-first",
             assumption="Text, Image URL, Tags, Posting Time (YYYY-MM-DD HH:MM)",
@@ -141,14 +150,14 @@ LAYOUTS: dict[str, Layout] = {
             "metricool",
             "Metricool",
             (
-                Column("message", ("text",), required=True),
-                Column("date", ("date",), required=True),
-                Column("time", ("time",), required=True),
-                Column("ignored", ("draft",)),
+                Column("message", ("Text",), required=True),
+                Column("date", ("Date",), required=True),
+                Column("time", ("Time",), required=True),
+                Column("ignored", ("Draft",)),
                 Column("network", _NETWORKS, repeats=True),
                 Column(
                     "image",
-                    tuple(f"picture url {n}" for n in range(1, 11)) + ("picture url",),
+                    tuple(f"Picture Url {n}" for n in range(1, 11)) + ("Picture Url",),
                     repeats=True,
                 ),
             ),
@@ -162,11 +171,13 @@ LAYOUTS: dict[str, Layout] = {
             (
                 Column("message", ("text",), required=True),
                 Column("link", ("link",)),
-                Column("image", ("imageurls", "image urls"), repeats=True),
-                Column("unsupported", ("gifurls", "videourls")),
-                Column("when", ("postatspecifictime",), required=True),
+                Column("image", ("imageUrls",)),
+                Column("unsupported", ("gifUrls", "videoUrls"), repeats=True),
+                Column("when", ("postAtSpecificTime",), required=True),
             ),
             dates="header",
+            written="%Y-%m-%d %H:%M:%S",
+            pattern="yyyy-MM-dd HH:mm:ss",
             assumption="text, link, imageUrls, gifUrls, videoUrls, postAtSpecificTime "
             "(yyyy-MM-dd HH:mm:ss): the time header carries its own format",
         ),
@@ -174,14 +185,15 @@ LAYOUTS: dict[str, Layout] = {
             "publer",
             "Publer",
             (
-                Column("when", ("date",), required=True),
-                Column("message", ("message", "text"), required=True),
-                Column("link", ("link(s)", "links", "link")),
-                Column("image", ("media url(s)", "media urls", "media url")),
-                Column("title", ("title",)),
-                Column("tags", ("label(s)", "labels")),
+                Column("when", ("Date",), required=True),
+                Column("message", ("Message", "Text"), required=True),
+                Column("link", ("Link(s)", "Links", "Link")),
+                Column("image", ("Media URL(s)", "Media URLs", "Media URL")),
+                Column("title", ("Title",)),
+                Column("tags", ("Label(s)", "Labels")),
             ),
             dates="either",
+            written="%Y/%m/%d %H:%M",
             assumption="Date, Message, Link(s), Media URL(s), Title, Label(s); a header may go on "
             "after ' - ' (Date - Intl. format or prompt); YYYY/MM/DD preferred, other orders "
             "allowed",
@@ -207,10 +219,10 @@ LAYOUTS: dict[str, Layout] = {
             "oktopost",
             "Oktopost",
             (
-                Column("message", ("message",), required=True),
-                Column("link", ("link", "url")),
-                Column("image", _IMAGE),
-                Column("tags", ("tags",)),
+                Column("message", ("Message",), required=True),
+                Column("link", ("Link", "URL")),
+                Column("image", ("Image URL", "Image")),
+                Column("tags", ("Tags",)),
             ),
             dates="none",
             exportable=False,  # no time column: a plan written back would lose its times
@@ -222,10 +234,12 @@ LAYOUTS: dict[str, Layout] = {
             (
                 Column("message", ("post",), required=True),
                 Column("profile", ("platforms",)),
-                Column("image", ("mediaurls", "media urls")),
-                Column("when", ("scheduledate", "schedule date"), required=True),
+                Column("image", ("mediaUrls",)),
+                Column("when", ("scheduleDate",), required=True),
             ),
             dates="year-first",
+            written="%Y-%m-%dT%H:%M:%SZ",
+            utc=True,
             assumption="post, platforms, mediaUrls, scheduleDate (YYYY-MM-DDThh:mm:ssZ, UTC)",
         ),
         Layout(
@@ -233,9 +247,9 @@ LAYOUTS: dict[str, Layout] = {
             "PostFast",
             (
                 Column("message", ("content",), required=True),
-                Column("when", ("scheduledat", "scheduled at"), required=True),
-                Column("profile", ("platform", "account")),
-                Column("image", ("mediaurl", "media url", "mediaurls")),
+                Column("when", ("scheduledAt",), required=True),
+                Column("profile", ("platform",)),
+                Column("image", ("mediaUrl",)),
             ),
             dates="year-first",
             assumption="content, scheduledAt (ISO 8601), platform, mediaUrl",
