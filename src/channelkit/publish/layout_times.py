@@ -209,8 +209,9 @@ def _from_match(text: str, match: re.Match[str], *, ordered: bool) -> Stamp | st
 
 
 def _clock(match: re.Match[str]) -> time | None:
-    hour, minute, second = int(match["h"]), int(match["mi"] or 0), int(match["s"] or 0)
-    marker = (match["ampm"] or "").lower()
+    groups = match.groupdict()  # a header's format may lack minutes, seconds or AM/PM
+    hour, minute, second = int(groups["h"]), int(groups.get("mi") or 0), int(groups.get("s") or 0)
+    marker = (groups.get("ampm") or "").lower()
     if marker:
         if not 1 <= hour <= 12:
             return None
