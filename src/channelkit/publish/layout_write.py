@@ -70,6 +70,8 @@ def layout_rows(
     for column in layout.columns:
         if column.role == "network":
             header.extend(networks)
+        elif column.role == "unsupported":
+            header.extend(column.headers)  # written empty, as the template has them
         elif column.role == "when" and layout.pattern:
             header.append(f"{column.label} ({layout.pattern})")
         else:
@@ -199,6 +201,8 @@ def _row(
     for column in layout.columns:
         if column.role == "network":
             row.extend("TRUE" if network == name else "FALSE" for network in networks)
+        elif column.role == "unsupported":
+            row.extend(None for _ in column.headers)
         elif column.role == "image":
             images += 1
             row.append(values["image"] if images == 1 else None)
