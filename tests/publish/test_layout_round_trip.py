@@ -9,7 +9,6 @@ from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
-from fixtures.layout_corpus import NAMES, TZ, CorpusFile, choices_for, corpus
 
 from channelkit.cli import main
 from channelkit.client import Client
@@ -18,6 +17,7 @@ from channelkit.publish.layout_write import export_layout
 from channelkit.publish.layouts import LAYOUTS
 from channelkit.publish.plan import Plan, load_spreadsheet
 from channelkit.service import LocalService
+from fixtures.layout_corpus import NAMES, TZ, CorpusFile, choices_for, corpus
 
 pytestmark = pytest.mark.calendar
 
