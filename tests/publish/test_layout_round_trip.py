@@ -25,14 +25,12 @@ EXPORTED = [key for key, layout in LAYOUTS.items() if layout.exportable]
 WINDOW = ("2031-01-01", "2032-01-01")  # the corpus's posts are all in 2031
 
 
-@pytest.fixture(autouse=True)
-def _no_ambient_settings(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("CHANNELKIT_API_KEY", "CHANNELKIT_BASE_URL", "CHANNELKIT_TZ"):
-        monkeypatch.delenv(name, raising=False)
-
-
 @pytest.fixture
-def live(service: LocalService, admin_key: str) -> Iterator[SimpleNamespace]:
+def live(
+    service: LocalService, admin_key: str, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[SimpleNamespace]:
+    for name in ("CHANNELKIT_API_KEY", "CHANNELKIT_BASE_URL", "CHANNELKIT_TZ"):
+        monkeypatch.delenv(name, raising=False)  # only the flags given here count
     with Client(base_url=service.base_url, api_key=admin_key) as client:
         client.channels.create(name="Company News", slug="news")
         client.channels.create(name="Engineering", slug="eng")

@@ -36,6 +36,7 @@ from channelkit.publish.layout_times import (
     stamp,
 )
 from channelkit.publish.layouts import LAYOUTS, ROLE_FIELDS, Column, Layout
+from channelkit.publish.validation import cell_value
 
 NATIVE_COLUMNS = ("channel", "title", "body", "scheduled_at", "cover_image_url", "tags")
 _TRUE = {"true", "yes", "1", "x", "y", "✓", "✔"}
@@ -95,7 +96,7 @@ class Translated:
 
 def recognise(header_cells: Sequence[object], rows: Sequence[Row]) -> Found | None:
     """The layout the file fits, or None. `header_cells` is row 1; `rows` the others."""
-    headers = [_text(cell) for cell in header_cells]
+    headers = [cell_value(cell) for cell in header_cells]
     best: Found | None = None
     for layout in LAYOUTS.values():
         if layout.has_header:
@@ -226,7 +227,7 @@ def _by_headers(layout: Layout, headers: Sequence[str]) -> tuple[Placed, ...]:
 
 def _by_shape(layout: Layout, first: Sequence[object], rows: Sequence[Row]) -> Found | None:
     cells = list(first)
-    while cells and _text(cells[-1]) == "":
+    while cells and cell_value(cells[-1]) == "":
         cells.pop()
     width = len(layout.columns)
     required = sum(1 for column in layout.columns if column.required)
@@ -235,10 +236,10 @@ def _by_shape(layout: Layout, first: Sequence[object], rows: Sequence[Row]) -> F
     roles = [column.role for column in layout.columns]
     if roles[0] == "when":
         read = stamp(cells[0])
-        if isinstance(read, str) or read.clock is None or not _text(cells[1]):
+        if isinstance(read, str) or read.clock is None or not cell_value(cells[1]):
             return None
     elif roles[:5] == ["year", "month", "day", "hour", "minute"]:
-        if _number(cells[0], 1900, 9999) is None or not _text(cells[5]):
+        if _number(cells[0], 1900, 9999) is None or not cell_value(cells[5]):
             return None
         if any(_number(cells[i], *_CELL_RANGES[roles[i]]) is None for i in range(1, 5)):
             return None
@@ -255,10 +256,10 @@ def _by_role(found: Found, cells: Sequence[object]) -> dict[str, list[tuple[str,
     known = {place.index for place in found.placed}
     for place in found.placed:
         value = cells[place.index] if place.index < len(cells) else None
-        if _text(value):
+        if cell_value(value):
             values.setdefault(place.column.role, []).append((place.header, value))
     for index, value in enumerate(cells):
-        if index not in known and _text(value):
+        if index not in known and cell_value(value):
             values.setdefault("extra", []).append((str(index), value))
     return values
 
@@ -268,7 +269,7 @@ def _names_by_row(found: Found) -> dict[int, list[str]]:
     names: dict[int, list[str]] = {}
     for number, cells in found.rows:
         for place in found.placed:
-            value = _text(cells[place.index] if place.index < len(cells) else None)
+            value = cell_value(cells[place.index] if place.index < len(cells) else None)
             if place.column.role == "profile" and value:
                 names.setdefault(number, []).extend(
                     part.strip() for part in value.split(",") if part.strip()
@@ -345,7 +346,7 @@ def _dates(found: Found, picked: str | None) -> tuple[dict[int, Stamp | str], st
         return stamps, None, ""
     for number, cells in found.rows:
         value = cells[place.index] if place.index < len(cells) else None
-        if _text(value):
+        if cell_value(value):
             stamps[number] = stamp(value, pattern=place.pattern)
     if layout.dates != "either":
         return stamps, None, ""
@@ -380,7 +381,7 @@ def _when(
     if layout.roles() >= {"date", "time"}:
         place = next(p for p in found.placed if p.column.role == "time")
         value = cells[place.index] if place.index < len(cells) else None
-        moment = clock(value) if _text(value) else "the time of day is blank"
+        moment = clock(value) if cell_value(value) else "the time of day is blank"
     if moment is None:
         moment = f"{read.text!r} has no time of day"
     if isinstance(moment, str):
@@ -439,7 +440,7 @@ def _from_cells(found: Found, cells: Sequence[object], errors: list[FieldError])
             number = _number(value, low, high)
             if number is None:
                 errors.append(
-                    FieldError("scheduled_at", f"{role} {_text(value)!r} is not {low}..{high}")
+                    FieldError("scheduled_at", f"{role} {cell_value(value)!r} is not {low}..{high}")
                 )
                 return _raw(found, cells)
             parts[role] = number
@@ -454,7 +455,7 @@ def _from_cells(found: Found, cells: Sequence[object], errors: list[FieldError])
 def _raw(found: Found, cells: Sequence[object]) -> str:
     """The time cells as written, for the row's error message."""
     shown = [
-        _text(cells[p.index] if p.index < len(cells) else None)
+        cell_value(cells[p.index] if p.index < len(cells) else None)
         for p in found.placed
         if ROLE_FIELDS[p.column.role] == "scheduled_at"
     ]
@@ -497,25 +498,17 @@ def _key(header: str) -> tuple[str, str | None]:
     return text.split(" - ")[0].strip().casefold(), note
 
 
-def _text(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value).strip()
-
-
 def _joined(values: Sequence[tuple[str, object]]) -> str:
-    return "\n".join(_text(value) for _, value in values).strip()
+    return "\n".join(cell_value(value) for _, value in values).strip()
 
 
 def _split(values: Sequence[tuple[str, object]]) -> list[str]:
     """Cells that may hold several URLs separated by commas or spaces."""
-    return [part for _, value in values for part in re.split(r"[,\s]+", _text(value)) if part]
+    return [part for _, value in values for part in re.split(r"[,\s]+", cell_value(value)) if part]
 
 
 def _number(value: object, low: int, high: int) -> int | None:
-    text = _text(value)
+    text = cell_value(value)
     if not text.isdigit():
         return None
     number = int(text)

@@ -208,7 +208,8 @@ def _build_sheet(
             f"{where}: row 1 must hold the column headers ({expected_columns()}) but is empty"
         )
     if problems:
-        known = hints(headers)
+        unknown = [h for h, name in zip(headers, fields, strict=True) if h and name is None]
+        known = hints(unknown)  # what another tool means by a column channelkit does not know
         other_tools = f". From other tools' files: {'; '.join(known)}" if known else ""
         raise SpreadsheetError(
             f"{where}: {'; '.join(problems)}. Expected columns: {expected_columns()}{other_tools}"
