@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, time
+from functools import cached_property
 
 from channelkit._spec import TITLE_MAX_CHARS
 from channelkit.errors import FieldError, SpreadsheetError
@@ -81,6 +82,20 @@ class Found:
     layout: Layout
     placed: tuple[Placed, ...]
     rows: tuple[Row, ...]
+
+    @cached_property
+    def roles(self) -> frozenset[str]:
+        """The roles of the columns the file has (once: every row asks)."""
+        return frozenset(place.column.role for place in self.placed)
+
+    @cached_property
+    def known(self) -> frozenset[int]:
+        return frozenset(place.index for place in self.placed)
+
+    @cached_property
+    def named(self) -> tuple[Placed, ...]:
+        """The columns that name a profile or network."""
+        return tuple(p for p in self.placed if p.column.role in ("profile", "network"))
 
 
 @dataclass(frozen=True)
@@ -253,7 +268,7 @@ def _by_shape(layout: Layout, first: Sequence[object], rows: Sequence[Row]) -> F
 
 def _by_role(found: Found, cells: Sequence[object]) -> dict[str, list[tuple[str, object]]]:
     values: dict[str, list[tuple[str, object]]] = {}
-    known = {place.index for place in found.placed}
+    known = found.known
     for place in found.placed:
         value = cells[place.index] if place.index < len(cells) else None
         if cell_value(value):
@@ -267,8 +282,10 @@ def _by_role(found: Found, cells: Sequence[object]) -> dict[str, list[tuple[str,
 def _names_by_row(found: Found) -> dict[int, list[str]]:
     """The profile/network names each row gives (TRUE network columns, profile cells)."""
     names: dict[int, list[str]] = {}
+    if not found.named:
+        return names
     for number, cells in found.rows:
-        for place in found.placed:
+        for place in found.named:
             value = cell_value(cells[place.index] if place.index < len(cells) else None)
             if place.column.role == "profile" and value:
                 names.setdefault(number, []).extend(
@@ -378,7 +395,7 @@ def _when(
         errors.append(FieldError("scheduled_at", read))
         return _raw(found, cells)
     moment: time | str | None = read.clock
-    if layout.roles() >= {"date", "time"}:
+    if found.roles >= {"date", "time"}:
         place = next(p for p in found.placed if p.column.role == "time")
         value = cells[place.index] if place.index < len(cells) else None
         moment = clock(value) if cell_value(value) else "the time of day is blank"
