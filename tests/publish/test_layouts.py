@@ -6,6 +6,7 @@ as CSV in three encodings and as XLSX, in both date orders where the tool allows
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
@@ -328,6 +329,11 @@ def test_the_command_says_how_it_read_the_file(tmp_path: Path) -> None:
         result.output
     )
     assert 'row 1: "Town hall on Thursday." to news' in result.output  # the derived title
+    as_json = CliRunner().invoke(
+        main, ["schedule", str(path), "--tz", TZ, "--channel", "news", "--json"]
+    )
+    summary = json.loads(as_json.output.strip().splitlines()[-1])
+    assert summary["read_as"].startswith("read as a Hootsuite bulk file")
     missing = CliRunner().invoke(main, ["schedule", str(path), "--tz", TZ])
     assert missing.exit_code == 2
     assert "give the channel for the whole file with --channel" in missing.output

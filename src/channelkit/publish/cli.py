@@ -426,6 +426,7 @@ def _show_outcome(outcome: SubmitResult, plan: Plan, out: Output) -> None:
 def _plan_json(plan: Plan, *, sent: bool) -> dict[str, Any]:
     return {
         "file": str(plan.sheet.source),
+        "read_as": plan.sheet.reading,  # another tool's file: how it was read (else None)
         "sent": sent,
         "valid": plan.is_valid,
         "checked_against_service": plan.checked,
