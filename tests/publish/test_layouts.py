@@ -339,3 +339,17 @@ def test_the_command_says_how_it_read_the_file(tmp_path: Path) -> None:
     assert "give the channel for the whole file with --channel" in missing.output
     ambiguous = CliRunner().invoke(main, ["schedule", str(path), "--tz", TZ, "--map", "Facebook"])
     assert ambiguous.exit_code == 2 and "is not NAME=CHANNEL" in ambiguous.output
+
+
+def test_a_first_row_holding_a_post_is_said_to_be_no_header_row() -> None:
+    rows = [["03/12/2031 09:00", "Town hall", "https://x.example.com", "extra"]]
+    with pytest.raises(SpreadsheetError) as caught:
+        read_sheet(as_csv(rows), filename="h.csv", choices=Choices(channel="news"))
+    message = str(caught.value)
+    assert message.startswith(
+        "h.csv: row 1 starts with a date and time ('03/12/2031 09:00'): it looks like a post, "
+        "not a header row; the files without one that channelkit reads have these columns "
+        "(Hootsuite: date-time, message, link; Postcron: year, month, day, hour, minute, "
+        "message, link, image)"
+    )
+    assert "unknown column '03/12/2031 09:00' (column A)" in message

@@ -140,6 +140,22 @@ def hints(headers: Sequence[str]) -> list[str]:
     return found
 
 
+def first_row_hint(header_cells: Sequence[object]) -> str | None:
+    """For an unrecognised file whose row 1 starts with a date and time: it holds a post,
+    not headers (a bulk file without a header row, in a shape no layout has)."""
+    if not header_cells or isinstance(read := stamp(header_cells[0]), str) or read.clock is None:
+        return None
+    shapes = "; ".join(
+        f"{layout.name}: {', '.join(column.label for column in layout.columns)}"
+        for layout in LAYOUTS.values()
+        if not layout.has_header
+    )
+    return (
+        f"row 1 starts with a date and time ({read.text!r}): it looks like a post, not a "
+        f"header row; the files without one that channelkit reads have these columns ({shapes})"
+    )
+
+
 def translate(found: Found, choices: Choices) -> Translated:
     """Every row of `found` as native values; a file the choices cannot place (no channel
     for it) raises `SpreadsheetError` naming what is missing."""

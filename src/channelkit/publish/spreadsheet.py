@@ -39,6 +39,7 @@ from channelkit.publish.layout_read import (
     NATIVE_COLUMNS,
     Choices,
     Found,
+    first_row_hint,
     hints,
     recognise,
     translate,
@@ -210,6 +211,9 @@ def _build_sheet(
     if problems:
         unknown = [h for h, name in zip(headers, fields, strict=True) if h and name is None]
         known = hints(unknown)  # what another tool means by a column channelkit does not know
+        headless = first_row_hint(header_cells)
+        if headless is not None:
+            problems = [headless, *problems]
         other_tools = f". From other tools' files: {'; '.join(known)}" if known else ""
         raise SpreadsheetError(
             f"{where}: {'; '.join(problems)}. Expected columns: {expected_columns()}{other_tools}"
