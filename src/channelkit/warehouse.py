@@ -682,8 +682,9 @@ class Warehouse:
         typical slot (slots rank by it), `vs_rest` its ratio to all other posts with an
         interval adjusted for the number of slots tested (`vs_rest_low`/`vs_rest_high`;
         `distinct` when it excludes 1). Slots with fewer than BEST_TIMES_MIN_POSTS posts'
-        worth of evidence are `too_few_to_rank`. `attrs["verdict"]` is "reliable" when some
-        slot is distinct, else "no reliable difference" (docs/metrics.md, "Best times").
+        worth of evidence are `too_few_to_rank`. `attrs["verdict"]` is "some hours reliably
+        better", "no hour reliably better (some reliably worse)" or "no reliable difference"
+        (docs/metrics.md, "Best times"); a notebook shows it in the table's caption.
         Without a period: every synced day (the more posts, the surer the verdict).
 
             best = wh.best_times(channel="All Hands", tz="Europe/Berlin")

@@ -174,12 +174,35 @@ def rank_fairly(
     out["_key"] = np.where(enough, -np.nan_to_num(adjusted, nan=-np.inf), -n)
     by = ["_apart", "_key", *([tiebreak] if tiebreak is not None else [])]
     out = out.sort_values(by, kind="stable").drop(columns=["_apart", "_key"])
-    out = out.reset_index(drop=True)
-    apart = out["too_few_to_rank"].to_numpy(dtype=bool, na_value=True)
-    out["rank"] = pd.array(np.cumsum(~apart), dtype="Int64")
-    out.loc[apart, "rank"] = pd.NA
+    out = with_rank(out.reset_index(drop=True))
     out.attrs["prior_strength"] = strength
     return out
+
+
+def with_rank(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` (ranked items first, then those `too_few_to_rank`) with `rank`: 1.. for the
+    ranked items, NA for the others."""
+    apart = frame["too_few_to_rank"].to_numpy(dtype=bool, na_value=True)
+    frame["rank"] = pd.array(np.cumsum(~apart), dtype="Int64")
+    frame.loc[apart, "rank"] = pd.NA
+    return frame
+
+
+def shrink_normal(estimates: ArrayLike, variances: ArrayLike) -> np.ndarray:
+    """Empirical Bayes on a log scale (normal prior, normal noise): each estimate pulled
+    toward their mean by the share of its variance that is noise, centre + (y - centre) ·
+    τ² ÷ (τ² + v), where τ², the spread between the items beyond noise, is fitted by
+    moments: max(Var(y) - mean(v), 0). No spread beyond noise shrinks every item to the
+    centre."""
+    y = np.asarray(estimates, dtype="float64")
+    noise = np.asarray(variances, dtype="float64")
+    if y.size == 0:
+        return y
+    centre = float(np.mean(y))
+    between = max(float(np.var(y)) - float(np.mean(noise)), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(between + noise > 0, between / (between + noise), 0.0)
+    return np.asarray(centre + (y - centre) * share, dtype="float64")
 
 
 def with_interval(
