@@ -225,7 +225,9 @@ def test_log_scale_shrinkage_recomputed_by_hand() -> None:
     noise = [0.01, 0.04, 0.002, 0.09, 0.02]
     centre = sum(logs) / len(logs)
     spread = sum((y - centre) ** 2 for y in logs) / len(logs) - sum(noise) / len(noise)
-    expected = [centre + (y - centre) * spread / (spread + v) for y, v in zip(logs, noise)]
+    expected = [
+        centre + (y - centre) * spread / (spread + v) for y, v in zip(logs, noise, strict=True)
+    ]
     assert list(fair.shrink_normal(logs, noise)) == pytest.approx(expected)
     # No spread beyond noise: every item is the centre.
     assert list(fair.shrink_normal([0.1, -0.1], [1.0, 1.0])) == pytest.approx([0.0, 0.0])

@@ -4,9 +4,10 @@ the warehouse (`Warehouse.best_times`, docs/metrics.md "Best times").
 The slots are the hours reliably better than the rest (`distinct`, with `vs_rest` above
 1), best first: the verdict "some hours reliably better". When no hour is reliably better
 ("no hour reliably better (some reliably worse)" or "no reliable difference": the same
-words as `best_times`' verdict), ranking them would name noise: the posts are spread over the channel's usual hours instead, the
-weekday-hours it published most in (`fill_blank_times` takes the next free one of them,
-so a file's posts fall on them in turn). A channel with too few posts old enough to judge
+words as `best_times`' verdict), ranking them would name noise: the posts are spread
+over the channel's usual hours instead, the weekday-hours it published most in
+(`fill_blank_times` takes the next free one of them, so a file's posts fall on them in
+turn). A channel with too few posts old enough to judge
 (`PUBLISH_BEST_MIN_POSTS`) gets the organisation's hours.
 """
 
