@@ -30,6 +30,14 @@ from channelkit._constants import FAIR_CONFIDENCE, FAIR_MAX_STRENGTH, FAIR_MIN_B
 # open, which can exceed one): binomial or Poisson variance, beta or gamma prior.
 Kind = Literal["proportion", "count"]
 FAIR_NOTE = "ranked by read rate adjusted for audience size"
+INTERVALS = f"{FAIR_CONFIDENCE:.0%} intervals"
+# What a ranked frame rests on (`attrs["basis"]`, in its caption in a notebook).
+READ_RATE_BASIS = f"{FAIR_NOTE}; {INTERVALS}"
+ENGAGEMENT_BASIS = f"ranked by engagement rate adjusted for the number of opens; {INTERVALS}"
+GROUP_BASIS = (
+    "readers vs expected: their readers against what their channels' read rates expect, "
+    f"with {INTERVALS}; adjusted for audience size"
+)
 
 
 def z_value(confidence: float = FAIR_CONFIDENCE) -> float:

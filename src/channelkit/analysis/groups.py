@@ -171,7 +171,7 @@ def _fair_lift(frame: pd.DataFrame) -> None:
         frame["vs_expected_high"] = np.where(known, high / expected, np.nan)
         adjusted = fair.shrink(x, n, expected, strength) / expected
     frame["adjusted_vs_expected"] = np.where(known, adjusted, np.nan)
-    frame.attrs["prior_strength"] = strength
+    frame.attrs.update(prior_strength=strength, basis=fair.GROUP_BASIS)
 
 
 def tag_performance(
@@ -197,7 +197,9 @@ def tag_performance(
         sql = sql + Sql(" WHERE g.tag = ANY(?::VARCHAR[])", (list(flt.tags),))
     order = "g.channel_id, " if by_channel else ""
     sql = sql + Sql(f" GROUP BY {group} ORDER BY {order}posts DESC, lift DESC NULLS LAST, g.tag")
-    return _finish_groups(con, flt, period, run(con, sql, period.tz), keys, small_sample_n)
+    result = _finish_groups(con, flt, period, run(con, sql, period.tz), keys, small_sample_n)
+    result.frame.attrs["basis"] = f"most-used first; {fair.GROUP_BASIS}"
+    return result
 
 
 def priority_impact(
@@ -253,7 +255,12 @@ def low_reach(
         "WHERE r.relative_read_rate < ? ORDER BY r.relative_read_rate, r.id",
         (share,),
     )
-    return fair.with_interval(run(con, sql, period.tz), "read_rate", "readers", "audience")
+    frame = fair.with_interval(run(con, sql, period.tz), "read_rate", "readers", "audience")
+    frame.attrs["basis"] = (
+        f"worst first by read rate against its channel's median (below {share:.0%} of it); "
+        f"{fair.INTERVALS}"
+    )
+    return frame
 
 
 def still_collecting(

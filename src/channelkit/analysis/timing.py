@@ -240,8 +240,14 @@ def judge_slots(
     keys = (frame["hour"], frame["weekday"], -np.nan_to_num(lift, nan=-np.inf))
     order = np.lexsort((*keys, -np.nan_to_num(adjusted, nan=-np.inf), ~tested))
     frame = fair.with_rank(frame.iloc[order].reset_index(drop=True))
+    said = verdict(int(better.sum()), int(worse.sum()))
     frame.attrs.update(
-        verdict=verdict(int(better.sum()), int(worse.sum())),
+        verdict=said,
+        basis=(
+            f"{said}; ranked by readers against their channels' usual, adjusted for each "
+            f"slot's evidence; intervals hold for all {int(tested.sum())} slots tested at once "
+            f"({FAIR_CONFIDENCE:.0%})"
+        ),
         better_slots=int(better.sum()),
         worse_slots=int(worse.sum()),
         slots_tested=int(tested.sum()),
