@@ -177,14 +177,25 @@ def rank_fairly(
     adjusted = np.where(n > 0, shrink(x, n, mu, strength), np.nan)
     out[f"adjusted_{rate}"] = adjusted
     out["too_few_to_rank"] = pd.array(~enough, dtype="boolean")
-    # Ranked items by adjusted rate, then those too few by their base; ties by `tiebreak`.
-    out["_apart"] = ~enough
-    out["_key"] = np.where(enough, -np.nan_to_num(adjusted, nan=-np.inf), -n)
-    by = ["_apart", "_key", *([tiebreak] if tiebreak is not None else [])]
-    out = out.sort_values(by, kind="stable").drop(columns=["_apart", "_key"])
-    out = with_rank(out.reset_index(drop=True))
+    out = in_rank_order(out, f"adjusted_{rate}", trials, tiebreak=tiebreak)
     out.attrs["prior_strength"] = strength
     return out
+
+
+def in_rank_order(
+    frame: pd.DataFrame, score: str, base: str, *, tiebreak: str | None = None
+) -> pd.DataFrame:
+    """`frame` with `rank`: the items not `too_few_to_rank` first, by `score` (largest
+    first), then those too few by their `base` (largest first); ties by `tiebreak`."""
+    apart = frame["too_few_to_rank"].to_numpy(dtype=bool, na_value=True)
+    scores = frame[score].to_numpy(dtype="float64", na_value=np.nan)
+    sizes = frame[base].to_numpy(dtype="float64", na_value=0.0)
+    keyed = frame.assign(
+        _apart=apart, _key=np.where(apart, -sizes, -np.nan_to_num(scores, nan=-np.inf))
+    )
+    by = ["_apart", "_key", *([tiebreak] if tiebreak is not None else [])]
+    ordered = keyed.sort_values(by, kind="stable").drop(columns=["_apart", "_key"])
+    return with_rank(ordered.reset_index(drop=True))
 
 
 def with_rank(frame: pd.DataFrame) -> pd.DataFrame:

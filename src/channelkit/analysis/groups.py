@@ -236,6 +236,35 @@ def priority_impact(
     return result
 
 
+AUTHOR_BASIS = (
+    "ranked by readers vs expected (what their posts' channels' read rates expect), "
+    f"adjusted for audience size; {fair.INTERVALS}"
+)
+
+
+def author_comparison(
+    con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period, *, small_sample_n: int
+) -> MetricFrame:
+    """One row per author of the period's posts, ranked fairly: by `adjusted_vs_expected`
+    (their readers against what their posts' channels' read rates expect, shrunk toward
+    it; fair.in_rank_order), so neither a big channel nor a lucky small post decides;
+    authors with fewer than `small_sample_n` posts or an audience under FAIR_MIN_BASE are
+    too few to rank and come last."""
+    sql = _rated(con, flt, period) + Sql(
+        ", authored AS (SELECT r.*, coalesce(p.author_id, '') AS author_id, "
+        "p.author_name FROM rated r JOIN posts p ON p.id = r.id) "
+        "SELECT g.author_id, any_value(g.author_name) AS author, "
+        f"{_GROUP_STATS} FROM authored g GROUP BY g.author_id"
+    )
+    result = _finish_groups(
+        con, flt, period, run(con, sql, period.tz), ["author_id", "author"], small_sample_n
+    )
+    frame = fair.in_rank_order(result.frame, "adjusted_vs_expected", "posts", tiebreak="author_id")
+    result.frame = frame[["rank", *(c for c in frame.columns if c != "rank")]]
+    result.frame.attrs["basis"] = AUTHOR_BASIS
+    return result
+
+
 def low_reach(
     con: duckdb.DuckDBPyConnection,
     flt: PostFilter,
