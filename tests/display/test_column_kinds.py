@@ -23,6 +23,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 import channelkit as ck
 from channelkit._constants import DISPLAY_MAX_ROWS
+from channelkit._labels import KPI_LABELS
 from channelkit.analysis.timing import ONLY_WORSE, SOME_BETTER
 from channelkit.display import register
 from channelkit.display.frames import frame_html
@@ -127,6 +128,11 @@ def check_column(
     assert cells == wanted[: len(cells)], header
 
 
+def ends(stem: str) -> tuple[str, str, str]:
+    """A value's column and its interval's: read_rate, read_rate_low, read_rate_high."""
+    return stem, f"{stem}_low", f"{stem}_high"
+
+
 def no_interval_ends(page: Shown) -> None:
     assert not [h for h in page.headers if h.endswith((" low", " high"))], page.headers
 
@@ -158,7 +164,7 @@ def test_kpis_and_any_selection_show_each_row_as_its_kind(
     for frame in made:
         page = shown(shell, frame)
         plain = frame.reset_index() if "label" in frame.index.names else frame
-        named = plain["label"] if "label" in plain else plain["metric"].map(_KPI_LABELS)
+        named = plain["label"] if "label" in plain else plain["metric"].map(KPI_LABELS)
         values = page.column("Value")
         for label, value, cell in zip(named, plain["value"], values, strict=True):
             assert cell == (pct(value) if label in RATE_LABELS else whole(value)), label
@@ -183,17 +189,6 @@ def test_kpis_and_any_selection_show_each_row_as_its_kind(
         assert kpis.attrs["period"] in page.caption
 
 
-_KPI_LABELS = {
-    "posts_published": "Posts published",
-    "readers": "Readers",
-    "read_rate": "Read rate",
-    "opens": "Opens",
-    "engagements": "Engagements",
-    "engagement_rate": "Engagement rate",
-    "net_subscribers": "Net new subscribers",
-}
-
-
 def test_values_of_unknown_kind_say_so(planted: ck.Warehouse, shell: InteractiveShell) -> None:
     # Without label or metric nothing tells a rate row from a count row: the page says so
     # rather than guessing.
@@ -211,15 +206,7 @@ def test_channel_comparison_rates_intervals_counts_and_basis(
     assert not merged.attrs
     for frame in [*views(channels, columns, "audience"), merged]:
         page = shown(shell, frame)
-        check_column(
-            page,
-            "Read rate (95% interval)",
-            frame,
-            rate_interval,
-            "read_rate",
-            "read_rate_low",
-            "read_rate_high",
-        )
+        check_column(page, "Read rate (95% interval)", frame, rate_interval, *ends("read_rate"))
         check_column(page, "Audience", frame, whole, "audience")
         check_column(page, "Readers", frame, whole, "readers")
         no_interval_ends(page)
@@ -234,15 +221,7 @@ def test_top_posts_by_read_rate(planted: ck.Warehouse, shell: InteractiveShell) 
     columns = ["title", "read_rate", "read_rate_low", "read_rate_high", "adjusted_read_rate"]
     for frame in views(top, [*columns, "readers"], "readers"):
         page = shown(shell, frame)
-        check_column(
-            page,
-            "Read rate (95% interval)",
-            frame,
-            rate_interval,
-            "read_rate",
-            "read_rate_low",
-            "read_rate_high",
-        )
+        check_column(page, "Read rate (95% interval)", frame, rate_interval, *ends("read_rate"))
         check_column(page, "Adjusted read rate", frame, pct, "adjusted_read_rate")
         check_column(page, "Readers", frame, whole, "readers")
         no_interval_ends(page)
@@ -257,26 +236,12 @@ def test_tag_performance_ratios_against_expected(
     for frame in views(tags, columns, "lift"):
         page = shown(shell, frame)
         check_column(
-            page,
-            "Readers vs expected (95% interval)",
-            frame,
-            ratio_interval,
-            "vs_expected",
-            "vs_expected_low",
-            "vs_expected_high",
+            page, "Readers vs expected (95% interval)", frame, ratio_interval, *ends("vs_expected")
         )
         check_column(page, "Lift (read rate vs channel median)", frame, against, "lift")
         check_column(page, "Posts", frame, whole, "posts")
         if "read_rate" in frame:
-            check_column(
-                page,
-                "Read rate (95% interval)",
-                frame,
-                rate_interval,
-                "read_rate",
-                "read_rate_low",
-                "read_rate_high",
-            )
+            check_column(page, "Read rate (95% interval)", frame, rate_interval, *ends("read_rate"))
         no_interval_ends(page)
         assert "readers vs expected" in page.caption and "95% intervals" in page.caption
 
@@ -295,9 +260,7 @@ def test_best_times_says_its_verdict_and_shows_the_planted_hour_first(
             "Readers vs the rest (interval for all slots at once)",
             frame,
             ratio_interval,
-            "vs_rest",
-            "vs_rest_low",
-            "vs_rest_high",
+            *ends("vs_rest"),
         )
         check_column(page, "Hour", frame, lambda h: f"{int(h):02d}:00", "hour")
         check_column(page, "Posts", frame, whole, "posts")
