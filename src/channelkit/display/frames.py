@@ -81,12 +81,10 @@ Cell = tuple[str, bool]  # the text, and whether it is a number (right-aligned)
 
 @dataclass
 class Shown:
-    """A frame's table as shown: headers, rows of cells, and which rows to show even
-    beyond the row cut (best_times' distinct slots)."""
+    """A frame's table as shown: headers and the rows of cells shown, and notes."""
 
     headers: list[str]
     rows: list[list[Cell]]
-    keep: list[bool] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
@@ -140,22 +138,37 @@ def frame_html(frame: pd.DataFrame, *, max_rows: int = DISPLAY_MAX_ROWS) -> str:
     attrs = frame.attrs
     metric = str(attrs.get("metric") or "")
     plain = _with_index(frame)
-    shown = _kpi_table(plain) if _kpi_rows(plain) else _plain_table(plain)
+    part = _shown_rows(plain, max_rows)
+    shown = _kpi_table(part) if _kpi_rows(plain) else _plain_table(part)
     title = f"{_title(metric)}: " if metric else ""
     notes = [str(w) for w in attrs.get("warnings") or ()] + shown.notes
     why = provisional_line(frame.to_dict("records")) if metric == "kpis" else None
     notes += [] if why is None else [why]
     about = (caption(attrs), basis(frame))
-    return _html(shown, title, about, notes, metric or "table", max_rows)
+    return _html(shown, len(plain), title, about, notes, metric or "table", max_rows)
 
 
 def titled_html(frame: pd.DataFrame, title: str, *, max_rows: int = DISPLAY_MAX_ROWS) -> str:
     """Any frame (a publishing plan's rows, say) as the same table, under `title`."""
-    return _html(_plain_table(frame), title, ("", ""), [], "table", max_rows)
+    part = _plain_table(_shown_rows(frame, max_rows))
+    return _html(part, len(frame), title, ("", ""), [], "table", max_rows)
+
+
+def _shown_rows(frame: pd.DataFrame, max_rows: int) -> pd.DataFrame:
+    """The first `max_rows` rows, and the rows past them that must be seen: best_times'
+    distinct slots (a slot reliably worse ranks 105th). Only these are formatted."""
+    if len(frame) <= max_rows:
+        return frame
+    must: list[int] = []
+    if "distinct" in frame.columns:
+        flags = frame["distinct"].iloc[max_rows:].to_numpy(dtype=bool, na_value=False)
+        must = [max_rows + at for at, flag in enumerate(flags) if flag]
+    return frame.iloc[[*range(max_rows), *must]]
 
 
 def _html(
     table: Shown,
+    total: int,
     title: str,
     about: tuple[str, str],
     notes: list[str],
@@ -163,18 +176,16 @@ def _html(
     max_rows: int,
 ) -> str:
     rows = table.rows
-    keep = table.keep or [False] * len(rows)
-    # Rows past the cut that must be seen (a distinct slot ranked 105th) follow a marker.
-    extra = [i for i in range(max_rows, len(rows)) if keep[i]]
     head = "".join(f"<th>{html.escape(h)}</th>" for h in table.headers)
     body = "".join(_row(row) for row in rows[:max_rows])
-    if extra:
+    extra = rows[max_rows:]
+    if extra:  # rows past the cut that must be seen follow a marker
         width = len(table.headers)
         body += (
-            f'<tr class="ck-cut"><td colspan="{width}">⋯ rows {max_rows + 1:,} to '
-            f"{len(rows):,}: only the {len(extra):,} marked below are shown ⋯</td></tr>"
+            f'<tr class="ck-cut"><td colspan="{width}">\u22ef rows {max_rows + 1:,} to '
+            f"{total:,}: only the {len(extra):,} marked below are shown \u22ef</td></tr>"
         )
-        body += "".join(_row(rows[i]) for i in extra)
+        body += "".join(_row(row) for row in extra)
     period, rests_on = (html.escape(part) for part in about)
     said = f'<br><span class="ck-basis">{rests_on}</span>' if rests_on else ""
     table_html = (
@@ -182,9 +193,8 @@ def _html(
         f"<caption><b>{html.escape(title)}</b>{period}{said}</caption>"
         f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
     )
-    shown = min(len(rows), max_rows) + len(extra)
-    if len(rows) > shown:
-        notes.append(f"showing {shown:,} of {len(rows):,} rows (the frame has them all)")
+    if total > len(rows):
+        notes.append(f"showing {len(rows):,} of {total:,} rows (the frame has them all)")
     notes_html = "".join(f'<div class="ck-note">⚠ {html.escape(n)}</div>' for n in notes)
     return f"<div>{STYLE}{table_html}{notes_html}</div>"
 
@@ -265,10 +275,7 @@ def _plain_table(frame: pd.DataFrame) -> Shown:
     headers = [_header(name, interval_of(name, columns) is not None) for name in shown]
     rows = [list(row) for row in zip(*cells, strict=True)] if cells else []
     rows = rows or [[] for _ in range(len(frame))]
-    keep: list[bool] = []
-    if "distinct" in frame.columns:
-        keep = [not numbers.missing(v) and bool(v) for v in frame["distinct"]]
-    return Shown(headers, rows, keep)
+    return Shown(headers, rows)
 
 
 def _header(name: Hashable, with_interval: bool) -> str:
