@@ -645,7 +645,17 @@ def _group_section(
         frame,
         tz=tz,
         key=chart_key,
-        columns=(key, "readers", "read_rate", "lift", "posts", "median_opens", "small_sample"),
+        columns=(
+            key,
+            "adjusted_vs_expected",
+            "vs_expected_low",
+            "vs_expected_high",
+            "readers",
+            "read_rate",
+            "lift",
+            "posts",
+            "too_few_to_rank",
+        ),
     )
     return Section(section_id, title, intro, charts=(drawn,), table=table, notes=notes)
 
