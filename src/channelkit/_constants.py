@@ -232,6 +232,19 @@ NOTEBOOK_OUTPUT_MAX_CHARS = 10_000_000
 # The report kernel's plotly renderer: figures as their JSON only, drawn by the page's one
 # plotly.js (ck.plots' own PLOT_RENDERER would embed plotly.js and fetch MathJax per figure).
 NOTEBOOK_PLOTLY_RENDERER = "plotly_mimetype"
+# A failing cell is named in one line, then the last frames of its traceback are printed (and
+# mailed): where it failed, without a screenful of library internals
+NOTEBOOK_TRACE_FRAMES = 3
+# `pip install` names of modules a notebook imports that differ from the import name: a cell
+# failing on `No module named 'sklearn'` is told `pip install scikit-learn`
+NOTEBOOK_PIP_NAMES = {
+    "sklearn": "scikit-learn",
+    "PIL": "pillow",
+    "yaml": "pyyaml",
+    "cv2": "opencv-python",
+    "bs4": "beautifulsoup4",
+    "dateutil": "python-dateutil",
+}
 
 # --- Publishing -----------------------------------------------------------------------------
 ENV_TZ = "CHANNELKIT_TZ"  # default time zone for naive times (ck.schedule, spreadsheets)

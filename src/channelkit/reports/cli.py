@@ -34,7 +34,7 @@ from channelkit._constants import (
 )
 from channelkit._urls import redact_url
 from channelkit.analysis.period import COMPARES
-from channelkit.errors import InvalidParameterError
+from channelkit.errors import InvalidParameterError, NotebookCellError
 from channelkit.reports.parameters import (
     PERIOD_HELP,
     check_period,
@@ -293,16 +293,22 @@ def _notebook_report(options: ReportOptions, step: Callable[[str], None]) -> Pat
     notebook = options.notebook
     assert notebook is not None  # run_report asks only then
     step(f"running {notebook}")
-    return notebook_report(
-        notebook,
-        options.db,
-        out=options.out,
-        period=options.period or REPORT_PERIOD_DEFAULT,
-        tz=options.tz,
-        channel=options.channels[0] if options.channels else None,
-        compare=options.compare,
-        timeout=options.notebook_timeout or NOTEBOOK_TIMEOUT_S,
-    )
+    try:
+        return notebook_report(
+            notebook,
+            options.db,
+            out=options.out,
+            period=options.period or REPORT_PERIOD_DEFAULT,
+            tz=options.tz,
+            channel=options.channels[0] if options.channels else None,
+            compare=options.compare,
+            timeout=options.notebook_timeout or NOTEBOOK_TIMEOUT_S,
+        )
+    except NotebookCellError as exc:
+        # where it failed, above the one line that says what failed (as Python prints it)
+        for frame in exc.trace:
+            click.echo(f"  {frame}", err=True)
+        raise
 
 
 def _upcoming(
