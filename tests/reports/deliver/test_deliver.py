@@ -761,13 +761,13 @@ email = ["comms-lead@example.com"]
     report = build_report(db, period="month", tz="Europe/Berlin")
     drawn = [for_email(chart.figure) for chart in email_charts(report.page.charts)]
     assert len(drawn) == len(alts)
-    for message in (monthly, weekly):
+    for name, message in (("monthly", monthly), ("weekly", weekly)):
         html = message.get_body(preferencelist=("html",))
         assert html is not None
         page = browser.new_page(viewport={"width": 390, "height": 844})
         page.set_content(_inline_images(message, html.get_content()))
         *images, width = page.evaluate(_IMAGES)
-        shot = tmp_path / f"{message['Subject'].split()[0].lower()}-email-390.png"
+        shot = tmp_path / f"{name}-email-390.png"
         page.screenshot(path=str(shot), full_page=True)
         print(f"--- screenshot: {shot}")
         page.close()
