@@ -46,6 +46,7 @@ import numpy as np
 from channelkit._constants import PERIOD_FIRST_YEAR, PERIOD_LAST_YEAR, SAME_AGE_MAX_DAYS
 from channelkit._suggest import nearest
 from channelkit._tz import load_zone
+from channelkit.display import notes
 from channelkit.errors import InvalidParameterError
 
 Moment = date | datetime | str | np.datetime64
@@ -284,9 +285,7 @@ class Period:
             return None
         first, last = self.start.date(), self.end.date() - timedelta(days=1)
         name = _calendar_name(self.kind, first, last, long=long)
-        if self.to_date:
-            return f"{name} to date" if long else f"{name} (to date)"
-        return name
+        return notes.to_date_name(name, long=long) if self.to_date else name
 
     def _range_label(self) -> str:
         if self.start is None and self.end is None:
