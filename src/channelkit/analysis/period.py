@@ -442,15 +442,21 @@ def _calendar(text: str, last_day: date) -> _Days | None:
 
 
 def _as_said(text: str, last_day: date) -> _Days | None:
-    """ "W47" (the latest week 47 begun by the last day), "W47 2026", "25/11/2026" (day
+    """ "W47" (the latest week 47 begun by the last day; "W53" the latest week 53), "W47 2026", "25/11/2026" (day
     first, or month first when only that reads as a date), "11/2026"."""
     if match := _WEEK_ONLY.match(text):
         week, year = int(match.group(1)), match.group(2)
-        if year is None:
+        if year is None and 1 <= week <= 53:
+            # The latest year that has this week (week 53 comes every 5 or 6 years).
             latest = last_day.isocalendar()[0]
-            start = _iso_week_start(latest, min(week, _weeks_in(latest)))
-            year = str(latest if start <= last_day else latest - 1)
-        return _dated(f"{year}-W{week:02d}")
+            year = str(
+                next(
+                    y
+                    for y in range(latest, latest - 8, -1)
+                    if week <= _weeks_in(y) and _iso_week_start(y, week) <= last_day
+                )
+            )
+        return _dated(f"{year or last_day.year}-W{week:02d}")
     if match := _SLASHED_MONTH.match(text):
         return _month(int(match.group(2)), int(match.group(1)))
     if match := _SLASHED_DAY.match(text):
