@@ -104,7 +104,11 @@ def _report(path: Path, out: Path, period: str) -> Result:
 
 def test_w53_and_w01_resolve() -> None:
     w53 = parse_period("2026-W53", tz=BERLIN, last_day=date(2027, 1, 10))
-    assert (w53.start_day, w53.end_day, w53.to_date) == (date(2026, 12, 28), date(2027, 1, 4), False)
+    assert (w53.start_day, w53.end_day, w53.to_date) == (
+        date(2026, 12, 28),
+        date(2027, 1, 4),
+        False,
+    )
     w01 = parse_period("W01", tz=BERLIN, last_day=date(2027, 1, 10))
     assert (w01.start_day, w01.end_day, w01.label) == (
         date(2027, 1, 4),

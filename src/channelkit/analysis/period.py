@@ -442,8 +442,9 @@ def _calendar(text: str, last_day: date) -> _Days | None:
 
 
 def _as_said(text: str, last_day: date) -> _Days | None:
-    """ "W47" (the latest week 47 begun by the last day; "W53" the latest week 53), "W47 2026", "25/11/2026" (day
-    first, or month first when only that reads as a date), "11/2026"."""
+    """ "W47" (the latest week 47 begun by the last day; "W53": of the latest year that has
+    one), "W47 2026", "25/11/2026" (day first, or month first when only that reads as a
+    date), "11/2026"."""
     if match := _WEEK_ONLY.match(text):
         week, year = int(match.group(1)), match.group(2)
         if year is None and 1 <= week <= 53:
