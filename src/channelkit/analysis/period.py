@@ -12,6 +12,9 @@ Periods come two ways:
   `"year to date"`, flagged by `to_date`). Each knows its calendar kind, so
   `compared("previous")` of October is September and `compared("year")` is October a year
   earlier.
+- `start`/`end` (`Period.resolve`) as dates, datetimes or ISO strings. A date (or a bare
+  `YYYY-MM-DD`) means local midnight in `tz`; a naive datetime is local wall time in `tz`;
+  an aware datetime is converted to `tz`. Its comparison has the same length.
 
 Every phrase resolves from one reference, the last complete synced day L (`last_day`);
 "today" is the day after it, T. "yesterday" is L, "this week/month/quarter/year" the one
@@ -20,9 +23,6 @@ synced day yet), "last ..." the one before that, "7d" the 7 days before T, "Octo
 "Q3" and "W53" the latest one that began on or before L. A named week, month, quarter or
 year still running at L ("2026-W53" on 1 January 2027) is cut at T and flagged `to_date`
 too, so it is compared only with the same days of earlier periods.
-- `start`/`end` (`Period.resolve`) as dates, datetimes or ISO strings. A date (or a bare
-  `YYYY-MM-DD`) means local midnight in `tz`; a naive datetime is local wall time in `tz`;
-  an aware datetime is converted to `tz`. Its comparison has the same length.
 
 Daily rows are whole UTC days that cannot be split, so a daily row counts in the period
 when the local midnight of its date lies in `[start, end)`: for periods that start and end
@@ -84,6 +84,7 @@ _MONTH_NUMBERS = {
     )
 } | {"sept": 9}
 _UNIT_MONTHS = {"month": 1, "quarter": 3, "year": 12}
+_CALENDAR_KINDS = ("week", "month", "quarter", "year")
 
 
 def to_local(value: Moment, zone: ZoneInfo, *, param: str) -> datetime:
@@ -373,11 +374,12 @@ def parse_period(period: str, *, tz: str, last_day: date) -> Period:
     _check_year(found.stop.year, period, "period")
     found = _running_to_date(found, last_day)
     if found.stop <= found.first:
+        name = _calendar_name(found.kind, found.first, found.first, long=True)
+        last = _day_words(last_day.year, last_day.month, last_day.day)
         raise InvalidParameterError(
             "period",
-            f"{period!r} is {_calendar_name(found.kind, found.first, found.first, long=True)}, "
-            f"which has no complete synced day yet (the last is {_day_words_of(last_day)}); "
-            f"ask for 'last {found.kind}' or sync again tomorrow",
+            f"{period!r} is {name}, which has no complete synced day yet (the last is "
+            f"{last}); ask for 'last {found.kind}' or sync again tomorrow",
         )
     return Period.of_days(found.first, found.stop, tz, found.kind, to_date=found.to_date)
 
@@ -389,13 +391,6 @@ def _running_to_date(found: _Days, last_day: date) -> _Days:
     if found.kind in _CALENDAR_KINDS and found.first <= today < found.stop:
         return _Days(found.first, today, found.kind, True)
     return found
-
-
-def _day_words_of(day: date) -> str:
-    return f"{day.day} {day:%B %Y}"
-
-
-_CALENDAR_KINDS = ("week", "month", "quarter", "year")
 
 
 class _Days(NamedTuple):
