@@ -87,6 +87,8 @@ def test_the_cli_report_deliver_and_explorer_use_the_same_reference(
         assert explorer.frame is not None
         assert explorer.frame.attrs["period"] == "Week 53, 2026 to date"
         assert "Week 53, 2026 to date" in explorer.table.value  # the caption
+        offered = [code for _, code in explorer.period.options]
+        assert "December 2026" in offered and "January 2027" not in offered  # no day yet
         with pytest.raises(InvalidParameterError, match="January 2027, which has no complete"):
             Explorer(wh, period="this month").set(period="this month")
     out = tmp_path / "report.html"
