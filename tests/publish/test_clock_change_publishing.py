@@ -4,17 +4,19 @@ Europe/Berlin skips 02:00-03:00 on Sunday 28 March 2027 and repeats it on Sunday
 31 October 2027. A post for a wall time that does not exist, or exists twice, is refused
 with one sentence naming the two choices, by the one time parser (`publish/times.py`)
 every entry point goes through; `release --shift 1d` moves a post to the same local time
-a day later, across the change. The service's clock is moved to those days.
+a day later, across the change. The process (and the in-process service) travels to those
+days with time-machine.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
+import time_machine
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -120,14 +122,26 @@ def service() -> Iterator[LocalService]:
         yield svc
 
 
-def _at(service: LocalService, moment: datetime) -> None:
-    service.advance_clock((moment - service.now()).total_seconds())
+@pytest.fixture
+def clock() -> Iterator[Callable[[datetime], None]]:
+    """Travel (this process, the in-process service with it) to an instant, ticking."""
+    travels: list[time_machine.travel] = []
+
+    def travel(moment: datetime) -> None:
+        travels.append(time_machine.travel(moment, tick=True))
+        travels[-1].start()
+
+    yield travel
+    for one in reversed(travels):
+        one.stop()
 
 
-def _held_one(service: LocalService, at: datetime) -> tuple[dict[str, str], str]:
+def _held_one(
+    service: LocalService, clock: Callable[[datetime], None], at: datetime
+) -> tuple[dict[str, str], str]:
     """A post scheduled `at`, held, then missed (the service's clock 2 hours past it)."""
+    clock(at - timedelta(hours=1))
     key = service.create_key(user="ann", team="comms", plan="enterprise")
-    _at(service, at - timedelta(hours=1))
     with Client(service.base_url, key) as client:
         channel = client.channels.create(name="All hands")
         post = client.posts.create(
@@ -140,9 +154,9 @@ def _held_one(service: LocalService, at: datetime) -> tuple[dict[str, str], str]
 
 
 def test_release_shift_keeps_nine_o_clock_across_the_autumn_change(
-    service: LocalService,
+    service: LocalService, clock: Callable[[datetime], None]
 ) -> None:
-    env, post_id = _held_one(service, datetime(2027, 10, 30, 7, tzinfo=UTC))  # 09:00 CEST
+    env, post_id = _held_one(service, clock, datetime(2027, 10, 30, 7, tzinfo=UTC))  # 09:00 CEST
     result = CliRunner().invoke(main, ["release", "--shift", "1d", "--tz", BERLIN], env=env)
     assert result.exit_code == 0, result.output
     assert "moved to 2027-10-31 09:00" in result.output
@@ -152,9 +166,9 @@ def test_release_shift_keeps_nine_o_clock_across_the_autumn_change(
 
 
 def test_release_shift_into_the_skipped_hour_is_refused_and_stays_held(
-    service: LocalService,
+    service: LocalService, clock: Callable[[datetime], None]
 ) -> None:
-    env, post_id = _held_one(service, datetime(2027, 3, 27, 1, 30, tzinfo=UTC))  # 02:30 CET
+    env, post_id = _held_one(service, clock, datetime(2027, 3, 27, 1, 30, tzinfo=UTC))  # 02:30 CET
     runner = CliRunner()
     refused = runner.invoke(main, ["release", "--shift", "1d", "--tz", BERLIN], env=env)
     assert refused.exit_code == 1, refused.output
