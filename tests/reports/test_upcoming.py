@@ -102,14 +102,11 @@ def received() -> Iterator[tuple[str, list[Any]]]:
     server.server_close()
 
 
-def test_the_digest_is_delivered_once_a_day(
-    planned: tuple[LocalService, str],
-    received: tuple[str, list[Any]],
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def _morning(
+    planned: tuple[LocalService, str], url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Path, Path]:
+    """A delivery file with the 36-hour digest to the receiver `url`, and its warehouse."""
     service, key = planned
-    url, bodies = received
     monkeypatch.setenv("CHANNELKIT_BASE_URL", service.base_url)
     monkeypatch.setenv("CHANNELKIT_API_KEY", key)
     config_file = tmp_path / "deliver.toml"
@@ -120,6 +117,18 @@ def test_the_digest_is_delivered_once_a_day(
     )
     db = tmp_path / "warehouse.duckdb"
     open_warehouse(db, read_only=False).close()  # it keeps the delivery ledger
+    return config_file, db
+
+
+def test_the_digest_is_delivered_once_a_day(
+    planned: tuple[LocalService, str],
+    received: tuple[str, list[Any]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    service, key = planned
+    config_file, db = _morning(planned, received[0], tmp_path, monkeypatch)
+    bodies = received[1]
     env = {"CHANNELKIT_BASE_URL": service.base_url, "CHANNELKIT_API_KEY": key}
     runs = [
         CliRunner().invoke(main, ["deliver", str(config_file), "--db", str(db)], env=env)
@@ -154,18 +163,8 @@ def test_the_digest_goes_once_per_local_day_on_clock_change_days(
     same_day: str,
     next_day: str,
 ) -> None:
-    service, key = planned
-    url, bodies = received
-    monkeypatch.setenv("CHANNELKIT_BASE_URL", service.base_url)
-    monkeypatch.setenv("CHANNELKIT_API_KEY", key)
-    config_file = tmp_path / "deliver.toml"
-    config_file.write_text(
-        '[[reports]]\nname = "morning"\nupcoming = "36h"\ntz = "Europe/Berlin"\n'
-        f'webhooks = [{{ url = "{url}", kind = "json" }}]\n',
-        encoding="utf-8",
-    )
-    db = tmp_path / "warehouse.duckdb"
-    open_warehouse(db, read_only=False).close()
+    config_file, db = _morning(planned, received[0], tmp_path, monkeypatch)
+    bodies = received[1]
     statuses = [
         [o.status for o in deliver(load_config(config_file), db, now=datetime.fromisoformat(t))]
         for t in (first, same_day, next_day)
