@@ -24,8 +24,10 @@ from hypothesis import strategies as st
 from channelkit.cli import main
 from channelkit.client import Client
 from channelkit.errors import InvalidParameterError, TimeError
+from channelkit.publish.calendar import wall_text
 from channelkit.publish.calendar_sync import window_bounds
 from channelkit.publish.times import combine_date_time, localize, parse_when, shifted
+from channelkit.reports.upcoming import UpcomingPost
 from channelkit.service import LocalService
 
 pytestmark = pytest.mark.calendar
@@ -193,3 +195,21 @@ def test_hold_refuses_a_skipped_time_and_a_reversed_window(service: LocalService
     )
     assert reversed_.exit_code == 2, reversed_.output
     assert "2027-03-28 00:00 is not after the start 2027-03-30 00:00" in reversed_.output
+
+
+def test_a_repeated_wall_time_is_shown_with_its_offset() -> None:
+    # The upcoming digest and the calendar file show 02:30 on 31 October twice: which is
+    # which needs the offset; other times do not get one.
+    zone = ZoneInfo(BERLIN)
+    shown = [
+        UpcomingPost("p", datetime(2027, 10, 31, h, 30, tzinfo=UTC).astimezone(zone), "c", "t", "a")
+        for h in (0, 1, 2)
+    ]
+    assert [post.local for post in shown] == [
+        "Sun 2027-10-31 02:30+02:00",
+        "Sun 2027-10-31 02:30+01:00",
+        "Sun 2027-10-31 03:30",
+    ]
+    first = datetime(2027, 10, 31, 0, 30, tzinfo=UTC)
+    assert wall_text(first, BERLIN) == "2027-10-31 02:30+02:00"
+    assert parse_when(wall_text(first, BERLIN), zone_name=BERLIN) == first  # read back

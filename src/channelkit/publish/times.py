@@ -95,6 +95,13 @@ def localize(naive: datetime, zone_name: str) -> datetime:
     return _checked(first)
 
 
+def offset_if_repeated(local: datetime) -> str:
+    """`+02:00` when the wall time of the aware `local` happens twice in its zone (the
+    clocks go back that night: the wall time alone does not say which), else ""."""
+    other = local.replace(fold=1 - local.fold)
+    return format_offset(local.utcoffset()) if other.utcoffset() != local.utcoffset() else ""
+
+
 def checked_duration(seconds: int, text: str, *, param: str) -> timedelta:
     """`seconds` as a duration, or one line naming `param` beyond DURATION_MAX_DAYS (no
     shift, window or age is that long: a typo, which `timedelta` would meet with an
