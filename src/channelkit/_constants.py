@@ -168,6 +168,7 @@ BEST_TIMES_PERMUTE_UP_TO = 50_000
 KPI_SETTLED_SHARE = 0.95
 PERIOD_FIRST_YEAR = 1970  # dates outside these years are typos, not periods
 PERIOD_LAST_YEAR = 2200
+DURATION_MAX_DAYS = 3_660  # a longer duration flag (--shift, --upcoming, max_age) is a typo
 PLOT_TEMPLATE = "channelkit"
 # Browsers kaleido may use for static images (the system's; never a downloaded one).
 PLOT_BROWSER_CANDIDATES = ("/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome")

@@ -141,9 +141,14 @@ def test_no_row_past_the_last_synced_day(synced: dict[str, ck.Warehouse]) -> Non
     assert not weekly["complete"].iloc[-1]  # the week of the sync, still going on
     assert weekly["complete"].iloc[1:-1].all() and (weekly["days"].iloc[1:-1] == 7).all()
     assert weekly["readers"].notna().all() and (weekly["readers"] > 0).all()
+    # November is still running: "to date", through the last complete day (the sync's own
+    # day, partial, is not in it), every day complete.
     daily = wh.engagement_over_time("day", period="2026-11", tz="UTC")
-    assert daily["period"].dt.date.max() == SYNC_DAY  # the sync's own day, partial...
-    assert not daily["complete"].iloc[-1] and daily["complete"].iloc[:-1].all()
+    assert daily["period"].dt.date.max() == SYNC_DAY - timedelta(days=1)
+    assert daily["complete"].all() and daily.attrs["period"] == "November 2026 to date"
+    whole = wh.engagement_over_time("day", start="2026-11-01", end="2026-12-01", tz="UTC")
+    assert whole["period"].dt.date.max() == SYNC_DAY  # the sync's own day, partial...
+    assert not whole["complete"].iloc[-1] and whole["complete"].iloc[:-1].all()
 
 
 def test_monthly_subscribers_are_whole_months_or_marked(

@@ -111,9 +111,12 @@ def test_to_date_comparison_is_cut_at_a_shorter_month() -> None:
     assert (february.start_day, february.end_day) == (date(2027, 2, 1), date(2027, 3, 1))
 
 
-def test_this_week_on_its_last_day_is_the_whole_week() -> None:
-    said = parse_period("this week", tz="UTC", last_day=LAST_DAY)
-    assert not said.to_date and said == parse_period("2026-W47", tz="UTC", last_day=LAST_DAY)
+def test_this_week_on_its_first_day_has_no_synced_day_yet() -> None:
+    # LAST_DAY is a Sunday: the sync ran on Monday, in week 48, so "this week" is week 48
+    # (never week 47 again, which is "last week").
+    with pytest.raises(InvalidParameterError, match="Week 48, 2026, which has no complete"):
+        parse_period("this week", tz="UTC", last_day=LAST_DAY)
+    assert parse_period("last week", tz="UTC", last_day=LAST_DAY).label == "Week 47, 2026"
 
 
 @pytest.mark.parametrize(

@@ -63,8 +63,8 @@ def test_compare_year_is_the_same_period_a_year_earlier(long_wh: ck.Warehouse) -
 
 
 def test_an_incomplete_period_has_no_deltas(long_wh: ck.Warehouse) -> None:
-    # Data ends on 2026-11-15: November is not over.
-    frame = long_wh.kpis(period="2026-11")
+    # Data ends on 2026-11-15: days up to the end of November are not synced.
+    frame = long_wh.kpis(start="2026-11-01", end="2026-12-01")
     assert frame.attrs["complete"] is False
     assert "not fully covered" in frame.attrs["warnings"][0]
     rows = frame.set_index("metric")
@@ -76,6 +76,19 @@ def test_an_incomplete_period_has_no_deltas(long_wh: ck.Warehouse) -> None:
     assert long_wh.kpis(period="month").attrs["period"] == "October 2026"
     assert long_wh.kpis(period="quarter").attrs["period"] == "Q3 2026"
     assert long_wh.kpis(period="week").attrs["period"] == "Week 46, 2026"  # Mon 9 - Sun 15
+
+
+def test_a_named_running_month_is_to_date_and_compared_with_the_same_days(
+    long_wh: ck.Warehouse,
+) -> None:
+    # Data ends on 2026-11-15: November, named, is November 1-15, against October 1-15.
+    frame = long_wh.kpis(period="2026-11")
+    assert frame.attrs["period"] == "November 2026 to date"
+    assert frame.attrs["previous_period"] == "October 2026 to date"
+    assert frame.attrs["complete"] is True
+    this = long_wh.kpis(period="this month")
+    assert this.attrs["period"] == frame.attrs["period"]
+    pd.testing.assert_frame_equal(this, frame)
 
 
 def test_relative_periods_end_with_the_last_synced_day(long_wh: ck.Warehouse) -> None:

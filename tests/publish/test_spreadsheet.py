@@ -350,7 +350,8 @@ ROW_CASES: list[tuple[str, list[object], list[str]]] = [
         ["all-hands", "Hi", "Body", "2030-03-31 02:30"],
         [
             "scheduled_at: 2030-03-31 02:30 does not exist in Europe/Berlin: the clocks skip "
-            "forward that night (daylight saving time); choose a time outside the skipped hour"
+            "forward that night (daylight saving time); choose 01:30 (before the change) or "
+            "03:30 (after it)"
         ],
     ),
     (

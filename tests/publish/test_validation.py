@@ -100,7 +100,8 @@ def test_row_timezone_wins_over_default() -> None:
             {"scheduled_at": "2026-03-29 02:30"},
             "Europe/Berlin",
             "scheduled_at: 2026-03-29 02:30 does not exist in Europe/Berlin: the clocks skip "
-            "forward that night (daylight saving time); choose a time outside the skipped hour",
+            "forward that night (daylight saving time); choose 01:30 (before the change) or "
+            "03:30 (after it)",
         ),
         (
             {"scheduled_at": "2027-10-31 02:30"},

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -135,14 +135,11 @@ def received() -> Iterator[tuple[str, list[Any]]]:
     server.server_close()
 
 
-def test_the_digest_is_delivered_once_a_day(
-    planned: tuple[LocalService, str],
-    received: tuple[str, list[Any]],
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def _morning(
+    planned: tuple[LocalService, str], url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Path, Path]:
+    """A delivery file with the 36-hour digest to the receiver `url`, and its warehouse."""
     service, key = planned
-    url, bodies = received
     monkeypatch.setenv("CHANNELKIT_BASE_URL", service.base_url)
     monkeypatch.setenv("CHANNELKIT_API_KEY", key)
     config_file = tmp_path / "deliver.toml"
@@ -153,6 +150,18 @@ def test_the_digest_is_delivered_once_a_day(
     )
     db = tmp_path / "warehouse.duckdb"
     open_warehouse(db, read_only=False).close()  # it keeps the delivery ledger
+    return config_file, db
+
+
+def test_the_digest_is_delivered_once_a_day(
+    planned: tuple[LocalService, str],
+    received: tuple[str, list[Any]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    service, key = planned
+    config_file, db = _morning(planned, received[0], tmp_path, monkeypatch)
+    bodies = received[1]
     env = {"CHANNELKIT_BASE_URL": service.base_url, "CHANNELKIT_API_KEY": key}
     runs = [
         CliRunner().invoke(main, ["deliver", str(config_file), "--db", str(db)], env=env)
@@ -167,3 +176,31 @@ def test_the_digest_is_delivered_once_a_day(
     outcomes = deliver(load_config(config_file), db, now=tomorrow)
     assert [o.status for o in outcomes] == ["sent"] and len(bodies) == 2
     assert [p["title"] for p in bodies[1]["posts"]] == ["Quiz night"]
+
+
+@pytest.mark.calendar
+@pytest.mark.parametrize(
+    ("first", "same_day", "next_day"),
+    [
+        # 28 March 2027 in Berlin is 23 hours long, 31 October 25: 00:30, 23:30, then 00:10.
+        ("2027-03-27T23:30Z", "2027-03-28T21:30Z", "2027-03-28T22:10Z"),
+        ("2027-10-30T22:30Z", "2027-10-31T22:30Z", "2027-10-31T23:10Z"),
+    ],
+)
+def test_the_digest_goes_once_per_local_day_on_clock_change_days(
+    planned: tuple[LocalService, str],
+    received: tuple[str, list[Any]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    first: str,
+    same_day: str,
+    next_day: str,
+) -> None:
+    config_file, db = _morning(planned, received[0], tmp_path, monkeypatch)
+    bodies = received[1]
+    statuses = [
+        [o.status for o in deliver(load_config(config_file), db, now=datetime.fromisoformat(t))]
+        for t in (first, same_day, next_day)
+    ]
+    assert statuses == [["sent"], ["already sent"], ["sent"]]
+    assert len(bodies) == 2

@@ -8,12 +8,21 @@ Periods come two ways:
   (`"2026-10-05"`, `"yesterday"`), days between two dates (`"2026-10-01..2026-10-15"`,
   both included), a number of days or weeks ending with the last complete synced day
   (`"7d"`, `"12w"`, `"last 28 days"`), the last complete week, month, quarter or year
-  (`"last month"`, or just `"month"`) or the current one to date (`"this month"`, flagged by
-  `to_date`). Each knows its calendar kind, so `compared("previous")` of October is
-  September and `compared("year")` is October a year earlier.
+  (`"last month"`, or just `"month"`) or the current one to date (`"this month"`,
+  `"year to date"`, flagged by `to_date`). Each knows its calendar kind, so
+  `compared("previous")` of October is September and `compared("year")` is October a year
+  earlier.
 - `start`/`end` (`Period.resolve`) as dates, datetimes or ISO strings. A date (or a bare
   `YYYY-MM-DD`) means local midnight in `tz`; a naive datetime is local wall time in `tz`;
   an aware datetime is converted to `tz`. Its comparison has the same length.
+
+Every phrase resolves from one reference, the last complete synced day L (`last_day`);
+"today" is the day after it, T. "yesterday" is L, "this week/month/quarter/year" the one
+holding T, cut at T ("to date": through L; refused on its first day, when it has no
+synced day yet), "last ..." the one before that, "7d" the 7 days before T, "October",
+"Q3" and "W53" the latest one that began on or before L. A named week, month, quarter or
+year still running at L ("2026-W53" on 1 January 2027) is cut at T and flagged `to_date`
+too, so it is compared only with the same days of earlier periods.
 
 Daily rows are whole UTC days that cannot be split, so a daily row counts in the period
 when the local midnight of its date lies in `[start, end)`: for periods that start and end
@@ -37,6 +46,7 @@ import numpy as np
 from channelkit._constants import PERIOD_FIRST_YEAR, PERIOD_LAST_YEAR, SAME_AGE_MAX_DAYS
 from channelkit._suggest import nearest
 from channelkit._tz import load_zone
+from channelkit.display import notes
 from channelkit.errors import InvalidParameterError
 
 Moment = date | datetime | str | np.datetime64
@@ -56,6 +66,8 @@ _WEEK = re.compile(r"^(\d{4})-?W(\d{1,2})$", re.IGNORECASE)
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _RELATIVE = re.compile(r"^(?:(?:last|past)\s+)?(\d+)\s*(d|days?|w|weeks?)$", re.IGNORECASE)
 _UNIT = re.compile(r"^(?:(last|this|previous)\s+)?(week|month|quarter|year)$", re.IGNORECASE)
+_TO_DATE = re.compile(r"^(week|month|quarter|year)[\s-]+to[\s-]+date$", re.IGNORECASE)
+_TO_DATE_SHORT = {"wtd": "week", "mtd": "month", "qtd": "quarter", "ytd": "year"}
 _WEEK_ONLY = re.compile(r"^W(\d{1,2})(?:\s+(\d{4}))?$", re.IGNORECASE)
 _SLASHED_DAY = re.compile(r"^(\d{1,2})[/.](\d{1,2})[/.](\d{4})$")
 _SLASHED_MONTH = re.compile(r"^(\d{1,2})/(\d{4})$")
@@ -72,6 +84,7 @@ _MONTH_NUMBERS = {
     )
 } | {"sept": 9}
 _UNIT_MONTHS = {"month": 1, "quarter": 3, "year": 12}
+_CALENDAR_KINDS = ("week", "month", "quarter", "year")
 
 
 def to_local(value: Moment, zone: ZoneInfo, *, param: str) -> datetime:
@@ -273,9 +286,7 @@ class Period:
             return None
         first, last = self.start.date(), self.end.date() - timedelta(days=1)
         name = _calendar_name(self.kind, first, last, long=long)
-        if self.to_date:
-            return f"{name} to date" if long else f"{name} (to date)"
-        return name
+        return notes.to_date_name(name, long=long) if self.to_date else name
 
     def _range_label(self) -> str:
         if self.start is None and self.end is None:
@@ -361,7 +372,25 @@ def parse_period(period: str, *, tz: str, last_day: date) -> Period:
         )
     _check_year(found.first.year, period, "period")
     _check_year(found.stop.year, period, "period")
+    found = _running_to_date(found, last_day)
+    if found.stop <= found.first:
+        name = _calendar_name(found.kind, found.first, found.first, long=True)
+        last = _day_words(last_day.year, last_day.month, last_day.day)
+        raise InvalidParameterError(
+            "period",
+            f"{period!r} is {name}, which has no complete synced day yet (the last is "
+            f"{last}); ask for 'last {found.kind}' or sync again tomorrow",
+        )
     return Period.of_days(found.first, found.stop, tz, found.kind, to_date=found.to_date)
+
+
+def _running_to_date(found: _Days, last_day: date) -> _Days:
+    """A calendar week, month, quarter or year still running after `last_day`, cut at the
+    day after it and flagged to date (its missing days are not zeros)."""
+    today = last_day + timedelta(days=1)
+    if found.kind in _CALENDAR_KINDS and found.first <= today < found.stop:
+        return _Days(found.first, today, found.kind, True)
+    return found
 
 
 class _Days(NamedTuple):
@@ -383,6 +412,10 @@ def _named(text: str, last_day: date) -> _Days | None:
             match.group(2).lower(),
         )
         return _this(unit, last_day) if which == "this" else _last_complete(unit, stop_after)
+    if match := _TO_DATE.match(text):
+        return _this(match.group(1).lower(), last_day)
+    if text.lower() in _TO_DATE_SHORT:
+        return _this(_TO_DATE_SHORT[text.lower()], last_day)
     if match := _RELATIVE.match(text):
         days = int(match.group(1)) * (7 if match.group(2)[0].lower() == "w" else 1)
         if days < 1:
@@ -404,15 +437,22 @@ def _calendar(text: str, last_day: date) -> _Days | None:
 
 
 def _as_said(text: str, last_day: date) -> _Days | None:
-    """ "W47" (the latest week 47 begun by the last day), "W47 2026", "25/11/2026" (day
-    first, or month first when only that reads as a date), "11/2026"."""
+    """ "W47" (the latest week 47 begun by the last day; "W53": of the latest year that has
+    one), "W47 2026", "25/11/2026" (day first, or month first when only that reads as a
+    date), "11/2026"."""
     if match := _WEEK_ONLY.match(text):
         week, year = int(match.group(1)), match.group(2)
-        if year is None:
+        if year is None and 1 <= week <= 53:
+            # The latest year that has this week (week 53 comes every 5 or 6 years).
             latest = last_day.isocalendar()[0]
-            start = _iso_week_start(latest, min(week, _weeks_in(latest)))
-            year = str(latest if start <= last_day else latest - 1)
-        return _dated(f"{year}-W{week:02d}")
+            year = str(
+                next(
+                    y
+                    for y in range(latest, latest - 8, -1)
+                    if week <= _weeks_in(y) and _iso_week_start(y, week) <= last_day
+                )
+            )
+        return _dated(f"{year or last_day.year}-W{week:02d}")
     if match := _SLASHED_MONTH.match(text):
         return _month(int(match.group(2)), int(match.group(1)))
     if match := _SLASHED_DAY.match(text):
@@ -541,20 +581,45 @@ def _last_complete(unit: str, stop_after: date) -> _Days:
 
 
 def _this(unit: str, last_day: date) -> _Days:
-    """The week, month, quarter or year the last day falls in, up to and with that day
-    (flagged to date unless that day ends it)."""
-    first, stop = _unit_start(unit, last_day), last_day + timedelta(days=1)
-    return _Days(first, stop, cast(Kind, unit), _unit_start(unit, stop) != stop)
+    """The week, month, quarter or year holding today (the day after the last complete
+    day), to date: up to and with the last day (no day at all on its first day)."""
+    stop = last_day + timedelta(days=1)
+    return _Days(_unit_start(unit, stop), stop, cast(Kind, unit), True)
 
 
 def earlier_periods(period: Period, count: int) -> list[Period]:
     """The `count` periods of the same kind before `period`, latest first (for the usual
     range: W43, W42, ... before W44)."""
+    if period.to_date:
+        return _earlier_to_date(period, count)
     out: list[Period] = []
     current = period
     for _ in range(count):
         current = current.compared("previous")
         out.append(current)
+    return out
+
+
+def _earlier_to_date(period: Period, count: int) -> list[Period]:
+    """The earlier periods of a running one, each cut at the same offset from its start
+    (the first 4 days of each earlier week; the first 30 days of each earlier month, or
+    the whole month when shorter): never whole periods against a part of one."""
+    assert period.start is not None and period.end is not None
+    first = period.start.date()
+    offset = period.end.date() - first
+    if period.kind == "week":
+        stop = first + timedelta(days=7)
+    else:
+        stop = _month_start(first.year, first.month + _UNIT_MONTHS[period.kind])
+    whole = Period.of_days(first, stop, period.tz, period.kind)
+    out: list[Period] = []
+    for _ in range(count):
+        whole = whole.compared("previous")
+        assert whole.start is not None and whole.end is not None
+        begin, end = whole.start.date(), whole.end.date()
+        out.append(
+            Period.of_days(begin, min(begin + offset, end), period.tz, period.kind, to_date=True)
+        )
     return out
 
 

@@ -24,6 +24,7 @@ LIFETIME = "compared with lifetime readers (both periods are older than the reac
 PROVISIONAL = "provisional"
 PROVISIONAL_WHY = "posts of the last days are still gathering readers; compared at the same age"
 SMALL_BASE = "small base"
+TO_DATE = "to date"  # a period not over yet: its days so far, against the same days before
 
 Row = Mapping[Any, Any]
 
@@ -86,3 +87,8 @@ def provisional_said(flags: Iterable[str]) -> str | None:
     if PROVISIONAL in flags:
         return f"{PROVISIONAL.capitalize()}: {PROVISIONAL_WHY}."
     return None
+
+
+def to_date_name(name: str, *, long: bool = True) -> str:
+    """A running period's name: "November 2026 to date" (long) or "Nov 2026 (to date)"."""
+    return f"{name} {TO_DATE}" if long else f"{name} ({TO_DATE})"

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from channelkit.errors import FieldError, TimeError
 from channelkit.publish.post_fields import arranged, by_name
 from channelkit.publish.rows import NamedRow, PlanRow, cell_text
-from channelkit.publish.times import format_offset, localize, parse_when, time_zone
+from channelkit.publish.times import offset_if_repeated, parse_when, time_zone
 from channelkit.publish.validation import ChannelIndex, ChannelInfo, PostRequest, validate_post
 from channelkit.publish.word_diff import word_diff
 
@@ -181,11 +181,7 @@ def wall_text(moment: datetime, tz: str) -> str:
     """`2026-12-01 09:00` in `tz`; with the offset when that wall time is ambiguous."""
     local = moment.astimezone(time_zone(tz))
     text = f"{local:%Y-%m-%d %H:%M}" + (f":{local:%S}" if local.second else "")
-    try:
-        localize(local.replace(tzinfo=None), tz)
-    except TimeError:  # the clocks go back: the same wall time happens twice
-        return f"{text}{format_offset(local.utcoffset())}"
-    return text
+    return text + offset_if_repeated(local)
 
 
 def normalise_action(value: object) -> str | FieldError:

@@ -86,9 +86,8 @@ def calendar_frame(
     import pandas as pd
 
     zone = load_zone(tz).key
-    begin, finish = window_bound(start, "start", zone), window_bound(end, "end", zone)
-    if finish <= begin:
-        raise InvalidParameterError("end", "must be after start")
+    begin, finish = window_bounds(start, end, zone)
+    assert begin is not None and finish is not None  # window_bound refuses a missing one
     index = ChannelIndex.from_client(client)
     chosen = chosen_channels(index, channel)
     posts: list[Post] = []
@@ -511,6 +510,21 @@ def chosen_channels(index: ChannelIndex, channel: str | Sequence[str] | None) ->
             raise InvalidParameterError("channel", resolved.message)
         chosen.append(resolved)
     return chosen
+
+
+def window_bounds(start: object, end: object, zone: str) -> tuple[datetime | None, datetime | None]:
+    """The `[start, end)` of a window (either may be None, open), refused when reversed."""
+    begin = None if start is None else window_bound(start, "start", zone)
+    finish = None if end is None else window_bound(end, "end", zone)
+    if begin is not None and finish is not None and finish <= begin:
+        local = load_zone(zone)
+        raise InvalidParameterError(
+            "end",
+            f"{finish.astimezone(local):%Y-%m-%d %H:%M} is not after the start "
+            f"{begin.astimezone(local):%Y-%m-%d %H:%M} ({zone}): the window would be empty; "
+            "swap them",
+        )
+    return begin, finish
 
 
 def window_bound(value: object, name: str, zone: str) -> datetime:

@@ -34,8 +34,9 @@ from channelkit._constants import (
 )
 from channelkit._spec import TAG_MAX_CHARS, TAGS_MAX_COUNT
 from channelkit._tz import load_zone
-from channelkit.errors import APIStatusError, ConflictError, NotFoundError
-from channelkit.publish.calendar_sync import chosen_channels, window_bound
+from channelkit.errors import APIStatusError, ConflictError, NotFoundError, TimeError
+from channelkit.publish import times
+from channelkit.publish.calendar_sync import chosen_channels, window_bounds
 from channelkit.publish.holds import HoldBook, HoldRecord
 from channelkit.publish.ledger import service_address
 from channelkit.publish.validation import ChannelIndex, service_now
@@ -179,8 +180,7 @@ def _scope(
     if tag:
         tags = frozenset(t.casefold() for t in ([tag] if isinstance(tag, str) else tag))
     zone = load_zone(tz).key
-    begin = None if start is None else window_bound(start, "start", zone)
-    finish = None if end is None else window_bound(end, "end", zone)
+    begin, finish = window_bounds(start, end, zone)
     return _Scope(channel_ids, tags, begin, finish, index)
 
 
@@ -365,7 +365,11 @@ def release(
                 book.settle(service, post.id, "left", note=why)
                 done.left.append((shown, why))
                 continue
-            target = _target(mark.scheduled_at, service_now(client), publish_missed, shift)
+            try:
+                target = _target(mark.scheduled_at, service_now(client), publish_missed, shift, tz)
+            except TimeError as exc:  # shifted into a skipped or repeated hour: stays held
+                done.left.append((shown, f"{exc}; release it with another --shift"))
+                continue
             if isinstance(target, str):
                 done.missed.append(shown)
                 continue
@@ -397,14 +401,19 @@ class _Released:
 
 
 def _target(
-    scheduled_at: datetime, now: datetime, publish_missed: bool, shift: timedelta | None
+    scheduled_at: datetime,
+    now: datetime,
+    publish_missed: bool,
+    shift: timedelta | None,
+    tz: str,
 ) -> datetime | None | str:
-    """When a held post goes back: its time; a missed one's time plus `shift`, or None
-    (at once) with `publish_missed`; "missed" when it stays held."""
+    """When a held post goes back: its time; a missed one's time plus `shift` (its days
+    on the calendar of `tz`, `times.shifted`), or None (at once) with `publish_missed`;
+    "missed" when it stays held."""
     if scheduled_at > now:
         return scheduled_at
     if shift is not None:
-        shifted = scheduled_at + shift
+        shifted = times.shifted(scheduled_at, shift, tz)
         return shifted if shifted > now else "missed"
     return None if publish_missed else "missed"
 

@@ -20,7 +20,7 @@ from channelkit._constants import PUBLISH_SLOT_HORIZON_DAYS
 from channelkit.errors import InvalidParameterError, TimeError
 from channelkit.publish.rows import cell_text
 from channelkit.publish.spreadsheet import Sheet, SheetRow
-from channelkit.publish.times import localize, time_zone
+from channelkit.publish.times import checked_duration, localize, time_zone
 
 WEEKDAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 Slot = tuple[int, time]  # weekday (0 = Monday), wall time
@@ -62,9 +62,8 @@ def parse_gap(text: str, *, param: str = "min_gap") -> timedelta:
         raise InvalidParameterError(
             param, f"{text!r} is not a duration; write it like 2h, 90m, 1h30m or 1d"
         )
-    return timedelta(
-        days=int(match["d"] or 0), hours=int(match["h"] or 0), minutes=int(match["m"] or 0)
-    )
+    minutes = (int(match["d"] or 0) * 24 + int(match["h"] or 0)) * 60 + int(match["m"] or 0)
+    return checked_duration(minutes * 60, text, param=param)
 
 
 def next_free_slot(

@@ -22,7 +22,7 @@ from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo
 
 from channelkit import _tz
-from channelkit._constants import EXCEL_SERIAL_MAX, EXCEL_SERIAL_MIN
+from channelkit._constants import DURATION_MAX_DAYS, EXCEL_SERIAL_MAX, EXCEL_SERIAL_MIN
 from channelkit._spec import OFFSET_MAX, to_instant
 from channelkit.errors import InvalidParameterError, TimeError
 
@@ -78,9 +78,14 @@ def localize(naive: datetime, zone_name: str) -> datetime:
     if offsets[0] != offsets[1]:
         shown = naive.strftime("%Y-%m-%d %H:%M")
         if wall_again != naive:
+            # Read with the offset before and after the change, the wall time lands on
+            # either side of the skipped hour: those are the two times meant.
+            before = second.astimezone(UTC).astimezone(zone)
+            after = first.astimezone(UTC).astimezone(zone)
             raise TimeError(
                 f"{shown} does not exist in {zone.key}: the clocks skip forward that night "
-                "(daylight saving time); choose a time outside the skipped hour"
+                f"(daylight saving time); choose {before:%H:%M} (before the change) or "
+                f"{after:%H:%M} (after it)"
             )
         raise TimeError(
             f"{shown} happens twice in {zone.key}: the clocks go back that night; add the "
@@ -88,6 +93,41 @@ def localize(naive: datetime, zone_name: str) -> datetime:
             f"{shown}{format_offset(second.utcoffset())} (second)"
         )
     return _checked(first)
+
+
+def offset_if_repeated(local: datetime) -> str:
+    """`+02:00` when the wall time of the aware `local` happens twice in its zone (the
+    clocks go back that night: the wall time alone does not say which), else ""."""
+    other = local.replace(fold=1 - local.fold)
+    return format_offset(local.utcoffset()) if other.utcoffset() != local.utcoffset() else ""
+
+
+def checked_duration(seconds: int, text: str, *, param: str) -> timedelta:
+    """`seconds` as a duration, or one line naming `param` beyond DURATION_MAX_DAYS (no
+    shift, window or age is that long: a typo, which `timedelta` would meet with an
+    OverflowError)."""
+    if seconds > DURATION_MAX_DAYS * 86_400:
+        raise InvalidParameterError(
+            param, f"{text.strip()!r} is longer than {DURATION_MAX_DAYS:,} days; give less"
+        )
+    return timedelta(seconds=seconds)
+
+
+def shifted(moment: datetime, by: timedelta, zone_name: str) -> datetime:
+    """`moment` moved `by` as people mean it, in UTC: its whole days on the local calendar
+    of `zone_name` (09:00 a day later is 09:00 again across a clock change), the rest as
+    elapsed time. A wall time the change skips or repeats is a `TimeError` naming both
+    choices, never a silent guess.
+
+    >>> shifted(datetime(2027, 10, 30, 7, tzinfo=UTC), timedelta(days=1), "Europe/Berlin")
+    datetime.datetime(2027, 10, 31, 8, 0, tzinfo=datetime.timezone.utc)
+    """
+    wall = moment.astimezone(time_zone(zone_name)).replace(tzinfo=None)
+    try:
+        moved = wall + timedelta(days=by.days)
+    except OverflowError:
+        raise TimeError(f"{_show(moment)} moved by {by.days:,} days is past year 9999") from None
+    return _checked(localize(moved, zone_name) + (by - timedelta(days=by.days)))
 
 
 def parse_when(value: object, *, zone_name: str | None) -> datetime:

@@ -162,8 +162,9 @@ class ReportOptions:
 @click.option(
     "--period",
     type=_PERIOD,
-    help=f"{PERIOD_HELP} [default: {REPORT_PERIOD_DEFAULT}]. Words and day counts mean the "
-    "last complete ones before the last sync.",
+    help=f"{PERIOD_HELP} [default: {REPORT_PERIOD_DEFAULT}]. Words and day counts resolve "
+    "from the last complete synced day ('last month': the last whole one; 'this month': "
+    "to date).",
 )
 @click.option(
     "--compare",

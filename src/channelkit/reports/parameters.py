@@ -21,6 +21,7 @@ from channelkit._tz import checked_tz
 from channelkit.analysis import period as analysis_period
 from channelkit.analysis.period import COMPARES, Kind, Period
 from channelkit.errors import InvalidParameterError
+from channelkit.publish.times import checked_duration
 
 _DURATION_RE = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$", re.IGNORECASE)
 _MONTHS_RE = re.compile(r"^\s*(\d+)\s*m\s*$", re.IGNORECASE)
@@ -136,7 +137,7 @@ def parse_duration(text: str) -> timedelta:
     seconds = int(match.group(1)) * _UNIT_SECONDS[match.group(2).lower()]
     if seconds < 1:
         raise InvalidParameterError("max_age", f"{text!r}: must be more than zero")
-    return timedelta(seconds=seconds)
+    return checked_duration(seconds, text, param="max_age")
 
 
 def parse_date(text: str, *, param: str) -> date:

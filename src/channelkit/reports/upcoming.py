@@ -23,6 +23,7 @@ from zoneinfo import ZoneInfo
 from channelkit._tz import load_zone
 from channelkit.errors import InvalidParameterError
 from channelkit.publish.hold import HoldMark
+from channelkit.publish.times import offset_if_repeated
 from channelkit.publish.validation import ChannelIndex, ChannelInfo
 
 if TYPE_CHECKING:
@@ -42,7 +43,8 @@ class UpcomingPost:
 
     @property
     def local(self) -> str:
-        return f"{self.when:%a %Y-%m-%d %H:%M}"
+        """ "Sun 2027-10-31 02:30", with the offset when the clocks go back over it."""
+        return f"{self.when:%a %Y-%m-%d %H:%M}" + offset_if_repeated(self.when)
 
 
 @dataclass(frozen=True)

@@ -315,10 +315,10 @@ def _file_state(wh: Warehouse) -> tuple[int, int] | None:
 
 
 def _covered_days(wh: Warehouse) -> tuple[date | None, date | None]:
-    """The last and first days with daily rows, for the months offered by name."""
-    import pandas as pd
+    """The last complete and the first synced days, for the months offered by name (a
+    month that began on the sync's own day has no complete day yet: not offered)."""
+    from channelkit.analysis.coverage import read_coverage
 
-    days = wh.sql("SELECT max(date) AS last, min(date) AS first FROM post_daily").iloc[0]
-    return tuple(  # type: ignore[return-value]
-        None if pd.isna(day) else pd.Timestamp(day).date() for day in (days["last"], days["first"])
-    )
+    with wh.duckdb as con:
+        coverage = read_coverage(con)
+    return coverage.last_complete_day, coverage.first_day

@@ -394,7 +394,7 @@ webhooks = [{{ url = "{receiver.url}/json/x", kind = "json" }}]
     )
     result = run(config, "--db", small_warehouse)
     assert result.exit_code == 0, result.output
-    assert "april: not due yet: April 2026 is not complete yet" in result.stdout
+    assert "april: not due yet: April 2026 to date is not complete yet" in result.stdout
     assert receiver.posts == [] and _ledger(small_warehouse) == []
 
 

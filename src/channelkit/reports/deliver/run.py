@@ -296,7 +296,7 @@ def _due_period(
             names = channel_names(wh, job.channels)
         except InvalidParameterError:
             names = job.channels
-    if not complete:
+    if period.to_date or not complete:  # a running period is never sent, only its whole
         raise NotDueError(
             f"{period.name} is not complete yet (data up to the last sync); it is sent once "
             "it is over"
