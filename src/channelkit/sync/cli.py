@@ -31,6 +31,7 @@ from channelkit._constants import (
     SYNC_LOOKBACK_DAYS,
     SYNC_PAGE_LIMIT,
 )
+from channelkit._resources import GROUPS
 from channelkit.errors import APIConnectionError
 from channelkit.sync.options import SyncOptions
 
@@ -93,7 +94,7 @@ class SyncFlags:
 @click.option(
     "--only",
     metavar="LIST",
-    help="Comma-separated subset of posts,channels,analytics (default: all).",
+    help=f"Comma-separated subset of {','.join(GROUPS)} (default: all).",
 )
 @click.option(
     "--lookback-days",
