@@ -9,7 +9,7 @@ Top to bottom (docs/architecture.md draws it):
     sync -> storage (the DuckDB file, Parquet, lake)
     client | service             independent of each other
     _cli, _tz, _optional, _lazy, _markdown, _channels, ...   shared leaf helpers
-    _spec, errors, _constants    the bottom: no other channelkit module, no library
+    _spec, errors, _constants, _version    the bottom: no other channelkit module, no library
 
 Every import counts, also one inside a function (a lazy import is still a dependency);
 for the layer rules, imports under `if TYPE_CHECKING:` do not (they do not run), for the
@@ -31,7 +31,7 @@ import pytest
 ROOT = "channelkit"
 SRC = Path(__file__).resolve().parents[1] / "src"
 
-_BOTTOM = ("channelkit._spec", "channelkit.errors", "channelkit._constants")
+_BOTTOM = ("channelkit._spec", "channelkit.errors", "channelkit._constants", "channelkit._version")
 _HELPERS = (
     "channelkit._cli",
     "channelkit._tz",
@@ -301,6 +301,14 @@ def test_every_package_is_checked_for_cycles() -> None:
         ".".join(init.parent.relative_to(SRC).parts) for init in (SRC / ROOT).rglob("__init__.py")
     }
     assert found and found == set(_packages())
+
+
+def test_nothing_imports_the_package_root() -> None:
+    # `from channelkit import __version__` below the root runs all of __init__ (and is a
+    # cycle through it): the version is in _version.py
+    graph = _graph(with_type_imports=True)
+    importers = sorted(graph.find_modules_that_directly_import(ROOT))
+    assert importers == [], importers
 
 
 def test_cycle_finder_finds_a_cycle() -> None:
