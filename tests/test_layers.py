@@ -9,7 +9,7 @@ Top to bottom (docs/architecture.md draws it):
     sync -> storage (the DuckDB file, Parquet, lake)
     client | service             independent of each other
     _cli, _tz, _optional, _lazy, _markdown, _channels, ...   shared leaf helpers
-    _spec, errors, _constants    the bottom: no other channelkit module, no library
+    _spec, errors, _constants, _version    the bottom: no other channelkit module, no library
 
 Every import counts, also one inside a function (a lazy import is still a dependency);
 for the layer rules, imports under `if TYPE_CHECKING:` do not (they do not run), for the
@@ -29,8 +29,9 @@ import grimp
 import pytest
 
 ROOT = "channelkit"
+SRC = Path(__file__).resolve().parents[1] / "src"
 
-_BOTTOM = ("channelkit._spec", "channelkit.errors", "channelkit._constants")
+_BOTTOM = ("channelkit._spec", "channelkit.errors", "channelkit._constants", "channelkit._version")
 _HELPERS = (
     "channelkit._cli",
     "channelkit._tz",
@@ -230,13 +231,13 @@ def _children(package: str) -> set[str]:
     return {child for child in _graph().find_children(package) if not child.endswith("__main__")}
 
 
-def _cycles(package: str) -> list[str]:
+def _cycles(package: str, graph: grimp.ImportGraph | None = None) -> list[str]:
     """Import cycles between the children of `package`, each with the imports that close it.
 
     Type-only imports count here: a cycle of types is still two parts that need each other.
     """
-    graph = _graph(with_type_imports=True)
-    children = sorted(_children(package))
+    graph = graph or _graph(with_type_imports=True)
+    children = sorted(c for c in graph.find_children(package) if not c.endswith("__main__"))
 
     def part(module: str) -> str | None:
         return next((c for c in children if module == c or module.startswith(c + ".")), None)
@@ -282,18 +283,60 @@ def _strongly_connected(edges: dict[str, set[str]]) -> list[set[str]]:
     return groups
 
 
-@pytest.mark.parametrize(
-    "package",
-    [pytest.param(p, id=p, marks=_pending(p)) for p in (ROOT, "channelkit.publish")],
-)
+def _packages() -> list[str]:
+    """The package root and every package under it."""
+    graph = _graph(with_type_imports=True)
+    return sorted(m for m in graph.modules if _within(m, ROOT) and graph.find_children(m))
+
+
+@pytest.mark.parametrize("package", [pytest.param(p, id=p, marks=_pending(p)) for p in _packages()])
 def test_no_import_cycles_between_parts(package: str) -> None:
     cycles = _cycles(package)
     assert not cycles, "\n".join(cycles)
 
 
+def test_every_package_is_checked_for_cycles() -> None:
+    # a package found by walking the source folder, so one grimp missed would show here
+    found = {
+        ".".join(init.parent.relative_to(SRC).parts) for init in (SRC / ROOT).rglob("__init__.py")
+    }
+    assert found and found == set(_packages())
+
+
+def test_nothing_imports_the_package_root() -> None:
+    # `from channelkit import __version__` below the root runs all of __init__ (and is a
+    # cycle through it): the version is in _version.py
+    graph = _graph(with_type_imports=True)
+    importers = sorted(graph.find_modules_that_directly_import(ROOT))
+    assert importers == [], importers
+
+
 def test_cycle_finder_finds_a_cycle() -> None:
     groups = _strongly_connected({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}})
     assert {"a", "b", "c"} in groups and {"d"} in groups
+
+
+def test_cycle_finder_sees_imports_inside_functions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As `reports/deliver/run.py` and `upcoming.py` once did: lazy imports, still a cycle."""
+    package = tmp_path / "lazy_cycle"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "run.py").write_text(
+        "def go():\n    from lazy_cycle import upcoming\n", encoding="utf-8"
+    )
+    (package / "upcoming.py").write_text(
+        "def back():\n    from lazy_cycle import run\n", encoding="utf-8"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    graph = grimp.build_graph("lazy_cycle", cache_dir=None)
+    assert _cycles("lazy_cycle", graph) == [
+        "cycle between lazy_cycle.run, lazy_cycle.upcoming:\n"
+        "  lazy_cycle.run -> lazy_cycle.upcoming  "
+        "(lazy_cycle.run imports lazy_cycle.upcoming)\n"
+        "  lazy_cycle.upcoming -> lazy_cycle.run  (lazy_cycle.upcoming imports lazy_cycle.run)"
+    ]
 
 
 def test_no_import_of_the_sync_package_under_the_name_of_ck_sync() -> None:

@@ -17,8 +17,7 @@ import types
 from typing import TYPE_CHECKING, Any
 
 from channelkit._lazy import lazy_attributes
-
-__version__ = "0.1.0"
+from channelkit._version import __version__
 
 # public name -> "module" (a submodule) or "module:attribute"
 _LAZY: dict[str, str] = {

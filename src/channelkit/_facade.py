@@ -58,8 +58,9 @@ def sync(
             wh = ck.sync(client, "warehouse.duckdb", since="2026-01-01", parquet="parquet/")
 
     The first run, and any run with `full`, reads everything; later runs are incremental.
-    `since` keeps posts and analytics from that date on; `only` syncs some of "channels",
-    "posts" and "analytics" (a list, or comma-separated text); `lookback_days`
+    `since` keeps posts and analytics from that date on; `only` syncs some of the groups of
+    the synced resources (`_resources.GROUPS`: "channels", "posts" and "analytics"; a list,
+    or comma-separated text); `lookback_days`
     re-reads recent days whose numbers still move; `parquet` also writes every table as
     Parquet into that directory and `lake` keeps a Delta Lake copy (a directory or an
     `s3://...` URL); `progress` shows progress bars on a terminal; `page_limit` is the

@@ -228,7 +228,8 @@ def parse_instant(text: str) -> int:
 FieldKind = Literal[
     "id", "text", "slug", "enum", "tags", "instant", "url", "count", "flag", "author"
 ]  # fmt: skip
-Resource = Literal["posts", "channels"]
+# The kind of item an operation reads or changes (`Operation.item`); not `_resources.Resource`
+ItemKind = Literal["posts", "channels"]
 
 
 @dataclass(frozen=True)
@@ -419,7 +420,7 @@ class Operation:
     query: tuple[str, ...] = ()
     request: Schema | None = None
     response: Schema | None = None
-    item: Resource | None = None
+    item: ItemKind | None = None
     conflicts: bool = False
 
 

@@ -23,8 +23,6 @@ from typing import Any, NoReturn
 
 import click
 
-from channelkit import __version__
-
 # The interrupt state lives in the leaf `_cli`, which the commands import (stop_if_interrupted).
 from channelkit._cli import _interrupted, _Stopped
 from channelkit._constants import (
@@ -33,6 +31,7 @@ from channelkit._constants import (
     INTERRUPTED_MESSAGE,
 )
 from channelkit._suggest import choices_text
+from channelkit._version import __version__
 
 # command name -> "module:attribute", in the order `channelkit --help` lists them
 _COMMANDS: dict[str, str] = {

@@ -91,7 +91,7 @@ def test_shrinkage_recomputed_by_hand() -> None:
 
 
 @pytest.mark.parametrize("kind", ["proportion", "count"])
-def test_prior_strength_recovers_a_known_prior(kind: fair.Kind) -> None:
+def test_prior_strength_recovers_a_known_prior(kind: fair.RateKind) -> None:
     rng = np.random.default_rng(7)
     true_strength, items = 200.0, 4_000
     n = np.exp(rng.uniform(np.log(20), np.log(5_000), items)).round()

@@ -122,7 +122,7 @@ def test_this_week_on_its_first_day_has_no_synced_day_yet() -> None:
 @pytest.mark.parametrize(
     ("phrase", "says"),
     [
-        ("last fortnight", "'last month', 'this month'"),
+        ("last whenever", "'last month', 'this month'"),  # never a period
         ("Octember 2026", "'October 2026'"),
         ("q5", "'Q3 2026'"),
         ("2026-10-15..2026-10-01", "the last day 2026-10-01 is before the first 2026-10-15"),

@@ -19,6 +19,7 @@ from openpyxl import load_workbook
 from channelkit.cli import main
 from channelkit.client import Client
 from channelkit.client.models import Post
+from channelkit.publish.calendar import CALENDAR_HEADERS
 from channelkit.publish.calendar_sync import calendar_export, calendar_frame, load_calendar
 from channelkit.service import LocalService
 
@@ -95,12 +96,14 @@ def test_round_trip_edit_cancel_add_and_a_conflict(tmp_path: Path, live: SimpleN
     assert exported.exit_code == 0, exported.output
 
     headers, rows = _rows(cal)
-    assert headers == [
+    # the declared columns, the time column's header naming its zone
+    assert headers == [TIME_HEADER if h == "scheduled_at" else h for h in CALENDAR_HEADERS]
+    assert headers[:8] == [
         "id", "updated_at", "channel", "title", "body", "tags", "priority", TIME_HEADER,
-        "cover_image_url", "status", "action", "exported",
     ]  # fmt: skip
     assert [row[0] for row in rows] == [post.id for post in posts]
-    assert rows[0][2:8] == [
+    first = dict(zip(headers, rows[0], strict=True))
+    assert [first[h] for h in headers[2:8]] == [
         "news",
         "Post 0",
         "Body 0",
@@ -108,8 +111,8 @@ def test_round_trip_edit_cancel_add_and_a_conflict(tmp_path: Path, live: SimpleN
         "normal",
         f"{_day(3):%Y-%m-%d} 09:00",
     ]
-    assert rows[0][8] is None  # no cover image
-    assert rows[0][9] == "scheduled"
+    assert first["cover_image_url"] is None  # no cover image
+    assert first["status"] == "scheduled"
 
     # The comms team edits the sheet ...
     column = {name: index + 1 for index, name in enumerate(headers)}

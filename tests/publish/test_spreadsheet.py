@@ -17,9 +17,13 @@ import pytest
 from msoffcrypto.format.ooxml import OOXMLFile
 
 from channelkit.publish import FieldError, SpreadsheetError, load_spreadsheet
+from channelkit.publish.columns import COLUMNS, expected_columns
 from channelkit.publish.validation import ChannelIndex
 
 H = ["channel", "title", "body", "scheduled_at"]
+# The columns as the code declares them (publish/columns.py, from the contract's fields), in
+# the order its messages list them; a new post field is one more, without an edit here
+EXPECTED = expected_columns()
 GOOD = ["all-hands", "Hello", "Body", "2030-12-02 09:00"]
 INDEX = ChannelIndex.from_channels(
     [
@@ -203,8 +207,7 @@ FILE_CASES: list[tuple[str, str, Builder, dict[str, object], str]] = [
         lambda s: s.csv([["channel", "Titel", "body", "scheduled_at"], GOOD]),
         {},
         "posts.csv: unknown column 'Titel' (column B); did you mean 'title'?; missing column "
-        "title. Expected columns: channel, title, body, scheduled_at, date, time, priority, "
-        "tags, cover_image_url, timezone",
+        f"title. Expected columns: {EXPECTED}",
     ),
     (
         "duplicate-column",
@@ -212,8 +215,7 @@ FILE_CASES: list[tuple[str, str, Builder, dict[str, object], str]] = [
         lambda s: s.csv([[*H, "Title"], [*GOOD, "Again"]]),
         {},
         "posts.csv: column 'title' appears twice (columns B and E); keep one. Expected "
-        "columns: channel, title, body, scheduled_at, date, time, priority, tags, "
-        "cover_image_url, timezone",
+        f"columns: {EXPECTED}",
     ),
     (
         "missing-columns",
@@ -221,8 +223,7 @@ FILE_CASES: list[tuple[str, str, Builder, dict[str, object], str]] = [
         lambda s: s.csv([["channel", "title"], ["all-hands", "Hello"]]),
         {},
         "posts.csv: missing columns body, scheduled_at (or date and time). Expected columns: "
-        "channel, title, body, scheduled_at, date, time, priority, tags, cover_image_url, "
-        "timezone",
+        f"{EXPECTED}",
     ),
     (
         "date-without-time-column",
@@ -231,24 +232,21 @@ FILE_CASES: list[tuple[str, str, Builder, dict[str, object], str]] = [
             [["channel", "title", "body", "date"], ["all-hands", "Hi", "B", "2030-12-02"]]
         ),
         {},
-        "posts.csv: missing column scheduled_at (or date and time). Expected columns: channel, "
-        "title, body, scheduled_at, date, time, priority, tags, cover_image_url, timezone",
+        f"posts.csv: missing column scheduled_at (or date and time). Expected columns: {EXPECTED}",
     ),
     (
         "header-not-in-row-1",
         "posts.xlsx",
         lambda s: s.xlsx([[None], H, GOOD]),
         {},
-        "posts.xlsx, sheet 'posts': row 1 must hold the column headers (channel, title, body, "
-        "scheduled_at, date, time, priority, tags, cover_image_url, timezone) but is empty",
+        f"posts.xlsx, sheet 'posts': row 1 must hold the column headers ({EXPECTED}) but is empty",
     ),
     (
         "blank-csv",
         "posts.csv",
         lambda s: b"\n\n",
         {},
-        "posts.csv: row 1 must hold the column headers (channel, title, body, scheduled_at, "
-        "date, time, priority, tags, cover_image_url, timezone) but is empty",
+        f"posts.csv: row 1 must hold the column headers ({EXPECTED}) but is empty",
     ),
     (
         "header-only",
@@ -430,7 +428,8 @@ ROW_CASES: list[tuple[str, list[object], list[str]]] = [
         ],
     ),
 ]
-ROW_HEADER = [*H, "priority", "tags", "cover_image_url", "timezone"]
+# Every declared column but the date and time pair (scheduled_at is given)
+ROW_HEADER = [*H, *(c.name for c in COLUMNS if c.name not in (*H, "date", "time"))]
 
 
 @pytest.mark.parametrize(
@@ -560,3 +559,14 @@ def test_preview_lists_every_row(sheets: SimpleNamespace) -> None:
     assert frame.loc[0, "scheduled_at_utc"] == "2030-12-02T08:00:00Z"
     assert frame.loc[0, "scheduled_at (Europe/Berlin)"] == "2030-12-02 09:00"  # named with its zone
     assert frame.loc[1, "errors"] == "title: title is required"
+
+
+def test_the_expected_columns_are_the_contract_s_post_fields_and_the_time_columns() -> None:
+    from channelkit._spec import POST_FIELDS
+
+    named = EXPECTED.split(", ")
+    assert named[:6] == ["channel", "title", "body", "scheduled_at", "date", "time"]
+    assert named[-1] == "timezone"
+    # a sheet names the channel (`channel`: its name or slug), not its id
+    writable = {f.name for f in POST_FIELDS if f.create} - {"channel_id"}
+    assert writable <= set(named) and len(named) == len(set(named))

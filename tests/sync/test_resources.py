@@ -7,14 +7,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+import channelkit as ck
 from channelkit._resources import GROUPS, PHASES, RESOURCES, Resource
+from channelkit.cli import main
 from channelkit.client import Client
 from channelkit.service import LocalService
 from channelkit.storage.connection import open_warehouse
 from channelkit.storage.lake import open_lake
 from channelkit.storage.parquet import PARQUET_TABLES
 from channelkit.sync import run_sync
+from channelkit.warehouse import Warehouse
 
 pytest.importorskip("deltalake", reason="the lake needs channelkit[lake]")
 
@@ -107,3 +111,18 @@ def test_the_phases_and_groups_cover_every_declared_resource_once() -> None:
     tables = [r.table for r in RESOURCES]
     assert sorted(t for phase in PHASES for t in phase) == sorted(tables)
     assert sorted(t for group in GROUPS.values() for t in group) == sorted(tables)
+
+
+def test_freshness_counts_every_declared_resource(synced: tuple[Path, Path]) -> None:
+    db, _ = synced
+    wh = Warehouse(db)
+    with wh.session():
+        counts = wh.freshness().row_counts
+    assert list(counts) == [r.table for r in RESOURCES] and all(counts.values())
+
+
+def test_the_only_help_and_the_sync_docstring_name_every_group() -> None:
+    help_text = CliRunner().invoke(main, ["sync", "--help"]).output
+    assert f"subset of {','.join(GROUPS)}" in " ".join(help_text.split())
+    doc = " ".join((ck.sync.__doc__ or "").split())
+    assert all(f'"{group}"' in doc for group in GROUPS), doc

@@ -28,7 +28,7 @@ from channelkit._constants import FAIR_CONFIDENCE, FAIR_MAX_STRENGTH, FAIR_MIN_B
 
 # A proportion (readers of an audience, at most one each) or a count rate (engagements per
 # open, which can exceed one): binomial or Poisson variance, beta or gamma prior.
-Kind = Literal["proportion", "count"]
+RateKind = Literal["proportion", "count"]
 FAIR_NOTE = "ranked by read rate adjusted for audience size"
 INTERVALS = f"{FAIR_CONFIDENCE:.0%} intervals"
 # What a ranked frame rests on (`attrs["basis"]`, in its caption in a notebook).
@@ -48,7 +48,7 @@ def z_value(confidence: float = FAIR_CONFIDENCE) -> float:
 def interval(
     successes: ArrayLike,
     trials: ArrayLike,
-    kind: Kind = "proportion",
+    kind: RateKind = "proportion",
     confidence: float = FAIR_CONFIDENCE,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The score interval of successes ÷ trials (NaN where trials is 0).
@@ -77,13 +77,13 @@ def interval(
     return low, high
 
 
-def _variance(expected: np.ndarray, kind: Kind) -> np.ndarray:
+def _variance(expected: np.ndarray, kind: RateKind) -> np.ndarray:
     """The variance of one trial at the expected rate."""
     return expected * (1 - expected) if kind == "proportion" else expected
 
 
 def prior_strength(
-    successes: ArrayLike, trials: ArrayLike, expected: ArrayLike, kind: Kind = "proportion"
+    successes: ArrayLike, trials: ArrayLike, expected: ArrayLike, kind: RateKind = "proportion"
 ) -> float:
     """The prior's weight M (in trials) by the method of moments.
 
@@ -108,7 +108,7 @@ def prior_strength(
     )
 
 
-def strength_from_sums(squares: float, chance: float, spread: float, kind: Kind) -> float:
+def strength_from_sums(squares: float, chance: float, spread: float, kind: RateKind) -> float:
     """`prior_strength` from its three sums over the items: Σ(x - nμ)², Σ n·v and
     Σ n(n-1)·v (proportion) or Σ n²·μ (count), for callers that sum them in SQL."""
     beyond = squares - chance
@@ -137,7 +137,7 @@ def pooled(successes: ArrayLike, trials: ArrayLike) -> float:
 
 
 def channel_expected(
-    successes: ArrayLike, trials: ArrayLike, kind: Kind = "proportion"
+    successes: ArrayLike, trials: ArrayLike, kind: RateKind = "proportion"
 ) -> np.ndarray:
     """Each channel's adjusted rate (its rate shrunk toward the workspace's pooled rate):
     the expected rate of its posts."""
@@ -152,7 +152,7 @@ def rank_fairly(
     trials: str,
     expected: ArrayLike,
     *,
-    kind: Kind = "proportion",
+    kind: RateKind = "proportion",
     tiebreak: str | None = None,
 ) -> pd.DataFrame:
     """`frame` with `{rate}_low`, `{rate}_high`, `adjusted_{rate}`, `too_few_to_rank` and
@@ -225,7 +225,7 @@ def shrink_normal(estimates: ArrayLike, variances: ArrayLike) -> np.ndarray:
 
 
 def with_interval(
-    frame: pd.DataFrame, rate: str, successes: str, trials: str, kind: Kind = "proportion"
+    frame: pd.DataFrame, rate: str, successes: str, trials: str, kind: RateKind = "proportion"
 ) -> pd.DataFrame:
     """`frame` with `{rate}_low` and `{rate}_high` (the score interval) right after `rate`."""
     low, high = interval(frame[successes], frame[trials], kind)
@@ -235,7 +235,7 @@ def with_interval(
     return frame
 
 
-def post_prior(sums: pd.DataFrame, kind: Kind = "proportion") -> tuple[dict[str, float], float]:
+def post_prior(sums: pd.DataFrame, kind: RateKind = "proportion") -> tuple[dict[str, float], float]:
     """What posts are shrunk toward: each channel's adjusted rate (`channel_expected`), and
     the posts' prior strength around it, from per-channel sums of the posts (x successes,
     n trials): columns channel_id, x, n, xx (Σx²), xn (Σxn), nn (Σn²)."""

@@ -8,9 +8,14 @@ from datetime import UTC, date, datetime, timedelta
 import duckdb
 
 from channelkit._constants import SYNC_CONVERGENCE_RUNS
+from channelkit._resources import RESOURCES
 from channelkit.analysis.sql import first_row
 
-COUNTED_TABLES = ("channels", "posts", "post_daily", "channel_daily")
+# Every synced table, its rows marked deleted left out (_resources.py)
+_ROW_COUNTS = ", ".join(
+    f"(SELECT count(*) FROM {r.table}{' WHERE deleted_at IS NULL' if r.deletable else ''})"
+    for r in RESOURCES
+)
 
 
 @dataclass(frozen=True)
@@ -67,9 +72,7 @@ def read_freshness(con: duckdb.DuckDBPyConnection) -> Freshness:
     )
     counts = first_row(
         con,
-        "SELECT (SELECT count(*) FROM channels WHERE deleted_at IS NULL), "
-        "(SELECT count(*) FROM posts WHERE deleted_at IS NULL), "
-        "(SELECT count(*) FROM post_daily), (SELECT count(*) FROM channel_daily), "
+        f"SELECT {_ROW_COUNTS}, "
         "(SELECT epoch_us(max(published_at)) FROM posts WHERE deleted_at IS NULL), "
         "(SELECT max(date) FROM post_daily), (SELECT max(date) FROM channel_daily)",
     )
@@ -89,7 +92,7 @@ def read_freshness(con: duckdb.DuckDBPyConnection) -> Freshness:
         last_sync_at=None if run is None else _instant(run[0]),
         last_sync_mode=None if run is None else run[1],
         base_url=None if run is None else run[2],
-        row_counts=dict(zip(COUNTED_TABLES, (int(n) for n in numbers), strict=True)),
+        row_counts={r.table: int(n) for r, n in zip(RESOURCES, numbers, strict=True)},
         last_published_at=_instant(last_published),
         last_post_day=last_post_day,
         last_channel_day=last_channel_day,

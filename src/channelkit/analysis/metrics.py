@@ -696,7 +696,7 @@ def top_posts(
             )
             sums = _post_sums(con, head, xn)
     if by in ("read_rate", "engagement_rate"):
-        kind: fair.Kind = "proportion" if by == "read_rate" else "count"
+        kind: fair.RateKind = "proportion" if by == "read_rate" else "count"
         too_few = int(sums["too_few"].sum())
         prior, strength = fair.post_prior(sums[sums["n"] > 0], kind)
     sql = (

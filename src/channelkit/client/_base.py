@@ -20,7 +20,6 @@ from typing import Any
 
 import httpx
 
-from channelkit import __version__
 from channelkit._constants import (
     CLIENT_BACKOFF_BASE_SECONDS,
     CLIENT_BACKOFF_CAP_SECONDS,
@@ -53,6 +52,7 @@ from channelkit._spec import (
     RATE_WINDOW_SECONDS,
 )
 from channelkit._urls import redact_url, redact_urls_in
+from channelkit._version import __version__
 from channelkit.client._headers import parse_http_date, parse_rate_limit, parse_retry_after
 from channelkit.client._pacing import Grant, Pacer, ServerClock, WaitReason
 from channelkit.client._retry import (

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from channelkit import __version__
 from channelkit._constants import (
     REPORT_COMPARE_DEFAULT,
     REPORT_FORMATS,
@@ -22,6 +21,7 @@ from channelkit._constants import (
     REPORT_PERIOD_DEFAULT,
 )
 from channelkit._tz import checked_tz
+from channelkit._version import __version__
 from channelkit.errors import InvalidParameterError
 from channelkit.reports.checks import check_coverage, check_freshness
 from channelkit.reports.files import write_atomic

@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from channelkit import __version__, _spec
+from channelkit import _spec
+from channelkit._version import __version__
 from channelkit.errors import ERROR_CODES
 
 DOCUMENT_PATH = Path("docs") / "openapi.json"

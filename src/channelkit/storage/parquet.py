@@ -30,7 +30,7 @@ from pathlib import Path
 
 import duckdb
 
-from channelkit._resources import RESOURCES
+from channelkit._resources import CHILD_TABLES, RESOURCES
 from channelkit.errors import WarehouseError
 from channelkit.storage.connection import open_warehouse
 from channelkit.storage.schema import copied_columns
@@ -45,7 +45,7 @@ PARTITIONED_BY_MONTH = frozenset(r.table for r in RESOURCES if r.by_month)
 # the synced resources as declared, and what the sync derives and records.
 _ORDER = {
     **{r.table: r.order for r in RESOURCES},
-    "post_tags": "post_id, tag",
+    **{child.table: child.order for child in CHILD_TABLES},
     "sync_runs": "started_at, run_id",
 }
 PARQUET_TABLES = tuple(_ORDER)

@@ -15,6 +15,7 @@ import hashlib
 from collections.abc import Collection
 
 from channelkit import _spec
+from channelkit._resources import BY_TABLE, RESOURCES
 
 SCHEMA_APP = "channelkit"
 
@@ -196,7 +197,9 @@ def unknown_columns(table: str, described: Collection[str]) -> list[str]:
 def copied_columns(table: str) -> str:
     """The select list of `table`'s rows in the Parquet and lake copies: `*` less the
     derived columns."""
-    return f"* EXCLUDE ({', '.join(REACH_COLUMNS)})" if table == "posts" else "*"
+    resource = BY_TABLE.get(table)
+    held = resource is not None and resource.reach == "held"
+    return f"* EXCLUDE ({', '.join(REACH_COLUMNS)})" if held else "*"
 
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -225,10 +228,13 @@ def _columns(fields: tuple[_spec.Field, ...]) -> tuple[tuple[str, str], ...]:
     return tuple(columns)
 
 
-# Table -> the (column, type) of each contract field, in the contract's order.
+# Table -> the (column, type) of each contract field, in the contract's order: the synced
+# resources whose items have fields (_resources.py); posts before channels, the order
+# CONTRACT_MARK of the files stamped so far was hashed in.
 CONTRACT_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
-    "posts": _columns(_spec.POST_FIELDS),
-    "channels": _columns(_spec.CHANNEL_FIELDS),
+    resource.table: _columns(resource.fields)
+    for resource in sorted(RESOURCES, key=lambda r: -len(r.fields or ()))
+    if resource.fields is not None
 }
 # Stored in schema_meta once a file has every contract column, so that opening it needs
 # no look at the catalog while the contract stays the same.

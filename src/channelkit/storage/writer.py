@@ -22,6 +22,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from channelkit._resources import BY_TABLE, ChildTable, Resource
 from channelkit.storage.reach import refresh_reach
 from channelkit.storage.schema import OWN_COLUMNS, REACH_COLUMNS
 from channelkit.storage.totals import counted, shift_posts, shift_totals
@@ -99,10 +100,26 @@ class UpsertCounts:
 
 @dataclass
 class _TableInfo:
+    resource: Resource  # what the writer does after writing the table, as declared
     columns: tuple[str, ...]
     key: tuple[str, ...]
     has_deleted_at: bool = field(default=False)
     types: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Compared:
+    """A batch matched with the rows it meets: `target` (its days only, for daily rows),
+    how many rows it has (`total`), how many the table knows (`known`) and how many this run
+    wrote before (`again`)."""
+
+    target: str
+    days: str  # `date BETWEEN ...` of a daily batch, else ""
+    match: str
+    this_run: str
+    total: int
+    known: int
+    again: int
 
 
 @dataclass
@@ -421,8 +438,7 @@ class WarehouseWriter:
             return 0
         where = "deleted_at IS NULL AND id IN (SELECT unnest(?::VARCHAR[]))"
         with self._transaction():
-            if table == "posts":  # their rows no longer count (storage/totals.py)
-                shift_posts(self._con, f"SELECT id FROM posts WHERE {where}", -1, [keys])
+            self._uncount(table, where, [keys])
             row = self._con.execute(
                 f"UPDATE {table} SET deleted_at = CAST(? AS TIMESTAMPTZ) WHERE {where}",
                 [_iso(datetime.now(UTC)), keys],
@@ -433,76 +449,94 @@ class WarehouseWriter:
         # DuckDB rewrites whole rows on ON CONFLICT DO UPDATE, which is slow for wide text
         # rows; so only new and changed rows are written (changed ones deleted first), and
         # unchanged rows just get their synced_at refreshed.
-        info = self._table_info(table)
         data_columns = [c for c in rows.column_names if c not in _BOOKKEEPING]
         if table in self._fresh:
             # Empty when this writer first met it (a first sync): every row is new, and
             # comparing each batch with all rows so far would cost O(rows²). A repeated
             # key raises ConstraintException, and the batch is compared after all.
             return self._insert(table, data_columns, _BATCH_VIEW, synced, new=rows.num_rows)
+        batch = self._compare(table, rows)
+        if batch.known == 0:  # all new: the batch itself is the stage, no copy needed
+            return self._insert(table, data_columns, _BATCH_VIEW, synced, new=batch.total)
+        new, updated, again_changed = self._stage(table, data_columns, batch)
+        if batch.total > new:
+            self._touch(table, batch, synced)
+        if updated:
+            self._replace(table, batch)
+        counts = self._insert(table, data_columns, _STAGE_TABLE, synced, new=new, updated=updated)
+        # Rows this run wrote before and reads again unchanged were counted the first time.
+        counts.unchanged = batch.total - new - updated - (batch.again - again_changed)
+        return counts
+
+    def _compare(self, table: str, rows: pa.Table) -> _Compared:
+        """Match the batch with the table's rows of the same keys."""
+        info = self._table_info(table)
         # A daily batch is compared only with the days it covers, not the whole history.
         days = _date_range(rows) if "date" in info.key else ""
         target = f"(SELECT * FROM {table} WHERE {days})" if days else table
-        compared = [c for c in data_columns if c not in info.key]
-        changed = " OR ".join(f"b.{c} IS DISTINCT FROM t.{c}" for c in compared) or "false"
-        if info.has_deleted_at:
-            changed = f"{changed} OR t.deleted_at IS NOT NULL"
         match = " AND ".join(f"b.{k} = t.{k}" for k in info.key)
-        first_key = info.key[0]
-        this_run = f"t.synced_at >= CAST('{self._run_started}' AS TIMESTAMPTZ)"
-        if self._run_started is None:
-            this_run = "false"
+        this_run = "false"
+        if self._run_started is not None:
+            this_run = f"t.synced_at >= CAST('{self._run_started}' AS TIMESTAMPTZ)"
         total, known, again = (
             int(v)
             for v in self._con.execute(
-                f"SELECT count(*), count(t.{first_key}), count(*) FILTER ({this_run}) "
+                f"SELECT count(*), count(t.{info.key[0]}), count(*) FILTER ({this_run}) "
                 f"FROM {_BATCH_VIEW} b LEFT JOIN (SELECT {', '.join(info.key)}, synced_at "
                 f"FROM {target}) t ON {match}"
             ).fetchall()[0]
         )
-        # All new (a first sync): the batch itself is the stage, no copy needed.
-        source = _BATCH_VIEW if known == 0 else _STAGE_TABLE
-        if known == 0:
-            return self._insert(table, data_columns, source, synced, new=total)
-        # A changed post is rewritten whole: it keeps the reach its daily rows gave it; one
+        return _Compared(target, days, match, this_run, total, known, again)
+
+    def _stage(self, table: str, data_columns: list[str], batch: _Compared) -> tuple[int, int, int]:
+        """Copy the batch's new and changed rows to the stage; how many are new, changed,
+        and changed again in this run."""
+        info = self._table_info(table)
+        compared = [c for c in data_columns if c not in info.key]
+        changed = " OR ".join(f"b.{c} IS DISTINCT FROM t.{c}" for c in compared) or "false"
+        if info.has_deleted_at:
+            changed = f"{changed} OR t.deleted_at IS NOT NULL"
+        # A changed row that holds its reach is rewritten whole and keeps it; a counted one
         # that was deleted comes back, and its daily rows count again (`_ck_revived`).
-        carried = (
-            "".join(f", t.{c}" for c in REACH_COLUMNS) + ", t.deleted_at IS NOT NULL AS _ck_revived"
-            if table == "posts"
-            else ""
-        )
+        carried = "".join(f", t.{c}" for c in _held(info.resource))
+        if info.resource.totals == "counted":
+            carried += ", t.deleted_at IS NOT NULL AS _ck_revived"
+        first_key = info.key[0]
         self._con.execute(
             f"CREATE TEMP TABLE {_STAGE_TABLE} AS SELECT b.*, t.{first_key} IS NULL AS _ck_new, "
-            f"coalesce({this_run}, false) AS _ck_again{carried} FROM {_BATCH_VIEW} b "
-            f"LEFT JOIN {target} t ON {match} WHERE t.{first_key} IS NULL OR {changed}"
+            f"coalesce({batch.this_run}, false) AS _ck_again{carried} FROM {_BATCH_VIEW} b "
+            f"LEFT JOIN {batch.target} t ON {batch.match} WHERE t.{first_key} IS NULL OR {changed}"
         )
-        new, updated, again_changed = (
+        new, updated, again = (
             int(v)
             for v in self._con.execute(
                 f"SELECT count(*) FILTER (WHERE _ck_new), count(*) FILTER (WHERE NOT _ck_new), "
                 f"count(*) FILTER (WHERE _ck_again) FROM {_STAGE_TABLE}"
             ).fetchall()[0]
         )
-        if total > new:
-            keys = ", ".join(info.key)
-            # An IN (semi-join) costs less than UPDATE ... FROM (a full join).
-            self._con.execute(
-                f"UPDATE {table} SET synced_at = CAST(? AS TIMESTAMPTZ) "
-                f"WHERE {days + ' AND ' if days else ''}"
-                f"({keys}) IN (SELECT ({keys}) FROM {_BATCH_VIEW})",
-                [synced],
-            )
-        if updated:
-            replaced = f"{match} AND NOT b._ck_new" + (f" AND t.{days}" if days else "")
-            if table == "post_daily":
-                # The daily totals lose the rows replaced (and gain the new ones in _insert).
-                old_rows = f"SELECT t.* FROM {table} t JOIN {_STAGE_TABLE} b ON {replaced}"
-                shift_totals(self._con, counted(old_rows), -1)
-            self._con.execute(f"DELETE FROM {table} t USING {_STAGE_TABLE} b WHERE {replaced}")
-        counts = self._insert(table, data_columns, source, synced, new=new, updated=updated)
-        # Rows this run wrote before and reads again unchanged were counted the first time.
-        counts.unchanged = total - new - updated - (again - again_changed)
-        return counts
+        return new, updated, again
+
+    def _touch(self, table: str, batch: _Compared, synced: str) -> None:
+        """Refresh `synced_at` of the batch's rows the table already has."""
+        keys = ", ".join(self._table_info(table).key)
+        # An IN (semi-join) costs less than UPDATE ... FROM (a full join).
+        self._con.execute(
+            f"UPDATE {table} SET synced_at = CAST(? AS TIMESTAMPTZ) "
+            f"WHERE {batch.days + ' AND ' if batch.days else ''}"
+            f"({keys}) IN (SELECT ({keys}) FROM {_BATCH_VIEW})",
+            [synced],
+        )
+
+    def _replace(self, table: str, batch: _Compared) -> None:
+        """Delete the rows the stage's changed rows replace."""
+        replaced = f"{batch.match} AND NOT b._ck_new" + (
+            f" AND t.{batch.days}" if batch.days else ""
+        )
+        if self._table_info(table).resource.totals == "summed":
+            # The daily totals lose the rows replaced (and gain the new ones in _insert).
+            old_rows = f"SELECT t.* FROM {table} t JOIN {_STAGE_TABLE} b ON {replaced}"
+            shift_totals(self._con, counted(old_rows), -1)
+        self._con.execute(f"DELETE FROM {table} t USING {_STAGE_TABLE} b WHERE {replaced}")
 
     def _insert(
         self,
@@ -515,38 +549,60 @@ class WarehouseWriter:
         updated: int = 0,
     ) -> UpsertCounts:
         if new or updated:
+            resource = self._table_info(table).resource
             staged = source == _STAGE_TABLE
-            columns = [*data_columns, *(REACH_COLUMNS if table == "posts" and staged else ())]
+            columns = [*data_columns, *(_held(resource) if staged else ())]
             self._con.execute(
                 f"INSERT INTO {table} ({', '.join(columns)}, synced_at) "
                 f"SELECT {', '.join(columns)}, CAST(? AS TIMESTAMPTZ) FROM {source}",
                 [synced],
             )
-            # Each post's reach follows its daily rows, in this transaction: those of the
-            # posts whose rows were inserted or changed, and those of new posts (their
-            # daily rows may have been synced before them).
-            # The sums per channel and day follow the daily rows that count: those written
-            # (less those they replace, in _upsert), and those of posts that come back.
-            if table == "post_daily":
-                first = self._con.execute(f"SELECT min(date) FROM {source}").fetchall()[0][0]
-                refresh_reach(self._con, f"SELECT post_id FROM {source}", since=first)
-                shift_totals(self._con, counted(f"SELECT * FROM {source}"), 1)
-            elif table == "posts" and new:
-                refresh_reach(
-                    self._con, f"SELECT id FROM {source}" + (" WHERE _ck_new" if staged else "")
-                )
-            if table == "posts" and staged:
-                shift_posts(self._con, f"SELECT id FROM {source} WHERE _ck_revived", 1)
-            if table == "posts" and "tags" in data_columns:
-                if updated:
-                    self._con.execute(
-                        f"DELETE FROM post_tags WHERE post_id IN (SELECT id FROM {source})"
-                    )
-                self._con.execute(
-                    "INSERT INTO post_tags (post_id, tag) "
-                    f"SELECT DISTINCT id, unnest(tags) FROM {source}"
-                )
+            self._after_insert(table, source, new=new, updated=updated)
+            if resource.child is not None and resource.child.field in data_columns:
+                self._write_child(table, resource.child, source, updated=updated)
         return UpsertCounts(new=new, updated=updated)
+
+    def _after_insert(self, table: str, source: str, *, new: int, updated: int) -> None:
+        """The reach and the daily totals follow the rows written, in this transaction, as
+        the table's resource declares (`reach`, `totals`).
+
+        Each post's reach follows its daily rows: those of the posts whose rows were
+        inserted or changed, and those of new posts (their daily rows may have been synced
+        before them). The sums per channel and day follow the daily rows that count: those
+        written (less those they replace, in `_replace`), and those of posts that come back.
+        """
+        info = self._table_info(table)
+        resource, post = info.resource, info.key[0]
+        staged = source == _STAGE_TABLE
+        if resource.reach == "given":
+            first = self._con.execute(f"SELECT min(date) FROM {source}").fetchall()[0][0]
+            refresh_reach(self._con, f"SELECT {post} FROM {source}", since=first)
+        elif resource.reach == "held" and new:
+            only_new = " WHERE _ck_new" if staged else ""
+            refresh_reach(self._con, f"SELECT {post} FROM {source}{only_new}")
+        if resource.totals == "summed":
+            shift_totals(self._con, counted(f"SELECT * FROM {source}"), 1)
+        elif resource.totals == "counted" and staged:
+            shift_posts(self._con, f"SELECT {post} FROM {source} WHERE _ck_revived", 1)
+
+    def _write_child(self, table: str, child: ChildTable, source: str, *, updated: int) -> None:
+        """Rewrite the child table's rows of the items written (`post_tags` of posts)."""
+        parent = self._table_info(table).key[0]
+        if updated:
+            self._con.execute(
+                f"DELETE FROM {child.table} WHERE {child.parent} IN (SELECT {parent} FROM {source})"
+            )
+        self._con.execute(
+            f"INSERT INTO {child.table} ({child.parent}, {child.value}) "
+            f"SELECT DISTINCT {parent}, unnest({child.field}) FROM {source}"
+        )
+
+    def _uncount(self, table: str, where: str, args: list[Any]) -> None:
+        """Rows about to be marked deleted leave the daily totals, for a table whose live
+        rows count in them (storage/totals.py)."""
+        if self._table_info(table).resource.totals == "counted":
+            key = self._table_info(table).key[0]
+            shift_posts(self._con, f"SELECT {key} FROM {table} WHERE {where}", -1, args)
 
     def _mark_deleted(self, table: str, scope: DeletionScope, now: str) -> int:
         where = "deleted_at IS NULL AND synced_at < CAST(? AS TIMESTAMPTZ)"
@@ -559,8 +615,7 @@ class WarehouseWriter:
             if scope.published_before is not None:
                 where += " AND published_at < CAST(? AS TIMESTAMPTZ)"
                 args.append(_iso(scope.published_before))
-        if table == "posts":  # their rows no longer count (storage/totals.py)
-            shift_posts(self._con, f"SELECT id FROM posts WHERE {where}", -1, args[1:])
+        self._uncount(table, where, args[1:])
         row = self._con.execute(
             f"UPDATE {table} SET deleted_at = CAST(? AS TIMESTAMPTZ) WHERE {where}", args
         ).fetchall()
@@ -595,6 +650,7 @@ class WarehouseWriter:
                 raise ValueError(f"table {table!r} has no primary key to upsert on")
             columns = tuple(name for name, _, _ in described)
             info = _TableInfo(
+                resource=_resource(table),
                 columns=columns,
                 key=key,
                 has_deleted_at="deleted_at" in columns,
@@ -623,6 +679,18 @@ class _Transaction:
             self._con.execute("COMMIT")
         else:
             self._con.execute("ROLLBACK")
+
+
+def _resource(table: str) -> Resource:
+    resource = BY_TABLE.get(table)
+    if resource is None:
+        raise ValueError(f"{table!r} is not a synced resource (_resources.py)")
+    return resource
+
+
+def _held(resource: Resource) -> tuple[str, ...]:
+    """The columns a row holding its reach keeps when it is rewritten."""
+    return REACH_COLUMNS if resource.reach == "held" else ()
 
 
 def _field_type(type_: pa.DataType) -> str | None:

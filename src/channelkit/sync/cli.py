@@ -31,6 +31,7 @@ from channelkit._constants import (
     SYNC_LOOKBACK_DAYS,
     SYNC_PAGE_LIMIT,
 )
+from channelkit._resources import GROUPS
 from channelkit.errors import APIConnectionError
 from channelkit.sync.options import SyncOptions
 
@@ -93,7 +94,7 @@ class SyncFlags:
 @click.option(
     "--only",
     metavar="LIST",
-    help="Comma-separated subset of posts,channels,analytics (default: all).",
+    help=f"Comma-separated subset of {','.join(GROUPS)} (default: all).",
 )
 @click.option(
     "--lookback-days",
@@ -132,13 +133,13 @@ def sync(options: SyncFlags, service: ServiceOptions, output: Output) -> None:
     from it.
     """
     with user_errors():
-        _sync(options, service, output)
+        run_sync(options, service, output)
 
 
-def _sync(flags: SyncFlags, service: ServiceOptions, output: Output) -> None:
+def run_sync(flags: SyncFlags, service: ServiceOptions, output: Output) -> None:
     """`channelkit sync`: the flags checked, the sync run, its summary and closing line."""
     from channelkit.client import Client
-    from channelkit.sync.runner import run_sync
+    from channelkit.sync import runner
 
     options = flags.options()
     config = service.config()
@@ -151,7 +152,7 @@ def _sync(flags: SyncFlags, service: ServiceOptions, output: Output) -> None:
             # Before the first row: the same closing line as any run that committed nothing.
             closing = _closing_line(exc.message, 0, not existed, db, resumable=False)
             raise click.ClickException(f"{exc.message}\n{closing}") from None
-        report = run_sync(client, db, options, progress=output.progress)
+        report = runner.run_sync(client, db, options, progress=output.progress)
     stop_if_interrupted()
     committed = sum(sum(counts.as_dict().values()) for counts in report.counts.values())
     removed = False

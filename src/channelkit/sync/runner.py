@@ -27,7 +27,7 @@ from channelkit._constants import (
     SYNC_DUCKDB_THREADS,
     WAREHOUSE_PATH,
 )
-from channelkit._resources import BY_TABLE, PHASES
+from channelkit._resources import BY_TABLE, PHASES, RESOURCES
 from channelkit._urls import redact_url
 from channelkit.errors import ChannelkitError, LakeError, SyncDataError, WarehouseError
 from channelkit.storage.connection import open_warehouse, storage_problem
@@ -63,6 +63,9 @@ from channelkit.sync.walks import HISTORIES, POSTS_HISTORY, Planner
 if TYPE_CHECKING:
     from channelkit.client import Client
     from channelkit.client._base import WaitEvent
+
+# The resources walked by publishing time: their walk's newest `published_at` is its mark
+_BY_PUBLISHING_TIME = frozenset(r.table for r in RESOURCES if r.walk == "published")
 
 
 def run_sync(
@@ -311,7 +314,7 @@ class _Sync:
         rows = pages_to_arrow(pages.shape, pages.bodies, pages.where) if pages.bodies else None
         if rows is not None and walk.resource in HISTORIES:
             self.report.history_rows += rows.num_rows
-        if rows is not None and walk.resource == "posts":
+        if rows is not None and walk.resource in _BY_PUBLISHING_TIME:
             walk.max_seen = _latest(walk.max_seen, rows.column("published_at"))
         if pages.cursor is None:
             return Rows(walk.resource, rows, pages.end(walk), _deletions(walk, pages.shape))

@@ -17,7 +17,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from channelkit._resources import BY_TABLE
+from channelkit._resources import BY_TABLE, RESOURCES
 from channelkit.errors import NotFoundError
 from channelkit.storage.holdings import Holdings
 from channelkit.storage.writer import Checkpoint, WarehouseWriter
@@ -45,6 +45,8 @@ if TYPE_CHECKING:
 POSTS_HISTORY = "posts:history"
 CHANNEL_DAILY_HISTORY = "channel_daily:history"
 HISTORIES = frozenset({POSTS_HISTORY, CHANNEL_DAILY_HISTORY})
+# The daily resources whose past days change after the fact: a slice re-read every run
+_PAST_CHANGES = frozenset(r.table for r in RESOURCES if r.past_changes)
 
 
 @dataclass
@@ -76,7 +78,7 @@ class Planner:
         if kind == "whole":
             walk = self._prepare(Walk(resource, {}, True, datetime.now(UTC)))
             return lambda: self._walk(walk, previous)
-        if kind == "posts":
+        if kind == "published":
             return self._plan_posts(previous)
         return self._plan_analytics(resource, previous)
 
@@ -179,7 +181,7 @@ class Planner:
     ) -> Walk | None:
         """This run's share of the final `channel_daily` days, swept like the posts: a
         channel's past days change when its posts are deleted or hidden."""
-        if walk.resource != "channel_daily" or walk.full or self.options.since is not None:
+        if walk.resource not in _PAST_CHANGES or walk.full or self.options.since is not None:
             return None
         if earliest is None or previous is None:
             return self._history(CHANNEL_DAILY_HISTORY, None, posts_query)

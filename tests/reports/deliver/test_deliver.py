@@ -328,8 +328,8 @@ def test_stale_data_sends_nothing_and_says_why(
     ("toml", "message"),
     [
         (
-            "[[reports]]\nname = 'x'\nperiod = 'fortnight'\nemail = ['a@example.com']",
-            "reports[0].period: 'fortnight' is not a period",
+            "[[reports]]\nname = 'x'\nperiod = 'whenever'\nemail = ['a@example.com']",
+            "reports[0].period: 'whenever' is not a period",
         ),
         ("[[reports]]\nname = 'x'\nperiod = 'week'", "nobody would receive it"),
         (
@@ -488,7 +488,7 @@ def test_config_mistakes_name_the_file_not_a_flag_and_suggest_the_key(
 
 def test_periods_are_listed_once(small_warehouse: Path, tmp_path: Path) -> None:
     config = _toml(
-        tmp_path, "[[reports]]\nname = 'x'\nperiod = 'fortnight'\nemail = ['a@example.com']"
+        tmp_path, "[[reports]]\nname = 'x'\nperiod = 'whenever'\nemail = ['a@example.com']"
     )
     result = run(config, "--db", small_warehouse)
     assert result.exit_code == 2

@@ -32,8 +32,8 @@ from channelkit.reports.deliver.config import (
     ReportJob,
     UpcomingJob,
 )
+from channelkit.reports.deliver.delivery_ledger import record_sent, sent_targets
 from channelkit.reports.deliver.email_charts import alt_text, email_charts, for_email, title
-from channelkit.reports.deliver.ledger import record_sent, sent_targets
 from channelkit.reports.deliver.messages import (
     Attachment,
     Content,

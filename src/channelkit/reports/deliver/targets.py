@@ -17,8 +17,8 @@ from pathlib import Path
 
 from channelkit.errors import DeliveryError
 from channelkit.reports.deliver.config import FailureTarget, Job, SmtpSettings, Webhook
+from channelkit.reports.deliver.delivery_ledger import record_sent, sent_targets
 from channelkit.reports.deliver.kinds import EMAIL, WEBHOOK_KINDS
-from channelkit.reports.deliver.ledger import record_sent, sent_targets
 from channelkit.reports.deliver.messages import Content
 from channelkit.reports.deliver.transport import post_webhook, send_email
 

@@ -24,8 +24,8 @@ from typing import Any, TypeVar
 
 import httpx
 
-from channelkit import __version__
 from channelkit._constants import DELIVER_TARGET_DEADLINE_S, DELIVER_WEBHOOK_TIMEOUT_S
+from channelkit._version import __version__
 from channelkit.errors import DeliveryError
 from channelkit.reports.deliver.config import SmtpSettings, Webhook
 

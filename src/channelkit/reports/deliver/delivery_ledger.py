@@ -1,4 +1,4 @@
-"""The delivery ledger: which (report, period, target) has been sent, in the warehouse.
+"""The delivery ledger (table `delivery_ledger`): which (report, period, target) has been sent.
 
 A target is recorded only after it succeeded, one row at a time, so a run that fails
 half-way resends exactly the targets that did not get the report.
