@@ -659,8 +659,7 @@ class Warehouse:
             q.attrs.update(as_of=last, settled_days=settled, provisional=True)
             return outlook.outlook(q.con, q.flt, last=last, settle=settled, tz=q.period.tz)
 
-        metric = Metric("outlook", default=None)
-        return self._run(metric, filters, compute, allowed=POST_ONLY_KEYS)
+        return self._of_now("outlook", filters, compute)
 
     def outlook_backtest(
         self, *, detail: bool = False, **filters: Unpack[PostOnlyFilters]
@@ -681,8 +680,7 @@ class Warehouse:
             rows = outlook.backtest(q.con, q.flt, last=last, settle=settled, tz=q.period.tz)
             return rows if detail else outlook.backtest_table(rows)
 
-        metric = Metric("outlook_backtest", default=None)
-        return self._run(metric, filters, compute, allowed=POST_ONLY_KEYS)
+        return self._of_now("outlook_backtest", filters, compute)
 
     def decay_profiles(self, **filters: Unpack[PostOnlyFilters]) -> pd.DataFrame:
         """How each channel's posts decay, from its posts settled on the last complete
@@ -701,8 +699,16 @@ class Warehouse:
             frame = outlook.recent_readers(q.con, q.flt, last=last, settle=settled)
             return outlook.decay_profiles(frame, settle=settled, last=last)
 
-        metric = Metric("decay_profiles", default=None)
-        return self._run(metric, filters, compute, allowed=POST_ONLY_KEYS)
+        return self._of_now("decay_profiles", filters, compute)
+
+    def _of_now(
+        self, name: str, filters: Mapping[str, object], compute: Callable[[Query], pd.DataFrame]
+    ) -> pd.DataFrame:
+        """A metric of the posts of now: no period; labelled by the day it stands on."""
+        frame = self._run(Metric(name, default=None), filters, compute, allowed=POST_ONLY_KEYS)
+        label = f"as of {frame.attrs['as_of']:%d %b %Y} (UTC day)"
+        frame.attrs.update(period=label, period_label=label, period_short=label)
+        return frame
 
     def _now_and_settled(self, q: Query) -> tuple[date, int]:
         """The one reference of the posts of now: the last complete synced day, and the
