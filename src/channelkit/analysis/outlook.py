@@ -9,7 +9,7 @@ channel's posts that were settled (at least S days old, S the workspace's settle
 the day of the forecast:
 
     ratio of such a post  = log(1 + its readers at age S) - log(1 + its readers at age a)
-    forecast              = (1 + x) · exp(median ratio) - 1, never below x
+    forecast              = (1 + x) · exp(median ratio) - 1, in whole readers, never below x
     80% interval          = the same with the ratios' 10% and 90% order statistics
 
     history = History.of(load_readers(con, flt, first=None, last=L, settle=S), S)
@@ -97,7 +97,7 @@ def load_readers(
         + Sql(
             "), dated AS (SELECT c.*, make_timestamp(epoch_us(c.published_at))::DATE AS pub "
             "FROM cohort c), ranked AS (SELECT c.*, row_number() OVER (PARTITION BY "
-            "c.channel_id, c.pub <= ? ORDER BY c.published_at DESC, c.id) AS recent "
+            "c.channel_id, c.pub <= ? ORDER BY c.pub DESC, c.id DESC) AS recent "
             "FROM dated c), kept AS (SELECT * FROM ranked c WHERE ",
             (last - timedelta(days=settle),),
         )
@@ -280,7 +280,9 @@ class History:
             out["based_on"][i] = fit.posts
             grown = np.log1p(so_far[i])
             for column, shift in (("forecast", fit.shift), ("low", fit.low), ("high", fit.high)):
-                out[column][i] = np.maximum(np.expm1(grown + shift), so_far[i])
+                # Whole readers: a bound that is a whole number up to the float error of
+                # exp(log(...)) must not miss a settled count equal to it.
+                out[column][i] = np.maximum(np.rint(np.expm1(grown + shift)), so_far[i])
             known = audience[i] > 0
             for column, rate, readers in zip(
                 ("usual_low", "usual", "usual_high"), fit.rates, fit.readers, strict=True
