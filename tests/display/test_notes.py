@@ -20,6 +20,7 @@ from channelkit.display import notes
 from channelkit.display.frames import frame_html
 from channelkit.display.tiles import tiles_html
 from channelkit.reports.deliver import messages
+from channelkit.reports.deliver.kinds import WEBHOOK_KINDS
 from channelkit.reports.generate import build_report
 from fixtures.steady import build_steady
 
@@ -66,9 +67,9 @@ def test_the_report_email_and_chat_cards_say_it(monday: Path) -> None:
     assert any("provisional" in tile.flags for tile in page.kpis)
     text = messages.text_summary(page, "The report is attached.")
     assert "[provisional" in text and WHY in text
-    slack = json.dumps(messages.slack_payload(page, "weekly.html"))
-    teams = json.dumps(messages.teams_payload(page, "weekly.html"))
-    data = messages.json_payload(page, "weekly.html", "weekly")
+    sent = messages.ReportMessage("weekly", page, "weekly.html", "", "Weekly")
+    slack, teams = (json.dumps(WEBHOOK_KINDS[kind].report(sent)) for kind in ("slack", "teams"))
+    data = WEBHOOK_KINDS["json"].report(sent)
     for card in (slack, teams):
         assert "provisional" in card and WHY in card
     assert data["notes"] == [WHY]

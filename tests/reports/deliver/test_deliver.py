@@ -22,6 +22,7 @@ from click.testing import CliRunner, Result
 
 from channelkit.cli import main
 from channelkit.client import Client
+from channelkit.reports.deliver.kinds import WEBHOOK_KINDS
 from channelkit.reports.sections import CSV_NAMES
 from channelkit.service import LocalService
 from channelkit.storage.connection import open_warehouse
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from playwright.sync_api import Browser
 
 SECRET = "s3cret-pass"
+UNKNOWN_KIND = "x" + "".join(WEBHOOK_KINDS)  # a webhook kind no declaration has
 HOOK_SECRET = "T000/B000/XXXXsecretXXXX"
 
 
@@ -344,8 +346,8 @@ def test_stale_data_sends_nothing_and_says_why(
         ),
         (
             "[[reports]]\nname = 'x'\nperiod = 'week'\n"
-            "webhooks = [{ url = 'https://h.example.com/x', kind = 'discord' }]",
-            "webhooks[0].kind: 'discord'",
+            f"webhooks = [{{ url = 'https://h.example.com/x', kind = '{UNKNOWN_KIND}' }}]",
+            f"webhooks[0].kind: '{UNKNOWN_KIND}': expected one of {', '.join(WEBHOOK_KINDS)}",
         ),
         ("[[reports]\n", "not valid TOML"),
     ],
@@ -755,9 +757,9 @@ def test_a_report_too_large_even_zipped_is_left_out_and_the_email_says_where(
     receiver: Receiver,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from channelkit.reports.deliver import run as delivery
+    from channelkit.reports.deliver.kinds import EMAIL
 
-    monkeypatch.setattr(delivery, "DELIVER_EMAIL_MAX_BYTES", 400_000)
+    monkeypatch.setattr(EMAIL, "max_bytes", 400_000)
     config = _config(tmp_path, smtp, receiver)
     result = run(config, "--db", small_warehouse)
     assert result.exit_code == 0, result.output

@@ -35,7 +35,7 @@ from datetime import timedelta
 from email.headerregistry import Address
 from email.utils import getaddresses, parseaddr
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import unquote, urlsplit
 
 from channelkit._constants import (
@@ -50,28 +50,11 @@ from channelkit._constants import (
 from channelkit._suggest import choices_text
 from channelkit._tz import checked_tz
 from channelkit.errors import DeliveryError, InvalidParameterError
+from channelkit.reports.deliver.kinds import WEBHOOK_KINDS
 from channelkit.reports.parameters import check_compare, check_period, parse_duration
 
-WEBHOOK_KINDS = ("slack", "teams", "json")
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _SMTP_SCHEMES = {"smtp": 25, "smtps": 465}
-_REPORT_KEYS = {
-    "name",
-    "period",
-    "tz",
-    "compare",
-    "when",
-    "on_failure",
-    "channels",
-    "email",
-    "webhooks",
-    "out_dir",
-    "subject",
-    "csv",
-    "notebook",
-    "timeout",
-    "upcoming",
-}
 _SMTP_KEYS = {"url", "from", "starttls"}
 _WEBHOOK_KEYS = {"url", "url_env", "kind", "name"}
 
@@ -145,29 +128,85 @@ class FailureTarget:
         return "failure notice to " + inner
 
 
-@dataclass(frozen=True)
-class ReportJob:
-    """One `[[reports]]` entry."""
+@dataclass(frozen=True, kw_only=True)
+class Job:
+    """What every `[[reports]]` entry has: its name, who receives it, where it is kept.
+
+    Job(name="weekly", email=("comms-lead@example.com",))
+    """
+
+    KEYS: ClassVar[frozenset[str]] = frozenset(
+        {"name", "tz", "channels", "email", "webhooks", "out_dir", "subject", "on_failure"}
+    )
+    NOUN: ClassVar[str] = "a report"
 
     name: str
-    period: str
     tz: str = DEFAULT_TZ
-    compare: str = REPORT_COMPARE_DEFAULT
-    when: str = DELIVER_WHEN_DEFAULT  # "news": sent only for a period with news
-    on_failure: FailureTarget | None = None
     channels: tuple[str, ...] = ()
     email: tuple[str, ...] = ()
     webhooks: tuple[Webhook, ...] = ()
     out_dir: Path | None = None
     subject: str | None = None
-    csv: bool = False  # the report's data as CSV files, zipped, with the email
-    notebook: Path | None = None  # the user's notebook, run and sent instead of the built-in
-    timeout: float = NOTEBOOK_TIMEOUT_S  # the notebook's whole run, in seconds
-    upcoming: timedelta | None = None  # the digest of what is scheduled this far ahead instead
+    on_failure: FailureTarget | None = None
 
     @property
     def email_target(self) -> str:
         return "email:" + ",".join(self.email)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PeriodJob(Job):
+    """An entry sent once per complete period (`period = "week"`): a report or a notebook."""
+
+    KEYS: ClassVar[frozenset[str]] = Job.KEYS | {"period", "compare", "when"}
+
+    period: str
+    compare: str = REPORT_COMPARE_DEFAULT
+    when: str = DELIVER_WHEN_DEFAULT  # "news": sent only for a period with news
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReportJob(PeriodJob):
+    """The built-in report of a period.
+
+    ReportJob(name="weekly", period="week", email=("comms-lead@example.com",), csv=True)
+    """
+
+    KEYS: ClassVar[frozenset[str]] = PeriodJob.KEYS | {"csv"}
+
+    csv: bool = False  # the report's data as CSV files, zipped, with the email
+
+
+@dataclass(frozen=True, kw_only=True)
+class NotebookJob(PeriodJob):
+    """The user's notebook, run for the period and sent instead of the built-in report.
+
+    NotebookJob(name="mine", period="week", notebook=Path("mine.ipynb"), email=(...))
+    """
+
+    KEYS: ClassVar[frozenset[str]] = PeriodJob.KEYS | {"notebook", "timeout"}
+    NOUN: ClassVar[str] = "a notebook report"
+
+    notebook: Path
+    timeout: float = NOTEBOOK_TIMEOUT_S  # the notebook's whole run, in seconds
+
+
+@dataclass(frozen=True, kw_only=True)
+class UpcomingJob(Job):
+    """The digest of what is scheduled `within` this far ahead, sent once a day.
+
+    UpcomingJob(name="morning", within=timedelta(hours=36), email=(...))
+    """
+
+    KEYS: ClassVar[frozenset[str]] = (Job.KEYS - {"on_failure"}) | {"upcoming"}
+    NOUN: ClassVar[str] = "an upcoming digest"
+
+    within: timedelta
+
+
+JOB_KINDS: tuple[type[Job], ...] = (ReportJob, NotebookJob, UpcomingJob)
+# A key another kind of entry takes, given to this one: why it is refused
+_NOT_HERE = {"timeout": "limits a notebook run; give notebook"}
 
 
 @dataclass(frozen=True)
@@ -175,9 +214,9 @@ class DeliveryConfig:
     """The whole file: mail settings (None when no report mails) and the reports."""
 
     smtp: SmtpSettings | None
-    reports: tuple[ReportJob, ...]
+    reports: tuple[Job, ...]
 
-    def job(self, name: str) -> ReportJob:
+    def job(self, name: str) -> Job:
         for job in self.reports:
             if job.name == name:
                 return job
@@ -223,30 +262,41 @@ def load_config(path: str | Path, env: Mapping[str, str] | None = None) -> Deliv
     return DeliveryConfig(smtp, jobs)
 
 
-def _job(item: Any, where: str, base: Path, env: Mapping[str, str]) -> ReportJob:
+def _job(item: Any, where: str, base: Path, env: Mapping[str, str]) -> Job:
+    """One entry: an upcoming digest (`upcoming`), a notebook report (`notebook`) or the
+    built-in report, each refusing the keys of the others."""
     if not isinstance(item, dict):
         raise InvalidParameterError(where, "expected a table of name, period, email, ...")
-    _known(item, _REPORT_KEYS, where)
+    _known(item, set().union(*(kind.KEYS for kind in JOB_KINDS)), where)
+    kind = UpcomingJob if "upcoming" in item else NotebookJob if "notebook" in item else ReportJob
+    other = sorted(set(item) - kind.KEYS)
+    if other:
+        why = _NOT_HERE.get(other[0], f"{kind.NOUN} takes no {other[0]}")
+        raise InvalidParameterError(f"{where}.{other[0]}", why)
+    common = _common(item, where, base, env)
+    if kind is UpcomingJob:
+        return UpcomingJob(
+            **common, within=_checked_duration(where, _text(item, "upcoming", where))
+        )
+    period = _period(item, where)
+    if kind is NotebookJob:
+        return NotebookJob(**common, **period, **_notebook(item, where, base, common["channels"]))
+    csv = item.get("csv", False)
+    if not isinstance(csv, bool):
+        raise InvalidParameterError(f"{where}.csv", "expected true or false")
+    return ReportJob(**common, **period, csv=csv)
+
+
+def _common(item: dict[str, Any], where: str, base: Path, env: Mapping[str, str]) -> dict[str, Any]:
+    """The keys every kind of entry takes, checked, as `Job`'s fields."""
     name = _text(item, "name", where)
     if not _NAME_RE.fullmatch(name):
         raise InvalidParameterError(
             f"{where}.name",
             f"{name!r}: use letters, digits, '-', '_' and '.' (it names the report's files)",
         )
-    upcoming = None
-    if "upcoming" in item:  # the digest of what is about to go out: no period
-        text = _text(item, "upcoming", where)
-        upcoming = _checked_duration(where, text)
-    if upcoming is not None and "period" in item:
-        raise InvalidParameterError(f"{where}.period", "an upcoming digest takes no period")
-    period = "upcoming" if upcoming is not None else _text(item, "period", where)
-    if upcoming is None:
-        _checked(where, "period", lambda: check_period(period))
     tz = _text(item, "tz", where, DEFAULT_TZ)
     _checked(where, "tz", lambda: checked_tz(tz))
-    compare = _text(item, "compare", where, REPORT_COMPARE_DEFAULT)
-    _checked(where, "compare", lambda: check_compare(compare))
-    channels = _texts(item, "channels", where)
     email = tuple(_address(text, f"{where}.email") for text in _texts(item, "email", where))
     webhooks = tuple(
         _webhook(hook, f"webhooks[{index}]", where, env)
@@ -260,40 +310,45 @@ def _job(item: Any, where: str, base: Path, env: Mapping[str, str]) -> ReportJob
     subject = item.get("subject")
     if subject is not None and not isinstance(subject, str):
         raise InvalidParameterError(f"{where}.subject", "expected text")
-    csv = item.get("csv", False)
-    if not isinstance(csv, bool):
-        raise InvalidParameterError(f"{where}.csv", "expected true or false")
-    notebook = item.get("notebook")
-    if notebook is not None and (not isinstance(notebook, str) or not notebook.endswith(".ipynb")):
-        raise InvalidParameterError(f"{where}.notebook", "expected a notebook path (NB.ipynb)")
-    if notebook is not None and not (base / notebook).is_file():
-        raise InvalidParameterError(f"{where}.notebook", f"{base / notebook}: no such file")
-    if notebook is not None and len(channels) > 1:
-        raise InvalidParameterError(f"{where}.channels", "a notebook report takes one channel")
-    timeout = _timeout(item, where, notebook is not None)
+    on_failure = item.get("on_failure")
+    return {
+        "name": name,
+        "tz": tz,
+        "channels": _texts(item, "channels", where),
+        "email": email,
+        "webhooks": webhooks,
+        "out_dir": (base / out_dir) if out_dir else None,
+        "subject": subject,
+        "on_failure": None if on_failure is None else _on_failure(on_failure, where, env),
+    }
+
+
+def _period(item: dict[str, Any], where: str) -> dict[str, Any]:
+    """`period`, `compare` and `when`: `PeriodJob`'s fields."""
+    period = _text(item, "period", where)
+    _checked(where, "period", lambda: check_period(period))
+    compare = _text(item, "compare", where, REPORT_COMPARE_DEFAULT)
+    _checked(where, "compare", lambda: check_compare(compare))
     when = item.get("when", DELIVER_WHEN_DEFAULT)
     if when not in DELIVER_WHEN:
         raise InvalidParameterError(
             f"{where}.when", f"{when!r}: expected {' or '.join(map(repr, DELIVER_WHEN))}"
         )
-    on_failure = item.get("on_failure")
-    return ReportJob(
-        name=name,
-        period=period,
-        tz=tz,
-        compare=compare,
-        when=when,
-        on_failure=None if on_failure is None else _on_failure(on_failure, where, env),
-        channels=channels,
-        email=email,
-        webhooks=webhooks,
-        out_dir=(base / out_dir) if out_dir else None,
-        subject=subject,
-        csv=csv,
-        notebook=(base / notebook) if notebook else None,
-        timeout=timeout,
-        upcoming=upcoming,
-    )
+    return {"period": period, "compare": compare, "when": when}
+
+
+def _notebook(
+    item: dict[str, Any], where: str, base: Path, channels: tuple[str, ...]
+) -> dict[str, Any]:
+    """`notebook` and `timeout`: `NotebookJob`'s own fields."""
+    notebook = item["notebook"]
+    if not isinstance(notebook, str) or not notebook.endswith(".ipynb"):
+        raise InvalidParameterError(f"{where}.notebook", "expected a notebook path (NB.ipynb)")
+    if not (base / notebook).is_file():
+        raise InvalidParameterError(f"{where}.notebook", f"{base / notebook}: no such file")
+    if len(channels) > 1:
+        raise InvalidParameterError(f"{where}.channels", "a notebook report takes one channel")
+    return {"notebook": base / notebook, "timeout": _timeout(item, where)}
 
 
 def _on_failure(raw: Any, where: str, env: Mapping[str, str]) -> FailureTarget:
@@ -408,13 +463,11 @@ def _checked_duration(where: str, text: str) -> timedelta:
         raise InvalidParameterError(f"{where}.upcoming", exc.message) from None
 
 
-def _timeout(item: Mapping[str, Any], where: str, notebook: bool) -> float:
+def _timeout(item: Mapping[str, Any], where: str) -> float:
     """`timeout = SECONDS`: a notebook run's limit, as `channelkit report --timeout`."""
     if "timeout" not in item:
         return NOTEBOOK_TIMEOUT_S
     value = item["timeout"]
-    if not notebook:
-        raise InvalidParameterError(f"{where}.timeout", "limits a notebook run; give notebook")
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < math.inf:
         raise InvalidParameterError(
             f"{where}.timeout", f"{value!r}: expected seconds above 0, such as 600"

@@ -1,18 +1,22 @@
-"""What a delivered report says: the email and the chat messages, built without any I/O.
+"""What a delivery sends, built without any I/O: the four things sent (a report, a notebook
+report, a failure notice, the upcoming digest) and the email's parts.
 
 Every message leads with the summary sentences and the key numbers of the page, and names
-the report's file. Slack gets Block Kit JSON (with a plain `text` fallback), Teams an
-Adaptive Card, `json` the summary as plain data for any other receiver.
+the report's file. How each receiver is spoken to (Slack's blocks, a Teams card, plain JSON,
+email) is declared once per kind in `kinds.py`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import io
+import zipfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from email import policy
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid, parseaddr
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 
@@ -21,6 +25,9 @@ from channelkit.reports.deliver.email_charts import one_minus
 from channelkit.reports.page import ReportPage, Sentence
 from channelkit.reports.parameters import ReportPeriod
 from channelkit.reports.render import TEMPLATES_DIR
+
+if TYPE_CHECKING:
+    from channelkit.reports.upcoming import UpcomingDigest
 
 
 @dataclass(frozen=True)
@@ -49,7 +56,127 @@ class Attachment:
     subtype: str
 
 
-def _why(page: ReportPage) -> str | None:
+@dataclass(frozen=True)
+class ReportMessage:
+    """The built-in report of a period, ready for any target.
+
+    ReportMessage("weekly", page, "weekly-2026-03-30_2026-04-05.html", html, "All channels ...")
+    """
+
+    report: str  # the entry's name
+    page: ReportPage
+    filename: str
+    html: str
+    subject: str
+    charts: Callable[[], Sequence[InlineChart]] = tuple  # drawn only when an email goes
+    data: Attachment | None = None  # the report's CSV files, zipped (`csv = true`)
+    kept: Path | None = None  # where `out_dir` keeps the page
+
+
+@dataclass(frozen=True)
+class NotebookMessage:
+    """A notebook report: its page, its title and the period.
+
+    NotebookMessage("mine", "My monthly report", period, "mine-....html", html, "All ...")
+    """
+
+    report: str
+    title: str
+    period: ReportPeriod
+    filename: str
+    html: str
+    subject: str
+    kept: Path | None = None
+
+    @property
+    def text(self) -> str:
+        return f"{self.title}\n{self.period.label}\nReport file: {self.filename}"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {
+            "report": self.report,
+            "title": self.title,
+            "period": self.period.name,
+            "file": self.filename,
+        }
+
+
+@dataclass(frozen=True)
+class FailureNotice:
+    """A report that could not be built, told once per period (`on_failure`).
+
+    FailureNotice("weekly", period, "channel: no channel 'x'", "Not sent: All channels ...")
+    """
+
+    report: str
+    period: ReportPeriod
+    error: str
+    subject: str
+
+    @property
+    def text(self) -> str:
+        """Which report, which period, why, and what happens next."""
+        return (
+            f"The report {self.report!r} for {self.period.name} could not be built, so it was "
+            f"not sent:\n{self.error}\n\nEvery run of `channelkit deliver` tries again until "
+            "it is sent; this notice is sent once for the period."
+        )
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {
+            "report": self.report,
+            "period": self.period.name,
+            "status": "failed",
+            "error": self.error,
+        }
+
+
+@dataclass(frozen=True)
+class DigestMessage:
+    """The upcoming digest of a day (`upcoming = "36h"`).
+
+    DigestMessage("morning", digest, digest.html(), "3 posts scheduled ..., Sat 28 Nov")
+    """
+
+    report: str
+    digest: UpcomingDigest
+    html: str
+    subject: str
+
+    @property
+    def text(self) -> str:
+        return self.digest.text()
+
+    @property
+    def data(self) -> dict[str, Any]:
+        digest = self.digest
+        return {
+            "report": self.report,
+            "kind": "upcoming",
+            "title": digest.title,
+            "start": digest.start.isoformat(),
+            "end": digest.end.isoformat(),
+            "tz": digest.tz,
+            "posts": [
+                {
+                    "post_id": post.post_id,
+                    "scheduled_at": post.when.isoformat(),
+                    "channel": post.channel,
+                    "title": post.title,
+                    "author": post.author,
+                }
+                for post in digest.posts
+            ],
+        }
+
+
+# What a target is sent: each kind of target says how it speaks each of them (kinds.py)
+Content = ReportMessage | NotebookMessage | FailureNotice | DigestMessage
+
+
+def why_provisional(page: ReportPage) -> str | None:
     """The one line of why under provisional numbers (display/notes.py's words)."""
     flags = [*(s.flags for s in page.summary), *(t.flags for t in page.kpis)]
     return provisional_said(flag for group in flags for flag in group)
@@ -71,7 +198,7 @@ def text_summary(page: ReportPage, note: str) -> str:
         "",
     ]
     lines += [f"- {sentence_text(sentence)}" for sentence in page.summary]
-    lines += [line for line in [_why(page)] if line is not None]
+    lines += [line for line in [why_provisional(page)] if line is not None]
     lines.append("")
     lines += [f"{tile.label}: {tile.value} ({tile.delta})" for tile in page.kpis]
     lines += ["", note, ""]
@@ -106,7 +233,7 @@ def email_message(
         }
         for chart in charts
     ]
-    said = " ".join(line for line in (_why(page), note) if line)
+    said = " ".join(line for line in (why_provisional(page), note) if line)
     html = _email_template().render(page=page, images=inline, note=said, minus=one_minus)
     message.add_alternative(html, subtype="html")
     html_part = message.get_body(preferencelist=("html",))
@@ -135,38 +262,20 @@ def notebook_email(
     return message
 
 
-def failure_text(report: str, period: ReportPeriod, error: str) -> str:
-    """What a failure notice says: which report, which period, why, and what happens next."""
-    return (
-        f"The report {report!r} for {period.name} could not be built, so it was not sent:\n"
-        f"{error}\n\nEvery run of `channelkit deliver` tries again until it is sent; this "
-        "notice is sent once for the period."
-    )
-
-
-def failure_email(
-    report: str,
-    period: ReportPeriod,
-    error: str,
-    *,
-    sender: str,
-    recipients: Sequence[str],
-    subject: str,
-) -> EmailMessage:
-    """The failure notice as a plain-text email (`on_failure = { email = [...] }`)."""
+def text_email(sender: str, recipients: Sequence[str], subject: str, text: str) -> EmailMessage:
+    """A plain-text email (a failure notice)."""
     message = headed(sender, recipients, subject)
-    message.set_content(failure_text(report, period, error) + "\n")
+    message.set_content(text + "\n")
     return message
 
 
-def failure_payload(kind: str, report: str, period: ReportPeriod, error: str) -> dict[str, Any]:
-    """The failure notice for a `slack`, `teams` or `json` webhook."""
-    text = failure_text(report, period, error)
-    if kind == "slack":
-        return {"text": _slack_escape(text)}
-    if kind == "teams":
-        return {"type": "message", "text": text}
-    return {"report": report, "period": period.name, "status": "failed", "error": error}
+def zipped(name: str, files: Sequence[Attachment]) -> Attachment:
+    """`files` in one zip archive."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for file in files:
+            archive.writestr(file.filename, file.data)
+    return Attachment(name, buffer.getvalue(), "application", "zip")
 
 
 def _attach(message: EmailMessage, attachments: Sequence[Attachment]) -> None:
@@ -177,122 +286,6 @@ def _attach(message: EmailMessage, attachments: Sequence[Attachment]) -> None:
             subtype=attachment.subtype,
             filename=attachment.filename,
         )
-
-
-def notebook_payload(
-    kind: str, title: str, period: ReportPeriod, filename: str, report: str
-) -> dict[str, Any]:
-    """A chat message for a notebook report: what it is, for when, and its file."""
-    text = f"{title}\n{period.label}\nReport file: {filename}"
-    if kind == "slack":
-        return {"text": _slack_escape(text)}
-    if kind == "teams":
-        return {"type": "message", "text": text}
-    return {"report": report, "title": title, "period": period.name, "file": filename}
-
-
-def webhook_payload(kind: str, page: ReportPage, filename: str, report: str) -> dict[str, Any]:
-    """The JSON body for a `slack`, `teams` or `json` webhook."""
-    if kind == "slack":
-        return slack_payload(page, filename)
-    if kind == "teams":
-        return teams_payload(page, filename)
-    return json_payload(page, filename, report)
-
-
-def slack_payload(page: ReportPage, filename: str) -> dict[str, Any]:
-    """Slack-compatible JSON: Block Kit blocks with a `text` fallback for notifications."""
-    summary = "\n".join(f"\u2022 {_slack_escape(sentence_text(s))}" for s in page.summary)
-    summary += "".join(f"\n{_slack_escape(line)}" for line in [_why(page)] if line)
-    fields = [
-        {"type": "mrkdwn", "text": f"*{_slack_escape(tile.label)}*\n{tile.value} ({tile.delta})"}
-        for tile in page.kpis
-    ]
-    blocks: list[dict[str, Any]] = [
-        {"type": "header", "text": {"type": "plain_text", "text": page.title[:150]}},
-        {"type": "section", "text": {"type": "mrkdwn", "text": summary or "No summary."}},
-    ]
-    # Slack allows ten fields per section
-    for start in range(0, len(fields), 10):
-        blocks.append({"type": "section", "fields": fields[start : start + 10]})
-    blocks.append(
-        {
-            "type": "context",
-            "elements": [{"type": "mrkdwn", "text": f"Report file: {_slack_escape(filename)}"}],
-        }
-    )
-    fallback = f"{page.title}\n" + "\n".join(sentence_text(s) for s in page.summary)
-    return {"text": _slack_escape(fallback), "blocks": blocks}
-
-
-def teams_payload(page: ReportPage, filename: str) -> dict[str, Any]:
-    """A Teams message carrying an Adaptive Card (1.4)."""
-    body: list[dict[str, Any]] = [
-        {
-            "type": "TextBlock",
-            "text": page.title,
-            "weight": "Bolder",
-            "size": "Medium",
-            "wrap": True,
-        },
-        {"type": "TextBlock", "text": page.period.label, "isSubtle": True, "wrap": True},
-    ]
-    body += [
-        {"type": "TextBlock", "text": f"- {sentence_text(s)}", "wrap": True} for s in page.summary
-    ]
-    body += [{"type": "TextBlock", "text": why, "wrap": True} for why in [_why(page)] if why]
-    body.append(
-        {
-            "type": "FactSet",
-            "facts": [
-                {"title": tile.label, "value": f"{tile.value} ({tile.delta})"} for tile in page.kpis
-            ],
-        }
-    )
-    body.append(
-        {"type": "TextBlock", "text": f"Report file: {filename}", "isSubtle": True, "wrap": True}
-    )
-    card = {
-        "$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
-        "type": "AdaptiveCard",
-        "version": "1.4",
-        "body": body,
-    }
-    return {
-        "type": "message",
-        "attachments": [
-            {"contentType": "application/vnd.microsoft.card.adaptive", "content": card}
-        ],
-    }
-
-
-def json_payload(page: ReportPage, filename: str, report: str) -> dict[str, Any]:
-    """The summary as plain data."""
-    return {
-        "report": report,
-        "title": page.title,
-        "period": {
-            "name": page.period.name,
-            "start": page.period.start.isoformat(),
-            "last_day": page.period.last_day.isoformat(),
-            "tz": page.period.tz,
-        },
-        "compared_with": page.previous_period.name,
-        "summary": [{"text": one_minus(s.text), "flags": list(s.flags)} for s in page.summary],
-        "notes": [why for why in [_why(page)] if why],
-        "numbers": [
-            {
-                "metric": tile.key,
-                "label": tile.label,
-                "value": tile.value,
-                "previous": tile.previous,
-                "change": tile.delta,
-                "flags": list(tile.flags),
-            }
-            for tile in page.kpis
-        ],
-        "file": filename,
-    }
 
 
 def headed(sender: str, recipients: Sequence[str], subject: str) -> EmailMessage:
@@ -309,11 +302,6 @@ def headed(sender: str, recipients: Sequence[str], subject: str) -> EmailMessage
 
 def _domain(sender: str) -> str:
     return parseaddr(sender)[1].rpartition("@")[2] or "channelkit.local"
-
-
-def _slack_escape(text: str) -> str:
-    """Slack reads `<...>` as links and mentions: user text must not."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _email_template() -> jinja2.Template:
