@@ -185,6 +185,7 @@ OUTLOOK_MIN_CHANNEL_POSTS = 5
 OUTLOOK_MIN_AGE_DAYS = 1
 OUTLOOK_NEWS_SHARE = 0.25
 OUTLOOK_BACKTEST_AGES = (1, 2, 3)
+OUTLOOK_SHOWN = 3  # posts named in the report's "heading below" sentence
 PERIOD_FIRST_YEAR = 1970  # dates outside these years are typos, not periods
 PERIOD_LAST_YEAR = 2200
 PLOT_TEMPLATE = "channelkit"
