@@ -16,9 +16,12 @@ import pytest
 from click.testing import CliRunner
 
 import channelkit as ck
+from channelkit.analysis import outlook as ol
+from channelkit.analysis.filters import PostFilter
 from channelkit.analysis.outlook import BEHIND, TOO_EARLY, TOO_FEW
 from channelkit.cli import main
 from channelkit.service.local import LocalService
+from channelkit.storage.connection import open_warehouse
 from fixtures.decay import LAST_DAY, PLANTED_AGE, Planted, build_decaying
 
 pytestmark = pytest.mark.calendar  # the fixtures' days, and the demo's
@@ -276,3 +279,27 @@ def test_the_cli_prints_the_backtest_table(demo_warehouse: Path) -> None:
             f"{row.naive_median_abs_error:,.0f}",
             f"{row.error_vs_naive:.2f}x",
         ]
+
+
+def test_the_young_posts_forecast_from_all_history_equals_the_trimmed_read(
+    demo_warehouse: Path,
+) -> None:
+    # outlook() reads only each channel's 200 latest settled posts (and the young ones);
+    # the same forecasts come from every post of the warehouse.
+    young = ck.Warehouse(demo_warehouse).outlook()
+    last, settle = young.attrs["as_of"], young.attrs["settled_days"]
+    con = open_warehouse(demo_warehouse, read_only=True)
+    try:
+        everything = ol.load_readers(con, PostFilter(), first=None, last=last, settle=settle)
+    finally:
+        con.close()
+    now = ol.day_number(last)
+    history = ol.History(everything, settle=settle, last=now)
+    targets = young[["channel_id", "age_days", "readers", "audience"]].assign(day=now)
+    judged = history.judge(targets)
+    assert len(young) > 50
+    for column in ("forecast_readers", "forecast_low", "forecast_high", "usual_readers"):
+        assert judged[column].to_numpy() == pytest.approx(
+            young[column].to_numpy(dtype="float64"), nan_ok=True
+        )
+    assert judged["verdict"].tolist() == young["verdict"].tolist()

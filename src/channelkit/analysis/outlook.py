@@ -40,7 +40,7 @@ from channelkit._constants import (
 )
 from channelkit.analysis.filters import PostFilter
 from channelkit.analysis.period import Period
-from channelkit.analysis.rows import cohort_rows, run
+from channelkit.analysis.rows import cohort_rows, instant_range, run
 from channelkit.analysis.sql import Sql
 
 EPOCH = date(1970, 1, 1)
@@ -54,6 +54,10 @@ RESOLUTION = "whole UTC days: daily rows cannot see the hour a reader came"
 def day_number(day: date) -> int:
     """Days since 1970-01-01 (the `day` columns of this module)."""
     return (day - EPOCH).days
+
+
+# A post's UTC day of publication (as rows.cohort_rows takes it).
+_PUB = "make_timestamp(epoch_us(p.published_at))::DATE"
 
 
 def load_readers(
@@ -85,25 +89,23 @@ def load_readers(
         f"0))::BIGINT AS at_{a}"
         for a in range(settle + 1)
     )
-    keep = Sql("TRUE")
-    if recent is not None:
-        keep = Sql("(c.pub > ? OR c.recent <= ?)", (last - timedelta(days=settle), recent))
+    only = (
+        None
+        if recent is None
+        else _recent_only(con, flt, period, last - timedelta(days=settle), recent)
+    )
     bounds = Sql("d.date <= ?", (last,))
     if first is not None:
         bounds = bounds + Sql(" AND d.date >= ?", (first,))
     sql = (
         Sql("WITH cohort AS (")
-        + cohort_rows(flt, [period], baseline=True)
+        + cohort_rows(flt, [period], baseline=True, only=only)
         + Sql(
-            "), dated AS (SELECT c.*, make_timestamp(epoch_us(c.published_at))::DATE AS pub "
-            "FROM cohort c), ranked AS (SELECT c.*, row_number() OVER (PARTITION BY "
-            "c.channel_id, c.pub <= ? ORDER BY c.pub DESC, c.id DESC) AS recent "
-            "FROM dated c), kept AS (SELECT * FROM ranked c WHERE ",
-            (last - timedelta(days=settle),),
+            "), kept AS (SELECT c.*, make_timestamp(epoch_us(c.published_at))::DATE AS pub "
+            "FROM cohort c) "
         )
-        + keep
         + Sql(
-            f") SELECT c.id AS post_id, p.title, c.channel_id, ch.name AS channel, "
+            f"SELECT c.id AS post_id, p.title, c.channel_id, ch.name AS channel, "
             f"c.published_at, (c.pub - DATE '1970-01-01')::BIGINT AS day, c.readers, "
             f"c.audience, c.selected, {ages} FROM kept c JOIN posts p ON p.id = c.id "
             "LEFT JOIN channels ch ON ch.id = c.channel_id "
@@ -117,6 +119,39 @@ def load_readers(
         )
     )
     return run(con, sql, tz)
+
+
+def _recent_only(
+    con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period, newest: date, recent: int
+) -> Sql:
+    """A query of the ids of each channel's `recent` latest posts published by `newest`
+    (at least: every post of the day of its `recent`-th, `History.window` takes the exact
+    ones) and of every post after it. Each channel's first such day comes from its posts
+    per day (a few rows), so the posts are read once, not sorted (a window over half a
+    year of posts costs more than the rest of the outlook)."""
+    where, params = PostFilter(channel_ids=flt.channel_ids).where("p")
+    counted = (
+        Sql(
+            f"SELECT p.channel_id, {_PUB} AS pub, count(*) AS posts FROM posts p WHERE {where} "
+            f"AND {_PUB} <= ? AND ",
+            (*params, newest),
+        )
+        + instant_range(period, "p.published_at")
+        + Sql(" GROUP BY ALL ORDER BY 1, 2 DESC")
+    )
+    since: dict[str, date] = {}
+    seen: dict[str, int] = {}
+    for channel, day, posts in con.execute(counted.text, list(counted.params)).fetchall():
+        if seen.get(channel, 0) < recent:
+            since[channel] = day
+            seen[channel] = seen.get(channel, 0) + int(posts)
+    names = sorted(since)
+    return Sql(
+        f"SELECT p.id FROM posts p LEFT JOIN (SELECT unnest(?::VARCHAR[]) AS channel_id, "
+        "unnest(?::DATE[]) AS since) s ON s.channel_id = p.channel_id "
+        f"WHERE {_PUB} > ? OR {_PUB} >= s.since",
+        (names, [since[n] for n in names], newest),
+    )
 
 
 def recent_readers(
@@ -170,7 +205,8 @@ def order_interval(values: np.ndarray) -> tuple[float, float, float]:
     n = len(ordered)
     lo = max(1, math.floor(OUTLOOK_LOW * (n + 1)))
     hi = min(n, math.ceil(OUTLOOK_HIGH * (n + 1)))
-    return float(np.median(ordered)), float(ordered[lo - 1]), float(ordered[hi - 1])
+    median = (ordered[(n - 1) // 2] + ordered[n // 2]) / 2
+    return float(median), float(ordered[lo - 1]), float(ordered[hi - 1])
 
 
 def _quantiles(values: np.ndarray) -> tuple[float, float, float]:
@@ -206,6 +242,8 @@ class History:
             posts = _Posts(day[mine][order], settled, rate, ratio, at[mine][order])
             self.channels[str(name)] = posts
         self._fits: dict[tuple[str, int, int], Fit | None] = {}
+        Usual = tuple[float, float, float]
+        self._usual: dict[tuple[str, int], tuple[Usual, Usual]] = {}
 
     def window(self, channel: str, day: int) -> slice:
         """The channel's posts settled by `day` (published at least `settle` days before
@@ -245,15 +283,10 @@ class History:
             if len(ratios) < OUTLOOK_MIN_POSTS:
                 return None
         shift, low, high = order_interval(ratios)
-        return Fit(
-            shift,
-            low,
-            high,
-            len(ratios),
-            basis,
-            _quantiles(posts.rate[own]),
-            _quantiles(posts.settled[own]),
-        )
+        key = (channel, day)
+        if key not in self._usual:  # the same at every age
+            self._usual[key] = (_quantiles(posts.rate[own]), _quantiles(posts.settled[own]))
+        return Fit(shift, low, high, len(ratios), basis, *self._usual[key])
 
     def judge(self, targets: pd.DataFrame) -> pd.DataFrame:
         """`targets` (channel_id, day: the day of the forecast, age_days, readers so far,
