@@ -81,19 +81,17 @@ def load_readers(
     published_at, day (days since 1970-01-01 of the UTC date of publication), readers
     (lifetime), audience, selected, at_0..at_{settle}.
     """
-    start = None if first is None else datetime.combine(first, time(), tzinfo=UTC)
-    end = datetime.combine(last + timedelta(days=1), time(), tzinfo=UTC)
-    period = Period(tz="UTC", start=start, end=end)
+    period = _days(first, last)
     ages = ", ".join(
         f"least(c.readers, coalesce(sum(d.unique_viewers) FILTER (WHERE d.date <= c.pub + {a}), "
         f"0))::BIGINT AS at_{a}"
         for a in range(settle + 1)
     )
-    only = (
-        None
-        if recent is None
-        else _recent_only(con, flt, period, last - timedelta(days=settle), recent)
-    )
+    only = None
+    if recent is not None:
+        # From the earliest day kept on: fewer posts to join, fewer daily rows to read.
+        only, first = _recent_only(con, flt, period, last - timedelta(days=settle), recent)
+        period = _days(first, last)
     bounds = Sql("d.date <= ?", (last,))
     if first is not None:
         bounds = bounds + Sql(" AND d.date >= ?", (first,))
@@ -121,37 +119,45 @@ def load_readers(
     return run(con, sql, tz)
 
 
+def _days(first: date | None, last: date) -> Period:
+    """The UTC days from `first` (the beginning without it) through `last`."""
+    start = None if first is None else datetime.combine(first, time(), tzinfo=UTC)
+    end = datetime.combine(last + timedelta(days=1), time(), tzinfo=UTC)
+    return Period(tz="UTC", start=start, end=end)
+
+
 def _recent_only(
     con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period, newest: date, recent: int
-) -> Sql:
+) -> tuple[Sql, date]:
     """A query of the ids of each channel's `recent` latest posts published by `newest`
     (at least: every post of the day of its `recent`-th, `History.window` takes the exact
-    ones) and of every post after it. Each channel's first such day comes from its posts
-    per day (a few rows), so the posts are read once, not sorted (a window over half a
-    year of posts costs more than the rest of the outlook)."""
+    ones) and of every post after it, and the earliest day of those posts. Each channel's
+    first such day comes from its posts per day (a few rows), so the posts are read once,
+    not sorted (a window over half a year of posts costs more than the rest of the
+    outlook)."""
     where, params = PostFilter(channel_ids=flt.channel_ids).where("p")
+    # Per channel, the newest day by which it has `recent` posts (or its first day).
     counted = (
         Sql(
-            f"SELECT p.channel_id, {_PUB} AS pub, count(*) AS posts FROM posts p WHERE {where} "
+            "SELECT channel_id, min(pub) FROM (SELECT channel_id, pub, sum(posts) OVER "
+            "(PARTITION BY channel_id ORDER BY pub DESC) - posts AS newer FROM "
+            f"(SELECT p.channel_id, {_PUB} AS pub, count(*) AS posts FROM posts p WHERE {where} "
             f"AND {_PUB} <= ? AND ",
             (*params, newest),
         )
         + instant_range(period, "p.published_at")
-        + Sql(" GROUP BY ALL ORDER BY 1, 2 DESC")
+        + Sql(" GROUP BY ALL)) WHERE newer < ? GROUP BY ALL", (recent,))
     )
-    since: dict[str, date] = {}
-    seen: dict[str, int] = {}
-    for channel, day, posts in con.execute(counted.text, list(counted.params)).fetchall():
-        if seen.get(channel, 0) < recent:
-            since[channel] = day
-            seen[channel] = seen.get(channel, 0) + int(posts)
+    since = {str(c): day for c, day in con.execute(counted.text, list(counted.params)).fetchall()}
     names = sorted(since)
-    return Sql(
+    earliest = min(since.values(), default=newest + timedelta(days=1))
+    only = Sql(
         f"SELECT p.id FROM posts p LEFT JOIN (SELECT unnest(?::VARCHAR[]) AS channel_id, "
         "unnest(?::DATE[]) AS since) s ON s.channel_id = p.channel_id "
-        f"WHERE {_PUB} > ? OR {_PUB} >= s.since",
-        (names, [since[n] for n in names], newest),
+        f"WHERE p.published_at >= ? AND ({_PUB} > ? OR {_PUB} >= s.since)",
+        (names, [since[n] for n in names], _days(earliest, newest).start, newest),
     )
+    return only, earliest
 
 
 def recent_readers(
