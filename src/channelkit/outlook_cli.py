@@ -14,7 +14,14 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from channelkit._cli import Output, options_value, output_options, user_errors, warehouse_option
+from channelkit._cli import (
+    Output,
+    channel_option,
+    options_value,
+    output_options,
+    user_errors,
+    warehouse_option,
+)
 
 
 @dataclass(frozen=True)
@@ -33,12 +40,7 @@ class OutlookOptions:
 @click.command("outlook")
 @options_value(OutlookOptions, "options")
 @warehouse_option()
-@click.option(
-    "--channel",
-    "channels",
-    multiple=True,
-    help="Only this channel (id, slug or name); repeat for several.",
-)
+@channel_option()
 @click.option(
     "--backtest",
     is_flag=True,

@@ -235,19 +235,16 @@ def _recompute(path: Path, settle: int, last: pd.Timestamp) -> pd.DataFrame:
             usual = np.median(rates) * aud if aud > 0 else np.median(at[own, settle])
             naive.append(abs(usual - truth))
         out.append(
-            (age, len(covered), abstained, np.mean(covered), np.median(errors), np.median(naive))
+            {
+                "age_days": age,
+                "posts": len(covered),
+                "abstained": abstained,
+                "coverage": np.mean(covered),
+                "median_abs_error": np.median(errors),
+                "naive_median_abs_error": np.median(naive),
+            }
         )
-    return pd.DataFrame(
-        out,
-        columns=[
-            "age_days",
-            "posts",
-            "abstained",
-            "coverage",
-            "median_abs_error",
-            "naive_median_abs_error",
-        ],
-    )
+    return pd.DataFrame(out)
 
 
 def test_demo_backtest_equals_an_independent_recomputation(demo_warehouse: Path) -> None:
