@@ -67,11 +67,11 @@ def outlook(options: OutlookOptions, output: Output) -> None:
         wh = Warehouse(options.db)
         if options.backtest:
             table = wh.outlook_backtest(channel=channel)
-            output.json({"backtest": table.to_dict("records"), "as_of": table.attrs["as_of"]})
+            output.json({"backtest": _records(table), "as_of": table.attrs["as_of"]})
             output.result(backtest_text(table))
             return
         young = wh.outlook(channel=channel)
-    output.json({"posts": young.to_dict("records"), "as_of": young.attrs["as_of"]})
+    output.json({"posts": _records(young), "as_of": young.attrs["as_of"]})
     output.result(outlook_text(young))
 
 
@@ -117,6 +117,12 @@ def outlook_text(young: pd.DataFrame) -> str:
             f"{heading}{'; ' if heading else ''}{row.verdict}"
         )
     return "\n".join(lines)
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, object]]:
+    """The rows for --json, a missing value as null (JSON has no NaN)."""
+    rows = frame.astype(object).where(frame.notna(), None).to_dict("records")
+    return [{str(k): v for k, v in row.items()} for row in rows]
 
 
 def _float(value: object) -> float:

@@ -237,16 +237,18 @@ class History:
         settled_by = day <= last - settle
         audience = frame["audience"].to_numpy(dtype="float64", na_value=np.nan)
         self.channels: dict[str, _Posts] = {}
-        channel = frame["channel_id"].astype(str).to_numpy()
-        for name in pd.unique(channel[settled_by]):
-            mine = settled_by & (channel == name)
-            order = np.argsort(day[mine], kind="stable")
-            settled = at[mine][order, settle]
+        settled_rows = np.flatnonzero(settled_by)
+        channel = frame["channel_id"].astype(str).to_numpy()[settled_rows]
+        # One pass over the rows: each channel's row numbers, then in order of day (and
+        # of the rows, which come by id within a day).
+        for name, found in pd.Series(settled_rows).groupby(channel, sort=False).indices.items():
+            rows = settled_rows[found]
+            mine = rows[np.argsort(day[rows], kind="stable")]
+            settled = at[mine, settle]
             with np.errstate(divide="ignore", invalid="ignore"):
-                rate = np.where(audience[mine][order] > 0, settled / audience[mine][order], np.nan)
-            ratio = np.log1p(settled)[:, None] - np.log1p(at[mine][order, :settle])
-            posts = _Posts(day[mine][order], settled, rate, ratio, at[mine][order])
-            self.channels[str(name)] = posts
+                rate = np.where(audience[mine] > 0, settled / audience[mine], np.nan)
+            ratio = np.log1p(settled)[:, None] - np.log1p(at[mine, :settle])
+            self.channels[str(name)] = _Posts(day[mine], settled, rate, ratio, at[mine])
         self._fits: dict[tuple[str, int, int], Fit | None] = {}
         Usual = tuple[float, float, float]
         self._usual: dict[tuple[str, int], tuple[Usual, Usual]] = {}
