@@ -219,13 +219,13 @@ def _recompute(path: Path, settle: int, last: pd.Timestamp) -> pd.DataFrame:
             values = np.sort(values)
             n = len(values)
             x, truth = at[i, age], at[i, settle]
+            lo, hi = max(1, math.floor(0.1 * (n + 1))), min(n, math.ceil(0.9 * (n + 1)))
+            real = [math.expm1(math.log1p(x) + v) for v in (np.median(values), values[lo - 1])]
+            real.append(math.expm1(math.log1p(x) + values[hi - 1]))
+            # Whole readers: the forecast rounded, the interval the whole numbers inside.
             grow = [
-                max(round(math.expm1(math.log1p(x) + v)), x)
-                for v in (
-                    float(np.median(values)),
-                    values[max(1, math.floor(0.1 * (n + 1))) - 1],
-                    values[min(n, math.ceil(0.9 * (n + 1))) - 1],
-                )
+                max(w, x)
+                for w in (round(real[0]), math.ceil(real[1] - 1e-6), math.floor(real[2] + 1e-6))
             ]
             covered.append(grow[1] <= truth <= grow[2])
             errors.append(abs(grow[0] - truth))

@@ -9,8 +9,9 @@ channel's posts that were settled (at least S days old, S the workspace's settle
 the day of the forecast:
 
     ratio of such a post  = log(1 + its readers at age S) - log(1 + its readers at age a)
-    forecast              = (1 + x) · exp(median ratio) - 1, in whole readers, never below x
-    80% interval          = the same with the ratios' 10% and 90% order statistics
+    forecast              = (1 + x) · exp(median ratio) - 1, rounded, never below x
+    80% interval          = the same with the ratios' 10% and 90% order statistics: the
+                            whole numbers of readers between them
 
     history = History.of(load_readers(con, flt, first=None, last=L, settle=S), S)
     judged = history.judge(targets)   # channel_id, day, age_days, readers, audience
@@ -48,6 +49,7 @@ ON_TRACK, AHEAD, BEHIND = "on track", "ahead", "behind"
 TOO_EARLY = "too early to say"
 TOO_FEW = "too few settled posts to forecast"
 VERDICTS = (ON_TRACK, AHEAD, BEHIND, TOO_EARLY, TOO_FEW)
+WHOLE_TOLERANCE = 1e-6  # readers: far above the float error of exp(log(x)), far below 1
 RESOLUTION = "whole UTC days: daily rows cannot see the hour a reader came"
 
 
@@ -320,10 +322,15 @@ class History:
             basis[i] = fit.basis
             out["based_on"][i] = fit.posts
             grown = np.log1p(so_far[i])
-            for column, shift in (("forecast", fit.shift), ("low", fit.low), ("high", fit.high)):
-                # Whole readers: a bound that is a whole number up to the float error of
-                # exp(log(...)) must not miss a settled count equal to it.
-                out[column][i] = np.maximum(np.rint(np.expm1(grown + shift)), so_far[i])
+            # In whole readers: the forecast rounded, the interval the whole numbers inside
+            # it (a bound that is whole up to the float error of exp(log(...)) counts as
+            # whole: a settled count equal to it is inside).
+            for column, shift, whole in (
+                ("forecast", fit.shift, np.rint),
+                ("low", fit.low, lambda v: np.ceil(v - WHOLE_TOLERANCE)),
+                ("high", fit.high, lambda v: np.floor(v + WHOLE_TOLERANCE)),
+            ):
+                out[column][i] = np.maximum(whole(np.expm1(grown + shift)), so_far[i])
             known = audience[i] > 0
             for column, rate, readers in zip(
                 ("usual_low", "usual", "usual_high"), fit.rates, fit.readers, strict=True
