@@ -35,7 +35,10 @@ Outlook (issue 38): the posts of 2025 are all settled by the last synced day, so
 warehouse first gets young posts (`add_young_posts`: the posts of the last YOUNG_DAYS days
 of December copied YOUNG_DAYS days later, with their daily rows), then `outlook()` (every
 young post's forecast, from each channel's 200 latest settled posts) is timed beside
-`kpis(by="channel")`; target <= 2x.
+`kpis(by="channel")`; target <= 2x. Measured 28 November 2026 (1M posts, 13,698 young, 3
+rounds, a machine at load 20 on 2 cores): 1,099 ms against 595 ms, 1.85x by the medians
+(best of each: 976 against 340 ms, 2.87x); before the posts per channel were found from
+their counts per day, 3.92x.
 """
 
 from __future__ import annotations
