@@ -300,3 +300,15 @@ def test_the_young_posts_forecast_from_all_history_equals_the_trimmed_read(
             young[column].to_numpy(dtype="float64"), nan_ok=True
         )
     assert judged["verdict"].tolist() == young["verdict"].tolist()
+
+
+def test_bad_arguments_name_what_is_wrong(demo_warehouse: Path) -> None:
+    wh = ck.Warehouse(demo_warehouse)
+    with pytest.raises(TypeError, match="'period'"):  # the posts of now: no period
+        wh.outlook(period="2026-10")  # type: ignore[call-arg]
+    with pytest.raises(ValueError, match="channel: no channel 'nope'"):
+        wh.outlook_backtest(channel="nope")
+    result = CliRunner().invoke(main, ["outlook", "--db", str(demo_warehouse), "--channel", "x"])
+    assert result.exit_code == 2
+    assert "--channel: no channel 'x'" in result.output
+    assert "Traceback" not in result.output
