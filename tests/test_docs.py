@@ -31,15 +31,23 @@ Blocks that cannot run here say so in the Markdown, on the line before the fence
 
 In a `console` block, lines starting with `$ ` are commands and the lines after them the
 output to compare with (`...` stands for anything; each line must appear, in order).
+
+Commands in the text (`` `channelkit report --upcoming 36h` ``) run too, after the page's
+blocks, in the same directory: a reader copies them as well. One that names a command only
+(`` `channelkit hold` ``), holds a placeholder (`` `channelkit deliver CONFIG.toml` ``) or is
+in `INLINE_NOT_RUN` (with why) is checked against its `--help` instead: the command exists
+and takes every flag shown.
 """
 
 from __future__ import annotations
 
 import code
 import contextlib
+import itertools
 import os
 import queue
 import re
+import shlex
 import shutil
 import signal
 import socket
@@ -66,6 +74,21 @@ SERVER_START_TIMEOUT = 60
 
 _FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
 _MARKER = re.compile(r"<!--\s*docs-test:\s*(?P<what>[a-z]+)\s*(?P<arg>[^>]*?)\s*-->")
+# `channelkit ...` in the text, outside code blocks (a span may wrap across lines)
+_INLINE = re.compile(r"(?<!`)`(?P<command>(?:\.venv/bin/)?channelkit\s[^`]+)`(?!`)")
+_PLACEHOLDER = re.compile(r"\b[A-Z][A-Z_]+\b")  # CONFIG.toml, NB.ipynb, DIR_OR_URL
+# Commands in the text that are not run as printed, and why (their --help is checked)
+INLINE_NOT_RUN = {
+    "channelkit serve --seed demo": "a server: the pages start one in a background block",
+    "channelkit serve --seed steady": "a server: the pages start one in a background block",
+    "channelkit schedule --slots best": "a flag of `channelkit schedule FILE`, in a block",
+    "channelkit sync --lake": "the flag named; its value (a folder or a store) is in a block",
+    "channelkit report --notebook": "the flag named; the pages run it with its notebook",
+    "channelkit calendar export": "the command named; its file and flags are in a block",
+    "channelkit deliver deliver.toml --db warehouse.duckdb": (
+        "sends to the page's example.com mail server and webhooks; its --dry-run runs"
+    ),
+}
 _LINK = re.compile(r"(?<!!)\[[^\]]*\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
 
 pytestmark = pytest.mark.slow
@@ -113,6 +136,31 @@ def blocks(page: Path) -> list[Block]:
         found.append(Block(page, index + 1, language, code, marker, marker_arg))
         index = end + 1
     return found
+
+
+@dataclass(frozen=True)
+class Inline:
+    """A command in a page's text (not in a block), where it is."""
+
+    page: Path
+    line: int
+    command: str
+
+    def as_block(self) -> Block:
+        return Block(self.page, self.line, "text", self.command + "\n")
+
+
+def inline_commands(page: Path) -> list[Inline]:
+    """The `channelkit ...` commands in `page`'s text, outside its fenced blocks."""
+    lines = page.read_text(encoding="utf-8").splitlines()
+    fenced = {
+        block.line - 1 + n for block in blocks(page) for n in range(block.code.count("\n") + 2)
+    }
+    text = "\n".join("" if index in fenced else line for index, line in enumerate(lines))
+    return [
+        Inline(page, text.count("\n", 0, match.start()) + 1, " ".join(match["command"].split()))
+        for match in _INLINE.finditer(text)
+    ]
 
 
 def free_port() -> int:
@@ -312,6 +360,36 @@ class PageRun:
             block, f"stopped, or printed {what} not within {SERVER_START_TIMEOUT} s", "".join(seen)
         )
 
+    def run_inline(self, inline: Inline, ran: set[str]) -> None:
+        """Run a command of the text as printed (unless a block of the page ran it already),
+        or check the command and its flags against its --help (see the module's doc)."""
+        block = inline.as_block()
+        words = shlex.split(inline.command)
+        concrete = len(words) > 2 and not _PLACEHOLDER.search(inline.command)
+        if concrete and inline.command not in INLINE_NOT_RUN:
+            if inline.command not in ran:
+                self.run_shell(block, self.typed(inline.command), 0)
+            return
+        path = list(itertools.takewhile(lambda w: re.fullmatch(r"[a-z][a-z-]*", w), words[1:]))
+        while path:
+            shown = subprocess.run(
+                [words[0], *path, "--help"],
+                cwd=self.directory,
+                env=self.env,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            if shown.returncode == 0:
+                break
+            path.pop()  # a positional argument such as `deliver.toml`, not a subcommand
+        else:
+            self.fail(block, f"no such command: {' '.join(words[:2])}")
+            return
+        unknown = [w.split("=")[0] for w in words if w.startswith("-") and w not in shown.stdout]
+        if unknown:
+            self.fail(block, f"`{' '.join(path)}` takes no {', '.join(unknown)}", shown.stdout)
+
     def stop(self) -> None:
         for proc in self.background:
             with contextlib.suppress(ProcessLookupError):
@@ -344,8 +422,13 @@ def _missing_lines(output: str, expected: list[str]) -> str | None:
 def run_page(page: Path, directory: Path, workspace: Workspace) -> list[str]:
     run = PageRun(page, directory, workspace)
     try:
+        ran: set[str] = set()
         for block in blocks(page):
             run.run(block)
+            if block.marker != "skip" and block.language in RUN_LANGUAGES:
+                ran.update(" ".join(line.split()) for line in block.code.splitlines())
+        for inline in inline_commands(page):
+            run.run_inline(inline, ran)
     finally:
         run.stop()
     return run.failures

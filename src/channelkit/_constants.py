@@ -216,11 +216,14 @@ REPORT_PDF_PAPER_DEFAULT = "a4"
 REPORT_PDF_VIEWPORT_WIDTH = 720  # CSS px the charts are drawn at for paper (A4 minus margins)
 REPORT_PNG_VIEWPORT_WIDTH = 1280
 REPORT_RENDER_TIMEOUT_S = 120
-# The email's chart images are drawn for a phone: at 390 px a chart is 332 px wide, so text
-# of REPORT_EMAIL_CHART_FONT px on a chart REPORT_EMAIL_CHART_SIZE wide shows 10.6 px tall
-# (at least 10 px, as the page's); drawn at twice the pixels for sharp text.
-REPORT_EMAIL_CHART_SIZE = (440, 400)  # CSS px of the static chart images in an email
-REPORT_EMAIL_CHART_FONT = 14  # px: the smallest text on an email chart
+# The email's chart images are drawn for a phone: at 390 px a chart is 332 px wide (the
+# email's margins), so text of REPORT_EMAIL_CHART_FONT px on a chart REPORT_EMAIL_CHART_SIZE
+# wide shows 15 * 332 / 400 = 12.5 px tall (at least 12 px: read at arm's length, not up
+# close; 14 px on 440 showed 10.6); drawn at 1.5 times the pixels for sharp text. A
+# narrower chart rather than larger type on the same one: its image stays as heavy as
+# before, and a week's email keeps room for its interactive report, zipped.
+REPORT_EMAIL_CHART_SIZE = (400, 360)  # CSS px of the static chart images in an email
+REPORT_EMAIL_CHART_FONT = 15  # px: the smallest text on an email chart
 REPORT_EMAIL_CHART_SCALE = 1.5
 # the first charts of the page that carry something: a phone's few screens, and room within
 # DELIVER_EMAIL_MAX_BYTES for the interactive report, zipped
@@ -234,6 +237,10 @@ DELIVER_SUBJECT = "{channels} · {period} engagement"
 DELIVER_TARGET_DEADLINE_S = 90.0  # a whole delivery to one target (timeouts above are per read)
 DELIVER_EMAIL_MAX_BYTES = 1_000_000  # the whole email; the report is zipped or left out to fit
 DELIVER_NOTEBOOK_EMAIL_MAX_BYTES = 3_000_000  # a notebook's email: its page is all it carries
+# An interactive report too large for its email, of an entry without `out_dir`, is kept in
+# this folder beside the warehouse (whose ledger records the delivery), and the email and the
+# run's output say where
+DELIVER_KEPT_FOLDER = "delivered-reports"
 # `when`: "always" sends every period; "news" only when a number leaves its usual range or a
 # post is below its channel at its age (`low_reach`)
 DELIVER_WHEN = ("always", "news")
@@ -252,6 +259,19 @@ NOTEBOOK_OUTPUT_MAX_CHARS = 10_000_000
 # The report kernel's plotly renderer: figures as their JSON only, drawn by the page's one
 # plotly.js (ck.plots' own PLOT_RENDERER would embed plotly.js and fetch MathJax per figure).
 NOTEBOOK_PLOTLY_RENDERER = "plotly_mimetype"
+# A failing cell is named in one line, then the last frames of its traceback are printed (and
+# mailed): where it failed, without a screenful of library internals
+NOTEBOOK_TRACE_FRAMES = 3
+# `pip install` names of modules a notebook imports that differ from the import name: a cell
+# failing on `No module named 'sklearn'` is told `pip install scikit-learn`
+NOTEBOOK_PIP_NAMES = {
+    "sklearn": "scikit-learn",
+    "PIL": "pillow",
+    "yaml": "pyyaml",
+    "cv2": "opencv-python",
+    "bs4": "beautifulsoup4",
+    "dateutil": "python-dateutil",
+}
 
 # --- Publishing -----------------------------------------------------------------------------
 ENV_TZ = "CHANNELKIT_TZ"  # default time zone for naive times (ck.schedule, spreadsheets)

@@ -265,6 +265,21 @@ class ReportError(ChannelkitError):
     """The report cannot be made: the data is missing or stale, or the template is broken."""
 
 
+class NotebookCellError(ReportError):
+    """A cell of a report notebook failed: the message names it in one line, `trace` holds the
+    last frames of its traceback (`File .../style.py:1568, in Styler.background_gradient`).
+
+    try:
+        notebook_report("mine.ipynb", "warehouse.duckdb", out="page.html")
+    except NotebookCellError as exc:
+        print(exc, *exc.trace, sep="\n")
+    """
+
+    def __init__(self, message: str, *, trace: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.trace = tuple(trace)
+
+
 class NotDueError(ReportError):
     """The report's period is not over yet: nothing to send, nothing wrong."""
 

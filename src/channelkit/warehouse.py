@@ -536,6 +536,30 @@ class Warehouse:
 
         return self._run(Metric(name), filters, grouped)
 
+    def author_comparison(
+        self, *, small_sample_n: int = SMALL_SAMPLE_POSTS, **filters: Unpack[Filters]
+    ) -> pd.DataFrame:
+        """One row per author of the posts published in the period, ranked fairly.
+
+        Columns as `tag_performance` (posts, readers, read_rate with its 95% interval, lift,
+        vs_expected with its interval, adjusted_vs_expected, opens, engagements...) with
+        `rank` first and author_id, author. Ranked by `adjusted_vs_expected`: the author's
+        readers against what the read rates of the channels they posted in expect, shrunk
+        toward it by the prior the authors' spread gives (docs/metrics.md, "Fair rankings"),
+        so an author posting in a big channel is not ranked down for its size, nor one lucky
+        small post ranked first. Fewer than `small_sample_n` posts or an audience under
+        FAIR_MIN_BASE: too few to rank, listed last. Without a period: the last 28 days.
+
+            wh.author_comparison(period="last month").head(5)
+        """
+        least = check_count("small_sample_n", small_sample_n, minimum=1)
+
+        def compute(q: Query) -> MetricFrame:
+            q.attrs.update(small_sample_n=least)
+            return groups.author_comparison(q.con, q.flt, q.period, small_sample_n=least)
+
+        return self._run(Metric("author_comparison"), filters, compute)
+
     def low_reach(
         self, *, share: float = LOW_REACH_SHARE, **filters: Unpack[Filters]
     ) -> pd.DataFrame:
@@ -764,8 +788,9 @@ class Warehouse:
         typical slot (slots rank by it), `vs_rest` its ratio to all other posts with an
         interval adjusted for the number of slots tested (`vs_rest_low`/`vs_rest_high`;
         `distinct` when it excludes 1). Slots with fewer than BEST_TIMES_MIN_POSTS posts'
-        worth of evidence are `too_few_to_rank`. `attrs["verdict"]` is "reliable" when some
-        slot is distinct, else "no reliable difference" (docs/metrics.md, "Best times").
+        worth of evidence are `too_few_to_rank`. `attrs["verdict"]` is "some hours reliably
+        better", "no hour reliably better (some reliably worse)" or "no reliable difference"
+        (docs/metrics.md, "Best times"); a notebook shows it in the table's caption.
         Without a period: every synced day (the more posts, the surer the verdict).
 
             best = wh.best_times(channel="All Hands", tz="Europe/Berlin")

@@ -18,6 +18,7 @@ METHODS = (
     "channel_comparison",
     "tag_performance",
     "priority_impact",
+    "author_comparison",
     "low_reach",
     "reach_curve",
     "publishing_heatmap",

@@ -41,6 +41,7 @@ CALLS: dict[str, list[Call]] = {
     "channel_comparison": [lambda wh, p: wh.channel_comparison(period=p)],
     "tag_performance": [lambda wh, p: wh.tag_performance(period=p)],
     "priority_impact": [lambda wh, p: wh.priority_impact(period=p)],
+    "author_comparison": [lambda wh, p: wh.author_comparison(period=p)],
     "low_reach": [lambda wh, p: wh.low_reach(period=p, share=0.9)],
     "still_collecting_readers": [lambda wh, p: wh.still_collecting_readers(period=p)],
     "reach_curve": [lambda wh, p: wh.reach_curve(period=p)],

@@ -41,9 +41,6 @@ def test_template_is_registered_not_forced_globally() -> None:
     assert pio.templates.default != PLOT_TEMPLATE
 
 
-ENG_MEDIAN = 90 / 178  # Engineering's median read rate in the window (post_07)
-
-
 def test_engagement_over_time(wh: Warehouse) -> None:
     fig = plots.engagement_over_time(wh.engagement_over_time("week", **WINDOW))
     _styled(fig)
@@ -107,7 +104,9 @@ def test_channel_comparison_shows_read_rate(wh: Warehouse) -> None:
     assert y[:2] == [360 / (160 + 172 + 190 + 178 + 194), 850 / 3000] and y[2] != y[2]
 
 
-def test_tag_and_priority_show_lift_and_mark_small_samples(wh: Warehouse) -> None:
+def test_tag_and_priority_show_adjusted_readers_vs_expected_and_mark_small_samples(
+    wh: Warehouse,
+) -> None:
     tags = plots.tag_performance(wh.tag_performance(small_sample_n=2, **WINDOW))
     _styled(tags)
     bar = tags.data[0]
@@ -118,12 +117,23 @@ def test_tag_and_priority_show_lift_and_mark_small_samples(wh: Warehouse) -> Non
     assert "&lt;script&gt;alert('tag')&lt;/script&gt;" in bar.y
     assert XSS_TAG not in tags.to_html(include_plotlyjs=False)
     assert dict(zip(bar.y, bar.text, strict=True))["eng"] == "n=5"
-    assert dict(zip(bar.y, bar.x, strict=True))["eng"] == pytest.approx(1.0)
-    prio = plots.priority_impact(wh.priority_impact(**WINDOW))
-    assert list(prio.data[0].y) == ["urgent", "high", "normal"]  # the first at the top
-    high = ((100 / 172) / ENG_MEDIAN + 1.0) / 2
-    assert list(prio.data[0].x)[:2] == pytest.approx([(1.0 + 0.5 / 0.3) / 2, high])
-    assert "fewer than 10 posts" in prio.layout.annotations[-1].text
+    frame = wh.priority_impact(**WINDOW)
+    prio = plots.priority_impact(frame)
+    bar = prio.data[0]
+    assert list(bar.y) == ["urgent", "high", "normal"]  # the first at the top
+    # The fair number (docs/metrics.md, "Fair rankings"; recomputed by hand in
+    # tests/analysis/test_fair_ranking.py), not the median lift, with its 95% interval.
+    shown = frame.iloc[::-1]
+    assert list(bar.x) == pytest.approx(list(shown["adjusted_vs_expected"]), nan_ok=True)
+    assert "Readers vs expected" in prio.layout.xaxis.title.text
+    ends = shown[["adjusted_vs_expected", "vs_expected_low", "vs_expected_high"]].to_numpy()
+    for (value, low, high), up, down in zip(
+        ends, bar.error_x.array, bar.error_x.arrayminus, strict=True
+    ):
+        if value == value:  # a priority without posts has neither bar nor interval
+            assert value + up == pytest.approx(max(high, value))
+            assert value - down == pytest.approx(min(low, value))
+    assert "too few to rank (under 10 posts" in prio.layout.annotations[-1].text
 
 
 def test_publishing_heatmap_in_local_hours(wh: Warehouse) -> None:

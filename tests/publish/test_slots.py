@@ -100,16 +100,16 @@ def test_best_hours_from_the_channel_or_the_organisation(small_warehouse: Path) 
     # weekday-hours it published in most (one post each: the earliest first).
     assert best.slots("chan_eng") == ((0, time(0)), (0, time(9)))
     assert best.source("chan_eng") == (
-        "the channel's own 3 posts: no reliable difference between hours, so posts are "
-        "spread over the usual hours (the weekday-hours with the most posts)"
+        "the channel's own 3 posts: no reliable difference, so posts are spread "
+        "over the usual hours (the weekday-hours with the most posts)"
     )
     # Asked for 4 posts, Company News (3 such posts) gets the organisation's hours: Monday
     # 00:00 had two posts, then the earliest hour with one.
     fewer = BestTimes(small_warehouse, tz="Europe/Berlin", count=2, min_posts=4)
     assert fewer.slots("chan_news") == fewer.slots(None) == ((0, time(0)), (0, time(9)))
     assert fewer.source("chan_news") == (
-        "the organisation's 6 posts: no reliable difference between hours, so posts are "
-        "spread over the usual hours (the weekday-hours with the most posts) (the channel "
+        "the organisation's 6 posts: no reliable difference, so posts are spread "
+        "over the usual hours (the weekday-hours with the most posts) (the channel "
         "has 3 posts old enough to judge, fewer than 4)"
     )
 
@@ -119,10 +119,11 @@ def test_best_hours_are_the_reliably_better_ones(tmp_path: Path) -> None:
     best = BestTimes(planted, tz="UTC")
     slots = best.slots(None)
     assert slots and all(hour == time(9) for _, hour in slots)
+    assert "some hours reliably better: " in best.source(None)
     assert "reliably read more than the rest" in best.source(None)
     flat = equal_rates.build(tmp_path / "flat.duckdb", equal_rates.posts(1))
     usual = BestTimes(flat, tz="UTC")
-    assert "no reliable difference between hours" in usual.source(None)
+    assert "no reliable difference, so posts are spread" in usual.source(None)
     assert len(usual.slots(None)) == PUBLISH_BEST_SLOTS
 
 
@@ -247,8 +248,8 @@ def test_slots_best_from_the_command_line_falls_back_to_the_organisation(
     assert result.exit_code == 0, result.output
     # This channel is not in the warehouse yet: the organisation's best hours are used.
     assert (
-        "best hours for Company News: the organisation's 6 posts: no reliable difference "
-        "between hours, so posts are spread over the usual hours (the weekday-hours with the "
+        "best hours for Company News: the organisation's 6 posts: no reliable difference, "
+        "so posts are spread over the usual hours (the weekday-hours with the "
         "most posts) (the channel has 0 posts old enough to judge, fewer than 20)"
     ) in result.output
     # chan_eng has 5 posts, fewer than 20: its slots are the organisation's too.

@@ -51,7 +51,7 @@ _KEY_COLUMNS = """() => {
     document.querySelectorAll('details').forEach((d) => { d.open = true; });
     return [...document.querySelectorAll('th')]
         .filter((th) => ['Readers', 'Read rate', 'Readers per post']
-            .includes(th.textContent.trim()))
+            .includes(th.textContent.trim().replace(/ \\(95% interval\\)$/, '')))
         .map((th) => ({
             table: th.closest('[aria-label]').getAttribute('aria-label').slice(0, 60),
             column: th.textContent.trim(),
@@ -65,13 +65,18 @@ _FOLDS = """() => [...document.querySelectorAll('main > section')].map((s) => {
 
 
 @pytest.fixture(scope="module")
-def demo_report(demo_service: LocalService, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("browser-report")
-    db = folder / "demo.duckdb"
+def demo_db(demo_service: LocalService, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("browser-demo") / "demo.duckdb"
     with Client(base_url=demo_service.base_url, api_key=demo_service.demo_keys["analyst"]) as c:
         run_sync(c, db, progress=False)
+    return db
+
+
+@pytest.fixture(scope="module")
+def demo_report(demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("browser-report")
     return generate_report(
-        db, folder / "report.html", period="month", tz="Europe/Berlin", csv_dir=folder / "csv"
+        demo_db, folder / "report.html", period="month", tz="Europe/Berlin", csv_dir=folder / "csv"
     )
 
 
@@ -140,6 +145,34 @@ def test_demo_report_on_a_phone_and_a_desktop(
     assert len(columns) >= 10
     for column in columns:
         assert column["right"] <= width, column
+    page.close()
+
+
+@pytest.mark.browser
+def test_the_weekly_report_with_its_intervals_fits_a_phone(
+    browser: Browser, demo_db: Path, tmp_path: Path
+) -> None:
+    """The example report (docs/reports.md): the fair rankings' "Read rate (95% interval)"
+    column on screen at 390 px, each interval under its rate, nothing scrolling sideways."""
+    report = generate_report(demo_db, tmp_path / "weekly.html", period="week", tz="Europe/Berlin")
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    page.goto(report.as_uri())
+    page.wait_for_function(_DRAWN)
+    page.screenshot(path=str(tmp_path / "weekly-390.png"), full_page=True)
+    print(f"--- screenshot: {tmp_path / 'weekly-390.png'}")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    columns = page.evaluate(_KEY_COLUMNS)
+    intervals = [c for c in columns if c["column"].endswith("(95% interval)")]
+    assert {c["table"] for c in intervals} >= {"Channels", "Posts with the highest read rate"}
+    for column in columns:
+        assert column["right"] <= 390, column
+    # the interval under the rate: one cell, two lines, the text as on a wide screen
+    cell = page.locator("section#channels td.num .interval").first
+    assert cell.evaluate("e => getComputedStyle(e).display") == "block"
+    assert re.fullmatch(
+        r"\d+\.\d% \(\d+\.\d%\u2013\d+\.\d%\)",
+        cell.evaluate("e => e.parentElement.textContent.trim()"),
+    )
     page.close()
 
 

@@ -181,7 +181,8 @@ def test_sections_hold_the_hand_computed_rows(berlin_report: str) -> None:
     channels = {row[1]: row for row in table_rows(section(berlin_report, "channels"))}
     assert channels["Company News"][2] == "300"
     # (20 + 0 readers) / (190 + 194), with its Wilson interval; ranked after News.
-    assert channels["Engineering"][3] == "5.2% (3.4%\u20137.9%)"
+    # (the interval in its own span: a phone shows it under the rate)
+    assert channels["Engineering"][3] == '5.2% <span class="interval">(3.4%\u20137.9%)</span>'
     assert [channels[name][0] for name in ("Company News", "Engineering")] == ["1", "2"]
     upcoming = table_rows(section(berlin_report, "upcoming"))
     # post_11 is due 04-10 07:00 UTC; post_13's time passed before the sync

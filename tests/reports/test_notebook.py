@@ -3,6 +3,7 @@ in a real kernel (papermill/nbclient, ipykernel) and rendered by nbconvert."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -163,6 +164,68 @@ def test_a_cell_that_fails_or_prints_too_much_is_named_in_one_line_and_no_page_i
     assert not out.exists()
     assert {p.name for p in tmp_path.iterdir()} == {"mine.ipynb", "kernel.pid"}
     _assert_gone(tmp_path / "kernel.pid")
+
+
+_STYLED = (
+    "# the month, shaded\n"
+    "kpis = wh.kpis(period=period)[['value', 'previous']]\n"
+    "{show}kpis.style.background_gradient(cmap='Blues'){end}"
+)
+
+
+@pytest.mark.parametrize("show", ["", "display("], ids=["as the cell's result", "with display()"])
+def test_a_result_that_fails_to_show_names_its_error_and_the_package_to_install(
+    long_db: Path, tmp_path: Path, show: str
+) -> None:
+    # pandas' Styler shades with matplotlib, which the notebook extra does not carry (README)
+    assert importlib.util.find_spec("matplotlib") is None, "this test needs it missing"
+    cell = _STYLED.format(show=show, end=")" if show else "")
+    notebook = _notebook(tmp_path / "styled.ipynb", _KERNEL_PID, cell, "print('after')")
+    out = tmp_path / "page.html"
+    result = report("--notebook", notebook, "--db", long_db, "--period", "2026-10", "--out", out)
+    assert result.exit_code == 1, (result.output, result.exception)
+    *frames, line = result.stderr.splitlines()[-4:]
+    # not "failed: NoneType: None": the ImportError pandas raised while drawing the table
+    assert line.startswith(
+        "Error: styled.ipynb: cell 3 (`# the month, shaded`) failed while showing its result: "
+        "ImportError: `Import matplotlib` failed. Styler.background_gradient requires matplotlib"
+    ), line
+    assert line.endswith("; install it with: pip install matplotlib")
+    # then where: the last frames of its traceback, ending where the import failed
+    assert [f.startswith("  File ") for f in frames] == [True, True, True], frames
+    assert "import_optional_dependency" in frames[-1]
+    assert "Traceback" not in result.output and "\x1b" not in result.output
+    assert not out.exists()
+    _assert_gone(tmp_path / "kernel.pid")
+
+
+def test_a_failing_cell_names_its_frames_by_the_users_cell_numbers(
+    long_db: Path, tmp_path: Path
+) -> None:
+    helper = (
+        "import channelkit as ck\nwh = ck.Warehouse(db)\n\n"
+        "def readers(month):\n    return wh.kpis(period=month).loc['readers']"
+    )
+    notebook = _notebook(tmp_path / "mine.ipynb", helper, "import sklearn", "readers(period)")
+    result = report("--notebook", notebook, "--db", long_db, "--period", "2026-10", "--out",
+                    tmp_path / "page.html")  # fmt: skip
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-2:] == [
+        "  cell 3, line 1",
+        "Error: mine.ipynb: cell 3 (`import sklearn`) failed: ModuleNotFoundError: "
+        "No module named 'sklearn'; install it with: pip install scikit-learn",
+    ]
+    notebook = _notebook(tmp_path / "mine.ipynb", helper, "readers(period)")
+    result = report("--notebook", notebook, "--db", long_db, "--period", "2026-10", "--out",
+                    tmp_path / "page.html")  # fmt: skip
+    # IPython says "Cell In[3]" (its runs count the injected parameters): the user's numbers;
+    # the line of the user's code first, then the last frames, in pandas, where it was raised
+    frames = result.stderr.splitlines()[-4:-1]
+    assert frames[0] == "  cell 2, line 5, in readers(month)", frames
+    assert all(f.startswith("  File ") and "pandas" in f for f in frames[1:]), frames
+    assert result.stderr.splitlines()[-1].startswith(
+        "Error: mine.ipynb: cell 3 (`readers(period)`) failed: KeyError: "
+    )
 
 
 def test_a_notebook_past_its_time_limit_is_stopped_named_and_leaves_the_last_page(

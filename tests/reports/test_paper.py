@@ -1,4 +1,4 @@
-"""The demo month on paper: at most 8 pages, none but the last under 40% used, nothing
+"""The demo month and week on paper: at most 8 pages, none but the last under 40% used, nothing
 interactive printed, on A4 and on Letter. Pages are rendered by poppler's pdftoppm (as
 .ci/run installs it; the test is skipped without it) and their used height measured."""
 
@@ -60,21 +60,30 @@ def demo_db(demo_service: LocalService, tmp_path_factory: pytest.TempPathFactory
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("paper", "size_pt"), [("a4", (595.3, 841.9)), ("letter", (612, 792))])
-def test_demo_month_fits_eight_well_filled_pages(
-    demo_db: Path, tmp_path: Path, paper: str, size_pt: tuple[float, float]
+@pytest.mark.parametrize(
+    ("period", "paper", "size_pt"),
+    [
+        ("month", "a4", (595.3, 841.9)),
+        ("month", "letter", (612, 792)),
+        # the example report (docs/reports.md), its fair rankings with their intervals
+        ("week", "a4", (595.3, 841.9)),
+        ("week", "letter", (612, 792)),
+    ],
+)
+def test_demo_month_and_week_fit_eight_well_filled_pages(
+    demo_db: Path, tmp_path: Path, period: str, paper: str, size_pt: tuple[float, float]
 ) -> None:
     from pypdf import PdfReader
 
     pdf = generate_report(
-        demo_db, tmp_path / f"month-{paper}.pdf", period="month", tz="Europe/Berlin",
+        demo_db, tmp_path / f"{period}-{paper}.pdf", period=period, tz="Europe/Berlin",
         format="pdf", paper=paper,
     )  # fmt: skip
     reader = PdfReader(pdf)
     width, height = (float(v) for v in reader.pages[0].mediabox.upper_right)
     assert (width, height) == pytest.approx(size_pt, abs=1)
     fills = page_fill(pdf, tmp_path)
-    print(f"--- {paper}: {len(fills)} pages, used {[round(f, 2) for f in fills]}")
+    print(f"--- {period}, {paper}: {len(fills)} pages, used {[round(f, 2) for f in fills]}")
     assert 2 <= len(fills) <= 8
     assert all(fill >= 0.4 for fill in fills[:-1]), fills
     text = " ".join(page.extract_text() for page in reader.pages)

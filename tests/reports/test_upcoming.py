@@ -21,6 +21,8 @@ from channelkit.reports.deliver.run import deliver
 from channelkit.service import LocalService
 from channelkit.storage.connection import open_warehouse
 
+pytestmark = pytest.mark.calendar  # the service's clock and Europe/Berlin times
+
 
 @pytest.fixture
 def planned() -> Iterator[tuple[LocalService, str]]:
@@ -70,6 +72,37 @@ def test_the_next_36_hours_in_local_time_with_channel_audience_and_author(
     later = _report(service, key, tmp_path / "upcoming.html")
     assert later.output.splitlines()[0] == "1 post scheduled in the next 36 hours"
     assert "Quiz night" in later.output
+
+
+def test_without_out_it_prints_and_counts_the_held_posts_of_its_window(
+    planned: tuple[LocalService, str], tmp_path: Path
+) -> None:
+    service, key = planned
+    env = {
+        "CHANNELKIT_BASE_URL": service.base_url,
+        "CHANNELKIT_API_KEY": key,
+        "CHANNELKIT_LEDGER": str(tmp_path / "ledger.sqlite3"),
+    }
+    runner = CliRunner()
+    held = runner.invoke(main, ["hold", "--by", "ann"], env=env)
+    assert held.exit_code == 0 and "3 held now" in held.output, held.output
+    # as the README prints it: no --out, the list on the terminal, no file anywhere
+    result = runner.invoke(main, ["report", "--upcoming", "36h", "--tz", "Europe/Berlin"], env=env)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    # the posts of 1 and 20 hours ahead are held; the 40-hour one is outside the window
+    assert lines[0] == "0 posts scheduled in the next 36 hours, 2 held"
+    assert lines[2] == (
+        "2 posts on hold were scheduled in this time: `channelkit hold --status` lists them, "
+        "`channelkit release` puts them back"
+    )
+    assert len(lines) == 3 and list(tmp_path.iterdir()) == [tmp_path / "ledger.sqlite3"]
+    as_json = runner.invoke(main, ["report", "--upcoming", "48h", "--json"], env=env)
+    assert json.loads(as_json.output) == {"report": None, "tz": "UTC", "posts": 0, "held": 3}
+    page = tmp_path / "upcoming.html"
+    written = _report(service, key, page)
+    assert written.exit_code == 0 and "0 posts scheduled" in written.output
+    assert "2 posts on hold were scheduled in this time" in page.read_text(encoding="utf-8")
 
 
 def test_upcoming_takes_no_period(planned: tuple[LocalService, str], tmp_path: Path) -> None:

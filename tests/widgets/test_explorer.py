@@ -86,6 +86,21 @@ def test_tiles_trend_and_table_follow_the_view(small_warehouse: Path) -> None:
     assert len(json.dumps(bundle)) < 100_000
 
 
+def test_tiles_without_any_change_say_why(small_warehouse: Path) -> None:
+    wh = Warehouse(small_warehouse)  # its days are in March 2026
+    explorer = Explorer(wh, period=WEEK, compare="year")
+    assert explorer.frame is not None and explorer.frame["delta_pct"].isna().all()
+    assert explorer.tiles.value.endswith(
+        '<div class="ck-tiles-note ck-tiles-why">Every change is \u2014: no synced data a year '
+        "before 2026-03-23 (Week 13, 2025).</div>"
+    ), explorer.tiles.value[-300:]
+    explorer.set(period="March 2026", compare="previous")
+    assert "no synced data the period before 2026-03-01 (February 2026)." in explorer.tiles.value
+    explorer.set(period=WEEK)  # the week before has data: changes shown, nothing to explain
+    assert explorer.frame is not None and not explorer.frame["delta_pct"].isna().all()
+    assert "ck-tiles-why" not in explorer.tiles.value
+
+
 def test_a_refused_choice_says_why_and_leaves_nothing_stale(small_warehouse: Path) -> None:
     explorer = Explorer(Warehouse(small_warehouse), period=WEEK)
     with pytest.raises(InvalidParameterError, match="no synced data in January 2020"):

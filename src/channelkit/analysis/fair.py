@@ -30,6 +30,14 @@ from channelkit._constants import FAIR_CONFIDENCE, FAIR_MAX_STRENGTH, FAIR_MIN_B
 # open, which can exceed one): binomial or Poisson variance, beta or gamma prior.
 Kind = Literal["proportion", "count"]
 FAIR_NOTE = "ranked by read rate adjusted for audience size"
+INTERVALS = f"{FAIR_CONFIDENCE:.0%} intervals"
+# What a ranked frame rests on (`attrs["basis"]`, in its caption in a notebook).
+READ_RATE_BASIS = f"{FAIR_NOTE}; {INTERVALS}"
+ENGAGEMENT_BASIS = f"ranked by engagement rate adjusted for the number of opens; {INTERVALS}"
+GROUP_BASIS = (
+    "readers vs expected: their readers against what their channels' read rates expect, "
+    f"with {INTERVALS}; adjusted for audience size"
+)
 
 
 def z_value(confidence: float = FAIR_CONFIDENCE) -> float:
@@ -169,17 +177,51 @@ def rank_fairly(
     adjusted = np.where(n > 0, shrink(x, n, mu, strength), np.nan)
     out[f"adjusted_{rate}"] = adjusted
     out["too_few_to_rank"] = pd.array(~enough, dtype="boolean")
-    # Ranked items by adjusted rate, then those too few by their base; ties by `tiebreak`.
-    out["_apart"] = ~enough
-    out["_key"] = np.where(enough, -np.nan_to_num(adjusted, nan=-np.inf), -n)
-    by = ["_apart", "_key", *([tiebreak] if tiebreak is not None else [])]
-    out = out.sort_values(by, kind="stable").drop(columns=["_apart", "_key"])
-    out = out.reset_index(drop=True)
-    apart = out["too_few_to_rank"].to_numpy(dtype=bool, na_value=True)
-    out["rank"] = pd.array(np.cumsum(~apart), dtype="Int64")
-    out.loc[apart, "rank"] = pd.NA
+    out = in_rank_order(out, f"adjusted_{rate}", trials, tiebreak=tiebreak)
     out.attrs["prior_strength"] = strength
     return out
+
+
+def in_rank_order(
+    frame: pd.DataFrame, score: str, base: str, *, tiebreak: str | None = None
+) -> pd.DataFrame:
+    """`frame` with `rank`: the items not `too_few_to_rank` first, by `score` (largest
+    first), then those too few by their `base` (largest first); ties by `tiebreak`."""
+    apart = frame["too_few_to_rank"].to_numpy(dtype=bool, na_value=True)
+    scores = frame[score].to_numpy(dtype="float64", na_value=np.nan)
+    sizes = frame[base].to_numpy(dtype="float64", na_value=0.0)
+    keyed = frame.assign(
+        _apart=apart, _key=np.where(apart, -sizes, -np.nan_to_num(scores, nan=-np.inf))
+    )
+    by = ["_apart", "_key", *([tiebreak] if tiebreak is not None else [])]
+    ordered = keyed.sort_values(by, kind="stable").drop(columns=["_apart", "_key"])
+    return with_rank(ordered.reset_index(drop=True))
+
+
+def with_rank(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` (ranked items first, then those `too_few_to_rank`) with `rank`: 1.. for the
+    ranked items, NA for the others."""
+    apart = frame["too_few_to_rank"].to_numpy(dtype=bool, na_value=True)
+    frame["rank"] = pd.array(np.cumsum(~apart), dtype="Int64")
+    frame.loc[apart, "rank"] = pd.NA
+    return frame
+
+
+def shrink_normal(estimates: ArrayLike, variances: ArrayLike) -> np.ndarray:
+    """Empirical Bayes on a log scale (normal prior, normal noise): each estimate pulled
+    toward their mean by the share of its variance that is noise, centre + (y - centre) ·
+    τ² ÷ (τ² + v), where τ², the spread between the items beyond noise, is fitted by
+    moments: max(Var(y) - mean(v), 0). No spread beyond noise shrinks every item to the
+    centre."""
+    y = np.asarray(estimates, dtype="float64")
+    noise = np.asarray(variances, dtype="float64")
+    if y.size == 0:
+        return y
+    centre = float(np.mean(y))
+    between = max(float(np.var(y)) - float(np.mean(noise)), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(between + noise > 0, between / (between + noise), 0.0)
+    return np.asarray(centre + (y - centre) * share, dtype="float64")
 
 
 def with_interval(

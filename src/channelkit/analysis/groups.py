@@ -171,7 +171,7 @@ def _fair_lift(frame: pd.DataFrame) -> None:
         frame["vs_expected_high"] = np.where(known, high / expected, np.nan)
         adjusted = fair.shrink(x, n, expected, strength) / expected
     frame["adjusted_vs_expected"] = np.where(known, adjusted, np.nan)
-    frame.attrs["prior_strength"] = strength
+    frame.attrs.update(prior_strength=strength, basis=fair.GROUP_BASIS)
 
 
 def tag_performance(
@@ -197,7 +197,9 @@ def tag_performance(
         sql = sql + Sql(" WHERE g.tag = ANY(?::VARCHAR[])", (list(flt.tags),))
     order = "g.channel_id, " if by_channel else ""
     sql = sql + Sql(f" GROUP BY {group} ORDER BY {order}posts DESC, lift DESC NULLS LAST, g.tag")
-    return _finish_groups(con, flt, period, run(con, sql, period.tz), keys, small_sample_n)
+    result = _finish_groups(con, flt, period, run(con, sql, period.tz), keys, small_sample_n)
+    result.frame.attrs["basis"] = f"most-used first; {fair.GROUP_BASIS}"
+    return result
 
 
 def priority_impact(
@@ -234,6 +236,35 @@ def priority_impact(
     return result
 
 
+AUTHOR_BASIS = (
+    "ranked by readers vs expected (what their posts' channels' read rates expect), "
+    f"adjusted for audience size; {fair.INTERVALS}"
+)
+
+
+def author_comparison(
+    con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period, *, small_sample_n: int
+) -> MetricFrame:
+    """One row per author of the period's posts, ranked fairly: by `adjusted_vs_expected`
+    (their readers against what their posts' channels' read rates expect, shrunk toward
+    it; fair.in_rank_order), so neither a big channel nor a lucky small post decides;
+    authors with fewer than `small_sample_n` posts or an audience under FAIR_MIN_BASE are
+    too few to rank and come last."""
+    sql = _rated(con, flt, period) + Sql(
+        ", authored AS (SELECT r.*, coalesce(p.author_id, '') AS author_id, "
+        "p.author_name FROM rated r JOIN posts p ON p.id = r.id) "
+        "SELECT g.author_id, any_value(g.author_name) AS author, "
+        f"{_GROUP_STATS} FROM authored g GROUP BY g.author_id"
+    )
+    result = _finish_groups(
+        con, flt, period, run(con, sql, period.tz), ["author_id", "author"], small_sample_n
+    )
+    frame = fair.in_rank_order(result.frame, "adjusted_vs_expected", "posts", tiebreak="author_id")
+    result.frame = frame[["rank", *(c for c in frame.columns if c != "rank")]]
+    result.frame.attrs["basis"] = AUTHOR_BASIS
+    return result
+
+
 def low_reach(
     con: duckdb.DuckDBPyConnection,
     flt: PostFilter,
@@ -253,7 +284,12 @@ def low_reach(
         "WHERE r.relative_read_rate < ? ORDER BY r.relative_read_rate, r.id",
         (share,),
     )
-    return fair.with_interval(run(con, sql, period.tz), "read_rate", "readers", "audience")
+    frame = fair.with_interval(run(con, sql, period.tz), "read_rate", "readers", "audience")
+    frame.attrs["basis"] = (
+        f"worst first by read rate against its channel's median (below {share:.0%} of it); "
+        f"{fair.INTERVALS}"
+    )
+    return frame
 
 
 def still_collecting(

@@ -596,7 +596,7 @@ def channel_comparison(
         "subscribers",
     ]
     out = ranked[columns].copy()
-    out.attrs["prior_strength"] = ranked.attrs["prior_strength"]
+    out.attrs.update(prior_strength=ranked.attrs["prior_strength"], basis=fair.READ_RATE_BASIS)
     for column in (
         "posts_published",
         "readers",
@@ -619,6 +619,12 @@ def _subscribers_at(con: duckdb.DuckDBPyConnection, period: Period) -> dict[str,
     return {str(k): int(v) for k, v in con.execute(sql.text, list(sql.params)).fetchall()}
 
 
+_TOP_BASIS = {
+    "readers": f"ranked by readers; read rates with {fair.INTERVALS}",
+    "read_rate": f"{fair.READ_RATE_BASIS}; an audience under {FAIR_MIN_BASE} is too few to rank",
+    "opens": f"ranked by opens in the period; rates with {fair.INTERVALS}",
+    "engagement_rate": fair.ENGAGEMENT_BASIS,
+}
 _NO_REACH_TIME = Sql("reach_time AS (SELECT NULL::VARCHAR AS channel_id, NULL::DATE AS settled_by)")
 
 
@@ -736,6 +742,7 @@ def top_posts(
     )
     if by in unused:
         frame.attrs.update(prior_strength=strength, too_few_to_rank=too_few)
+    frame.attrs["basis"] = _TOP_BASIS[by]
     return frame
 
 

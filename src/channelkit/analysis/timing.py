@@ -10,18 +10,19 @@ moments). The critical |z| is the FAIR_CONFIDENCE quantile of the largest |z| ov
 slots when the slots are shuffled among each channel's posts (a permutation test, so the
 chance of naming any slot when no hour differs stays 1 - FAIR_CONFIDENCE however many
 slots are tested); above BEST_TIMES_PERMUTE_UP_TO posts, Bonferroni's normal bound.
-`verdict` is "reliable" when some slot's interval excludes 1, else "no reliable
-difference". Slots rank by `vs_expected` shrunk toward the typical slot (empirical Bayes
+`verdict` is "some hours reliably better" when some slot's interval lies above 1, "no hour
+reliably better (some reliably worse)" when only some lie below it, else "no reliable
+difference". Slots rank by `vs_expected` shrunk toward the typical slot (`fair.shrink_normal`
 on the logs).
 
     frame = judge_slots(posts)          # weekday, hour, channel_id, audience, readers
-    frame.attrs["verdict"]              # "reliable" / "no reliable difference"
+    frame.attrs["verdict"]              # one of VERDICTS
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date
-from statistics import NormalDist
 
 import duckdb
 import numpy as np
@@ -37,13 +38,16 @@ from channelkit._constants import (
     FAIR_CONFIDENCE,
 )
 from channelkit._labels import WEEKDAYS
+from channelkit.analysis import fair
 from channelkit.analysis.filters import PostFilter
 from channelkit.analysis.period import Period
 from channelkit.analysis.rows import cohort_rows, run
 from channelkit.analysis.sql import Sql
 
-RELIABLE = "reliable"
+SOME_BETTER = "some hours reliably better"
+ONLY_WORSE = "no hour reliably better (some reliably worse)"
 NO_DIFFERENCE = "no reliable difference"
+VERDICTS = (SOME_BETTER, ONLY_WORSE, NO_DIFFERENCE)
 _SLOTS = 7 * 24
 
 
@@ -78,13 +82,37 @@ def slot_posts(
     return run(con, sql, period.tz)
 
 
+@dataclass(frozen=True)
+class SlotSums:
+    """Per labelling (a row, shape labellings × 168 slots) and slot: its posts, readers and
+    expected readers, `lift` (readers ÷ expected), `log_ratio` (the log of its lift ÷ the
+    rest's), that log's standard error `spread`, `own_variance` (the slot's part of
+    it) and whether it is `tested`."""
+
+    posts: np.ndarray
+    readers: np.ndarray
+    expected: np.ndarray
+    lift: np.ndarray
+    log_ratio: np.ndarray
+    spread: np.ndarray
+    own_variance: np.ndarray
+    tested: np.ndarray
+
+    def z(self) -> np.ndarray:
+        """|z| of each tested slot, 0 for the others."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(self.tested, np.abs(self.log_ratio / self.spread), 0.0)
+
+
 def _compare(
-    slot: np.ndarray, o: np.ndarray, e: np.ndarray, v: np.ndarray, min_posts: int
-) -> dict[str, np.ndarray]:
-    """Per labelling (a row of `slot`, shape labellings × posts) and slot: posts `k`,
-    readers `so`, expected `se`, `lift`, the log of its ratio to the rest's lift, that
-    log's standard error `spread` (from each post's variance `v`), `var_slot` (its own
-    part) and whether it is `tested`."""
+    slot: np.ndarray,
+    readers: np.ndarray,
+    expected: np.ndarray,
+    variance: np.ndarray,
+    min_posts: int,
+) -> SlotSums:
+    """Each labelling's slot sums (a row of `slot`, shape labellings × posts), from each
+    post's readers, expected readers and `variance` of readers."""
     rows = slot.shape[0]
     flat = (slot + _SLOTS * np.arange(rows)[:, None]).ravel()
 
@@ -92,50 +120,42 @@ def _compare(
         weights = None if values is None else np.broadcast_to(values, slot.shape).ravel()
         return np.bincount(flat, weights, minlength=rows * _SLOTS).reshape(rows, _SLOTS)
 
-    k, so, se, see = per_slot(None).astype("float64"), per_slot(o), per_slot(e), per_slot(e * e)
-    sv = per_slot(v)
-    total_o, total_e, total_k = so.sum(1, keepdims=True), se.sum(1, keepdims=True), len(o)
+    posts = per_slot(None).astype("float64")
+    seen, due, due_squared = per_slot(readers), per_slot(expected), per_slot(expected**2)
+    noise = per_slot(variance)
+    all_seen, all_due = seen.sum(1, keepdims=True), due.sum(1, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
-        lift = so / se
-        rest = (total_o - so) / (total_e - se)
+        lift = seen / due
+        rest = (all_seen - seen) / (all_due - due)
         # Var(O ÷ E) = Σv ÷ E², for the slot and for the rest (of a log, near 1).
-        var_slot = sv / se**2
-        kr = total_k - k
-        spread = np.sqrt(var_slot + (sv.sum(1, keepdims=True) - sv) / (total_e - se) ** 2)
+        own = noise / due**2
+        spread = np.sqrt(own + (noise.sum(1, keepdims=True) - noise) / (all_due - due) ** 2)
         log_ratio = np.log(lift / rest)
         # A large channel's posts weigh more: a slot's evidence is Kish's effective number
         # of posts, (Σe)² ÷ Σe².
-        effective = np.nan_to_num(se**2 / see)
-    tested = (effective >= min_posts) & (kr >= min_posts) & (so > 0) & (so < total_o)
-    tested &= np.isfinite(log_ratio) & (spread > 0)
-    return {
-        "k": k,
-        "so": so,
-        "se": se,
-        "lift": lift,
-        "log_ratio": log_ratio,
-        "spread": spread,
-        "var_slot": var_slot,
-        "tested": tested,
-    }
+        effective = np.nan_to_num(due**2 / due_squared)
+    tested = (effective >= min_posts) & (len(readers) - posts >= min_posts)
+    tested &= (seen > 0) & (seen < all_seen) & np.isfinite(log_ratio) & (spread > 0)
+    return SlotSums(posts, seen, due, lift, log_ratio, spread, own, tested)
 
 
-def _variances(o: np.ndarray, e: np.ndarray, rate: np.ndarray) -> np.ndarray:
+def _variances(readers: np.ndarray, expected: np.ndarray, rate: np.ndarray) -> np.ndarray:
     """Each post's variance of readers when the hour makes no difference: binomial on its
     audience, e·(1 - rate), plus the posts' own spread, c²·e², with c² by the method of
     moments over all the posts (a post's content moves its readers more than chance)."""
-    chance: np.ndarray = e * (1 - rate)
-    scale = float(np.sum(e * e))
-    beyond = max(float(np.sum((o - e) ** 2 - chance)) / scale, 0.0) if scale > 0 else 0.0
-    return np.asarray(chance + beyond * e * e, dtype="float64")
+    chance: np.ndarray = expected * (1 - rate)
+    scale = float(np.sum(expected**2))
+    beyond = np.sum((readers - expected) ** 2 - chance)
+    share = max(float(beyond) / scale, 0.0) if scale > 0 else 0.0
+    return np.asarray(chance + share * expected**2, dtype="float64")
 
 
 def _critical(
     slot: np.ndarray,
     channel: np.ndarray,
-    o: np.ndarray,
-    e: np.ndarray,
-    v: np.ndarray,
+    readers: np.ndarray,
+    expected: np.ndarray,
+    variance: np.ndarray,
     min_posts: int,
 ) -> float:
     """The FAIR_CONFIDENCE quantile of the largest |z| over the slots when the hour makes no
@@ -153,9 +173,7 @@ def _critical(
         for mine in groups:
             labels = np.broadcast_to(slot[mine], (rows, len(mine)))
             shuffled[:, mine] = rng.permuted(labels, axis=1)
-        stats = _compare(shuffled, o, e, v, min_posts)
-        z = np.where(stats["tested"], np.abs(stats["log_ratio"] / stats["spread"]), 0.0)
-        largest.append(z.max(axis=1))
+        largest.append(_compare(shuffled, readers, expected, variance, min_posts).z().max(1))
     return float(np.quantile(np.concatenate(largest), FAIR_CONFIDENCE))
 
 
@@ -169,7 +187,7 @@ def judge_slots(
     adjusted_vs_expected,
     vs_rest with its interval adjusted for the slots tested (vs_rest_low, vs_rest_high),
     distinct (that interval excludes 1), too_few_to_rank and rank; attrs verdict,
-    slots_tested, posts_judged, critical_z."""
+    better_slots, worse_slots, slots_tested, posts_judged, critical_z."""
     # One order whatever the query's: the permutations then give the same critical value.
     posts = posts.sort_values(["channel_id", "weekday", "hour", "audience", "readers"])
     audience = posts["audience"].to_numpy(dtype="float64")
@@ -178,59 +196,69 @@ def judge_slots(
     seen = np.bincount(channel, readers, minlength=channel.max(initial=-1) + 1)
     base = np.bincount(channel, audience, minlength=channel.max(initial=-1) + 1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        expected = audience * (seen / base)[channel]
+        channel_rate = (seen / base)[channel]
+    expected = audience * channel_rate
     keep = expected > 0
     slot = (posts["weekday"].to_numpy(np.int64) * 24 + posts["hour"].to_numpy(np.int64))[keep]
-    o, e, channel = readers[keep], expected[keep], channel[keep]
-    v = _variances(o, e, (seen / base)[channel])
-    stats = {key: value[0] for key, value in _compare(slot[None, :], o, e, v, min_posts).items()}
-    tested, log_ratio, spread = stats["tested"], stats["log_ratio"], stats["spread"]
+    readers, expected, channel = readers[keep], expected[keep], channel[keep]
+    variance = _variances(readers, expected, channel_rate[keep])
+    sums = _compare(slot[None, :], readers, expected, variance, min_posts)
+    tested = sums.tested[0]
+    log_ratio, spread, lift = sums.log_ratio[0], sums.spread[0], sums.lift[0]
     critical = float("nan")
-    if tested.any() and len(o) <= permute_up_to:
-        critical = _critical(slot, channel, o, e, v, min_posts)
+    if tested.any() and len(readers) <= permute_up_to:
+        critical = _critical(slot, channel, readers, expected, variance, min_posts)
     elif tested.any():
         # So many posts that every tested slot's z is near normal: Bonferroni's bound,
         # which the shuffles would reach within noise at a fraction of their cost.
-        critical = NormalDist().inv_cdf(1 - (1 - FAIR_CONFIDENCE) / (2 * int(tested.sum())))
+        critical = fair.z_value(1 - (1 - FAIR_CONFIDENCE) / int(tested.sum()))
     low = np.where(tested, np.exp(log_ratio - critical * spread), np.nan)
     high = np.where(tested, np.exp(log_ratio + critical * spread), np.nan)
-    distinct = tested & ((low > 1) | (high < 1))
-    lift = np.where(stats["k"] > 0, stats["lift"], np.nan)
+    better, worse = tested & (low > 1), tested & (high < 1)
+    lift = np.where(sums.posts[0] > 0, lift, np.nan)
     adjusted = np.full(_SLOTS, np.nan)
-    if tested.any():
-        # Empirical Bayes on the log lifts: each pulled toward their mean by the share of
-        # its variance that is noise (the spread between slots beyond it by moments).
-        y, v = np.log(lift[tested]), stats["var_slot"][tested]
-        centre = float(np.mean(y))
-        between = max(float(np.var(y)) - float(np.mean(v)), 0.0)
-        adjusted[tested] = np.exp(centre + (y - centre) * between / (between + v))
+    adjusted[tested] = np.exp(
+        fair.shrink_normal(np.log(lift[tested]), sums.own_variance[0][tested])
+    )
     frame = pd.DataFrame(
         {
             "weekday": np.repeat(np.arange(7), 24),
             "hour": np.tile(np.arange(24), 7),
-            "posts": pd.array(stats["k"].astype(np.int64), dtype="Int64"),
-            "readers": pd.array(stats["so"].round().astype(np.int64), dtype="Int64"),
-            "expected_readers": stats["se"],
+            "posts": pd.array(sums.posts[0].astype(np.int64), dtype="Int64"),
+            "readers": pd.array(sums.readers[0].round().astype(np.int64), dtype="Int64"),
+            "expected_readers": sums.expected[0],
             "vs_expected": lift,
             "adjusted_vs_expected": adjusted,
             "vs_rest": np.where(tested, np.exp(log_ratio), np.nan),
             "vs_rest_low": low,
             "vs_rest_high": high,
-            "distinct": pd.array(distinct, dtype="boolean"),
+            "distinct": pd.array(better | worse, dtype="boolean"),
             "too_few_to_rank": pd.array(~tested, dtype="boolean"),
         }
     )
     frame.insert(1, "weekday_name", frame["weekday"].map(dict(enumerate(WEEKDAYS))))
     keys = (frame["hour"], frame["weekday"], -np.nan_to_num(lift, nan=-np.inf))
     order = np.lexsort((*keys, -np.nan_to_num(adjusted, nan=-np.inf), ~tested))
-    frame = frame.iloc[order].reset_index(drop=True)
-    apart = frame["too_few_to_rank"].to_numpy(dtype=bool)
-    frame["rank"] = pd.array(np.cumsum(~apart), dtype="Int64")
-    frame.loc[apart, "rank"] = pd.NA
+    frame = fair.with_rank(frame.iloc[order].reset_index(drop=True))
+    said = verdict(int(better.sum()), int(worse.sum()))
     frame.attrs.update(
-        verdict=RELIABLE if distinct.any() else NO_DIFFERENCE,
+        verdict=said,
+        basis=(
+            f"{said}; ranked by readers against their channels' usual, adjusted for each "
+            f"slot's evidence; intervals hold for all {int(tested.sum())} slots tested at once "
+            f"({FAIR_CONFIDENCE:.0%})"
+        ),
+        better_slots=int(better.sum()),
+        worse_slots=int(worse.sum()),
         slots_tested=int(tested.sum()),
-        posts_judged=int(stats["k"].sum()),
+        posts_judged=int(sums.posts[0].sum()),
         critical_z=critical,
     )
     return frame
+
+
+def verdict(better: int, worse: int) -> str:
+    """The words for what `better` and `worse` distinct slots say."""
+    if better:
+        return SOME_BETTER
+    return ONLY_WORSE if worse else NO_DIFFERENCE

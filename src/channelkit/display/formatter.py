@@ -1,4 +1,5 @@
-"""The IPython hook: metric frames display formatted, every other DataFrame as before.
+"""The IPython hook: metric frames (and frames with columns whose names say a rate or a
+ratio, as a merge of one leaves) display formatted, every other DataFrame as before.
 
 `IPython`'s `for_type(pd.DataFrame, func)` replaces the HTML printer of every DataFrame,
 and a printer returning None leaves the frame with no HTML at all (IPython does not fall
@@ -12,7 +13,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from channelkit.display.frames import frame_html, is_metric_frame
+from channelkit.display.frames import frame_html, shows_kinds
 
 HTML = "text/html"
 
@@ -34,7 +35,7 @@ def register() -> bool:
 
 def _printer(previous: Callable[[Any], str | None] | None) -> Callable[[Any], str | None]:
     def show(frame: Any) -> str | None:
-        if is_metric_frame(frame):
+        if shows_kinds(frame):
             return frame_html(frame)
         if previous is not None:
             return previous(frame)

@@ -1,19 +1,31 @@
 """A metric frame as an HTML table people read: labelled columns, formatted numbers, caption.
 
-Only frames a `Warehouse` method returned are formatted: they carry `attrs["metric"]` and
-`attrs["period"]` (the marker). The frame itself is never changed; code gets the numbers.
+Frames a `Warehouse` method returned carry `attrs["metric"]` and `attrs["period"]` (the
+marker) through any selection, slice or sort; a merge drops attrs, so a frame with columns
+whose names say a rate or a ratio (`display.columns`) is shown by their kinds too. Each
+column shows as what it holds (`column_kind`), a value beside its `_low` and `_high` as one
+interval cell, and the caption says the period, the filters and what a ranking rests on
+(`attrs["basis"]`). The frame itself is never changed; code gets the numbers.
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 from channelkit._constants import DISPLAY_MAX_ROWS
-from channelkit._labels import METRIC_LABELS, RATES
+from channelkit._labels import METRIC_LABELS
 from channelkit.display import numbers
+from channelkit.display.columns import (
+    ColumnKind,
+    column_kind,
+    has_kinds,
+    interval_of,
+    row_kinds,
+)
 from channelkit.display.notes import kpi_notes, provisional_line, usual_range
 
 if TYPE_CHECKING:
@@ -24,11 +36,13 @@ STYLE = (
     ".ck-frame caption{caption-side:top;text-align:left;padding:4px 0;color:#333}"
     ".ck-frame th,.ck-frame td{padding:2px 10px;border-bottom:1px solid #ddd}"
     ".ck-frame th{text-align:left}.ck-frame td.ck-num{text-align:right;"
-    "font-variant-numeric:tabular-nums}.ck-frame .ck-note{color:#8a5a00}</style>"
+    "font-variant-numeric:tabular-nums}.ck-frame .ck-note,.ck-note{color:#8a5a00}"
+    ".ck-frame .ck-basis{color:#555}.ck-frame .ck-cut td{color:#777;text-align:center}</style>"
 )
 _KPI_HEADERS = {
     "channel": "Channel",
     "label": "Metric",
+    "metric": "Metric",
     "value": "Value",
     "previous": "Previous",
     "delta": "Change",
@@ -36,20 +50,63 @@ _KPI_HEADERS = {
     "usual": "Usual range",
     "small_base": "Note",
 }
-_RATIOS = ("lift",)
+_HEADERS = {
+    "adjusted_read_rate": "Adjusted read rate",
+    "adjusted_engagement_rate": "Adjusted engagement rate",
+    "vs_expected": "Readers vs expected",
+    "adjusted_vs_expected": "Adjusted readers vs expected",
+    "vs_rest": "Readers vs the rest",
+    "relative_read_rate": "Read rate vs channel median",
+    "channel_median": "Channel median read rate",
+    "expected_readers": "Expected readers",
+    "weekday_name": "Day",
+    "distinct": "Reliably",
+}
+# The interval beside a column, in its header ("Read rate (95% interval)").
+_INTERVAL_WORDS = {"vs_rest": "interval for all slots at once"}
 _TITLES = {"kpis": "Headline numbers", "top_posts": "Top posts", "low_reach": "Low reach"}
+_SHOWN: dict[ColumnKind, Callable[[Any], str]] = {
+    "rate": numbers.percent,
+    "ratio": numbers.relative,
+    "count": numbers.whole,
+    "hour": numbers.hour,
+}
+_UNKNOWN_ROWS = (
+    "values of different kinds (rates and counts) without `label` or `metric` beside them "
+    "are shown as plain numbers: select `label` too"
+)
 
 Cell = tuple[str, bool]  # the text, and whether it is a number (right-aligned)
 
 
+@dataclass
+class Shown:
+    """A frame's table as shown: headers and the rows of cells shown, and notes."""
+
+    headers: list[str]
+    rows: list[list[Cell]]
+    notes: list[str] = field(default_factory=list)
+
+
 def is_metric_frame(frame: object) -> bool:
-    """Whether `frame` is a DataFrame returned by a `Warehouse` metric method."""
+    """Whether `frame` is a DataFrame returned by a `Warehouse` metric method (or a
+    selection, slice or sort of one: pandas keeps its attrs)."""
     attrs = getattr(frame, "attrs", None)
     return isinstance(attrs, dict) and "metric" in attrs and "period" in attrs
 
 
+def shows_kinds(frame: object) -> bool:
+    """Whether `frame` is shown formatted: a metric frame, or a frame with columns whose
+    names say a rate or a ratio (a metric frame merged with another loses its attrs)."""
+    import pandas as pd
+
+    return is_metric_frame(frame) or (isinstance(frame, pd.DataFrame) and has_kinds(frame))
+
+
 def caption(attrs: Mapping[Any, Any]) -> str:
     """The period, its comparison and the filters, in one line: what the table is about."""
+    if "period" not in attrs:
+        return ""
     parts = [str(attrs.get("period") or "all time")]
     if attrs.get("metric") == "kpis" and attrs.get("previous_period"):
         parts[0] += f" vs {attrs['previous_period']}"
@@ -64,67 +121,117 @@ def caption(attrs: Mapping[Any, Any]) -> str:
     return " · ".join(parts)
 
 
+def basis(frame: pd.DataFrame) -> str:
+    """What the frame's order and numbers rest on (`attrs["basis"]`), and whether the rows
+    are still in rank order."""
+    said = str(frame.attrs.get("basis") or "")
+    if said and "rank" in frame.columns:
+        ranks = frame["rank"].dropna()
+        if not ranks.is_monotonic_increasing:
+            said += " (rows now in another order than the rank)"
+    return said
+
+
 def frame_html(frame: pd.DataFrame, *, max_rows: int = DISPLAY_MAX_ROWS) -> str:
-    """`frame` (a metric frame) as an escaped HTML table with its caption and warnings."""
+    """`frame` (a metric frame, or one with columns of known kinds) as an escaped HTML
+    table with its caption, what it rests on, and its warnings."""
     attrs = frame.attrs
-    table = _kpi_table(frame) if attrs.get("metric") == "kpis" else _plain_table(frame)
-    title = f"{_title(str(attrs['metric']))}: "
-    notes = [str(w) for w in attrs.get("warnings") or ()]
-    why = provisional_line(frame.to_dict("records")) if attrs.get("metric") == "kpis" else None
+    metric = str(attrs.get("metric") or "")
+    plain = _with_index(frame)
+    part = _shown_rows(plain, max_rows)
+    shown = _kpi_table(part) if _kpi_rows(plain) else _plain_table(part)
+    title = f"{_title(metric)}: " if metric else ""
+    notes = [str(w) for w in attrs.get("warnings") or ()] + shown.notes
+    why = provisional_line(frame.to_dict("records")) if metric == "kpis" else None
     notes += [] if why is None else [why]
-    return _html(table, title, caption(attrs), notes, str(attrs["metric"]), max_rows)
+    about = (caption(attrs), basis(frame))
+    return _html(shown, len(plain), title, about, notes, metric or "table", max_rows)
 
 
 def titled_html(frame: pd.DataFrame, title: str, *, max_rows: int = DISPLAY_MAX_ROWS) -> str:
     """Any frame (a publishing plan's rows, say) as the same table, under `title`."""
-    return _html(_plain_table(frame), title, "", [], "table", max_rows)
+    part = _plain_table(_shown_rows(frame, max_rows))
+    return _html(part, len(frame), title, ("", ""), [], "table", max_rows)
+
+
+def _shown_rows(frame: pd.DataFrame, max_rows: int) -> pd.DataFrame:
+    """The first `max_rows` rows, and the rows past them that must be seen: best_times'
+    distinct slots (a slot reliably worse ranks 105th). Only these are formatted."""
+    if len(frame) <= max_rows:
+        return frame
+    must: list[int] = []
+    if "distinct" in frame.columns:
+        flags = frame["distinct"].iloc[max_rows:].to_numpy(dtype=bool, na_value=False)
+        must = [max_rows + at for at, flag in enumerate(flags) if flag]
+    return frame.iloc[[*range(max_rows), *must]]
 
 
 def _html(
-    table: tuple[list[str], list[list[Cell]]],
+    table: Shown,
+    total: int,
     title: str,
-    about: str,
+    about: tuple[str, str],
     notes: list[str],
     kind: str,
     max_rows: int,
 ) -> str:
-    headers, rows = table
-    shown = rows[:max_rows]
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
-    body = "".join(
+    rows = table.rows
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in table.headers)
+    body = "".join(_row(row) for row in rows[:max_rows])
+    extra = rows[max_rows:]
+    if extra:  # rows past the cut that must be seen follow a marker
+        width = len(table.headers)
+        body += (
+            f'<tr class="ck-cut"><td colspan="{width}">\u22ef rows {max_rows + 1:,} to '
+            f"{total:,}: only the {len(extra):,} marked below are shown \u22ef</td></tr>"
+        )
+        body += "".join(_row(row) for row in extra)
+    period, rests_on = (html.escape(part) for part in about)
+    said = f'<br><span class="ck-basis">{rests_on}</span>' if rests_on else ""
+    table_html = (
+        f'<table class="ck-frame" data-ck-metric="{html.escape(kind)}">'
+        f"<caption><b>{html.escape(title)}</b>{period}{said}</caption>"
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    )
+    if total > len(rows):
+        notes.append(f"showing {len(rows):,} of {total:,} rows (the frame has them all)")
+    notes_html = "".join(f'<div class="ck-note">⚠ {html.escape(n)}</div>' for n in notes)
+    return f"<div>{STYLE}{table_html}{notes_html}</div>"
+
+
+def _row(cells: list[Cell]) -> str:
+    return (
         "<tr>"
         + "".join(
             f'<td class="ck-num">{html.escape(text)}</td>'
             if num
             else f"<td>{html.escape(text)}</td>"
-            for text, num in row
+            for text, num in cells
         )
         + "</tr>"
-        for row in shown
     )
-    table_html = (
-        f'<table class="ck-frame" data-ck-metric="{html.escape(kind)}">'
-        f"<caption><b>{html.escape(title)}</b>{html.escape(about)}</caption>"
-        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-    )
-    if len(rows) > len(shown):
-        notes.append(f"showing {len(shown):,} of {len(rows):,} rows (the frame has them all)")
-    notes_html = "".join(f'<div class="ck-note">⚠ {html.escape(n)}</div>' for n in notes)
-    return f"<div>{STYLE}{table_html}{notes_html}</div>"
 
 
-def _kpi_table(frame: pd.DataFrame) -> tuple[list[str], list[list[Cell]]]:
-    columns = [
-        c for c in ("channel", "label", "value", "previous", "delta", "delta_pct") if c in frame
-    ]
+def _kpi_rows(frame: pd.DataFrame) -> bool:
+    """Whether the rows are KPIs (each row a metric of its own kind)."""
+    if frame.attrs.get("metric") == "kpis":
+        return "value" in frame.columns or "previous" in frame.columns
+    return "value" in frame.columns and row_kinds(frame) is not None
+
+
+def _kpi_table(frame: pd.DataFrame) -> Shown:
+    named = "label" if "label" in frame.columns else "metric"
+    first = [c for c in ("channel", named) if c in frame.columns]
+    columns = [*first, *(c for c in ("value", "previous", "delta", "delta_pct") if c in frame)]
     usual = "usual_low" in frame and "usual_high" in frame
     headers = [_KPI_HEADERS[c] for c in columns]
     if usual:
         headers.append(_KPI_HEADERS["usual"])
-    headers.append(_KPI_HEADERS["small_base"])
+    kinds = row_kinds(frame) or [None] * len(frame)
     rows: list[list[Cell]] = []
-    for record in frame.to_dict("records"):
-        rate = record.get("kind") == "rate"
+    said: list[list[str]] = []
+    for record, kind in zip(frame.to_dict("records"), kinds, strict=True):
+        rate = kind == "rate"
         amount: Callable[[Any], str] = numbers.percent if rate else numbers.count
         cells: list[Cell] = []
         for column in columns:
@@ -138,32 +245,79 @@ def _kpi_table(frame: pd.DataFrame) -> tuple[list[str], list[list[Cell]]]:
             else:
                 cells.append((_text(value), False))
         if usual:
-            cells.append((usual_range(record) or numbers.MISSING, True))
-        cells.append(("; ".join(kpi_notes(record)), False))
+            cells.append((usual_range(record, rate=rate) or numbers.MISSING, True))
         rows.append(cells)
-    return headers, rows
+        said.append(kpi_notes({**record, "kind": kind}))
+    if any(said):
+        headers.append(_KPI_HEADERS["small_base"])
+        for cells, words in zip(rows, said, strict=True):
+            cells.append(("; ".join(words), False))
+    unknown = any(kind is None for kind in kinds) and bool(len(frame))
+    return Shown(headers, rows, notes=[_UNKNOWN_ROWS] if unknown else [])
 
 
-def _plain_table(frame: pd.DataFrame) -> tuple[list[str], list[list[Cell]]]:
-    columns = [str(c) for c in frame.columns]
-    formats = [_formatter(column, frame[column].dtype.kind) for column in columns]
-    headers = [METRIC_LABELS.get(column) or _title(column) for column in columns]
-    rows = [
-        [fmt(value) for fmt, value in zip(formats, record, strict=True)]
-        for record in frame.itertuples(index=False, name=None)
+def _with_index(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with a named index (`set_index("channel")`) as its first columns; row
+    numbers (also those a sort or a filter leaves) are not shown."""
+    if all(name is None for name in frame.index.names):
+        return frame
+    try:
+        return frame.reset_index()
+    except ValueError:  # an index named like a column: shown without it
+        return frame
+
+
+def _plain_table(frame: pd.DataFrame) -> Shown:
+    columns: list[Hashable] = list(frame.columns)
+    ends = {end for name in columns for end in interval_of(name, columns) or ()}
+    shown = [name for name in columns if name not in ends]
+    cells = [_cells(frame, name, interval_of(name, columns)) for name in shown]
+    headers = [_header(name, interval_of(name, columns) is not None) for name in shown]
+    rows = [list(row) for row in zip(*cells, strict=True)] if cells else []
+    rows = rows or [[] for _ in range(len(frame))]
+    return Shown(headers, rows)
+
+
+def _header(name: Hashable, with_interval: bool) -> str:
+    text = str(name)
+    words = METRIC_LABELS.get(text) or _HEADERS.get(text) or _title(text)
+    if with_interval:
+        words += f" ({_INTERVAL_WORDS.get(text, '95% interval')})"
+    return words
+
+
+def _cells(frame: pd.DataFrame, name: Hashable, ends: tuple[str, str] | None) -> list[Cell]:
+    """One column's cells, as its kind reads."""
+    values = frame[name].tolist()
+    if name == "distinct" and "vs_rest" in frame.columns:
+        return [(_reliably(d, r), False) for d, r in zip(values, frame["vs_rest"], strict=True)]
+    kind = column_kind(name)
+    if kind is None:
+        fmt = _formatter(frame[name].dtype.kind)
+        return [fmt(value) for value in values]
+    show = _SHOWN[kind]
+    if ends is None:
+        return [(show(value), True) for value in values]
+    lows, highs = frame[ends[0]].tolist(), frame[ends[1]].tolist()
+    return [
+        (numbers.interval(value, low, high, show), True)
+        for value, low, high in zip(values, lows, highs, strict=True)
     ]
-    return headers, rows
+
+
+def _reliably(distinct: Any, ratio: Any) -> str:
+    """A best_times slot's `distinct` in words: which way it differs from the rest."""
+    if numbers.missing(distinct) or not distinct or numbers.missing(ratio):
+        return ""
+    return "reliably better" if float(ratio) > 1 else "reliably worse"
 
 
 def _title(name: str) -> str:
     return _TITLES.get(name) or name.replace("_", " ").capitalize()
 
 
-def _formatter(column: str, kind: str) -> Callable[[Any], Cell]:
-    if column in RATES or column.endswith("_rate"):
-        return lambda value: (numbers.percent(value), True)
-    if column in _RATIOS:
-        return lambda value: (numbers.ratio(value), True)
+def _formatter(kind: str) -> Callable[[Any], Cell]:
+    """A column of no declared kind, by its dtype: numbers right-aligned, text as text."""
     if kind in "iuf":
         return lambda value: (numbers.count(value), True)
     return lambda value: (_text(value), False)

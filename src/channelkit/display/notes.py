@@ -30,13 +30,16 @@ Row = Mapping[Any, Any]
 
 def usual_range(row: Row, *, rate: bool | None = None) -> str | None:
     """ "50.8%–52.0%" for a rate, "128–180" for a count (`rate`, else the row's `kind`);
-    None without a range."""
-    low, high = row.get("usual_low"), row.get("usual_high")
+    None without a range; "−801 to 2,174" when it starts below zero."""
+    low: Any = row.get("usual_low")
+    high: Any = row.get("usual_high")
     if numbers.missing(low) or numbers.missing(high):
         return None
     is_rate = row.get("kind") == "rate" if rate is None else rate
     fmt = numbers.percent if is_rate else numbers.whole
-    return f"{fmt(low)}\u2013{fmt(high)}"
+    # A dash after a minus sign reads as a second minus: "−801 to 2,174".
+    joint = " to " if float(low) < 0 else "\u2013"
+    return f"{fmt(low)}{joint}{fmt(high)}"
 
 
 def usual_side(row: Row) -> str | None:

@@ -9,7 +9,7 @@ negative numbers carry the minus sign (U+2212), never a hyphen.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -81,6 +81,33 @@ def signed_percent(value: Any) -> str:
     if missing(value) or math.isinf(float(value)):
         return MISSING
     return _minus(f"{float(value) * 100:+.1f}%")
+
+
+def relative(value: Any) -> str:
+    """A ratio to a baseline as a percentage against it: `1.17` → `+17.0%`, `0.71` →
+    `−29.0%` (read 29% less than the rest)."""
+    if missing(value) or math.isinf(float(value)):
+        return MISSING
+    return signed_percent(float(value) - 1)
+
+
+def hour(value: Any) -> str:
+    """An hour of the day: `9` → `09:00`."""
+    return MISSING if missing(value) else f"{int(value):02d}:00"
+
+
+def interval(value: Any, low: Any, high: Any, shown: Callable[[Any], str]) -> str:
+    """A value and its interval in one cell: `66.3% (65.9–66.7%)`, `−29.0% (−48.9% to
+    −2.5%)` (signed ends are joined by "to": a dash between signs misreads)."""
+    text = shown(value)
+    if missing(low) or missing(high):
+        return text
+    first, last = shown(low), shown(high)
+    if first[:1] in ("+", MINUS) or last[:1] in ("+", MINUS):
+        return f"{text} ({first} to {last})"
+    if first.endswith("%") and last.endswith("%"):
+        first = first[:-1]
+    return f"{text} ({first}\u2013{last})"
 
 
 def direction(value: Any) -> str:

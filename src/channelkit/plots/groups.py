@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from channelkit._constants import PLOT_COLORS
+from channelkit._constants import FAIR_MIN_BASE, PLOT_COLORS
 from channelkit.plots.style import (
     COUNT,
     MUTED,
@@ -58,19 +58,43 @@ def channel_comparison(frame: pd.DataFrame) -> go.Figure:
 
 
 def _group_bars(frame: pd.DataFrame, key: str, labels: list[str], what: str) -> go.Figure:
-    """Horizontal bars of `lift` per group, first group at the top, a line at 1 (the
-    channels' own median). Each bar carries its number of posts at its base, where
-    neither the line at 1 nor a narrow screen can cover it."""
-    small = frame["small_sample"].fillna(False).astype(bool)
+    """Horizontal bars of `adjusted_vs_expected` per group (readers against what their
+    channels' read rates expect, adjusted for audience size: the fair ranking's number)
+    with the 95% interval of `vs_expected`, first group at the top, a line at 1 (as
+    expected). Each bar carries its number of posts at its base, where neither the line
+    at 1 nor a narrow screen can cover it."""
+    small = frame["too_few_to_rank"].fillna(True).astype(bool)
     n = frame.attrs.get("small_sample_n")
     fig = base_figure(frame, what)
     ordered = frame.iloc[::-1]  # plotly draws the first category at the bottom
-    hover = ordered[["posts", "read_rate", "readers", "opens"]].astype("float64")
+    adjusted = ordered["adjusted_vs_expected"].astype("float64")
+    low = ordered["vs_expected_low"].astype("float64")
+    high = ordered["vs_expected_high"].astype("float64")
+    hover = pd.DataFrame(
+        {
+            "posts": ordered["posts"],
+            "read_rate": ordered["read_rate"],
+            "readers": ordered["readers"],
+            "vs_expected": ordered["vs_expected"],
+            "low": low,
+            "high": high,
+            "lift": ordered["lift"],
+        }
+    ).astype("float64")
     fig.add_trace(
         go.Bar(
-            x=ordered["lift"].astype("float64"),
+            x=adjusted,
             y=labels[::-1],
             orientation="h",
+            error_x=go.bar.ErrorX(
+                type="data",
+                symmetric=False,
+                # The interval is the raw ratio's; the bar, shrunk, stays inside it but
+                # for the smallest groups: never a negative whisker.
+                array=(high - adjusted).clip(lower=0).to_numpy(),
+                arrayminus=(adjusted - low).clip(lower=0).to_numpy(),
+                color="#6b7280",
+            ),
             marker={"color": [MUTED if s else PLOT_COLORS[0] for s in small.iloc[::-1]]},
             text=[f"n={int(p)}" for p in ordered["posts"]],
             textposition="inside",
@@ -78,11 +102,13 @@ def _group_bars(frame: pd.DataFrame, key: str, labels: list[str], what: str) -> 
             textfont={"size": 12},
             customdata=hover.to_numpy(),
             hovertemplate=(
-                f"%{{y}}<br>Lift %{{x:{RATIO}}}× the channel's median read rate<br>"
+                f"%{{y}}<br>Readers vs expected %{{x:{RATIO}}}× (adjusted for audience size)"
+                f"<br>Unadjusted %{{customdata[3]:{RATIO}}}× (95%: %{{customdata[4]:{RATIO}}}"
+                f"–%{{customdata[5]:{RATIO}}})<br>"
                 f"Posts %{{customdata[0]:{COUNT}}}<br>"
                 f"Read rate %{{customdata[1]:{RATE}}}<br>"
                 f"Readers %{{customdata[2]:{COUNT}}}<br>"
-                f"Opens %{{customdata[3]:{COUNT}}}<extra></extra>"
+                f"Median lift %{{customdata[6]:{RATIO}}}×<extra></extra>"
             ),
             name=key,
             showlegend=False,
@@ -90,7 +116,8 @@ def _group_bars(frame: pd.DataFrame, key: str, labels: list[str], what: str) -> 
     )
     fig.add_vline(x=1, line={"color": "#6b7280", "dash": "dot", "width": 1})
     fig.update_xaxes(
-        title_text="Lift (read rate ÷ channel median)", **round_axis(top_of(frame["lift"]))
+        title_text="Readers vs expected, adjusted for audience size (1 = as expected)",
+        **round_axis(max(top_of(frame["vs_expected_high"]), top_of(frame["adjusted_vs_expected"]))),
     )
     fig.update_yaxes(automargin=True)
     fig.update_layout(
@@ -99,7 +126,7 @@ def _group_bars(frame: pd.DataFrame, key: str, labels: list[str], what: str) -> 
     )
     if small.any() and n is not None:
         fig.add_annotation(
-            text=f"grey: fewer than {n} posts, too few to compare",
+            text=f"grey: too few to rank (under {n} posts or an audience under {FAIR_MIN_BASE})",
             xref="paper",
             yref="paper",
             x=1,
@@ -121,17 +148,19 @@ def _labels(frame: pd.DataFrame, key: str, width: int) -> list[str]:
 
 
 def tag_performance(frame: pd.DataFrame, top: int = 20) -> go.Figure:
-    """Lift of the `top` most-used tags (`Warehouse.tag_performance`): how their posts'
-    read rates compare with the median of their own channel."""
+    """Readers vs expected of the `top` most-used tags (`Warehouse.tag_performance`),
+    adjusted for audience size, with its 95% interval: how their posts were read against
+    what their own channels' read rates expect."""
     shown = frame.head(top)
-    what = "Read-rate lift by tag"
+    what = "Readers vs expected by tag"
     if len(frame) > top:
         what += f" (the {top} most-used of {len(frame)})"
     return _group_bars(shown, "tag", _labels(shown, "tag", 30), what)
 
 
 def priority_impact(frame: pd.DataFrame) -> go.Figure:
-    """Lift of each priority (`Warehouse.priority_impact`), within channels."""
+    """Readers vs expected of each priority (`Warehouse.priority_impact`), adjusted for
+    audience size, with its 95% interval."""
     return _group_bars(
-        frame, "priority", _labels(frame, "priority", 30), "Read-rate lift by priority"
+        frame, "priority", _labels(frame, "priority", 30), "Readers vs expected by priority"
     )

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from channelkit._labels import METRIC_LABELS, RATES
+from channelkit._labels import METRIC_LABELS
+from channelkit.display.columns import column_kind
 from channelkit.errors import InvalidParameterError
 from channelkit.plots.style import (
     COUNT,
@@ -39,7 +40,7 @@ def redraw(fig: go.Figure, frame: pd.DataFrame, metric: str) -> go.Figure:
     Explorer redraws one figure as the user clicks.
     """
     label = METRIC_LABELS.get(metric, metric)
-    rate = metric in RATES or metric.endswith("_rate")
+    rate = column_kind(metric) == "rate"
     freq = str(frame.attrs.get("freq", "day"))
     with fig.batch_update():
         fig.data[0].update(

@@ -2,10 +2,12 @@
 the warehouse (`Warehouse.best_times`, docs/metrics.md "Best times").
 
 The slots are the hours reliably better than the rest (`distinct`, with `vs_rest` above
-1), best first. When no hour is reliably better ("no reliable difference"), ranking them
-would name noise: the posts are spread over the channel's usual hours instead, the
-weekday-hours it published most in (`fill_blank_times` takes the next free one of them,
-so a file's posts fall on them in turn). A channel with too few posts old enough to judge
+1), best first: the verdict "some hours reliably better". When no hour is reliably better
+("no hour reliably better (some reliably worse)" or "no reliable difference": the same
+words as `best_times`' verdict), ranking them would name noise: the posts are spread
+over the channel's usual hours instead, the weekday-hours it published most in
+(`fill_blank_times` takes the next free one of them, so a file's posts fall on them in
+turn). A channel with too few posts old enough to judge
 (`PUBLISH_BEST_MIN_POSTS`) gets the organisation's hours.
 """
 
@@ -30,7 +32,7 @@ class BestTimes:
 
     best = BestTimes("warehouse.duckdb", tz="Europe/Berlin")
     best.slots(channel_id)      # ((1, 09:00), (3, 13:00), ...): weekday, wall time
-    best.source(channel_id)     # "the channel's own 57 posts: 2 hours reliably better..."
+    best.source(channel_id)     # "the channel's own 57 posts: some hours reliably better..."
     """
 
     def __init__(
@@ -83,15 +85,16 @@ def _choose(frame: pd.DataFrame, count: int, whose: str) -> tuple[tuple[Slot, ..
     if len(better):
         chosen = better.sort_values("rank", kind="stable").head(count)
         return _slots(chosen), (
-            f"{whose}: {len(chosen)} {'hour' if len(chosen) == 1 else 'hours'} reliably "
-            "read more than the rest (readers at the same age, relative to their channel)"
+            f"{whose}: {frame.attrs['verdict']}: {len(chosen)} "
+            f"{'hour' if len(chosen) == 1 else 'hours'} reliably read more than the rest "
+            "(readers at the same age, relative to their channel)"
         )
     usual = frame[frame["posts"] > 0].sort_values(
         ["posts", "weekday", "hour"], ascending=[False, True, True], kind="stable"
     )
     return _slots(usual.head(count)), (
-        f"{whose}: no reliable difference between hours, so posts are spread over the "
-        "usual hours (the weekday-hours with the most posts)"
+        f"{whose}: {frame.attrs['verdict']}, so posts are spread over the usual hours "
+        "(the weekday-hours with the most posts)"
     )
 
 

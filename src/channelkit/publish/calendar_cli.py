@@ -28,6 +28,9 @@ from channelkit._cli import (
 from channelkit.errors import InvalidParameterError, PlanNotValidError, TimeError
 from channelkit.publish.calendar import KINDS, WRITES
 from channelkit.publish.calendar_sync import CalendarPlan, CalendarResult, calendar_export
+from channelkit.publish.layout_options import layout_options, parse_choices
+from channelkit.publish.layout_write import export_layout
+from channelkit.publish.layouts import LAYOUTS
 from channelkit.publish.placing import crowded_calendar, fill_times, filled_lines
 from channelkit.publish.results import write_table
 from channelkit.publish.schedule_options import ScheduleOptions, parsed_option
@@ -242,6 +245,10 @@ class ExportOptions:
     channel: tuple[str, ...] = ()
     tz: str | None = None
     force: bool = False
+    layout: str | None = None
+    map_names: tuple[str, ...] = ()
+    map_file: Path | None = None
+    date_order: str | None = None
 
 
 @calendar.command("export")
@@ -252,6 +259,13 @@ class ExportOptions:
 @click.option("--channel", multiple=True, help="Channel id, slug or name (repeat; default all).")
 @tz_option("Time zone of the wall times written (the scheduled_at header names it).")
 @click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
+@click.option(
+    "--layout",
+    type=click.Choice(list(LAYOUTS)),
+    help="Write the scheduled posts in another tool's bulk layout (see docs/publishing.md, "
+    "'Moving from another tool'); --map gives the file's names for channels.",
+)
+@layout_options(channel=False)
 @service_options()
 @output_options()
 def export(options: ExportOptions, service: ServiceOptions, output: Output) -> None:
@@ -259,7 +273,8 @@ def export(options: ExportOptions, service: ServiceOptions, output: Output) -> N
 
     Edit titles, bodies, tags, priorities and times; add rows without an id for new posts;
     set action to cancel (back to draft) or publish-now. Then check the file with
-    `channelkit schedule PATH` and apply it with --submit.
+    `channelkit schedule PATH` and apply it with --submit. With --layout, the scheduled
+    posts are written as another tool's bulk file instead (read back the same way).
     """
     with user_errors():
         run_export(options, service, output)
@@ -273,6 +288,32 @@ def run_export(options: ExportOptions, service: ServiceOptions, output: Output) 
     config = service.config(needed_for="to export the calendar")
     from channelkit.client import Client
 
+    if options.layout:
+        choices = parsed_option(
+            lambda: parse_choices(
+                channel=None,
+                maps=options.map_names,
+                map_file=options.map_file,
+                date_order=options.date_order,
+            ),
+            "--map",
+        )
+        with user_errors(writing=path), user_errors(), Client(**config.client_settings()) as client:
+            written, count, drafts = export_layout(
+                path,
+                layout=options.layout,
+                start=options.start,
+                end=options.end,
+                tz=options.tz,
+                channel=list(options.channel) or None,
+                client=client,
+                choices=choices,
+            )
+        left = f" ({drafts} drafts left out: a bulk file has no drafts)" if drafts else ""
+        output.result(
+            f"wrote {count} posts to {written} as a {LAYOUTS[options.layout].name} file{left}"
+        )
+        return
     # Nested: a refused flag (--from) stays a usage error; only the disk is "cannot write".
     with user_errors(writing=path), user_errors(), Client(**config.client_settings()) as client:
         written = calendar_export(

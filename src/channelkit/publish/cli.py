@@ -36,6 +36,7 @@ from channelkit.publish.calendar_cli import (
     zone_value,
 )
 from channelkit.publish.calendar_sync import CalendarPlan
+from channelkit.publish.layout_options import layout_options
 from channelkit.publish.placing import crowded_plan
 from channelkit.publish.plan import Plan
 from channelkit.publish.results import SubmitResult, write_table
@@ -133,6 +134,7 @@ def run_template(options: TemplateOptions, output: Output) -> None:
     help="Calendar files: list the unchanged rows too (else counted in one line).",
 )
 @schedule_options()
+@layout_options()
 @service_options()
 @output_options(json_summary=True, progress=True)
 def schedule(options: ScheduleOptions, service: ServiceOptions, output: Output) -> None:
@@ -154,6 +156,8 @@ def run_schedule(options: ScheduleOptions, service: ServiceOptions, out: Output)
     gap = options.gap()
     zone = parsed_option(lambda: zone_value(options.tz), "--tz")
     read = _read_sheet(options)
+    if read.reading:
+        out.result(f"{read.source}: {read.reading}")
     config = _service_config(options, service)
     if read.is_calendar and config is None:
         raise click.UsageError(
@@ -212,7 +216,7 @@ def _read_sheet(options: ScheduleOptions) -> Sheet:
             f"{options.path}: no such file; create one with "
             f"`channelkit template {options.path.name}`"
         )
-    return read_sheet(options.path, sheet=options.sheet)
+    return read_sheet(options.path, sheet=options.sheet, choices=options.choices())
 
 
 def _service_config(options: ScheduleOptions, service: ServiceOptions) -> ServiceConfig | None:
@@ -422,6 +426,7 @@ def _show_outcome(outcome: SubmitResult, plan: Plan, out: Output) -> None:
 def _plan_json(plan: Plan, *, sent: bool) -> dict[str, Any]:
     return {
         "file": str(plan.sheet.source),
+        "read_as": plan.sheet.reading,  # another tool's file: how it was read (else None)
         "sent": sent,
         "valid": plan.is_valid,
         "checked_against_service": plan.checked,

@@ -44,6 +44,7 @@ from channelkit.publish.duplicates import (
     rows_by_slot,
     scheduled_by_slot,
 )
+from channelkit.publish.layout_read import Choices
 from channelkit.publish.ledger import Ledger, LedgerEntry, service_address
 from channelkit.publish.post_fields import PUBLISH_FIELDS
 from channelkit.publish.results import SubmitResult, plan_frame
@@ -300,6 +301,9 @@ class Plan:
             )
             if _is_example(self.sheet.row_fields(sheet_row)):
                 result = [*(result if isinstance(result, list) else []), _EXAMPLE_ERROR]
+            unread = self.sheet.problems.get(sheet_row.number)
+            if unread:  # another tool's file: what it said could not be read for certain
+                result = _with_unread(result, unread)
             if isinstance(result, list):
                 rows.append(PlanRow(sheet_row.number, None, tuple(result), cells=cells))
                 continue
@@ -308,6 +312,16 @@ class Plan:
 
 
 PLAN_STATUSES = ("ok", "error", "sent", "exists")
+
+
+def _with_unread(
+    result: PostRequest | list[FieldError], unread: tuple[FieldError, ...]
+) -> list[FieldError]:
+    """The row's errors with those of its translation first; validation's errors about the
+    same fields go (they would only repeat them about the cell as written)."""
+    fields = {error.field for error in unread}
+    others = [e for e in result if e.field not in fields] if isinstance(result, list) else []
+    return [*unread, *others]
 
 
 def _sendable(row: PlanRow) -> bool:
@@ -455,13 +469,17 @@ def load_spreadsheet(
     filename: str | None = None,
     confirm_urgent: bool = False,
     channels: ChannelIndex | None = None,
+    choices: Choices | None = None,
 ) -> Plan:
     """Read and validate a posts spreadsheet (.xlsx or .csv): a path, or bytes + `filename`.
 
     `tz` reads naive times of rows without a timezone column value (default: the
     CHANNELKIT_TZ environment variable). Raises `SpreadsheetError` for a file that cannot
     be used at all, and for a content calendar (`load_calendar` reads those); row problems
-    are in the returned plan.
+    are in the returned plan. Another tool's bulk file (Hootsuite, Buffer, ...: see
+    `publish.layouts`) is read as channelkit's columns; `choices` give its channel and
+    day/month order (`Choices(channel="news", date_order="dmy")`), and `plan.sheet.reading`
+    says how it was read.
     """
     zone = given_tz(tz)
     if zone is not None:
@@ -469,7 +487,7 @@ def load_spreadsheet(
             zone = time_zone(zone).key
         except TimeError as exc:
             raise PostValidationError([FieldError("timezone", str(exc))]) from None
-    read = read_sheet(source, filename=filename, sheet=sheet)
+    read = read_sheet(source, filename=filename, sheet=sheet, choices=choices)
     if read.is_calendar:
         # Its rows are posts that exist: as a posts file, edited rows would be posted again.
         raise SpreadsheetError(

@@ -12,6 +12,8 @@ from typing import TypeVar
 import click
 
 from channelkit.errors import InvalidParameterError
+from channelkit.publish.layout_options import parse_choices
+from channelkit.publish.layout_read import Choices
 from channelkit.publish.slots import parse_gap
 
 _T = TypeVar("_T")
@@ -42,6 +44,10 @@ class ScheduleOptions:
     db: Path | None = None
     min_gap: str | None = None
     strict: bool = False
+    channel: str | None = None
+    map_names: tuple[str, ...] = ()
+    map_file: Path | None = None
+    date_order: str | None = None
 
     def check(self) -> None:
         if self.allow_partial and not self.submit:
@@ -66,6 +72,18 @@ class ScheduleOptions:
             raise click.UsageError("--strict only applies with --min-gap; add --min-gap 2h, say")
         if self.db is not None and (self.slots or "").strip().lower() != "best":
             raise click.UsageError("--db only applies with --slots best")
+
+    def choices(self) -> Choices:
+        """How to place the posts of another tool's file (--channel, --map, --date-order)."""
+        return parsed_option(
+            lambda: parse_choices(
+                channel=self.channel,
+                maps=self.map_names,
+                map_file=self.map_file,
+                date_order=self.date_order,
+            ),
+            "--map",
+        )
 
     def gap(self) -> timedelta | None:
         """--min-gap as a duration, None without it."""

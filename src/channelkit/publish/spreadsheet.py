@@ -4,14 +4,19 @@ Everything that makes a file unusable as a whole (wrong type, encrypted, damaged
 undecodable, merged cells, formulas, a bad header row) raises `SpreadsheetError` with the
 file's name and the place of the problem. Row numbers are those a spreadsheet program
 shows: the header is row 1.
+
+A file whose header row is not channelkit's may be another tool's bulk file
+(`publish.layout_read`): it is then read as channelkit's own columns, with `reading`
+saying how, and the rows it could not read for certain carry their `problems`.
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,13 +27,22 @@ from channelkit._constants import (
     SPREADSHEET_MAX_UNZIPPED_BYTES,
     SPREADSHEET_SHEET_NAME,
 )
-from channelkit.errors import SpreadsheetError, TimeError
+from channelkit.errors import FieldError, SpreadsheetError, TimeError
 from channelkit.publish.columns import (
     CALENDAR_FIELDS,
     column_letter,
     expected_columns,
     map_headers,
     split_header,
+)
+from channelkit.publish.layout_read import (
+    NATIVE_COLUMNS,
+    Choices,
+    Found,
+    first_row_hint,
+    hints,
+    recognise,
+    translate,
 )
 from channelkit.publish.times import time_zone
 
@@ -56,7 +70,9 @@ class Sheet:
     `source` is the file's name, `name` the worksheet's (the file's name again for CSV).
     `zone` is the time zone named in the time column's header (`scheduled_at
     (Europe/Berlin)`), which reads its wall times. `is_calendar`: the file has an `id`
-    column (written by `channelkit calendar export`).
+    column (written by `channelkit calendar export`). A file from another tool has its
+    `layout` (`publish.layouts`), a `reading` that says how it was read, and `problems`:
+    per row number, what could not be read for certain (an ambiguous date).
     """
 
     source: str
@@ -65,6 +81,9 @@ class Sheet:
     fields: tuple[str | None, ...]
     rows: tuple[SheetRow, ...]
     zone: str | None = None
+    layout: str | None = None
+    reading: str | None = None
+    problems: Mapping[int, tuple[FieldError, ...]] = dataclasses.field(default_factory=dict)
 
     def row_fields(self, row: SheetRow) -> dict[str, object]:
         """The row's post values by field name (ignored and calendar columns left out)."""
@@ -88,9 +107,16 @@ class Sheet:
 
 
 def read_sheet(
-    source: str | Path | bytes, *, filename: str | None = None, sheet: str | None = None
+    source: str | Path | bytes,
+    *,
+    filename: str | None = None,
+    sheet: str | None = None,
+    choices: Choices | None = None,
 ) -> Sheet:
-    """Read `source` (a path, or the file's bytes with its `filename`) into a `Sheet`."""
+    """Read `source` (a path, or the file's bytes with its `filename`) into a `Sheet`.
+
+    `choices` place the posts of another tool's bulk file (its channel, the day/month
+    order); a channelkit file refuses them (its own columns say so)."""
     if isinstance(source, bytes):
         name = filename or "uploaded file"
         data = source
@@ -130,9 +156,11 @@ def read_sheet(
     else:
         if sheet is not None:
             raise SpreadsheetError(f"{name} is CSV, which has no sheets; drop the sheet option")
-        headers, rows = _read_csv(data, name)
+        text, not_utf8 = _text_of(data, name)
+        headers, rows = _read_csv(text, name)
         sheet_name = where = name
-    return _build_sheet(name, sheet_name, where, headers, rows)
+        return _build_sheet(name, sheet_name, where, headers, rows, choices, not_utf8)
+    return _build_sheet(name, sheet_name, where, headers, rows, choices)
 
 
 def _read_file(path: Path) -> bytes:
@@ -158,19 +186,42 @@ def _build_sheet(
     where: str,
     header_cells: Sequence[object],
     rows: Iterable[tuple[int, Sequence[object]]],
+    choices: Choices | None,
+    not_utf8: str | None = None,
 ) -> Sheet:
+    """The sheet of a channelkit posts file, else of another tool's bulk file; `not_utf8`
+    (the refusal of a file that is not UTF-8) stands unless it is another tool's file."""
     headers = [_header_text(cell) for cell in header_cells]
     while headers and not headers[-1]:
         headers.pop()
+    fields, problems = map_headers(headers) if headers else ([], ["no headers"])
+    zone = _header_zone(headers, fields, problems)
+    if problems or not_utf8:
+        records = [(number, cells) for number, cells in rows if not _blank_row(cells)]
+        found = recognise(header_cells, records)
+        if found is not None:
+            return _foreign(name, sheet_name, where, found, choices, legacy=bool(not_utf8))
+        if not_utf8:
+            raise SpreadsheetError(not_utf8)
+        rows = records
     if not headers:
         raise SpreadsheetError(
             f"{where}: row 1 must hold the column headers ({expected_columns()}) but is empty"
         )
-    fields, problems = map_headers(headers)
-    zone = _header_zone(headers, fields, problems)
     if problems:
+        unknown = [h for h, name in zip(headers, fields, strict=True) if h and name is None]
+        known = hints(unknown)  # what another tool means by a column channelkit does not know
+        headless = first_row_hint(header_cells)
+        if headless is not None:
+            problems = [headless, *problems]
+        other_tools = f". From other tools' files: {'; '.join(known)}" if known else ""
         raise SpreadsheetError(
-            f"{where}: {'; '.join(problems)}. Expected columns: {expected_columns()}"
+            f"{where}: {'; '.join(problems)}. Expected columns: {expected_columns()}{other_tools}"
+        )
+    if choices is not None and choices != Choices():
+        raise SpreadsheetError(
+            f"{where} is a channelkit posts file: its columns say where and when each post "
+            "goes; --channel, --map and --date-order are for files from other tools"
         )
     width = len(headers)
     kept: list[SheetRow] = []
@@ -203,6 +254,46 @@ def _build_sheet(
     return Sheet(name, sheet_name, tuple(headers), tuple(fields), tuple(kept), zone)
 
 
+def _foreign(
+    name: str,
+    sheet_name: str,
+    where: str,
+    found: Found,
+    choices: Choices | None,
+    *,
+    legacy: bool,
+) -> Sheet:
+    """Another tool's bulk file as channelkit's own columns (`publish.layout_read`)."""
+    if len(found.rows) > SPREADSHEET_MAX_ROWS:
+        raise SpreadsheetError(
+            f"{where} has more than {SPREADSHEET_MAX_ROWS:,} rows of posts; split it "
+            "into smaller files"
+        )
+    if not found.rows:
+        raise SpreadsheetError(f"{where} has a header row but no posts below it")
+    try:
+        translated = translate(found, choices or Choices())
+    except SpreadsheetError as exc:
+        raise SpreadsheetError(f"{where}: {exc}") from None
+    reading = translated.reading
+    if legacy:
+        reading += "; text read as Windows-1252 (cp1252): the file is not UTF-8"
+    return Sheet(
+        name,
+        sheet_name,
+        NATIVE_COLUMNS,
+        NATIVE_COLUMNS,
+        tuple(SheetRow(number, tuple(cells)) for number, cells in translated.rows),
+        layout=translated.layout.key,
+        reading=reading,
+        problems=translated.problems,
+    )
+
+
+def _blank_row(cells: Sequence[object]) -> bool:
+    return all(_blank(value) for value in cells)
+
+
 def _header_zone(
     headers: Sequence[str], fields: Sequence[str | None], problems: list[str]
 ) -> str | None:
@@ -219,8 +310,23 @@ def _header_zone(
     return None
 
 
-def _read_csv(data: bytes, name: str) -> tuple[list[object], list[tuple[int, Sequence[object]]]]:
-    text = _decode(data, name)
+def _text_of(data: bytes, name: str) -> tuple[str, str | None]:
+    """The file's text, and the refusal it gets when it is not UTF-8 (then read as
+    Windows-1252, which only another tool's bulk file is allowed to be: Excel's "CSV" on
+    Windows writes it)."""
+    try:
+        return _decode(data, name), None
+    except SpreadsheetError as exc:
+        try:
+            text = data.decode("cp1252")
+        except UnicodeDecodeError:
+            raise exc from None
+        if "\x00" in text:
+            raise exc from None
+        return text, str(exc)
+
+
+def _read_csv(text: str, name: str) -> tuple[list[object], list[tuple[int, Sequence[object]]]]:
     if "\x00" in text:
         raise SpreadsheetError(f"{name} is not CSV text (it holds binary data)")
     first_line = text.split("\n", 1)[0]

@@ -271,7 +271,7 @@ def validate_post(
         raise ValueError("now must be an aware datetime")
     errors: list[FieldError] = []
 
-    channel_ref = _text(fields.get("channel"))
+    channel_ref = cell_value(fields.get("channel"))
     channel: ChannelInfo | None = None
     if not channel_ref:
         errors.append(FieldError("channel", "channel is required (id, slug or name)"))
@@ -321,7 +321,7 @@ def _checks() -> tuple[tuple[PostField, _Check], ...]:
 def _checked_text(
     field: PostField, value: object, _confirm_urgent: bool, errors: list[FieldError]
 ) -> str | None:
-    text = _text(value)
+    text = cell_value(value)
     if not text and not field.required:
         return None
     assert field.spec.text is not None  # a text field names its rule (_spec.Field)
@@ -332,7 +332,7 @@ def _checked_text(
 def _choice(
     field: PostField, value: object, confirm_urgent: bool, errors: list[FieldError]
 ) -> str | None:
-    choice = _text(value).lower() or (str(field.spec.default) if field.spec.default else "")
+    choice = cell_value(value).lower() or (str(field.spec.default) if field.spec.default else "")
     if not choice:
         if field.required:
             errors.append(FieldError(field.name, f"{field.name} is required"))
@@ -368,7 +368,8 @@ def _channel_info(channel: Mapping[str, Any] | Any) -> ChannelInfo:
     )
 
 
-def _text(value: object) -> str:
+def cell_value(value: object) -> str:
+    """A cell as stripped text ("" when blank; `3.0` as `3`, as spreadsheets store it)."""
     if value is None:
         return ""
     if isinstance(value, float) and value.is_integer():
@@ -393,9 +394,9 @@ def _tags(field: PostField, value: object, errors: list[FieldError]) -> tuple[st
     elif isinstance(value, str):
         raw = value.split(",")
     elif isinstance(value, Iterable):
-        raw = [_text(item) for item in value]
+        raw = [cell_value(item) for item in value]
     else:
-        raw = [_text(value)]
+        raw = [cell_value(value)]
     tags = tuple(dict.fromkeys(tag.strip() for tag in raw if tag.strip()))
     rule = field.spec.text or "tag"
     limit = TEXT_RULES[rule].max_chars
@@ -413,7 +414,7 @@ def _tags(field: PostField, value: object, errors: list[FieldError]) -> tuple[st
 
 
 def _url(field: PostField, value: object, errors: list[FieldError]) -> str | None:
-    url = _text(value)
+    url = cell_value(value)
     if not url:
         return None
     problem = url_problem(url)  # the service's own rule
@@ -426,7 +427,7 @@ def _url(field: PostField, value: object, errors: list[FieldError]) -> str | Non
 
 
 def _zone(value: object, default: str | None, errors: list[FieldError]) -> str | None:
-    zone_name = _text(value) or (default.strip() if default else None)
+    zone_name = cell_value(value) or (default.strip() if default else None)
     if zone_name:
         try:
             return time_zone(zone_name).key
@@ -445,8 +446,8 @@ def _scheduled_at(
 ) -> datetime | None:
     value = fields.get("scheduled_at")
     day, clock = fields.get("date"), fields.get("time")
-    has_value = _text(value) != ""
-    has_day, has_clock = _text(day) != "", _text(clock) != ""
+    has_value = cell_value(value) != ""
+    has_day, has_clock = cell_value(day) != "", cell_value(clock) != ""
     if has_value and (has_day or has_clock):
         errors.append(
             FieldError("scheduled_at", "give either scheduled_at or date and time, not both")

@@ -35,7 +35,7 @@ from channelkit._constants import (
 )
 from channelkit._urls import redact_url
 from channelkit.analysis.period import COMPARES
-from channelkit.errors import InvalidParameterError
+from channelkit.errors import InvalidParameterError, NotebookCellError
 from channelkit.reports.parameters import (
     PERIOD_HELP,
     check_period,
@@ -83,7 +83,7 @@ class ReportOptions:
     """
 
     db: Path
-    out: Path
+    out: Path | None = None  # --upcoming alone prints to the terminal without it
     since: date | None = None
     until: date | None = None
     period: str | None = None
@@ -108,6 +108,17 @@ class ReportOptions:
             raise click.UsageError(f"--until {until} is before --since {since}")
         if self.notebook_timeout is not None and self.notebook is None:
             raise click.UsageError("--timeout limits a --notebook run; give --notebook")
+        if self.out is None and self.upcoming is None:
+            raise click.UsageError(
+                "Missing option '--out': the file to write (only --upcoming prints to the "
+                "terminal without it)"
+            )
+
+    @property
+    def target(self) -> Path:
+        """--out, which every report but --upcoming has (`check` asked for it)."""
+        assert self.out is not None, "ReportOptions.check() first"
+        return self.out
 
     def check_upcoming(self) -> None:
         """--upcoming asks the service what is scheduled: no period, warehouse or sync."""
@@ -167,8 +178,7 @@ class ReportOptions:
 @click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
-    required=True,
-    help="File to write (replaced atomically).",
+    help="File to write (replaced atomically); --upcoming without it prints to the terminal.",
 )
 @click.option(
     "--format",
@@ -266,7 +276,7 @@ def _generate(options: ReportOptions, step: Callable[[str], None]) -> Path:
 
     return generate_report(
         options.db,
-        options.out,
+        options.target,
         since=options.since,
         until=options.until,
         period=options.period,
@@ -289,16 +299,22 @@ def _notebook_report(options: ReportOptions, step: Callable[[str], None]) -> Pat
     notebook = options.notebook
     assert notebook is not None  # run_report asks only then
     step(f"running {notebook}")
-    return notebook_report(
-        notebook,
-        options.db,
-        out=options.out,
-        period=options.period or REPORT_PERIOD_DEFAULT,
-        tz=options.tz,
-        channel=options.channels[0] if options.channels else None,
-        compare=options.compare,
-        timeout=options.notebook_timeout or NOTEBOOK_TIMEOUT_S,
-    )
+    try:
+        return notebook_report(
+            notebook,
+            options.db,
+            out=options.target,
+            period=options.period or REPORT_PERIOD_DEFAULT,
+            tz=options.tz,
+            channel=options.channels[0] if options.channels else None,
+            compare=options.compare,
+            timeout=options.notebook_timeout or NOTEBOOK_TIMEOUT_S,
+        )
+    except NotebookCellError as exc:
+        # where it failed, above the one line that says what failed (as Python prints it)
+        for frame in exc.trace:
+            click.echo(f"  {frame}", err=True)
+        raise
 
 
 def _upcoming(
@@ -315,10 +331,13 @@ def _upcoming(
         digest = upcoming_digest(
             client, within=within, tz=options.tz, channels=options.channels or None
         )
-    write_atomic(options.out, digest.html())
+    if options.out is not None:
+        write_atomic(options.out, digest.html())
     for line in digest.text().splitlines():
         output.result(line)
-    output.json({"report": str(options.out), "tz": options.tz, "posts": len(digest.posts)})
+    report = None if options.out is None else str(options.out)
+    counts = {"posts": len(digest.posts), "held": digest.held}
+    output.json({"report": report, "tz": options.tz, **counts})
 
 
 def _sync(db: Path, config: ServiceConfig, step: Callable[[str], None]) -> None:

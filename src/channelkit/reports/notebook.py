@@ -5,7 +5,9 @@ the one tagged `parameters` (papermill's convention); the notebook runs in a fre
 its own folder, within a time limit and an output budget (`notebook_kernel`); the page shows
 its outputs as JupyterLab does, without code, titled with the period in words
 (`notebook_page`). A cell that fails, runs out of time or outputs too much is named in one
-line (its number in the notebook, its first line, what happened) and no page is written.
+line (its number in the notebook, its first line, what happened: the exception's type and
+message, also when it was raised while showing a result) and no page is written; the last
+frames of its traceback come with it (`NotebookCellError.trace`).
 
     from channelkit.reports.notebook import notebook_report
     notebook_report("my-report.ipynb", "warehouse.duckdb", period="2026-10", out="oct.html")
@@ -28,13 +30,13 @@ from channelkit._constants import (
 )
 from channelkit._optional import require
 from channelkit._tz import checked_tz
-from channelkit.errors import InvalidParameterError, ReportError
+from channelkit.errors import InvalidParameterError, NotebookCellError, ReportError
 from channelkit.reports.files import write_atomic
 from channelkit.reports.parameters import ReportPeriod, check_compare
 
 _PURPOSE = "to run a notebook as the report"
 _INJECTED_TAG = "injected-parameters"  # papermill's tag on the cell it adds
-_ANSI_RE = re.compile(r"\x1b\[[0-9;]*m")
+_CELL_RUN_RE = re.compile(r"^Cell In\[(\d+)\]")
 
 
 @dataclass(frozen=True)
@@ -109,9 +111,18 @@ def run_notebook(
     try:
         execute(source, cwd=path.parent.resolve(), timeout=timeout, max_output=max_output)
     except _CellStopped as stop:
-        # the user's numbers do not count a cell we added
-        number = stop.index + (0 if added and stop.index > injected else 1)
-        raise ReportError(_failure(path, number, source.cells[stop.index], stop.why)) from None
+
+        def number(index: int) -> int:  # the user's numbers do not count a cell we added
+            return index + (0 if added and index > injected else 1)
+
+        line = _failure(path, number(stop.index), source.cells[stop.index], stop.why)
+        # IPython names a cell by its run ("Cell In[3]"), which counts ours: use the user's
+        runs = {c.get("execution_count"): number(i) for i, c in enumerate(source.cells)}
+        trace = [
+            _CELL_RUN_RE.sub(lambda m: f"cell {runs.get(int(m[1]), m[1])}", frame)
+            for frame in stop.trace
+        ]
+        raise NotebookCellError(line, trace=trace) from None
     except _KernelFailed as exc:
         raise ReportError(f"{path.name}: could not run it: {exc}") from None
     # the parameters (a file path among them) never reach the page
@@ -184,4 +195,4 @@ def _injected_at(cells: Any) -> int:
 def _failure(path: Path, number: int, cell: Any, why: str) -> str:
     """ "report.ipynb: cell 4 (`total = wh.kpis(...)`) failed: KeyError: 'readers'"."""
     first = next((line.strip() for line in str(cell.source).splitlines() if line.strip()), "")
-    return f"{path.name}: cell {number} (`{first[:80]}`) {_ANSI_RE.sub('', why)}"
+    return f"{path.name}: cell {number} (`{first[:80]}`) {why}"

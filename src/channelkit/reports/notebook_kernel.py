@@ -22,6 +22,7 @@ import json
 import logging
 import math
 import os
+import re
 import tempfile
 import time
 from pathlib import Path
@@ -32,18 +33,32 @@ from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernel
 from nbclient.util import ensure_async
 from nbformat import NotebookNode
 
-from channelkit._constants import NOTEBOOK_KERNEL, NOTEBOOK_PLOTLY_RENDERER, REPORT_LOGGER_NAME
+from channelkit._constants import (
+    NOTEBOOK_KERNEL,
+    NOTEBOOK_PIP_NAMES,
+    NOTEBOOK_PLOTLY_RENDERER,
+    NOTEBOOK_TRACE_FRAMES,
+    REPORT_LOGGER_NAME,
+)
 
 # nbclient logs a timeout or a lost output as warnings; with no handler anywhere Python
 # would print them to stderr, which --quiet keeps empty. They reach the user's handlers.
 _log = logging.getLogger(f"{REPORT_LOGGER_NAME}.notebook")
 _log.addHandler(logging.NullHandler())
 
+_ANSI_RE = re.compile(r"\x1b\[[0-9;]*m")  # IPython colours its tracebacks
+# a frame's line in IPython's traceback: "File /.../style.py:1568, in Styler.to_html(...)"
+_FRAME_RE = re.compile(r"^(?:File |Cell In\[)")
+_NO_MODULE_RE = re.compile(r"No module named '([\w.]+)'")
+# nbclient's "allow this cell to fail" tag: its error is part of the page
+_RAISES_TAG = "raises-exception"
+
 
 class _CellStopped(Exception):
     """A signal between the notebook report's two modules, not an error users catch (the
     one error tree, errors.py, keeps those; `notebook.run_notebook` turns this into one).
-    The run stopped in the cell at `index` of the executed notebook: `why` says how.
+    The run stopped in the cell at `index` of the executed notebook: `why` says how, `trace`
+    holds the last frames of the traceback of an error.
 
     try:
         execute(nb, cwd=folder, timeout=600, max_output=10_000_000)
@@ -51,10 +66,11 @@ class _CellStopped(Exception):
         print(stop.index, stop.why)  # 3 failed: KeyError: 'readers'
     """
 
-    def __init__(self, index: int, why: str) -> None:
+    def __init__(self, index: int, why: str, trace: tuple[str, ...] = ()) -> None:
         super().__init__(why)
         self.index = index
         self.why = why
+        self.trace = trace
 
 
 class _KernelFailed(Exception):
@@ -138,18 +154,21 @@ class _ReportClient(NotebookClient):
             why = f"was still running at the {self.timeout_s:g} s time limit"
             raise self._stopped(why) from None
         except CellExecutionError as exc:
-            error = f"{exc.ename}: {exc.evalue}" if exc.evalue else exc.ename
-            raise self._stopped(f"failed: {error}") from None
+            raise self._stopped(*_cell_error(cell, exc)) from None
         if self.over_budget:  # it finished before the interruption reached it
             raise self._stopped("")
+        if _shown_error(cell) is not None and _RAISES_TAG not in cell.metadata.get("tags", []):
+            # `display(x)` whose display raised: the kernel calls the cell a success, but the
+            # page would show a traceback where the result should be
+            raise self._stopped(*_cell_error(cell, None))
         return done
 
-    def _stopped(self, why: str) -> _CellStopped:
+    def _stopped(self, why: str, trace: tuple[str, ...] = ()) -> _CellStopped:
         assert self.running is not None  # set before a cell runs
         if self.over_budget:
             megabytes = self.max_output / 1_000_000
             why = f"printed past the output limit of {megabytes:g} MB"
-        return _CellStopped(self.running, why)
+        return _CellStopped(self.running, why, trace)
 
     async def _interrupt(self) -> None:
         # The kernel is killed right after the cell anyway: an interrupt that fails (the
@@ -174,6 +193,51 @@ class _ReportClient(NotebookClient):
         return out
 
 
+def _shown_error(cell: NotebookNode) -> NotebookNode | None:
+    """The cell's last error output (what JupyterLab shows in red), if any."""
+    errors = [out for out in cell.get("outputs", []) if out.get("output_type") == "error"]
+    return errors[-1] if errors else None
+
+
+def _cell_error(
+    cell: NotebookNode, reply: CellExecutionError | None
+) -> tuple[str, tuple[str, ...]]:
+    """Why `cell` failed, in one line ("failed: KeyError: 'readers'"), and the last frames of
+    its traceback. An error raised while showing the cell's result (a `_repr_html_`, such as
+    pandas' Styler needing matplotlib) is not the cell's code raising: the kernel's reply then
+    names no exception ("NoneType: None"), and the error is in the cell's outputs. A missing
+    module is named with its install line."""
+    shown = _shown_error(cell)
+    # ipykernel's reply for a result whose display failed: no exception was raised
+    showing = reply is None or reply.ename == type(None).__name__
+    if shown is not None:
+        ename, evalue = str(shown.get("ename", "")), str(shown.get("evalue", ""))
+        text = "\n".join(shown.get("traceback", []))
+    else:  # a kernel that says it only in its reply
+        assert reply is not None  # a cell without an error output failed in its reply
+        ename, evalue, text = reply.ename, reply.evalue, reply.traceback
+    lines = _ANSI_RE.sub("", text).splitlines()
+    error = f"{ename}: {' '.join(evalue.split())}" if evalue else ename
+    missing = _NO_MODULE_RE.search("\n".join(lines))
+    if missing is not None and "pip install" not in error:
+        module = missing.group(1).partition(".")[0]
+        package = NOTEBOOK_PIP_NAMES.get(module, module)
+        error = error.rstrip(".") + f"; install it with: pip install {package}"
+    how = "failed while showing its result" if showing else "failed"
+    return f"{how}: {error}", _last_frames([line.strip() for line in lines])
+
+
+def _last_frames(lines: list[str]) -> tuple[str, ...]:
+    """The traceback's last frames, led by the last line of the notebook's own code when the
+    error was raised deeper, in a library: where the user's code failed, then what failed."""
+    frames = [line for line in lines if _FRAME_RE.match(line)]
+    last = frames[-NOTEBOOK_TRACE_FRAMES:]
+    mine = [frame for frame in frames if frame.startswith("Cell In[")]
+    if mine and mine[-1] not in last:
+        last = [mine[-1], *frames[1 - NOTEBOOK_TRACE_FRAMES :]]
+    return tuple(last)
+
+
 def _size(content: dict[str, Any]) -> int:
     """Characters of one output message: a stream's text, a display's data, a traceback."""
     if "text" in content:
@@ -188,6 +252,7 @@ def _last_line(log: IO[bytes]) -> str:
     """The kernel's last line of output as ": ...", or "" when it said nothing."""
     log.seek(0, os.SEEK_END)
     log.seek(max(0, log.tell() - 4096))
-    lines = [line.strip() for line in log.read().decode("utf-8", "replace").splitlines()]
-    said = [line for line in lines if line]
-    return f": {said[-1]}" if said else ""
+    said = _ANSI_RE.sub("", log.read().decode("utf-8", "replace"))
+    lines = [line.strip() for line in said.splitlines()]
+    kept = [line for line in lines if line]
+    return f": {kept[-1]}" if kept else ""

@@ -255,11 +255,32 @@ def _rate_interval(
     show: Callable[[Any], str] = numbers.percent,
 ) -> str:
     """ "58.1% (50.7%–65.3%)": a rate (`show`n) and its 95% interval."""
+    value, interval = _interval_parts(row, rate, show)
+    return f"{value} ({interval})" if interval else value
+
+
+def _interval_cell(
+    row: Mapping[Hashable, Any] | pd.Series[Any],
+    rate: str = "read_rate",
+    show: Callable[[Any], str] = numbers.percent,
+) -> Cell:
+    """`_rate_interval` as a table cell: the interval in its own span, which a narrow
+    screen puts under the rate (the column as wide as "(50.7%–65.3%)", not as both)."""
+    value, interval = _interval_parts(row, rate, show)
+    if not interval:
+        return value
+    return Markup('{} <span class="interval">({})</span>').format(value, interval)
+
+
+def _interval_parts(
+    row: Mapping[Hashable, Any] | pd.Series[Any], rate: str, show: Callable[[Any], str]
+) -> tuple[str, str]:
+    """("58.1%", "50.7%–65.3%"), or (the rate, "") without an interval."""
     value = show(row[rate])
     low, high = row.get(f"{rate}_low"), row.get(f"{rate}_high")
     if numbers.missing(row[rate]) or numbers.missing(low) or numbers.missing(high):
-        return value
-    return f"{value} ({show(low)}\u2013{show(high)})"
+        return value, ""
+    return value, f"{show(low)}\u2013{show(high)}"
 
 
 def _incomplete_caveat(period: ReportPeriod, fresh: Freshness) -> str:
@@ -466,7 +487,7 @@ def _top_section(
             numbers.whole(row["rank"]),
             _title_cell(row["title"], bodies.get(str(row["post_id"]), "")),
             numbers.whole(row["readers"]),
-            _rate_interval(row) if by == "read_rate" else numbers.percent(row["read_rate"]),
+            _interval_cell(row) if by == "read_rate" else numbers.percent(row["read_rate"]),
             numbers.whole(row["opens"]),
             _text(row["channel"]),
             numbers.local_time(row["published_at"], tz),
@@ -522,7 +543,7 @@ def _low_reach_section(frame: pd.DataFrame, tz: str) -> Section:
         (
             _text(row["title"]),
             numbers.whole(row["readers"]),
-            _rate_interval(row),
+            _interval_cell(row),
             numbers.percent(row["channel_median"]),
             _text(row["channel"]),
             numbers.local_time(row["published_at"], tz),
@@ -563,7 +584,7 @@ def _channel_section(frame: pd.DataFrame, tz: str) -> Section:
             "too few to rank" if row["too_few_to_rank"] is True else numbers.whole(row["rank"]),
             _text(row["channel"]),
             numbers.whole(row["readers"]),
-            _rate_interval(row),
+            _interval_cell(row),
             numbers.whole(row["posts_published"]),
             numbers.whole(row["opens"]),
             numbers.percent(row["engagement_rate"]),
@@ -638,7 +659,7 @@ def _group_section(
             numbers.whole(row["readers"]),
             numbers.percent(row["read_rate"]),
             numbers.ratio(row["lift"]),
-            _rate_interval(row, "vs_expected", numbers.ratio),
+            _interval_cell(row, "vs_expected", numbers.ratio),
             numbers.whole(row["posts"]),
             numbers.count(row["median_opens"]),
             "too few to rank" if row["too_few_to_rank"] is True else "",
@@ -665,7 +686,17 @@ def _group_section(
         frame,
         tz=tz,
         key=chart_key,
-        columns=(key, "readers", "read_rate", "lift", "posts", "median_opens", "small_sample"),
+        columns=(
+            key,
+            "adjusted_vs_expected",
+            "vs_expected_low",
+            "vs_expected_high",
+            "readers",
+            "read_rate",
+            "lift",
+            "posts",
+            "too_few_to_rank",
+        ),
     )
     return Section(section_id, title, intro, charts=(drawn,), table=table, notes=notes)
 

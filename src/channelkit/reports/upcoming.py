@@ -2,7 +2,10 @@
 reviews each morning (`channelkit report --upcoming 36h`, and a `deliver` entry with
 `upcoming = "36h"`, sent once a day).
 
-It asks the service, not the warehouse: a post scheduled or moved a minute ago is on it.
+It asks the service, not the warehouse: a post scheduled or moved a minute ago is on it. Posts
+on hold (`channelkit hold`: drafts that carry their scheduled time in a hold mark) are counted
+in the window they would go out in ("0 posts scheduled in the next 36 hours, 3 held"), on any
+machine, since the mark is on the post.
 
     digest = upcoming_digest(client, within=timedelta(hours=36), tz="Europe/Berlin")
     print(digest.text())               # one line per post: time, channel, title, author
@@ -19,6 +22,7 @@ from zoneinfo import ZoneInfo
 
 from channelkit._tz import load_zone
 from channelkit.errors import InvalidParameterError
+from channelkit.publish.hold import HoldMark
 from channelkit.publish.validation import ChannelIndex, ChannelInfo
 
 if TYPE_CHECKING:
@@ -43,14 +47,16 @@ class UpcomingPost:
 
 @dataclass(frozen=True)
 class UpcomingDigest:
-    """Every post scheduled in `[start, end)`, in time order; `outlook`, the posts already
-    out that are heading below their channel's usual range (a sentence, from the
-    warehouse: `display.outlook.heading_below`), when there are any."""
+    """Every post scheduled in `[start, end)`, in time order, and how many held posts were
+    scheduled in it (`held`); `outlook`, the posts already out that are heading below
+    their channel's usual range (a sentence, from the warehouse:
+    `display.outlook.heading_below`), when there are any."""
 
     start: datetime
     end: datetime
     tz: str
     posts: tuple[UpcomingPost, ...]
+    held: int = 0
     outlook: str | None = None
 
     @property
@@ -60,7 +66,19 @@ class UpcomingDigest:
     @property
     def title(self) -> str:
         count = len(self.posts)
-        return f"{count} post{'s' if count != 1 else ''} scheduled in the next {self.hours} hours"
+        title = f"{count} post{'s' if count != 1 else ''} scheduled in the next {self.hours} hours"
+        return f"{title}, {self.held} held" if self.held else title
+
+    @property
+    def held_note(self) -> str:
+        """What the held count means and where the held posts are, or "" without any."""
+        if not self.held:
+            return ""
+        which = "post on hold was" if self.held == 1 else "posts on hold were"
+        return (
+            f"{self.held} {which} scheduled in this time: `channelkit hold --status` lists "
+            "them, `channelkit release` puts them back"
+        )
 
     @property
     def span(self) -> str:
@@ -74,6 +92,7 @@ class UpcomingDigest:
     def text(self) -> str:
         """The title, the span, then one line per post."""
         lines = [self.title, self.span]
+        lines += [self.held_note] if self.held else []
         lines += [
             f"{post.local}  {post.channel}  {post.title}  (by {post.author})" for post in self.posts
         ]
@@ -112,16 +131,22 @@ def upcoming_digest(
             if not isinstance(found, ChannelInfo):
                 raise InvalidParameterError("channel", found.message)
             chosen.add(found.id)
+    listed = [post for post in client.posts.list() if chosen is None or post.channel_id in chosen]
     posts = [
         _shown(post, index, zone)
-        for post in client.posts.list()
+        for post in listed
         if post.status == "scheduled"
         and post.scheduled_at is not None
         and start <= post.scheduled_at < end
-        and (chosen is None or post.channel_id in chosen)
     ]
     posts.sort(key=lambda post: (post.when, post.post_id))
-    return UpcomingDigest(start, end, zone.key, tuple(posts))
+    return UpcomingDigest(start, end, zone.key, tuple(posts), _held(listed, start, end))
+
+
+def _held(posts: Sequence[Post], start: datetime, end: datetime) -> int:
+    """How many of `posts` are held drafts whose hold mark puts them in `[start, end)`."""
+    marks = (HoldMark.of(post.tags) for post in posts if post.status == "draft")
+    return sum(1 for mark in marks if mark is not None and start <= mark.scheduled_at < end)
 
 
 def _shown(post: Post, index: ChannelIndex, zone: ZoneInfo) -> UpcomingPost:

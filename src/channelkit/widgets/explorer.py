@@ -237,10 +237,25 @@ class Explorer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
             self.figure = metric_over_time(trend, view.metric)
         else:
             redraw(self.figure, trend, view.metric)
-        self.tiles.value = tiles_html(frame, chosen=view.metric)
+        self.tiles.value = tiles_html(frame, chosen=view.metric) + self._why_no_change(frame)
         self.table.value = frame_html(frame)
         self.status.value = ""
         self._draw_chart()
+
+    def _why_no_change(self, frame: pd.DataFrame) -> str:
+        """Under tiles that all show "—" for the change: why, when the comparison has no
+        synced data ("no synced data a year before 2026-11-01 (November 2025)"); "" when
+        any change is shown. The table under them carries the warning in full."""
+        start, missing = frame.attrs.get("start"), frame.attrs.get("missing")
+        if start is None or not missing or not frame["delta_pct"].isna().all():
+            return ""
+        year = frame.attrs.get("compare") == "year"
+        before = f"{'a year' if year else 'the period'} before {start:%Y-%m-%d}"
+        previous = frame.attrs.get("previous_period")
+        said = f"Every change is \u2014: no synced data {before}" + (
+            f" ({previous})." if previous else "."
+        )
+        return f'<div class="ck-tiles-note ck-tiles-why">{html.escape(said)}</div>'
 
     def _ask(self, view: View) -> tuple[pd.DataFrame, pd.DataFrame]:
         kpis = view.kpis_arguments()

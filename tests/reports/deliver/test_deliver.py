@@ -634,6 +634,62 @@ webhooks = [{{ url = "{receiver.url}/json/x", kind = "json" }}]
     assert len(smtp.mailbox.messages) == 1 and len(receiver.posts) == 1
 
 
+def test_a_notebook_that_fails_showing_a_result_mails_its_cause_and_where(
+    small_warehouse: Path, tmp_path: Path, smtp: _SMTP
+) -> None:
+    import importlib.util
+
+    # pandas' Styler shades with matplotlib, which the notebook extra does not carry
+    assert importlib.util.find_spec("matplotlib") is None, "this test needs it missing"
+    cells = [
+        {"cell_type": "code", "metadata": {"tags": ["parameters"]}, "source": 'db = ""'},
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "source": "import channelkit as ck\n"
+            "ck.Warehouse(db).kpis(period=period)[['value']].style.background_gradient()",
+        },
+    ]
+    for cell in cells:
+        cell.update(outputs=[], execution_count=None)
+    notebook = {
+        "cells": cells,
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4,
+        "nbformat_minor": 4,
+    }
+    (tmp_path / "shaded.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+    config = _toml(
+        tmp_path,
+        _smtp_section(smtp)
+        + """
+[[reports]]
+name = "shaded"
+period = "week"
+notebook = "shaded.ipynb"
+email = ["comms-lead@example.com"]
+on_failure = { email = ["ops@example.com"] }
+""",
+    )
+    result = run(config, "--db", small_warehouse)
+    assert result.exit_code == 1
+    cause = (
+        "shaded.ipynb: cell 2 (`import channelkit as ck`) failed while showing its result: "
+        "ImportError: `Import matplotlib` failed. Styler.background_gradient requires matplotlib"
+    )
+    # the run's one line per failure names the cause, not "NoneType: None"
+    line = result.stderr.splitlines()[-1]  # after the progress line
+    assert line.startswith(f"shaded: email comms-lead@example.com: failed: {cause}"), line
+    assert line.endswith("; install it with: pip install matplotlib")
+    (recipients, notice), *_ = smtp.mailbox.messages
+    assert recipients == ["ops@example.com"]
+    text = notice.get_content()
+    assert cause in text and "install it with: pip install matplotlib" in text
+    # and where: the traceback's last frames, under the one line
+    frames = re.findall(r"^  File .*$", text, flags=re.M)
+    assert len(frames) == 3 and "import_optional_dependency" in frames[-1], text
+
+
 # Each chart image's displayed width, its pixel width, and the email's width on screen.
 _IMAGES = """() => [...document.images].map((img) => ({
     shown: img.getBoundingClientRect().width, pixels: img.naturalWidth,
@@ -701,23 +757,26 @@ email = ["comms-lead@example.com"]
         assert not re.search(r"(?<![\w.\-\u2212])-\d", words)
 
     # On a phone: the smallest text drawn on a chart (the figures as the email draws them),
-    # times the image's displayed width over the width it was drawn for, is >= 10 px.
+    # times the image's displayed width over the width it was drawn for, is >= 12 px.
     report = build_report(db, period="month", tz="Europe/Berlin")
     drawn = [for_email(chart.figure) for chart in email_charts(report.page.charts)]
     assert len(drawn) == len(alts)
-    for message in (monthly, weekly):
+    for name, message in (("monthly", monthly), ("weekly", weekly)):
         html = message.get_body(preferencelist=("html",))
         assert html is not None
         page = browser.new_page(viewport={"width": 390, "height": 844})
         page.set_content(_inline_images(message, html.get_content()))
         *images, width = page.evaluate(_IMAGES)
+        shot = tmp_path / f"{name}-email-390.png"
+        page.screenshot(path=str(shot), full_page=True)
+        print(f"--- screenshot: {shot}")
         page.close()
         assert width["page"] <= 390  # nothing wider than the phone
         for image, figure in zip(images, drawn, strict=False):
             drawn_width = image["pixels"] / REPORT_EMAIL_CHART_SCALE
             assert drawn_width == figure.layout.width
             shown = _smallest_font(figure.to_plotly_json()) * image["shown"] / drawn_width
-            assert shown >= 10, (image, shown)
+            assert shown >= 12, (image, shown)
 
 
 def _inline_images(message: EmailMessage, html: str) -> str:
@@ -772,6 +831,46 @@ def test_a_report_too_large_even_zipped_is_left_out_and_the_email_says_where(
     kept = tmp_path / "kept" / "weekly-all-hands-2026-03-30_2026-04-05.html"
     assert f"is too large for email. It is kept as {kept}." in text.get_content()
     assert kept.is_file()
+
+
+def test_without_out_dir_a_report_too_large_is_kept_beside_the_warehouse_and_said_where(
+    small_warehouse: Path, tmp_path: Path, smtp: _SMTP, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    from channelkit.reports.deliver.kinds import EMAIL
+
+    monkeypatch.setattr(EMAIL, "max_bytes", 400_000)
+    db = tmp_path / "data" / "warehouse.duckdb"
+    db.parent.mkdir()
+    shutil.copy(small_warehouse, db)
+    config = _toml(
+        tmp_path,
+        _smtp_section(smtp)
+        + '[[reports]]\nname = "weekly"\nperiod = "week"\nemail = ["comms-lead@example.com"]\n',
+    )
+    result = run(config, "--db", db)
+    assert result.exit_code == 0, result.output
+    kept = tmp_path / "data" / "delivered-reports" / "weekly-2026-03-30_2026-04-05.html"
+    # the page that was shown is kept, whole, and both the email and the run say where
+    assert kept.read_text(encoding="utf-8").startswith("<!doctype html>")
+    (_, message), *_ = smtp.mailbox.messages
+    assert list(message.iter_attachments()) == []
+    text = message.get_body(preferencelist=("plain",))
+    assert text is not None
+    assert f"is too large for email. It is kept as {kept}." in text.get_content()
+    assert result.stdout.splitlines() == [
+        "weekly: email comms-lead@example.com: sent: Week 14, 2026; the report, too large "
+        f"for email, is in {kept}"
+    ]
+    # an email that carries it keeps nothing anywhere
+    kept.unlink()
+    monkeypatch.setattr(EMAIL, "max_bytes", 5_000_000)
+    again = run(config, "--db", db, "--force", "weekly")
+    assert again.stdout.splitlines() == [
+        "weekly: email comms-lead@example.com: sent: Week 14, 2026"
+    ]
+    assert list(kept.parent.iterdir()) == []
 
 
 # --- when = "news" and failure notices -----------------------------------------------------

@@ -291,7 +291,7 @@ class Email:
                 note=note + said,
             )
 
-        return _within(message, report.filename, report.html, report.kept, self.max_bytes)
+        return _within(message, report, self.max_bytes)
 
     def notebook(
         self, report: NotebookMessage, sender: str, recipients: Sequence[str]
@@ -307,8 +307,7 @@ class Email:
                 note=note,
             )
 
-        limit = self.max_notebook_bytes
-        return _within(message, report.filename, report.html, report.kept, limit)
+        return _within(message, report, self.max_notebook_bytes)
 
     def digest(self, digest: DigestMessage, sender: str, recipients: Sequence[str]) -> EmailMessage:
         message = headed(sender, recipients, digest.subject)
@@ -316,31 +315,48 @@ class Email:
         message.add_alternative(digest.html, subtype="html")
         return message
 
+    @staticmethod
+    def left_out(content: Content, message: EmailMessage) -> Path | None:
+        """Where the interactive report of `content` is kept when `message` could not carry
+        it (None when it does, or `content` is no report)."""
+        if not isinstance(content, ReportMessage | NotebookMessage):
+            return None
+        names = {part.get_filename() for part in message.iter_attachments()}
+        if content.filename in names or f"{content.filename}.zip" in names:
+            return None
+        return content.kept or content.fallback
+
 
 EMAIL = Email()
 
 
 def _within(
     message: Callable[[list[Attachment], str], EmailMessage],
-    filename: str,
-    html: str,
-    kept: Path | None,
+    report: ReportMessage | NotebookMessage,
     limit: int,
 ) -> EmailMessage:
     """The email with the report attached as it is, else zipped (plotly.js shrinks to a
-    third), else left out with a word on where it is: the first within the size limit."""
-    page = Attachment(filename, html.encode("utf-8"), "text", "html")
-    where = f" It is kept as {kept}." if kept is not None else ""
+    third), else left out with a word on where it is kept: the first within the size limit.
+    Left out, the page is kept where `out_dir` put it, else written to `report.fallback`."""
+    filename = report.filename
+    page = Attachment(filename, report.html.encode("utf-8"), "text", "html")
     choices = [
         ([page], f"The interactive report is attached: {filename}."),
         (
             [zipped(f"{filename}.zip", [page])],
             f"The interactive report is attached, zipped: {filename}.zip.",
         ),
-        ([], f"The interactive report ({filename}) is too large for email.{where}"),
     ]
     for attached, note in choices:
         built = message(attached, note)
         if len(built.as_bytes()) <= limit:
             return built
-    return built  # the email without the report is over the limit too: send it anyway
+    kept = report.kept
+    if kept is None and report.fallback is not None:
+        from channelkit.reports.files import write_atomic
+
+        write_atomic(report.fallback, report.html)  # its folder is made as needed
+        kept = report.fallback
+    where = f" It is kept as {kept}." if kept is not None else ""
+    # over the limit without the report too: sent anyway, the charts are the point
+    return message([], f"The interactive report ({filename}) is too large for email.{where}")

@@ -71,6 +71,7 @@ class ReportMessage:
     charts: Callable[[], Sequence[InlineChart]] = tuple  # drawn only when an email goes
     data: Attachment | None = None  # the report's CSV files, zipped (`csv = true`)
     kept: Path | None = None  # where `out_dir` keeps the page
+    fallback: Path | None = None  # where it is kept when no email can carry it
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,7 @@ class NotebookMessage:
     html: str
     subject: str
     kept: Path | None = None
+    fallback: Path | None = None
 
     @property
     def text(self) -> str:
@@ -113,14 +115,17 @@ class FailureNotice:
     period: ReportPeriod
     error: str
     subject: str
+    trace: tuple[str, ...] = ()  # a notebook cell's last frames (`NotebookCellError.trace`)
 
     @property
     def text(self) -> str:
-        """Which report, which period, why, and what happens next."""
+        """Which report, which period, why (and where, for a notebook's cell), and what
+        happens next."""
+        where = "".join(f"\n  {frame}" for frame in self.trace)
         return (
             f"The report {self.report!r} for {self.period.name} could not be built, so it was "
-            f"not sent:\n{self.error}\n\nEvery run of `channelkit deliver` tries again until "
-            "it is sent; this notice is sent once for the period."
+            f"not sent:\n{self.error}{where}\n\nEvery run of `channelkit deliver` tries again "
+            "until it is sent; this notice is sent once for the period."
         )
 
     @property
@@ -169,6 +174,7 @@ class DigestMessage:
                 }
                 for post in digest.posts
             ],
+            "held": digest.held,  # posts on hold that were scheduled in the window
         }
 
 

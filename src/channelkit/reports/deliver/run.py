@@ -16,8 +16,14 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from channelkit._constants import DELIVER_SUBJECT, REPORT_EMAIL_CHART_SIZE
-from channelkit.errors import ChannelkitError, InvalidParameterError, NotDueError, ReportError
+from channelkit._constants import DELIVER_KEPT_FOLDER, DELIVER_SUBJECT, REPORT_EMAIL_CHART_SIZE
+from channelkit.errors import (
+    ChannelkitError,
+    InvalidParameterError,
+    NotDueError,
+    NotebookCellError,
+    ReportError,
+)
 from channelkit.reports.deliver.config import (
     DeliveryConfig,
     Job,
@@ -83,6 +89,11 @@ class Due:
     def kept(self) -> Path | None:
         """Where `out_dir` keeps the page."""
         return self.job.out_dir / self.filename if self.job.out_dir is not None else None
+
+    def fallback(self, db: Path) -> Path:
+        """Where the page is kept when no email can carry it and there is no `out_dir`:
+        beside the warehouse, whose ledger records the delivery."""
+        return db.resolve().parent / DELIVER_KEPT_FOLDER / self.filename
 
 
 def deliver(
@@ -152,6 +163,8 @@ def _deliver_period(
         return said + [Outcome(job.name, t.shown, "would send", period.name) for t in pending]
     try:
         content = build(job, due, delivery)
+    except NotebookCellError as exc:  # the notice says where in the notebook, too
+        return said + _build_failed(due, delivery, str(exc), exc.trace)
     except ChannelkitError as exc:  # e.g. a channel the warehouse does not have
         return said + _build_failed(due, delivery, str(exc))
     return said + send_each(delivery.db, job.name, period.label, period.name, pending, content)
@@ -192,6 +205,7 @@ def _built_report(job: ReportJob, due: Due, delivery: Delivery) -> ReportMessage
         charts=lambda: _inline_charts(report, job.name, delivery.say),
         data=data if job.csv else None,
         kept=due.kept,
+        fallback=due.fallback(delivery.db),
     )
 
 
@@ -212,7 +226,14 @@ def _notebook_report(job: NotebookJob, due: Due, delivery: Delivery) -> Notebook
     if job.out_dir is not None:
         _keep_files(job.out_dir, due.filename, page.html, [])
     return NotebookMessage(
-        job.name, page.title, due.period, due.filename, page.html, due.subject, kept=due.kept
+        job.name,
+        page.title,
+        due.period,
+        due.filename,
+        page.html,
+        due.subject,
+        kept=due.kept,
+        fallback=due.fallback(delivery.db),
     )
 
 
@@ -241,7 +262,9 @@ def _period_news(job: PeriodJob, db: Path, period: ReportPeriod) -> News:
         return period_news(wh, period, job.channels, job.compare)
 
 
-def _build_failed(due: Due, delivery: Delivery, error: str) -> list[Outcome]:
+def _build_failed(
+    due: Due, delivery: Delivery, error: str, trace: tuple[str, ...] = ()
+) -> list[Outcome]:
     """Every pending target failed; the `on_failure` target hears it, once per period."""
     job, period = due.job, due.period
     outcomes = [Outcome(job.name, t.shown, "failed", error) for t in due.pending]
@@ -250,7 +273,7 @@ def _build_failed(due: Due, delivery: Delivery, error: str) -> list[Outcome]:
     target = notice_target(job.on_failure, delivery.smtp)
     if target.key in sent_targets(delivery.db, job.name, period.label):
         return [*outcomes, Outcome(job.name, target.shown, "already sent", period.name)]
-    notice = FailureNotice(job.name, period, error, f"Not sent: {due.subject}")
+    notice = FailureNotice(job.name, period, error, f"Not sent: {due.subject}", trace)
     return outcomes + send_each(delivery.db, job.name, period.label, period.name, [target], notice)
 
 

@@ -82,14 +82,17 @@ class Target:
     recipients: tuple[str, ...] = ()
     smtp: SmtpSettings | None = field(default=None, repr=False)
 
-    def send(self, content: Content) -> None:
-        """Send `content` as this target's kind declares it; a `DeliveryError` if it fails."""
+    def send(self, content: Content) -> Path | None:
+        """Send `content` as this target's kind declares it; a `DeliveryError` if it fails.
+        Return where the interactive report is kept when the email could not carry it."""
         if self.hook is not None:
             post_webhook(self.hook, WEBHOOK_KINDS[self.hook.kind].payload(content))
-            return
+            return None
         if self.smtp is None:
             raise DeliveryError("no [smtp] settings")
-        send_email(self.smtp, EMAIL.message(content, self.smtp.sender, self.recipients))
+        message = EMAIL.message(content, self.smtp.sender, self.recipients)
+        send_email(self.smtp, message)
+        return EMAIL.left_out(content, message)
 
 
 def targets(job: Job, smtp: SmtpSettings | None) -> list[Target]:
@@ -115,10 +118,13 @@ def send_each(
     outcomes: list[Outcome] = []
     for target in pending:
         try:
-            target.send(content)
+            kept = target.send(content)
         except DeliveryError as exc:
             outcomes.append(Outcome(report, target.shown, "failed", str(exc)))
             continue
         record_sent(db, report, key, [target.key])
-        outcomes.append(Outcome(report, target.shown, "sent", detail))
+        said = (
+            detail if kept is None else f"{detail}; the report, too large for email, is in {kept}"
+        )
+        outcomes.append(Outcome(report, target.shown, "sent", said))
     return outcomes

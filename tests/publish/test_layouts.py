@@ -1,0 +1,355 @@
+"""Other tools' bulk files: recognised, translated into channelkit's rows, never guessed.
+
+The files come from `fixtures.layout_corpus` (generated from declared posts): every layout
+as CSV in three encodings and as XLSX, in both date orders where the tool allows them.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from channelkit.cli import main
+from channelkit.errors import SpreadsheetError
+from channelkit.publish.layout_read import Choices, derived_title
+from channelkit.publish.layouts import LAYOUTS
+from channelkit.publish.placing import fill_times
+from channelkit.publish.plan import Plan, load_spreadsheet
+from channelkit.publish.spreadsheet import read_sheet
+from fixtures.layout_corpus import (
+    NAMES,
+    POSTS,
+    SAMPLES,
+    TZ,
+    CorpusFile,
+    as_csv,
+    as_xlsx,
+    choices_for,
+    corpus,
+    expected,
+    rows_of,
+)
+
+pytestmark = pytest.mark.calendar
+
+CORPUS = list(corpus())
+BY_NAME = {sample.name: sample for sample in SAMPLES}
+PINNED = datetime(2031, 1, 6, 7, 0, tzinfo=UTC)  # "now" for filling slots
+
+
+def _plan(file: CorpusFile, **choices: object) -> Plan:
+    given = choices or choices_for(file.sample)
+    return load_spreadsheet(file.data, filename=file.filename, tz=TZ, choices=Choices(**given))  # type: ignore[arg-type]
+
+
+def _read(request: object) -> dict[str, object]:
+    return {name: getattr(request, name) for name in expected(SAMPLES[0], POSTS[0])}
+
+
+def test_the_corpus_covers_every_layout_encoding_and_order() -> None:
+    assert {file.sample.layout for file in CORPUS} == set(LAYOUTS)
+    kinds = {(file.sample.name, file.encoding, file.order) for file in CORPUS}
+    for sample in SAMPLES:
+        for order in sample.orders:
+            for encoding in ("utf-8", "utf-8-sig", "cp1252", None):
+                assert (sample.name, encoding, order) in kinds
+    assert {"dmy", "mdy"} <= {file.order for file in CORPUS if file.sample.layout == "hootsuite"}
+
+
+@pytest.mark.parametrize("file", CORPUS, ids=lambda file: file.id)
+def test_every_file_is_recognised_and_every_row_read_as_declared(file: CorpusFile) -> None:
+    plan = _plan(file)
+    sheet = plan.sheet
+    layout = LAYOUTS[file.sample.layout]
+    assert sheet.layout == layout.key
+    assert sheet.reading is not None
+    assert sheet.reading.startswith(f"read as a {layout.name} bulk file: ")
+    if file.encoding == "cp1252":
+        assert "Windows-1252" in sheet.reading
+    assert len(plan.rows) == len(file.posts)
+    for row, post in zip(plan.rows, file.posts, strict=True):
+        want = expected(file.sample, post)
+        if not file.sample.timed:  # no time column: only the time is missing (--slots)
+            assert [error.field for error in row.errors] == ["scheduled_at"], row.message
+            continue
+        assert row.status == "ok", (row.number, row.message)
+        assert _read(row.request) == want
+
+
+def test_a_headerless_hootsuite_file_says_so_and_maps_each_column() -> None:
+    file = next(f for f in CORPUS if f.id == "hootsuite-utf-8-dmy")
+    reading = _plan(file).sheet.reading or ""
+    assert reading.startswith(
+        "read as a Hootsuite bulk file: date-time, message, link; no header row; "
+    )
+    assert "title derived from the message" in reading
+    assert "dates read day first (row 2 writes 15/03/2031 14:30)" in reading
+
+
+def test_headers_are_mapped_one_by_one_in_the_reading() -> None:
+    file = next(f for f in CORPUS if f.id == "buffer-utf-8-dmy")
+    reading = _plan(file).sheet.reading or ""
+    assert reading.startswith(
+        "read as a Buffer bulk file: Text → body, Image URL → cover_image_url, Tags → tags, "
+        "Posting Time → scheduled_at; "
+    )
+    assert "channel news for every row (--channel)" in reading
+
+
+@pytest.mark.parametrize("name", ["hootsuite", "sprout", "sprout-export", "publer"])
+@pytest.mark.parametrize("order", ["dmy", "mdy"])
+def test_unsettled_dates_are_refused_naming_both_readings(name: str, order: str) -> None:
+    sample = BY_NAME[name]
+    posts = tuple(post for post in POSTS if post.wall.day <= 12)  # nothing settles the column
+    file = CorpusFile(sample, "csv", "utf-8", order, as_csv(rows_of(sample, posts, order)), posts)
+    plan = _plan(file, **choices_for(sample))
+    for row, post in zip(plan.rows, posts, strict=True):
+        if post.wall.day == post.wall.month:  # 05/05: one date either way
+            assert row.status == "ok"
+            assert _read(row.request) == expected(sample, post)
+            continue
+        assert row.status == "error"
+        text = row.message
+        assert "could be" in text and "(day first) or" in text and "(month first)" in text
+        assert f"{post.wall.day} {post.wall:%B %Y}" in text  # the true reading is named
+        other = post.wall.replace(day=post.wall.month, month=post.wall.day)
+        assert f"{other.day} {other:%B %Y}" in text  # and the other one
+        assert "--date-order" in text
+    # Said which order: every row read as declared.
+    told = _plan(file, **choices_for(sample, order))
+    for row, post in zip(told.rows, posts, strict=True):
+        assert _read(row.request) == expected(sample, post)
+
+
+def test_no_date_is_ever_misread_over_a_whole_year_of_days() -> None:
+    """Every day of 2031 with day and month at most 12, as a Hootsuite file in each order:
+    each row is read as written or refused; never a wrong date. One day above 12 settles
+    the column: then all are read."""
+    days = [date(2031, 1, 1) + timedelta(days=n) for n in range(365)]
+    low = [day for day in days if day.day <= 12]
+    for order in ("dmy", "mdy"):
+        pattern = "%d/%m/%Y" if order == "dmy" else "%m/%d/%Y"
+        for extra in ([], [date(2031, 12, 13)]):
+            chosen = low + extra
+            rows = [[f"{day:{pattern}} 10:00", f"Post {n}", ""] for n, day in enumerate(chosen)]
+            plan = load_spreadsheet(
+                as_csv(rows), filename="h.csv", tz="UTC", choices=Choices(channel="news")
+            )
+            refused = 0
+            for row, day in zip(plan.rows, chosen, strict=True):
+                if row.status == "error":
+                    refused += 1
+                    assert "could be" in row.message
+                    continue
+                assert row.request is not None and row.request.scheduled_at is not None
+                assert row.request.scheduled_at.date() == day  # 0 misread dates
+            ambiguous = sum(1 for day in low if day.day != day.month)
+            assert refused == (0 if extra else ambiguous)
+
+
+def test_a_column_written_both_ways_settles_nothing() -> None:
+    rows = [
+        ["13/01/2031 10:00", "Day first", ""],
+        ["01/14/2031 10:00", "Month first", ""],
+        ["02/03/2031 10:00", "Either", ""],
+    ]
+    plan = load_spreadsheet(
+        as_csv(rows), filename="h.csv", tz="UTC", choices=Choices(channel="news")
+    )
+    assert [row.status for row in plan.rows] == ["error", "error", "error"]
+    assert (
+        "written both day first (row 1: 13/01/2031 10:00) and month first" in plan.rows[2].message
+    )
+
+
+def test_a_date_order_the_column_contradicts_is_refused() -> None:
+    rows = [["13/01/2031 10:00", "Day first", ""], ["02/03/2031 10:00", "Either", ""]]
+    plan = load_spreadsheet(
+        as_csv(rows), filename="h.csv", tz="UTC", choices=Choices(channel="news", date_order="mdy")
+    )
+    assert all(row.status == "error" for row in plan.rows)
+    assert "--date-order mdy (month first) but row 1 writes 13/01/2031" in plan.rows[1].message
+
+
+def test_a_year_first_layout_refuses_a_slashed_date() -> None:
+    rows = [["Text", "Posting Time"], ["Hi there", "03/04/2031 10:00"]]
+    plan = load_spreadsheet(
+        as_csv(rows), filename="b.csv", tz="UTC", choices=Choices(channel="news")
+    )
+    assert "Buffer writes dates year first" in plan.rows[0].message
+
+
+@pytest.mark.parametrize(
+    ("text", "wall"),
+    [
+        ("2031-02-03 10:00 AM", "10:00"),
+        ("2031-02-03 12:05 am", "00:05"),
+        ("2031-02-03 9:40pm", "21:40"),
+        ("2031-02-03 12:00 PM", "12:00"),
+        ("2031-02-03 21:30:15", "21:30:15"),
+    ],
+)
+def test_twelve_hour_times_are_read(text: str, wall: str) -> None:
+    rows = [["Text", "Posting Time"], ["Hi there", text]]
+    plan = load_spreadsheet(
+        as_csv(rows), filename="b.csv", tz="UTC", choices=Choices(channel="news")
+    )
+    request = plan.rows[0].request
+    assert request is not None and request.scheduled_at is not None
+    assert request.scheduled_at.strftime("%H:%M:%S").startswith(wall)
+
+
+def test_a_thirteen_pm_time_is_an_error_not_a_guess() -> None:
+    rows = [["Text", "Posting Time"], ["Hi there", "2031-02-03 13:00 PM"]]
+    plan = load_spreadsheet(as_csv(rows), filename="b.csv", tz="UTC", choices=Choices(channel="n"))
+    assert plan.rows[0].status == "error"
+
+
+def test_a_missing_channel_is_refused_naming_the_names_found() -> None:
+    file = next(f for f in CORPUS if f.id == "metricool-utf-8-dmy")
+    with pytest.raises(SpreadsheetError) as caught:
+        load_spreadsheet(file.data, filename=file.filename, tz=TZ)
+    message = str(caught.value)
+    assert "read as a Metricool bulk file naming Facebook, LinkedIn" in message
+    assert "--map Facebook=CHANNEL --map LinkedIn=CHANNEL" in message
+    with pytest.raises(SpreadsheetError, match="no channel for LinkedIn"):
+        load_spreadsheet(file.data, filename=file.filename, tz=TZ, choices=Choices(names=NAMES[:1]))
+
+
+def test_a_file_naming_no_channel_asks_for_one() -> None:
+    file = next(f for f in CORPUS if f.id == "hootsuite-utf-8-dmy")
+    with pytest.raises(SpreadsheetError, match="which names no channel: give the channel"):
+        load_spreadsheet(file.data, filename=file.filename, tz=TZ)
+
+
+def test_one_channel_for_the_file_overrides_the_names() -> None:
+    file = next(f for f in CORPUS if f.id == "ayrshare-utf-8-dmy")
+    plan = _plan(file, channel="all-hands")
+    assert {row.request.channel_id for row in plan.rows if row.request} == {"all-hands"}
+
+
+def test_a_row_naming_two_channels_is_refused() -> None:
+    rows = [
+        ["Text", "Date", "Time", "Facebook", "LinkedIn"],
+        ["Both", "2031-02-03", "10:00", "TRUE", "TRUE"],
+        ["One", "2031-02-03", "11:00", "TRUE", "FALSE"],
+    ]
+    plan = load_spreadsheet(as_csv(rows), filename="m.csv", tz=TZ, choices=Choices(names=NAMES))
+    assert plan.rows[0].status == "error"
+    assert "names 2 channels (Facebook → news, LinkedIn → eng)" in plan.rows[0].message
+    assert plan.rows[1].status == "ok"
+
+
+def test_a_video_column_with_a_value_is_an_error() -> None:
+    rows = [
+        ["text", "videoUrls", "postAtSpecificTime (yyyy-MM-dd HH:mm:ss)"],
+        ["Watch", "https://v.example.com/a.mp4", "2031-02-03 10:00:00"],
+    ]
+    plan = load_spreadsheet(as_csv(rows), filename="s.csv", tz=TZ, choices=Choices(channel="n"))
+    assert "has no video or GIF" in plan.rows[0].message
+
+
+def test_oktopost_rows_take_their_times_from_slots() -> None:
+    file = next(f for f in CORPUS if f.id == "oktopost-utf-8-dmy")
+    sheet = read_sheet(file.data, filename=file.filename, choices=Choices(channel="news"))
+    assert "no time column: give the times with --slots" in (sheet.reading or "")
+    filled, done, missing, _ = fill_times(
+        sheet, slots="mon-fri 09:00", tz=TZ, client=None, now=PINNED
+    )
+    assert missing == [] and len(done) == len(POSTS)
+    plan = Plan(filled, tz=TZ)
+    assert all(row.status == "ok" for row in plan.rows)
+    walls = [row.request.local_time() for row in plan.rows if row.request]
+    assert [f"{w:%a %H:%M}" for w in walls if w] == [
+        "Mon 09:00",
+        "Tue 09:00",
+        "Wed 09:00",
+        "Thu 09:00",
+    ]
+
+
+def test_an_unrecognised_file_keeps_its_messages_and_hints_each_known_column() -> None:
+    rows = [["Message", "Posting Time", "Channel"], ["Hi", "2031-01-01 09:00", "news"]]
+    with pytest.raises(SpreadsheetError) as caught:
+        read_sheet(as_csv(rows), filename="x.csv")
+    message = str(caught.value)
+    assert "unknown column 'Message' (column A)" in message  # today's message stays
+    assert "'Message' → body (in Oktopost, Publer, Sprout Social files)" in message
+    assert "'Posting Time' → scheduled_at (in Buffer files)" in message
+
+
+def test_a_channelkit_file_refuses_the_other_tools_options() -> None:
+    rows = [["channel", "title", "body", "scheduled_at"], ["news", "T", "B", "2031-01-01 09:00"]]
+    with pytest.raises(SpreadsheetError, match="is a channelkit posts file"):
+        read_sheet(as_csv(rows), filename="p.csv", choices=Choices(channel="news"))
+
+
+def test_a_channelkit_file_in_cp1252_is_still_refused_as_not_utf8() -> None:
+    rows = [["channel", "title", "body", "scheduled_at"], ["news", "Café", "B", "2031-01-01 09:00"]]
+    with pytest.raises(SpreadsheetError, match="is not UTF-8 text"):
+        read_sheet(as_csv(rows, "cp1252"), filename="p.csv")
+
+
+def test_an_xlsx_date_cell_is_a_real_date_whatever_the_order() -> None:
+    rows: list[list[object]] = [[datetime(2031, 3, 4, 9, 0), "A real date", ""]]
+    plan = load_spreadsheet(
+        as_xlsx(rows), filename="h.xlsx", tz="UTC", choices=Choices(channel="n")
+    )
+    request = plan.rows[0].request
+    assert request is not None and request.scheduled_at == datetime(2031, 3, 4, 9, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("message", "title"),
+    [
+        ("Town hall on Thursday. Bring questions.", "Town hall on Thursday."),
+        ("First line\nSecond line", "First line"),
+        ("\n\n  Leading blank lines  \nthen", "Leading blank lines"),
+        ("Version 4.2 is out", "Version 4.2 is out"),
+        ("word " * 80, ("word " * 80)[:199].rsplit(" ", 1)[0] + "…"),
+    ],
+)
+def test_the_derived_title_is_the_first_sentence_cut_at_a_word(message: str, title: str) -> None:
+    derived = derived_title(message)
+    assert derived == title
+    assert len(derived) <= 200
+
+
+def test_the_command_says_how_it_read_the_file(tmp_path: Path) -> None:
+    file = next(f for f in CORPUS if f.id == "hootsuite-utf-8-dmy")
+    path = tmp_path / "plan.csv"
+    path.write_bytes(file.data)
+    result = CliRunner().invoke(main, ["schedule", str(path), "--tz", TZ, "--channel", "news"])
+    assert result.exit_code == 0, result.output
+    assert "plan.csv: read as a Hootsuite bulk file: date-time, message, link; no header row" in (
+        result.output
+    )
+    assert 'row 1: "Town hall on Thursday." to news' in result.output  # the derived title
+    as_json = CliRunner().invoke(
+        main, ["schedule", str(path), "--tz", TZ, "--channel", "news", "--json"]
+    )
+    summary = json.loads(as_json.output.strip().splitlines()[-1])
+    assert summary["read_as"].startswith("read as a Hootsuite bulk file")
+    missing = CliRunner().invoke(main, ["schedule", str(path), "--tz", TZ])
+    assert missing.exit_code == 2
+    assert "give the channel for the whole file with --channel" in missing.output
+    ambiguous = CliRunner().invoke(main, ["schedule", str(path), "--tz", TZ, "--map", "Facebook"])
+    assert ambiguous.exit_code == 2 and "is not NAME=CHANNEL" in ambiguous.output
+
+
+def test_a_first_row_holding_a_post_is_said_to_be_no_header_row() -> None:
+    rows = [["03/12/2031 09:00", "Town hall", "https://x.example.com", "extra"]]
+    with pytest.raises(SpreadsheetError) as caught:
+        read_sheet(as_csv(rows), filename="h.csv", choices=Choices(channel="news"))
+    message = str(caught.value)
+    assert message.startswith(
+        "h.csv: row 1 starts with a date and time ('03/12/2031 09:00'): it looks like a post, "
+        "not a header row; the files without one that channelkit reads have these columns "
+        "(Hootsuite: date-time, message, link; Postcron: year, month, day, hour, minute, "
+        "message, link, image)"
+    )
+    assert "unknown column '03/12/2031 09:00' (column A)" in message
