@@ -82,7 +82,7 @@ def _parts(*names: str) -> tuple[str, ...]:
 
 _UPPER = _parts(
     "analysis", "plots", "publish", "reports", "sync", "storage", "warehouse", "widgets",
-    "export", "status",
+    "export", "status", "outlook_cli",
     "cli", "demo", "_facade",
 )  # fmt: skip
 

@@ -278,6 +278,16 @@ def tz_option(help_text: str, *, default: str | None = DEFAULT_TZ) -> Callable[[
     )
 
 
+def channel_option() -> Callable[[FC], FC]:
+    """`--channel NAME` (repeatable) into `channels`: the channels a command reads."""
+    return click.option(
+        "--channel",
+        "channels",
+        multiple=True,
+        help="Only this channel (id, slug or name); repeat for several.",
+    )
+
+
 def warehouse_option(
     help_text: str = "Warehouse file written by `channelkit sync`.",
 ) -> Callable[[FC], FC]:

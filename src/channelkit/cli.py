@@ -40,6 +40,7 @@ _COMMANDS: dict[str, str] = {
     "keys": "channelkit.service.cli:keys",
     "sync": "channelkit.sync.cli:sync",
     "status": "channelkit.status:status",
+    "outlook": "channelkit.outlook_cli:outlook",
     "report": "channelkit.reports.cli:report",
     "deliver": "channelkit.reports.deliver.cli:deliver",
     "template": "channelkit.publish.cli:template",

@@ -34,16 +34,18 @@ from channelkit._constants import (
 from channelkit._spec import POST_STATUSES
 from channelkit._tz import load_zone
 from channelkit._urls import redact_url
-from channelkit.analysis import groups, metrics, reach, timing
+from channelkit.analysis import groups, metrics, outlook, reach, timing
 from channelkit.analysis.card import read_facts
 from channelkit.analysis.coverage import DATA_KINDS, Coverage, read_coverage
 from channelkit.analysis.filters import (
     CHANNEL_KEYS,
     FILTER_KEYS,
+    POST_ONLY_KEYS,
     UPCOMING_KEYS,
     ChannelFilters,
     Filters,
     OneOrMany,
+    PostOnlyFilters,
     UpcomingFilters,
     as_values,
     check_keywords,
@@ -658,6 +660,86 @@ class Warehouse:
             return frame
 
         return self._run(Metric("reach_curve"), filters, compute)
+
+    def outlook(self, **filters: Unpack[PostOnlyFilters]) -> pd.DataFrame:
+        """Will the young posts land? Each post younger than the workspace's settled age
+        (`attrs["settled_days"]`) on the last complete synced day (`attrs["as_of"]`),
+        newest first: its readers and read rate so far, age_days, the forecast of its
+        settled readers (`forecast_readers`, `forecast_read_rate`) with an 80% interval
+        (`forecast_low`, `forecast_high`), its channel's usual settled readers at its
+        audience (`usual_low`, `usual_readers`, `usual_high`) and a verdict: "on track",
+        "ahead", "behind", "too early to say" or "too few settled posts to forecast".
+        `basis` says whose settled posts the forecast comes from ("channel", or
+        "workspace" for a channel with few of its own) and `based_on` how many; `news`
+        marks a post heading for under a quarter of its usual readers. Every row is
+        provisional (docs/metrics.md, "Outlook").
+
+            young = wh.outlook(channel="All Hands")
+            young[young["verdict"] == "behind"]
+        """
+
+        def compute(q: Query) -> pd.DataFrame:
+            last, settled = self._now_and_settled(q)
+            q.attrs.update(as_of=last, settled_days=settled, provisional=True)
+            return outlook.outlook(q.con, q.flt, last=last, settle=settled, tz=q.period.tz)
+
+        return self._of_now("outlook", filters, compute)
+
+    def outlook_backtest(
+        self, *, detail: bool = False, **filters: Unpack[PostOnlyFilters]
+    ) -> pd.DataFrame:
+        """How well `outlook` would have done: every settled post replayed at ages 1, 2
+        and 3 days, each forecast made from the posts settled by then. One row per age:
+        posts forecast and `abstained`, `coverage` (the share whose settled readers fell
+        inside the 80% interval), `median_abs_error` beside `naive_median_abs_error` (the
+        channel's usual settled readers at the post's audience) and `error_vs_naive`.
+        `detail=True` gives one row per post and age instead.
+
+            wh.outlook_backtest()            # channelkit outlook --backtest
+        """
+
+        def compute(q: Query) -> pd.DataFrame:
+            last, settled = self._now_and_settled(q)
+            q.attrs.update(as_of=last, settled_days=settled)
+            rows = outlook.backtest(q.con, q.flt, last=last, settle=settled, tz=q.period.tz)
+            return rows if detail else outlook.backtest_table(rows)
+
+        return self._of_now("outlook_backtest", filters, compute)
+
+    def decay_profiles(self, **filters: Unpack[PostOnlyFilters]) -> pd.DataFrame:
+        """How each channel's posts decay, from its posts settled on the last complete
+        synced day (the same posts `outlook` forecasts from): per channel and day 0, 1, ...
+        of a post's life, `share_on_day` and `share_by_day` of its settled readers, and
+        the days to 50% and to 90% of each post's settled readers (median, with the
+        10%-90% spread across posts: `days_to_50_low`, `days_to_50_high`, ...). Days are
+        whole UTC days: daily rows cannot see hours (`attrs["resolution"]`).
+
+            ck.plots.decay_profiles(wh.decay_profiles())
+        """
+
+        def compute(q: Query) -> pd.DataFrame:
+            last, settled = self._now_and_settled(q)
+            q.attrs.update(as_of=last, settled_days=settled, resolution=outlook.RESOLUTION)
+            frame = outlook.recent_readers(q.con, q.flt, last=last, settle=settled)
+            return outlook.decay_profiles(frame, settle=settled, last=last)
+
+        return self._of_now("decay_profiles", filters, compute)
+
+    def _of_now(
+        self, name: str, filters: Mapping[str, object], compute: Callable[[Query], pd.DataFrame]
+    ) -> pd.DataFrame:
+        """A metric of the posts of now: no period; labelled by the day it stands on."""
+        frame = self._run(Metric(name, default=None), filters, compute, allowed=POST_ONLY_KEYS)
+        label = f"as of {frame.attrs['as_of']:%d %b %Y} (UTC day)"
+        frame.attrs.update(period=label, period_label=label, period_short=label)
+        return frame
+
+    def _now_and_settled(self, q: Query) -> tuple[date, int]:
+        """The one reference of the posts of now: the last complete synced day, and the
+        workspace's settled age on it."""
+        last = q.coverage.last_complete_day
+        assert last is not None  # require_daily() checked there are daily rows
+        return last, self._settled_days(q, last)
 
     def subscribers(
         self, freq: str = "week", *, by: str | None = None, **filters: Unpack[ChannelFilters]

@@ -17,6 +17,7 @@ from channelkit.errors import InvalidParameterError
 from channelkit.warehouse import Warehouse
 from channelkit.widgets import Explorer
 from channelkit.widgets.explorer_view import PERIOD_CHOICES, View, month_choices, trend_freq
+from fixtures.decay import build_decaying
 
 WEEK = "2026-W13"  # 23-29 March 2026, inside the small warehouse's days
 
@@ -152,3 +153,22 @@ def test_a_click_on_the_metric_asks_the_warehouse_nothing_new(
     explorer.set(compare="year")
     assert asked == ["kpis"]  # the trend does not depend on the comparison
     _same(explorer, wh)
+
+
+@pytest.mark.calendar  # the decay fixture's days
+def test_the_channels_young_posts_are_drawn_with_their_forecast_band(tmp_path: Path) -> None:
+    planted = build_decaying(tmp_path / "w.duckdb", seed=1)
+    wh = Warehouse(tmp_path / "w.duckdb")
+    explorer = Explorer(wh, channel="Fast")
+    assert explorer.outlook is not None and explorer.outlook_figure is not None
+    pd.testing.assert_frame_equal(explorer.outlook, wh.outlook(channel="Fast"))
+    band = explorer.outlook_figure.data[1]  # the forecast, its 80% interval as error bars
+    young = explorer.outlook
+    np.testing.assert_array_equal(band.x, young["forecast_readers"].to_numpy(dtype="float64"))
+    flop = young.index[young["post_id"] == planted.flops["chan_fast"]][0]
+    assert band.error_x.array[flop] == pytest.approx(
+        young.loc[flop, "forecast_high"] - young.loc[flop, "forecast_readers"]
+    )
+    explorer.set(channel="Slow")
+    assert explorer.outlook is not None
+    assert set(explorer.outlook["channel_id"]) == {"chan_slow"}

@@ -67,7 +67,18 @@ class UpcomingFilters(TypedDict, total=False):
     author: OneOrMany | None
 
 
+class PostOnlyFilters(TypedDict, total=False):
+    """The filters of metrics about the posts of now (`outlook`): no period."""
+
+    tz: str | None
+    channel: OneOrMany | None
+    tag: OneOrMany | None
+    priority: OneOrMany | None
+    author: OneOrMany | None
+
+
 FILTER_KEYS = Filters.__optional_keys__
+POST_ONLY_KEYS = PostOnlyFilters.__optional_keys__
 CHANNEL_KEYS = ChannelFilters.__optional_keys__
 UPCOMING_KEYS = UpcomingFilters.__optional_keys__
 

@@ -178,13 +178,19 @@ def _has(con: duckdb.DuckDBPyConnection, probe: str) -> bool:
 
 
 def cohort_rows(
-    flt: PostFilter, periods: Sequence[Period], *, baseline: bool = False, reach: bool = False
+    flt: PostFilter,
+    periods: Sequence[Period],
+    *,
+    baseline: bool = False,
+    reach: bool = False,
+    only: Sql | None = None,
 ) -> Sql:
     """`cohort` CTE body: posts published in the periods, with readers, audience and side.
 
     With `baseline`, the post-level filters (tag, priority, author) become a `selected`
     column instead of a condition, so channel medians can be taken over all the channel's
     posts in the period. With `reach`, each post also has its stored reach (REACH_COLUMNS).
+    With `only` (a query of post ids), only those posts, given their audience alone.
     """
     channel_only = PostFilter(channel_ids=flt.channel_ids)
     where, params = (channel_only if baseline else flt).where("p")
@@ -211,6 +217,7 @@ def cohort_rows(
         + side_of(periods, "p.published_at", instant=True)
         + Sql(f" AS side FROM posts p WHERE {where} AND (", tuple(params))
         + any_of(periods, "p.published_at", instant=True)
+        + (Sql(") AND p.id IN (") + only if only is not None else Sql(""))
         + Sql(
             ")), exact AS (SELECT p.*, a.subscribers AS audience FROM chosen p "
             "LEFT JOIN channel_daily a ON a.channel_id = p.channel_id AND a.date = p.pub_day) "

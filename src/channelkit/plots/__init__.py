@@ -23,6 +23,7 @@ from channelkit.plots.engagement import engagement_over_time, kpi_tiles
 from channelkit.plots.groups import channel_comparison, priority_impact, tag_performance
 from channelkit.plots.heatmap import publishing_heatmap
 from channelkit.plots.images import configure_images, save_image
+from channelkit.plots.outlook import decay_profiles, outlook
 from channelkit.plots.posts import low_reach, top_posts, upcoming_scheduled
 from channelkit.plots.reach import reach_curve, subscribers
 from channelkit.plots.renderer import configure_renderer
@@ -35,6 +36,8 @@ configure_images()
 __all__ = [
     "TEMPLATE",
     "calendar",
+    "decay_profiles",
+    "outlook",
     "ImageExportError",
     "low_reach",
     "reach_curve",

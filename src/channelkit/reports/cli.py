@@ -14,6 +14,7 @@ from channelkit._cli import (
     Output,
     ServiceConfig,
     ServiceOptions,
+    channel_option,
     connection_hint,
     options_value,
     output_options,
@@ -174,12 +175,7 @@ class ReportOptions:
     help="Compare with the previous period of the same kind, or the same period a year earlier.",
 )
 @tz_option("IANA timezone of every date and calendar grouping, e.g. Europe/Berlin.")
-@click.option(
-    "--channel",
-    "channels",
-    multiple=True,
-    help="Only this channel (id, slug or name); repeat for several.",
-)
+@channel_option()
 @click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),

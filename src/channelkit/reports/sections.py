@@ -31,9 +31,10 @@ from channelkit.analysis.fair import FAIR_NOTE
 from channelkit.analysis.freshness import Freshness
 from channelkit.display import numbers
 from channelkit.display.notes import PROVISIONAL, SMALL_BASE, is_provisional, provisional_line
+from channelkit.display.outlook import heading_below
 from channelkit.reports.charts import chart, heatmaps_one_by_one
 from channelkit.reports.checks import last_data_day
-from channelkit.reports.page import Cell, Column, KpiTile, ReportPage, Section, Table
+from channelkit.reports.page import Cell, Column, KpiTile, ReportPage, Section, Sentence, Table
 from channelkit.reports.parameters import ReportPeriod, local_date
 from channelkit.reports.render import markdown_html
 from channelkit.reports.summary import INCOMPLETE, PostRate, summary_sentences
@@ -164,6 +165,8 @@ def build_page(
         comparison=kpis.attrs.get("comparison"),
         missing=kpis.attrs.get("missing"),
     )
+    step("querying the outlook of young posts")
+    summary += _outlook_sentences(wh, period, channels)
     caveats = _caveats(period, by_tag, by_priority) + _gap_caveat(freshness, period.tz)
     caveats += [str(w) for w in kpis.attrs.get("warnings", ())]
     why = provisional_line(rows.values())
@@ -182,6 +185,23 @@ def build_page(
         summary=summary,
     )
     return page, frames
+
+
+def young_posts(wh: Warehouse, period: ReportPeriod, channels: Sequence[str]) -> pd.DataFrame:
+    """`wh.outlook` of the posts published in the period (none for a period without young
+    posts): where each is heading, provisional."""
+    young = wh.outlook(channel=list(channels) or None, tz=period.tz)
+    start, end = (_local_midnight(day, period.tz) for day in (period.start, period.end))
+    return young[(young["published_at"] >= start) & (young["published_at"] < end)]
+
+
+def _outlook_sentences(
+    wh: Warehouse, period: ReportPeriod, channels: Sequence[str]
+) -> tuple[Sentence, ...]:
+    """The period's young posts heading below their channel's usual range, said after the
+    summary."""
+    text = heading_below(young_posts(wh, period, channels))
+    return () if text is None else (Sentence(f"{text}.", (PROVISIONAL,)),)
 
 
 def report_title(period: ReportPeriod, channels: Sequence[str]) -> str:

@@ -50,13 +50,16 @@ class UpcomingPost:
 @dataclass(frozen=True)
 class UpcomingDigest:
     """Every post scheduled in `[start, end)`, in time order, and how many held posts were
-    scheduled in it (`held`)."""
+    scheduled in it (`held`); `outlook`, the posts already out that are heading below
+    their channel's usual range (a sentence, from the warehouse:
+    `display.outlook.heading_below`), when there are any."""
 
     start: datetime
     end: datetime
     tz: str
     posts: tuple[UpcomingPost, ...]
     held: int = 0
+    outlook: str | None = None
 
     @property
     def hours(self) -> int:
@@ -95,6 +98,8 @@ class UpcomingDigest:
         lines += [
             f"{post.local}  {post.channel}  {post.title}  (by {post.author})" for post in self.posts
         ]
+        if self.outlook is not None:
+            lines.append(f"Already out: {self.outlook} (provisional)")
         return "\n".join(lines)
 
     def html(self) -> str:

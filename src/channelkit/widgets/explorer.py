@@ -1,7 +1,9 @@
 """`ck.widgets.Explorer`: click through periods, comparisons, channels and metrics.
 
 Every view is one `wh.kpis(...)` call: `.code` is that line, `.frame` its result, shown as
-the table, with the KPI tiles over it and the chosen metric's trend beside. Nothing here
+the table, with the KPI tiles over it and the chosen metric's trend beside; under it, the
+channel's young posts, each on its line with its forecast band (`wh.outlook`,
+`ck.plots.outlook`). Nothing here
 computes a number: the Warehouse does, so what the Explorer shows is what the code returns.
 """
 
@@ -78,6 +80,8 @@ class Explorer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
         self.frame: pd.DataFrame | None = None
         self.trend: pd.DataFrame | None = None
         self.figure: go.Figure | None = None
+        self.outlook: pd.DataFrame | None = None  # wh.outlook of the view's channels
+        self.outlook_figure: go.Figure | None = None
         self._answers: dict[str, tuple[tuple[str, str, object], pd.DataFrame]] = {}
         # One open file for the first view's questions (channels, days, KPIs, trend).
         with wh.session():
@@ -97,6 +101,7 @@ class Explorer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
             self.export_button = widgets.Button(description="Export to Excel", icon="download")
             self.tiles = widgets.HTML()
             self.chart = widgets.Output()
+            self.outlook_chart = widgets.Output()
             self.table = widgets.HTML()
             self.code_html = widgets.HTML()
             self.status = widgets.HTML()
@@ -113,6 +118,7 @@ class Explorer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
                 ("ck-explorer-export", self.export_button),
                 ("ck-explorer-tiles", self.tiles),
                 ("ck-explorer-chart", self.chart),
+                ("ck-explorer-outlook", self.outlook_chart),
                 ("ck-explorer-table", self.table),
                 ("ck-explorer-code", self.code_html),
                 ("ck-explorer-status", self.status),
@@ -126,6 +132,7 @@ class Explorer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
                     self.tiles,
                     self.chart,
                     self.table,
+                    self.outlook_chart,
                     self.status,
                 ]
             )
@@ -210,19 +217,22 @@ class Explorer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
             f"{_COPY}<code class='ck-explorer-code-line'>{html.escape(self.code)}</code>"
         )
         try:
-            with self._wh.session():  # one connection for both questions
+            with self._wh.session():  # one connection for the questions
                 frame, trend = self._ask(view)
+                young = self._young(view)
         except ChannelkitError as exc:  # a period outside the data, an unknown channel
             # Nothing stale stays on screen: the table would contradict the code above it.
-            self.frame = self.trend = None
+            self.frame = self.trend = self.outlook = self.outlook_figure = None
             self.tiles.value = self.table.value = ""
             self.status.value = message_html(str(exc), kind="error")
             if raising:
                 raise
             return
+        from channelkit.plots.outlook import outlook
         from channelkit.plots.trend import metric_over_time, redraw
 
-        self.frame, self.trend = frame, trend
+        self.frame, self.trend, self.outlook = frame, trend, young
+        self.outlook_figure = None if young.empty else outlook(young)
         if self.figure is None:
             self.figure = metric_over_time(trend, view.metric)
         else:
@@ -262,6 +272,10 @@ class Explorer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
         )
         return frame, trend
 
+    def _young(self, view: View) -> pd.DataFrame:
+        over = view.outlook_arguments()
+        return self._asked("outlook", over, lambda: self._wh.outlook(**over))  # type: ignore[arg-type]
+
     def _asked(
         self, what: str, arguments: dict[str, object], ask: Callable[[], pd.DataFrame]
     ) -> pd.DataFrame:
@@ -288,6 +302,12 @@ class Explorer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
         assert self.figure is not None
         self.chart.outputs = (
             {"output_type": "display_data", "data": figure_bundle(self.figure), "metadata": {}},
+        )
+        young = self.outlook_figure
+        self.outlook_chart.outputs = (
+            ()
+            if young is None
+            else ({"output_type": "display_data", "data": figure_bundle(young), "metadata": {}},)
         )
 
 

@@ -111,6 +111,10 @@ class View:
         """The same period and filters for `wh.engagement_over_time`."""
         return {k: v for k, v in self.kpis_arguments().items() if k != "compare"}
 
+    def outlook_arguments(self) -> dict[str, object]:
+        """The channels (and zone) for `wh.outlook`: the young posts of now, no period."""
+        return {k: v for k, v in self.kpis_arguments().items() if k in ("channel", "tz")}
+
     def code(self, name: str = "wh") -> str:
         """The one line of Python that returns this view's table."""
         words = ", ".join(

@@ -2,9 +2,11 @@
 
 A period is news when a headline number of the report's summary (read rate, readers:
 DELIVER_NEWS_METRICS) is outside its usual range (`wh.kpis`: the mean -/+ 2 sd of the
-previous periods, docs/metrics.md), or when a post reached less than a quarter
+previous periods, docs/metrics.md), when a post reached less than a quarter
 (DELIVER_NEWS_LOW_REACH_SHARE) of its channel's usual read rate at its age (`wh.low_reach`
-with that share). A number without a usual range (too little history) is never news by
+with that share), or when a young post of the period is heading for less than a quarter
+(OUTLOOK_NEWS_SHARE) of its channel's usual settled readers, its whole 80% interval under
+it (`wh.outlook`'s `news`). A number without a usual range (too little history) is never news by
 itself: an ordinary week's wobble is what the range is there to tell apart. The questions
 are the report's own, for the same days and channels, so a report sent as news shows the
 reason in its summary.
@@ -18,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from channelkit._constants import DELIVER_NEWS_LOW_REACH_SHARE, DELIVER_NEWS_METRICS
 from channelkit.display import numbers
-from channelkit.reports.sections import TILES, report_filters
+from channelkit.display.outlook import heading_far_below
+from channelkit.reports.sections import TILES, report_filters, young_posts
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -55,7 +58,9 @@ def period_news(wh: Warehouse, period: ReportPeriod, channels: Sequence[str], co
     filters = report_filters(period, channels)
     kpis = wh.kpis(**filters, compare=compare)
     low = wh.low_reach(**filters, share=DELIVER_NEWS_LOW_REACH_SHARE)
-    return news_of(kpis, low)
+    news = news_of(kpis, low)
+    heading = heading_far_below(young_posts(wh, period, channels))
+    return news if heading is None else News((*news.reasons, heading))
 
 
 def news_of(kpis: pd.DataFrame, low_reach: pd.DataFrame) -> News:

@@ -13,7 +13,9 @@ every run that day after the first sends nothing, and a failed target is retried
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
+from pathlib import Path
 
 from channelkit._tz import load_zone
 from channelkit.errors import ChannelkitError
@@ -48,6 +50,7 @@ def deliver_upcoming(job: UpcomingJob, delivery: Delivery) -> list[Outcome]:
             )
     except ChannelkitError as exc:  # no service, no key: nothing sent, retried next run
         return [Outcome(job.name, t.shown, "failed", str(exc)) for t in pending]
+    digest = replace(digest, outlook=_heading_below(delivery.db, job))
     html = digest.html()
     if job.out_dir is not None:
         from channelkit.reports.files import write_atomic
@@ -56,3 +59,19 @@ def deliver_upcoming(job: UpcomingJob, delivery: Delivery) -> list[Outcome]:
     subject = job.subject or f"{digest.title}, {digest.day:%a %d %b}"
     message = DigestMessage(job.name, digest, html, subject)
     return send_each(delivery.db, job.name, key, key, pending, message)
+
+
+def _heading_below(db: Path, job: UpcomingJob) -> str | None:
+    """The warehouse's young posts of the job's channels heading below their channel's
+    usual range; None without any, or without a synced warehouse (the digest itself asks
+    the service only)."""
+    from channelkit.display.outlook import heading_below
+    from channelkit.warehouse import Warehouse
+
+    if not db.exists():
+        return None
+    try:
+        young = Warehouse(db).outlook(channel=list(job.channels) or None, tz=job.tz)
+    except ChannelkitError:  # never synced, no analytics: the digest goes out without it
+        return None
+    return heading_below(young)

@@ -1,0 +1,148 @@
+"""`channelkit outlook`: where the young posts are heading, or how well that forecast would
+have done on the warehouse's own history (`--backtest`), read from the warehouse alone.
+
+    channelkit outlook --db warehouse.duckdb --channel "All Hands"
+    channelkit outlook --db warehouse.duckdb --backtest
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+import pandas as pd
+
+from channelkit._cli import (
+    Output,
+    channel_option,
+    options_value,
+    output_options,
+    user_errors,
+    warehouse_option,
+)
+
+
+@dataclass(frozen=True)
+class OutlookOptions:
+    """`channelkit outlook`'s flags.
+
+    >>> OutlookOptions(Path("warehouse.duckdb")).backtest
+    False
+    """
+
+    db: Path
+    channels: tuple[str, ...] = ()
+    backtest: bool = False
+
+
+@click.command("outlook")
+@options_value(OutlookOptions, "options")
+@warehouse_option()
+@channel_option()
+@click.option(
+    "--backtest",
+    is_flag=True,
+    help="Replay the history: the forecasts settled posts would have had at 1, 2 and 3 days.",
+)
+@output_options(json_summary=True)
+def outlook(options: OutlookOptions, output: Output) -> None:
+    """Forecast each young post's settled readers, with an 80% interval and a verdict.
+
+    Lists the posts younger than the workspace's settled age: readers so far, where each
+    is heading and whether that is behind, on track with or ahead of its channel's usual
+    range. Provisional until the posts settle. With --backtest, the same forecast made for
+    every settled post at 1, 2 and 3 days, beside the naive forecast (the channel's usual).
+    """
+    from channelkit.warehouse import Warehouse
+
+    if not options.db.exists():
+        raise click.BadParameter(
+            f"{str(options.db)!r} does not exist; run `channelkit sync --db {options.db}` first",
+            param_hint="--db",
+        )
+    channel = list(options.channels) or None
+    with user_errors():
+        wh = Warehouse(options.db)
+        if options.backtest:
+            table = wh.outlook_backtest(channel=channel)
+            output.json({"backtest": _records(table), "as_of": table.attrs["as_of"]})
+            output.result(backtest_text(table))
+            return
+        young = wh.outlook(channel=channel)
+    output.json({"posts": _records(young), "as_of": young.attrs["as_of"]})
+    output.result(outlook_text(young))
+
+
+def backtest_text(table: pd.DataFrame) -> str:
+    """The backtest as a small table, one line per age."""
+    lines = [
+        f"Outlook backtest {table.attrs['period_label']}: each settled post's forecast at the "
+        f"age shown, from the posts settled by then (settled at {table.attrs['settled_days']} "
+        "days)",
+        f"{'age':>4} {'posts':>7} {'abstained':>10} {'in 80% interval':>16} "
+        f"{'median error':>13} {'naive error':>12} {'vs naive':>9}",
+    ]
+    for row in table.itertuples():
+        lines.append(
+            f"{row.age_days:>3}d {row.posts:>7,} {row.abstained:>10,} {_pct(row.coverage):>16} "
+            f"{_num(row.median_abs_error):>13} {_num(row.naive_median_abs_error):>12} "
+            f"{_ratio(row.error_vs_naive):>9}"
+        )
+    if table.empty:
+        lines.append("no settled post old enough to replay")
+    return "\n".join(lines)
+
+
+def outlook_text(young: pd.DataFrame) -> str:
+    """The young posts, newest first: age, readers so far, forecast and verdict."""
+    head = (
+        f"Young posts {young.attrs['period_label']} (provisional: settled at "
+        f"{young.attrs['settled_days']} days)"
+    )
+    if young.empty:
+        return f"{head}\nno post younger than the settled age"
+    lines = [head]
+    for row in young.itertuples():
+        heading = (
+            f"heading for {_num(row.forecast_readers)} "
+            f"({_num(row.forecast_low)}-{_num(row.forecast_high)}), usual "
+            f"{_num(row.usual_low)}-{_num(row.usual_high)}"
+            if not math.isnan(_float(row.forecast_readers))
+            else ""
+        )
+        lines.append(
+            f"- {row.title} ({row.channel}, day {row.age_days}): {row.readers:,} readers so far; "
+            f"{heading}{'; ' if heading else ''}{row.verdict}"
+        )
+    return "\n".join(lines)
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, object]]:
+    """The rows for --json, a missing value as null (JSON has no NaN)."""
+    rows = frame.astype(object).where(frame.notna(), None).to_dict("records")
+    return [{str(k): v for k, v in row.items()} for row in rows]
+
+
+def _float(value: object) -> float:
+    """A number of the frame as a float; NaN for NA."""
+    try:
+        return float(str(value))
+    except ValueError:
+        return math.nan
+
+
+def _num(value: object) -> str:
+    number = _float(value)
+    return "-" if math.isnan(number) else f"{number:,.0f}"
+
+
+def _pct(value: object) -> str:
+    number = _float(value)
+    return "-" if math.isnan(number) else f"{number:.0%}"
+
+
+def _ratio(value: object) -> str:
+    number = _float(value)
+    return "-" if math.isnan(number) else f"{number:.2f}x"
