@@ -232,6 +232,20 @@ NOTEBOOK_OUTPUT_MAX_CHARS = 10_000_000
 # The report kernel's plotly renderer: figures as their JSON only, drawn by the page's one
 # plotly.js (ck.plots' own PLOT_RENDERER would embed plotly.js and fetch MathJax per figure).
 NOTEBOOK_PLOTLY_RENDERER = "plotly_mimetype"
+# The only environment a report kernel inherits: what Python, Jupyter, the locale and the
+# browser that draws images need. Everything else (CHANNELKIT_API_KEY, CHANNELKIT_SMTP_URL, a
+# webhook's url_env, AWS_* and any other credential) stays out: a cell printing os.environ
+# must not put a secret on the page or into the email. The notebook gets the warehouse path,
+# the period and the zone as its injected parameters instead.
+NOTEBOOK_KERNEL_ENV = (
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TEMP",
+    "TMP", "VIRTUAL_ENV", "CONDA_PREFIX", "LD_LIBRARY_PATH", "SYSTEMROOT", "COMSPEC",
+    "PATHEXT", "WINDIR", "APPDATA", "LOCALAPPDATA", "USERPROFILE", "PROGRAMDATA",
+    "MPLBACKEND", "MPLCONFIGDIR", "BROWSER_PATH", "CHANNELKIT_TZ", "JUPYTER_PATH",
+    "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "JUPYTER_PLATFORM_DIRS",
+    "IPYTHONDIR",
+)  # fmt: skip
+NOTEBOOK_KERNEL_ENV_PREFIXES = ("LC_", "PYTHON", "XDG_")  # not JUPYTER_: JUPYTER_TOKEN
 
 # --- Publishing -----------------------------------------------------------------------------
 ENV_TZ = "CHANNELKIT_TZ"  # default time zone for naive times (ck.schedule, spreadsheets)
