@@ -272,6 +272,10 @@ PUBLISH_HOLD_TAG_PREFIX = "held:"
 PUBLISH_HOLD_EDIT_MARGIN_SECONDS = 10
 # A body this long (spacing normalised) matching a post nearby refuses the row by itself.
 PUBLISH_DUPLICATE_BODY_MIN_CHARS = 40
+# A scheduled or published post this close to a row's time, in its channel, with its title
+# or its body (of any length), is the same post: the row is refused (--allow-duplicates sends
+# it). A colleague's copy of the sheet keeps the times; a retitled short post keeps its body.
+PUBLISH_DUPLICATE_NEAR_MINUTES = 10
 # A create answered with a post made this much before the request left was a replay
 # (the service's clock is estimated from whole-second Date headers: never closer).
 PUBLISH_REPLAY_MARGIN_SECONDS = 2
