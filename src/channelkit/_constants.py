@@ -268,8 +268,10 @@ PUBLISH_LIKELY_DUPLICATE_DAYS = 7
 # A held post carries its scheduled time, the hold's time and who held it in one tag
 # starting with this (channelkit hold), so every machine sees what is held.
 PUBLISH_HOLD_TAG_PREFIX = "held:"
-# Held on another machine: a post updated this long after its hold's time was edited.
-PUBLISH_HOLD_EDIT_MARGIN_SECONDS = 10
+# The hold mark's check (base32 of SHA-256 of the post as the hold left it): 30 bits, enough
+# to tell a copied, typed or stale mark from the hold's own, and short enough to leave 21
+# characters of the 50 a tag has for the holder's name.
+PUBLISH_HOLD_CHECK_CHARS = 6
 # A body this long (spacing normalised) matching a post nearby refuses the row by itself.
 PUBLISH_DUPLICATE_BODY_MIN_CHARS = 40
 # A scheduled or published post this close to a row's time, in its channel, with its title
