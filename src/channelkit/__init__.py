@@ -53,6 +53,7 @@ _LAZY: dict[str, str] = {
     "ServiceError": "channelkit.errors:ServiceError",
     "SyncError": "channelkit.errors:SyncError",
     "SyncDataError": "channelkit.errors:SyncDataError",
+    "SyncViewError": "channelkit.errors:SyncViewError",
     "WarehouseError": "channelkit.errors:WarehouseError",
     "ReportError": "channelkit.errors:ReportError",
     "SpreadsheetError": "channelkit.errors:SpreadsheetError",
@@ -123,6 +124,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         SpreadsheetError,
         SyncDataError,
         SyncError,
+        SyncViewError,
         TimeError,
         WarehouseError,
     )
@@ -164,6 +166,7 @@ __all__ = [
     "ServiceError",
     "SyncError",
     "SyncDataError",
+    "SyncViewError",
     "WarehouseError",
     "ReportError",
     "SpreadsheetError",

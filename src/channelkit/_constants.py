@@ -86,6 +86,7 @@ CLIENT_IDEMPOTENCY_KEY_PREFIX = "ck-"  # + a random UUID, once per logical POST
 WAREHOUSE_PATH = "warehouse.duckdb"
 SYNC_PAGE_LIMIT = PAGE_LIMIT_MAX  # the largest page allowed: fewest requests per row
 SYNC_LOOKBACK_DAYS = 3  # recently published posts (views still move) and non-final days
+SYNC_VIEW_NAMES_SHOWN = 5  # channels named when a narrower view is refused
 SYNC_BATCH_ROWS = 5_000  # rows per committed batch (one checkpoint per batch)
 SYNC_BATCH_SECONDS = 5.0  # ...or sooner, so a kill under a slow rate limit loses little
 SYNC_QUEUE_BATCHES = 2  # fetched batches waiting for the writer: bounds memory
