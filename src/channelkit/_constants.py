@@ -84,6 +84,13 @@ CLIENT_IDEMPOTENCY_KEY_PREFIX = "ck-"  # + a random UUID, once per logical POST
 
 # --- Sync and warehouse -------------------------------------------------------------------
 WAREHOUSE_PATH = "warehouse.duckdb"
+# The sync writes a working copy beside the warehouse (warehouse.duckdb.sync) and switches it
+# in when the run ends; readers keep reading the last committed file meanwhile.
+WAREHOUSE_WORK_SUFFIX = ".sync"
+# A connection that meets the file locked (the switch, a colleague's deliver) tries again
+# for this long before it says so: the switch holds the lock for milliseconds.
+WAREHOUSE_LOCK_WAIT_SECONDS = 2.0
+WAREHOUSE_LOCK_RETRY_SECONDS = 0.02
 SYNC_PAGE_LIMIT = PAGE_LIMIT_MAX  # the largest page allowed: fewest requests per row
 SYNC_LOOKBACK_DAYS = 3  # recently published posts (views still move) and non-final days
 SYNC_VIEW_NAMES_SHOWN = 5  # channels named when a narrower view is refused

@@ -41,6 +41,7 @@ from channelkit.storage.connection import open_warehouse, storage_problem
 from channelkit.storage.holdings import Holdings
 from channelkit.storage.lake import require_lake_package, write_lake
 from channelkit.storage.parquet import export_parquet
+from channelkit.storage.working_copy import switch, working_copy
 from channelkit.storage.writer import (
     Checkpoint,
     DeletionScope,
@@ -107,7 +108,9 @@ def run_sync(
         "threads": SYNC_DUCKDB_THREADS,
         "memory_limit": SYNC_DUCKDB_MEMORY_LIMIT,
     }
-    con = open_warehouse(path, read_only=False, settings=settings)
+    # Readers keep the warehouse: the run writes a working copy, switched in at its end.
+    work = working_copy(Path(path))
+    con = open_warehouse(work, read_only=False, settings=settings)
     try:
         sync = _Sync(
             client,
@@ -118,12 +121,18 @@ def run_sync(
         )
         report = sync.run()
         _copy(con, report, parquet=options.parquet, lake=options.lake)
-        return report
     except duckdb.Error as exc:
-        # Outside a batch (bookkeeping, planning): the file itself is the problem.
-        raise WarehouseError(f"{path}: {storage_problem(exc)}") from None
-    finally:
+        # Outside a batch (bookkeeping, planning): the file itself is the problem. The
+        # working copy stays where it is, not in the readers' place.
         con.close()
+        raise WarehouseError(f"{path}: {storage_problem(exc)}") from None
+    except BaseException:  # interrupted: what it committed is kept, as by a failed run
+        con.close()
+        switch(work, Path(path))
+        raise
+    con.close()
+    switch(work, Path(path))
+    return report
 
 
 def _copy(
