@@ -177,6 +177,7 @@ class Workspace:
     base_url: str
     keys: dict[str, str]
     warehouse: Path
+    analysts_warehouse: Path
 
 
 @pytest.fixture(scope="module")
@@ -189,7 +190,12 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
         warehouse = directory / "warehouse.duckdb"
         with Client(base_url=svc.base_url, api_key=svc.demo_keys["admin"]) as client:
             assert run_sync(client, warehouse, progress=False).completed
-        yield Workspace(svc.base_url, dict(svc.demo_keys), warehouse)
+        # A warehouse keeps one key's view (docs/warehouse.md, "Whose view"): the README's
+        # reader syncs with the analyst key, so that page gets a warehouse the analyst filled.
+        analysts = directory / "analyst.duckdb"
+        with Client(base_url=svc.base_url, api_key=svc.demo_keys["analyst"]) as client:
+            assert run_sync(client, analysts, progress=False).completed
+        yield Workspace(svc.base_url, dict(svc.demo_keys), warehouse, analysts)
 
 
 @dataclass
@@ -209,7 +215,12 @@ class PageRun:
     def __post_init__(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
         (self.directory / ".venv").symlink_to(Path(sys.prefix))
-        shutil.copy(self.workspace.warehouse, self.directory / "warehouse.duckdb")
+        filled = (
+            self.workspace.analysts_warehouse
+            if self.page.name == "README.md"
+            else self.workspace.warehouse
+        )
+        shutil.copy(filled, self.directory / "warehouse.duckdb")
         self.keys = dict(self.workspace.keys)
         self.port = int(self.workspace.base_url.rsplit(":", 1)[1].split("/")[0])
         self.env = {

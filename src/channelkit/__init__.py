@@ -52,6 +52,7 @@ _LAZY: dict[str, str] = {
     "ServiceError": "channelkit.errors:ServiceError",
     "SyncError": "channelkit.errors:SyncError",
     "SyncDataError": "channelkit.errors:SyncDataError",
+    "SyncViewError": "channelkit.errors:SyncViewError",
     "WarehouseError": "channelkit.errors:WarehouseError",
     "ReportError": "channelkit.errors:ReportError",
     "NotebookCellError": "channelkit.errors:NotebookCellError",
@@ -124,6 +125,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         SpreadsheetError,
         SyncDataError,
         SyncError,
+        SyncViewError,
         TimeError,
         WarehouseError,
     )
@@ -165,6 +167,7 @@ __all__ = [
     "ServiceError",
     "SyncError",
     "SyncDataError",
+    "SyncViewError",
     "WarehouseError",
     "ReportError",
     "NotebookCellError",

@@ -84,8 +84,16 @@ CLIENT_IDEMPOTENCY_KEY_PREFIX = "ck-"  # + a random UUID, once per logical POST
 
 # --- Sync and warehouse -------------------------------------------------------------------
 WAREHOUSE_PATH = "warehouse.duckdb"
+# The sync writes a working copy beside the warehouse (warehouse.duckdb.sync) and switches it
+# in when the run ends; readers keep reading the last committed file meanwhile.
+WAREHOUSE_WORK_SUFFIX = ".sync"
+# A connection that meets the file locked (the switch, a colleague's deliver) tries again
+# for this long before it says so: the switch holds the lock for milliseconds.
+WAREHOUSE_LOCK_WAIT_SECONDS = 2.0
+WAREHOUSE_LOCK_RETRY_SECONDS = 0.02
 SYNC_PAGE_LIMIT = PAGE_LIMIT_MAX  # the largest page allowed: fewest requests per row
 SYNC_LOOKBACK_DAYS = 3  # recently published posts (views still move) and non-final days
+SYNC_VIEW_NAMES_SHOWN = 5  # channels named when a narrower view is refused
 SYNC_BATCH_ROWS = 5_000  # rows per committed batch (one checkpoint per batch)
 SYNC_BATCH_SECONDS = 5.0  # ...or sooner, so a kill under a slow rate limit loses little
 SYNC_QUEUE_BATCHES = 2  # fetched batches waiting for the writer: bounds memory
@@ -273,6 +281,20 @@ NOTEBOOK_PIP_NAMES = {
     "bs4": "beautifulsoup4",
     "dateutil": "python-dateutil",
 }
+# The only environment a report kernel inherits: what Python, Jupyter, the locale and the
+# browser that draws images need. Everything else (CHANNELKIT_API_KEY, CHANNELKIT_SMTP_URL, a
+# webhook's url_env, AWS_* and any other credential) stays out: a cell printing os.environ
+# must not put a secret on the page or into the email. The notebook gets the warehouse path,
+# the period and the zone as its injected parameters instead.
+NOTEBOOK_KERNEL_ENV = (
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TEMP",
+    "TMP", "VIRTUAL_ENV", "CONDA_PREFIX", "LD_LIBRARY_PATH", "SYSTEMROOT", "COMSPEC",
+    "PATHEXT", "WINDIR", "APPDATA", "LOCALAPPDATA", "USERPROFILE", "PROGRAMDATA",
+    "MPLBACKEND", "MPLCONFIGDIR", "BROWSER_PATH", "CHANNELKIT_TZ", "JUPYTER_PATH",
+    "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "JUPYTER_PLATFORM_DIRS",
+    "IPYTHONDIR",
+)  # fmt: skip
+NOTEBOOK_KERNEL_ENV_PREFIXES = ("LC_", "PYTHON", "XDG_")  # not JUPYTER_: JUPYTER_TOKEN
 
 # --- Publishing -----------------------------------------------------------------------------
 ENV_TZ = "CHANNELKIT_TZ"  # default time zone for naive times (ck.schedule, spreadsheets)
@@ -295,10 +317,16 @@ PUBLISH_LIKELY_DUPLICATE_DAYS = 7
 # A held post carries its scheduled time, the hold's time and who held it in one tag
 # starting with this (channelkit hold), so every machine sees what is held.
 PUBLISH_HOLD_TAG_PREFIX = "held:"
-# Held on another machine: a post updated this long after its hold's time was edited.
-PUBLISH_HOLD_EDIT_MARGIN_SECONDS = 10
+# The hold mark's check (base32 of SHA-256 of the post as the hold left it): 30 bits, enough
+# to tell a copied, typed or stale mark from the hold's own, and short enough to leave 21
+# characters of the 50 a tag has for the holder's name.
+PUBLISH_HOLD_CHECK_CHARS = 6
 # A body this long (spacing normalised) matching a post nearby refuses the row by itself.
 PUBLISH_DUPLICATE_BODY_MIN_CHARS = 40
+# A scheduled or published post this close to a row's time, in its channel, with its title
+# or its body (of any length), is the same post: the row is refused (--allow-duplicates sends
+# it). A colleague's copy of the sheet keeps the times; a retitled short post keeps its body.
+PUBLISH_DUPLICATE_NEAR_MINUTES = 10
 # A create answered with a post made this much before the request left was a replay
 # (the service's clock is estimated from whole-second Date headers: never closer).
 PUBLISH_REPLAY_MARGIN_SECONDS = 2

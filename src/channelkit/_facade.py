@@ -51,6 +51,7 @@ def sync(
     page_limit: int = SYNC_PAGE_LIMIT,
     batch_rows: int = SYNC_BATCH_ROWS,
     convergence_runs: int = SYNC_CONVERGENCE_RUNS,
+    new_view: bool = False,
 ) -> Warehouse:
     """Sync the service into the DuckDB warehouse at `path` and open it for analysis.
 
@@ -66,7 +67,9 @@ def sync(
     `s3://...` URL); `progress` shows progress bars on a terminal; `page_limit` is the
     page size asked for and `batch_rows` the rows per committed batch; every incremental
     run re-reads a slice of older history so that within `convergence_runs` runs the
-    whole history is read again.
+    whole history is read again. A key that sees fewer channels than the one that filled
+    the warehouse is refused before anything is written (their posts would be marked
+    deleted); `new_view` accepts it.
 
     Returns a `ck.Warehouse` whose `sync_report` says what was done. Raises
     `InvalidParameterError` for a bad argument and `SyncError` (carrying `.report`) when
@@ -83,6 +86,7 @@ def sync(
         page_limit=page_limit,
         batch_rows=batch_rows,
         convergence_runs=convergence_runs,
+        new_view=new_view,
     )
     report = run_sync(client, path, options, progress=progress)
     if shown(progress) is not None:

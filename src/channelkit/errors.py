@@ -249,6 +249,11 @@ class SyncError(ChannelkitError):
         self.report = report
 
 
+class SyncViewError(ChannelkitError):
+    """A sync through a narrower view than the one that filled the warehouse (another key):
+    refused before anything is written, so that nothing it cannot see is marked deleted."""
+
+
 class SyncDataError(ChannelkitError):
     """An item the server sent does not fit the warehouse (wrong type, bad timestamp...)."""
 

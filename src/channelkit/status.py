@@ -53,17 +53,23 @@ def status(options: StatusOptions, output: Output) -> None:
 
 
 def _status(options: StatusOptions, output: Output) -> None:
-    from channelkit.analysis.runs import last_volume
-    from channelkit.warehouse import Warehouse
+    from channelkit.analysis.freshness import read_freshness
+    from channelkit.analysis.runs import last_volume, read_runs
+    from channelkit.storage.connection import open_warehouse
 
     if not options.db.exists():
         raise click.BadParameter(
             f"{str(options.db)!r} does not exist; run `channelkit sync --db {options.db}` first",
             param_hint="--db",
         )
-    wh = Warehouse(options.db)
-    runs = wh.runs(last=None)
-    fresh = wh.freshness()
+    # Not `Warehouse`, which refuses a file without a completed sync: the runs of a first
+    # sync that failed are what status is for.
+    con = open_warehouse(options.db, read_only=True)
+    try:
+        runs = read_runs(con)
+        fresh = read_freshness(con)
+    finally:
+        con.close()
     volume = last_volume(runs)
     shown = runs.tail(options.runs)
     output.json(
@@ -75,7 +81,7 @@ def _status(options: StatusOptions, output: Output) -> None:
         }
     )
     output.result(_runs_table(shown))
-    output.result(_freshness_lines(fresh))
+    output.result(_freshness_lines(fresh, _last_view(runs)))
     if volume is not None and volume.unusual:
         output.warn(
             f"the last {volume.mode} run read {volume.rows_read:,} rows; the usual for "
@@ -109,16 +115,23 @@ def _runs_table(runs: Any) -> str:
     return "\n".join(lines)
 
 
-def _freshness_lines(fresh: Any) -> str:
+def _last_view(runs: Any) -> str | None:
+    """The view of the last completed run (`sync.view`), None when none recorded one."""
+    done = runs[(runs["outcome"] == "completed") & runs["view"].notna()]
+    return None if done.empty else str(done["view"].iloc[-1])
+
+
+def _freshness_lines(fresh: Any, view: str | None) -> str:
     if fresh.last_sync_at is None:
         return "no sync has completed yet"
+    through = f", through {view}" if view else ""
     age = fresh.age(datetime.now(UTC))
     minutes = int(age.total_seconds() // 60) if age is not None else 0
     counts = ", ".join(f"{table} {n:,}" for table, n in fresh.row_counts.items())
     newest = fresh.last_published_at.strftime("%Y-%m-%d %H:%M") if fresh.last_published_at else "-"
     return (
         f"last completed sync: {fresh.last_sync_at:%Y-%m-%d %H:%M} UTC ({_ago(minutes)}, "
-        f"{fresh.last_sync_mode}) from {fresh.base_url}\n"
+        f"{fresh.last_sync_mode}) from {fresh.base_url}{through}\n"
         f"rows: {counts}\n"
         f"newest post published: {newest}; newest analytics day: "
         f"posts {fresh.last_post_day or '-'}, channels {fresh.last_channel_day or '-'}"

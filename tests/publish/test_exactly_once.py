@@ -11,7 +11,11 @@ from click.testing import CliRunner
 
 from channelkit.cli import main
 from channelkit.client import Client
+from channelkit.client.models import Post
 from channelkit.publish import load_spreadsheet
+from channelkit.publish.duplicates import likely_duplicates
+from channelkit.publish.rows import PlanRow
+from channelkit.publish.validation import PostRequest
 from channelkit.service import LocalService
 from publish.conftest import make_csv, make_xlsx
 
@@ -146,3 +150,81 @@ def test_a_far_future_row_is_a_one_line_row_error(tmp_path: Path) -> None:
                 'row 2 ("Town hall", all-hands): scheduled_at: 9999-12-30 10:00 UTC is more '
                 "than 10 years ahead; check the year [scheduled_at = '9999-12-30 10:00']"
             ], result.output
+
+
+@pytest.mark.calendar
+def test_retitled_short_posts_from_a_fresh_ledger_after_25_hours_create_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 36.3: a sheet scheduled, three titles edited in the service, the same sheet
+    from a fresh ledger 25 hours later. Two of the bodies are short and shared ("Sign up by
+    Friday."): each row's post is still at its channel and minute, so every row is refused,
+    and the dry run says so for exactly those rows."""
+    start = _start()
+    short = "Sign up by Friday."
+    rows = [
+        ["all-hands", "Winter party sign-up", short, f"{start:%Y-%m-%d %H:%M}"],
+        ["all-hands", "Ask me anything", short, f"{start + timedelta(hours=2):%Y-%m-%d %H:%M}"],
+        ["all-hands", "Canteen", "Soup.", f"{start + timedelta(hours=4):%Y-%m-%d %H:%M}"],
+        ["all-hands", "Town hall", "Agenda below.", f"{start + timedelta(days=1):%Y-%m-%d %H:%M}"],
+    ]
+    path = tmp_path / "posts.csv"
+    path.write_bytes(make_csv([HEADER, *rows]))
+    with LocalService(admin=True) as service:
+        key = service.create_key(user="ann", team="comms", plan="enterprise")
+        with Client(service.base_url, key) as client:
+            client.channels.create(name="All hands")
+            sent = load_spreadsheet(path, tz="UTC").submit(client, progress=False)
+            assert sent.counts() == {"created": 4}
+            ids = [str(row.post_id) for row in sent.rows]
+            retitled = ("Winter party!", "AMA with Ann", "Lunch")
+            for post_id, title in zip(ids, retitled, strict=False):
+                client.posts.update(post_id, title=title)
+            # a post nobody sent from this sheet, with one of its titles, a day away: a warning
+            client.posts.create(
+                channel_id=sent.rows[0].post.channel_id,  # type: ignore[union-attr]
+                title="Town hall", body="Another agenda.",
+                scheduled_at=start.replace(tzinfo=UTC) + timedelta(days=2),
+            )  # fmt: skip
+        service.advance_clock(25 * 3600)  # past the 24-hour idempotency window
+        monkeypatch.setenv("CHANNELKIT_LEDGER", str(tmp_path / "laptop.sqlite3"))
+        env = {"CHANNELKIT_BASE_URL": service.base_url, "CHANNELKIT_TZ": "UTC"}
+        dry = CliRunner().invoke(main, ["schedule", str(path), "--api-key", key], env=env)
+        refused = [line for line in dry.output.splitlines() if "would be refused" in line]
+        assert [line.split(":")[1].strip() for line in refused] == ["row 2", "row 3", "row 4"]
+        assert "row 5: would be refused" not in dry.output  # exists: same title, body, time
+        again = CliRunner().invoke(
+            main, ["schedule", str(path), "--submit", "--api-key", key], env=env
+        )
+        assert again.exit_code == 1, again.output
+        assert "posts.csv: 0 created" in again.output, again.output
+        with Client(service.base_url, key) as client:
+            assert len(list(client.posts.list())) == 5
+
+
+AT = datetime(2026, 12, 3, 9, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("title", "body", "status", "minutes", "strong"),
+    [
+        ("Retitled", "Sign up by Friday.", "scheduled", 0, True),  # short body, same minute
+        ("Retitled", "Sign up by Friday.", "published", 10, True),  # within the few minutes
+        ("Retitled", "Sign up by Friday.", "scheduled", 11, False),  # further: only a warning
+        ("Winter party", "Something else.", "scheduled", -9, True),  # title, any body
+        ("Winter party", "Something else.", "scheduled", 60, False),  # a title repeats
+        ("Retitled", "Sign up by Friday.", "draft", 0, False),  # a draft goes nowhere
+    ],
+)
+def test_a_short_title_or_body_match_within_minutes_is_refused(
+    title: str, body: str, status: str, minutes: int, strong: bool
+) -> None:
+    request = PostRequest("chan_1", "Winter party", "Sign up by Friday.", "normal", (), AT, None)
+    when = AT + timedelta(minutes=minutes)
+    post = Post(
+        id="post_1", channel_id="chan_1", title=title, body=body, status=status,
+        scheduled_at=when if status != "published" else None,
+        published_at=when if status == "published" else None, created_at=AT - timedelta(days=1),
+    )  # fmt: skip
+    found = likely_duplicates([PlanRow(2, request)], {"chan_1": [post]}, days=7)
+    assert found[2].strong is strong

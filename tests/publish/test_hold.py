@@ -19,7 +19,7 @@ from channelkit.cli import main
 from channelkit.client import Client
 from channelkit.client.models import Post
 from channelkit.publish.hold import HoldMark, held_posts, hold, release
-from channelkit.publish.holds import HoldBook
+from channelkit.publish.hold_record import HoldBook
 from channelkit.publish.ledger import service_address
 from channelkit.service import LocalService
 
@@ -163,9 +163,9 @@ def test_another_machine_sees_the_hold_and_releases_each_post_once(
 _KILLER = """
 import os, signal, sys
 from channelkit.client import Client
-from channelkit.publish import hold, holds
+from channelkit.publish import hold, hold_record
 command, method, when, nth = sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6])
-original = getattr(holds.HoldBook, method)
+original = getattr(hold_record.HoldBook, method)
 calls = []
 def killing(self, *args, **kwargs):
     calls.append(1)
@@ -175,7 +175,7 @@ def killing(self, *args, **kwargs):
     if len(calls) == nth and when == "after":
         os.kill(os.getpid(), signal.SIGKILL)
     return result
-setattr(holds.HoldBook, method, killing)
+setattr(hold_record.HoldBook, method, killing)
 with Client(sys.argv[1], sys.argv[2]) as client:
     getattr(hold, command)(client)
 """
@@ -212,7 +212,7 @@ def test_a_kill_during_hold_or_release_then_a_rerun_is_as_if_uninterrupted(
             assert len(rerun.held) + len(rerun.already) == 4 and not rerun.skipped
             posts = _posts(service, key)
             assert {p.status for p in posts.values()} == {"draft"}
-            marks = {title: HoldMark.of(p.tags) for title, p in posts.items()}
+            marks = {title: HoldMark.current(p) for title, p in posts.items()}
             assert {title: m.scheduled_at for title, m in marks.items() if m} == times
             assert all(len(p.tags) == 2 for p in posts.values())  # one mark each
         done = release(client)
@@ -268,3 +268,184 @@ def test_release_publish_missed_now_and_the_exit_codes(service: LocalService) ->
     assert "published now  " in now.output and "1 released, 0 missed" in now.output
     posts = _posts(service, key)
     assert posts["Post 0"].status == "published" and posts["Post 0"].tags == ["weekly"]
+
+
+def test_release_after_the_owner_rescheduled_a_held_post_keeps_the_owners_time(
+    service: LocalService, tmp_path: Path
+) -> None:
+    """Issue 36.4: held, rescheduled by its owner for a week later (the mark still on it),
+    held again: every release (this machine, or one without the record) puts it back at the
+    owner's time, never at the first hold's."""
+    key = service.create_key(user="ann", team="comms", plan="enterprise")
+    bob = service.create_key(user="bob", team="comms", plan="enterprise")
+    times = _schedule(service, key)
+    with Client(service.base_url, key) as client:
+        hold(client, by="ann")
+    post = _posts(service, key)["Post 1"]
+    later = times["Post 1"] + timedelta(days=7)
+    with Client(service.base_url, bob) as owner:
+        owner.posts.update(post.id, status="scheduled", scheduled_at=later)
+    with Client(service.base_url, key) as client:
+        again = hold(client, by="ann")
+        assert [p.title for p in again.held] == ["Post 1"]
+        assert [p.scheduled_at for p in again.held] == [later]
+    post = _posts(service, key)["Post 1"]
+    assert len([t for t in post.tags if t.startswith("held:")]) == 1  # the old mark is gone
+    with Client(service.base_url, bob) as laptop:
+        done = release(laptop, ledger=str(tmp_path / "laptop.sqlite3"))
+    assert sorted((p.title, when) for p, when in done.released) == sorted(
+        [*((t, times[t]) for t in times if t != "Post 1"), ("Post 1", later)]
+    )
+    assert _posts(service, key)["Post 1"].scheduled_at == later
+
+
+def test_forged_copied_and_typed_marks_are_reported_and_ignored(
+    service: LocalService, tmp_path: Path
+) -> None:
+    key = service.create_key(user="ann", team="comms", plan="enterprise")
+    times = _schedule(service, key)
+    with Client(service.base_url, key) as client:
+        channel = next(iter(client.channels.list())).id
+        held = hold(client, by="ann", channel="all-hands", tag="launch")
+        real = HoldMark.current(client.posts.retrieve(held.held[0].post_id))
+        assert real is not None
+        at = times["Post 0"]
+        typed = HoldMark(at, "abcdef", "ann").tag
+        drafts = {
+            "copied": client.posts.create(
+                channel_id=channel, title="Copied", body="Never held", tags=[real.tag]
+            ),
+            "typed": client.posts.create(
+                channel_id=channel, title="Typed", body="Never held", tags=[typed]
+            ),
+        }
+        for post in drafts.values():  # created published: a draft nobody held, marked
+            client.posts.update(post.id, status="archived")
+        # drafts are reached from scheduled posts: schedule, then move to draft by hand
+        forged = client.posts.create(
+            channel_id=channel, title="Forged", body="Never held", tags=[typed],
+            scheduled_at=at + timedelta(hours=5),
+        )  # fmt: skip
+        client.posts.update(forged.id, status="draft", tags=[typed])
+        assert {p.title for p in held_posts(client)} == {"Post 3"}
+        # without the hold record (a colleague's laptop), then with it (nothing left to do)
+        for ledger, released in ((str(tmp_path / "laptop.sqlite3"), ["Post 3"]), (None, [])):
+            done = release(client, ledger=ledger)
+            left = {p.title: why for p, why in done.left}
+            assert left == {"Forged": left["Forged"]} and "does not match it" in left["Forged"]
+            assert [p.title for p, _ in done.released] == released
+        after = client.posts.retrieve(forged.id)
+        assert after.status == "draft" and after.tags == [typed]  # ignored, never scheduled
+
+
+def test_an_edit_a_second_after_the_hold_is_noticed_from_a_machine_without_the_record(
+    service: LocalService, tmp_path: Path
+) -> None:
+    key = service.create_key(user="ann", team="comms", plan="enterprise")
+    bob = service.create_key(user="bob", team="comms", plan="enterprise")
+    _schedule(service, key)
+    with Client(service.base_url, key) as client:
+        hold(client, by="ann")
+    posts = _posts(service, key)
+    with Client(service.base_url, bob) as colleague:  # at once: the service's clock stands
+        colleague.posts.update(posts["Post 2"].id, title="Post 2, reworded while held")
+        done = release(colleague, ledger=str(tmp_path / "laptop.sqlite3"))
+    reworded = "Post 2, reworded while held"
+    assert [(p.title, "does not match it" in why) for p, why in done.left] == [(reworded, True)]
+    assert len(done.released) == 3
+    assert _posts(service, key)[reworded].status == "draft"
+
+
+def test_a_holder_name_the_service_would_refuse_is_refused_first_and_blocks_nothing(
+    service: LocalService,
+) -> None:
+    key = service.create_key(user="ann", team="comms", plan="enterprise")
+    times = _schedule(service, key)
+    env = {"CHANNELKIT_BASE_URL": service.base_url, "CHANNELKIT_API_KEY": key}
+    refused = CliRunner().invoke(main, ["hold", "--by", "x\ny"], env=env)
+    assert refused.exit_code == 2, refused.output
+    assert refused.stderr.strip().splitlines()[-1] == (
+        "Error: --by: 'x\\ny': must not contain control characters; found U+000A at character 2"
+    )
+    with HoldBook.open() as book:
+        assert book.records(service_address(service.base_url), ["holding", "left"]) == []
+    held = CliRunner().invoke(main, ["hold", "--by", "ann"], env=env)
+    assert held.exit_code == 0, held.output
+    assert f"{len(times)} held now, 0 held before, 0 not held" in held.output
+
+
+def test_ck_hold_refuses_a_naive_time_without_a_zone(
+    service: LocalService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import channelkit as ck
+    from channelkit.errors import InvalidParameterError
+
+    key = service.create_key(user="ann", team="comms", plan="enterprise")
+    times = _schedule(service, key)
+    monkeypatch.delenv("CHANNELKIT_TZ", raising=False)
+    with Client(service.base_url, key) as client:
+        with pytest.raises(InvalidParameterError, match="has no time zone"):
+            ck.hold(client, start="2026-12-01 09:00")
+        assert held_posts(client) == []  # nothing moved
+        first = times["Post 0"]
+        aware = ck.hold(client, start=first, end=first + timedelta(seconds=1))
+        assert [p.title for p in aware.held] == ["Post 0"]
+        monkeypatch.setenv("CHANNELKIT_TZ", "UTC")
+        naive = f"{times['Post 1']:%Y-%m-%d %H:%M:%S}"
+        later = ck.hold(client, start=naive).held
+        assert [p.title for p in later] == ["Post 1", "Post 2", "Post 3"]
+
+
+def test_two_machines_holding_then_releasing_at_once_move_each_post_once(
+    service: LocalService, tmp_path: Path
+) -> None:
+    import threading
+
+    ann = service.create_key(user="ann", team="comms", plan="enterprise")
+    bob = service.create_key(user="bob", team="comms", plan="enterprise")
+    now = service.now().replace(microsecond=0)
+    with Client(service.base_url, ann) as client:
+        channel = client.channels.create(name="All hands")
+        times = {
+            client.posts.create(
+                channel_id=channel.id, title=f"Post {n}", body=f"Body {n}",
+                scheduled_at=now + timedelta(hours=1, minutes=n),
+            ).id: now + timedelta(hours=1, minutes=n)
+            for n in range(40)
+        }  # fmt: skip
+    machines = [(ann, str(tmp_path / "ann.sqlite3")), (bob, str(tmp_path / "bob.sqlite3"))]
+
+    def at_once(action: str) -> list[object]:
+        start = threading.Barrier(2)
+        results: list[object] = [None, None]
+
+        def run(index: int, key: str, ledger: str) -> None:
+            with Client(service.base_url, key) as client:
+                start.wait()
+                if action == "hold":
+                    results[index] = hold(client, by=key[-4:], ledger=ledger)
+                else:
+                    results[index] = release(client, ledger=ledger)
+
+        threads = [
+            threading.Thread(target=run, args=(n, key, ledger))
+            for n, (key, ledger) in enumerate(machines)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return results
+
+    holds = at_once("hold")
+    held = [r for r in holds if r is not None]
+    assert sum(len(r.held) for r in held) == 40  # type: ignore[attr-defined]
+    assert not any(r.skipped for r in held)  # type: ignore[attr-defined]
+    releases = at_once("release")
+    done = [r for r in releases if r is not None]
+    assert sum(len(r.released) for r in done) == 40  # type: ignore[attr-defined]
+    assert not any(r.left or r.missed for r in done)  # type: ignore[attr-defined]
+    with Client(service.base_url, ann) as client:
+        after = {p.id: p for p in client.posts.list()}
+    assert {post_id: p.scheduled_at for post_id, p in after.items()} == times
+    assert all(p.status == "scheduled" and p.tags == [] for p in after.values())

@@ -125,7 +125,8 @@ def test_a_likely_duplicate_from_another_machine_is_warned_then_refused(
         with Client(service.base_url, key) as client:
             channel = client.channels.create(name="All hands")
             # A colleague on another machine sent the same posts; then one was moved by a day
-            # and the other retitled: neither is "the same post at the same place" any more.
+            # and the other retitled and moved by two hours: neither is "the same post at the
+            # same place" any more (retitled at the same minute, it would be refused).
             moved = client.posts.create(
                 channel_id=channel.id,
                 title="Town hall",
@@ -137,7 +138,7 @@ def test_a_likely_duplicate_from_another_machine_is_warned_then_refused(
                 channel_id=channel.id,
                 title="Quiz night at 6",
                 body="Bring a team.",
-                scheduled_at=when.replace(hour=18, minute=0, second=0, microsecond=0),
+                scheduled_at=when.replace(hour=20, minute=0, second=0, microsecond=0),
             )
         monkeypatch.setenv("CHANNELKIT_LEDGER", str(tmp_path / "this-machine.sqlite3"))
         dry = CliRunner().invoke(main, ["schedule", str(sheet), *args])

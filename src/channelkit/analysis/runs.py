@@ -13,6 +13,7 @@ import pandas as pd
 
 from channelkit._constants import SYNC_USUAL_RUNS, SYNC_VOLUME_FACTOR
 from channelkit._resources import RESOURCES
+from channelkit.sync.view import View
 
 _KINDS = ("new", "updated", "unchanged", "deleted")
 _COST = ("requests", "pages", "responses_429", "retries", "rate_limit_waits", "wait_seconds")
@@ -27,7 +28,7 @@ def read_runs(con: duckdb.DuckDBPyConnection, last: int | None = None) -> pd.Dat
     `_updated`, `_unchanged`, `_deleted` its rows per table; `rows_read` the rows its
     walks read (new + updated + unchanged, over every table); `unknown_fields` the fields
     the items carried that the contract does not name ({table: {field: type}}); `notes`
-    what it noticed about them.
+    what it noticed about them; `view` the key's view it synced through (`sync.view`).
     """
     present = {row[0] for row in con.execute("DESCRIBE sync_runs").fetchall()}
     wanted = [c for c in (*_COLUMNS, "counts", "unknown_fields", "notes") if c in present]
@@ -64,13 +65,15 @@ def columns() -> list[str]:
         *tables,
         "unknown_fields",
         "notes",
+        "view",
         "error",
     ]
 
 
 def _record(row: dict[str, Any]) -> dict[str, Any]:
     started, finished = _time(row.get("started_at")), _time(row.get("finished_at"))
-    counts = json.loads(row.get("counts") or "{}").get("tables", {})
+    recorded = json.loads(row.get("counts") or "{}")
+    counts = recorded.get("tables", {})
     record: dict[str, Any] = {
         **{c: row.get(c) for c in _COLUMNS},
         "started_at": started,
@@ -79,6 +82,7 @@ def _record(row: dict[str, Any]) -> dict[str, Any]:
         "seconds": (finished - started).total_seconds() if finished and started else None,
         "unknown_fields": json.loads(row.get("unknown_fields") or "{}"),
         "notes": json.loads(row.get("notes") or "[]"),
+        "view": _view(recorded.get("view")),
     }
     read = 0
     for resource in RESOURCES:
@@ -90,6 +94,13 @@ def _record(row: dict[str, Any]) -> dict[str, Any]:
                 read += value
     record["rows_read"] = read
     return record
+
+
+def _view(record: Any) -> str | None:
+    """The run's view (`sync.view`) in words, "view 3b9bd7a1 (12 channels)"; None for a run
+    recorded before views were, or by a key that may not list channels."""
+    view = View.of_record(record if isinstance(record, dict) else None)
+    return None if view is None else view.describe()
 
 
 def _time(micros: int | None) -> pd.Timestamp | None:

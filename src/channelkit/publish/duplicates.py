@@ -23,7 +23,10 @@ from datetime import UTC, datetime, timedelta
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
-from channelkit._constants import PUBLISH_DUPLICATE_BODY_MIN_CHARS
+from channelkit._constants import (
+    PUBLISH_DUPLICATE_BODY_MIN_CHARS,
+    PUBLISH_DUPLICATE_NEAR_MINUTES,
+)
 from channelkit.errors import ConflictError, NotFoundError
 from channelkit.publish.rows import LikelyDuplicate, PlanRow
 
@@ -179,7 +182,7 @@ def likely_duplicates(
         if best is not None:
             post, same = best
             found[row.number] = LikelyDuplicate(
-                post.id, post.title, _shown(post), same, _is_strong(same, body)
+                post.id, post.title, _shown(post), same, _is_strong(post, same, body, at)
             )
     return found
 
@@ -251,16 +254,26 @@ def _likeliest(
         when = _when(post)
         assert when is not None  # the index holds only posts with a time
         same = _same_fields(post, title, body)
-        rank = (not _is_strong(same, body), -len(same), abs(when - at), post, same)
+        rank = (not _is_strong(post, same, body, at), -len(same), abs(when - at), post, same)
         if best is None or rank[:3] < best[:3]:
             best = rank
     return None if best is None else (best[3], best[4])
 
 
-def _is_strong(same: tuple[str, ...], body: str) -> bool:
+def _is_strong(post: Post, same: tuple[str, ...], body: str, at: datetime) -> bool:
     """Whether a match is evidence enough to refuse the row: the same body, once it is long
-    enough not to be a stock phrase, whatever the title (a colleague's retitled copy), or
-    the same title and body. A title alone is only a warning: titles repeat."""
+    enough not to be a stock phrase, whatever the title (a colleague's retitled copy); the
+    same title and body; or either of them on a post scheduled or published within minutes
+    of the row's time (a retitled post whose short body, "Sign up by Friday.", alone says
+    nothing, but whose place does). A title alone further away is only a warning."""
+    when = _when(post)
+    near = (
+        post.status in ("scheduled", "published")
+        and when is not None
+        and abs(when - at) <= timedelta(minutes=PUBLISH_DUPLICATE_NEAR_MINUTES)
+    )
+    if near:
+        return True
     if "body" not in same:
         return False
     return "title" in same or len(body) >= PUBLISH_DUPLICATE_BODY_MIN_CHARS

@@ -1,17 +1,24 @@
 """Holding every scheduled post at once on a bad day, and putting each back exactly once.
 
-`hold` writes each post's scheduled time down (`holds.HoldBook`, before anything moves),
-then moves the post to draft with `If-Match`, so a post someone changed a moment before
-is read again rather than overwritten. The draft carries a hold mark, one tag
-`held:<scheduled time>:<held since>:<by>`: the service, not this machine, is the truth of
-what is held, so `hold --status` and `release` on a colleague's machine see it too.
+`hold` writes each post's scheduled time down (`hold_record.HoldBook`, before anything
+moves), then moves the post to draft with `If-Match`, so a post someone changed a moment
+before is read again rather than overwritten. The draft carries a hold mark, one tag
+`held:<scheduled time>:<check>:<by>`: the service, not this machine, is the truth of what is
+held, so `hold --status` and `release` on a colleague's machine see it too. The check is a
+short digest of the post's id, that time and the draft as the hold left it (channel, title,
+body, priority, cover, other tags): a mark copied to another post, typed by hand, left over
+from an older hold, or on a post edited since does not match, and is reported and ignored.
 
-`release` puts each held post back at its time, once: with `If-Match` on the version it
-has (recorded after the hold on this machine, so an edit made meanwhile is noticed), its
-mark removed in the same request. A post whose time passed while it was held is listed and
-stays held unless `publish_missed` (at once) or `shift` (that much later). A post edited
-or deleted by someone else while held is reported and left as it is. Run either again, or
-after a kill -9 at any point: what was done is found done, what was not is done once.
+`release` puts each held post back at the time of the hold that moved it, once: with
+`If-Match` on the version it has, its marks removed in the same request. On the machine
+that held it, the version recorded after the hold says whether it was edited meanwhile;
+on any other machine, the check does (an edit a second after the hold included). A post
+whose time passed while it was held is listed and stays held unless `publish_missed` (at
+once) or `shift` (that much later). A post edited or deleted by someone else while held is
+reported and left as it is; one the service refuses is reported and the run goes on. Two
+machines at once move each post once: the one that finds a post already moved by the
+other says so apart (`already`), so the counts add up. Run either again, or after a kill
+-9 at any point: what was done is found done, what was not is done once.
 
     result = hold(client, channel=["all-hands"])      # ck.hold(...) in a cell
     for post in held_posts(client):                   # hold --status
@@ -21,23 +28,31 @@ after a kill -9 at any point: what was done is found done, what was not is done 
 
 from __future__ import annotations
 
+import base64
 import getpass
+import hashlib
+import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
-from channelkit._constants import (
-    PUBLISH_HOLD_EDIT_MARGIN_SECONDS,
-    PUBLISH_HOLD_TAG_PREFIX,
+from channelkit._constants import PUBLISH_HOLD_CHECK_CHARS, PUBLISH_HOLD_TAG_PREFIX
+from channelkit._spec import TAG_MAX_CHARS, TAGS_MAX_COUNT, text_problem
+from channelkit._tz import given_tz, load_zone
+from channelkit.errors import (
+    APIStatusError,
+    AuthenticationError,
+    ConflictError,
+    InvalidParameterError,
+    NotFoundError,
+    PermissionDeniedError,
+    TimeError,
 )
-from channelkit._spec import TAG_MAX_CHARS, TAGS_MAX_COUNT
-from channelkit._tz import load_zone
-from channelkit.errors import APIStatusError, ConflictError, NotFoundError, TimeError
 from channelkit.publish import times
 from channelkit.publish.calendar_sync import chosen_channels, window_bounds
-from channelkit.publish.holds import HoldBook, HoldRecord
+from channelkit.publish.hold_record import HoldBook, HoldRecord
 from channelkit.publish.ledger import service_address
 from channelkit.publish.validation import ChannelIndex, service_now
 
@@ -47,61 +62,116 @@ if TYPE_CHECKING:
 
 _STAMP = "%Y%m%dT%H%M%SZ"
 _MARK = re.compile(
-    re.escape(PUBLISH_HOLD_TAG_PREFIX) + r"(?P<at>\d{8}T\d{6}Z):(?P<since>\d{8}T\d{6}Z):(?P<by>.*)"
+    re.escape(PUBLISH_HOLD_TAG_PREFIX)
+    + rf"(?P<at>\d{{8}}T\d{{6}}Z):(?P<check>[a-z2-7]{{{PUBLISH_HOLD_CHECK_CHARS}}}):(?P<by>.*)"
 )
-_EDIT_MARGIN = timedelta(seconds=PUBLISH_HOLD_EDIT_MARGIN_SECONDS)
 _EDITED = "edited by someone else while held; left as it is"
 _DELETED = "deleted by someone else while held"
+_NOT_A_HOLD = (
+    "its hold mark does not match it (edited while held, or a mark no hold of this post "
+    "made: copied, typed or left over); left as it is"
+)
 
 
 @dataclass(frozen=True)
 class HoldMark:
-    """What a held post carries in one tag: its scheduled time, since when and by whom.
+    """What a held post carries in one tag: its scheduled time, a check and who held it.
 
-    >>> at, since = datetime(2026, 12, 1, 9, tzinfo=UTC), datetime(2026, 11, 30, tzinfo=UTC)
-    >>> HoldMark(at, since, "ann").tag
-    'held:20261201T090000Z:20261130T000000Z:ann'
+    The check binds the mark to one post as the hold left it (`HoldMark.check_of`), so a
+    machine without the hold record can tell a current hold from a copied, typed or stale
+    mark, and from a post edited since.
+
+    >>> HoldMark(datetime(2026, 12, 1, 9, tzinfo=UTC), "abcdef", "ann").tag
+    'held:20261201T090000Z:abcdef:ann'
     """
 
     scheduled_at: datetime
-    since: datetime
+    check: str
     by: str
 
     @property
     def tag(self) -> str:
-        when = f"{self.scheduled_at:{_STAMP}}:{self.since:{_STAMP}}"
-        return f"{PUBLISH_HOLD_TAG_PREFIX}{when}:{self.by}"
+        return f"{PUBLISH_HOLD_TAG_PREFIX}{self.scheduled_at:{_STAMP}}:{self.check}:{self.by}"
 
     @staticmethod
     def holder(name: str) -> str:
-        """`name` as the mark keeps it: as much as fits in a tag."""
-        room = TAG_MAX_CHARS - len(PUBLISH_HOLD_TAG_PREFIX) - 2 * len("20261201T090000Z") - 2
+        """`name` as the mark keeps it: as much as fits in a tag; a name the service would
+        refuse in a tag (a control character, blank) is an `InvalidParameterError` on `by`,
+        before anything is recorded or moved."""
+        problem = text_problem("tag", name)
+        if problem is not None or not name.strip():
+            raise InvalidParameterError("by", f"{name!r}: {problem or 'must not be blank'}")
+        stamp = len("20261201T090000Z")
+        room = TAG_MAX_CHARS - len(PUBLISH_HOLD_TAG_PREFIX) - stamp - PUBLISH_HOLD_CHECK_CHARS - 2
         return name[:room]
 
     @classmethod
-    def of(cls, tags: Iterable[str]) -> HoldMark | None:
-        """The mark among a post's tags, or None."""
+    def of(cls, tags: Iterable[str]) -> list[HoldMark]:
+        """Every mark-shaped tag among a post's tags, parsed (checked or not)."""
+        marks = []
         for tag in tags:
             match = _MARK.fullmatch(tag)
             if match is not None:
-                at, since = (
-                    datetime.strptime(match[name], _STAMP).replace(tzinfo=UTC)
-                    for name in ("at", "since")
-                )
-                return cls(at, since, match["by"])
-        return None
+                at = datetime.strptime(match["at"], _STAMP).replace(tzinfo=UTC)
+                marks.append(cls(at, match["check"], match["by"]))
+        return marks
+
+    @classmethod
+    def made(cls, post: Post, scheduled_at: datetime, by: str) -> HoldMark:
+        """The mark a hold of `post` (as it is before the move) to draft gives it."""
+        return cls(scheduled_at, cls.check_of(post, scheduled_at), by)
+
+    @staticmethod
+    def check_of(post: Post, scheduled_at: datetime) -> str:
+        """A digest of the post's id, the hold's time and what the hold leaves unchanged."""
+        content = [
+            post.id, f"{scheduled_at.astimezone(UTC):{_STAMP}}", post.channel_id, post.title,
+            post.body, post.priority, post.cover_image_url, unmarked(post.tags),
+        ]  # fmt: skip
+        digest = hashlib.sha256(json.dumps(content, default=str).encode()).digest()
+        return base64.b32encode(digest).decode().lower()[:PUBLISH_HOLD_CHECK_CHARS]
+
+    @classmethod
+    def current(cls, post: Post) -> HoldMark | None:
+        """The mark of the hold that moved `post` (a draft), checked against the post as it
+        is now; None when it is not held or carries no mark that matches it."""
+        if post.status != "draft":
+            return None
+        marks = [
+            mark
+            for mark in cls.of(post.tags)
+            if mark.check == cls.check_of(post, mark.scheduled_at)
+        ]
+        if len(marks) != 1:
+            return None
+        mark = marks[0]
+        if post.scheduled_at is not None and post.scheduled_at != mark.scheduled_at:
+            return None  # a draft given another time since (a server keeping it on drafts)
+        return mark
+
+
+def marked(tags: Iterable[str]) -> bool:
+    """Whether any tag looks like a hold mark (checked or not)."""
+    return any(tag.startswith(PUBLISH_HOLD_TAG_PREFIX) for tag in tags)
+
+
+def unmarked(tags: Iterable[str]) -> list[str]:
+    """The tags without anything that looks like a hold mark: a hold adds its one mark to
+    these, a release leaves these."""
+    return [tag for tag in tags if not tag.startswith(PUBLISH_HOLD_TAG_PREFIX)]
 
 
 @dataclass(frozen=True)
 class HeldPost:
-    """A post on hold (or just put back), as the commands list it."""
+    """A post on hold (or just put back), as the commands list it. `since` is when it was
+    held (as recorded here, else when the service last changed it), None when unknown."""
 
     post_id: str
     channel: str  # the channel's slug, or its id when the key cannot see it
     title: str
     scheduled_at: datetime
     by: str
-    since: datetime
+    since: datetime | None
 
     def line(self, tz: str) -> str:
         """`2026-12-01 10:00 Europe/Berlin  all-hands  "Town hall"  (post_1)`."""
@@ -112,7 +182,8 @@ class HeldPost:
 
 @dataclass(frozen=True)
 class HoldResult:
-    """What `hold` did: `held` now, `already` held before, `skipped` (post, why) not held."""
+    """What `hold` did: `held` now, `already` held before (here, elsewhere, or by another
+    run a moment ago), `skipped` (post, why) not held."""
 
     held: tuple[HeldPost, ...] = ()
     already: tuple[HeldPost, ...] = ()
@@ -122,17 +193,20 @@ class HoldResult:
 @dataclass(frozen=True)
 class ReleaseResult:
     """What `release` did: `released` (post, the time it goes out; None: published now),
-    `missed` (its time passed while held: still held), `left` (post, why: edited or
-    deleted by someone else, left as it is)."""
+    `missed` (its time passed while held: still held), `left` (post, why: edited, deleted,
+    refused by the service, or a mark that is no current hold's: left as it is), `already`
+    (put back by another run while this one ran: not counted as released here)."""
 
     released: tuple[tuple[HeldPost, datetime | None], ...] = ()
     missed: tuple[HeldPost, ...] = ()
     left: tuple[tuple[HeldPost, str], ...] = ()
+    already: tuple[HeldPost, ...] = ()
 
 
 @dataclass(frozen=True)
-class _Scope:
-    """The posts a command is narrowed to (every one the key sees when nothing is given)."""
+class PostFilter:
+    """The posts a command is narrowed to (every one the key sees when nothing is given),
+    resolved against the service's channels."""
 
     channel_ids: frozenset[str] | None
     tags: frozenset[str] | None
@@ -164,14 +238,16 @@ class _Scope:
         return info.slug or info.name if info is not None else channel_id
 
 
-def _scope(
+def post_filter(
     client: Client,
     channel: str | Sequence[str] | None,
     tag: str | Sequence[str] | None,
     start: object,
     end: object,
-    tz: str,
-) -> _Scope:
+    tz: str | None,
+) -> PostFilter:
+    """The filter of `hold`, `release` and `held_posts`. A naive `start` or `end` is read in
+    `tz` (else `CHANNELKIT_TZ`), never as UTC by accident: without either, it is refused."""
     index = ChannelIndex.from_client(client)
     channel_ids = None
     if channel:
@@ -179,9 +255,17 @@ def _scope(
     tags = None
     if tag:
         tags = frozenset(t.casefold() for t in ([tag] if isinstance(tag, str) else tag))
-    zone = load_zone(tz).key
-    begin, finish = window_bounds(start, end, zone)
-    return _Scope(channel_ids, tags, begin, finish, index)
+    zone = given_tz(tz)
+    bounds = {"start": start, "end": end}
+    for name, value in bounds.items():
+        aware = isinstance(value, datetime) and value.tzinfo is not None
+        if value is not None and zone is None and not aware:
+            raise InvalidParameterError(
+                "tz", f"{name} {value!r} has no time zone: name one (tz) or set CHANNELKIT_TZ"
+            )
+    zone_name = load_zone(zone).key if zone is not None else "UTC"  # only aware bounds left
+    begin, finish = window_bounds(start, end, zone_name)
+    return PostFilter(channel_ids, tags, begin, finish, index)
 
 
 def hold(
@@ -191,110 +275,141 @@ def hold(
     tag: str | Sequence[str] | None = None,
     start: object = None,
     end: object = None,
-    tz: str = "UTC",
+    tz: str | None = None,
     by: str | None = None,
     ledger: str | None = None,
 ) -> HoldResult:
     """Hold every scheduled post the key can change (or those of `channel`, `tag`, with a
-    time in `[start, end)`, naive ones in `tz`): each one's time recorded, then moved to
-    draft, marked. Without `client`, one from `CHANNELKIT_BASE_URL` and `..._API_KEY`.
+    time in `[start, end)`, naive ones in `tz`, else `CHANNELKIT_TZ`): each one's time
+    recorded, then moved to draft, marked. Without `client`, one from `CHANNELKIT_BASE_URL`
+    and `..._API_KEY`.
 
         result = ck.hold(channel="all-hands")
         [post.line("Europe/Berlin") for post in result.held]
     """
+    who = HoldMark.holder(by or _user())  # refused before anything is recorded or moved
     if client is None:
         with _own_client() as own:
             return hold(own, channel=channel, tag=tag, start=start, end=end, tz=tz, by=by,
                         ledger=ledger)  # fmt: skip
-    scope = _scope(client, channel, tag, start, end, tz)
+    scope = post_filter(client, channel, tag, start, end, tz)
     service = service_address(client.base_url)
-    who = HoldMark.holder(by or _user())
-    held: list[HeldPost] = []
-    already: list[HeldPost] = []
-    skipped: list[tuple[HeldPost, str]] = []
+    done = _Held()
     with HoldBook.open(ledger) as book:
         # a hold a kill interrupted between its record and its answer: finish it first
         for record in book.records(service, ["holding"]):
-            _sort(_finish_hold(client, book, service, record, scope), held, skipped)
-        done = {post.post_id for post in held}
+            done.add(_finish_hold(client, book, service, record, scope, who))
         for post in client.posts.list():
-            mark = HoldMark.of(post.tags)
-            if post.status == "draft" and mark is not None and post.id not in done:
-                if scope.covers(post, mark.scheduled_at):
-                    already.append(_held(post, mark, scope))
+            if post.id in done.handled:
+                continue
+            if post.status == "draft" and marked(post.tags):
+                mark = HoldMark.current(post)
+                if mark is not None and scope.covers(post, mark.scheduled_at):
+                    done.already.append(_held(post, mark, scope, None))
                 continue
             if post.status != "scheduled" or post.scheduled_at is None:
                 continue
             if not scope.covers(post, post.scheduled_at):
                 continue
-            _sort(_hold_one(client, book, service, post, who, scope), held, skipped)
-    return HoldResult(_in_time_order(held), _in_time_order(already), _in_time_order(skipped))
+            done.add(_hold_one(client, book, service, post, who, scope))
+    return HoldResult(
+        _in_time_order(done.held), _in_time_order(done.already), _in_time_order(done.skipped)
+    )
 
 
-def _sort(
-    outcome: HeldPost | tuple[HeldPost, str],
-    held: list[HeldPost],
-    skipped: list[tuple[HeldPost, str]],
-) -> None:
-    if isinstance(outcome, HeldPost):
-        held.append(outcome)
-    else:
-        skipped.append(outcome)
+_Outcome = tuple[Literal["held", "already", "skipped"], HeldPost, str]
+
+
+@dataclass
+class _Held:
+    held: list[HeldPost] = field(default_factory=list)
+    already: list[HeldPost] = field(default_factory=list)
+    skipped: list[tuple[HeldPost, str]] = field(default_factory=list)
+
+    def add(self, outcome: _Outcome) -> None:
+        kind, post, why = outcome
+        if kind == "held":
+            self.held.append(post)
+        elif kind == "already":
+            self.already.append(post)
+        else:
+            self.skipped.append((post, why))
+
+    @property
+    def handled(self) -> set[str]:
+        return {post.post_id for post in (*self.held, *self.already)} | {
+            post.post_id for post, _ in self.skipped
+        }
 
 
 def _hold_one(
-    client: Client, book: HoldBook, service: str, listed: Post, who: str, scope: _Scope
-) -> HeldPost | tuple[HeldPost, str]:
+    client: Client, book: HoldBook, service: str, listed: Post, who: str, scope: PostFilter
+) -> _Outcome:
     """Record, then move one post to draft with its mark; read again when it changed."""
     assert listed.scheduled_at is not None  # only scheduled posts are held
     since = client.server_time().replace(microsecond=0)
-    shown = _held(listed, HoldMark(listed.scheduled_at.astimezone(UTC), since, who), scope)
+    shown = _held(listed, HoldMark(listed.scheduled_at.astimezone(UTC), "", who), scope, since)
     try:
         post = client.posts.retrieve(listed.id)  # with its version: listings have none
     except NotFoundError:
-        return shown, "not held: it was deleted meanwhile"
+        return "skipped", shown, "not held: it was deleted meanwhile"
+    held_now = HoldMark.current(post)
+    if held_now is not None:  # another run (here or on another machine) held it a moment ago
+        return "already", _held(post, held_now, scope, None), ""
     if post.status != "scheduled" or post.scheduled_at is None:
-        return shown, f"not held: it is {post.status} now"
-    mark = HoldMark(post.scheduled_at.astimezone(UTC), since, who)
-    shown = _held(post, mark, scope)
-    if len(post.tags) >= TAGS_MAX_COUNT:
-        return shown, f"not held: it has {TAGS_MAX_COUNT} tags, none left for the hold mark"
-    book.holding(service, _record(post, mark, post.etag))
+        return "skipped", shown, f"not held: it is {post.status} now"
+    mark = HoldMark.made(post, post.scheduled_at.astimezone(UTC), who)
+    shown = _held(post, mark, scope, since)
+    kept = unmarked(post.tags)  # a mark left over from an older hold goes: one mark, current
+    if len(kept) >= TAGS_MAX_COUNT:
+        return (
+            "skipped",
+            shown,
+            f"not held: it has {TAGS_MAX_COUNT} tags, none left for the hold mark",
+        )
+    book.holding(service, _record(post, mark, post.etag, since))
     try:
         moved = client.posts.update(
-            post.id, status="draft", tags=[*post.tags, mark.tag], if_match=post.etag
+            post.id, status="draft", tags=[*kept, mark.tag], if_match=post.etag
         )
     except ConflictError as exc:
         if exc.param == "If-Match":  # changed a moment ago: read it again and hold that
             book.settle(service, post.id, "left", note="changed while it was being held")
             return _hold_one(client, book, service, post, who, scope)
         book.settle(service, post.id, "left", note="published before it could be held")
-        return shown, "not held: it was published before it could be held"
+        return "skipped", shown, "not held: it was published before it could be held"
     except NotFoundError:
         book.settle(service, post.id, "left", note="deleted")
-        return shown, "not held: it was deleted meanwhile"
+        return "skipped", shown, "not held: it was deleted meanwhile"
+    except (AuthenticationError, PermissionDeniedError):
+        book.settle(service, post.id, "left", note="not allowed")
+        raise  # the key, not this post: every other post would be refused the same way
+    except APIStatusError as exc:
+        why = f"not held: the service refused it ({exc.status} {exc.message})"
+        book.settle(service, post.id, "left", note=why)
+        return "skipped", shown, why
     book.settle(service, post.id, "held", etag=moved.etag)
-    return shown
+    return "held", shown, ""
 
 
 def _finish_hold(
-    client: Client, book: HoldBook, service: str, record: HoldRecord, scope: _Scope
-) -> HeldPost | tuple[HeldPost, str]:
+    client: Client, book: HoldBook, service: str, record: HoldRecord, scope: PostFilter, who: str
+) -> _Outcome:
     """A `holding` record: the move happened (the post is a marked draft) or it did not."""
-    mark = HoldMark(record.scheduled_at, record.held_since, record.held_by)
     shown = _shown(record, scope)
     try:
         post = client.posts.retrieve(record.post_id)
     except NotFoundError:
         book.settle(service, record.post_id, "left", note="deleted")
-        return shown, "not held: it was deleted meanwhile"
-    if post.status == "draft" and HoldMark.of(post.tags) == mark:
+        return "skipped", shown, "not held: it was deleted meanwhile"
+    mark = HoldMark.current(post)
+    if mark is not None and mark.scheduled_at == record.scheduled_at:
         book.settle(service, post.id, "held", etag=post.etag)
-        return shown
+        return "held", shown, ""
     if post.status == "scheduled":
-        return _hold_one(client, book, service, post, record.held_by, scope)
+        return _hold_one(client, book, service, post, who, scope)
     book.settle(service, post.id, "left", note="published before it could be held")
-    return shown, "not held: it was published before it could be held"
+    return "skipped", shown, "not held: it was published before it could be held"
 
 
 def held_posts(
@@ -304,15 +419,17 @@ def held_posts(
     tag: str | Sequence[str] | None = None,
     start: object = None,
     end: object = None,
-    tz: str = "UTC",
+    tz: str | None = None,
 ) -> list[HeldPost]:
     """Every held post the key sees (whoever held it), in the order of their times."""
-    scope = _scope(client, channel, tag, start, end, tz)
+    scope = post_filter(client, channel, tag, start, end, tz)
     found = []
     for post in client.posts.list():
-        mark = HoldMark.of(post.tags)
-        if post.status == "draft" and mark is not None and scope.covers(post, mark.scheduled_at):
-            found.append(_held(post, mark, scope))
+        if post.status != "draft" or not marked(post.tags):
+            continue
+        mark = HoldMark.current(post)
+        if mark is not None and scope.covers(post, mark.scheduled_at):
+            found.append(_held(post, mark, scope, None))
     return sorted(found, key=lambda held: (held.scheduled_at, held.post_id))
 
 
@@ -323,13 +440,13 @@ def release(
     tag: str | Sequence[str] | None = None,
     start: object = None,
     end: object = None,
-    tz: str = "UTC",
+    tz: str | None = None,
     publish_missed: bool = False,
     shift: timedelta | None = None,
     ledger: str | None = None,
 ) -> ReleaseResult:
-    """Put each held post (of the scope) back at its time, once; a missed one (its time
-    passed while held) only with `publish_missed` (now) or `shift` (its time plus that).
+    """Put each held post (of the scope) back at its hold's time, once; a missed one (its
+    time passed while held) only with `publish_missed` (now) or `shift` (its time plus that).
 
         result = ck.release()
         result.missed      # still held: ck.release(shift=timedelta(days=1)) moves them
@@ -338,51 +455,117 @@ def release(
         with _own_client() as own:
             return release(own, channel=channel, tag=tag, start=start, end=end, tz=tz,
                            publish_missed=publish_missed, shift=shift, ledger=ledger)  # fmt: skip
-    scope = _scope(client, channel, tag, start, end, tz)
+    scope = post_filter(client, channel, tag, start, end, tz)
     service = service_address(client.base_url)
     done = _Released()
     with HoldBook.open(ledger) as book:
         for record in book.records(service, ["releasing"]):
             _finish_release(client, book, service, record, scope, done)
         recorded = {record.post_id: record for record in book.records(service, ["held"])}
-        finished = done.handled
-        for post in client.posts.list():
-            mark = HoldMark.of(post.tags)
-            if mark is None or post.status != "draft" or post.id in finished:
+        for listed in client.posts.list():
+            if listed.status != "draft" or not marked(listed.tags) or listed.id in done.handled:
                 continue
-            if not scope.covers(post, mark.scheduled_at):
-                recorded.pop(post.id, None)
+            mine = recorded.pop(listed.id, None)  # this machine's record of the hold
+            when = _listed_time(listed, mine)
+            if when is None or not scope.covers(listed, when):
                 continue
-            mine = recorded.pop(post.id, None)  # this machine's record of the hold
-            shown = _held(post, mark, scope)
-            try:
-                post = client.posts.retrieve(post.id)  # with its version: listings have none
-            except NotFoundError:
-                _settle(book, service, shown, None, _DELETED, done)
-                continue
-            why = _edited(post, mark, mine)
-            if why is not None:
-                book.settle(service, post.id, "left", note=why)
-                done.left.append((shown, why))
-                continue
-            try:
-                target = _target(mark.scheduled_at, service_now(client), publish_missed, shift, tz)
-            except TimeError as exc:  # shifted into a skipped or repeated hour: stays held
-                done.left.append((shown, f"{exc}; release it with another --shift"))
-                continue
-            if isinstance(target, str):
-                done.missed.append(shown)
-                continue
-            base = mine or _record(post, mark, post.etag)
-            book.releasing(service, replace(base, etag=post.etag), target)
-            _settle(book, service, shown, target, _put_back(client, post, target), done)
+            _release_one(
+                client, book, service, listed, mine, scope, done, (publish_missed, shift, tz)
+            )
         # held here, no longer held on the service: deleted, edited, or put back elsewhere
         for left in recorded.values():
             if left.post_id not in done.handled and scope.covers_record(left):
                 _vanished(client, book, service, left, scope, done)
     return ReleaseResult(
-        _in_time_order(done.released), _in_time_order(done.missed), _in_time_order(done.left)
+        _in_time_order(done.released),
+        _in_time_order(done.missed),
+        _in_time_order(done.left),
+        _in_time_order(done.already),
     )
+
+
+def _listed_time(post: Post, mine: HoldRecord | None) -> datetime | None:
+    """The time a listed marked draft was held from, for the scope: the record's, else its
+    checked mark's, else any mark's (so that a mark that is no hold's is still reported
+    within the scope it claims)."""
+    if mine is not None:
+        return mine.scheduled_at
+    mark = HoldMark.current(post)
+    if mark is not None:
+        return mark.scheduled_at
+    marks = HoldMark.of(post.tags)
+    return marks[0].scheduled_at if marks else None
+
+
+def _release_one(
+    client: Client,
+    book: HoldBook,
+    service: str,
+    listed: Post,
+    mine: HoldRecord | None,
+    scope: PostFilter,
+    done: _Released,
+    missed_rule: tuple[bool, timedelta | None, str | None],
+) -> None:
+    """Put back one marked draft at its hold's time, or say why not."""
+    try:
+        post = client.posts.retrieve(listed.id)  # with its version: listings have none
+    except NotFoundError:
+        claimed = _listed_time(listed, mine)
+        assert claimed is not None  # only posts with a time are released
+        done.left.append((_held(listed, HoldMark(claimed, "", ""), scope, None), _DELETED))
+        if mine is not None:
+            book.settle(service, listed.id, "left", note=_DELETED)
+        return
+    since: datetime | None
+    if mine is not None and post.etag == mine.etag:
+        mark = HoldMark(mine.scheduled_at, "", mine.held_by)  # the version the hold left
+        since = mine.held_since
+    else:
+        checked = HoldMark.current(post)
+        if checked is None or (mine is not None and checked.scheduled_at != mine.scheduled_at):
+            _not_a_hold(book, service, listed, post, mine, scope, done)
+            return
+        mark, since = checked, (mine.held_since if mine is not None else post.updated_at)
+    shown = _held(post, mark, scope, since)
+    try:
+        target = _target(mark.scheduled_at, service_now(client), *missed_rule)
+    except TimeError as exc:  # shifted into a skipped or repeated hour: stays held
+        done.left.append((shown, f"{exc}; release it with another --shift"))
+        return
+    if isinstance(target, str):
+        done.missed.append(shown)
+        return
+    base = mine or _record(post, mark, post.etag, since or mark.scheduled_at)
+    book.releasing(service, replace(base, etag=post.etag), target)
+    _settle(book, service, shown, target, _put_back(client, post, target), done)
+
+
+def _not_a_hold(
+    book: HoldBook,
+    service: str,
+    listed: Post,
+    post: Post,
+    mine: HoldRecord | None,
+    scope: PostFilter,
+    done: _Released,
+) -> None:
+    """A marked draft whose mark is no current hold's: back already (another run put it
+    back between the listing and the read), edited since the hold, or a mark no hold made.
+    Reported, never acted on."""
+    claimed = _listed_time(listed, mine)
+    assert claimed is not None  # only marked drafts come here
+    by = mine.held_by if mine is not None else HoldMark.of(listed.tags)[0].by
+    shown = _held(post, HoldMark(claimed, "", by), scope, mine.held_since if mine else None)
+    if post.status != "draft" and _is_back(post, claimed):
+        if mine is not None:
+            book.settle(service, post.id, "released", note=_ALREADY)
+        done.already.append(shown)
+        return
+    why = _EDITED if mine is not None or not marked(post.tags) else _NOT_A_HOLD
+    if mine is not None:
+        book.settle(service, post.id, "left", note=why)
+    done.left.append((shown, why))
 
 
 @dataclass
@@ -390,6 +573,7 @@ class _Released:
     released: list[tuple[HeldPost, datetime | None]] = field(default_factory=list)
     missed: list[HeldPost] = field(default_factory=list)
     left: list[tuple[HeldPost, str]] = field(default_factory=list)
+    already: list[HeldPost] = field(default_factory=list)
 
     @property
     def handled(self) -> set[str]:
@@ -397,6 +581,7 @@ class _Released:
             *(held.post_id for held, _ in self.released),
             *(held.post_id for held in self.missed),
             *(held.post_id for held, _ in self.left),
+            *(held.post_id for held in self.already),
         }
 
 
@@ -405,17 +590,20 @@ def _target(
     now: datetime,
     publish_missed: bool,
     shift: timedelta | None,
-    tz: str,
+    tz: str | None,
 ) -> datetime | None | str:
     """When a held post goes back: its time; a missed one's time plus `shift` (its days
-    on the calendar of `tz`, `times.shifted`), or None (at once) with `publish_missed`;
-    "missed" when it stays held."""
+    on the calendar of `tz` or CHANNELKIT_TZ, else of UTC: `times.shifted`), or None (at
+    once) with `publish_missed`; "missed" when it stays held."""
     if scheduled_at > now:
         return scheduled_at
     if shift is not None:
-        shifted = times.shifted(scheduled_at, shift, tz)
+        shifted = times.shifted(scheduled_at, shift, given_tz(tz) or "UTC")
         return shifted if shifted > now else "missed"
     return None if publish_missed else "missed"
+
+
+_ALREADY = "put back by another run"
 
 
 def _settle(
@@ -430,6 +618,9 @@ def _settle(
     if outcome is None:
         book.settle(service, shown.post_id, "released")
         done.released.append((shown, target))
+    elif outcome == _ALREADY:
+        book.settle(service, shown.post_id, "released", note=_ALREADY)
+        done.already.append(shown)
     elif outcome == "missed":
         book.settle(service, shown.post_id, "held")
         done.missed.append(shown)
@@ -439,9 +630,9 @@ def _settle(
 
 
 def _put_back(client: Client, post: Post, target: datetime | None) -> str | None:
-    """One release request: None when done, "missed" when its time passed meanwhile, else
-    why it was left as it is."""
-    tags = [tag for tag in post.tags if HoldMark.of([tag]) is None]
+    """One release request: None when done, `_ALREADY` when another run did it first,
+    "missed" when its time passed meanwhile, else why it was left as it is."""
+    tags = unmarked(post.tags)
     try:
         if target is None:
             client.posts.update(post.id, status="published", tags=tags, if_match=post.etag)
@@ -453,25 +644,27 @@ def _put_back(client: Client, post: Post, target: datetime | None) -> str | None
         return _after_conflict(client, post.id, target)
     except NotFoundError:
         return _DELETED
+    except (AuthenticationError, PermissionDeniedError):
+        raise  # the key, not this post
     except APIStatusError as exc:
         if exc.param == "scheduled_at":
             return "missed"  # its time came while this ran: it stays held
-        raise
+        return f"the service refused it ({exc.status} {exc.message}); left as it is"
     return None
 
 
-def _after_conflict(client: Client, post_id: str, target: datetime | None) -> str | None:
-    """The post changed under the release: put back already by someone (done), or edited."""
+def _after_conflict(client: Client, post_id: str, target: datetime | None) -> str:
+    """The post changed under the release: put back already by another run, or edited."""
     try:
         now = client.posts.retrieve(post_id)
     except NotFoundError:
         return _DELETED
-    return None if _is_back(now, target) else _EDITED
+    return _ALREADY if _is_back(now, target) else _EDITED
 
 
 def _is_back(post: Post, target: datetime | None) -> bool:
     """Whether `post` is as a release to `target` leaves it (no mark, at its time)."""
-    if HoldMark.of(post.tags) is not None:
+    if marked(post.tags):
         return False
     if target is None:
         return post.status == "published"
@@ -485,11 +678,10 @@ def _finish_release(
     book: HoldBook,
     service: str,
     record: HoldRecord,
-    scope: _Scope,
+    scope: PostFilter,
     done: _Released,
 ) -> None:
     """A `releasing` record (a kill between it and the answer): done, redone or left."""
-    mark = HoldMark(record.scheduled_at, record.held_since, record.held_by)
     shown = _shown(record, scope)
     try:
         post = client.posts.retrieve(record.post_id)
@@ -498,7 +690,7 @@ def _finish_release(
         return
     if _is_back(post, record.target):
         _settle(book, service, shown, record.target, None, done)
-    elif post.status == "draft" and HoldMark.of(post.tags) == mark and post.etag == record.etag:
+    elif post.status == "draft" and post.etag == record.etag:
         outcome = _put_back(client, post, record.target)
         if outcome == "missed":
             book.settle(service, post.id, "held")  # the listing that follows lists it
@@ -513,7 +705,7 @@ def _vanished(
     book: HoldBook,
     service: str,
     record: HoldRecord,
-    scope: _Scope,
+    scope: PostFilter,
     done: _Released,
 ) -> None:
     """A post held here that the service no longer shows held: deleted or edited (said),
@@ -524,13 +716,13 @@ def _vanished(
     except NotFoundError:
         _settle(book, service, shown, None, _DELETED, done)
         return
-    if HoldMark.of(post.tags) is None and post.status in ("scheduled", "published"):
+    if not marked(post.tags) and post.status in ("scheduled", "published"):
         book.settle(service, post.id, "released", note="put back from another machine")
         return
     _settle(book, service, shown, None, _EDITED, done)
 
 
-def _shown(record: HoldRecord, scope: _Scope) -> HeldPost:
+def _shown(record: HoldRecord, scope: PostFilter) -> HeldPost:
     return HeldPost(
         record.post_id,
         scope.channel(record.channel_id),
@@ -539,18 +731,6 @@ def _shown(record: HoldRecord, scope: _Scope) -> HeldPost:
         record.held_by,
         record.held_since,
     )
-
-
-def _edited(post: Post, mark: HoldMark, record: HoldRecord | None) -> str | None:
-    """Why a held post is not as the hold left it (None when it is): its version differs
-    from the one recorded after the hold, or, held on another machine, it was updated
-    after the hold's time."""
-    if record is not None and record.etag is not None:
-        if post.etag == record.etag:
-            return None
-    elif post.updated_at is None or post.updated_at <= mark.since + _EDIT_MARGIN:
-        return None
-    return _EDITED
 
 
 _Listed = TypeVar("_Listed", HeldPost, tuple[HeldPost, str], tuple[HeldPost, datetime | None])
@@ -564,25 +744,25 @@ def _in_time_order(items: Iterable[_Listed]) -> tuple[_Listed, ...]:
     return tuple(sorted(items, key=key))
 
 
-def _held(post: Post, mark: HoldMark, scope: _Scope) -> HeldPost:
+def _held(post: Post, mark: HoldMark, scope: PostFilter, since: datetime | None) -> HeldPost:
+    when = since if since is not None else post.updated_at
     return HeldPost(
-        post.id, scope.channel(post.channel_id), post.title, mark.scheduled_at, mark.by, mark.since
+        post.id, scope.channel(post.channel_id), post.title, mark.scheduled_at, mark.by, when
     )
 
 
-def _record(post: Post, mark: HoldMark, etag: str | None, *, tags: bool = True) -> HoldRecord:
-    kept = tuple(t for t in post.tags if HoldMark.of([t]) is None) if tags else ()
+def _record(post: Post, mark: HoldMark, etag: str | None, since: datetime) -> HoldRecord:
     return HoldRecord(
         post_id=post.id,
         state="holding",
         channel_id=post.channel_id,
         title=post.title,
         scheduled_at=mark.scheduled_at,
-        tags=kept,
+        tags=tuple(unmarked(post.tags)),
         etag=etag,
         target=None,
         held_by=mark.by,
-        held_since=mark.since,
+        held_since=since,
         note=None,
     )
 

@@ -109,13 +109,13 @@ def _run_hold(options: HoldOptions, service: ServiceOptions, output: Output) -> 
     with Client(**config.client_settings()) as client:
         reach(client, config, output.warn)
         if options.status:
-            held = held_posts(client, **_scope(options))
+            held = held_posts(client, **_filter_keywords(options))
             for post in held:
                 output.result(f"held  {post.line(options.zone)}  {_by(post, options.zone)}")
             output.json({"held": [_json(post) for post in held]})
             output.result(f"{len(held)} post{'s' if len(held) != 1 else ''} held")
             return
-        result = hold_posts(client, by=options.by, **_scope(options))
+        result = hold_posts(client, by=options.by, **_filter_keywords(options))
     for post in result.held:
         output.result(f"held  {post.line(options.zone)}")
     for post, why in result.skipped:
@@ -173,7 +173,7 @@ def _run_release(options: ReleaseOptions, service: ServiceOptions, output: Outpu
             client,
             publish_missed=options.publish_missed == "now",
             shift=shift,
-            **_scope(options),
+            **_filter_keywords(options),
         )
     zone = options.zone
     for post, when in result.released:
@@ -191,42 +191,50 @@ def _run_release(options: ReleaseOptions, service: ServiceOptions, output: Outpu
         )
     for post, why in result.left:
         output.warn(f"left  {post.line(zone)}: {why}")
+    for post in result.already:
+        output.result(f"already back  {post.line(zone)}  (put back by another run meanwhile)")
     output.json(
         {
             "released": [{**_json(post), "at": _iso(when)} for post, when in result.released],
             "missed": [_json(post) for post in result.missed],
             "left": [{**_json(post), "why": why} for post, why in result.left],
+            "already_released": [_json(post) for post in result.already],
         }
     )
+    elsewhere = f", {len(result.already)} put back by another run" if result.already else ""
     output.result(
         f"{len(result.released)} released, {len(result.missed)} missed (still held), "
-        f"{len(result.left)} left as they are"
+        f"{len(result.left)} left as they are{elsewhere}"
     )
     if result.missed or result.left:
         raise SystemExit(1)
 
 
-class _Scope(TypedDict):
+class FilterKeywords(TypedDict):
+    """The keywords of `hold`, `release` and `held_posts` that choose the posts."""
+
     channel: list[str] | None
     tag: list[str] | None
     start: str | None
     end: str | None
-    tz: str
+    tz: str | None
 
 
-def _scope(options: HoldScope) -> _Scope:
-    """The flags as the keywords of `hold`, `release` and `held_posts`."""
-    return _Scope(
+def _filter_keywords(options: HoldScope) -> FilterKeywords:
+    """The flags as the keywords of `hold`, `release` and `held_posts`: --from/--to are read
+    in --tz, else CHANNELKIT_TZ, never in UTC by default (the publishing rule)."""
+    return FilterKeywords(
         channel=list(options.channel) or None,
         tag=list(options.tag) or None,
         start=options.start,
         end=options.end,
-        tz=options.zone,
+        tz=options.tz,
     )
 
 
 def _by(post: HeldPost, zone: str) -> str:
-    return f"by {post.by or 'someone'} since {_local(post.since, zone)}"
+    since = "" if post.since is None else f" since {_local(post.since, zone)}"
+    return f"by {post.by or 'someone'}{since}"
 
 
 def _local(moment: datetime, zone: str) -> str:
@@ -244,5 +252,5 @@ def _json(post: HeldPost) -> dict[str, object]:
         "title": post.title,
         "scheduled_at": post.scheduled_at.isoformat(),
         "held_by": post.by,
-        "held_since": post.since.isoformat(),
+        "held_since": _iso(post.since),
     }

@@ -103,7 +103,8 @@ class PlanRow(NamedRow):
 class LikelyDuplicate:
     """A post on the service that a row may repeat: same channel, and the same title or
     the same body within days. `strong` (`--submit` refuses the row) when the body matches
-    and is long enough to be no coincidence, or when title and body both match."""
+    and is long enough to be no coincidence, when title and body both match, or when either
+    matches a post scheduled or published within minutes of the row's time."""
 
     post_id: str
     title: str

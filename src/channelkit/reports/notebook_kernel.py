@@ -8,7 +8,9 @@ nbclient's `NotebookClient` runs the cells; `execute` adds what a scheduled repo
   ("KeyboardInterrupt caught", a subprocess writing to file descriptor 1) go to a file, not to
   the terminal or the cron mail; its last line is quoted when the kernel dies;
 - plotly figures leave the kernel as their JSON only (`PLOTLY_RENDERER`), which the page draws
-  with one plotly.js (`notebook_page`).
+  with one plotly.js (`notebook_page`);
+- no secret: the kernel inherits only the environment Python and Jupyter need
+  (`kernel_environment`), never the API key, the SMTP password or a webhook URL.
 Whatever stops the run, the kernel is shut down (killed when it is stuck) before it returns.
 
     executed = execute(notebook, cwd=Path("."), timeout=600, max_output=10_000_000)
@@ -25,6 +27,7 @@ import os
 import re
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -35,6 +38,8 @@ from nbformat import NotebookNode
 
 from channelkit._constants import (
     NOTEBOOK_KERNEL,
+    NOTEBOOK_KERNEL_ENV,
+    NOTEBOOK_KERNEL_ENV_PREFIXES,
     NOTEBOOK_PIP_NAMES,
     NOTEBOOK_PLOTLY_RENDERER,
     NOTEBOOK_TRACE_FRAMES,
@@ -81,7 +86,7 @@ class _KernelFailed(Exception):
 def execute(nb: NotebookNode, *, cwd: Path, timeout: float, max_output: int) -> NotebookNode:
     """Run every cell of `nb` (in place) in a new kernel in `cwd`; raise `_CellStopped` naming
     the cell that failed, ran out of time or went past `max_output` characters of output."""
-    env = {**os.environ, "PLOTLY_RENDERER": NOTEBOOK_PLOTLY_RENDERER}
+    env = {**kernel_environment(os.environ), "PLOTLY_RENDERER": NOTEBOOK_PLOTLY_RENDERER}
     with (
         tempfile.TemporaryDirectory(prefix="channelkit-kernel-") as sockets,
         tempfile.TemporaryFile() as kernel_log,
@@ -99,6 +104,20 @@ def execute(nb: NotebookNode, *, cwd: Path, timeout: float, max_output: int) -> 
             # nbclient's kernel start: no such kernel, no reply in time, no language_info
             raise _KernelFailed(f"{exc}{_last_line(kernel_log)}") from None
     return nb
+
+
+def kernel_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """The part of `environ` a report kernel inherits: an allow-list, not a deny-list, since a
+    credential can sit in a variable of any name (a webhook's `url_env` names its own).
+
+    kernel_environment({"PATH": "/bin", "CHANNELKIT_API_KEY": "ck_..."})  # {"PATH": "/bin"}
+    """
+    return {
+        name: value
+        for name, value in environ.items()
+        if name.upper() in NOTEBOOK_KERNEL_ENV
+        or name.upper().startswith(NOTEBOOK_KERNEL_ENV_PREFIXES)
+    }
 
 
 class _ReportClient(NotebookClient):

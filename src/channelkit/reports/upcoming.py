@@ -146,8 +146,9 @@ def upcoming_digest(
 
 
 def _held(posts: Sequence[Post], start: datetime, end: datetime) -> int:
-    """How many of `posts` are held drafts whose hold mark puts them in `[start, end)`."""
-    marks = (HoldMark.of(post.tags) for post in posts if post.status == "draft")
+    """How many of `posts` are held drafts whose hold mark puts them in `[start, end)` (the
+    mark of a current hold only: a copied or left-over mark is no hold)."""
+    marks = (HoldMark.current(post) for post in posts)
     return sum(1 for mark in marks if mark is not None and start <= mark.scheduled_at < end)
 
 

@@ -1,8 +1,9 @@
 """Opening a warehouse file: schema checks, migrations and clear lock errors.
 
 DuckDB lets one process write a file, or several processes read it, never both. The sync
-therefore holds its connection only while it runs, and readers open short-lived read-only
-connections, so that a notebook left open never blocks a cron sync for long.
+never holds the warehouse while it runs (it writes a working copy, `working_copy`), and a
+connection that meets the file locked (the sync's switch, a `deliver` recording what it
+sent) tries again for up to `WAREHOUSE_LOCK_WAIT_SECONDS` before it says so.
 
 Every connection refuses to install or load DuckDB extensions on its own: opening a file
 of another format (a SQLite database, say) would otherwise download and run an extension.
@@ -11,11 +12,14 @@ Such a file is recognised by its first bytes and refused before DuckDB sees it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TypeVar
 
 import duckdb
 
+from channelkit._constants import WAREHOUSE_LOCK_RETRY_SECONDS, WAREHOUSE_LOCK_WAIT_SECONDS
 from channelkit.errors import WarehouseError
 from channelkit.storage.reach import refresh_reach
 from channelkit.storage.schema import (
@@ -43,6 +47,22 @@ def connect(
     """A DuckDB connection that never installs or auto-loads extensions; `settings`
     (DuckDB's global options, e.g. `threads`) apply from the start."""
     return duckdb.connect(str(path), read_only=read_only, config={**_CONFIG, **(settings or {})})
+
+
+_Opened = TypeVar("_Opened")
+
+
+def wait_unlocked(path: Path, opening: Callable[[], _Opened]) -> _Opened:
+    """`opening()`, tried again while `path` is locked by another process, for up to
+    `WAREHOUSE_LOCK_WAIT_SECONDS`; the last lock error is raised after that."""
+    deadline = time.monotonic() + WAREHOUSE_LOCK_WAIT_SECONDS
+    while True:
+        try:
+            return opening()
+        except duckdb.IOException as exc:
+            if "lock" not in str(exc).lower() or time.monotonic() >= deadline:
+                raise
+        time.sleep(WAREHOUSE_LOCK_RETRY_SECONDS)
 
 
 def _connect_beside_others(
@@ -76,7 +96,8 @@ def _already_open(path: Path, *, read_only: bool) -> str:
     )
 
 
-def _check_format(path: Path) -> None:
+def check_format(path: Path) -> None:
+    """Refuse a file that is not a DuckDB database (a SQLite file, Parquet) by its bytes."""
     try:
         with path.open("rb") as file:
             head = file.read(16)
@@ -106,14 +127,17 @@ def open_warehouse(
     path = Path(path)
     if read_only and not path.exists():
         raise WarehouseError(f"{path}: no such warehouse; run `channelkit sync --db {path}` first")
-    _check_format(path)
+    check_format(path)
     try:
-        con = _connect_beside_others(path, read_only=read_only, settings=settings)
+        con = wait_unlocked(
+            path, lambda: _connect_beside_others(path, read_only=read_only, settings=settings)
+        )
     except duckdb.IOException as exc:
         if "lock" in str(exc).lower():
             raise WarehouseError(
-                f"{path} is locked by another process (a sync still running?); "
-                "try again when it has finished"
+                f"{path} is locked by another process (a sync of an older channelkit, or a "
+                f"writable connection of yours) after {WAREHOUSE_LOCK_WAIT_SECONDS:g} s of "
+                "waiting; try again when it has finished"
             ) from None
         raise WarehouseError(f"{path}: cannot open warehouse: {storage_problem(exc)}") from None
     except duckdb.ConnectionException:

@@ -10,6 +10,8 @@ are plain values.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
@@ -35,6 +37,24 @@ class Holdings:
             "AND status IN ('draft', 'scheduled') ORDER BY id"
         ).fetchall()
         return [r[0] for r in rows]
+
+    def last_view(self) -> dict[str, Any] | None:
+        """The view (`sync.view`) the last completed run recorded, None before any did."""
+        rows = self._con.execute(
+            "SELECT CAST(counts AS VARCHAR) FROM sync_runs WHERE status = 'completed' "
+            "ORDER BY finished_at DESC LIMIT 1"
+        ).fetchall()
+        view = json.loads(rows[0][0] or "{}").get("view") if rows else None
+        return view if isinstance(view, dict) else None
+
+    def channels_with_posts(self, channel_ids: Collection[str]) -> set[str]:
+        """Those of `channel_ids` holding a post not marked deleted."""
+        rows = self._con.execute(
+            "SELECT DISTINCT channel_id FROM posts WHERE deleted_at IS NULL "
+            "AND list_contains(?, channel_id)",
+            [sorted(channel_ids)],
+        ).fetchall()
+        return {row[0] for row in rows}
 
     def count(self, table: str) -> int:
         return int(self._con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])

@@ -55,6 +55,7 @@ class SyncFlags:
     convergence_runs: int = SYNC_CONVERGENCE_RUNS
     page_limit: int = SYNC_PAGE_LIMIT
     batch_rows: int = SYNC_BATCH_ROWS
+    new_view: bool = False
 
     def options(self) -> SyncOptions:
         if not self.db.parent.is_dir():
@@ -123,6 +124,12 @@ class SyncFlags:
     default=SYNC_BATCH_ROWS,
     show_default=True,
     help="Rows per committed batch (a checkpoint after each).",
+)
+@click.option(
+    "--new-view",
+    is_flag=True,
+    help="Accept a key that sees fewer channels than the one that filled the warehouse "
+    "(what it cannot see is then marked deleted).",
 )
 @output_options(json_summary=True, progress=True)
 def sync(options: SyncFlags, service: ServiceOptions, output: Output) -> None:

@@ -63,6 +63,7 @@ class SyncOptions:
     convergence_runs: int = SYNC_CONVERGENCE_RUNS
     parquet: Path | None = None
     lake: str | None = None  # a directory or an s3://... URL
+    new_view: bool = False  # accept a narrower view than the one that filled the warehouse
 
     @classmethod
     def check(
@@ -77,6 +78,7 @@ class SyncOptions:
         convergence_runs: int = SYNC_CONVERGENCE_RUNS,
         parquet: str | Path | None = None,
         lake: str | Path | None = None,
+        new_view: bool = False,
     ) -> SyncOptions:
         """The options, or `InvalidParameterError` naming the first wrong one."""
         resources = parse_only(only)
@@ -109,6 +111,7 @@ class SyncOptions:
             convergence_runs=convergence_runs,
             parquet=Path(parquet) if parquet is not None else None,
             lake=str(lake) if lake is not None else None,
+            new_view=bool(new_view),
         )
 
 

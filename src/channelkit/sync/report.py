@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from channelkit._resources import RESOURCES
 from channelkit.storage.writer import UpsertCounts
+from channelkit.sync.view import View
 
 TABLES = tuple(resource.table for resource in RESOURCES)  # the tables a run counts
 
@@ -58,6 +59,9 @@ class SyncReport:
     completed: bool = False
     error: str | None = None
     resumable: bool = True  # False: the next run cannot simply continue (a storage fault)
+    # The key's view (`sync.view`): its record, and its one-line description ("view c4781366
+    # (12 channels)"); None when the key may not list channels.
+    view: dict[str, Any] | None = None
 
     def counts_dict(self) -> dict[str, dict[str, int]]:
         return {table: counts.as_dict() for table, counts in self.counts.items()}
@@ -88,13 +92,20 @@ class SyncReport:
             "notes": list(self.notes),
             "completed": self.completed,
             "error": self.error,
+            "view": self.view_text,
         }
+
+    @property
+    def view_text(self) -> str | None:
+        view = View.of_record(self.view)
+        return None if view is None else view.describe()
 
     def summary(self) -> str:
         """A one-screen text summary, as `channelkit sync` prints it."""
         state = "completed" if self.completed else "NOT completed"
         lines = [
-            f"sync {state} ({self.mode}) from {self.base_url} into {self.path}",
+            f"sync {state} ({self.mode}) from {self.base_url} into {self.path}"
+            + (f", through {self.view_text}" if self.view_text else ""),
             f"{'table':<14}{'new':>9}{'updated':>9}{'unchanged':>11}{'deleted':>9}",
         ]
         for table, c in self.counts.items():

@@ -29,11 +29,19 @@ from channelkit._constants import (
 )
 from channelkit._resources import BY_TABLE, PHASES, RESOURCES
 from channelkit._urls import redact_url
-from channelkit.errors import ChannelkitError, LakeError, SyncDataError, WarehouseError
+from channelkit.errors import (
+    ChannelkitError,
+    LakeError,
+    PermissionDeniedError,
+    SyncDataError,
+    SyncViewError,
+    WarehouseError,
+)
 from channelkit.storage.connection import open_warehouse, storage_problem
 from channelkit.storage.holdings import Holdings
 from channelkit.storage.lake import require_lake_package, write_lake
 from channelkit.storage.parquet import export_parquet
+from channelkit.storage.working_copy import switch, working_copy
 from channelkit.storage.writer import (
     Checkpoint,
     DeletionScope,
@@ -57,6 +65,7 @@ from channelkit.sync.pipeline import (
 )
 from channelkit.sync.progress import Progress, shown
 from channelkit.sync.report import SyncReport
+from channelkit.sync.view import View, check_view
 from channelkit.sync.walk import Walk
 from channelkit.sync.walks import HISTORIES, POSTS_HISTORY, Planner
 
@@ -102,7 +111,9 @@ def run_sync(
         "threads": SYNC_DUCKDB_THREADS,
         "memory_limit": SYNC_DUCKDB_MEMORY_LIMIT,
     }
-    con = open_warehouse(path, read_only=False, settings=settings)
+    # Readers keep the warehouse: the run writes a working copy, switched in at its end.
+    work = working_copy(Path(path))
+    con = open_warehouse(work, read_only=False, settings=settings)
     try:
         sync = _Sync(
             client,
@@ -113,12 +124,18 @@ def run_sync(
         )
         report = sync.run()
         _copy(con, report, parquet=options.parquet, lake=options.lake)
-        return report
     except duckdb.Error as exc:
-        # Outside a batch (bookkeeping, planning): the file itself is the problem.
-        raise WarehouseError(f"{path}: {storage_problem(exc)}") from None
-    finally:
+        # Outside a batch (bookkeeping, planning): the file itself is the problem. The
+        # working copy stays where it is, not in the readers' place.
         con.close()
+        raise WarehouseError(f"{path}: {storage_problem(exc)}") from None
+    except BaseException:  # interrupted: what it committed is kept, as by a failed run
+        con.close()
+        switch(work, Path(path))
+        raise
+    con.close()
+    switch(work, Path(path))
+    return report
 
 
 def _copy(
@@ -178,8 +195,9 @@ class _Sync:
         # transaction overlaps their first requests.
         self._recorded = False
         self._later: list[Callable[[], None]] = [self._record_run]
+        self.holdings = Holdings(con)
         self.planner = Planner(
-            client, self.writer, Holdings(con), options, self.report, self.pipeline, self._later
+            client, self.writer, self.holdings, options, self.report, self.pipeline, self._later
         )
 
     def run(self) -> SyncReport:
@@ -189,10 +207,11 @@ class _Sync:
         self.client.on_wait = self._on_wait_chain(previous_hook)
         interrupted: BaseException | None = None
         try:
-            for phase in PHASES:
-                if self.pipeline.stop.is_set():
-                    break
-                self._run_phase(phase)
+            if self._view_checked():
+                for phase in PHASES:
+                    if self.pipeline.stop.is_set():
+                        break
+                    self._run_phase(phase)
         except BaseException as exc:  # KeyboardInterrupt included: record, then re-raise
             interrupted = exc
             self.pipeline.stop.set()
@@ -204,6 +223,30 @@ class _Sync:
         if interrupted is not None:
             raise interrupted
         return self.report
+
+    def _view_checked(self) -> bool:
+        """Whether this key's view may sync into this warehouse (`sync.view`): one listing of
+        its channels, before anything is written. False (the run's error said) when not."""
+        try:
+            seen = View.listed(self.client)
+        except PermissionDeniedError:
+            return True  # no channels:read: no view to compare, and no channels to mark
+        except ChannelkitError as exc:
+            self.report.error = _describe("channels", exc, self.report.path)
+            return False
+        self.report.view = seen.record()
+        try:
+            filled_by = View.of_record(self.holdings.last_view())
+            check_view(
+                filled_by,
+                seen,
+                holding_posts=self.holdings.channels_with_posts,
+                accept=self.options.new_view,
+            )
+        except SyncViewError as exc:
+            self.report.error = str(exc)
+            return False
+        return True
 
     def _run_phase(self, resources: tuple[str, ...]) -> None:
         try:
@@ -236,7 +279,7 @@ class _Sync:
         self.writer.finish_run(
             report.run_id,
             status="completed" if report.completed else "failed",
-            counts={"tables": report.counts_dict(), "skipped": report.skipped},
+            counts={"tables": report.counts_dict(), "skipped": report.skipped, "view": report.view},
             error=report.error,
             cost=RunCost(**{f.name: getattr(report, f.name) for f in fields(RunCost)}),
             unknown_fields=report.unknown_fields,

@@ -10,8 +10,8 @@ finishes or redoes that step, never both (the post's own state says which).
 
 The post carries its scheduled time too (its hold mark, `channelkit.publish.hold`), so a
 colleague's machine sees it in `hold --status` and can release it; this record adds what
-only this machine can know: the post's version right after the hold, so that a post
-someone edited while held is recognised and left alone.
+only this machine can know: the post's version right after the hold, so that any change
+to a post while held (its content or not) is recognised and left alone.
 
     with HoldBook.open() as book:
         book.holding(service, post, mark)          # before the move to draft

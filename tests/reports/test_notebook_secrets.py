@@ -1,0 +1,222 @@
+"""A report notebook's kernel holds no secret: a cell printing `os.environ` during
+`channelkit report --notebook` and `channelkit deliver` (a real aiosmtpd server that takes the
+SMTP password, a real webhook receiver) shows none of them, on the page or in the email."""
+
+from __future__ import annotations
+
+import io
+import json
+import socket
+import threading
+import zipfile
+from collections.abc import Iterator
+from email import message_from_bytes, policy
+from email.message import EmailMessage
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from channelkit.cli import main
+from channelkit.reports.notebook_kernel import kernel_environment
+
+# the period "week" and the zone are read from the warehouse's days
+pytestmark = [pytest.mark.slow, pytest.mark.calendar]
+
+API_KEY = "ck_live_notebook_secret_key_1234567890"
+SMTP_PASSWORD = "smtp-pass-9f8e7d"
+HOOK_PATH = "/hooks/T000-B000-webhooksecret42"
+AWS_SECRET = "aws-secret-access-key-abcdef"
+JUPYTER_TOKEN = "jupyter-token-31337"
+SECRETS = (API_KEY, SMTP_PASSWORD, "webhooksecret42", AWS_SECRET, JUPYTER_TOKEN)
+
+_PRINT_ENV = "import os\nfor name, value in sorted(os.environ.items()):\n    print(name, value)"
+_PRINT_PARAMETERS = "print('warehouse:', db, '| period:', period, '| zone:', tz)"
+
+
+def _notebook(path: Path) -> Path:
+    cells = [
+        {"cell_type": "markdown", "metadata": {}, "source": "# What the kernel sees"},
+        {
+            "cell_type": "code",
+            "metadata": {"tags": ["parameters"]},
+            "source": 'db = ""\nperiod = "week"\ntz = "UTC"',
+            "outputs": [],
+            "execution_count": None,
+        },
+    ] + [
+        {"cell_type": "code", "metadata": {}, "source": s, "outputs": [], "execution_count": None}
+        for s in (_PRINT_ENV, _PRINT_PARAMETERS)
+    ]
+    notebook = {
+        "cells": cells,
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4,
+        "nbformat_minor": 4,
+    }
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def mailbox() -> Iterator[tuple[int, list[EmailMessage], list[str]]]:
+    """A real SMTP server that requires a login: (port, messages, passwords it was given)."""
+    from aiosmtpd.controller import Controller
+    from aiosmtpd.smtp import AuthResult, LoginPassword
+
+    messages: list[EmailMessage] = []
+    passwords: list[str] = []
+
+    class Handler:
+        async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802
+            message = message_from_bytes(envelope.content, policy=policy.default)
+            assert isinstance(message, EmailMessage)
+            messages.append(message)
+            return "250 OK"
+
+    def authenticate(server: Any, session: Any, envelope: Any, mechanism: str, data: Any) -> Any:
+        assert isinstance(data, LoginPassword)
+        passwords.append(data.password.decode())
+        return AuthResult(success=data.password.decode() == SMTP_PASSWORD)
+
+    with socket.socket() as probe:  # aiosmtpd checks it is up by connecting: no port 0
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    controller = Controller(
+        Handler(), hostname="127.0.0.1", port=port, auth_require_tls=False,
+        authenticator=authenticate,
+    )  # fmt: skip
+    controller.start()
+    try:
+        yield port, messages, passwords
+    finally:
+        controller.stop()
+
+
+@pytest.fixture
+def webhook() -> Iterator[tuple[str, list[tuple[str, str]]]]:
+    """A real webhook receiver: (its base URL, the (path, body) of every POST)."""
+    posts: list[tuple[str, str]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802
+            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            posts.append((self.path, body.decode("utf-8")))
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", posts
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _environment(smtp_port: int, hook_url: str) -> dict[str, str]:
+    """A cron job's environment: every credential channelkit and its neighbours read."""
+    return {
+        "CHANNELKIT_API_KEY": API_KEY,
+        "CHANNELKIT_SMTP_URL": f"smtp://analytics:{SMTP_PASSWORD}@127.0.0.1:{smtp_port}",
+        "TEAM_HOOK_URL": hook_url + HOOK_PATH,
+        "AWS_SECRET_ACCESS_KEY": AWS_SECRET,
+        "JUPYTER_TOKEN": JUPYTER_TOKEN,
+    }
+
+
+def _texts(message: EmailMessage) -> str:
+    """Everything the email carries, attachments unzipped and decoded."""
+    texts = [str(message)]
+    for part in message.walk():
+        if part.is_multipart():
+            continue
+        content = part.get_content()
+        if part.get_content_type() == "application/zip":
+            with zipfile.ZipFile(io.BytesIO(content)) as archive:
+                texts += [archive.read(n).decode("utf-8") for n in archive.namelist()]
+        elif isinstance(content, bytes):
+            texts.append(content.decode("utf-8", "replace"))
+        else:
+            texts.append(content)
+    return "\n".join(texts)
+
+
+def _assert_clean(text: str, db: Path) -> None:
+    assert "PATH" in text  # the environment was printed: the check below means something
+    assert f"warehouse: {db.resolve()} | period: week | zone: Europe/Berlin" in text
+    for secret in (*SECRETS, "CHANNELKIT_API_KEY", "CHANNELKIT_SMTP_URL", "TEAM_HOOK_URL"):
+        assert secret not in text
+
+
+def test_report_notebook_prints_its_environment_without_a_secret(
+    small_warehouse: Path, tmp_path: Path
+) -> None:
+    notebook = _notebook(tmp_path / "env.ipynb")
+    out = tmp_path / "env.html"
+    result = CliRunner().invoke(
+        main,
+        ["report", "--notebook", str(notebook), "--db", str(small_warehouse), "--period", "week",
+         "--tz", "Europe/Berlin", "--out", str(out)],
+        env=_environment(1, "http://127.0.0.1:1"),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    _assert_clean(out.read_text(encoding="utf-8"), small_warehouse)
+
+
+def test_deliver_sends_a_notebook_that_prints_its_environment_without_a_secret(
+    small_warehouse: Path,
+    tmp_path: Path,
+    mailbox: tuple[int, list[EmailMessage], list[str]],
+    webhook: tuple[str, list[tuple[str, str]]],
+) -> None:
+    port, messages, passwords = mailbox
+    hook_url, posts = webhook
+    _notebook(tmp_path / "env.ipynb")
+    config = tmp_path / "deliver.toml"
+    config.write_text(
+        '[smtp]\nfrom = "analytics@example.com"\n\n'
+        '[[reports]]\nname = "env"\nperiod = "week"\ntz = "Europe/Berlin"\n'
+        'notebook = "env.ipynb"\nemail = ["comms-lead@example.com"]\n'
+        'webhooks = [{ url_env = "TEAM_HOOK_URL", kind = "json" }]\n',
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(
+        main,
+        ["deliver", str(config), "--db", str(small_warehouse)],
+        env=_environment(port, hook_url),
+    )
+    assert result.exit_code == 0, result.output
+    # the delivery itself used the secrets: the password logged in, the hook's path was posted to
+    assert passwords == [SMTP_PASSWORD] and [path for path, _ in posts] == [HOOK_PATH]
+    assert len(messages) == 1
+    _assert_clean(_texts(messages[0]), small_warehouse)
+    for _, body in posts:
+        for secret in SECRETS:
+            assert secret not in body
+    for secret in SECRETS:
+        assert secret not in result.output
+
+
+def test_the_kernel_environment_is_an_allow_list() -> None:
+    environ = {
+        "PATH": "/usr/bin",
+        "LC_ALL": "C.UTF-8",
+        "PYTHONPATH": "/calendar",
+        "CHANNELKIT_TZ": "Europe/Berlin",
+        "CHANNELKIT_API_KEY": API_KEY,
+        "MY_WEBHOOK": "https://hooks.example.com/T/B/x",
+        "JUPYTER_TOKEN": JUPYTER_TOKEN,
+    }
+    assert kernel_environment(environ) == {
+        "PATH": "/usr/bin",
+        "LC_ALL": "C.UTF-8",
+        "PYTHONPATH": "/calendar",
+        "CHANNELKIT_TZ": "Europe/Berlin",
+    }
