@@ -28,6 +28,8 @@ from zoneinfo import ZoneInfo
 
 ROOT = Path(__file__).resolve().parents[1]
 TRAVEL = ROOT / "tests" / "travel"
+# sitecustomize imports time-machine before pytest can load its plugin for rewriting
+_IMPORTED_EARLY = "Module already imported so cannot be rewritten; time_machine"
 
 
 @dataclass(frozen=True)
@@ -82,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("pytest_args", nargs="*", help="after --: pytest's arguments")
     args = parser.parse_args(argv)
     instants = (Instant(args.at, args.zone, "asked for"),) if args.at else INSTANTS
-    command = [sys.executable, "-m", "pytest", "-m", "calendar", "-q", "-p", "no:cacheprovider"]
+    command = [sys.executable, "-m", "pytest", "-m", "calendar", "-q", "-p", "no:cacheprovider",
+               "-W", f"ignore:{_IMPORTED_EARLY}:pytest.PytestAssertRewriteWarning"]  # fmt: skip
     command += args.pytest_args or []
     logs = Path(tempfile.mkdtemp(prefix="calendar-run-"))
     begun = time.monotonic()

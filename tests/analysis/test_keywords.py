@@ -10,6 +10,8 @@ import channelkit as ck
 from channelkit.analysis.filters import FILTER_KEYS, Filters
 from fixtures.warehouse import build_small_warehouse
 
+pytestmark = pytest.mark.calendar
+
 METHODS = (
     "posts",
     "engagement_over_time",

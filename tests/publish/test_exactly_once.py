@@ -15,6 +15,8 @@ from channelkit.publish import load_spreadsheet
 from channelkit.service import LocalService
 from publish.conftest import make_csv, make_xlsx
 
+pytestmark = pytest.mark.calendar
+
 HEADER = ["channel", "title", "body", "scheduled_at"]
 
 

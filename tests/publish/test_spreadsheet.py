@@ -19,6 +19,8 @@ from msoffcrypto.format.ooxml import OOXMLFile
 from channelkit.publish import FieldError, SpreadsheetError, load_spreadsheet
 from channelkit.publish.validation import ChannelIndex
 
+pytestmark = pytest.mark.calendar
+
 H = ["channel", "title", "body", "scheduled_at"]
 GOOD = ["all-hands", "Hello", "Body", "2030-12-02 09:00"]
 INDEX = ChannelIndex.from_channels(

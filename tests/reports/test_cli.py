@@ -14,6 +14,8 @@ from channelkit.reports import report_period
 from channelkit.service import LocalService
 from channelkit.warehouse import Warehouse
 
+pytestmark = pytest.mark.calendar
+
 
 def run(*args: str | Path) -> Result:
     return CliRunner().invoke(main, ["report", *map(str, args)], catch_exceptions=False)

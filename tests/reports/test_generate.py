@@ -19,6 +19,8 @@ from channelkit.reports import ReportError, build_report, generate_report
 from channelkit.storage.connection import open_warehouse
 from fixtures.warehouse import LAST_SYNC_FINISHED, XSS_TAG, XSS_TITLE, build_small_warehouse
 
+pytestmark = pytest.mark.calendar
+
 
 class _Page(HTMLParser):
     """Script element texts and the text of every element with an id, as a browser sees them."""

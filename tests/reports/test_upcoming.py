@@ -21,6 +21,8 @@ from channelkit.reports.deliver.run import deliver
 from channelkit.service import LocalService
 from channelkit.storage.connection import open_warehouse
 
+pytestmark = pytest.mark.calendar
+
 
 @pytest.fixture
 def planned() -> Iterator[tuple[LocalService, str]]:

@@ -13,6 +13,8 @@ import pytest
 
 from channelkit.service import LocalService
 
+pytestmark = pytest.mark.calendar
+
 
 def _walk(client: httpx.Client, path: str, **params: Any) -> Iterator[dict[str, Any]]:
     cursor = None

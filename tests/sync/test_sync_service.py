@@ -24,6 +24,8 @@ from channelkit.service import LocalService
 from channelkit.storage.connection import open_warehouse
 from channelkit.sync import SyncError, run_sync
 
+pytestmark = pytest.mark.calendar
+
 DAY = 86_400.0
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 POST_FIELDS = (

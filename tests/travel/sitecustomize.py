@@ -31,6 +31,7 @@ def _travel(named: str) -> None:
     import time_machine
 
     time_machine.travel(destination.timestamp(), tick=True).start()
+    time.time()  # time-machine's clock ticks from its first reading: from now, then
 
 
 if os.environ.get("CHANNELKIT_TRAVEL"):

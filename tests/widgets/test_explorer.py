@@ -18,6 +18,8 @@ from channelkit.warehouse import Warehouse
 from channelkit.widgets import Explorer
 from channelkit.widgets.explorer_view import PERIOD_CHOICES, View, month_choices, trend_freq
 
+pytestmark = pytest.mark.calendar
+
 WEEK = "2026-W13"  # 23-29 March 2026, inside the small warehouse's days
 
 
