@@ -16,8 +16,6 @@ from channelkit.storage.connection import open_warehouse
 from channelkit.warehouse import Warehouse
 from fixtures.warehouse import BASE_URL, LAST_SYNC_FINISHED, build_small_warehouse
 
-pytestmark = pytest.mark.calendar
-
 
 @pytest.fixture(scope="module")
 def shared(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:

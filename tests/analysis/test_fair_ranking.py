@@ -18,8 +18,6 @@ from channelkit.analysis.timing import NO_DIFFERENCE, RELIABLE, judge_slots
 from fixtures import equal_rates
 from fixtures.equal_rates import SMALL_AUDIENCE, TRUE_RATE
 
-pytestmark = pytest.mark.calendar
-
 SEEDS = range(100)
 # The top 5 of a ranking may hold small-audience items at most this much more often than
 # their share of the items (averaged over the seeds): the sampling error of that average

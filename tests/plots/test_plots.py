@@ -20,8 +20,6 @@ from channelkit.plots.style import MUTED
 from channelkit.warehouse import Warehouse
 from fixtures.warehouse import AS_OF, XSS_TAG, XSS_TITLE, build_small_warehouse
 
-pytestmark = pytest.mark.calendar
-
 BERLIN = "Europe/Berlin"
 WINDOW = {"start": "2026-03-16", "end": "2026-04-06", "tz": BERLIN}
 LABEL = "2026-03-16 to 2026-04-05 (Europe/Berlin)"

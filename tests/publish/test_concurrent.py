@@ -19,8 +19,6 @@ from channelkit.publish import SubmitResult, load_spreadsheet
 from channelkit.service import LocalService
 from publish.conftest import make_csv
 
-pytestmark = pytest.mark.calendar
-
 ROWS = 200
 
 

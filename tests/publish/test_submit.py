@@ -17,8 +17,6 @@ from channelkit.errors import AuthenticationError
 from channelkit.publish import PlanNotValidError, load_spreadsheet
 from channelkit.service import LocalService
 
-pytestmark = pytest.mark.calendar
-
 H = ["channel", "title", "body", "scheduled_at", "timezone"]
 FAULTS = "500=0.05,503=0.02,slow=0.02,drop=0.02,truncate=0.02,lost_create=0.02"
 

@@ -14,8 +14,6 @@ from channelkit.reports import report_period
 from channelkit.service import LocalService
 from channelkit.warehouse import Warehouse
 
-pytestmark = pytest.mark.calendar
-
 
 def run(*args: str | Path) -> Result:
     return CliRunner().invoke(main, ["report", *map(str, args)], catch_exceptions=False)
@@ -111,6 +109,7 @@ def test_custom_template_and_broken_template(small_warehouse: Path, tmp_path: Pa
     assert not (tmp_path / "b.html").exists()
 
 
+@pytest.mark.calendar
 def test_sync_then_report_against_the_demo_service(
     demo_service: LocalService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

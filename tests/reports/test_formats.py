@@ -13,8 +13,6 @@ from channelkit.reports import ReportError, build_report, generate_report
 from channelkit.reports.browser import find_browser
 from channelkit.reports.deliver.messages import sentence_text
 
-pytestmark = pytest.mark.calendar
-
 needs_chromium = pytest.mark.skipif(
     find_browser() is None,
     reason="no Chromium: install Debian's chromium (apt-get install chromium, as .ci/run does)",

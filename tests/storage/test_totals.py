@@ -18,8 +18,6 @@ from channelkit.warehouse import Warehouse
 from fixtures.rows import day, days, post, posts, totals_kept, totals_summed
 from fixtures.warehouse import build_small_warehouse
 
-pytestmark = pytest.mark.calendar
-
 
 def test_the_writer_keeps_the_sums_equal_to_the_rows_that_count(
     con: duckdb.DuckDBPyConnection,

@@ -22,8 +22,6 @@ from channelkit.storage.connection import open_warehouse
 from channelkit.sync import run_sync
 from channelkit.warehouse import Warehouse
 
-pytestmark = pytest.mark.calendar
-
 DAY = 86_400.0
 DAYS = 40
 # Every column but the writer's bookkeeping (synced_at, deleted_at); only live rows.

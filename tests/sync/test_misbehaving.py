@@ -28,7 +28,7 @@ from channelkit.service import LocalService
 from sync.test_sync_service import build_workspace
 
 # A hang is a failure: each case takes a few seconds, a misbehaviour left unchecked minutes.
-pytestmark = [pytest.mark.calendar, pytest.mark.timeout(40)]
+pytestmark = pytest.mark.timeout(40)
 
 TABLES = ("channels", "posts", "post_tags", "post_daily", "channel_daily")
 DAILY = ("post_daily", "channel_daily")

@@ -24,8 +24,6 @@ from channelkit.service import LocalService
 from channelkit.storage.connection import open_warehouse
 from channelkit.sync import SyncError, run_sync
 
-pytestmark = pytest.mark.calendar
-
 DAY = 86_400.0
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 POST_FIELDS = (
@@ -245,6 +243,7 @@ def test_full_sync_with_analytics_equals_the_service(
         assert report.counts[table].new == len(expected)
 
 
+@pytest.mark.calendar
 def test_incremental_analytics_rereads_only_days_not_final(
     workspace: Workspace, client: Client, tmp_path: Path
 ) -> None:

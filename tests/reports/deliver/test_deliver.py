@@ -29,8 +29,6 @@ from channelkit.service import LocalService
 from channelkit.storage.connection import open_warehouse
 from channelkit.sync import run_sync
 
-pytestmark = pytest.mark.calendar
-
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
 
@@ -191,6 +189,7 @@ def _report_html(message: EmailMessage) -> str:
     return str(part.get_content())
 
 
+@pytest.mark.calendar
 def test_first_run_sends_once_per_target_second_run_nothing(
     small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
 ) -> None:
@@ -815,6 +814,7 @@ def steady_with_a_drop(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return db
 
 
+@pytest.mark.calendar
 @pytest.mark.slow
 def test_news_only_sends_nothing_on_a_steady_week_and_the_drop_once(
     steady_with_a_drop: Path, tmp_path: Path, receiver: Receiver
@@ -863,6 +863,7 @@ webhooks = [{{ url = "{receiver.url}/json/{channel}", kind = "json" }}]
     assert len(_ledger(steady_with_a_drop)) == len(ledger)
 
 
+@pytest.mark.calendar
 def test_a_build_failure_sends_one_notice_per_period(
     small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
 ) -> None:
