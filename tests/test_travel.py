@@ -66,3 +66,36 @@ def test_the_calendar_run_travels_in_every_process() -> None:
     with _serve(dict(os.environ)) as base_url:  # it inherits the travel, as any child does
         shown = _service_date(base_url)
     assert abs(shown - datetime.now(UTC)) < timedelta(seconds=5), (shown, here)
+
+
+PLANTED = """
+from datetime import date
+
+import pytest
+
+pytestmark = pytest.mark.calendar
+
+
+def test_the_day_is_the_leap_day():
+    assert date.today() == date(2028, 2, 29)
+
+
+def test_planted_failure():
+    assert False, "planted failure"
+"""
+
+
+def test_the_calendar_run_shows_each_closing_line_and_fails_when_a_test_fails(
+    tmp_path: Path,
+) -> None:
+    planted = tmp_path / "test_planted.py"
+    planted.write_text(PLANTED, encoding="utf-8")
+    at = ["--at", "2028-02-29T12:00+01:00", "--zone", "Europe/Berlin"]
+    command = [sys.executable, str(TRAVEL.parent / "calendar_run.py"), *at, "--", str(planted)]
+    done = subprocess.run(
+        command, capture_output=True, text=True, stdin=subprocess.DEVNULL, check=False
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "2028-02-29T12:00+01:00 (Europe/Berlin, asked for): 1 failed, 1 passed" in done.stdout
+    assert "AssertionError: planted failure" in done.stdout  # the failing instant's output
+    assert "calendar run: 0 of 1 instants passed" in done.stdout
