@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -119,9 +120,11 @@ def main(argv: list[str] | None = None) -> int:
                 failed.append(instant)
                 print(_failed_part(output), flush=True)
     minutes = (time.monotonic() - begun) / 60
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(
         f"calendar run: {len(instants) - len(failed)} of {len(instants)} instants passed "
-        f"in {minutes:.1f} min (logs in {logs})",
+        f"in {minutes:.1f} min, {(used.ru_utime + used.ru_stime) / 60:.1f} min of CPU "
+        f"(logs in {logs})",
         flush=True,
     )
     return 1 if failed else 0

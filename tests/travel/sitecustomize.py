@@ -19,6 +19,8 @@ from datetime import datetime
 
 
 def _travel(named: str) -> None:
+    import time_machine  # first: under load its import takes seconds the clock must not lose
+
     instant, _, started = named.partition(" at ")
     destination = datetime.fromisoformat(instant.strip())
     if destination.tzinfo is None:
@@ -28,8 +30,6 @@ def _travel(named: str) -> None:
         destination = datetime.fromtimestamp(destination.timestamp() + now - float(started))
     else:
         os.environ["CHANNELKIT_TRAVEL"] = f"{instant.strip()} at {now!r}"
-    import time_machine
-
     time_machine.travel(destination.timestamp(), tick=True).start()
     time.time()  # time-machine's clock ticks from its first reading: from now, then
 
