@@ -18,6 +18,8 @@ from channelkit.reports.deliver.config import load_config
 from channelkit.warehouse import Warehouse
 from channelkit.widgets._zones import initial_zone
 
+pytestmark = pytest.mark.calendar
+
 
 def test_an_argument_wins_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(ENV_TZ, "Asia/Tokyo")

@@ -20,6 +20,8 @@ import pytest
 import channelkit as ck
 from channelkit.service import LocalService
 
+pytestmark = pytest.mark.calendar
+
 ZONES = ["UTC", "Asia/Tokyo"]
 REACH_DAYS = 14
 

@@ -10,6 +10,8 @@ import channelkit as ck
 from channelkit.analysis.filters import CHANNEL_KEYS, FILTER_KEYS, UPCOMING_KEYS, Filters
 from fixtures.warehouse import build_small_warehouse
 
+pytestmark = pytest.mark.calendar
+
 
 def _keyworded() -> dict[str, str]:
     """Every public `Warehouse` method that takes filter keywords, with their annotation."""

@@ -19,6 +19,8 @@ import pytest
 import channelkit as ck
 from fixtures.steady import SYNC_DAY, build_steady
 
+pytestmark = pytest.mark.calendar
+
 GAP = [date(2026, 11, 9) + timedelta(days=k) for k in range(7)]
 PERIOD = "2026-11"
 Call = Callable[[ck.Warehouse, str], pd.DataFrame]

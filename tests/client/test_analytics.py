@@ -11,6 +11,8 @@ from channelkit.client import ChannelAnalyticsRow, PostAnalyticsRow
 from channelkit.service import LocalService
 from client.conftest import Api, MakeApi
 
+pytestmark = pytest.mark.calendar
+
 
 @pytest.fixture
 def analytics(demo_service: LocalService, make_api: MakeApi) -> Api:

@@ -14,6 +14,8 @@ from channelkit.client import Channel, Post
 from channelkit.service import LocalService
 from client.conftest import Api, MakeApi
 
+pytestmark = pytest.mark.calendar
+
 
 def test_post_and_channel_lifecycle(api: Api) -> None:
     channel = api(lambda c: c.channels.create(name="Product News", description="launches"))

@@ -24,6 +24,8 @@ from channelkit.reports.deliver.kinds import WEBHOOK_KINDS
 from channelkit.reports.generate import build_report
 from fixtures.steady import build_steady
 
+pytestmark = pytest.mark.calendar
+
 WHY = "Provisional: posts of the last days are still gathering readers; compared at the same age."
 MONDAY_NOON = datetime(2026, 11, 23, 12, tzinfo=UTC)
 

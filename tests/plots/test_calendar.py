@@ -14,6 +14,8 @@ from channelkit.publish import load_spreadsheet
 from channelkit.warehouse import Warehouse
 from fixtures.warehouse import AS_OF, build_small_warehouse
 
+pytestmark = pytest.mark.calendar
+
 
 def test_calendar_of_the_warehouse_schedule(tmp_path: Path) -> None:
     wh = Warehouse(build_small_warehouse(tmp_path / "small.duckdb"))

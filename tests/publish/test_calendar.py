@@ -23,6 +23,8 @@ from channelkit.publish.calendar import CALENDAR_HEADERS
 from channelkit.publish.calendar_sync import calendar_export, calendar_frame, load_calendar
 from channelkit.service import LocalService
 
+pytestmark = pytest.mark.calendar
+
 BERLIN = ZoneInfo("Europe/Berlin")
 TIME_HEADER = "scheduled_at (Europe/Berlin)"
 

@@ -13,6 +13,8 @@ from channelkit.client.models import Post
 from channelkit.publish import PostValidationError, ScheduledPost
 from channelkit.service import LocalService
 
+pytestmark = pytest.mark.calendar
+
 
 @pytest.fixture
 def client(service: LocalService, admin_key: str) -> Iterator[Client]:

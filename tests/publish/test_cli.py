@@ -14,6 +14,8 @@ from channelkit.cli import main
 from channelkit.client import Client
 from channelkit.service import LocalService
 
+pytestmark = pytest.mark.calendar
+
 
 @pytest.fixture(autouse=True)
 def _short_connection_retries(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -19,6 +19,8 @@ from channelkit.publish.slots import next_free_slot, parse_slots
 from channelkit.publish.times import parse_when
 from channelkit.publish.validation import PostRequest, validate_post
 
+pytestmark = pytest.mark.calendar
+
 ZONES = sorted(available_timezones())
 NOW = datetime(2026, 11, 26, 12, 0, tzinfo=UTC)
 BODY = "Join the town hall on Thursday: questions welcome, in the room or online."

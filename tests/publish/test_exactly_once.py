@@ -19,6 +19,8 @@ from channelkit.publish.validation import PostRequest
 from channelkit.service import LocalService
 from publish.conftest import make_csv, make_xlsx
 
+pytestmark = pytest.mark.calendar
+
 HEADER = ["channel", "title", "body", "scheduled_at"]
 
 

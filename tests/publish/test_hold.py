@@ -23,6 +23,8 @@ from channelkit.publish.hold_record import HoldBook
 from channelkit.publish.ledger import service_address
 from channelkit.service import LocalService
 
+pytestmark = pytest.mark.calendar
+
 HOURS = (1, 2, 3, 30)  # each post's time, hours from the service's now
 
 

@@ -18,6 +18,8 @@ from channelkit.publish.validation import PostRequest
 from channelkit.publish.word_diff import word_diff
 from channelkit.service import LocalService
 
+pytestmark = pytest.mark.calendar
+
 
 def _request(title: str = "Town hall", when: str = "2030-01-07T09:00:00") -> PostRequest:
     return PostRequest(

@@ -30,6 +30,8 @@ from channelkit.service import LocalService
 from channelkit.widgets import Composer
 from channelkit.widgets.composer import FORM_FIELDS
 
+pytestmark = pytest.mark.calendar
+
 WRITABLE = [field for field in _spec.POST_FIELDS if field.create is not None]
 # What people call the two fields that publishing names apart.
 _PEOPLE = {"channel_id": "channel"}

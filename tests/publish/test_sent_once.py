@@ -28,6 +28,8 @@ from channelkit.publish import load_spreadsheet, schedule
 from channelkit.publish.ledger import default_path, service_address
 from channelkit.service import LocalService
 
+pytestmark = pytest.mark.calendar
+
 BERLIN = ZoneInfo("Europe/Berlin")
 TITLES = ("Town hall", "Release 4.3 is out", "Canteen menu", "Parking works", "Quiz night")
 

@@ -20,6 +20,8 @@ from channelkit.publish import ChannelIndex, PostRequest, validate_post
 from channelkit.publish.validation import service_now
 from channelkit.service import LocalService
 
+pytestmark = pytest.mark.calendar
+
 TITLES = [
     "Town hall",
     "\x00",

@@ -20,6 +20,8 @@ from channelkit.publish.slots import Placed, next_free_slot, parse_gap, parse_sl
 from channelkit.service import LocalService
 from fixtures import equal_rates
 
+pytestmark = pytest.mark.calendar
+
 BERLIN = ZoneInfo("Europe/Berlin")
 H = ["channel", "title", "body", "scheduled_at"]
 

@@ -20,6 +20,8 @@ from channelkit.publish import FieldError, SpreadsheetError, load_spreadsheet
 from channelkit.publish.columns import COLUMNS, expected_columns
 from channelkit.publish.validation import ChannelIndex
 
+pytestmark = pytest.mark.calendar
+
 H = ["channel", "title", "body", "scheduled_at"]
 # The columns as the code declares them (publish/columns.py, from the contract's fields), in
 # the order its messages list them; a new post field is one more, without an edit here

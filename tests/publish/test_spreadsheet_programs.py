@@ -26,6 +26,8 @@ from channelkit.publish.validation import ChannelIndex
 from channelkit.service import LocalService
 from publish.conftest import make_csv
 
+pytestmark = pytest.mark.calendar
+
 DATA = Path(__file__).parent / "data" / "libreoffice"
 EXPORT = ["--from", "2030-12-01", "--to", "2030-12-31", "--tz", "Europe/Berlin"]
 AT = datetime(2030, 12, 2, 9, 0, tzinfo=UTC)

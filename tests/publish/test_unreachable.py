@@ -17,6 +17,8 @@ from channelkit.errors import APIConnectionError
 from channelkit.service import LocalService
 from publish.conftest import make_csv, make_xlsx
 
+pytestmark = pytest.mark.calendar
+
 UNREACHABLE = "http://127.0.0.1:9/v1"  # the discard port: nothing listens there
 SECRET = "ck_secret_value_never_shown"
 ROWS = [

@@ -14,6 +14,8 @@ from channelkit.client import Client
 from channelkit.errors import FieldError
 from channelkit.publish.validation import ChannelIndex, ChannelInfo, PostRequest, validate_post
 
+pytestmark = pytest.mark.calendar
+
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 INDEX = ChannelIndex.from_channels(
     [

@@ -109,6 +109,7 @@ def test_custom_template_and_broken_template(small_warehouse: Path, tmp_path: Pa
     assert not (tmp_path / "b.html").exists()
 
 
+@pytest.mark.calendar
 def test_sync_then_report_against_the_demo_service(
     demo_service: LocalService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

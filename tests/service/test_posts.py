@@ -5,8 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+import pytest
 
 from channelkit.service import LocalService
+
+pytestmark = pytest.mark.calendar
 
 
 def _create(api: httpx.Client, channel_id: str, **fields: Any) -> dict[str, Any]:

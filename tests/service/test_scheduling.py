@@ -6,8 +6,11 @@ from datetime import timedelta
 from typing import Any
 
 import httpx
+import pytest
 
 from channelkit.service import LocalService
+
+pytestmark = pytest.mark.calendar
 
 
 def _schedule(

@@ -6,10 +6,13 @@ from __future__ import annotations
 from datetime import date
 
 import duckdb
+import pytest
 
 from channelkit.storage.reach import refresh_reach
 from channelkit.storage.writer import WarehouseWriter
 from fixtures.rows import day, days, post, posts, reach_kept, reach_summed
+
+pytestmark = pytest.mark.calendar
 
 
 def test_the_writer_keeps_each_posts_reach_equal_to_its_daily_rows(

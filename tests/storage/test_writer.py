@@ -19,6 +19,8 @@ from channelkit.storage.writer import (
 from channelkit.sync.arrow import SHAPES, items_to_arrow
 from fixtures.rows import post, posts
 
+pytestmark = pytest.mark.calendar
+
 
 def day(channel: str, date: str, views: int) -> dict[str, Any]:
     """A channel_daily item as the analytics listing gives it."""

@@ -142,7 +142,8 @@ def test_incremental_runs_converge_to_a_full_sync(
                 con = open_warehouse(path, read_only=True)
                 stored = dict(
                     con.execute(
-                        "SELECT id, strftime(scheduled_at, '%Y-%m-%dT%H:%M:%S') FROM posts "
+                        "SELECT id, strftime(timezone('UTC', scheduled_at), '%Y-%m-%dT%H:%M:%S') "
+                        "FROM posts "
                         "WHERE status = 'scheduled'"
                     ).fetchall()
                 )

@@ -243,6 +243,7 @@ def test_full_sync_with_analytics_equals_the_service(
         assert report.counts[table].new == len(expected)
 
 
+@pytest.mark.calendar
 def test_incremental_analytics_rereads_only_days_not_final(
     workspace: Workspace, client: Client, tmp_path: Path
 ) -> None:

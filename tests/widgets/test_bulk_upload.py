@@ -10,11 +10,14 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import openpyxl
+import pytest
 from ipywidgets.embed import dependency_state
 
 from channelkit.client import Channel, Client
 from channelkit.publish import calendar_frame
 from channelkit.widgets import BulkUpload
+
+pytestmark = pytest.mark.calendar
 
 HEADER = ("channel", "title", "body", "scheduled_at", "tags")
 

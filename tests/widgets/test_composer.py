@@ -14,6 +14,8 @@ from channelkit.errors import AuthenticationError, PostValidationError
 from channelkit.service import LocalService
 from channelkit.widgets import Composer
 
+pytestmark = pytest.mark.calendar
+
 BERLIN = ZoneInfo("Europe/Berlin")
 
 

@@ -19,6 +19,8 @@ from channelkit.widgets import Explorer
 from channelkit.widgets.explorer_view import PERIOD_CHOICES, View, month_choices, trend_freq
 from fixtures.decay import build_decaying
 
+pytestmark = pytest.mark.calendar
+
 WEEK = "2026-W13"  # 23-29 March 2026, inside the small warehouse's days
 
 

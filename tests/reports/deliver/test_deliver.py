@@ -11,6 +11,7 @@ import time
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+import time_machine
 from click.testing import CliRunner, Result
 
 from channelkit.cli import main
@@ -189,6 +191,7 @@ def _report_html(message: EmailMessage) -> str:
     return str(part.get_content())
 
 
+@pytest.mark.calendar
 def test_first_run_sends_once_per_target_second_run_nothing(
     small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
 ) -> None:
@@ -876,35 +879,43 @@ def test_without_out_dir_a_report_too_large_is_kept_beside_the_warehouse_and_sai
 # --- when = "news" and failure notices -----------------------------------------------------
 
 
+# The steady workspace as seeded, planted and synced at this instant, whatever the day the
+# suite runs (the seed anchors its posts on the service's clock).
+NEWS_SYNCED_AT = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
+
+
 @pytest.fixture(scope="module")
 def steady_with_a_drop(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The steady workspace (engagement that repeats week after week), its `people` channel
     read half as much over the last 14 days: one channel with news, two without."""
     import sqlite3
-    from datetime import date, timedelta
 
     folder = tmp_path_factory.mktemp("steady-news")
     service_db = folder / "service.sqlite3"
-    with LocalService(db=str(service_db), seed="steady", rate_window=1.0) as seeded:
-        key = seeded.demo_keys["admin"]  # seeded, then planted while no service holds it
-    con = sqlite3.connect(service_db)
-    with con:
-        planted = con.execute(
-            "UPDATE post_daily SET views = views / 2, unique_viewers = unique_viewers / 2 "
-            "WHERE post_seq IN (SELECT p.seq FROM posts p JOIN channels c "
-            "ON c.seq = p.channel_seq WHERE c.slug = 'people' "
-            "AND p.published_at >= unixepoch() - 14 * 86400)"
-        ).rowcount
-    con.close()
-    assert planted > 1000
     db = folder / "steady.duckdb"
-    with LocalService(db=str(service_db), rate_window=1.0) as svc:
-        with Client(base_url=svc.base_url, api_key=key) as client:
-            # ten weeks: the week and its 8 previous ones give the usual range
-            run_sync(client, db, progress=False, since=date.today() - timedelta(days=70))
+    with time_machine.travel(NEWS_SYNCED_AT, tick=True):
+        with LocalService(db=str(service_db), seed="steady", rate_window=1.0) as seeded:
+            key = seeded.demo_keys["admin"]  # seeded, then planted while no service holds it
+        con = sqlite3.connect(service_db)
+        with con:
+            planted = con.execute(
+                "UPDATE post_daily SET views = views / 2, unique_viewers = unique_viewers / 2 "
+                "WHERE post_seq IN (SELECT p.seq FROM posts p JOIN channels c "
+                "ON c.seq = p.channel_seq WHERE c.slug = 'people' "
+                "AND p.published_at >= ?)",
+                ((NEWS_SYNCED_AT - timedelta(days=14)).timestamp(),),
+            ).rowcount
+        con.close()
+        assert planted > 1000
+        with LocalService(db=str(service_db), rate_window=1.0) as svc:
+            with Client(base_url=svc.base_url, api_key=key) as client:
+                # ten weeks: the week and its 8 previous ones give the usual range
+                since = NEWS_SYNCED_AT.date() - timedelta(days=70)
+                run_sync(client, db, progress=False, since=since)
     return db
 
 
+@pytest.mark.calendar
 @pytest.mark.slow
 def test_news_only_sends_nothing_on_a_steady_week_and_the_drop_once(
     steady_with_a_drop: Path, tmp_path: Path, receiver: Receiver
@@ -953,6 +964,7 @@ webhooks = [{{ url = "{receiver.url}/json/{channel}", kind = "json" }}]
     assert len(_ledger(steady_with_a_drop)) == len(ledger)
 
 
+@pytest.mark.calendar
 def test_a_build_failure_sends_one_notice_per_period(
     small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
 ) -> None:

@@ -1,0 +1,38 @@
+"""Makes this Python process, and every Python process it starts, believe it is another
+instant: the calendar run (tests/calendar_run.py) puts this folder on PYTHONPATH and names
+the instant in CHANNELKIT_TRAVEL, e.g. "2027-01-01T00:30+01:00".
+
+Python imports `sitecustomize` at start-up, before any other code, so the CLI, a
+`channelkit serve` a fixture starts and a notebook's kernel travel too: time-machine moves
+`time.time`, `datetime.now` and friends (not the monotonic clocks, so waits and timeouts
+keep their length), and the clock ticks on from the instant.
+
+The first process rewrites the variable to "<instant> at <real epoch seconds>", so a process
+started minutes later believes the instant plus those minutes, the same time as its parent.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from datetime import datetime
+
+
+def _travel(named: str) -> None:
+    import time_machine  # first: under load its import takes seconds the clock must not lose
+
+    instant, _, started = named.partition(" at ")
+    destination = datetime.fromisoformat(instant.strip())
+    if destination.tzinfo is None:
+        raise SystemExit(f"CHANNELKIT_TRAVEL={named!r}: give the instant with its UTC offset")
+    now = time.time()
+    if started:
+        destination = datetime.fromtimestamp(destination.timestamp() + now - float(started))
+    else:
+        os.environ["CHANNELKIT_TRAVEL"] = f"{instant.strip()} at {now!r}"
+    time_machine.travel(destination.timestamp(), tick=True).start()
+    time.time()  # time-machine's clock ticks from its first reading: from now, then
+
+
+if os.environ.get("CHANNELKIT_TRAVEL"):
+    _travel(os.environ["CHANNELKIT_TRAVEL"])
