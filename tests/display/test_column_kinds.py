@@ -91,7 +91,10 @@ def whole(value: Any) -> str:
 
 
 def against(value: Any) -> str:
-    return "\u2014" if _missing(value) else _minus(f"{(float(value) - 1) * 100:+.1f}%")
+    if _missing(value):
+        return "\u2014"
+    text = f"{(float(value) - 1) * 100:+.1f}%"
+    return "0.0%" if text in ("+0.0%", "-0.0%") else _minus(text)  # nothing has no sign
 
 
 def rate_interval(value: Any, low: Any, high: Any) -> str:

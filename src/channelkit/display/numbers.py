@@ -77,10 +77,12 @@ def signed(value: Any, *, rate: bool = False) -> str:
 
 
 def signed_percent(value: Any) -> str:
-    """A relative change: `-0.2042` → `−20.4%`."""
+    """A relative change: `-0.2042` → `−20.4%`; one that rounds to nothing is `0.0%`
+    (an interval's end at 0.9999 of the rest is no "−0.0%")."""
     if missing(value) or math.isinf(float(value)):
         return MISSING
-    return _minus(f"{float(value) * 100:+.1f}%")
+    text = f"{float(value) * 100:+.1f}%"
+    return "0.0%" if float(text[:-1]) == 0 else _minus(text)
 
 
 def relative(value: Any) -> str:
@@ -103,11 +105,16 @@ def interval(value: Any, low: Any, high: Any, shown: Callable[[Any], str]) -> st
     if missing(low) or missing(high):
         return text
     first, last = shown(low), shown(high)
-    if first[:1] in ("+", MINUS) or last[:1] in ("+", MINUS):
+    if signed_ends(first, last):
         return f"{text} ({first} to {last})"
     if first.endswith("%") and last.endswith("%"):
         first = first[:-1]
     return f"{text} ({first}\u2013{last})"
+
+
+def signed_ends(first: str, last: str) -> bool:
+    """Whether an interval's ends carry signs: joined by "to", not a dash."""
+    return first[:1] in ("+", MINUS) or last[:1] in ("+", MINUS)
 
 
 def direction(value: Any) -> str:
