@@ -48,13 +48,6 @@ def count(value: Any, digits: int = 1) -> str:
     return _minus(f"{number:,.{digits}f}")
 
 
-def ratio(value: Any) -> str:
-    """A ratio with two decimals, always: `1` → `1.00`, `1.234` → `1.23`."""
-    if missing(value):
-        return MISSING
-    return _minus(f"{float(value):,.2f}")
-
-
 def percent(value: Any) -> str:
     """A ratio as a percentage: `0.57214` → `57.2%`."""
     if missing(value) or math.isinf(float(value)):
