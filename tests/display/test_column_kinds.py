@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,6 @@ import channelkit as ck
 from channelkit._constants import DISPLAY_MAX_ROWS
 from channelkit._labels import KPI_LABELS
 from channelkit.analysis.timing import ONLY_WORSE, SOME_BETTER
-from channelkit.display import register
 from channelkit.display.frames import frame_html
 from fixtures import equal_rates
 
@@ -35,16 +34,6 @@ ALL = {"period": "all time", "tz": "UTC"}
 WEEK = {"start": "2026-10-05", "end": "2026-10-12", "tz": "UTC"}
 RATE_LABELS = {"Read rate", "Engagement rate"}
 FAIR = "ranked by read rate adjusted for audience size; 95% intervals"
-
-
-@pytest.fixture(scope="module")
-def shell() -> Iterator[InteractiveShell]:
-    shell = InteractiveShell.instance()
-    assert register()  # what a Warehouse made in the notebook does
-    try:
-        yield shell
-    finally:
-        InteractiveShell.clear_instance()
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +91,10 @@ def whole(value: Any) -> str:
 
 
 def against(value: Any) -> str:
-    return "\u2014" if _missing(value) else _minus(f"{(float(value) - 1) * 100:+.1f}%")
+    if _missing(value):
+        return "\u2014"
+    text = f"{(float(value) - 1) * 100:+.1f}%"
+    return "0.0%" if text in ("+0.0%", "-0.0%") else _minus(text)  # nothing has no sign
 
 
 def rate_interval(value: Any, low: Any, high: Any) -> str:

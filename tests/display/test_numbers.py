@@ -55,6 +55,12 @@ def test_changes_carry_a_sign_and_a_direction() -> None:
     assert signed_percent(-0.5) == "\u221250.0%"
     assert signed_percent(0.125) == "+12.5%"
     assert signed_percent(math.inf) == MISSING
+    # a change that rounds to nothing has no sign: an interval's end at 0.9999 of the rest
+    assert [signed_percent(v) for v in (-0.0001, 0.0004, 0.0)] == ["0.0%"] * 3
+    assert signed_percent(-0.0005) == "\u22120.1%"  # rounds away from zero: keeps its sign
+    assert numbers.interval(0.74, 0.56, 0.9999, numbers.relative) == (
+        "\u221226.0% (\u221244.0% to 0.0%)"
+    )
     assert [direction(v) for v in (3, -1, 0)] == ["up", "down", "flat"]
 
 

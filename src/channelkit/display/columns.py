@@ -15,10 +15,11 @@ A column `x` beside `x_low` and `x_high` is shown as one interval cell. Pure.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Callable, Hashable, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
 from channelkit._labels import KPI_LABELS, RATES
+from channelkit.display import numbers
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -26,6 +27,14 @@ if TYPE_CHECKING:
 # rate: a share shown as a percentage; ratio: x times a baseline, shown as a percentage
 # against it (1.17: +17.0%); count: a whole number; hour: an hour of the day (09:00).
 ColumnKind = Literal["rate", "ratio", "count", "hour"]
+
+# How each kind reads, in notebooks and reports alike.
+SHOWN: dict[ColumnKind, Callable[[Any], str]] = {
+    "rate": numbers.percent,
+    "ratio": numbers.relative,
+    "count": numbers.whole,
+    "hour": numbers.hour,
+}
 
 RATIOS = ("lift", "vs_expected", "vs_rest", "relative_read_rate")
 RATE_COLUMNS = (*RATES, "channel_median")
@@ -73,6 +82,13 @@ def column_kind(name: Hashable) -> ColumnKind | None:
     if stem in RATE_COLUMNS or stem.endswith("_rate"):
         return "rate"
     return "count" if stem in COUNTS else None
+
+
+def shown_as(name: Hashable) -> Callable[[Any], str]:
+    """How a value of the column named `name` reads, in a report as in a notebook:
+    `shown_as("lift")(1.12)` is "+12.0%"; a column that is not declared, as a number."""
+    kind = column_kind(name)
+    return numbers.count if kind is None else SHOWN[kind]
 
 
 def metric_kind(metric: object) -> ColumnKind | None:

@@ -20,7 +20,7 @@ from channelkit._constants import DISPLAY_MAX_ROWS
 from channelkit._labels import METRIC_LABELS
 from channelkit.display import numbers
 from channelkit.display.columns import (
-    ColumnKind,
+    SHOWN,
     column_kind,
     has_kinds,
     interval_of,
@@ -65,12 +65,6 @@ _HEADERS = {
 # The interval beside a column, in its header ("Read rate (95% interval)").
 _INTERVAL_WORDS = {"vs_rest": "interval for all slots at once"}
 _TITLES = {"kpis": "Headline numbers", "top_posts": "Top posts", "low_reach": "Low reach"}
-_SHOWN: dict[ColumnKind, Callable[[Any], str]] = {
-    "rate": numbers.percent,
-    "ratio": numbers.relative,
-    "count": numbers.whole,
-    "hour": numbers.hour,
-}
 _UNKNOWN_ROWS = (
     "values of different kinds (rates and counts) without `label` or `metric` beside them "
     "are shown as plain numbers: select `label` too"
@@ -295,7 +289,7 @@ def _cells(frame: pd.DataFrame, name: Hashable, ends: tuple[str, str] | None) ->
     if kind is None:
         fmt = _formatter(frame[name].dtype.kind)
         return [fmt(value) for value in values]
-    show = _SHOWN[kind]
+    show = SHOWN[kind]
     if ends is None:
         return [(show(value), True) for value in values]
     lows, highs = frame[ends[0]].tolist(), frame[ends[1]].tolist()

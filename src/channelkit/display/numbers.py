@@ -48,13 +48,6 @@ def count(value: Any, digits: int = 1) -> str:
     return _minus(f"{number:,.{digits}f}")
 
 
-def ratio(value: Any) -> str:
-    """A ratio with two decimals, always: `1` → `1.00`, `1.234` → `1.23`."""
-    if missing(value):
-        return MISSING
-    return _minus(f"{float(value):,.2f}")
-
-
 def percent(value: Any) -> str:
     """A ratio as a percentage: `0.57214` → `57.2%`."""
     if missing(value) or math.isinf(float(value)):
@@ -77,10 +70,12 @@ def signed(value: Any, *, rate: bool = False) -> str:
 
 
 def signed_percent(value: Any) -> str:
-    """A relative change: `-0.2042` → `−20.4%`."""
+    """A relative change: `-0.2042` → `−20.4%`; one that rounds to nothing is `0.0%`
+    (an interval's end at 0.9999 of the rest is no "−0.0%")."""
     if missing(value) or math.isinf(float(value)):
         return MISSING
-    return _minus(f"{float(value) * 100:+.1f}%")
+    text = f"{float(value) * 100:+.1f}%"
+    return "0.0%" if float(text[:-1]) == 0 else _minus(text)
 
 
 def relative(value: Any) -> str:
@@ -103,11 +98,16 @@ def interval(value: Any, low: Any, high: Any, shown: Callable[[Any], str]) -> st
     if missing(low) or missing(high):
         return text
     first, last = shown(low), shown(high)
-    if first[:1] in ("+", MINUS) or last[:1] in ("+", MINUS):
+    if signed_ends(first, last):
         return f"{text} ({first} to {last})"
     if first.endswith("%") and last.endswith("%"):
         first = first[:-1]
     return f"{text} ({first}\u2013{last})"
+
+
+def signed_ends(first: str, last: str) -> bool:
+    """Whether an interval's ends carry signs: joined by "to", not a dash."""
+    return first[:1] in ("+", MINUS) or last[:1] in ("+", MINUS)
 
 
 def direction(value: Any) -> str:

@@ -16,6 +16,7 @@ from markupsafe import Markup
 
 from channelkit._constants import REPORT_AXIS_LABEL_CHARS, REPORT_CHART_TOP_MARGIN
 from channelkit.display import numbers
+from channelkit.display.columns import column_kind, shown_as
 from channelkit.plots.style import HEIGHT as PLOT_HEIGHT
 from channelkit.plots.style import TOP_MARGIN as PLOT_TOP_MARGIN
 from channelkit.reports.page import Cell, Chart, Column, Table
@@ -154,6 +155,8 @@ def _cell(name: str, value: Any, tz: str) -> Cell:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, int | float) or hasattr(value, "dtype"):
+        if column_kind(name) == "ratio":  # 1.12 reads +12.0%, as in a notebook
+            return shown_as(name)(value)
         if any(marker in name for marker in _RATE_MARKERS):
             return numbers.percent(value)
         return numbers.count(value, 2)

@@ -30,6 +30,7 @@ from channelkit._constants import (
 from channelkit.analysis.fair import FAIR_NOTE
 from channelkit.analysis.freshness import Freshness
 from channelkit.display import numbers
+from channelkit.display.columns import shown_as
 from channelkit.display.notes import PROVISIONAL, SMALL_BASE, is_provisional, provisional_line
 from channelkit.display.outlook import heading_below
 from channelkit.reports.charts import chart, heatmaps_one_by_one
@@ -280,7 +281,10 @@ def _interval_parts(
     low, high = row.get(f"{rate}_low"), row.get(f"{rate}_high")
     if numbers.missing(row[rate]) or numbers.missing(low) or numbers.missing(high):
         return value, ""
-    return value, f"{show(low)}\u2013{show(high)}"
+    first, last = show(low), show(high)
+    return value, f"{first} to {last}" if numbers.signed_ends(
+        first, last
+    ) else f"{first}\u2013{last}"
 
 
 def _incomplete_caveat(period: ReportPeriod, fresh: Freshness) -> str:
@@ -635,8 +639,8 @@ def _group_section(
 ) -> Section:
     intro = (
         "Posts published in the period. Lift is the median of each post's read rate divided "
-        "by its channel's median, so big channels do not decide the answer: 1.2 reads as "
-        "20% better than usual. Readers vs expected is their readers over what their "
+        "by its channel's median, so big channels do not decide the answer: +20.0% reads "
+        "as 20% better than usual. Readers vs expected is their readers over what their "
         "channels' read rates expect, with its 95% interval; the chart ranks by it adjusted "
         f"for audience size. Fewer than {SMALL_SAMPLE_POSTS} posts are too few to rank."
     )
@@ -658,8 +662,8 @@ def _group_section(
             _text(row[key]),
             numbers.whole(row["readers"]),
             numbers.percent(row["read_rate"]),
-            numbers.ratio(row["lift"]),
-            _interval_cell(row, "vs_expected", numbers.ratio),
+            shown_as("lift")(row["lift"]),
+            _interval_cell(row, "vs_expected", shown_as("vs_expected")),
             numbers.whole(row["posts"]),
             numbers.count(row["median_opens"]),
             "too few to rank" if row["too_few_to_rank"] is True else "",
@@ -677,7 +681,7 @@ def _group_section(
     top = _largest(ranked, "adjusted_vs_expected")
     chart_key = (
         f"the most read against expectations ({FAIR_NOTE}): {label.lower()} "
-        f"{_text(top[key])}, {_rate_interval(top, 'vs_expected', numbers.ratio)} "
+        f"{_text(top[key])}, {_rate_interval(top, 'vs_expected', shown_as('vs_expected'))} "
         f"on {_posts(top['posts'])}"
     )
     drawn = chart(
