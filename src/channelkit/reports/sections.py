@@ -690,13 +690,14 @@ def _group_section(
         frame,
         tz=tz,
         key=chart_key,
+        # readers and read rate first: they stay on a phone's screen, the drawn value after
         columns=(
             key,
+            "readers",
+            "read_rate",
             "adjusted_vs_expected",
             "vs_expected_low",
             "vs_expected_high",
-            "readers",
-            "read_rate",
             "lift",
             "posts",
             "too_few_to_rank",
