@@ -106,6 +106,21 @@ def test_lake_follows_the_warehouse_run_after_run(
     assert months and all(len(m) == 7 and m[4] == "-" for m in months)
 
 
+def test_text_filters_read_both_the_first_write_and_a_merge(
+    service_factory: Callable[..., LocalService], tmp_path: Path
+) -> None:
+    """A first write stores text as `string`, a MERGE's files (the demo's hour of changes)
+    as `string_view`: a filter on text that DuckDB pushes into the lake's dataset
+    (freshness: `status = 'completed'`, `status = 'published'`) reads both kinds."""
+    svc = service_factory(seed="demo", rate_window=1.0)
+    db, lake = tmp_path / "wh.duckdb", tmp_path / "lake"
+    with Client(base_url=svc.base_url, api_key=svc.demo_keys["admin"]) as client:
+        assert run_sync(client, db, lake=lake, progress=False).completed
+        svc.advance_clock(3600)
+        assert run_sync(client, db, lake=lake, progress=False).completed
+    assert Warehouse.from_lake(lake).freshness() == Warehouse(db).freshness()
+
+
 def test_warehouse_from_lake_gives_the_same_metrics(synced: tuple[Path, Path]) -> None:
     db, lake = synced
     on_file, on_lake = Warehouse(db), Warehouse.from_lake(lake)
