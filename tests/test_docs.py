@@ -18,6 +18,10 @@ What a reader would type differently, the test types for them (and only this):
   wait out a minute-long rate-limit window; the test's service, like the one the page's
   blocks share, uses a one-second window).
 
+A page that names the bucket `s3://lake/channelkit` gets an S3-compatible store holding that
+bucket (moto's server, `tests/fixtures/s3.py`) for its blocks, its credentials in the
+standard AWS variables of the blocks' environment, as a reader's machine has them.
+
 Blocks that cannot run here say so in the Markdown, on the line before the fence:
 
 - `<!-- docs-test: skip (why) -->`: not run (the real service, a fresh virtualenv, ...);
@@ -64,6 +68,7 @@ from typing import IO
 import pytest
 
 from channelkit.service import LocalService
+from fixtures.s3 import S3_LAKE, s3_store
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -211,6 +216,7 @@ class PageRun:
     port: int = 0
     background: list[subprocess.Popen[str]] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    resources: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
 
     def __post_init__(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -231,6 +237,8 @@ class PageRun:
             "COLUMNS": "100",
         }
         self.env.pop("CHANNELKIT_TZ", None)
+        if S3_LAKE in self.page.read_text(encoding="utf-8"):
+            self.env.update(self.resources.enter_context(s3_store()))
 
     # --- what the reader types differently ------------------------------------------------
 
@@ -406,6 +414,7 @@ class PageRun:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(timeout=30)
+        self.resources.close()
 
 
 def _forward_lines(stream: IO[str], lines: queue.Queue[str | None]) -> None:

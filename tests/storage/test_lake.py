@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ from channelkit.storage.lake import LAKE_TABLES, open_lake
 from channelkit.storage.schema import copied_columns
 from channelkit.sync import run_sync
 from channelkit.warehouse import Warehouse
+from fixtures.s3 import S3_LAKE, s3_store
 
 deltalake = pytest.importorskip("deltalake", reason="the lake needs channelkit[lake]")
 
@@ -104,6 +104,21 @@ def test_lake_follows_the_warehouse_run_after_run(
     assert daily.metadata().partition_columns == ["month"]
     months = {p["month"] for p in daily.partitions()}
     assert months and all(len(m) == 7 and m[4] == "-" for m in months)
+
+
+def test_text_filters_read_both_the_first_write_and_a_merge(
+    service_factory: Callable[..., LocalService], tmp_path: Path
+) -> None:
+    """A first write stores text as `string`, a MERGE's files (the demo's hour of changes)
+    as `string_view`: a filter on text that DuckDB pushes into the lake's dataset
+    (freshness: `status = 'completed'`, `status = 'published'`) reads both kinds."""
+    svc = service_factory(seed="demo", rate_window=1.0)
+    db, lake = tmp_path / "wh.duckdb", tmp_path / "lake"
+    with Client(base_url=svc.base_url, api_key=svc.demo_keys["admin"]) as client:
+        assert run_sync(client, db, lake=lake, progress=False).completed
+        svc.advance_clock(3600)
+        assert run_sync(client, db, lake=lake, progress=False).completed
+    assert Warehouse.from_lake(lake).freshness() == Warehouse(db).freshness()
 
 
 def test_warehouse_from_lake_gives_the_same_metrics(synced: tuple[Path, Path]) -> None:
@@ -237,43 +252,13 @@ def test_polars_reads_the_lake_like_the_warehouse_kpis(synced: tuple[Path, Path]
 
 @pytest.fixture
 def s3(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """An S3-compatible store (moto's server, in its own process: delta-rs holds the GIL
-    while it talks to storage), credentials only in the standard AWS variables."""
+    """An S3-compatible store (`tests/fixtures/s3.py`), its credentials in the environment."""
     pytest.importorskip("moto", reason="the S3 test needs moto[server] (test extra)")
-    boto3 = pytest.importorskip("boto3", reason="the S3 test needs boto3 (moto[server])")
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    server = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    endpoint = f"http://127.0.0.1:{port}"
-    env = {
-        "AWS_ACCESS_KEY_ID": "ck-test",
-        "AWS_SECRET_ACCESS_KEY": "s3cret-never-printed",
-        "AWS_REGION": "us-east-1",
-        "AWS_ENDPOINT_URL": endpoint,
-        "AWS_ALLOW_HTTP": "true",
-        "AWS_S3_ALLOW_UNSAFE_RENAME": "true",  # one writer: the sync
-    }
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                boto3.client("s3", endpoint_url=endpoint).create_bucket(Bucket="lake")
-                break
-            except Exception:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.2)
-        yield "s3://lake/channelkit"
-    finally:
-        server.terminate()
-        server.wait()
+    pytest.importorskip("boto3", reason="the S3 test needs boto3 (moto[server])")
+    with s3_store() as env:
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        yield S3_LAKE
 
 
 def test_the_lake_on_s3_compatible_storage(

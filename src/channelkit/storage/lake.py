@@ -247,6 +247,23 @@ def _open_table(deltalake: Any, uri: str) -> DeltaTable | None:
     return table
 
 
+def _as_dataset(table: DeltaTable) -> Any:
+    """`table` as one Arrow dataset whose text columns are `string_view`. The first write
+    stores text as `string`, a MERGE's files as `string_view`; with the table's `string`
+    schema a filter DuckDB pushes into the dataset (`status = 'completed'`) fails on the
+    merged files, while `string_view` reads both kinds."""
+    import pyarrow as pa
+
+    schema = table.to_pyarrow_dataset().schema
+    viewed = pa.schema(
+        [
+            field.with_type(pa.string_view()) if field.type == pa.string() else field
+            for field in schema
+        ]
+    )
+    return table.to_pyarrow_dataset(schema=viewed)
+
+
 def _merged_upto(table: DeltaTable | None) -> str:
     """The instant up to which the warehouse's rows are in `table` (ISO; epoch if none)."""
     version = table.transaction_version(APP_ID) if table is not None else None
@@ -284,7 +301,7 @@ def open_lake(root: str | Path) -> duckdb.DuckDBPyConnection:
                     f"{redact(uri)} is not a Delta table; run `channelkit sync --lake "
                     f"{redact(str(root))}` first"
                 )
-            con.register(f"_ck_lake_{table.name}", delta.to_pyarrow_dataset())
+            con.register(f"_ck_lake_{table.name}", _as_dataset(delta))
             drop = f" EXCLUDE ({', '.join(table.partition_by)})" if table.partition_by else ""
             con.execute(f"CREATE VIEW {table.name} AS SELECT *{drop} FROM _ck_lake_{table.name}")
     except BaseException:
