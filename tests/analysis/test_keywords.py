@@ -7,7 +7,13 @@ import inspect
 import pytest
 
 import channelkit as ck
-from channelkit.analysis.filters import CHANNEL_KEYS, FILTER_KEYS, UPCOMING_KEYS, Filters
+from channelkit.analysis.filters import (
+    CHANNEL_KEYS,
+    FILTER_KEYS,
+    POST_ONLY_KEYS,
+    UPCOMING_KEYS,
+    Filters,
+)
 from fixtures.warehouse import build_small_warehouse
 
 pytestmark = pytest.mark.calendar
@@ -28,8 +34,13 @@ def _keyworded() -> dict[str, str]:
 # from the class, so a new metric is checked without being listed here.
 METHODS = tuple(_keyworded())
 # A method whose rows have no post to filter takes a narrower set, declared as its own
-# TypedDict: the channel filters (subscribers), the scheduled posts' window
-NARROWER = {"Unpack[ChannelFilters]": CHANNEL_KEYS, "Unpack[UpcomingFilters]": UPCOMING_KEYS}
+# TypedDict: the channel filters (subscribers), the scheduled posts' window, the post filters
+# without a period (the outlook's, which reads the posts of now)
+NARROWER = {
+    "Unpack[ChannelFilters]": CHANNEL_KEYS,
+    "Unpack[UpcomingFilters]": UPCOMING_KEYS,
+    "Unpack[PostOnlyFilters]": POST_ONLY_KEYS,
+}
 
 
 @pytest.fixture(scope="module")
