@@ -55,6 +55,11 @@ def outlook(options: OutlookOptions, output: Output) -> None:
     range. Provisional until the posts settle. With --backtest, the same forecast made for
     every settled post at 1, 2 and 3 days, beside the naive forecast (the channel's usual).
     """
+    run_outlook(options, output)
+
+
+def run_outlook(options: OutlookOptions, output: Output) -> None:
+    """`channelkit outlook`'s work, on its checked values."""
     from channelkit.warehouse import Warehouse
 
     if not options.db.exists():

@@ -58,8 +58,11 @@ class Case:
         assert self.bad is not None
         good = [_good(n) for n in range(3)]
         bad = list(self.bad)
-        for row in [*good, bad]:  # titles of this file only: no row exists from another case
+        # titles and bodies of this file only: no row exists from another case (a post with
+        # the same title or body at the same minute in its channel is a duplicate)
+        for row in [*good, bad]:
             row[1] = f"{row[1]} ({self.name})" if str(row[1]).startswith("Good ") else row[1]
+            row[2] = f"{row[2]} ({self.name})" if str(row[2]).startswith("Body ") else row[2]
         rows = [HEADER, good[0], good[1], bad, good[2]]
         return make_csv(rows) if self.kind == "csv" else make_xlsx(rows)
 
