@@ -105,7 +105,15 @@ def test_a_notebook_shows_the_card_the_kpis_and_an_explorer(
         for o in m["state"].get("outputs", [])
         if "application/vnd.plotly.v1+json" in o.get("data", {})
     ]
-    assert len(charts) == 1  # the trend chart, in the notebook without a frontend too
+    # the trend chart, in the notebook without a frontend too; then the chosen channel's
+    # young posts with their forecast bands (the outlook), when it has young posts
+    explorer = nb.cells[2].source
+    assert 1 <= len(charts) <= 2, [
+        c["data"]["application/vnd.plotly.v1+json"]["layout"] for c in charts
+    ]
+    if len(charts) == 2:
+        layout = charts[1]["data"]["application/vnd.plotly.v1+json"]["layout"]
+        assert layout["xaxis"]["title"]["text"].startswith("Readers"), (explorer, layout)
 
     plain = _html(nb.cells[3])  # any other DataFrame: pandas' own table, as before
     assert 'class="dataframe"' in plain and "ck-frame" not in plain
