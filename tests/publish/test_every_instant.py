@@ -45,7 +45,9 @@ def test_every_instant_in_every_zone_plans_or_gives_a_row_error(naive: datetime,
         return
     assert isinstance(checked, PostRequest) and checked.scheduled_at is not None
     at = checked.scheduled_at
-    assert NOW < at <= NOW + timedelta(days=3700)
+    # the far end counts from this machine's clock too (a calendar checks its rows with no
+    # "now" of its own): at most ten years past the later of the two
+    assert NOW < at <= max(NOW, datetime.now(UTC)) + timedelta(days=3700)
 
 
 @settings(max_examples=300, deadline=None)
