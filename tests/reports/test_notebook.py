@@ -16,6 +16,7 @@ from click.testing import CliRunner, Result
 
 from channelkit.cli import main
 from channelkit.warehouse import Warehouse
+from fixtures.notebooks import write_notebook
 from fixtures.warehouse import build_long_warehouse
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "notebooks" / "04-my-report.ipynb"
@@ -34,26 +35,7 @@ def report(*args: str | Path) -> Result:
 
 def _notebook(path: Path, *sources: str) -> Path:
     """A notebook of a `parameters` cell and `sources` as code cells."""
-    cells = [
-        {
-            "cell_type": "code",
-            "metadata": {"tags": ["parameters"]},
-            "source": 'db = ""\nperiod = "month"',
-            "outputs": [],
-            "execution_count": None,
-        }
-    ] + [
-        {"cell_type": "code", "metadata": {}, "source": s, "outputs": [], "execution_count": None}
-        for s in sources
-    ]
-    notebook = {
-        "cells": cells,
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
-        "nbformat": 4,
-        "nbformat_minor": 4,
-    }
-    path.write_text(json.dumps(notebook), encoding="utf-8")
-    return path
+    return write_notebook(path, *sources)
 
 
 # A 1×1 PNG: an image output

@@ -5,7 +5,6 @@ SMTP password, a real webhook receiver) shows none of them, on the page or in th
 from __future__ import annotations
 
 import io
-import json
 import socket
 import threading
 import zipfile
@@ -21,6 +20,7 @@ from click.testing import CliRunner
 
 from channelkit.cli import main
 from channelkit.reports.notebook_kernel import kernel_environment
+from fixtures.notebooks import write_notebook
 
 # the period "week" and the zone are read from the warehouse's days
 pytestmark = [pytest.mark.slow, pytest.mark.calendar]
@@ -37,27 +37,10 @@ _PRINT_PARAMETERS = "print('warehouse:', db, '| period:', period, '| zone:', tz)
 
 
 def _notebook(path: Path) -> Path:
-    cells = [
-        {"cell_type": "markdown", "metadata": {}, "source": "# What the kernel sees"},
-        {
-            "cell_type": "code",
-            "metadata": {"tags": ["parameters"]},
-            "source": 'db = ""\nperiod = "week"\ntz = "UTC"',
-            "outputs": [],
-            "execution_count": None,
-        },
-    ] + [
-        {"cell_type": "code", "metadata": {}, "source": s, "outputs": [], "execution_count": None}
-        for s in (_PRINT_ENV, _PRINT_PARAMETERS)
-    ]
-    notebook = {
-        "cells": cells,
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
-        "nbformat": 4,
-        "nbformat_minor": 4,
-    }
-    path.write_text(json.dumps(notebook), encoding="utf-8")
-    return path
+    """A notebook that prints its environment and the parameters it was given."""
+    return write_notebook(
+        path, _PRINT_ENV, _PRINT_PARAMETERS, parameters='db = ""\nperiod = "week"\ntz = "UTC"'
+    )
 
 
 @pytest.fixture
