@@ -3,11 +3,13 @@ idempotency window has passed, finds every row already scheduled and creates not
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from channelkit.cli import main
 from channelkit.client import Client
@@ -27,6 +29,35 @@ HEADER = ["channel", "title", "body", "scheduled_at"]
 def _start() -> datetime:
     # Three days ahead: still in the future after the service clock moves 25 hours.
     return (datetime.now(UTC) + timedelta(days=3)).replace(tzinfo=None, minute=0, second=0)
+
+
+@contextmanager
+def _sheet_sent(
+    path: Path, rows: list[list[str]]
+) -> Iterator[tuple[LocalService, str, Client, list[str]]]:
+    """`rows` written to `path` and sent once by ann to a new service's All hands channel:
+    the service, her key, a client and the created posts' ids."""
+    path.write_bytes(make_csv([HEADER, *rows]))
+    with LocalService(admin=True) as service:
+        key = service.create_key(user="ann", team="comms", plan="enterprise")
+        with Client(service.base_url, key) as client:
+            client.channels.create(name="All hands")
+            sent = load_spreadsheet(path, tz="UTC").submit(client, progress=False)
+            assert sent.counts() == {"created": len(rows)}
+            yield service, key, client, [str(row.post_id) for row in sent.rows]
+
+
+def _again_from_a_fresh_ledger(
+    service: LocalService, key: str, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Result, Result]:
+    """The same sheet 25 hours later (past the service's idempotency window) from another
+    machine's ledger: its dry run, then its submit."""
+    service.advance_clock(25 * 3600)
+    monkeypatch.setenv("CHANNELKIT_LEDGER", str(path.parent / "laptop.sqlite3"))
+    env = {"CHANNELKIT_BASE_URL": service.base_url, "CHANNELKIT_TZ": "UTC"}
+    dry = CliRunner().invoke(main, ["schedule", str(path), "--api-key", key], env=env)
+    again = CliRunner().invoke(main, ["schedule", str(path), "--submit", "--api-key", key], env=env)
+    return dry, again
 
 
 @pytest.mark.parametrize("kind", ["csv", "xlsx"])
@@ -108,27 +139,14 @@ def test_a_second_ledger_after_calendar_edits_and_25_hours_creates_nothing(
     rows = [["all-hands", f"Post {n}", bodies[n], f"{start + timedelta(hours=n):%Y-%m-%d %H:%M}"]
             for n in range(3)]  # fmt: skip
     path = tmp_path / "posts.csv"
-    path.write_bytes(make_csv([HEADER, *rows]))
-    with LocalService(admin=True) as service:
-        key = service.create_key(user="ann", team="comms", plan="enterprise")
-        with Client(service.base_url, key) as client:
-            client.channels.create(name="All hands")
-            sent = load_spreadsheet(path, tz="UTC").submit(client, progress=False)
-            assert sent.counts() == {"created": 3}
-            ids = [row.post_id for row in sent.rows]
-            client.posts.update(str(ids[0]), title="Post 0 (new title)")
-            client.posts.update(str(ids[1]), title="Post 1, retitled")
-            moved = client.posts.retrieve(str(ids[2])).scheduled_at
-            assert moved is not None
-            client.posts.update(str(ids[2]), scheduled_at=moved + timedelta(days=1))
-        service.advance_clock(25 * 3600)
-        monkeypatch.setenv("CHANNELKIT_LEDGER", str(tmp_path / "laptop.sqlite3"))
-        env = {"CHANNELKIT_BASE_URL": service.base_url, "CHANNELKIT_TZ": "UTC"}
-        dry = CliRunner().invoke(main, ["schedule", str(path), "--api-key", key], env=env)
+    with _sheet_sent(path, rows) as (service, key, client, ids):
+        client.posts.update(ids[0], title="Post 0 (new title)")
+        client.posts.update(ids[1], title="Post 1, retitled")
+        moved = client.posts.retrieve(ids[2]).scheduled_at
+        assert moved is not None
+        client.posts.update(ids[2], scheduled_at=moved + timedelta(days=1))
+        dry, again = _again_from_a_fresh_ledger(service, key, path, monkeypatch)
         assert dry.output.count("would be refused: likely already on the service") == 3
-        again = CliRunner().invoke(
-            main, ["schedule", str(path), "--submit", "--api-key", key], env=env
-        )
         assert again.exit_code == 1, again.output
         assert "posts.csv: 0 created" in again.output and "3 not sent" in again.output
         with Client(service.base_url, key) as client:
@@ -171,33 +189,20 @@ def test_retitled_short_posts_from_a_fresh_ledger_after_25_hours_create_nothing(
         ["all-hands", "Town hall", "Agenda below.", f"{start + timedelta(days=1):%Y-%m-%d %H:%M}"],
     ]
     path = tmp_path / "posts.csv"
-    path.write_bytes(make_csv([HEADER, *rows]))
-    with LocalService(admin=True) as service:
-        key = service.create_key(user="ann", team="comms", plan="enterprise")
-        with Client(service.base_url, key) as client:
-            client.channels.create(name="All hands")
-            sent = load_spreadsheet(path, tz="UTC").submit(client, progress=False)
-            assert sent.counts() == {"created": 4}
-            ids = [str(row.post_id) for row in sent.rows]
-            retitled = ("Winter party!", "AMA with Ann", "Lunch")
-            for post_id, title in zip(ids, retitled, strict=False):
-                client.posts.update(post_id, title=title)
-            # a post nobody sent from this sheet, with one of its titles, a day away: a warning
-            client.posts.create(
-                channel_id=sent.rows[0].post.channel_id,  # type: ignore[union-attr]
-                title="Town hall", body="Another agenda.",
-                scheduled_at=start.replace(tzinfo=UTC) + timedelta(days=2),
-            )  # fmt: skip
-        service.advance_clock(25 * 3600)  # past the 24-hour idempotency window
-        monkeypatch.setenv("CHANNELKIT_LEDGER", str(tmp_path / "laptop.sqlite3"))
-        env = {"CHANNELKIT_BASE_URL": service.base_url, "CHANNELKIT_TZ": "UTC"}
-        dry = CliRunner().invoke(main, ["schedule", str(path), "--api-key", key], env=env)
+    with _sheet_sent(path, rows) as (service, key, client, ids):
+        retitled = ("Winter party!", "AMA with Ann", "Lunch")
+        for post_id, title in zip(ids, retitled, strict=False):
+            client.posts.update(post_id, title=title)
+        # a post nobody sent from this sheet, with one of its titles, a day away: a warning
+        client.posts.create(
+            channel_id=client.posts.retrieve(ids[0]).channel_id,
+            title="Town hall", body="Another agenda.",
+            scheduled_at=start.replace(tzinfo=UTC) + timedelta(days=2),
+        )  # fmt: skip
+        dry, again = _again_from_a_fresh_ledger(service, key, path, monkeypatch)
         refused = [line for line in dry.output.splitlines() if "would be refused" in line]
         assert [line.split(":")[1].strip() for line in refused] == ["row 2", "row 3", "row 4"]
         assert "row 5: would be refused" not in dry.output  # exists: same title, body, time
-        again = CliRunner().invoke(
-            main, ["schedule", str(path), "--submit", "--api-key", key], env=env
-        )
         assert again.exit_code == 1, again.output
         assert "posts.csv: 0 created" in again.output, again.output
         with Client(service.base_url, key) as client:
