@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from channelkit._constants import LAKE_BATCH_ROWS, LAKE_TARGET_FILE_BYTES
-from channelkit._resources import RESOURCES, Resource
+from channelkit._resources import RESOURCES, ChildTable, Resource
 from channelkit._urls import redact_url as redact
 from channelkit.errors import LakeError, WarehouseError
 from channelkit.storage.connection import connect
@@ -50,6 +50,9 @@ class LakeTable:
     key: tuple[str, ...]
     changed: str  # SQL: the rows synced since `?` (a TIMESTAMPTZ), lake-shaped
     partition_by: tuple[str, ...] = ()
+    # A list field's table (`Resource.child`): it has no timestamps, so the rows of the
+    # items of `changed` (their ids, since `?`) replace theirs.
+    child: ChildTable | None = None
 
 
 def _synced(resource: Resource) -> LakeTable:
@@ -69,7 +72,15 @@ def _synced(resource: Resource) -> LakeTable:
     )
 
 
-# post_tags last: its MERGE reads which posts changed from `posts`.
+def _child(resource: Resource, child: ChildTable) -> LakeTable:
+    """A declared list field's table, merged by the items of `resource` changed since `?`."""
+    changed = f"SELECT {resource.key[0]} FROM {resource.table} WHERE " + (
+        "synced_at >= ?" + (" OR deleted_at >= ?" if resource.deletable else "")
+    )
+    return LakeTable(child.table, (child.parent, child.value), changed, child=child)
+
+
+# The list fields' tables last: their MERGE reads which items changed from the items' table.
 LAKE_TABLES = (
     *(_synced(resource) for resource in RESOURCES),
     LakeTable(
@@ -78,7 +89,7 @@ LAKE_TABLES = (
         "SELECT * REPLACE (CAST(counts AS VARCHAR) AS counts) FROM sync_runs "
         "WHERE started_at >= ? OR finished_at >= ?",
     ),
-    LakeTable("post_tags", ("post_id", "tag"), ""),
+    *(_child(r, r.child) for r in RESOURCES if r.child is not None),
 )
 
 
@@ -147,8 +158,8 @@ def _write_table(
     commit = deltalake.CommitProperties(
         app_transactions=[deltalake.Transaction(app_id=APP_ID, version=_us(upto))]
     )
-    if table.name == "post_tags":
-        return _merge_tags(deltalake, con, existing, uri, since, commit)
+    if table.child is not None:
+        return _merge_child(deltalake, con, table, table.child, existing, uri, since, commit)
     params = [since] * table.changed.count("?")
     count = int(con.execute(f"SELECT count(*) FROM ({table.changed})", params).fetchall()[0][0])
     if count == 0 and existing is not None:
@@ -175,43 +186,45 @@ def _write_table(
     return count
 
 
-def _merge_tags(
+def _merge_child(
     deltalake: Any,
     con: duckdb.DuckDBPyConnection,
+    table: LakeTable,
+    child: ChildTable,
     existing: DeltaTable | None,
     uri: str,
     since: str,
     commit: Any,
 ) -> int:
-    """post_tags has no timestamps: the tags of the posts that changed replace theirs."""
-    changed = "SELECT id FROM posts WHERE synced_at >= ? OR deleted_at >= ?"
+    """A list field's table has no timestamps: the rows of the items that changed
+    replace theirs (the lake's rows those items no longer have are deleted)."""
+    name, parent, value = child.table, child.parent, child.value
     if existing is None:
-        everything = con.sql("SELECT * FROM post_tags").to_arrow_reader(LAKE_BATCH_ROWS)
+        everything = con.sql(f"SELECT * FROM {name}").to_arrow_reader(LAKE_BATCH_ROWS)
         _create(deltalake, uri, everything, None, commit)
-        return int(con.execute("SELECT count(*) FROM post_tags").fetchall()[0][0])
-    con.register("_ck_lake_tags", existing.to_pyarrow_dataset())
+        return int(con.execute(f"SELECT count(*) FROM {name}").fetchall()[0][0])
+    con.register("_ck_lake_child", existing.to_pyarrow_dataset())
     try:
         source = (
-            f"SELECT post_id, tag, false AS _ck_drop FROM post_tags "
-            f"WHERE post_id IN ({changed}) "
-            f"UNION ALL SELECT l.post_id, l.tag, true FROM _ck_lake_tags l "
-            f"WHERE l.post_id IN ({changed}) AND NOT EXISTS (SELECT 1 FROM post_tags p "
-            "WHERE p.post_id = l.post_id AND p.tag = l.tag)"
+            f"SELECT {parent}, {value}, false AS _ck_drop FROM {name} "
+            f"WHERE {parent} IN ({table.changed}) "
+            f"UNION ALL SELECT l.{parent}, l.{value}, true FROM _ck_lake_child l "
+            f"WHERE l.{parent} IN ({table.changed}) AND NOT EXISTS (SELECT 1 FROM {name} c "
+            f"WHERE c.{parent} = l.{parent} AND c.{value} = l.{value})"
         )
-        params = [since] * 4
+        params = [since] * source.count("?")
         count = int(con.execute(f"SELECT count(*) FROM ({source})", params).fetchall()[0][0])
         if count == 0:
             return 0
         # Materialised: the source reads the Delta table the MERGE rewrites.
         rows: pa.Table = con.sql(source, params=params).to_arrow_table()
     finally:
-        con.unregister("_ck_lake_tags")
+        con.unregister("_ck_lake_child")
+    match = f"t.{parent} = s.{parent} AND t.{value} = s.{value}"
     (
-        existing.merge(
-            rows, "t.post_id = s.post_id AND t.tag = s.tag", "s", "t", commit_properties=commit
-        )
+        existing.merge(rows, match, "s", "t", commit_properties=commit)
         .when_matched_delete("s._ck_drop")
-        .when_not_matched_insert({"post_id": "s.post_id", "tag": "s.tag"}, "NOT s._ck_drop")
+        .when_not_matched_insert({parent: f"s.{parent}", value: f"s.{value}"}, "NOT s._ck_drop")
         .execute()
     )
     return count
