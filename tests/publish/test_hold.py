@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import httpx
 import pytest
 from click.testing import CliRunner
 
@@ -374,6 +375,58 @@ def test_a_holder_name_the_service_would_refuse_is_refused_first_and_blocks_noth
     held = CliRunner().invoke(main, ["hold", "--by", "ann"], env=env)
     assert held.exit_code == 0, held.output
     assert f"{len(times)} held now, 0 held before, 0 not held" in held.output
+
+
+class _RefusesOnePatch(httpx.HTTPTransport):
+    """Real HTTP to the local service, except that a PATCH of one post is answered as a
+    service would refuse it (a rule of its own, the spec's error body): the local service
+    has no rule that refuses one post's move and not the others'."""
+
+    def __init__(self, post_id: str) -> None:
+        super().__init__()
+        self.post_id = post_id
+        self.refused = 0
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "PATCH" and request.url.path.endswith(f"/posts/{self.post_id}"):
+            self.refused += 1
+            error = {"code": "invalid_request", "message": "held by policy", "param": None}
+            return httpx.Response(400, json={"error": error}, request=request)
+        return super().handle_request(request)
+
+
+def test_a_post_the_service_refuses_is_reported_the_others_move_and_a_rerun_moves_it(
+    service: LocalService,
+) -> None:
+    key = service.create_key(user="ann", team="comms", plan="enterprise")
+    times = _schedule(service, key)
+    refused_id = _posts(service, key)["Post 2"].id
+    refusing = _RefusesOnePatch(refused_id)
+    with Client(service.base_url, key, transport=refusing) as client:
+        held = hold(client, by="ann")
+    assert sorted(p.title for p in held.held) == ["Post 0", "Post 1", "Post 3"]
+    [(post, why)] = held.skipped
+    assert post.title == "Post 2" and refusing.refused == 1
+    assert why.startswith("not held: the service refused it (400 invalid_request: held by policy")
+    assert _posts(service, key)["Post 2"].status == "scheduled"  # untouched
+    with Client(service.base_url, key) as client:
+        again = hold(client, by="ann")  # the refused hold left nothing in the way
+        assert [p.title for p in again.held] == ["Post 2"]
+        assert len(again.already) == 3 and not again.skipped
+    with Client(service.base_url, key, transport=_RefusesOnePatch(refused_id)) as client:
+        put_back = release(client)
+    assert sorted(p.title for p, _ in put_back.released) == ["Post 0", "Post 1", "Post 3"]
+    [(post, why)] = put_back.left
+    assert post.title == "Post 2"
+    assert "the service refused it (400 invalid_request: held by policy" in why
+    posts = _posts(service, key)
+    assert posts["Post 2"].status == "draft"  # still held, its mark kept for the next release
+    with Client(service.base_url, key) as client:
+        assert [p.title for p, _ in release(client).released] == ["Post 2"]
+    posts = _posts(service, key)
+    assert {t: (p.status, p.scheduled_at) for t, p in posts.items()} == {
+        t: ("scheduled", at) for t, at in times.items()
+    }
 
 
 def test_ck_hold_refuses_a_naive_time_without_a_zone(

@@ -385,7 +385,7 @@ def _hold_one(
         book.settle(service, post.id, "left", note="not allowed")
         raise  # the key, not this post: every other post would be refused the same way
     except APIStatusError as exc:
-        why = f"not held: the service refused it ({exc.status} {exc.message})"
+        why = f"not held: the service refused it ({exc.message})"
         book.settle(service, post.id, "left", note=why)
         return "skipped", shown, why
     book.settle(service, post.id, "held", etag=moved.etag)
@@ -649,7 +649,7 @@ def _put_back(client: Client, post: Post, target: datetime | None) -> str | None
     except APIStatusError as exc:
         if exc.param == "scheduled_at":
             return "missed"  # its time came while this ran: it stays held
-        return f"the service refused it ({exc.status} {exc.message}); left as it is"
+        return f"the service refused it ({exc.message}); left as it is"
     return None
 
 
