@@ -35,10 +35,13 @@ Outlook (issue 38): the posts of 2025 are all settled by the last synced day, so
 warehouse first gets young posts (`add_young_posts`: the posts of the last YOUNG_DAYS days
 of December copied YOUNG_DAYS days later, with their daily rows), then `outlook()` (every
 young post's forecast, from each channel's 200 latest settled posts) is timed beside
-`kpis(by="channel")`; target <= 2x. Measured 28 November 2026 (1M posts, 13,698 young, 3
-rounds, a machine at load 20 on 2 cores): 1,099 ms against 595 ms, 1.85x by the medians
-(best of each: 976 against 340 ms, 2.87x); before the posts per channel were found from
-their counts per day, 3.92x.
+`kpis(by="channel")`; target <= 2x, by the clock and in CPU time (this process's, every
+thread: on a shared machine the clock swings with the load, the CPU a call takes much
+less). Measured 28 November 2026 (1M posts, 13,698 young, 5 rounds, 2 cores at load 4-9):
+627 ms against 536 ms by the medians, 1.17x by the clock and 1.56x in CPU time (a smaller
+script timing only these two, 7 rounds at load 12: 1.54x and 1.59x); an earlier run at
+load 20 gave 1.85x by the clock. Before the posts per channel were found from their counts
+per day, 3.92x.
 """
 
 from __future__ import annotations
