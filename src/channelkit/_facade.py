@@ -25,6 +25,7 @@ from channelkit._constants import (
     SYNC_PAGE_LIMIT,
     WAREHOUSE_PATH,
 )
+from channelkit._resources import GROUPS
 from channelkit.errors import SyncError
 from channelkit.sync.options import SyncOptions
 from channelkit.sync.progress import one_line, shown
@@ -60,16 +61,15 @@ def sync(
 
     The first run, and any run with `full`, reads everything; later runs are incremental.
     `since` keeps posts and analytics from that date on; `only` syncs some of the groups of
-    the synced resources (`_resources.GROUPS`: "channels", "posts" and "analytics"; a list,
-    or comma-separated text); `lookback_days`
-    re-reads recent days whose numbers still move; `parquet` also writes every table as
-    Parquet into that directory and `lake` keeps a Delta Lake copy (a directory or an
-    `s3://...` URL); `progress` shows progress bars on a terminal; `page_limit` is the
-    page size asked for and `batch_rows` the rows per committed batch; every incremental
-    run re-reads a slice of older history so that within `convergence_runs` runs the
-    whole history is read again. A key that sees fewer channels than the one that filled
-    the warehouse is refused before anything is written (their posts would be marked
-    deleted); `new_view` accepts it.
+    the synced resources (`_resources.GROUPS`: {groups}; a list, or comma-separated text);
+    `lookback_days` re-reads recent days whose numbers still move; `parquet` also writes
+    every table as Parquet into that directory and `lake` keeps a Delta Lake copy (a
+    directory or an `s3://...` URL); `progress` shows progress bars on a terminal;
+    `page_limit` is the page size asked for and `batch_rows` the rows per committed batch;
+    every incremental run re-reads a slice of older history so that within
+    `convergence_runs` runs the whole history is read again. A key that sees fewer
+    channels than the one that filled the warehouse is refused before anything is written
+    (their posts would be marked deleted); `new_view` accepts it.
 
     Returns a `ck.Warehouse` whose `sync_report` says what was done. Raises
     `InvalidParameterError` for a bad argument and `SyncError` (carrying `.report`) when
@@ -96,3 +96,14 @@ def sync(
     from channelkit.warehouse import Warehouse
 
     return Warehouse(path, sync_report=report)
+
+
+def _quoted(names: Collection[str]) -> str:
+    """'"a", "b" and "c"': the names as a sentence lists them."""
+    quoted = [f'"{name}"' for name in names]
+    return ", ".join(quoted[:-1]) + " and " + quoted[-1] if len(quoted) > 1 else "".join(quoted)
+
+
+# The groups `only` takes, from their declarations (`_resources.py`), not a copy of them.
+if sync.__doc__ is not None:  # None under python -OO
+    sync.__doc__ = sync.__doc__.replace("{groups}", _quoted(GROUPS))
