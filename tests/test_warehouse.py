@@ -11,6 +11,7 @@ import duckdb
 import pandas as pd
 import pytest
 
+from channelkit._resources import RESOURCES
 from channelkit.errors import InvalidParameterError, NotSyncedError, WarehouseError
 from channelkit.storage.connection import open_warehouse
 from channelkit.warehouse import Warehouse
@@ -142,7 +143,9 @@ def test_freshness(shared: Warehouse) -> None:
     assert f.last_sync_at == LAST_SYNC_FINISHED  # the later run failed
     assert f.last_sync_mode == "full"
     assert f.base_url == BASE_URL
-    assert f.row_counts == {"channels": 3, "posts": 12, "post_daily": 56, "channel_daily": 42}
+    # Every declared resource is counted; the hand-built file fills these, the rest are empty.
+    built = {"channels": 3, "posts": 12, "post_daily": 56, "channel_daily": 42}
+    assert f.row_counts == {r.table: built.get(r.table, 0) for r in RESOURCES}
     assert f.last_published_at == datetime(2026, 4, 2, 6, tzinfo=UTC)
     assert (f.last_post_day, f.last_channel_day) == (date(2026, 4, 5), date(2026, 4, 5))
     assert f.age(LAST_SYNC_FINISHED + timedelta(hours=3)) == timedelta(hours=3)
