@@ -11,11 +11,16 @@ from channelkit._constants import SYNC_CONVERGENCE_RUNS
 from channelkit._resources import RESOURCES
 from channelkit.analysis.sql import first_row
 
-# Every synced table, its rows marked deleted left out (_resources.py)
-_ROW_COUNTS = ", ".join(
-    f"(SELECT count(*) FROM {r.table}{' WHERE deleted_at IS NULL' if r.deletable else ''})"
-    for r in RESOURCES
-)
+
+def _row_counts(held: set[str]) -> str:
+    """Every synced table's rows, those marked deleted left out (_resources.py); a table the
+    file does not have yet (a resource added since its last sync) counts 0."""
+    return ", ".join(
+        f"(SELECT count(*) FROM {r.table}{' WHERE deleted_at IS NULL' if r.deletable else ''})"
+        if r.table in held
+        else "0"
+        for r in RESOURCES
+    )
 
 
 @dataclass(frozen=True)
@@ -70,9 +75,16 @@ def read_freshness(con: duckdb.DuckDBPyConnection) -> Freshness:
         "SELECT epoch_us(finished_at), mode, base_url FROM sync_runs "
         "WHERE status = 'completed' ORDER BY finished_at DESC NULLS LAST LIMIT 1",
     )
+    held = {
+        str(row[0])
+        for row in con.execute(
+            "SELECT table_name FROM information_schema.tables "
+            "WHERE table_catalog = current_database() AND table_schema = current_schema()"
+        ).fetchall()
+    }
     counts = first_row(
         con,
-        f"SELECT {_ROW_COUNTS}, "
+        f"SELECT {_row_counts(held)}, "
         "(SELECT epoch_us(max(published_at)) FROM posts WHERE deleted_at IS NULL), "
         "(SELECT max(date) FROM post_daily), (SELECT max(date) FROM channel_daily)",
     )

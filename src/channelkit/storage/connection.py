@@ -161,7 +161,7 @@ def open_warehouse(
         if version < SCHEMA_VERSION or contract != CONTRACT_MARK:
             if not read_only:
                 _migrate(con, version)
-            elif missing := missing_columns(_table_columns(con)):
+            elif missing := _missing_in_held_tables(con):
                 names = ", ".join(f"{table}.{column}" for table, column, _ in missing)
                 raise WarehouseError(
                     f"{path} has no column for {names} yet; run `channelkit sync` to add it"
@@ -224,6 +224,15 @@ def _schema_version(con: duckdb.DuckDBPyConnection, path: Path) -> tuple[int, st
             f"{path} is a DuckDB file from another tool, not a channelkit warehouse"
         )
     return int(meta["schema_version"]), meta.get("contract")
+
+
+def _missing_in_held_tables(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str]]:
+    """The contract columns a read-only file lacks in the tables it has: a whole table a
+    later migration adds (a new synced resource) does not stop the file from being read as
+    it is until the sync creates it (`wh.freshness()` counts it 0)."""
+    existing = _table_columns(con)
+    held = {table for table, _ in existing}
+    return [missing for missing in missing_columns(existing) if missing[0] in held]
 
 
 def _table_columns(con: duckdb.DuckDBPyConnection) -> set[tuple[str, str]]:
