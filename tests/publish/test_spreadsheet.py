@@ -430,8 +430,13 @@ ROW_CASES: list[tuple[str, list[object], list[str]]] = [
         ],
     ),
 ]
-# Every declared column but the date and time pair (scheduled_at is given)
-ROW_HEADER = [*H, *(c.name for c in COLUMNS if c.name not in (*H, "date", "time"))]
+# The columns the cases above fill, by position; then every other declared column but the
+# date and time pair (scheduled_at is given), left blank: a new post field is one more
+CASE_COLUMNS = [*H, "priority", "tags", "cover_image_url", "timezone"]
+ROW_HEADER = [
+    *CASE_COLUMNS,
+    *(c.name for c in COLUMNS if c.name not in (*CASE_COLUMNS, "date", "time")),
+]
 
 
 @pytest.mark.parametrize(
