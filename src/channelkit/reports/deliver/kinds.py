@@ -7,7 +7,7 @@ text and how large a message it takes.
 
 A new webhook kind is a subclass of `WebhookKind` added to `WEBHOOK_KINDS`: the delivery
 file accepts its name from then on, and nothing else switches on kinds
-(docs/architecture.md, "Adding a delivery kind").
+(docs/architecture.md, "A new delivery kind").
 """
 
 from __future__ import annotations
