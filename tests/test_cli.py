@@ -310,10 +310,6 @@ def test_every_command_is_a_thin_shell() -> None:
         assert own == {f.name for f in dataclasses.fields(options)}, command.name
 
 
-# Commands in files issue 36 is rewriting (status --json, hold naming): renamed there
-_RUNNERS_PENDING = {"status", "hold", "release"}
-
-
 def test_every_command_runs_its_work_in_run_command() -> None:
     """One naming rule: `channelkit NAME` hands its values to `run_NAME` (docs/architecture.md)."""
     import inspect
@@ -321,8 +317,6 @@ def test_every_command_runs_its_work_in_run_command() -> None:
     with click.Context(main) as ctx:
         commands = _leaf_commands(main, ctx)
     for command in commands:
-        if command.name in _RUNNERS_PENDING:
-            continue
         assert command.callback is not None
         source = inspect.getsource(inspect.unwrap(command.callback))
         runner = f"run_{str(command.name).replace('-', '_')}("

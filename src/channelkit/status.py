@@ -49,10 +49,10 @@ def status(options: StatusOptions, output: Output) -> None:
     same mode before it.
     """
     with user_errors():
-        _status(options, output)
+        run_status(options, output)
 
 
-def _status(options: StatusOptions, output: Output) -> None:
+def run_status(options: StatusOptions, output: Output) -> None:
     from channelkit.analysis.freshness import read_freshness
     from channelkit.analysis.runs import last_volume, read_runs
     from channelkit.storage.connection import open_warehouse

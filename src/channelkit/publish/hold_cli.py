@@ -97,10 +97,10 @@ def hold(options: HoldOptions, service: ServiceOptions, output: Output) -> None:
     """Hold every scheduled post at once: each one's time is recorded, then it moves to
     draft (marked, so every machine sees it held) until `channelkit release`."""
     with user_errors():
-        _run_hold(options, service, output)
+        run_hold(options, service, output)
 
 
-def _run_hold(options: HoldOptions, service: ServiceOptions, output: Output) -> None:
+def run_hold(options: HoldOptions, service: ServiceOptions, output: Output) -> None:
     from channelkit.client import Client
     from channelkit.publish.hold import held_posts
     from channelkit.publish.hold import hold as hold_posts
@@ -155,10 +155,10 @@ def release(options: ReleaseOptions, service: ServiceOptions, output: Output) ->
     passed while held is listed and stays held (unless --publish-missed now or --shift);
     one edited or deleted by someone else while held is reported and left as it is."""
     with user_errors():
-        _run_release(options, service, output)
+        run_release(options, service, output)
 
 
-def _run_release(options: ReleaseOptions, service: ServiceOptions, output: Output) -> None:
+def run_release(options: ReleaseOptions, service: ServiceOptions, output: Output) -> None:
     from channelkit.client import Client
     from channelkit.publish.hold import release as release_posts
     from channelkit.publish.slots import parse_gap
