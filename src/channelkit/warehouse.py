@@ -37,6 +37,7 @@ from channelkit._urls import redact_url
 from channelkit.analysis import groups, metrics, outlook, reach, timing
 from channelkit.analysis.card import read_facts
 from channelkit.analysis.coverage import DATA_KINDS, Coverage, read_coverage
+from channelkit.analysis.dtypes import MetricFrame, to_frame
 from channelkit.analysis.filters import (
     CHANNEL_KEYS,
     FILTER_KEYS,
@@ -51,7 +52,6 @@ from channelkit.analysis.filters import (
     check_keywords,
     resolve_filter,
 )
-from channelkit.analysis.frames import MetricFrame, to_frame
 from channelkit.analysis.freshness import Freshness, read_freshness
 from channelkit.analysis.grid import grid_size
 from channelkit.analysis.period import (

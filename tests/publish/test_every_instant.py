@@ -14,7 +14,7 @@ from channelkit.client.models import Post
 from channelkit.errors import TimeError
 from channelkit.publish.calendar import wall_text
 from channelkit.publish.duplicates import likely_duplicates
-from channelkit.publish.rows import PlanRow
+from channelkit.publish.row_types import PlanRow
 from channelkit.publish.slots import next_free_slot, parse_slots
 from channelkit.publish.times import parse_when
 from channelkit.publish.validation import PostRequest, validate_post

@@ -16,7 +16,7 @@ from channelkit.client import Client
 from channelkit.client.models import Post
 from channelkit.publish import load_spreadsheet
 from channelkit.publish.duplicates import likely_duplicates
-from channelkit.publish.rows import PlanRow
+from channelkit.publish.row_types import PlanRow
 from channelkit.publish.validation import PostRequest
 from channelkit.service import LocalService
 from publish.conftest import make_csv, make_xlsx

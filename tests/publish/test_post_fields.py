@@ -23,7 +23,7 @@ from channelkit import _spec
 from channelkit.client import Client
 from channelkit.publish import calendar_export, load_calendar
 from channelkit.publish.calendar import CALENDAR_HEADERS
-from channelkit.publish.columns import COLUMNS
+from channelkit.publish.sheet_columns import COLUMNS
 from channelkit.publish.template import TEMPLATE_COLUMNS
 from channelkit.publish.validation import FIELDS
 from channelkit.service import LocalService
@@ -81,7 +81,7 @@ _NEW_FIELD = textwrap.dedent(
     )
     import channelkit as ck
     from channelkit.publish.calendar import CALENDAR_HEADERS
-    from channelkit.publish.columns import COLUMNS
+    from channelkit.publish.sheet_columns import COLUMNS
     from channelkit.publish.template import TEMPLATE_COLUMNS
     from channelkit.publish.validation import validate_post
     from channelkit.widgets.composer import FORM_FIELDS

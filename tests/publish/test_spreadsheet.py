@@ -17,13 +17,13 @@ import pytest
 from msoffcrypto.format.ooxml import OOXMLFile
 
 from channelkit.publish import FieldError, SpreadsheetError, load_spreadsheet
-from channelkit.publish.columns import COLUMNS, expected_columns
+from channelkit.publish.sheet_columns import COLUMNS, expected_columns
 from channelkit.publish.validation import ChannelIndex
 
 pytestmark = pytest.mark.calendar
 
 H = ["channel", "title", "body", "scheduled_at"]
-# The columns as the code declares them (publish/columns.py, from the contract's fields), in
+# The columns as the code declares them (publish/sheet_columns.py, from the contract's fields), in
 # the order its messages list them; a new post field is one more, without an edit here
 EXPECTED = expected_columns()
 GOOD = ["all-hands", "Hello", "Body", "2030-12-02 09:00"]

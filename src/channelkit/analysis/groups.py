@@ -16,8 +16,8 @@ import pandas as pd
 from channelkit._constants import FAIR_MIN_BASE, SETTLE_DAYS
 from channelkit._spec import PRIORITIES
 from channelkit.analysis import fair
+from channelkit.analysis.dtypes import MetricFrame, rate
 from channelkit.analysis.filters import PostFilter
-from channelkit.analysis.frames import MetricFrame, rate
 from channelkit.analysis.period import Period
 from channelkit.analysis.reach import ReachTimes
 from channelkit.analysis.rows import (

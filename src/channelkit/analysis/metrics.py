@@ -40,8 +40,8 @@ from channelkit._constants import (
 from channelkit._labels import KPI_LABELS, WEEKDAYS
 from channelkit.analysis import fair
 from channelkit.analysis.coverage import DATA_KINDS, Coverage, DataKind, period_coverage
+from channelkit.analysis.dtypes import MetricFrame, as_date, divide, local_midnight, rate
 from channelkit.analysis.filters import PostFilter
-from channelkit.analysis.frames import MetricFrame, as_date, divide, local_midnight, rate
 from channelkit.analysis.grid import bucket_end, grid_days
 from channelkit.analysis.period import Period, same_age_cutoff
 from channelkit.analysis.reach import ReachTimes

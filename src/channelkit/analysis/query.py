@@ -26,8 +26,8 @@ from channelkit._constants import (
 from channelkit._tz import resolve_tz, unknown_zone
 from channelkit.analysis import metrics
 from channelkit.analysis.coverage import Coverage, period_coverage
+from channelkit.analysis.dtypes import MetricFrame, as_date, local_midnight
 from channelkit.analysis.filters import PostFilter
-from channelkit.analysis.frames import MetricFrame, as_date, local_midnight
 from channelkit.analysis.grid import bucket_end, whole_buckets
 from channelkit.analysis.period import Period, parse_period
 from channelkit.analysis.rows import day_range, instant_range

@@ -19,8 +19,8 @@ from datetime import date, timedelta
 import duckdb
 import pandas as pd
 
+from channelkit.analysis.dtypes import to_frame
 from channelkit.analysis.filters import PostFilter
-from channelkit.analysis.frames import to_frame
 from channelkit.analysis.period import Period
 from channelkit.analysis.sql import Sql, first_row
 from channelkit.storage.schema import REACH_COLUMNS

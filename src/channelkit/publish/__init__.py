@@ -28,7 +28,7 @@ from channelkit.publish.calendar_sync import (
 from channelkit.publish.cell import ScheduledPost, schedule
 from channelkit.publish.plan import Plan, load_spreadsheet
 from channelkit.publish.results import SubmitResult
-from channelkit.publish.rows import PlanRow, RowResult
+from channelkit.publish.row_types import PlanRow, RowResult
 from channelkit.publish.template import write_template
 from channelkit.publish.validation import ChannelIndex, ChannelInfo, PostRequest, validate_post
 

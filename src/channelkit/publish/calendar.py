@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from channelkit.errors import FieldError, TimeError
 from channelkit.publish.post_fields import arranged, by_name
-from channelkit.publish.rows import NamedRow, PlanRow, cell_text
+from channelkit.publish.row_types import NamedRow, PlanRow, cell_text
 from channelkit.publish.times import offset_if_repeated, parse_when, time_zone
 from channelkit.publish.validation import ChannelIndex, ChannelInfo, PostRequest, validate_post
 from channelkit.publish.word_diff import word_diff

@@ -46,7 +46,7 @@ from channelkit.publish.calendar import (
 )
 from channelkit.publish.ledger import Ledger
 from channelkit.publish.plan import Plan
-from channelkit.publish.rows import PlanRow, cell_text
+from channelkit.publish.row_types import PlanRow, cell_text
 from channelkit.publish.sending import ProgressCallback, send_rows
 from channelkit.publish.spreadsheet import Sheet
 from channelkit.publish.times import parse_when

@@ -40,7 +40,7 @@ from channelkit.publish.layout_options import layout_options
 from channelkit.publish.placing import crowded_plan
 from channelkit.publish.plan import Plan
 from channelkit.publish.results import SubmitResult, write_table
-from channelkit.publish.rows import PlanRow, RowResult, row_label
+from channelkit.publish.row_types import PlanRow, RowResult, row_label
 from channelkit.publish.schedule_options import ScheduleOptions, parsed_option
 from channelkit.publish.sending import write_scope_problem
 from channelkit.publish.spreadsheet import Sheet, read_sheet

@@ -28,7 +28,7 @@ from channelkit._constants import (
     PUBLISH_DUPLICATE_NEAR_MINUTES,
 )
 from channelkit.errors import ConflictError, NotFoundError
-from channelkit.publish.rows import LikelyDuplicate, PlanRow
+from channelkit.publish.row_types import LikelyDuplicate, PlanRow
 
 if TYPE_CHECKING:
     from channelkit.client import Client

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from channelkit.errors import InvalidParameterError
 from channelkit.publish.calendar_sync import CalendarPlan, channel_posts
 from channelkit.publish.plan import Plan
-from channelkit.publish.rows import row_label
+from channelkit.publish.row_types import row_label
 from channelkit.publish.slots import (
     Filled,
     Placed,

@@ -48,7 +48,7 @@ from channelkit.publish.layout_read import Choices
 from channelkit.publish.ledger import Ledger, LedgerEntry, service_address
 from channelkit.publish.post_fields import PUBLISH_FIELDS
 from channelkit.publish.results import SubmitResult, plan_frame
-from channelkit.publish.rows import PlanRow, RowResult
+from channelkit.publish.row_types import PlanRow, RowResult
 from channelkit.publish.sending import ProgressCallback, read_post, send_rows
 from channelkit.publish.sent_before import SentBefore
 from channelkit.publish.spreadsheet import Sheet, read_sheet

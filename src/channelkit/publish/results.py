@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 
 from channelkit._constants import SPREADSHEET_ERROR_COLUMN
 from channelkit.display.frames import titled_html
-from channelkit.publish.columns import normalise_header
 from channelkit.publish.duplicates import DuplicateGroup
-from channelkit.publish.rows import DONE_STATUSES, PlanRow, RowResult
+from channelkit.publish.row_types import DONE_STATUSES, PlanRow, RowResult
+from channelkit.publish.sheet_columns import normalise_header
 from channelkit.publish.spreadsheet import Sheet
 from channelkit.publish.times import time_zone
 from channelkit.publish.validation import PostRequest

@@ -33,7 +33,7 @@ from channelkit.errors import (
     PermissionDeniedError,
 )
 from channelkit.publish.ledger import Ledger, service_address
-from channelkit.publish.rows import PlanRow, RowResult
+from channelkit.publish.row_types import PlanRow, RowResult
 from channelkit.publish.sent_before import SentBefore
 from channelkit.publish.validation import PostRequest
 

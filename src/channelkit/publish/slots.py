@@ -18,7 +18,7 @@ from datetime import date, datetime, time, timedelta
 
 from channelkit._constants import PUBLISH_SLOT_HORIZON_DAYS
 from channelkit.errors import InvalidParameterError, TimeError
-from channelkit.publish.rows import cell_text
+from channelkit.publish.row_types import cell_text
 from channelkit.publish.spreadsheet import Sheet, SheetRow
 from channelkit.publish.times import checked_duration, localize, time_zone
 

@@ -28,13 +28,6 @@ from channelkit._constants import (
     SPREADSHEET_SHEET_NAME,
 )
 from channelkit.errors import FieldError, SpreadsheetError, TimeError
-from channelkit.publish.columns import (
-    CALENDAR_FIELDS,
-    column_letter,
-    expected_columns,
-    map_headers,
-    split_header,
-)
 from channelkit.publish.layout_read import (
     NATIVE_COLUMNS,
     Choices,
@@ -43,6 +36,13 @@ from channelkit.publish.layout_read import (
     hints,
     recognise,
     translate,
+)
+from channelkit.publish.sheet_columns import (
+    CALENDAR_FIELDS,
+    column_letter,
+    expected_columns,
+    map_headers,
+    split_header,
 )
 from channelkit.publish.times import time_zone
 

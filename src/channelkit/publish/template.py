@@ -16,8 +16,8 @@ from channelkit._constants import (
 )
 from channelkit._files import as_new_file
 from channelkit.errors import SpreadsheetError
-from channelkit.publish.columns import COLUMNS
 from channelkit.publish.post_fields import PUBLISH_FIELDS, arranged, by_name
+from channelkit.publish.sheet_columns import COLUMNS
 
 # The columns of the template: every post field of the contract, the time and its zone
 # first (`publish.post_fields.arranged`).
