@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import sys
 from pathlib import Path
@@ -292,3 +293,34 @@ def test_trend_read_rate_axis_ticks_at_round_percentages(wh: Warehouse) -> None:
     axis = fig.layout.yaxis2
     assert axis.tick0 == 0 and axis.tickformat == ".0%"
     assert round(axis.dtick * 100) in (1, 2, 5, 10, 20, 25, 50)
+
+
+def test_a_browser_message_choreographer_ignores_prints_no_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """On a busy machine Chromium's DevTools pipe can hand choreographer (kaleido's driver) a
+    message it cannot decode; it logs the traceback and ignores the message, and the image
+    is drawn all the same. Through choreographer's own pipe: the ignored message leaves no
+    record once channelkit drives a browser; the next message and other errors are kept."""
+    import os
+
+    from choreographer.channels.pipe import Pipe
+
+    from channelkit.plots.images import quiet_browser_driver
+
+    def read(raw: bytes) -> list[object]:
+        pipe = Pipe()
+        pipe.open()
+        try:
+            os.write(pipe.from_external_to_choreo, raw)
+            return list(pipe.read_jsons(blocking=False)[0])
+        finally:
+            pipe.close()
+
+    quiet_browser_driver()
+    with caplog.at_level("DEBUG", logger="choreographer"):
+        assert read(b"{'id': 1}\0" + b'{"id": 2}\0') == [{"id": 2}]
+    assert not [r for r in caplog.records if r.levelno >= 40]  # ERROR and above: none
+    with caplog.at_level("ERROR", logger="choreographer"):
+        logging.getLogger("choreographer.channels.pipe").error("another failure")
+    assert [r.getMessage() for r in caplog.records if r.levelno >= 40] == ["another failure"]

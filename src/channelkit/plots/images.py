@@ -9,6 +9,7 @@ never downloads one: importing `channelkit.plots` points kaleido at the system's
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
 import shutil
 from pathlib import Path
@@ -19,6 +20,31 @@ from channelkit._constants import PLOT_BROWSER_CANDIDATES
 from channelkit.errors import ImageExportError
 
 BROWSER_ENV = "BROWSER_PATH"  # read by choreographer, kaleido's browser driver
+
+
+class _IgnoredBrowserMessage(logging.Filter):
+    """choreographer logs a message from the browser it cannot decode (a read cut short on a
+    busy machine) with a whole traceback, then ignores it, as it says, and the image is
+    drawn all the same: a traceback in a user's terminal or cron mail for nothing wrong."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("JSONError decoding message. Ignoring")
+
+
+_IGNORED = _IgnoredBrowserMessage()
+
+
+def quiet_browser_driver() -> None:
+    """Keep choreographer's ignored-message tracebacks out of the output (once), just before
+    a browser is driven. choreographer is imported first: its logger must be the one it
+    makes (logistro's, with levels a plain `logging.Logger` lacks), never one made here."""
+    try:
+        from choreographer.channels import pipe
+    except ImportError:  # no driver, nothing to quiet (the caller says what to install)
+        return
+    logger = logging.getLogger(pipe.__name__)
+    if _IGNORED not in logger.filters:
+        logger.addFilter(_IGNORED)
 
 
 def system_browser() -> str | None:
@@ -55,5 +81,6 @@ def save_image(fig: go.Figure, path: str | Path, **options: object) -> Path:
             f"or {BROWSER_ENV} set to a Chrome-like browser; channelkit never downloads one"
         )
     target = Path(path)
+    quiet_browser_driver()
     fig.write_image(target, **options)
     return target

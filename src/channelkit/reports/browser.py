@@ -39,8 +39,9 @@ _CHARTS_DRAWN = """new Promise((resolve) => {
 
 def find_browser() -> str | None:
     """The Chromium to use: `BROWSER_PATH` (as for kaleido), else the system's."""
-    from channelkit.plots.images import BROWSER_ENV, system_browser
+    from channelkit.plots.images import BROWSER_ENV, quiet_browser_driver, system_browser
 
+    quiet_browser_driver()
     configured = os.environ.get(BROWSER_ENV)
     if configured:
         return configured if os.access(configured, os.X_OK) else None
