@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_a_failed_chromium_install_does_not_abort(tmp_path: Path) -> None:
     script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    setup, _, _ = script.partition("# The README's test line")
+    setup, _, _ = script.partition("# The calendar run")  # the browser part, before the tests
     fake = tmp_path / "bin"
     fake.mkdir()
     for name, body in (("apt-get", "echo 'E: no network' >&2; exit 100"), ("id", "echo 0")):
