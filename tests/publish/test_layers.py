@@ -54,10 +54,10 @@ def test_no_import_cycle_inside_publish() -> None:
             visit(module, [module])
 
 
-def test_rows_sending_results_plan_in_that_order() -> None:
+def test_row_types_sending_results_plan_in_that_order() -> None:
     graph = _graph()
-    order = ["rows", "sending", "results", "plan"]
+    order = ["row_types", "sending", "results", "plan"]
     for index, module in enumerate(order):
         later = set(order[index + 1 :])
         assert not graph[module] & later, f"{module} imports {sorted(graph[module] & later)}"
-    assert graph["rows"] <= {"validation", "times", "sent_before"}
+    assert graph["row_types"] <= {"validation", "times", "sent_before"}
