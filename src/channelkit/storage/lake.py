@@ -55,10 +55,15 @@ class LakeTable:
     child: ChildTable | None = None
 
 
+def _changed(resource: Resource) -> str:
+    """SQL: a declared resource's rows synced (or marked deleted) since `?`."""
+    return "synced_at >= ?" + (" OR deleted_at >= ?" if resource.deletable else "")
+
+
 def _synced(resource: Resource) -> LakeTable:
     """A declared resource's table: the rows synced (or marked deleted) since `?`."""
     name = resource.table
-    changed = "synced_at >= ?" + (" OR deleted_at >= ?" if resource.deletable else "")
+    changed = _changed(resource)
     if resource.by_month:
         return LakeTable(
             name,
@@ -74,9 +79,7 @@ def _synced(resource: Resource) -> LakeTable:
 
 def _child(resource: Resource, child: ChildTable) -> LakeTable:
     """A declared list field's table, merged by the items of `resource` changed since `?`."""
-    changed = f"SELECT {resource.key[0]} FROM {resource.table} WHERE " + (
-        "synced_at >= ?" + (" OR deleted_at >= ?" if resource.deletable else "")
-    )
+    changed = f"SELECT {resource.key[0]} FROM {resource.table} WHERE {_changed(resource)}"
     return LakeTable(child.table, (child.parent, child.value), changed, child=child)
 
 
