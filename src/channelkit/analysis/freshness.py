@@ -10,6 +10,7 @@ import duckdb
 from channelkit._constants import SYNC_CONVERGENCE_RUNS
 from channelkit._resources import RESOURCES
 from channelkit.analysis.sql import first_row
+from channelkit.storage.connection import held_tables
 
 
 def _row_counts(held: set[str]) -> str:
@@ -75,16 +76,9 @@ def read_freshness(con: duckdb.DuckDBPyConnection) -> Freshness:
         "SELECT epoch_us(finished_at), mode, base_url FROM sync_runs "
         "WHERE status = 'completed' ORDER BY finished_at DESC NULLS LAST LIMIT 1",
     )
-    held = {
-        str(row[0])
-        for row in con.execute(
-            "SELECT table_name FROM information_schema.tables "
-            "WHERE table_catalog = current_database() AND table_schema = current_schema()"
-        ).fetchall()
-    }
     counts = first_row(
         con,
-        f"SELECT {_row_counts(held)}, "
+        f"SELECT {_row_counts(held_tables(con))}, "
         "(SELECT epoch_us(max(published_at)) FROM posts WHERE deleted_at IS NULL), "
         "(SELECT max(date) FROM post_daily), (SELECT max(date) FROM channel_daily)",
     )

@@ -235,6 +235,11 @@ def _missing_in_held_tables(con: duckdb.DuckDBPyConnection) -> list[tuple[str, s
     return [missing for missing in missing_columns(existing) if missing[0] in held]
 
 
+def held_tables(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """The tables the open file has (one a later migration adds may not be there yet)."""
+    return {table for table, _ in _table_columns(con)}
+
+
 def _table_columns(con: duckdb.DuckDBPyConnection) -> set[tuple[str, str]]:
     rows = con.execute(
         "SELECT table_name, column_name FROM duckdb_columns() "
