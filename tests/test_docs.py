@@ -18,6 +18,11 @@ What a reader would type differently, the test types for them (and only this):
   wait out a minute-long rate-limit window; the test's service, like the one the page's
   blocks share, uses a one-second window).
 
+Every page runs as of one pinned instant, `DOCS_AS_OF`: the page's service, the CLI, a
+`channelkit serve` a block starts and every other Python process believe it (the calendar
+run's `tests/travel/sitecustomize.py`), so a printed date ("schedule at 2026-12-01 09:00", a
+sheet for the week of the 14th) stays ahead of "now" on whatever day the suite runs.
+
 A page that names the bucket `s3://lake/channelkit` gets an S3-compatible store holding that
 bucket (moto's server, `tests/fixtures/s3.py`) for its blocks, its credentials in the
 standard AWS variables of the blocks' environment, as a reader's machine has them.
@@ -62,6 +67,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import IO
 
@@ -75,6 +81,9 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 RUN_LANGUAGES = {"python", "bash", "sh", "console", "shell"}
 DEMO_KEY_NAMES = ("admin", "analyst", "writer", "starter")
 BLOCK_TIMEOUT = 120
+# A Monday morning a day before the earliest time the pages schedule a post for
+DOCS_AS_OF = "2026-11-30T10:00+01:00"
+TRAVEL = ROOT / "tests" / "travel"
 SERVER_START_TIMEOUT = 60
 
 _FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
@@ -183,15 +192,28 @@ class Workspace:
     keys: dict[str, str]
     warehouse: Path
     analysts_warehouse: Path
+    travel_env: dict[str, str]  # makes a Python process believe the pinned instant
 
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
+    import time_machine
+
     from channelkit.client import Client
     from channelkit.sync import run_sync
 
     directory = tmp_path_factory.mktemp("docs-workspace")
-    with LocalService(seed="demo", rate_window=1.0, db=str(directory / "service.sqlite")) as svc:
+    # this process (the page's service, its Python blocks) and, through the variable, every
+    # process a block starts: the same ticking clock (sitecustomize's "<instant> at <epoch>")
+    started = time.time()
+    travel_env = {
+        "CHANNELKIT_TRAVEL": f"{DOCS_AS_OF} at {started!r}",
+        "PYTHONPATH": os.pathsep.join(p for p in (str(TRAVEL), os.environ.get("PYTHONPATH")) if p),
+    }
+    with (
+        time_machine.travel(datetime.fromisoformat(DOCS_AS_OF), tick=True),
+        LocalService(seed="demo", rate_window=1.0, db=str(directory / "service.sqlite")) as svc,
+    ):
         warehouse = directory / "warehouse.duckdb"
         with Client(base_url=svc.base_url, api_key=svc.demo_keys["admin"]) as client:
             assert run_sync(client, warehouse, progress=False).completed
@@ -200,7 +222,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
         analysts = directory / "analyst.duckdb"
         with Client(base_url=svc.base_url, api_key=svc.demo_keys["analyst"]) as client:
             assert run_sync(client, analysts, progress=False).completed
-        yield Workspace(svc.base_url, dict(svc.demo_keys), warehouse, analysts)
+        yield Workspace(svc.base_url, dict(svc.demo_keys), warehouse, analysts, travel_env)
 
 
 @dataclass
@@ -235,6 +257,7 @@ class PageRun:
             "CHANNELKIT_BASE_URL": self.workspace.base_url,
             "CHANNELKIT_API_KEY": self.keys["admin"],
             "COLUMNS": "100",
+            **self.workspace.travel_env,
         }
         self.env.pop("CHANNELKIT_TZ", None)
         if S3_LAKE in self.page.read_text(encoding="utf-8"):
