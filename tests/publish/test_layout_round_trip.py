@@ -97,7 +97,10 @@ def test_the_command_exports_in_a_layout_and_refuses_an_unsettled_order(
 ) -> None:
     source = _source("hootsuite")
     load_spreadsheet(
-        source.data, filename=source.filename, tz=TZ, choices=Choices(channel="news")
+        source.data,
+        filename=source.filename,
+        tz=TZ,
+        choices=Choices(channel="news", date_order="dmy"),
     ).submit(live.client)
     path = tmp_path / "hootsuite.csv"
     base = ["calendar", "export", str(path), "--from", WINDOW[0], "--to", WINDOW[1], "--tz", TZ]

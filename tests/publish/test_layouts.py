@@ -7,7 +7,7 @@ as CSV in three encodings and as XLSX, in both date orders where the tool allows
 from __future__ import annotations
 
 import json
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -42,7 +42,10 @@ PINNED = datetime(2031, 1, 6, 7, 0, tzinfo=UTC)  # "now" for filling slots
 
 
 def _plan(file: CorpusFile, **choices: object) -> Plan:
-    given = choices or choices_for(file.sample)
+    # The corpus's four posts hold one day above 12 among ambiguous days: too little to
+    # settle the order (see test_date_order.py), so the user says the order they wrote.
+    told = file.order if LAYOUTS[file.sample.layout].dates == "either" else None
+    given = choices or choices_for(file.sample, told)
     return load_spreadsheet(file.data, filename=file.filename, tz=TZ, choices=Choices(**given))  # type: ignore[arg-type]
 
 
@@ -67,7 +70,7 @@ def test_every_file_is_recognised_and_every_row_read_as_declared(file: CorpusFil
     layout = LAYOUTS[file.sample.layout]
     assert sheet.layout == layout.key
     assert sheet.reading is not None
-    assert sheet.reading.startswith(f"read as a {layout.name} bulk file: ")
+    assert sheet.reading.startswith(f"read as {layout.a_name} bulk file: ")
     if file.encoding == "cp1252":
         assert "Windows-1252" in sheet.reading
     assert len(plan.rows) == len(file.posts)
@@ -87,7 +90,7 @@ def test_a_headerless_hootsuite_file_says_so_and_maps_each_column() -> None:
         "read as a Hootsuite bulk file: date-time, message, link; no header row; "
     )
     assert "title derived from the message" in reading
-    assert "dates read day first (row 2 writes 15/03/2031 14:30)" in reading
+    assert "dates read day first (--date-order dmy)" in reading
 
 
 def test_headers_are_mapped_one_by_one_in_the_reading() -> None:
@@ -123,56 +126,6 @@ def test_unsettled_dates_are_refused_naming_both_readings(name: str, order: str)
     told = _plan(file, **choices_for(sample, order))
     for row, post in zip(told.rows, posts, strict=True):
         assert _read(row.request) == expected(sample, post)
-
-
-def test_no_date_is_ever_misread_over_a_whole_year_of_days() -> None:
-    """Every day of 2031 with day and month at most 12, as a Hootsuite file in each order:
-    each row is read as written or refused; never a wrong date. One day above 12 settles
-    the column: then all are read."""
-    days = [date(2031, 1, 1) + timedelta(days=n) for n in range(365)]
-    low = [day for day in days if day.day <= 12]
-    for order in ("dmy", "mdy"):
-        pattern = "%d/%m/%Y" if order == "dmy" else "%m/%d/%Y"
-        for extra in ([], [date(2031, 12, 13)]):
-            chosen = low + extra
-            rows = [[f"{day:{pattern}} 10:00", f"Post {n}", ""] for n, day in enumerate(chosen)]
-            plan = load_spreadsheet(
-                as_csv(rows), filename="h.csv", tz="UTC", choices=Choices(channel="news")
-            )
-            refused = 0
-            for row, day in zip(plan.rows, chosen, strict=True):
-                if row.status == "error":
-                    refused += 1
-                    assert "could be" in row.message
-                    continue
-                assert row.request is not None and row.request.scheduled_at is not None
-                assert row.request.scheduled_at.date() == day  # 0 misread dates
-            ambiguous = sum(1 for day in low if day.day != day.month)
-            assert refused == (0 if extra else ambiguous)
-
-
-def test_a_column_written_both_ways_settles_nothing() -> None:
-    rows = [
-        ["13/01/2031 10:00", "Day first", ""],
-        ["01/14/2031 10:00", "Month first", ""],
-        ["02/03/2031 10:00", "Either", ""],
-    ]
-    plan = load_spreadsheet(
-        as_csv(rows), filename="h.csv", tz="UTC", choices=Choices(channel="news")
-    )
-    assert [row.status for row in plan.rows] == ["error", "error", "error"]
-    assert (
-        "written both day first (row 1: 13/01/2031 10:00) and month first" in plan.rows[2].message
-    )
-
-
-def test_a_date_order_the_column_contradicts_is_refused() -> None:
-    rows = [["13/01/2031 10:00", "Day first", ""], ["02/03/2031 10:00", "Either", ""]]
-    plan = load_spreadsheet(
-        as_csv(rows), filename="h.csv", tz="UTC", choices=Choices(channel="news", date_order="mdy")
-    )
-    assert all(row.status == "error" for row in plan.rows)
-    assert "--date-order mdy (month first) but row 1 writes 13/01/2031" in plan.rows[1].message
 
 
 def test_a_year_first_layout_refuses_a_slashed_date() -> None:
@@ -323,15 +276,14 @@ def test_the_command_says_how_it_read_the_file(tmp_path: Path) -> None:
     file = next(f for f in CORPUS if f.id == "hootsuite-utf-8-dmy")
     path = tmp_path / "plan.csv"
     path.write_bytes(file.data)
-    result = CliRunner().invoke(main, ["schedule", str(path), "--tz", TZ, "--channel", "news"])
+    told = ["--channel", "news", "--date-order", "dmy"]
+    result = CliRunner().invoke(main, ["schedule", str(path), "--tz", TZ, *told])
     assert result.exit_code == 0, result.output
     assert "plan.csv: read as a Hootsuite bulk file: date-time, message, link; no header row" in (
         result.output
     )
     assert 'row 1: "Town hall on Thursday." to news' in result.output  # the derived title
-    as_json = CliRunner().invoke(
-        main, ["schedule", str(path), "--tz", TZ, "--channel", "news", "--json"]
-    )
+    as_json = CliRunner().invoke(main, ["schedule", str(path), "--tz", TZ, *told, "--json"])
     summary = json.loads(as_json.output.strip().splitlines()[-1])
     assert summary["read_as"].startswith("read as a Hootsuite bulk file")
     missing = CliRunner().invoke(main, ["schedule", str(path), "--tz", TZ])

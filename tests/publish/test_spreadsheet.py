@@ -367,8 +367,9 @@ ROW_CASES: list[tuple[str, list[object], list[str]]] = [
         "ambiguous-date",
         ["all-hands", "Hi", "Body", "02/12/2030 09:00"],
         [
-            "scheduled_at: cannot read '02/12/2030 09:00' as a date and time; day and month "
-            "order is ambiguous; use YYYY-MM-DD HH:MM, for example 2026-12-01 09:00"
+            "scheduled_at: '02/12/2030 09:00' is ambiguous: it could be 2 December 2030 (day "
+            "first) or 12 February 2030 (month first); nothing in the column settles the "
+            "order; say which with --date-order dmy or --date-order mdy"
         ],
     ),
     (

@@ -311,7 +311,7 @@ def run_export(options: ExportOptions, service: ServiceOptions, output: Output) 
             )
         left = f" ({drafts} drafts left out: a bulk file has no drafts)" if drafts else ""
         output.result(
-            f"wrote {count} posts to {written} as a {LAYOUTS[options.layout].name} file{left}"
+            f"wrote {count} posts to {written} as {LAYOUTS[options.layout].a_name} file{left}"
         )
         return
     # Nested: a refused flag (--from) stays a usage error; only the disk is "cannot write".

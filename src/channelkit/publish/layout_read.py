@@ -29,7 +29,7 @@ from functools import cached_property
 from channelkit._spec import TITLE_MAX_CHARS
 from channelkit.errors import FieldError, SpreadsheetError
 from channelkit.publish.layout_times import (
-    ORDERS,
+    Order,
     Stamp,
     clock,
     native_text,
@@ -37,12 +37,32 @@ from channelkit.publish.layout_times import (
     stamp,
 )
 from channelkit.publish.layouts import LAYOUTS, ROLE_FIELDS, Column, Layout
+from channelkit.publish.sheet_columns import column_letter
+from channelkit.publish.times import short_year
 from channelkit.publish.validation import cell_value
 
 NATIVE_COLUMNS = ("channel", "title", "body", "scheduled_at", "cover_image_url", "tags")
-_TRUE = {"true", "yes", "1", "x", "y", "✓", "✔"}
-_FALSE = {"false", "no", "0", "n", ""}
-_SENTENCE = re.compile(r"(.+?[.!?])(?=\s|$)")
+# A network column's TRUE and FALSE as Excel writes them in its languages (its TRUE and
+# FALSE function pages, support.microsoft.com: "WAHR (Funktion)"/"FALSCH" de-de,
+# "VRAI"/"FAUX" fr-fr, "Función VERDADERO"/"FALSO" es-es, "WAAR, functie"/"ONWAAR, functie"
+# nl-nl, "VERO"/"FALSO" it-it, "Função VERDADEIRO"/"FALSO" pt-br), with 1/0, yes/no and the
+# marks people type; anything else is refused, never read as TRUE.
+_TRUE = frozenset(
+    {"true", "wahr", "vrai", "verdadero", "waar", "vero", "verdadeiro"}
+    | {"1", "yes", "y", "x", "✓", "✔"}
+)
+_FALSE = frozenset({"false", "falsch", "faux", "falso", "onwaar", "0", "no", "n", ""})
+# A sentence ends at . ! or ? (and any closing quote or bracket) before a space or the end.
+_SENTENCE_END = re.compile(r"[.!?]+[\"'”’»)\]]*(?=\s|$)")
+# A period after these does not end a sentence: a title (`Dr.`), a short form (`approx.`),
+# an initial or initialism (`J.`, `U.S.`, `e.g.`), a number or a date (`4.`, `1.5.`).
+_ABBREVIATIONS = frozenset(
+    {"dr", "mr", "mrs", "ms", "mx", "prof", "st", "jr", "sr", "sen", "rep", "gov", "gen"}
+    | {"vs", "etc", "inc", "ltd", "co", "corp", "no", "nr", "approx", "ca", "dept", "fig"}
+    | {"jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"}
+    | {"mon", "tue", "wed", "thu", "fri", "sat", "sun", "bzw", "usw", "ggf", "inkl", "str"}
+)
+_NOT_AN_END = re.compile(r"(?:[^\W\d_]\.)*[^\W\d_]|[\d.]+")
 _BRACKETED = re.compile(r"(?P<base>.*?)\s*\((?P<note>[^()]*)\)\s*")
 _CELL_RANGES = {"month": (1, 12), "day": (1, 31), "hour": (0, 23), "minute": (0, 59)}
 
@@ -143,7 +163,13 @@ def hints(headers: Sequence[str]) -> list[str]:
 def first_row_hint(header_cells: Sequence[object]) -> str | None:
     """For an unrecognised file whose row 1 starts with a date and time: it holds a post,
     not headers (a bulk file without a header row, in a shape no layout has)."""
-    if not header_cells or isinstance(read := stamp(header_cells[0]), str) or read.clock is None:
+    if not header_cells:
+        return None
+    read = stamp(header_cells[0])
+    if isinstance(read, str):
+        short = short_year(cell_value(header_cells[0]))
+        return f"row 1 looks like a post, not a header row, and {short}" if short else None
+    if read.clock is None:
         return None
     shapes = "; ".join(
         f"{layout.name}: {', '.join(column.label for column in layout.columns)}"
@@ -160,14 +186,14 @@ def translate(found: Found, choices: Choices) -> Translated:
     """Every row of `found` as native values; a file the choices cannot place (no channel
     for it) raises `SpreadsheetError` naming what is missing."""
     layout = found.layout
-    names = _names_by_row(found)
+    names, unread = _names_by_row(found)
     channel_of, channel_note = _channels(layout, names, choices)
-    stamps, order, order_note = _dates(found, choices.date_order)
+    stamps, order = _dates(found, choices.date_order)
     rows: list[Row] = []
     problems: dict[int, tuple[FieldError, ...]] = {}
     for number, cells in found.rows:
         by_role = _by_role(found, cells)
-        errors: list[FieldError] = []
+        errors: list[FieldError] = list(unread.get(number, []))
         message = _joined(by_role.get("message", []))
         title = _joined(by_role.get("title", [])) or derived_title(message)
         body = with_links(message, _split(by_role.get("link", [])))
@@ -185,7 +211,7 @@ def translate(found: Found, choices: Choices) -> Translated:
                 )
             )
         channel = channel_of(number, names.get(number, []), errors)
-        when = _when(layout, found, number, cells, stamps, order, order_note, errors)
+        when = _when(layout, found, number, cells, stamps, order, errors)
         tags = _joined(by_role.get("tags", []))
         blank_row = [value for value, _ in by_role.get("extra", [])]
         if blank_row:
@@ -207,20 +233,33 @@ def translate(found: Found, choices: Choices) -> Translated:
         )
         if errors:
             problems[number] = tuple(errors)
-    reading = _reading(found, channel_note, order_note)
+    reading = _reading(found, channel_note, order.note)
     return Translated(layout, tuple(rows), reading, problems)
 
 
 def derived_title(message: str) -> str:
     """The first sentence of the message's first line, cut at a word within the title
-    limit: `Town hall on Thursday.` from `Town hall on Thursday. Join us ...`."""
+    limit: `Town hall on Thursday.` from `Town hall on Thursday. Join us ...`; never cut
+    after an abbreviation, an initial or a number (`Q&A with Dr. Lee`, `The U.S. team`,
+    `Save the date: 1.5. at noon`)."""
     line = next((line.strip() for line in message.splitlines() if line.strip()), "")
-    match = _SENTENCE.match(line)
-    title = " ".join((match.group(1) if match else line).split())
+    title = " ".join(line[: _sentence_end(line)].split())
     if len(title) <= TITLE_MAX_CHARS:
         return title
     cut = title[: TITLE_MAX_CHARS - 1].rsplit(" ", 1)[0]
     return cut.rstrip(" ,;:-") + "…"
+
+
+def _sentence_end(line: str) -> int:
+    """Where the line's first sentence ends (the line's length when it has one sentence)."""
+    for end in _SENTENCE_END.finditer(line):
+        if not end.group().startswith("."):
+            return end.end()
+        before = line[: end.start()].split()
+        word = before[-1].lstrip("\"'“‘«([") if before else ""
+        if word.casefold() not in _ABBREVIATIONS and not _NOT_AN_END.fullmatch(word):
+            return end.end()
+    return len(line)
 
 
 def with_links(message: str, links: Sequence[str]) -> str:
@@ -295,11 +334,11 @@ def _by_role(found: Found, cells: Sequence[object]) -> dict[str, list[tuple[str,
     return values
 
 
-def _names_by_row(found: Found) -> dict[int, list[str]]:
-    """The profile/network names each row gives (TRUE network columns, profile cells)."""
+def _names_by_row(found: Found) -> tuple[dict[int, list[str]], dict[int, list[FieldError]]]:
+    """The profile/network names each row gives (TRUE network columns, profile cells), and
+    the network cells that are neither TRUE nor FALSE in any language Excel writes."""
     names: dict[int, list[str]] = {}
-    if not found.named:
-        return names
+    unread: dict[int, list[FieldError]] = {}
     for number, cells in found.rows:
         for place in found.named:
             value = cell_value(cells[place.index] if place.index < len(cells) else None)
@@ -307,9 +346,19 @@ def _names_by_row(found: Found) -> dict[int, list[str]]:
                 names.setdefault(number, []).extend(
                     part.strip() for part in value.split(",") if part.strip()
                 )
-            elif place.column.role == "network" and value.casefold() not in _FALSE:
+            elif place.column.role == "network" and value.casefold() in _TRUE:
                 names.setdefault(number, []).append(place.header)
-    return names
+            elif place.column.role == "network" and value.casefold() not in _FALSE:
+                unread.setdefault(number, []).append(
+                    FieldError(
+                        "channel",
+                        f"cell {column_letter(place.index)}{number} ({place.header}) holds "
+                        f"{value[:40]!r}, neither TRUE nor FALSE (also WAHR/FALSCH, VRAI/FAUX, "
+                        "VERDADERO/FALSO, WAAR/ONWAAR, VERO/FALSO, 1/0, yes/no): write TRUE "
+                        "to post there, FALSE or nothing not to",
+                    )
+                )
+    return names, unread
 
 
 # A row's channel from its number and the names it gives; problems go in the list.
@@ -336,7 +385,7 @@ def _channels(
     if not named or not found:
         what = "names no channel" if not named else "names no profile in any row"
         raise SpreadsheetError(
-            f"read as a {layout.name} bulk file, which {what}: give the channel for the whole "
+            f"read as {layout.a_name} bulk file, which {what}: give the channel for the whole "
             "file with --channel CHANNEL"
         )
     mapping = {name.strip().casefold(): channel.strip() for name, channel in choices.names}
@@ -344,7 +393,7 @@ def _channels(
     if missing:
         shown = " ".join(f"--map {_quoted(name)}=CHANNEL" for name in missing)
         raise SpreadsheetError(
-            f"read as a {layout.name} bulk file naming {', '.join(found)}: no channel for "
+            f"read as {layout.a_name} bulk file naming {', '.join(found)}: no channel for "
             f"{', '.join(missing)}; map each name to a channel ({shown}), or give one "
             "channel for the whole file (--channel CHANNEL)"
         )
@@ -370,22 +419,21 @@ def _channels(
     return mapped, f"channels by name: {pairs}"
 
 
-def _dates(found: Found, picked: str | None) -> tuple[dict[int, Stamp | str], str | None, str]:
+def _dates(found: Found, picked: str | None) -> tuple[dict[int, Stamp | str], Order]:
     """Each row's date (read, or why not) and the column's day/month order."""
     layout = found.layout
     place = next((p for p in found.placed if p.column.role in ("when", "date")), None)
     stamps: dict[int, Stamp | str] = {}
     if place is None:
-        return stamps, None, ""
+        return stamps, Order()
     for number, cells in found.rows:
         value = cells[place.index] if place.index < len(cells) else None
         if cell_value(value):
             stamps[number] = stamp(value, pattern=place.pattern)
     if layout.dates != "either":
-        return stamps, None, ""
+        return stamps, Order()
     read = {number: value for number, value in stamps.items() if isinstance(value, Stamp)}
-    order, note = settle(read, picked)
-    return stamps, order, note
+    return stamps, settle(read, picked)
 
 
 def _when(
@@ -394,8 +442,7 @@ def _when(
     number: int,
     cells: Sequence[object],
     stamps: Mapping[int, Stamp | str],
-    order: str | None,
-    order_note: str,
+    order: Order,
     errors: list[FieldError],
 ) -> object:
     """The row's time as channelkit's own text; the cell as written (and an error) when it
@@ -417,50 +464,15 @@ def _when(
         moment = clock(value) if cell_value(value) else "the time of day is blank"
     if moment is None:
         moment = f"{read.text!r} has no time of day"
-    if isinstance(moment, str):
-        errors.append(FieldError("scheduled_at", moment))
-        return _raw(found, cells)
-    day = _day(layout, read, order, order_note, errors)
-    if day is None:
+    if not read.ordered and layout.dates != "either":  # the layout settles the order
+        moment = (
+            f"{read.text!r}: {layout.name} writes dates year first (YYYY-MM-DD); write it that way"
+        )
+    day = moment if isinstance(moment, str) else order.day(read)
+    if isinstance(day, str) or isinstance(moment, str):
+        errors.append(FieldError("scheduled_at", str(day)))
         return _raw(found, cells)
     return native_text(day, moment, read.offset)
-
-
-def _day(
-    layout: Layout, read: Stamp, order: str | None, order_note: str, errors: list[FieldError]
-) -> date | None:
-    if not read.ordered and layout.dates != "either":
-        errors.append(
-            FieldError(
-                "scheduled_at",
-                f"{read.text!r}: {layout.name} writes dates year first "
-                "(YYYY-MM-DD); write it that way",
-            )
-        )
-        return None
-    if not read.ordered and order is None:
-        if order_note:  # the column settles nothing: written both ways
-            errors.append(
-                FieldError("scheduled_at", f"{read.text!r}: {order_note}; write them one way")
-            )
-            return None
-        if read.ambiguous:
-            errors.append(
-                FieldError(
-                    "scheduled_at",
-                    f"{read.text!r} could be {read.readings()}: nothing in the column settles "
-                    "the order; say which with --date-order dmy or --date-order mdy",
-                )
-            )
-            return None
-    day_month = read.day_month(order or "dmy")  # unambiguous here: both orders agree
-    assert day_month is not None
-    try:
-        return date(read.year, day_month[1], day_month[0])
-    except ValueError:
-        how = f" read {ORDERS[order]}" if order and not read.ordered else ""
-        errors.append(FieldError("scheduled_at", f"{read.text!r} is not a date{how}"))
-        return None
 
 
 def _from_cells(found: Found, cells: Sequence[object], errors: list[FieldError]) -> object:
@@ -499,11 +511,11 @@ def _reading(found: Found, channel_note: str, order_note: str) -> str:
     layout = found.layout
     if layout.has_header:
         columns = ", ".join(f"{p.header} → {_field(p.column) or 'ignored'}" for p in found.placed)
-        first = f"read as a {layout.name} bulk file: {columns}"
+        first = f"read as {layout.a_name} bulk file: {columns}"
     else:
         width = max((len(cells) for _, cells in found.rows), default=0)
         labels = [p.column.label for p in found.placed if p.index < width]
-        first = f"read as a {layout.name} bulk file: {', '.join(labels)}; no header row"
+        first = f"read as {layout.a_name} bulk file: {', '.join(labels)}; no header row"
     roles = {p.column.role for p in found.placed}
     notes = [] if "title" in roles else ["title derived from the message (its first sentence)"]
     if "link" in roles:

@@ -3,10 +3,11 @@
 `stamp` reads one cell into a `Stamp`: the year, the two other date numbers and whether
 their order is known (year first, a real spreadsheet date, separate cells, a format in
 the header), the time of day (24-hour or `10:00 AM`, `9:40pm`) and any UTC offset.
-`settle` decides the day/month order of a column of `A/B/YYYY` dates: a first number
-above 12 anywhere in the column means day first for the whole column, a second number
-above 12 month first; a column with neither is settled only by the order the user names
-(`--date-order`), and otherwise each ambiguous date is refused naming both readings.
+`settle` decides the day/month order of a column of `A/B/YYYY` dates from evidence a
+careful person accepts (docs/metrics.md, "Day/month order"): rows written both ways refuse
+the column; rows written one way settle the dates written both ways only when they are
+enough (`enough`: never one row alone, which may be a typo); else the order the user names
+(`--date-order`) does, and otherwise each ambiguous date is refused naming both readings.
 `native_text` writes the result as channelkit's own `YYYY-MM-DD HH:MM`, which the one
 time parser (`publish.times`) then reads in the row's time zone. Pure: no I/O.
 """
@@ -14,12 +15,13 @@ time parser (`publish.times`) then reads in the row's time zone. Pure: no I/O.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time
 
-from channelkit._constants import EXCEL_SERIAL_MIN
+from channelkit._constants import DATE_ORDER_MIN_ROWS, DATE_ORDER_MIN_SHARE, EXCEL_SERIAL_MIN
 from channelkit.errors import TimeError
-from channelkit.publish.times import excel_serial_to_datetime
+from channelkit.publish.times import excel_serial_to_datetime, short_year
 
 ORDERS = {"dmy": "day first", "mdy": "month first"}
 _CLOCK = (
@@ -41,6 +43,7 @@ _YEAR_LAST = re.compile(
 )
 _TIME_ONLY = re.compile(_CLOCK)
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_SHOWN_ROWS = 5
 # A Java/Unicode date pattern as SocialBee's header writes it, token by token.
 _PATTERN_TOKENS = {
     "yyyy": r"(?P<y>\d{4})",
@@ -91,6 +94,19 @@ class Stamp:
             and self.second <= 12
         )
 
+    @property
+    def settles(self) -> str | None:
+        """The one order in which this unordered date is a date (a number above 12)."""
+        if self.ordered or (self.first > 12) == (self.second > 12):
+            return None
+        return "dmy" if self.first > 12 else "mdy"
+
+    @property
+    def only_order(self) -> str:
+        """The order that reads it when the column settles none: its own, else either
+        (both give the same date, or neither gives one)."""
+        return self.settles or "dmy"
+
     def readings(self) -> str:
         """`3 April 2027 (day first) or 4 March 2027 (month first)`."""
         shown = []
@@ -122,7 +138,7 @@ def stamp(value: object, *, pattern: str | None = None) -> Stamp | str:
         match = regex.fullmatch(text)
         if match is not None:
             return _from_match(text, match, ordered=ordered)
-    return f"cannot read {text!r} as a date"
+    return short_year(text) or f"cannot read {text!r} as a date"
 
 
 def clock(value: object) -> time | str:
@@ -140,34 +156,106 @@ def clock(value: object) -> time | str:
     return found if found is not None else f"cannot read {text!r} as a time of day"
 
 
-def settle(stamps: dict[int, Stamp], picked: str | None) -> tuple[str | None, str]:
-    """The day/month order of a column (`dmy`, `mdy` or None) and why, in words.
+@dataclass(frozen=True)
+class Order:
+    """The day/month order of a column of dates, as its rows and the user settle it.
 
-    `picked` (the user's `--date-order`) settles it unless the column contradicts it;
-    a column whose dates are written both ways settles nothing (every unordered date of it
-    is then refused)."""
-    day_first = next((n for n, s in stamps.items() if not s.ordered and s.first > 12), None)
-    month_first = next((n for n, s in stamps.items() if not s.ordered and s.second > 12), None)
-    if day_first is not None and month_first is not None:
-        return None, (
-            f"dates written both day first (row {day_first}: {stamps[day_first].text}) and "
-            f"month first (row {month_first}: {stamps[month_first].text})"
-        )
-    found = "dmy" if day_first is not None else "mdy" if month_first is not None else None
-    if picked is not None:
-        if found is not None and found != picked:
-            row = day_first if found == "dmy" else month_first
-            assert row is not None
-            return None, (
-                f"--date-order {picked} ({ORDERS[picked]}) but row {row} writes "
-                f"{stamps[row].text}, which is only a date read {ORDERS[found]}"
+    `order` reads the dates written both ways (None: they are refused as ambiguous, with
+    `unsettled` saying why); `conflict` refuses every unordered date of the column (rows
+    written both ways, or a `--date-order` the column contradicts); `note` says how the
+    column was read.
+
+        column = {2: stamp("13/02/2027 10:00"), 3: stamp("01/02/2027 10:00")}
+        settle(column, None).day(column[3])  # "'01/02/2027 10:00' is ambiguous: ..."
+    """
+
+    order: str | None = None
+    note: str = ""
+    conflict: str = ""
+    unsettled: str = ""
+
+    def day(self, read: Stamp) -> date | str:
+        """The date `read` names in this column, or why it cannot be read for certain."""
+        if self.conflict and not read.ordered:
+            return f"{read.text!r}: {self.conflict}"
+        if read.ambiguous and self.order is None:
+            why = self.unsettled or "nothing in the column settles the order"
+            return (
+                f"{read.text!r} is ambiguous: it could be {read.readings()}; {why}; say "
+                "which with --date-order dmy or --date-order mdy"
             )
-        return picked, f"dates read {ORDERS[picked]} (--date-order {picked})"
-    if found is not None:
-        row = day_first if found == "dmy" else month_first
-        assert row is not None
-        return found, f"dates read {ORDERS[found]} (row {row} writes {stamps[row].text})"
-    return None, ""
+        order = read.only_order if self.order is None else self.order
+        day, month = read.day_month(order) or (0, 0)
+        try:
+            return date(read.year, month, day)
+        except ValueError:
+            how = "" if read.ordered else f" read {ORDERS[order]}"
+            return f"{read.text!r} is not a date{how}"
+
+
+def settle(stamps: Mapping[int, Stamp], picked: str | None) -> Order:
+    """The day/month order of a column (docs/metrics.md, "Day/month order").
+
+    A row settles the order when its date is a date in one order only (a number above 12);
+    the settling rows of one order settle the column when no row settles the other and
+    they are enough evidence (`enough`). `picked` (the user's `--date-order`) settles it
+    unless the column settles the other order: then the column contradicts it."""
+    sides = {
+        order: [n for n, s in sorted(stamps.items()) if s.settles == order] for order in ORDERS
+    }
+    ambiguous = sum(1 for s in stamps.values() if s.ambiguous)
+    if picked is not None:
+        other = "mdy" if picked == "dmy" else "dmy"
+        if sides[other] and enough(len(sides[other]), ambiguous + len(sides[picked])):
+            return Order(
+                conflict=f"--date-order {picked} ({ORDERS[picked]}) but "
+                f"{_rows(sides[other], stamps)} (dates only read {ORDERS[other]}); check "
+                "the order the file was written in"
+            )
+        return Order(picked, f"dates read {ORDERS[picked]} (--date-order {picked})")
+    if sides["dmy"] and sides["mdy"]:
+        first, second = sides["dmy"][0], sides["mdy"][0]
+        return Order(
+            conflict=f"dates written both day first (row {first}: {stamps[first].text}) and "
+            f"month first (row {second}: {stamps[second].text}); write them one way, or say "
+            "which with --date-order dmy or --date-order mdy"
+        )
+    side = next((order for order, rows in sides.items() if rows), None)
+    if side is None:
+        return Order()
+    rows = sides[side]
+    if not ambiguous or enough(len(rows), ambiguous):
+        return Order(side, f"dates read {ORDERS[side]} ({_rows(rows, stamps)})")
+    return Order(
+        unsettled=f"only {_rows(rows, stamps)} (a date only read {ORDERS[side]}): too little "
+        f"to settle the column (it takes {DATE_ORDER_MIN_ROWS} such rows, and one in "
+        f"{round(1 / DATE_ORDER_MIN_SHARE)} of the dates the order decides: one row may be "
+        "a typo)"
+    )
+
+
+def enough(settling: int, ambiguous: int) -> bool:
+    """Whether `settling` rows written one way settle `ambiguous` rows written both ways:
+    at least DATE_ORDER_MIN_ROWS of them, and at least DATE_ORDER_MIN_SHARE of the rows
+    whose reading depends on the order (settling + ambiguous)."""
+    return settling >= DATE_ORDER_MIN_ROWS and settling >= DATE_ORDER_MIN_SHARE * (
+        settling + ambiguous
+    )
+
+
+def _rows(rows: Sequence[int], stamps: Mapping[int, Stamp]) -> str:
+    """`row 3 writes 13/02/2027 10:00` / `rows 3, 5 and 9 write dates like 13/02/2027`."""
+    example = stamps[rows[0]].text
+    if len(rows) == 1:
+        return f"row {rows[0]} writes {example}"
+    shown = [str(n) for n in rows[:_SHOWN_ROWS]]
+    more = len(rows) - len(shown)
+    listed = (
+        f"{', '.join(shown)} and {more} more"
+        if more
+        else (f"{', '.join(shown[:-1])} and {shown[-1]}")
+    )
+    return f"rows {listed} write dates like {example}"
 
 
 def native_text(day: date, moment: time, offset: str | None) -> str:

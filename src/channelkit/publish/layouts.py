@@ -88,6 +88,12 @@ class Layout:
     def roles(self) -> set[str]:
         return {column.role for column in self.columns}
 
+    @property
+    def a_name(self) -> str:
+        """`a Hootsuite`, `an Ayrshare`: the name with the article it reads with (by its
+        first letter: the declared names say their vowels as vowels)."""
+        return f"{'an' if self.name[:1].casefold() in 'aeiou' else 'a'} {self.name}"
+
 
 _NETWORKS = (
     "Facebook",

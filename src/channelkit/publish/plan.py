@@ -302,7 +302,7 @@ class Plan:
             if _is_example(self.sheet.row_fields(sheet_row)):
                 result = [*(result if isinstance(result, list) else []), _EXAMPLE_ERROR]
             unread = self.sheet.problems.get(sheet_row.number)
-            if unread:  # another tool's file: what it said could not be read for certain
+            if unread:  # what the file says that could not be read for certain (a date)
                 result = _with_unread(result, unread)
             if isinstance(result, list):
                 rows.append(PlanRow(sheet_row.number, None, tuple(result), cells=cells))

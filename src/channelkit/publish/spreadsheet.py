@@ -44,6 +44,7 @@ from channelkit.publish.sheet_columns import (
     map_headers,
     split_header,
 )
+from channelkit.publish.sheet_dates import settled_dates
 from channelkit.publish.times import time_zone
 
 _ZIP_MAGIC = b"PK\x03\x04"
@@ -211,17 +212,17 @@ def _build_sheet(
     if problems:
         unknown = [h for h, name in zip(headers, fields, strict=True) if h and name is None]
         known = hints(unknown)  # what another tool means by a column channelkit does not know
-        headless = first_row_hint(header_cells)
+        headless = first_row_hint(header_cells) or _title_row_hint(header_cells, rows)
         if headless is not None:
             problems = [headless, *problems]
         other_tools = f". From other tools' files: {'; '.join(known)}" if known else ""
         raise SpreadsheetError(
             f"{where}: {'; '.join(problems)}. Expected columns: {expected_columns()}{other_tools}"
         )
-    if choices is not None and choices != Choices():
+    if choices is not None and (choices.channel or choices.names):
         raise SpreadsheetError(
-            f"{where} is a channelkit posts file: its columns say where and when each post "
-            "goes; --channel, --map and --date-order are for files from other tools"
+            f"{where} is a channelkit posts file: its columns say where each post goes; "
+            "--channel and --map are for files from other tools"
         )
     width = len(headers)
     kept: list[SheetRow] = []
@@ -251,7 +252,18 @@ def _build_sheet(
             )
     if not kept:
         raise SpreadsheetError(f"{where} has a header row but no posts below it")
-    return Sheet(name, sheet_name, tuple(headers), tuple(fields), tuple(kept), zone)
+    dated, problems_by_row = settled_dates(
+        fields, [(row.number, row.cells) for row in kept], choices.date_order if choices else None
+    )
+    return Sheet(
+        name,
+        sheet_name,
+        tuple(headers),
+        tuple(fields),
+        tuple(SheetRow(number, cells) for number, cells in dated),
+        zone,
+        problems=problems_by_row,
+    )
 
 
 def _foreign(
@@ -287,6 +299,33 @@ def _foreign(
         layout=translated.layout.key,
         reading=reading,
         problems=translated.problems,
+    )
+
+
+def _title_row_hint(
+    header_cells: Sequence[object], rows: Iterable[tuple[int, Sequence[object]]]
+) -> str | None:
+    """For a file whose row 1 holds one cell (a title) above a header row channelkit or a
+    layout knows: say so in one line."""
+    filled = [cell for cell in header_cells if not _blank(cell)]
+    below = next(iter(rows), None)
+    if len(filled) != 1 or below is None:
+        return None
+    number, cells = below
+    headers = [_header_text(cell) for cell in cells]
+    while headers and not headers[-1]:
+        headers.pop()
+    found = recognise(cells, [])
+    if headers and not map_headers(headers)[1]:
+        what = "channelkit's columns"
+    elif found is not None and found.layout.has_header:
+        what = f"the columns of {found.layout.a_name} file"
+    else:
+        return None
+    return (
+        f"row 1 holds only {_header_text(filled[0])!r}, a title above the header row: row "
+        f"{number} has {what}; delete row 1 (and any rows above the headers) so the headers "
+        "are in row 1"
     )
 
 

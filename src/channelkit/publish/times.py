@@ -41,6 +41,7 @@ _DATE = re.compile(r"(?P<y>\d{4})-(?P<mo>\d{1,2})-(?P<d>\d{1,2})")
 _TIME = re.compile(r"(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2})(?:\.\d+)?)?")
 _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 _FORMAT_HINT = "use YYYY-MM-DD HH:MM, for example 2026-12-01 09:00"
+_SHORT_YEAR = re.compile(r"(?P<date>\d{1,2}(?P<sep>[./-])\d{1,2}(?P=sep)(?P<yy>\d{2}))(?=$|[\sT,])")
 
 
 def time_zone(name: str) -> ZoneInfo:
@@ -212,6 +213,8 @@ def _parse_text(text: str) -> datetime:
     if _NUMBER.fullmatch(text):
         return excel_serial_to_datetime(float(text))
     match = _ISO.fullmatch(_day_first_to_iso(text) or text)
+    if match is None and (hint := short_year(text)) is not None:
+        raise TimeError(hint)
     if match is None:
         ambiguous = re.match(r"\d{1,2}[./]\d{1,2}[./]", text) is not None
         hint = "day and month order is ambiguous; " if ambiguous else ""
@@ -250,6 +253,18 @@ def _day_first_to_iso(text: str) -> str | None:
     return f"{match['y']}-{month:02d}-{day:02d}{match['rest']}"
 
 
+def short_year(text: str) -> str | None:
+    """The one-line hint for a date written with a two-digit year (`03/04/27 10:00`), which
+    no reader can place in a century for certain; None for any other text."""
+    match = _SHORT_YEAR.match(text.strip())
+    if match is None:
+        return None
+    return (
+        f"{text.strip()!r} writes the year with two digits ({match['yy']}): write all four "
+        f"(20{match['yy']}?), or the date as YYYY-MM-DD"
+    )
+
+
 def _offset_zone(text: str) -> tzinfo:
     if text.upper() in {"Z", "UTC"}:
         return UTC
@@ -284,6 +299,8 @@ def _to_date(value: object) -> date:
                 return date(int(match["y"]), int(match["mo"]), int(match["d"]))
             except ValueError as exc:
                 raise TimeError(f"{text!r} is not a valid date ({exc})") from None
+        if (hint := short_year(text)) is not None:
+            raise TimeError(hint)
     raise TimeError(f"cannot read {_show(value)} as a date; use YYYY-MM-DD, e.g. 2026-12-01")
 
 
