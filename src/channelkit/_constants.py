@@ -340,10 +340,11 @@ SPREADSHEET_MAX_UNZIPPED_BYTES = 50 * 1024 * 1024  # xlsx is a zip: guard agains
 SPREADSHEET_MAX_ROWS = 20_000
 # The day/month order of a column of A/B/YYYY dates (publish/layout_times.py, docs/metrics.md
 # "Day/month order"): the rows that are dates in one order only settle it for the rows that
-# are dates both ways when they are at least DATE_ORDER_MIN_ROWS and at least this share of
-# the rows whose reading depends on the order; fewer may be typos, and one row alone never is.
+# are dates both ways when they are at least DATE_ORDER_MIN_ROWS and at least one in
+# DATE_ORDER_ONE_IN of the rows whose reading depends on the order (whole numbers: no float
+# rounding at the border); fewer may be typos, and one row alone never is.
 DATE_ORDER_MIN_ROWS = 3
-DATE_ORDER_MIN_SHARE = 0.2
+DATE_ORDER_ONE_IN = 5
 SPREADSHEET_SHEET_NAME = "posts"  # preferred sheet when --sheet is not given
 SPREADSHEET_NOTES_SHEET_NAME = "notes"
 SPREADSHEET_ERROR_COLUMN = "error"  # added to failed-rows files; ignored when read back

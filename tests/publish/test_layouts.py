@@ -305,3 +305,106 @@ def test_a_first_row_holding_a_post_is_said_to_be_no_header_row() -> None:
         "message, link, image)"
     )
     assert "unknown column '03/12/2031 09:00' (column A)" in message
+
+
+# Excel's TRUE and FALSE function pages, support.microsoft.com (en-us "TRUE function",
+# de-de "WAHR"/"FALSCH", fr-fr "VRAI"/"FAUX", es-es "Función VERDADERO"/"FALSO", nl-nl
+# "WAAR, functie"/"ONWAAR, functie", it-it "VERO"/"FALSO", pt-br "Função VERDADEIRO").
+EXCEL_BOOLEANS = [
+    ("TRUE", "FALSE"),
+    ("WAHR", "FALSCH"),
+    ("VRAI", "FAUX"),
+    ("VERDADERO", "FALSO"),
+    ("WAAR", "ONWAAR"),
+    ("VERO", "FALSO"),
+    ("VERDADEIRO", "FALSO"),
+    ("1", "0"),
+    ("yes", "no"),
+]
+METRICOOL_HEADER = ["Text", "Date", "Time", "Facebook", "LinkedIn"]
+
+
+@pytest.mark.parametrize(("true", "false"), EXCEL_BOOLEANS)
+def test_network_columns_read_true_and_false_as_excel_writes_them(true: str, false: str) -> None:
+    rows = [
+        METRICOOL_HEADER,
+        ["To news.", "2031-03-04", "09:00", true, false],
+        ["To eng.", "2031-03-05", "09:00", false.lower(), true.lower()],
+    ]
+    for data, name in ((as_csv(rows), "m.csv"), (as_xlsx(rows), "m.xlsx")):
+        plan = load_spreadsheet(data, filename=name, tz=TZ, choices=Choices(names=NAMES))
+        assert [row.status for row in plan.rows] == ["ok", "ok"], plan.rows[0].message
+        assert [row.request.channel_id for row in plan.rows if row.request] == ["news", "eng"]
+
+
+def test_an_xlsx_boolean_cell_is_read_as_its_value() -> None:
+    rows: list[list[object]] = [METRICOOL_HEADER, ["To eng.", "2031-03-04", "09:00", False, True]]
+    plan = load_spreadsheet(as_xlsx(rows), filename="m.xlsx", tz=TZ, choices=Choices(names=NAMES))
+    request = plan.rows[0].request
+    assert request is not None and request.channel_id == "eng"
+
+
+def test_an_unknown_boolean_is_refused_naming_the_cell_not_read_as_true() -> None:
+    rows = [METRICOOL_HEADER, ["Hi.", "2031-03-04", "09:00", "ja", "FALSCH"]]
+    plan = load_spreadsheet(as_csv(rows), filename="m.csv", tz=TZ, choices=Choices(names=NAMES))
+    (row,) = plan.rows
+    assert row.status == "error"
+    assert "cell D2 (Facebook) holds 'ja', neither TRUE nor FALSE" in row.message
+
+
+@pytest.mark.parametrize(
+    ("message", "title"),
+    [
+        ("Q&A with Dr. Lee on Friday. Bring questions.", "Q&A with Dr. Lee on Friday."),
+        ("Q&A with Dr.", "Q&A with Dr."),
+        ("The U.S. team is here! Come along.", "The U.S. team is here!"),
+        ("The U.S.", "The U.S."),
+        (
+            "Save the date: 1.5. Town hall at noon. Bring friends.",
+            "Save the date: 1.5. Town hall at noon.",
+        ),
+        ("Save the date: 1.5.", "Save the date: 1.5."),
+        ("Meet J. Smith, e.g. at lunch. Or later.", "Meet J. Smith, e.g. at lunch."),
+        ('She said "Go." Then left.', 'She said "Go."'),
+        ("Is it ready? Yes.", "Is it ready?"),
+    ],
+)
+def test_the_derived_title_ends_at_a_sentence_not_an_abbreviation(message: str, title: str) -> None:
+    assert derived_title(message) == title
+
+
+@pytest.mark.parametrize(
+    ("key", "reads"),
+    [("ayrshare", "an Ayrshare"), ("oktopost", "an Oktopost"), ("hootsuite", "a Hootsuite")],
+)
+def test_names_read_with_their_article(key: str, reads: str) -> None:
+    assert LAYOUTS[key].a_name == reads
+    file = next(f for f in CORPUS if f.sample.layout == key and f.encoding == "utf-8")
+    assert (_plan(file).sheet.reading or "").startswith(f"read as {reads} bulk file: ")
+
+
+def test_a_title_row_above_a_layouts_header_gets_its_own_hint() -> None:
+    rows = [["Spring campaign", "", "", ""], ["Text", "Image URL", "Tags", "Posting Time"]]
+    rows.append(["Hi.", "", "", "2031-03-04 09:00"])
+    with pytest.raises(SpreadsheetError) as caught:
+        read_sheet(as_csv(rows), filename="b.csv", choices=Choices(channel="news"))
+    first = str(caught.value).split("; ")[0]
+    assert first == (
+        "b.csv: row 1 holds only 'Spring campaign', a title above the header row: row 2 has "
+        "the columns of a Buffer file"
+    )
+
+
+@pytest.mark.parametrize(
+    "cell", ["03/04/31 10:00", "03.04.31", "3-4-31 9:00"], ids=["slash", "dot", "dash"]
+)
+def test_a_two_digit_year_gets_its_own_hint(cell: str) -> None:
+    headerless = [[cell, "Town hall", ""]]
+    with pytest.raises(SpreadsheetError) as caught:
+        read_sheet(as_csv(headerless), filename="h.csv", choices=Choices(channel="news"))
+    assert f"{cell!r} writes the year with two digits (31): write all four (2031?)" in str(
+        caught.value
+    )
+    sprout = [["Date", "Time", "Message"], [cell.split()[0], "10:00", "Hi."]]
+    plan = load_spreadsheet(as_csv(sprout), filename="s.csv", tz=TZ, choices=Choices(channel="n"))
+    assert "writes the year with two digits (31)" in plan.rows[0].message

@@ -578,3 +578,27 @@ def test_the_expected_columns_are_the_contract_s_post_fields_and_the_time_column
     # a sheet names the channel (`channel`: its name or slug), not its id
     writable = {f.name for f in POST_FIELDS if f.create} - {"channel_id"}
     assert writable <= set(named) and len(named) == len(set(named))
+
+
+def test_a_title_row_above_the_header_gets_its_own_hint() -> None:
+    text = (
+        '"Content plan, spring 2031"\n'
+        "channel,title,body,scheduled_at\n"
+        "all-hands,Hi,Body,2031-03-04 09:00\n"
+    )
+    with pytest.raises(SpreadsheetError) as caught:
+        load_spreadsheet(text.encode(), filename="plan.csv", tz="UTC")
+    assert str(caught.value).startswith(
+        "plan.csv: row 1 holds only 'Content plan, spring 2031', a title above the header "
+        "row: row 2 has channelkit's columns; delete row 1 (and any rows above the headers) "
+        "so the headers are in row 1; "
+    )
+
+
+def test_a_two_digit_year_in_a_posts_file_gets_its_own_hint() -> None:
+    text = "channel,title,body,scheduled_at\nall-hands,Hi,Body,03/04/31 09:00\n"
+    plan = load_spreadsheet(text.encode(), filename="plan.csv", tz="UTC")
+    assert plan.rows[0].message == (
+        "scheduled_at: '03/04/31 09:00' writes the year with two digits (31): write all four "
+        "(2031?), or the date as YYYY-MM-DD"
+    )

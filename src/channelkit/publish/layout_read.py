@@ -187,7 +187,7 @@ def translate(found: Found, choices: Choices) -> Translated:
     for it) raises `SpreadsheetError` naming what is missing."""
     layout = found.layout
     names, unread = _names_by_row(found)
-    channel_of, channel_note = _channels(layout, names, choices)
+    channel_of, channel_note = _channels(layout, names, choices, unread=bool(unread))
     stamps, order = _dates(found, choices.date_order)
     rows: list[Row] = []
     problems: dict[int, tuple[FieldError, ...]] = {}
@@ -366,9 +366,10 @@ _ChannelOf = Callable[[int, list[str], list[FieldError]], str | None]
 
 
 def _channels(
-    layout: Layout, names: Mapping[int, list[str]], choices: Choices
+    layout: Layout, names: Mapping[int, list[str]], choices: Choices, *, unread: bool
 ) -> tuple[_ChannelOf, str]:
-    """How a row's channel is found, and that rule in words."""
+    """How a row's channel is found, and that rule in words. With `unread` network cells
+    (neither TRUE nor FALSE) the rows say what is wrong, not the file."""
     named = layout.roles() & {"profile", "network"}
     if choices.channel and choices.names:
         raise SpreadsheetError(
@@ -382,7 +383,7 @@ def _channels(
 
         return one, f"channel {channel} for every row (--channel)"
     found = sorted({name for row in names.values() for name in row}, key=str.casefold)
-    if not named or not found:
+    if not named or (not found and not unread):
         what = "names no channel" if not named else "names no profile in any row"
         raise SpreadsheetError(
             f"read as {layout.a_name} bulk file, which {what}: give the channel for the whole "
@@ -401,7 +402,8 @@ def _channels(
     def mapped(number: int, row_names: list[str], errors: list[FieldError]) -> str | None:
         channels = dict.fromkeys(mapping[name.casefold()] for name in row_names)
         if not channels:
-            errors.append(FieldError("channel", "no profile or network named in this row"))
+            if not any(error.field == "channel" for error in errors):  # a cell already says
+                errors.append(FieldError("channel", "no profile or network named in this row"))
             return None
         if len(channels) > 1:
             pairs = ", ".join(f"{name} → {mapping[name.casefold()]}" for name in row_names)

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time
 
-from channelkit._constants import DATE_ORDER_MIN_ROWS, DATE_ORDER_MIN_SHARE, EXCEL_SERIAL_MIN
+from channelkit._constants import DATE_ORDER_MIN_ROWS, DATE_ORDER_ONE_IN, EXCEL_SERIAL_MIN
 from channelkit.errors import TimeError
 from channelkit.publish.times import excel_serial_to_datetime, short_year
 
@@ -229,18 +229,15 @@ def settle(stamps: Mapping[int, Stamp], picked: str | None) -> Order:
     return Order(
         unsettled=f"only {_rows(rows, stamps)} (a date only read {ORDERS[side]}): too little "
         f"to settle the column (it takes {DATE_ORDER_MIN_ROWS} such rows, and one in "
-        f"{round(1 / DATE_ORDER_MIN_SHARE)} of the dates the order decides: one row may be "
-        "a typo)"
+        f"{DATE_ORDER_ONE_IN} of the dates the order decides: one row may be a typo)"
     )
 
 
 def enough(settling: int, ambiguous: int) -> bool:
     """Whether `settling` rows written one way settle `ambiguous` rows written both ways:
-    at least DATE_ORDER_MIN_ROWS of them, and at least DATE_ORDER_MIN_SHARE of the rows
+    at least DATE_ORDER_MIN_ROWS of them, and at least one in DATE_ORDER_ONE_IN of the rows
     whose reading depends on the order (settling + ambiguous)."""
-    return settling >= DATE_ORDER_MIN_ROWS and settling >= DATE_ORDER_MIN_SHARE * (
-        settling + ambiguous
-    )
+    return settling >= DATE_ORDER_MIN_ROWS and settling * DATE_ORDER_ONE_IN >= settling + ambiguous
 
 
 def _rows(rows: Sequence[int], stamps: Mapping[int, Stamp]) -> str:
