@@ -196,3 +196,16 @@ def test_a_whole_year_in_one_file_is_read_and_one_typo_refuses_it(
     assert _misread(short, [None, *low]) == 0
     refused = sum(row.status == "error" for row in short.rows)
     assert refused == sum(1 for day in low if day.day != day.month)
+
+
+@pytest.mark.parametrize("sample", KINDS, ids=IDS)
+def test_a_date_order_the_column_settles_the_other_way_is_refused(sample: Sample | None) -> None:
+    """Five rows above 12 day first against two ambiguous ones settle day first: a
+    `--date-order mdy` is then the mistake, and every row is refused, not read month first."""
+    days = [date(2031, 1, n) for n in (2, 3, 13, 14, 15, 16, 17)]
+    plan = _plan_of(sample, [(day, "dmy") for day in days], date_order="mdy")
+    assert [row.status for row in plan.rows] == ["error"] * len(days)
+    assert f"--date-order mdy (month first) but rows {_first_row(sample) + 2}, " in (
+        plan.rows[0].message
+    )
+    assert _misread(_plan_of(sample, [(day, "dmy") for day in days]), days) == 0

@@ -38,8 +38,9 @@ def layout_options(*, channel: bool = True) -> Callable[[FC], FC]:
         click.option(
             "--date-order",
             type=click.Choice(sorted(ORDERS)),
-            help="Files from other tools: dmy (day first) or mdy (month first), as you chose "
-            "when uploading to that tool; needed only where the file does not settle it.",
+            help="Dates written A/B/YYYY: dmy (day first) or mdy (month first), as you chose "
+            "when uploading to that tool (or as your spreadsheet writes them in a posts "
+            "file); needed only where the file does not settle it.",
         ),
     ]
     if channel:

@@ -75,7 +75,8 @@ class Choices:
 
     `channel`: one channel for every row; `names`: the file's profile/network names and the
     channel each goes to (`--map NAME=CHANNEL`); `date_order`: `dmy` or `mdy`, the order the
-    tool was told at upload (used only where the file does not settle it).
+    tool was told at upload (used only where the file does not settle it; a channelkit
+    posts file takes it too, for dates written A/B/YYYY).
 
         Choices(names=(("Facebook", "news"), ("LinkedIn", "eng")), date_order="dmy")
     """

@@ -41,8 +41,9 @@ ROLE_FIELDS = {
 }
 # How a layout writes its dates:
 # - "year-first": its template allows only YYYY-MM-DD (settled by the layout);
-# - "either": the user picks day/month order when uploading, so the file settles it (a day
-#   above 12 in the column) or --date-order does; otherwise ambiguous dates are refused;
+# - "either": the user picks day/month order when uploading, so the file settles it (enough
+#   rows with a day above 12 one way, `layout_times.enough`; never one row alone) or
+#   --date-order does; otherwise ambiguous dates are refused;
 # - "cells": year, month, day, hour and minute in cells of their own;
 # - "header": the time column's header carries its format, `(yyyy-MM-dd HH:mm:ss)`;
 # - "none": no time column: times come from --slots.
