@@ -365,3 +365,30 @@ def test_slots_fill_new_calendar_rows_only(live: SimpleNamespace, tmp_path: Path
 def _csv_ids(path: Path) -> list[list[str]]:
     with path.open(encoding="utf-8", newline="") as handle:
         return [row[:1] for row in list(csv.reader(handle))[1:]]
+
+
+def test_a_calendar_written_both_day_and_month_first_refuses_its_dates(
+    live: SimpleNamespace, tmp_path: Path
+) -> None:
+    """A calendar is a posts file: its A/B/YYYY dates follow the same rule (docs/metrics.md
+    "Day/month order"), on rows of existing posts too."""
+    _ten_posts(live)
+    frame = calendar_frame(live.client, start=_day(0).date(), end=_day(20).date(), tz="UTC")
+    column = next(name for name in frame.columns if name.startswith("scheduled_at"))
+    path = tmp_path / "cal.csv"
+    frame[column] = frame[column].astype(object)
+    frame.loc[0, column] = "14/02/2031 09:00"  # day first only
+    frame.loc[1, column] = "02/14/2031 09:00"  # month first only
+    frame.loc[2, column] = "03/04/2031 09:00"  # both
+    frame.to_csv(path, index=False)
+    both = load_calendar(path, tz="UTC").check_against(live.client)
+    for row in both.rows[:3]:
+        assert row.kind == "error", row.message
+        assert "day first (row 2: 14/02/2031 09:00) and month first (row 3:" in row.message
+    frame.loc[1, column] = "02/03/2031 09:00"  # one row day first among ambiguous ones
+    frame.to_csv(path, index=False)
+    one = load_calendar(path, tz="UTC").check_against(live.client)
+    assert one.rows[0].kind != "error", one.rows[0].message
+    for row in one.rows[1:3]:
+        assert row.kind == "error"
+        assert "is ambiguous" in row.message and "only row 2 writes 14/02/2031" in row.message

@@ -29,7 +29,13 @@ from channelkit.errors import FieldError, TimeError
 from channelkit.publish.post_fields import arranged, by_name
 from channelkit.publish.row_types import NamedRow, PlanRow, cell_text
 from channelkit.publish.times import offset_if_repeated, parse_when, time_zone
-from channelkit.publish.validation import ChannelIndex, ChannelInfo, PostRequest, validate_post
+from channelkit.publish.validation import (
+    ChannelIndex,
+    ChannelInfo,
+    PostRequest,
+    validate_post,
+    with_unread,
+)
 from channelkit.publish.word_diff import word_diff
 
 if TYPE_CHECKING:
@@ -204,11 +210,13 @@ def decide_update(
     lead_time: timedelta,
     confirm_urgent: bool,
     confirm_publish_now: bool,
+    unread: Sequence[FieldError] = (),
 ) -> CalendarRow:
-    """What the row of post `meta["id"]` will do, given the post as the service has it now."""
+    """What the row of post `meta["id"]` will do, given the post as the service has it now
+    (`unread`: what the file could not read for certain in the row, an ambiguous date)."""
     post_id = str(cell_text(meta.get("id")))
     known: dict[str, Any] = {"number": number, "post_id": post_id, "cells": cells}
-    read = _read_row(cells, meta, channels=channels, tz=tz)
+    read = _read_row(cells, meta, channels=channels, tz=tz, unread=unread)
     if isinstance(read, str):
         return CalendarRow(kind="error", message=read, **known)
     action, desired, exported_at = read
@@ -280,6 +288,7 @@ def _read_row(
     *,
     channels: ChannelIndex,
     tz: str | None,
+    unread: Sequence[FieldError],
 ) -> tuple[str, PostRequest, datetime | None] | str:
     """The row's action, the post it describes and when it was exported; or what is
     wrong with it, every problem in one message."""
@@ -297,6 +306,8 @@ def _read_row(
         lead_time=timedelta(0),
         confirm_urgent=True,  # only a change to urgent needs confirming: checked apart
     )
+    if unread:
+        desired = with_unread(desired, unread)
     if isinstance(desired, list):
         problems.extend(desired)
     if problems:

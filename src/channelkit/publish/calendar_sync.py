@@ -346,6 +346,7 @@ class CalendarPlan:
                     lead_time=self.lead_time,
                     confirm_urgent=self.confirm_urgent,
                     confirm_publish_now=self.confirm_publish_now,
+                    unread=self.sheet.problems.get(sheet_row.number, ()),
                 )
             )
         return tuple(decided)

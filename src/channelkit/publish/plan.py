@@ -59,6 +59,7 @@ from channelkit.publish.validation import (
     PostRequest,
     service_now,
     validate_post,
+    with_unread,
 )
 
 if TYPE_CHECKING:
@@ -303,7 +304,7 @@ class Plan:
                 result = [*(result if isinstance(result, list) else []), _EXAMPLE_ERROR]
             unread = self.sheet.problems.get(sheet_row.number)
             if unread:  # what the file says that could not be read for certain (a date)
-                result = _with_unread(result, unread)
+                result = with_unread(result, unread)
             if isinstance(result, list):
                 rows.append(PlanRow(sheet_row.number, None, tuple(result), cells=cells))
                 continue
@@ -312,16 +313,6 @@ class Plan:
 
 
 PLAN_STATUSES = ("ok", "error", "sent", "exists")
-
-
-def _with_unread(
-    result: PostRequest | list[FieldError], unread: tuple[FieldError, ...]
-) -> list[FieldError]:
-    """The row's errors with those of its translation first; validation's errors about the
-    same fields go (they would only repeat them about the cell as written)."""
-    fields = {error.field for error in unread}
-    others = [e for e in result if e.field not in fields] if isinstance(result, list) else []
-    return [*unread, *others]
 
 
 def _sendable(row: PlanRow) -> bool:

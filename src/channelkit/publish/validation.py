@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache, cached_property
@@ -366,6 +366,17 @@ def _channel_info(channel: Mapping[str, Any] | Any) -> ChannelInfo:
         is_archived=bool(get("is_archived")),
         readers=None if get("subscriber_count") is None else int(get("subscriber_count")),
     )
+
+
+def with_unread(
+    result: PostRequest | list[FieldError], unread: Sequence[FieldError]
+) -> list[FieldError]:
+    """A row's errors with those of what its file could not read for certain (a date of
+    another tool's file, an ambiguous A/B/YYYY date) first; validation's errors about the
+    same fields go (they would only repeat them about the cell as written)."""
+    fields = {error.field for error in unread}
+    others = [e for e in result if e.field not in fields] if isinstance(result, list) else []
+    return [*unread, *others]
 
 
 def cell_value(value: object) -> str:
