@@ -139,6 +139,11 @@ def test_enough_rows_one_way_settle_the_column(sample: Sample | None) -> None:
     plan = _plan_of(sample, [(day, "dmy") for day in days])
     assert [row.status for row in plan.rows] == ["ok"] * len(days), plan.rows[0].message
     assert _misread(plan, days) == 0
+    if sample is not None:  # the reading line names the rows that settled it
+        first = _first_row(sample) + 6
+        assert f"dates read day first (rows {first}, {first + 1} and {first + 2} write" in (
+            plan.sheet.reading or ""
+        )
 
 
 @pytest.mark.parametrize(
