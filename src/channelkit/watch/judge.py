@@ -57,14 +57,16 @@ def problem(
 
 
 def recovered(job: WatchedJob, runs: Sequence[Run], now: datetime, began: datetime) -> Run | None:
-    """The completed run that ended the trouble that began at `began`, when the job is
-    well now; else None."""
-    if problem(job, runs, now, watching=began) is not None:
+    """The first completed run that ended after the trouble began at `began`, when the job
+    is well now (times due before the last such run started no longer count); else None."""
+    done = [
+        run
+        for run in runs
+        if run.job == job.name and run.outcome == COMPLETED and run.ended and run.ended >= began
+    ]
+    if not done or problem(job, runs, now, watching=done[-1].started - EARLY) is not None:
         return None
-    for run in runs:
-        if run.job == job.name and run.outcome == COMPLETED and run.ended and run.ended >= began:
-            return run
-    return None
+    return done[0]
 
 
 def _missed(
@@ -90,6 +92,8 @@ def _missed(
         step = timedelta(microseconds=1)  # slots() takes [start, end): due after since
         slots = job.cron.slots(since - job.grace + step, now - job.grace + step)
     for slot in slots:
+        if watching is not None and slot < watching:
+            continue  # due before the watch began: not the watcher's to judge
         if not any(slot - EARLY <= start <= slot + job.grace for start in starts):
             return slot
     return None

@@ -79,14 +79,17 @@ def load(path: Path) -> State:
     )
 
 
-def save(path: Path, state: State) -> None:
-    """Replace the file whole, flushed to disk first: an incident or an alert once
-    recorded survives a crash."""
+def save(path: Path, state: State, *, durable: bool = True) -> None:
+    """Replace the file whole (a kill leaves the old file or the new one), flushed to disk
+    first when `durable`: an incident or an alert once recorded survives a power cut too. A
+    tick that changed only `checked` need not wait for the disk: losing it re-reads times
+    that a durable write already judged."""
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as file:
         json.dump(asdict(state), file, indent=1)
-        file.flush()
-        os.fsync(file.fileno())
+        if durable:
+            file.flush()
+            os.fsync(file.fileno())
     os.replace(temp, path)
 
 

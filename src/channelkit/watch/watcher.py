@@ -13,8 +13,9 @@ is tried again on every run until it is taken.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
-from channelkit._job_runs import read_runs, runs_path, write_heartbeat
+from channelkit._job_runs import RunLog, read_heartbeat, runs_path, write_heartbeat
 from channelkit.errors import DeliveryError
 from channelkit.reports.deliver.messages import JobAlert
 from channelkit.watch.alerts import back, said
@@ -30,15 +31,23 @@ def watch_once(config: WatchConfig, now: datetime | None = None) -> list[str]:
         if not mine:
             return ["another watcher is running on this state file; this run does nothing"]
         state = load(config.state)
+        beat, checked = read_heartbeat(config.db), state.instant("checked")
+        if beat is not None and (checked is None or beat[0] > checked):
+            state.checked = beat[0].isoformat()  # the last tick that changed nothing
         lines = _judge(config, state, now)
-        save(config.state, state)  # recorded before anything is sent
+        if lines:
+            save(config.state, state)  # recorded before anything is sent
         lines += _send(config, state)
-        write_heartbeat(config.db, now, config.every)
+        write_heartbeat(config.db, now, config.every)  # also the `checked` of a quiet tick
     return lines
 
 
+_logs: dict[Path, RunLog] = {}  # a loop reads only what was appended since its last run
+
+
 def _judge(config: WatchConfig, state: State, now: datetime) -> list[str]:
-    runs = read_runs(runs_path(config.db))
+    path = runs_path(config.db)
+    runs = _logs.setdefault(path, RunLog(path)).runs()
     since, watching = state.instant("checked"), state.instant("watching") or now
     lines = []
     for job in config.jobs:
