@@ -49,7 +49,7 @@ def watch(options: WatchOptions, output: Output) -> None:
     Reads the runs the jobs record beside the warehouse, never the warehouse itself. Without
     --once it runs every `every` of the watch file until stopped.
     """
-    with user_errors(parameters="text"):
+    with user_errors():
         run_watch(options, output)
 
 
@@ -59,7 +59,9 @@ def run_watch(options: WatchOptions, output: Output) -> None:
     from channelkit.watch.crontab import crontab
     from channelkit.watch.watcher import watch_once
 
-    config = load_watch(options.watch_file)
+    # "watch.toml: jobs[0].cron: ..." names the file and key, not a flag.
+    with user_errors(parameters="text"):
+        config = load_watch(options.watch_file)
     if options.print_crontab:
         click.echo(crontab(config), nl=False)
         return
