@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -48,14 +49,16 @@ def test_print_crontab_writes_the_jobs_and_the_watcher_from_the_watch_file(
     result = CliRunner().invoke(main, ["watch", str(watch), "--print-crontab"])
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[1:] == [
+        f"PATH={Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
         "CRON_TZ=Europe/Berlin",
-        "0 * * * * CHANNELKIT_JOB=sync "
-        "CHANNELKIT_PING_URL=https://hc-ping.com/0f3c2f4e-2b1a-4c8e-9a7d-1e2f3a4b5c6d "
+        "0 * * * * export CHANNELKIT_JOB=sync "
+        "CHANNELKIT_PING_URL=https://hc-ping.com/0f3c2f4e-2b1a-4c8e-9a7d-1e2f3a4b5c6d; "
         "channelkit sync --db warehouse.duckdb --quiet",
-        "0 8 * * 1 CHANNELKIT_JOB=deliver "
+        "0 8 * * 1 export CHANNELKIT_JOB=deliver; "
         "channelkit deliver deliver.toml --db warehouse.duckdb --max-age 100\\%",
         "CRON_TZ=America/New_York",
-        "30 6 * * * CHANNELKIT_JOB=digest channelkit deliver digest.toml --db warehouse.duckdb",
+        "30 6 * * * export CHANNELKIT_JOB=digest; "
+        "channelkit deliver digest.toml --db warehouse.duckdb",
         "CRON_TZ=UTC",
         f"*/5 * * * * channelkit watch {watch.resolve()} --once --quiet",
     ]

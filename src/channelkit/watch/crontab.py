@@ -10,13 +10,16 @@ and Ubuntu's `cron` and busybox's crond were not checked here and may ignore it,
 line in the system's zone: there, set the system's zone to the jobs' or use a systemd timer
 (`OnCalendar=... Europe/Berlin`). Cron runs each command through the shell with a `%` read
 as a newline, so a `%` in a command is written `\\%`. The job's line sets `CHANNELKIT_JOB`
-(the name its runs are recorded under) and, when the file gives one, `CHANNELKIT_PING_URL`.
+(the name its runs are recorded under) and, when the file gives one, `CHANNELKIT_PING_URL`;
+a `PATH` line first finds `channelkit` where this one is installed.
 """
 
 from __future__ import annotations
 
 import shlex
+import sys
 from datetime import timedelta
+from pathlib import Path
 
 from channelkit.errors import InvalidParameterError
 from channelkit.watch.config import WatchConfig, WatchedJob
@@ -24,7 +27,11 @@ from channelkit.watch.config import WatchConfig, WatchedJob
 
 def crontab(config: WatchConfig) -> str:
     """The crontab lines for the jobs and the watcher, grouped by zone."""
-    lines = [f"# written by `channelkit watch {config.path} --print-crontab`"]
+    lines = [
+        f"# written by `channelkit watch {config.path} --print-crontab`",
+        # cron's PATH is short: this interpreter's scripts folder (the virtualenv) first
+        f"PATH={Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
+    ]
     zone = None
     for job in config.jobs:
         tz = job.cron.tz if job.cron else "UTC"
@@ -41,10 +48,12 @@ def crontab(config: WatchConfig) -> str:
 
 
 def _command(job: WatchedJob) -> str:
+    """`export` first: `run` may be `cd /srv/x && channelkit sync`, and a `NAME=value`
+    prefix would reach only the `cd`."""
     env = [f"CHANNELKIT_JOB={shlex.quote(job.name)}"]
     if job.ping_url:
         env.append(f"CHANNELKIT_PING_URL={shlex.quote(job.ping_url)}")
-    return " ".join([*env, job.run])
+    return f"export {' '.join(env)}; {job.run}"
 
 
 def _escaped(command: str) -> str:
