@@ -27,7 +27,6 @@ the file and the key.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -43,7 +42,13 @@ from channelkit._constants import (
 )
 from channelkit._tz import checked_tz
 from channelkit.errors import InvalidParameterError
-from channelkit.reports.deliver.config import address, known_keys, smtp_settings, webhook
+from channelkit.reports.deliver.config import (
+    address,
+    known_keys,
+    read_toml,
+    smtp_settings,
+    webhook,
+)
 from channelkit.reports.deliver.targets import Target
 from channelkit.reports.parameters import parse_duration
 from channelkit.watch.cron import Cron
@@ -88,14 +93,7 @@ def load_watch(path: str | Path, env: Mapping[str, str] | None = None) -> WatchC
     webhooks' `url_env`."""
     file = Path(path)
     env = os.environ if env is None else env
-    try:
-        data = tomllib.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InvalidParameterError("watch file", f"{file}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidParameterError("watch file", f"{file}: cannot read it: {exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InvalidParameterError("watch file", f"{file}: not valid TOML: {exc}") from None
+    data = read_toml(file, "watch file")
     where = str(file)
     known_keys(data, {"watch", "smtp", "jobs"}, where, "section")
     watch = data.get("watch", {})

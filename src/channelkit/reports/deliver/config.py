@@ -235,14 +235,7 @@ def load_config(path: str | Path, env: Mapping[str, str] | None = None) -> Deliv
     """Read and check the delivery file at `path`; `env` supplies `CHANNELKIT_SMTP_URL`."""
     file = Path(path)
     env = os.environ if env is None else env
-    try:
-        data = tomllib.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InvalidParameterError("config", f"{file}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidParameterError("config", f"{file}: cannot read it: {exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InvalidParameterError("config", f"{file}: not valid TOML: {exc}") from None
+    data = read_toml(file, "config")
     where = str(file)
     known_keys(data, {"smtp", "reports"}, where, "section")
     raw_reports = data.get("reports")
@@ -260,6 +253,19 @@ def load_config(path: str | Path, env: Mapping[str, str] | None = None) -> Deliv
     if any(job.email or (job.on_failure and job.on_failure.email) for job in jobs):
         smtp = smtp_settings(data.get("smtp", {}), env, where)
     return DeliveryConfig(smtp, jobs)
+
+
+def read_toml(file: Path, param: str) -> dict[str, Any]:
+    """The TOML file `file`; missing, unreadable or not TOML: one `InvalidParameterError`
+    naming `param` and the file (the delivery file's and the watch file's)."""
+    try:
+        return tomllib.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InvalidParameterError(param, f"{file}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidParameterError(param, f"{file}: cannot read it: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidParameterError(param, f"{file}: not valid TOML: {exc}") from None
 
 
 def _job(item: Any, where: str, base: Path, env: Mapping[str, str]) -> Job:
