@@ -9,16 +9,19 @@ import socket
 import subprocess
 import sys
 import time
+from datetime import timedelta
 from pathlib import Path
 from uuid import uuid4
 
 import pytest
+import time_machine
 from click.testing import CliRunner
 
 from channelkit._job_runs import COMPLETED, FAILED, read_runs, runs_path
 from channelkit.cli import main
 from channelkit.service import LocalService
 from fixtures.receivers import Monitor
+from fixtures.warehouse import LAST_SYNC_FINISHED
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -99,3 +102,20 @@ def test_a_run_ended_by_a_signal_pings_its_exit_status_and_one_killed_leaves_its
     by_run = _signals(monitor, check)
     assert by_run[terminated.run_id] == ["start", "143"]
     assert by_run[killed.run_id] == ["start"]
+
+
+def test_report_and_a_notebook_report_are_recorded_under_their_names(
+    tmp_path: Path, small_warehouse: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CHANNELKIT_JOB", raising=False)
+    monkeypatch.delenv("CHANNELKIT_PING_URL", raising=False)
+    db = ["--db", str(small_warehouse), "--out", str(tmp_path / "r.html")]
+    with time_machine.travel(LAST_SYNC_FINISHED + timedelta(days=3), tick=False):
+        CliRunner().invoke(main, ["report", *db, "--period", "7d", "--max-age", "1h"])
+    CliRunner().invoke(main, ["report", *db, "--notebook", str(tmp_path / "none.ipynb")])
+    runs = read_runs(runs_path(small_warehouse))
+    assert [(r.job, r.outcome) for r in runs] == [
+        ("report", FAILED),
+        ("report-notebook", FAILED),
+    ]
+    assert "1h" in runs[0].reason and "none.ipynb" in runs[1].reason
