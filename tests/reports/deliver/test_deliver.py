@@ -190,7 +190,7 @@ def test_webhook_500_is_retried_and_secrets_never_show(
     small_warehouse: Path, tmp_path: Path, smtp: SmtpServer, receiver: Receiver
 ) -> None:
     config = _config(tmp_path, smtp, receiver)
-    env = {"CHANNELKITSmtpServer_URL": f"smtp://ann:{SECRET}@127.0.0.1:{smtp.mailbox.port}"}
+    env = {"CHANNELKIT_SMTP_URL": f"smtp://ann:{SECRET}@127.0.0.1:{smtp.mailbox.port}"}
     receiver.status = 500
     failed = run(config, "--db", small_warehouse, env=env)
     assert failed.exit_code == 1
@@ -333,7 +333,7 @@ webhooks = [{ url_env = "HOOK", kind = "slack" }]
 """,
     )
     env = {
-        "CHANNELKITSmtpServer_URL": f"smtps://ann:{SECRET}@mail.example.com",
+        "CHANNELKIT_SMTP_URL": f"smtps://ann:{SECRET}@mail.example.com",
         "HOOK": (f"https://hooks.example.com/{HOOK_SECRET}"),
     }
     settings = load_config(config, env)
