@@ -45,6 +45,7 @@ _HELPERS = (
     "channelkit._terminal",
     "channelkit._urls",
     "channelkit._resources",
+    "channelkit._job_runs",
     "channelkit.display",
 )
 _LIBRARIES = (
@@ -82,7 +83,7 @@ def _parts(*names: str) -> tuple[str, ...]:
 
 _UPPER = _parts(
     "analysis", "plots", "publish", "reports", "sync", "storage", "warehouse", "widgets",
-    "export", "status", "outlook_cli",
+    "export", "status", "outlook_cli", "watch",
     "cli", "demo", "_facade",
 )  # fmt: skip
 

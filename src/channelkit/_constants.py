@@ -119,6 +119,26 @@ LAKE_BATCH_ROWS = 5_000
 LAKE_TARGET_FILE_BYTES = 8 * 1024 * 1024
 LAKE_DUCKDB_MEMORY_LIMIT = "32MB"  # DuckDB only streams rows out while the lake is written
 
+# --- Job runs and the watcher (channelkit watch) -------------------------------------------
+# Every job appends its runs' start and end to a file of its own beside the warehouse
+# (warehouse.duckdb.runs.jsonl), never the DuckDB file that readers hold.
+RUNS_SUFFIX = ".runs.jsonl"
+# The watcher's heartbeat beside the warehouse: when it last ran and how often it runs.
+WATCHER_HEARTBEAT_SUFFIX = ".watch.json"
+WATCH_STATE_SUFFIX = ".watch-state.json"  # its incidents and alerts not yet sent
+ENV_JOB = "CHANNELKIT_JOB"  # the name a run is recorded under (default: the command's)
+ENV_PING_URL = "CHANNELKIT_PING_URL"  # a healthchecks.io-style ping URL, pinged per run
+PING_TIMEOUT_S = 5.0  # a ping never holds a job longer than this
+WATCH_EVERY = "5m"  # how often the watcher runs (its crontab line, its loop)
+WATCH_GRACE = "15m"  # a job's run may start this late before it is late
+WATCH_LONGEST = "1h"  # a job's longest normal run
+# A run started up to this long before its scheduled instant still answers it (clock skew,
+# a timer that fires a little early).
+WATCH_EARLY_SECONDS = 60.0
+# `channelkit status` and every job say so when the watcher's heartbeat is older than its
+# period times this (a tick may be late by a little without being news).
+WATCHER_STALE_FACTOR = 2
+
 # --- Analysis, plots and reports ----------------------------------------------------------
 # Every metric called without a period covers this range (attrs["default_period"]): 28
 # days end with the last complete synced day, long enough for the reach curve's cohort

@@ -43,6 +43,7 @@ _COMMANDS: dict[str, str] = {
     "outlook": "channelkit.outlook_cli:outlook",
     "report": "channelkit.reports.cli:report",
     "deliver": "channelkit.reports.deliver.cli:deliver",
+    "watch": "channelkit.watch.cli:watch",
     "template": "channelkit.publish.cli:template",
     "schedule": "channelkit.publish.cli:schedule",
     "calendar": "channelkit.publish.calendar_cli:calendar",

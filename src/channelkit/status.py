@@ -7,7 +7,7 @@ run's volume was usual, read from the warehouse alone (no service, no key).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,7 @@ import click
 
 from channelkit._cli import Output, options_value, output_options, user_errors, warehouse_option
 from channelkit._constants import STATUS_RUNS_SHOWN
+from channelkit._job_runs import ago, watcher_note
 
 
 @dataclass(frozen=True)
@@ -72,16 +73,20 @@ def run_status(options: StatusOptions, output: Output) -> None:
         con.close()
     volume = last_volume(runs)
     shown = runs.tail(options.runs)
+    watcher = watcher_note(options.db, datetime.now(UTC))
     output.json(
         {
             "runs": [_jsonable(row) for row in shown.to_dict("records")],
             "last_sync_at": fresh.last_sync_at,
             "row_counts": fresh.row_counts,
             "unusual_volume": bool(volume and volume.unusual),
+            "watcher": watcher,
         }
     )
     output.result(_runs_table(shown))
     output.result(_freshness_lines(fresh, _last_view(runs)))
+    if watcher is not None:
+        output.warn(watcher)
     if volume is not None and volume.unusual:
         output.warn(
             f"the last {volume.mode} run read {volume.rows_read:,} rows; the usual for "
@@ -125,12 +130,11 @@ def _freshness_lines(fresh: Any, view: str | None) -> str:
     if fresh.last_sync_at is None:
         return "no sync has completed yet"
     through = f", through {view}" if view else ""
-    age = fresh.age(datetime.now(UTC))
-    minutes = int(age.total_seconds() // 60) if age is not None else 0
+    age = fresh.age(datetime.now(UTC)) or timedelta(0)
     counts = ", ".join(f"{table} {n:,}" for table, n in fresh.row_counts.items())
     newest = fresh.last_published_at.strftime("%Y-%m-%d %H:%M") if fresh.last_published_at else "-"
     return (
-        f"last completed sync: {fresh.last_sync_at:%Y-%m-%d %H:%M} UTC ({_ago(minutes)}, "
+        f"last completed sync: {fresh.last_sync_at:%Y-%m-%d %H:%M} UTC ({_ago(age)}, "
         f"{fresh.last_sync_mode}) from {fresh.base_url}{through}\n"
         f"rows: {counts}\n"
         f"newest post published: {newest}; newest analytics day: "
@@ -138,12 +142,8 @@ def _freshness_lines(fresh: Any, view: str | None) -> str:
     )
 
 
-def _ago(minutes: int) -> str:
-    if minutes < 60:
-        return f"{minutes} min ago"
-    if minutes < 48 * 60:
-        return f"{minutes // 60} h ago"
-    return f"{minutes // (24 * 60)} days ago"
+def _ago(age: timedelta) -> str:
+    return f"{ago(age)} ago"
 
 
 def _known(value: Any) -> bool:

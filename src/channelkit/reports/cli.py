@@ -33,6 +33,7 @@ from channelkit._constants import (
     REPORT_PDF_PAPERS,
     REPORT_PERIOD_DEFAULT,
 )
+from channelkit._job_runs import traced
 from channelkit._urls import redact_url
 from channelkit.analysis.period import COMPARES
 from channelkit.errors import InvalidParameterError, NotebookCellError
@@ -247,7 +248,8 @@ def report(options: ReportOptions, service: ServiceOptions, output: Output) -> N
 
     Exits 1 and writes nothing when the data is missing or older than --max-age.
     """
-    with user_errors():
+    command = "report" if options.notebook is None else "report-notebook"
+    with traced(command, options.db), user_errors():
         run_report(options, service, output)
 
 

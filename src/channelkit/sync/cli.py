@@ -31,6 +31,7 @@ from channelkit._constants import (
     SYNC_LOOKBACK_DAYS,
     SYNC_PAGE_LIMIT,
 )
+from channelkit._job_runs import traced
 from channelkit._resources import GROUPS
 from channelkit.errors import APIConnectionError
 from channelkit.sync.options import SyncOptions
@@ -139,7 +140,7 @@ def sync(options: SyncFlags, service: ServiceOptions, output: Output) -> None:
     1 when the sync did not complete; what it committed is kept and the next run continues
     from it.
     """
-    with user_errors():
+    with traced("sync", options.db), user_errors():
         run_sync(options, service, output)
 
 

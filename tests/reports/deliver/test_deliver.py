@@ -9,10 +9,7 @@ import socket
 import threading
 import time
 import zipfile
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from email import message_from_bytes, policy
 from email.message import EmailMessage
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -29,6 +26,7 @@ from channelkit.reports.sections import CSV_NAMES
 from channelkit.service import LocalService
 from channelkit.storage.connection import open_warehouse
 from channelkit.sync import run_sync
+from fixtures.receivers import Receiver, SmtpServer
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -38,89 +36,6 @@ UNKNOWN_KIND = "x" + "".join(WEBHOOK_KINDS)  # a webhook kind no declaration has
 HOOK_SECRET = "T000/B000/XXXXsecretXXXX"
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@dataclass
-class Mailbox:
-    """What the SMTP server received: (envelope recipients, parsed message)."""
-
-    port: int
-    messages: list[tuple[list[str], EmailMessage]] = field(default_factory=list)
-
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802
-        message = message_from_bytes(envelope.content, policy=policy.default)
-        assert isinstance(message, EmailMessage)
-        self.messages.append((list(envelope.rcpt_tos), message))
-        return "250 OK"
-
-
-class _SMTP:
-    """An aiosmtpd server that can be stopped and started again on the same port."""
-
-    def __init__(self) -> None:
-        self.mailbox = Mailbox(_free_port())
-        self._controller: Any = None
-
-    def start(self) -> None:
-        from aiosmtpd.controller import Controller
-
-        self._controller = Controller(
-            self.mailbox, hostname="127.0.0.1", port=self.mailbox.port, auth_require_tls=False
-        )
-        self._controller.start()
-
-    def stop(self) -> None:
-        if self._controller is not None:
-            self._controller.stop()
-            self._controller = None
-
-
-@pytest.fixture
-def smtp() -> Iterator[_SMTP]:
-    server = _SMTP()
-    server.start()
-    yield server
-    server.stop()
-
-
-@dataclass
-class Receiver:
-    """A local webhook receiver: records every POST (path, JSON) and answers `status`."""
-
-    url: str
-    posts: list[tuple[str, Any]] = field(default_factory=list)
-    status: int = 200
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    state = Receiver(url="")
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802
-            length = int(self.headers.get("Content-Length", "0"))
-            body = json.loads(self.rfile.read(length))
-            self.send_response(state.status)
-            self.end_headers()
-            if state.status < 300:
-                state.posts.append((self.path, body))
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    state.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield state
-    server.shutdown()
-    server.server_close()
-
-
 def _toml(tmp_path: Path, text: str) -> Path:
     """A `deliver.toml` holding `text`."""
     path = tmp_path / "deliver.toml"
@@ -128,7 +43,7 @@ def _toml(tmp_path: Path, text: str) -> Path:
     return path
 
 
-def _smtp_section(smtp: _SMTP) -> str:
+def _smtp_section(smtp: SmtpServer) -> str:
     """The `[smtp]` table of a `deliver.toml` sending to the test's mail server."""
     return (
         f'[smtp]\nurl = "smtp://127.0.0.1:{smtp.mailbox.port}"\n'
@@ -136,7 +51,7 @@ def _smtp_section(smtp: _SMTP) -> str:
     )
 
 
-def _config(tmp_path: Path, smtp: _SMTP, receiver: Receiver, extra: str = "") -> Path:
+def _config(tmp_path: Path, smtp: SmtpServer, receiver: Receiver, extra: str = "") -> Path:
     return _toml(
         tmp_path,
         f"""
@@ -193,7 +108,7 @@ def _report_html(message: EmailMessage) -> str:
 
 @pytest.mark.calendar
 def test_first_run_sends_once_per_target_second_run_nothing(
-    small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
+    small_warehouse: Path, tmp_path: Path, smtp: SmtpServer, receiver: Receiver
 ) -> None:
     config = _config(tmp_path, smtp, receiver)
     first = run(config, "--db", small_warehouse)
@@ -249,7 +164,7 @@ def test_first_run_sends_once_per_target_second_run_nothing(
 
 
 def test_smtp_down_fails_records_nothing_and_the_next_run_sends_once(
-    small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
+    small_warehouse: Path, tmp_path: Path, smtp: SmtpServer, receiver: Receiver
 ) -> None:
     config = _config(tmp_path, smtp, receiver)
     smtp.stop()
@@ -272,7 +187,7 @@ def test_smtp_down_fails_records_nothing_and_the_next_run_sends_once(
 
 
 def test_webhook_500_is_retried_and_secrets_never_show(
-    small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
+    small_warehouse: Path, tmp_path: Path, smtp: SmtpServer, receiver: Receiver
 ) -> None:
     config = _config(tmp_path, smtp, receiver)
     env = {"CHANNELKIT_SMTP_URL": f"smtp://ann:{SECRET}@127.0.0.1:{smtp.mailbox.port}"}
@@ -300,7 +215,7 @@ def test_webhook_500_is_retried_and_secrets_never_show(
 
 
 def test_dry_run_sends_nothing_and_force_resends_one_report(
-    small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
+    small_warehouse: Path, tmp_path: Path, smtp: SmtpServer, receiver: Receiver
 ) -> None:
     config = _config(tmp_path, smtp, receiver)
     dry = run(config, "--db", small_warehouse, "--dry-run")
@@ -318,7 +233,7 @@ def test_dry_run_sends_nothing_and_force_resends_one_report(
 
 
 def test_stale_data_sends_nothing_and_says_why(
-    small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
+    small_warehouse: Path, tmp_path: Path, smtp: SmtpServer, receiver: Receiver
 ) -> None:
     config = _config(tmp_path, smtp, receiver)
     stale = run(config, "--db", small_warehouse, "--max-age", "26h")
@@ -384,7 +299,7 @@ def test_a_notebook_timeout_that_is_not_seconds_is_refused_naming_the_key(
 
 
 def test_a_period_not_over_yet_is_not_due_and_not_an_error(
-    small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
+    small_warehouse: Path, tmp_path: Path, smtp: SmtpServer, receiver: Receiver
 ) -> None:
     config = _toml(
         tmp_path,
@@ -436,7 +351,7 @@ webhooks = [{ url_env = "HOOK", kind = "slack" }]
 
 
 def test_a_report_that_cannot_be_made_does_not_stop_the_others(
-    small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
+    small_warehouse: Path, tmp_path: Path, smtp: SmtpServer, receiver: Receiver
 ) -> None:
     config = _toml(
         tmp_path,
@@ -583,7 +498,7 @@ def test_an_smtp_server_that_stalls_is_cut_at_the_deadline() -> None:
 
 
 def test_a_notebook_report_is_sent_once_like_the_built_in_one(
-    small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver, monkeypatch: Any
+    small_warehouse: Path, tmp_path: Path, smtp: SmtpServer, receiver: Receiver, monkeypatch: Any
 ) -> None:
     from channelkit.reports import notebook as notebook_module
 
@@ -638,7 +553,7 @@ webhooks = [{{ url = "{receiver.url}/json/x", kind = "json" }}]
 
 
 def test_a_notebook_that_fails_showing_a_result_mails_its_cause_and_where(
-    small_warehouse: Path, tmp_path: Path, smtp: _SMTP
+    small_warehouse: Path, tmp_path: Path, smtp: SmtpServer
 ) -> None:
     import importlib.util
 
@@ -702,7 +617,7 @@ _IMAGES = """() => [...document.images].map((img) => ({
 @pytest.mark.slow
 @pytest.mark.browser
 def test_the_demo_weeks_and_months_emails_fit_an_inbox_and_a_phone(
-    demo_service: LocalService, tmp_path: Path, smtp: _SMTP, browser: Browser
+    demo_service: LocalService, tmp_path: Path, smtp: SmtpServer, browser: Browser
 ) -> None:
     from channelkit._constants import REPORT_EMAIL_CHART_SCALE
     from channelkit.reports.deliver.email_charts import email_charts, for_email
@@ -815,7 +730,7 @@ def _smallest_font(spec: Any, inherited: float = 12.0) -> float:
 def test_a_report_too_large_even_zipped_is_left_out_and_the_email_says_where(
     small_warehouse: Path,
     tmp_path: Path,
-    smtp: _SMTP,
+    smtp: SmtpServer,
     receiver: Receiver,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -837,7 +752,7 @@ def test_a_report_too_large_even_zipped_is_left_out_and_the_email_says_where(
 
 
 def test_without_out_dir_a_report_too_large_is_kept_beside_the_warehouse_and_said_where(
-    small_warehouse: Path, tmp_path: Path, smtp: _SMTP, monkeypatch: pytest.MonkeyPatch
+    small_warehouse: Path, tmp_path: Path, smtp: SmtpServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import shutil
 
@@ -966,7 +881,7 @@ webhooks = [{{ url = "{receiver.url}/json/{channel}", kind = "json" }}]
 
 @pytest.mark.calendar
 def test_a_build_failure_sends_one_notice_per_period(
-    small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
+    small_warehouse: Path, tmp_path: Path, smtp: SmtpServer, receiver: Receiver
 ) -> None:
     config = _toml(
         tmp_path,

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from channelkit._cli import Output, options_value, output_options, user_errors, warehouse_option
+from channelkit._job_runs import traced
 from channelkit.reports.cli import DURATION
 
 
@@ -50,7 +51,7 @@ def deliver(options: DeliverOptions, output: Output) -> None:
     Run it as often as you like: the warehouse records what was sent. Exits 1 with one
     line per report and target that failed; those are retried on the next run.
     """
-    with user_errors():
+    with traced("deliver", options.db), user_errors():
         run_deliver(options, output)
 
 

@@ -235,16 +235,9 @@ def load_config(path: str | Path, env: Mapping[str, str] | None = None) -> Deliv
     """Read and check the delivery file at `path`; `env` supplies `CHANNELKIT_SMTP_URL`."""
     file = Path(path)
     env = os.environ if env is None else env
-    try:
-        data = tomllib.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InvalidParameterError("config", f"{file}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidParameterError("config", f"{file}: cannot read it: {exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InvalidParameterError("config", f"{file}: not valid TOML: {exc}") from None
+    data = read_toml(file, "config")
     where = str(file)
-    _known(data, {"smtp", "reports"}, where, "section")
+    known_keys(data, {"smtp", "reports"}, where, "section")
     raw_reports = data.get("reports")
     if not isinstance(raw_reports, list) or not raw_reports:
         raise InvalidParameterError(where, "no [[reports]]: add at least one")
@@ -258,8 +251,21 @@ def load_config(path: str | Path, env: Mapping[str, str] | None = None) -> Deliv
         raise InvalidParameterError(where, f"two reports are named {duplicates[0]!r}")
     smtp = None
     if any(job.email or (job.on_failure and job.on_failure.email) for job in jobs):
-        smtp = _smtp(data.get("smtp", {}), env, where)
+        smtp = smtp_settings(data.get("smtp", {}), env, where)
     return DeliveryConfig(smtp, jobs)
+
+
+def read_toml(file: Path, param: str) -> dict[str, Any]:
+    """The TOML file `file`; missing, unreadable or not TOML: one `InvalidParameterError`
+    naming `param` and the file (the delivery file's and the watch file's)."""
+    try:
+        return tomllib.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InvalidParameterError(param, f"{file}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidParameterError(param, f"{file}: cannot read it: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidParameterError(param, f"{file}: not valid TOML: {exc}") from None
 
 
 def _job(item: Any, where: str, base: Path, env: Mapping[str, str]) -> Job:
@@ -267,7 +273,7 @@ def _job(item: Any, where: str, base: Path, env: Mapping[str, str]) -> Job:
     built-in report, each refusing the keys of the others."""
     if not isinstance(item, dict):
         raise InvalidParameterError(where, "expected a table of name, period, email, ...")
-    _known(item, set().union(*(kind.KEYS for kind in JOB_KINDS)), where)
+    known_keys(item, set().union(*(kind.KEYS for kind in JOB_KINDS)), where)
     kind = UpcomingJob if "upcoming" in item else NotebookJob if "notebook" in item else ReportJob
     other = sorted(set(item) - kind.KEYS)
     if other:
@@ -297,9 +303,9 @@ def _common(item: dict[str, Any], where: str, base: Path, env: Mapping[str, str]
         )
     tz = _text(item, "tz", where, DEFAULT_TZ)
     _checked(where, "tz", lambda: checked_tz(tz))
-    email = tuple(_address(text, f"{where}.email") for text in _texts(item, "email", where))
+    email = tuple(address(text, f"{where}.email") for text in _texts(item, "email", where))
     webhooks = tuple(
-        _webhook(hook, f"webhooks[{index}]", where, env)
+        webhook(hook, f"webhooks[{index}]", where, env)
         for index, hook in enumerate(_list(item, "webhooks", where))
     )
     if not email and not webhooks:
@@ -358,10 +364,10 @@ def _on_failure(raw: Any, where: str, env: Mapping[str, str]) -> FailureTarget:
             f"{where}.on_failure", "expected { email = [...] } or { url = ..., kind = ... }"
         )
     if "email" not in raw:
-        return FailureTarget(webhook=_webhook(raw, "on_failure", where, env))
-    _known(raw, {"email"}, f"{where}.on_failure")
+        return FailureTarget(webhook=webhook(raw, "on_failure", where, env))
+    known_keys(raw, {"email"}, f"{where}.on_failure")
     email = tuple(
-        _address(text, f"{where}.on_failure.email")
+        address(text, f"{where}.on_failure.email")
         for text in _texts(raw, "email", f"{where}.on_failure")
     )
     if not email:
@@ -369,10 +375,10 @@ def _on_failure(raw: Any, where: str, env: Mapping[str, str]) -> FailureTarget:
     return FailureTarget(email=email)
 
 
-def _smtp(raw: Any, env: Mapping[str, str], where: str) -> SmtpSettings:
+def smtp_settings(raw: Any, env: Mapping[str, str], where: str) -> SmtpSettings:
     if not isinstance(raw, dict):
         raise InvalidParameterError(f"{where}: smtp", "expected a [smtp] table")
-    _known(raw, _SMTP_KEYS, f"{where}: smtp")
+    known_keys(raw, _SMTP_KEYS, f"{where}: smtp")
     # The environment wins, so that the file can be shared without the password.
     url = env.get(ENV_SMTP_URL) or raw.get("url")
     if not url:
@@ -394,7 +400,7 @@ def _smtp(raw: Any, env: Mapping[str, str], where: str) -> SmtpSettings:
     sender = raw.get("from")
     if not isinstance(sender, str) or not sender.strip():
         raise InvalidParameterError(f"{where}: smtp.from", "the sender's address is required")
-    _address(sender, f"{where}: smtp.from")
+    address(sender, f"{where}: smtp.from")
     starttls = raw.get("starttls", False)
     if not isinstance(starttls, bool):
         raise InvalidParameterError(f"{where}: smtp.starttls", "expected true or false")
@@ -409,11 +415,11 @@ def _smtp(raw: Any, env: Mapping[str, str], where: str) -> SmtpSettings:
     )
 
 
-def _webhook(raw: Any, key: str, report: str, env: Mapping[str, str]) -> Webhook:
+def webhook(raw: Any, key: str, report: str, env: Mapping[str, str]) -> Webhook:
     where = f"{report}.{key}"
     if not isinstance(raw, dict):
         raise InvalidParameterError(where, "expected { url = ..., kind = ... }")
-    _known(raw, _WEBHOOK_KEYS, where)
+    known_keys(raw, _WEBHOOK_KEYS, where)
     kind = raw.get("kind", "json")
     if kind not in WEBHOOK_KINDS:
         raise InvalidParameterError(
@@ -436,7 +442,7 @@ def _webhook(raw: Any, key: str, report: str, env: Mapping[str, str]) -> Webhook
     return Webhook(url=url, kind=kind, name=name.strip())
 
 
-def _known(table: Mapping[str, Any], keys: set[str], where: str, what: str = "key") -> None:
+def known_keys(table: Mapping[str, Any], keys: set[str], where: str, what: str = "key") -> None:
     """Refuse the first unknown key, with the nearest known one."""
     unknown = sorted(set(table) - keys)
     if unknown:
@@ -445,7 +451,7 @@ def _known(table: Mapping[str, Any], keys: set[str], where: str, what: str = "ke
         raise InvalidParameterError(f"{where}{sep}{unknown[0]}", f"unknown {what}; {hint}")
 
 
-def _address(text: str, where: str) -> str:
+def address(text: str, where: str) -> str:
     name, address = parseaddr(text)
     if len(getaddresses([text])) != 1 or "@" not in address:
         raise InvalidParameterError(where, f"{text!r} is not an email address")

@@ -27,6 +27,7 @@ from channelkit.reports.deliver.messages import (
     Content,
     DigestMessage,
     FailureNotice,
+    JobAlert,
     NotebookMessage,
     ReportMessage,
     email_message,
@@ -92,6 +93,9 @@ class WebhookKind(ABC):
     def digest(self, message: DigestMessage) -> Payload:
         return self.text(message.text)
 
+    def alert(self, message: JobAlert) -> Payload:
+        return self.text(message.text)
+
     def payload(self, content: Content) -> Payload:
         """The JSON body this kind is posted for `content`."""
         match content:
@@ -103,6 +107,8 @@ class WebhookKind(ABC):
                 return self.failure(content)
             case DigestMessage():
                 return self.digest(content)
+            case JobAlert():
+                return self.alert(content)
 
 
 class Slack(WebhookKind):
@@ -246,6 +252,9 @@ class Json(WebhookKind):
     def digest(self, message: DigestMessage) -> Payload:
         return message.data
 
+    def alert(self, message: JobAlert) -> Payload:
+        return message.data
+
 
 # Every webhook kind the delivery file accepts (`kind = "slack"`), by name
 WEBHOOK_KINDS: dict[str, WebhookKind] = {kind.name: kind for kind in (Slack(), Teams(), Json())}
@@ -269,7 +278,7 @@ class Email:
                 return self.report(content, sender, recipients)
             case NotebookMessage():
                 return self.notebook(content, sender, recipients)
-            case FailureNotice():
+            case FailureNotice() | JobAlert():
                 return text_email(sender, recipients, content.subject, content.text)
             case DigestMessage():
                 return self.digest(content, sender, recipients)

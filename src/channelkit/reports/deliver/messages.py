@@ -1,5 +1,5 @@
-"""What a delivery sends, built without any I/O: the four things sent (a report, a notebook
-report, a failure notice, the upcoming digest) and the email's parts.
+"""What a delivery sends, built without any I/O: the five things sent (a report, a notebook
+report, a failure notice, the upcoming digest, the watcher's alert) and the email's parts.
 
 Every message leads with the summary sentences and the key numbers of the page, and names
 the report's file. How each receiver is spoken to (Slack's blocks, a Teams card, plain JSON,
@@ -179,7 +179,31 @@ class DigestMessage:
 
 
 # What a target is sent: each kind of target says how it speaks each of them (kinds.py)
-Content = ReportMessage | NotebookMessage | FailureNotice | DigestMessage
+@dataclass(frozen=True)
+class JobAlert:
+    """The watcher's word about a job (`channelkit watch`): late, hung, failed or back.
+
+    JobAlert("0f3c...", "sync", "late", "sync is late", "sync is late: no run ...")
+    """
+
+    alert_id: str  # the same when a send is retried, so a receiver can tell a repeat
+    job: str
+    kind: str  # "late", "hung", "failed" or "recovered"
+    subject: str
+    text: str
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {
+            "alert_id": self.alert_id,
+            "job": self.job,
+            "kind": self.kind,
+            "subject": self.subject,
+            "text": self.text,
+        }
+
+
+Content = ReportMessage | NotebookMessage | FailureNotice | DigestMessage | JobAlert
 
 
 def why_provisional(page: ReportPage) -> str | None:
