@@ -52,6 +52,20 @@ def _cannot_clone(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fcntl, "ioctl", refuse)
 
 
+@pytest.fixture(params=["an extended attribute", "a schema_meta row"])
+def marked_with(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Where the working copy's mark goes: an xattr, or (a file system without them) the
+    copy's schema_meta."""
+    if request.param == "a schema_meta row":
+
+        def no_attributes(*args: object) -> None:
+            raise OSError(errno.EOPNOTSUPP, "Operation not supported")
+
+        monkeypatch.setattr(os, "setxattr", no_attributes)
+        monkeypatch.setattr(os, "getxattr", no_attributes)
+    return str(request.param)
+
+
 def _can_clone(directory: Path) -> bool:
     """Whether `directory`'s file system clones (ioctl_ficlone(2)), asked of the kernel."""
     source, target = directory / "probe.src", directory / "probe.dst"
@@ -157,11 +171,17 @@ def _holds_the_killed_runs_rows(db: Path) -> bool:
 
 
 def test_a_killed_runs_copy_of_the_warehouse_in_place_is_continued(
-    synced: Callable[[], SyncReport], tmp_path: Path
+    marked_with: str, synced: Callable[[], SyncReport], tmp_path: Path
 ) -> None:
     synced()
     db = tmp_path / "w.duckdb"
-    _left_by_a_killed_run(db)
+    work = _left_by_a_killed_run(db)
+    with duckdb.connect(str(work), read_only=True) as con:
+        in_meta = con.execute("SELECT value FROM schema_meta WHERE key = 'copied_from'").fetchall()
+    if marked_with == "a schema_meta row":
+        assert in_meta and in_meta[0][0].count(":") == 3  # device:inode:size:mtime
+    else:
+        assert not in_meta and os.getxattr(work, "user.channelkit.copied_from").count(b":") == 3
     report = synced()
     assert report.start_copy == "continued" and report.set_aside is None
     assert _holds_the_killed_runs_rows(db)  # its rows are kept, as before
@@ -170,16 +190,17 @@ def test_a_killed_runs_copy_of_the_warehouse_in_place_is_continued(
 
 @pytest.mark.parametrize("replaced", ["deleted", "restored from a backup"])
 def test_a_sync_left_beside_a_replaced_warehouse_is_set_aside(
-    replaced: str, synced: Callable[[], SyncReport], tmp_path: Path
+    replaced: str, marked_with: str, synced: Callable[[], SyncReport], tmp_path: Path
 ) -> None:
     synced()
     db = tmp_path / "w.duckdb"
     backup = tmp_path.parent / f"{tmp_path.name}-backup.duckdb"
-    shutil.copy2(db, backup)
+    shutil.copy2(db, backup)  # yesterday's backup (copy2 keeps its time, as restores do)
+    synced()
     _left_by_a_killed_run(db)
     db.unlink()
     if replaced != "deleted":
-        shutil.copy2(backup, db)  # the same bytes as what the killed run copied, another file
+        shutil.copy2(backup, db)
     report = synced()
     assert not _holds_the_killed_runs_rows(db)  # not switched in
     asides = [p for p in tmp_path.iterdir() if ".sync.aside-" in p.name]
