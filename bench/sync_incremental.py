@@ -1,6 +1,6 @@
 """Incremental sync after 0.1% changes, as ratios to the full sync of the same workspace.
 
-    .venv/bin/python bench/sync_incremental.py [--posts 100000]
+    .venv/bin/python bench/sync_incremental.py [--posts 100000] [--dir /mnt/xfs]
 
 The synthetic page server (bench/_page_server.py) first serves N posts; after the full
 sync it is restarted with 0.1% of the posts changed (the most recent ones: views still
@@ -45,11 +45,16 @@ def main() -> None:
         action="store_true",
         help="a run of a few seconds (the test suite runs every bench so)",
     )
+    parser.add_argument(
+        "--dir",
+        default=None,
+        help="where the warehouse goes (a file system that clones, e.g. XFS: the copy's cost)",
+    )
     args = parser.parse_args()
     if args.small:
         args.posts = 2_000
     changes = max(1, args.posts // 1000)
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         path = Path(tmp) / "wh.duckdb"
         with running(args.posts) as base_url:
             full_time, full = timed_sync(base_url, path)
