@@ -87,6 +87,12 @@ WAREHOUSE_PATH = "warehouse.duckdb"
 # The sync writes a working copy beside the warehouse (warehouse.duckdb.sync) and switches it
 # in when the run ends; readers keep reading the last committed file meanwhile.
 WAREHOUSE_WORK_SUFFIX = ".sync"
+# The working copy is made under this name (warehouse.duckdb.sync.part) and renamed once
+# whole, so a run killed while copying leaves one file that the next run reuses, never more.
+WAREHOUSE_SPARE_SUFFIX = ".part"
+# A `.sync` that was not copied from the warehouse now in place (deleted, restored from a
+# backup) is renamed to warehouse.duckdb.sync.aside-<8 hex> rather than switched in.
+WAREHOUSE_ASIDE_SUFFIX = ".aside-"
 # A connection that meets the file locked (the switch, a colleague's deliver) tries again
 # for this long before it says so: the switch holds the lock for milliseconds.
 WAREHOUSE_LOCK_WAIT_SECONDS = 2.0

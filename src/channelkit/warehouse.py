@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -122,6 +123,7 @@ class Warehouse:
         self.path = Path(path)
         self.sync_report = sync_report
         self._session: DuckDBPyConnection | None = None
+        self._held: tuple[int, int] | None = None  # the file a session holds: (device, inode)
         self._covered: tuple[tuple[int, int], Coverage] | None = None
         self._settled: dict[tuple[object, ...], int] = {}
         self._lake: str | None = None
@@ -140,7 +142,7 @@ class Warehouse:
         versions (`with wh.session():` pins one version for a batch of calls).
         """
         wh = cls.__new__(cls)
-        wh.path, wh.sync_report, wh._session = Path(str(root)), None, None
+        wh.path, wh.sync_report, wh._session, wh._held = Path(str(root)), None, None, None
         wh._covered, wh._lake, wh._settled = None, str(root), {}
         with wh._connect() as con:
             read_coverage(con).require_synced()
@@ -168,9 +170,11 @@ class Warehouse:
         try:
             with self._connect() as con:
                 source = self._lake if self._lake is not None else str(self.path)
-                return read_facts(con, self._coverage(con), redact_url(source))
+                facts = read_facts(con, self._coverage(con), redact_url(source))
         except (ChannelkitError, duckdb.Error, OSError):
             return None
+        note = self._replaced_note()
+        return facts if note is None else replace(facts, warnings=(*facts.warnings, note))
 
     @contextmanager
     def session(self) -> Iterator[Warehouse]:
@@ -186,12 +190,31 @@ class Warehouse:
         if self._session is not None:  # nested: the outer block owns the connection
             yield self
             return
-        self._session = self._open()
+        self._session, self._held = self._open_held()
         try:
             yield self
         finally:
-            con, self._session = self._session, None
+            con, self._session, self._held = self._session, None, None
             con.close()
+
+    def _open_held(self) -> tuple[DuckDBPyConnection, tuple[int, int] | None]:
+        """A connection and the file it holds (a sync may switch a new one in meanwhile)."""
+        while True:
+            before = _identity(self.path) if self._lake is None else None
+            con = self._open()
+            if before is None or _identity(self.path) == before:
+                return con, before
+            con.close()
+
+    def _replaced_note(self) -> str | None:
+        """Said when a session reads a file that a sync has since replaced."""
+        if self._held is None or _identity(self.path) == self._held:
+            return None
+        return (
+            "a newer sync has replaced this warehouse since this `with wh.session():` block "
+            "opened it: what it shows is the state when the block began; leave the block "
+            "to read the new one"
+        )
 
     def _open(self) -> DuckDBPyConnection:
         con = self._open_raw()
@@ -266,7 +289,9 @@ class Warehouse:
         recently posts' lifetime readers were re-read (`oldest_post_synced_at`,
         `revisited_share` within the last SYNC_CONVERGENCE_RUNS syncs)."""
         with self._connect() as con:
-            return read_freshness(con)
+            fresh = read_freshness(con)
+        note = self._replaced_note()
+        return fresh if note is None else replace(fresh, warnings=(*fresh.warnings, note))
 
     def posts(self, *, status: OneOrMany | None = None, **filters: Unpack[Filters]) -> pd.DataFrame:
         """One row per post (`tags` as a list, `readers` its lifetime unique readers).
@@ -888,3 +913,12 @@ class Warehouse:
             if period.start is not None and period.end is not None:
                 previous = period.compared("previous")
             yield Query(con, flt, period, previous, coverage, filters_as_given(con, flt, filters))
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """Which file is at `path` (device, inode): a sync's switch puts another there."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_dev, stat.st_ino

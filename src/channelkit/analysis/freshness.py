@@ -36,6 +36,8 @@ class Freshness:
     oldest `synced_at` of a published post (when its lifetime readers were last read) and
     `revisited_share` the share of published posts re-read within the last
     `horizon_runs` completed syncs (1.0 while there have been fewer runs than that).
+    `warnings` says when what it read is not the warehouse's latest state (a `with
+    wh.session():` block opened before a sync switched a newer file in).
     """
 
     last_sync_at: datetime | None
@@ -48,6 +50,7 @@ class Freshness:
     oldest_post_synced_at: datetime | None = None
     revisited_share: float | None = None
     horizon_runs: int = SYNC_CONVERGENCE_RUNS
+    warnings: tuple[str, ...] = ()
 
     def age(self, now: datetime | None = None) -> timedelta | None:
         """Time since the last completed sync (None if there was none)."""

@@ -17,8 +17,10 @@ from channelkit.sync.view import View
 
 _KINDS = ("new", "updated", "unchanged", "deleted")
 _COST = ("requests", "pages", "responses_429", "retries", "rate_limit_waits", "wait_seconds")
+# How its working copy came to be ("clone", "copy", "continued", "new") and its seconds.
+_START = ("start_copy", "start_copy_seconds")
 # Columns of sync_runs shown as they are (a file synced before a column existed lacks it).
-_COLUMNS = ("run_id", "started_at", "finished_at", "status", "mode", *_COST, "error")
+_COLUMNS = ("run_id", "started_at", "finished_at", "status", "mode", *_COST, *_START, "error")
 
 
 def read_runs(con: duckdb.DuckDBPyConnection, last: int | None = None) -> pd.DataFrame:
@@ -61,6 +63,7 @@ def columns() -> list[str]:
         "mode",
         "seconds",
         *_COST,
+        *_START,
         "rows_read",
         *tables,
         "unknown_fields",

@@ -8,10 +8,25 @@ sent) tries again for up to `WAREHOUSE_LOCK_WAIT_SECONDS` before it says so.
 Every connection refuses to install or load DuckDB extensions on its own: opening a file
 of another format (a SQLite database, say) would otherwise download and run an extension.
 Such a file is recognised by its first bytes and refused before DuckDB sees it.
+
+DuckDB's Python client keeps one database instance per path and process
+(`FetchOrCreateInstance` in duckdb/duckdb-python `src/duckdb_py/pyconnection.cpp` takes every
+file path from its instance cache; the C API's docs, "Startup & Shutdown", call the cache what
+a program needs that "(re)opens multiple databases to the same file within the same
+process"): while any connection to the warehouse is open in a process, a new
+`duckdb.connect(path)` there joins the file that connection opened, even after a sync has
+renamed a new warehouse into its place. A reader opened then gets an instance of its own
+(an unnamed `:memory:` database, which the Python DB API docs say is always "a new and
+separate database instance", with the file ATTACHed read-only), so it reads the file now at
+the path. Only then: a second instance of a file the process already holds would, when it
+closes, drop the process's POSIX lock on it (DuckDB locks with fcntl), which would let
+another process write under the first reader.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -65,12 +80,54 @@ def wait_unlocked(path: Path, opening: Callable[[], _Opened]) -> _Opened:
         time.sleep(WAREHOUSE_LOCK_RETRY_SECONDS)
 
 
+def quoted(path: Path) -> str:
+    """`path` as the body of a SQL string literal."""
+    return str(path).replace("'", "''")
+
+
+def replaced_in_process(path: Path) -> bool:
+    """Whether this process still holds a file that was at `path` before another replaced
+    it (a connection opened before a sync switched a new warehouse in)."""
+    fds = Path("/proc/self/fd")
+    if not fds.is_dir():
+        return True  # cannot tell (not Linux): an instance of its own is never stale
+    # Linux shows an open file that was renamed over or removed as "<its path> (deleted)"
+    # (stackoverflow.com/questions/24039632, "Broken symlinks and a mysterious (deleted)";
+    # tests/test_warehouse.py's stale-reader tests see it happen).
+    gone = f"{os.path.realpath(path)} (deleted)"
+    for fd in os.listdir(fds):
+        with contextlib.suppress(OSError):  # closed meanwhile
+            if os.readlink(fds / fd) == gone:
+                return True
+    return False
+
+
+def _connect_own_instance(
+    path: Path, settings: Mapping[str, str | int] | None
+) -> duckdb.DuckDBPyConnection:
+    """A read-only connection to the file now at `path`, in a DuckDB instance of its own
+    (named as `duckdb.connect` names it: the file's stem)."""
+    con = connect(":memory:", read_only=False, settings=settings)
+    name = path.stem if path.stem not in ("memory", "system", "temp") else "warehouse"
+    alias = '"' + name.replace('"', '""') + '"'
+    try:
+        con.execute(f"ATTACH '{quoted(path)}' AS {alias} (READ_ONLY)")
+        con.execute(f"USE {alias}")
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
 def _connect_beside_others(
     path: Path, *, read_only: bool, settings: Mapping[str, str | int] | None
 ) -> duckdb.DuckDBPyConnection:
     """`connect`, or, for a read-only file already opened read-only in this process with
     DuckDB's default configuration (a user's `duckdb.connect(path, read_only=True)`), a
-    connection sharing that database."""
+    connection sharing that database; a read-only connection of its own instance when this
+    process holds an older file of that path (see the module's docstring)."""
+    if read_only and replaced_in_process(path):
+        return _connect_own_instance(path, settings)
     try:
         return connect(path, read_only=read_only, settings=settings)
     except duckdb.ConnectionException:
@@ -140,7 +197,8 @@ def open_warehouse(
                 "waiting; try again when it has finished"
             ) from None
         raise WarehouseError(f"{path}: cannot open warehouse: {storage_problem(exc)}") from None
-    except duckdb.ConnectionException:
+    except (duckdb.ConnectionException, duckdb.ResourceInUseException):
+        # the latter: DuckDB refuses a file that another instance of this process writes
         raise WarehouseError(_already_open(path, read_only=read_only)) from None
     except duckdb.Error as exc:
         raise WarehouseError(f"{path}: cannot open warehouse: {storage_problem(exc)}") from None

@@ -168,6 +168,12 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS unknown_fields JSON;
     ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS notes JSON;
     """,
+    # 7: how each run's working copy came to be (storage/working_copy.py): "clone" (copy-on-
+    # write), "copy", "continued" (a killed run's) or "new", and the copy's seconds.
+    """
+    ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS start_copy VARCHAR;
+    ALTER TABLE sync_runs ADD COLUMN IF NOT EXISTS start_copy_seconds DOUBLE;
+    """,
 )
 
 # The versions that added the posts' reach columns and the daily totals: a file migrated

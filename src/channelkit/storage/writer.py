@@ -155,6 +155,10 @@ class RunCost:
     retries: int = 0
     rate_limit_waits: int = 0
     wait_seconds: float = 0.0
+    # How the run's working copy came to be (`storage.working_copy.WorkingCopy.how`) and
+    # the copy's seconds: a clone, a plain copy, a killed run's copy continued, or new.
+    start_copy: str | None = None
+    start_copy_seconds: float = 0.0
 
 
 class WarehouseWriter:
@@ -249,8 +253,8 @@ class WarehouseWriter:
         self._con.execute(
             "UPDATE sync_runs SET status = ?, finished_at = CAST(? AS TIMESTAMPTZ), "
             "counts = ?, requests = ?, rate_limit_waits = ?, error = ?, pages = ?, "
-            "responses_429 = ?, retries = ?, wait_seconds = ?, unknown_fields = ?, notes = ? "
-            "WHERE run_id = ?",
+            "responses_429 = ?, retries = ?, wait_seconds = ?, unknown_fields = ?, notes = ?, "
+            "start_copy = ?, start_copy_seconds = ? WHERE run_id = ?",
             [
                 status,
                 _iso(datetime.now(UTC)),
@@ -264,6 +268,8 @@ class WarehouseWriter:
                 cost.wait_seconds,
                 json.dumps(unknown_fields or {}, sort_keys=True),
                 json.dumps(list(notes)),
+                cost.start_copy,
+                cost.start_copy_seconds,
                 run_id,
             ],
         )

@@ -10,6 +10,13 @@ from channelkit.storage.writer import UpsertCounts
 from channelkit.sync.view import View
 
 TABLES = tuple(resource.table for resource in RESOURCES)  # the tables a run counts
+# The summary's line on the working copy (`start_copy`); a new warehouse needs none.
+_STARTS = {
+    "clone": "working copy: a copy-on-write clone of the warehouse, {seconds:.2f} s",
+    "copy": "working copy: a plain copy of the warehouse (this file system cannot clone), "
+    "{seconds:.1f} s",
+    "continued": "working copy: the one an interrupted run left, continued",
+}
 
 
 @dataclass
@@ -50,6 +57,12 @@ class SyncReport:
     history_requests: int = 0
     history_rows: int = 0
     history_seconds: float = 0.0
+    # How the working copy the run wrote came to be (`storage.working_copy`): "clone",
+    # "copy", "continued" or "new", and the copy's seconds (before `duration_seconds`
+    # starts: the run's own clock begins once the copy is there).
+    start_copy: str | None = None
+    start_copy_seconds: float = 0.0
+    set_aside: str | None = None  # a `.sync` not copied from this warehouse: where it went
     lake_rows: dict[str, int] | None = None
     lake_seconds: float = 0.0
     # Fields items carried that the contract does not name: {table: {field: type}}; and
@@ -86,6 +99,9 @@ class SyncReport:
             "history_requests": self.history_requests,
             "history_rows": self.history_rows,
             "history_seconds": round(self.history_seconds, 3),
+            "start_copy": self.start_copy,
+            "start_copy_seconds": round(self.start_copy_seconds, 3),
+            "set_aside": self.set_aside,
             "lake_rows": dict(self.lake_rows) if self.lake_rows is not None else None,
             "lake_seconds": round(self.lake_seconds, 3),
             "unknown_fields": {t: dict(f) for t, f in self.unknown_fields.items()},
@@ -118,6 +134,10 @@ class SyncReport:
             f"time waiting {self.wait_seconds:.1f} s (rate limits and retry backoff), "
             f"duration {self.duration_seconds:.1f} s"
         )
+        if self.start_copy in _STARTS:
+            lines.append(_STARTS[self.start_copy].format(seconds=self.start_copy_seconds))
+        if self.set_aside:
+            lines.append(self.set_aside)
         if self.history_slice:
             lines.append(
                 f"older history re-read: slice {self.history_slice}; {self.history_requests} "

@@ -112,7 +112,8 @@ def run_sync(
         "memory_limit": SYNC_DUCKDB_MEMORY_LIMIT,
     }
     # Readers keep the warehouse: the run writes a working copy, switched in at its end.
-    work = working_copy(Path(path))
+    copy = working_copy(Path(path))
+    work = copy.path
     con = open_warehouse(work, read_only=False, settings=settings)
     try:
         sync = _Sync(
@@ -122,6 +123,14 @@ def run_sync(
             options=options,
             progress=Progress.of(shown(progress)),
         )
+        sync.report.start_copy, sync.report.start_copy_seconds = copy.how, copy.seconds
+        if copy.set_aside is not None:
+            sync.report.set_aside = (
+                f"{work.name} was not copied from the warehouse now at {path} (deleted or "
+                f"replaced since a killed run began it): set aside as {copy.set_aside.name}, "
+                "not switched in"
+            )
+            sync.report.notes.append(sync.report.set_aside)
         report = sync.run()
         _copy(con, report, parquet=options.parquet, lake=options.lake)
     except duckdb.Error as exc:
