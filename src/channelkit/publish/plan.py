@@ -415,7 +415,7 @@ def _place(
         return PlanRow(number, request, (FieldError("title", message),), cells=cells)
     seen[slot] = number
     post = existing.get(slot)
-    if post is None:
+    if post is None or request.origin_tag in post.tags:  # this row's post, edited: `sent`
         return PlanRow(number, request, cells=cells)
     if _same_content(post, request):
         return PlanRow(number, request, existing_post_id=post.id, cells=cells)
