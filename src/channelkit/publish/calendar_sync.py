@@ -44,7 +44,7 @@ from channelkit.publish.calendar import (
     decide_update,
     time_header,
 )
-from channelkit.publish.hold_mark import HoldMark, marked, unmarked, user_name
+from channelkit.publish.hold_mark import HoldMark, marked, user_name
 from channelkit.publish.hold_record import HoldBook, HoldRecord
 from channelkit.publish.ledger import Ledger, service_address
 from channelkit.publish.plan import Plan
@@ -453,20 +453,8 @@ def _out_of_hold(client: Client, held: Post, where: str) -> None:
         return  # a tag shaped like a mark that no format reads: no hold to write down
     service = service_address(client.base_url)
     with HoldBook.open() as book:
-        known = book.record(service, held.id)
-        record = known or HoldRecord(
-            post_id=held.id,
-            state="held",
-            channel_id=held.channel_id,
-            title=held.title,
-            scheduled_at=mark.scheduled_at,
-            tags=tuple(unmarked(held.tags)),
-            etag=held.etag,
-            target=None,
-            held_by=mark.by,
-            held_since=mark.since or held.updated_at or mark.scheduled_at,
-            note=None,
-        )
+        since = mark.since or held.updated_at or mark.scheduled_at
+        record = book.record(service, held.id) or HoldRecord.of(held, mark, held.etag, since)
         book.releasing(service, record, None)
         note = f"taken out of the hold {where} by {user_name()}"
         book.settle(service, held.id, "released", note=note)

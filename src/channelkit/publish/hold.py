@@ -271,7 +271,7 @@ def _hold_one(
             shown,
             f"not held: it has {TAGS_MAX_COUNT} tags, none left for the hold mark",
         )
-    book.holding(service, _record(post, mark, post.etag, since))
+    book.holding(service, HoldRecord.of(post, mark, post.etag, since))
     try:
         moved = client.posts.update(
             post.id, status="draft", tags=[*kept, mark.tag], if_match=post.etag
@@ -441,7 +441,7 @@ def _release_one(
     if isinstance(target, str):
         done.missed.append(shown)
         return
-    base = mine or _record(post, mark, post.etag, since or mark.scheduled_at)
+    base = mine or HoldRecord.of(post, mark, post.etag, since or mark.scheduled_at)
     book.releasing(service, replace(base, etag=post.etag), target)
     _settle(book, service, shown, target, _put_back(client, post, target), done)
 
@@ -653,22 +653,6 @@ def _held(post: Post, mark: HoldMark, scope: PostFilter, since: datetime | None)
     when = since or mark.since or post.updated_at
     return HeldPost(
         post.id, scope.channel(post.channel_id), post.title, mark.scheduled_at, mark.by, when
-    )
-
-
-def _record(post: Post, mark: HoldMark, etag: str | None, since: datetime) -> HoldRecord:
-    return HoldRecord(
-        post_id=post.id,
-        state="holding",
-        channel_id=post.channel_id,
-        title=post.title,
-        scheduled_at=mark.scheduled_at,
-        tags=tuple(unmarked(post.tags)),
-        etag=etag,
-        target=None,
-        held_by=mark.by,
-        held_since=since,
-        note=None,
     )
 
 
