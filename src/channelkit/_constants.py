@@ -347,6 +347,11 @@ PUBLISH_HOLD_TAG_PREFIX = "held:"
 # to tell a copied, typed or stale mark from the hold's own, and short enough to leave 21
 # characters of the 50 a tag has for the holder's name.
 PUBLISH_HOLD_CHECK_CHARS = 6
+# Every post channelkit creates carries one tag naming the row it came from (`publish.origin`):
+# this prefix, then this many base32 characters of a SHA-256 (60 bits: no two rows of a
+# workspace share one), 31 characters of the 50 a tag has.
+PUBLISH_ORIGIN_TAG_PREFIX = "sent-by-channelkit:"
+PUBLISH_ORIGIN_CHARS = 12
 # A body this long (spacing normalised) matching a post nearby refuses the row by itself.
 PUBLISH_DUPLICATE_BODY_MIN_CHARS = 40
 # A scheduled or published post this close to a row's time, in its channel, with its title

@@ -102,6 +102,24 @@ def test_tags_readers_vs_expected_recomputed_by_hand(
     _same(_as_found(wh.tag_performance(**ALL), "tag"), by_hand(posts, "tag"))
 
 
+def test_channelkits_own_tags_are_no_group(tmp_path: Path) -> None:
+    """A post's origin tag (one per post) and a hold mark are channelkit's bookkeeping,
+    not topics (issue 45.4): tag_performance is what it is without them."""
+    path = tmp_path / "marked.duckdb"
+    posts = equal_rates.posts(3, planted=1.23)
+    equal_rates.build(path, posts)
+    con = open_warehouse(path, read_only=False)
+    try:
+        con.execute(
+            "UPDATE posts SET tags = list_concat(tags, ['sent-by-channelkit:' || id, "
+            "'held:20261209T120000Z:abcdef:ann'])"
+        )
+    finally:
+        con.close()
+    found = ck.Warehouse(path).tag_performance(**ALL)
+    _same(_as_found(found, "tag"), by_hand(posts, "tag"))
+
+
 def test_authors_are_ranked_fairly_by_readers_vs_expected(
     planted: tuple[ck.Warehouse, pd.DataFrame],
 ) -> None:

@@ -195,9 +195,9 @@ def test_submit_then_submit_again(
     # Nothing created, and never counted as created: the ledger knows both rows.
     assert "posts.csv: 0 created, 2 already created, 0 already scheduled" in again.output
     ids = frame["post_id"].tolist()
-    assert f'row 2 ("One", All hands): sent before as {ids[0]}\n' in again.output
+    assert f'row 2 ("One", All hands): already sent as {ids[0]}\n' in again.output
     dry = run("schedule", path, *live.args)
-    assert f'row 2: "One" sent before as {ids[0]}: not sent again' in dry.output
+    assert f'row 2: "One" already sent as {ids[0]}: not sent again' in dry.output
     assert "posts.csv: 2 rows: 0 ok, 0 with errors, 0 already scheduled, 2 sent before" in (
         dry.output
     )

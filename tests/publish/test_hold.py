@@ -339,6 +339,11 @@ def test_forged_copied_and_typed_marks_are_reported_and_ignored(
             assert [p.title for p, _ in done.released] == released
         after = client.posts.retrieve(forged.id)
         assert after.status == "draft" and after.tags == [typed]  # ignored, never scheduled
+        # The marked copies were published through the bare API, as no channelkit route
+        # may: cleaned, so that the check after every test (fixtures/service.py) stays on
+        # what channelkit does.
+        for post in drafts.values():
+            client.posts.update(post.id, tags=[])
 
 
 def test_an_edit_a_second_after_the_hold_is_noticed_from_a_machine_without_the_record(

@@ -107,10 +107,11 @@ def test_sheet_submit_calendar_edit_then_the_sheet_again_a_day_later(tmp_path: P
             dry = run("schedule", sheet, "--api-key", key, *base)
             assert dry.exit_code == 0, dry.output
             assert (
-                f'row 2: "Town hall" sent before as {ids[0]} (changed since: title): not sent again'
+                f'row 2: "Town hall" already sent as {ids[0]} (changed since: title): '
+                "not sent again"
             ) in dry.output
             assert (
-                f'row 3: "Release 4.3 is out" sent before as {ids[1]} (changed since: time): '
+                f'row 3: "Release 4.3 is out" already sent as {ids[1]} (changed since: time): '
                 "not sent again"
             ) in dry.output
             assert "posts.csv: 5 rows: 0 ok, 0 with errors, 0 already scheduled, 5 sent before" in (
@@ -163,14 +164,14 @@ def test_the_same_cell_and_the_same_form_a_day_after_an_edit_create_nothing(
             with Client(service.base_url, key) as client:
                 again = schedule(**cell, client=client)  # type: ignore[arg-type]
                 assert again.id == post.id and again.title == "Town hall, moved"
-                assert again.sent_before == f"sent before as {post.id} (changed since: title)"
-                assert "Nothing created: sent before as" in again._repr_html_()
+                assert again.sent_before == f"already sent as {post.id} (changed since: title)"
+                assert "Nothing created: already sent as" in again._repr_html_()
                 form = Composer(client, tz="Europe/Berlin")
                 form.channel.value = channel.id
                 form.title.value, form.body.value = "Quiz night", "Bring a team."
                 form.when.value = _day(4)
                 assert form.schedule() is None
-                assert f"sent before as {made.id} (changed since: time)" in form.result.value
+                assert f"already sent as {made.id} (changed since: time)" in form.result.value
                 assert len(list(client.posts.list())) == 2
 
 
@@ -223,5 +224,6 @@ def test_a_kill_between_send_and_record_never_creates_twice(tmp_path: Path) -> N
             result = load_spreadsheet(path, tz="Europe/Berlin").submit(client, progress=False)
             counts = result.counts()
             assert counts.get("created", 0) == 40 - created_before, counts
-            assert counts.get("exists", 0) == created_before
+            # the posts the killed run made carry their rows' origin tags: found, not resent
+            assert counts.get("already_created", 0) == created_before
             assert len(list(client.posts.list())) == 40

@@ -53,7 +53,7 @@ def test_valid_post_resolves_channel_and_reads_local_time_in_tz() -> None:
         "title": "Hello",
         "body": "**hi**",
         "priority": "high",
-        "tags": ["hr", "news"],
+        "tags": ["hr", "news", request.origin_tag],  # the row's origin: publish/origin.py
         "scheduled_at": datetime(2026, 12, 1, 8, 0, tzinfo=UTC),
     }
     local = request.local_time()

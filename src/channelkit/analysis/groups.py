@@ -13,7 +13,12 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from channelkit._constants import FAIR_MIN_BASE, SETTLE_DAYS
+from channelkit._constants import (
+    FAIR_MIN_BASE,
+    PUBLISH_HOLD_TAG_PREFIX,
+    PUBLISH_ORIGIN_TAG_PREFIX,
+    SETTLE_DAYS,
+)
 from channelkit._spec import PRIORITIES
 from channelkit.analysis import fair
 from channelkit.analysis.dtypes import MetricFrame, rate
@@ -192,9 +197,12 @@ def tag_performance(
         "AND r.tags[1] IS NOT NULL) THEN r.tags ELSE list_distinct(r.tags) END) AS tag "
         "FROM rated r) "
         f"SELECT {group}, {_GROUP_STATS} FROM tagged g"
+        # channelkit's own marks (a post's origin, a hold) are no topic: one per post
+        " WHERE NOT starts_with(g.tag, ?) AND NOT starts_with(g.tag, ?)",
+        (PUBLISH_ORIGIN_TAG_PREFIX, PUBLISH_HOLD_TAG_PREFIX),
     )
     if flt.tags is not None:
-        sql = sql + Sql(" WHERE g.tag = ANY(?::VARCHAR[])", (list(flt.tags),))
+        sql = sql + Sql(" AND g.tag = ANY(?::VARCHAR[])", (list(flt.tags),))
     order = "g.channel_id, " if by_channel else ""
     sql = sql + Sql(f" GROUP BY {group} ORDER BY {order}posts DESC, lift DESC NULLS LAST, g.tag")
     result = _finish_groups(con, flt, period, run(con, sql, period.tz), keys, small_sample_n)

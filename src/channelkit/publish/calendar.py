@@ -26,6 +26,8 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from channelkit.errors import FieldError, TimeError
+from channelkit.publish.hold_mark import HoldMark, marked, unmarked
+from channelkit.publish.origin import is_origin, without_origin
 from channelkit.publish.post_fields import arranged, by_name
 from channelkit.publish.row_types import NamedRow, PlanRow, cell_text
 from channelkit.publish.times import offset_if_repeated, parse_when, time_zone
@@ -141,7 +143,13 @@ def _comparable(name: str, value: Any) -> Any:
 def post_values(post: Post) -> dict[str, Any]:
     """The post's calendar fields by contract name (extra fields of newer services too)."""
     values = {field.api: getattr(post, field.api, None) for field in _COMPARED}
-    return {**values, "body": post.body or "", "tags": list(post.tags)}
+    return {**values, "body": post.body or "", "tags": without_origin(unmarked(post.tags))}
+
+
+def _marks(tags: Sequence[str]) -> list[str]:
+    """The tags channelkit keeps on a post (origin, hold mark), which a calendar neither
+    shows nor lets anyone type: an edit of the tags keeps them."""
+    return [tag for tag in tags if is_origin(tag) or marked([tag])]
 
 
 def request_values(request: PostRequest) -> dict[str, Any]:
@@ -211,9 +219,12 @@ def decide_update(
     confirm_urgent: bool,
     confirm_publish_now: bool,
     unread: Sequence[FieldError] = (),
+    take_out_of_hold: bool = False,
 ) -> CalendarRow:
     """What the row of post `meta["id"]` will do, given the post as the service has it now
-    (`unread`: what the file could not read for certain in the row, an ambiguous date)."""
+    (`unread`: what the file could not read for certain in the row, an ambiguous date).
+    A held post (`channelkit hold`) is given a time or published only with
+    `take_out_of_hold`: the row says so, and the hold mark goes in the same request."""
     post_id = str(cell_text(meta.get("id")))
     known: dict[str, Any] = {"number": number, "post_id": post_id, "cells": cells}
     read = _read_row(cells, meta, channels=channels, tz=tz, unread=unread)
@@ -241,6 +252,7 @@ def decide_update(
         lead_time=lead_time,
         confirm_urgent=confirm_urgent,
         confirm_publish_now=confirm_publish_now,
+        take_out_of_hold=take_out_of_hold,
     )
 
 
@@ -256,6 +268,7 @@ def _edit(
     lead_time: timedelta,
     confirm_urgent: bool,
     confirm_publish_now: bool,
+    take_out_of_hold: bool,
 ) -> CalendarRow:
     """What an edited row does to `post`; `known` holds what every outcome of the row
     carries (its number, id, cells, request and export time)."""
@@ -276,10 +289,33 @@ def _edit(
     )
     if refusal:
         return CalendarRow(kind="error", changes=changes, message=refusal, **known)
+    note = ""
+    if marked(post.tags) and ("scheduled_at" in patch or target == "published"):
+        held = _held_by(post)
+        if not take_out_of_hold:
+            message = (
+                f"{held}: giving it a time takes it out of the hold; say so with "
+                "--take-out-of-hold (take_out_of_hold=True), or put it back with "
+                "`channelkit release`"
+            )
+            return CalendarRow(kind="error", changes=changes, message=message, **known)
+        patch["tags"] = unmarked(patch.get("tags", post.tags))  # no mark leaves draft
+        note = f"taken out of the hold: {held}"
     if target is not None:
         patch["status"] = target
     kind = action if target is not None else ("reschedule" if "scheduled_at" in patch else "update")
-    return CalendarRow(kind=kind, changes=changes, patch=patch, **known)
+    return CalendarRow(kind=kind, changes=changes, patch=patch, message=note, **known)
+
+
+def _held_by(post: Post) -> str:
+    """`held by ann (channelkit hold; its time 2026-12-09 12:00 UTC)`: whose hold it is."""
+    mark = HoldMark.current(post) or next(iter(HoldMark.of(post.tags)), None)
+    if mark is None:  # a tag starting like a mark that none of its formats reads
+        return "it carries a hold mark (channelkit hold)"
+    return (
+        f"held by {mark.by or 'someone'} (channelkit hold; its time "
+        f"{mark.scheduled_at.astimezone(UTC):%Y-%m-%d %H:%M} UTC)"
+    )
 
 
 def _read_row(
@@ -322,8 +358,9 @@ def _conflict(post: Post, exported_at: datetime | None) -> str | None:
     if post.status not in ("draft", "scheduled"):
         return f"the post is {post.status} now; it can no longer be changed from the calendar"
     if post.updated_at != exported_at:
+        held = f" ({_held_by(post)})" if marked(post.tags) else ""
         return (
-            f"changed on the service at {_utc_text(post.updated_at)} after your export "
+            f"changed on the service at {_utc_text(post.updated_at)}{held} after your export "
             f"({_utc_text(exported_at)}); nothing overwritten: export again and redo the edit"
         )
     return None
@@ -354,7 +391,7 @@ def _differences(
             new = (new or "").replace("\r\n", "\n")
         diff = word_diff(old, new) if field.kind == "text" else None
         changes.append(Change(name, _shown(old, desired.tz), _shown(new, desired.tz), diff))
-        patch[name] = list(new) if field.kind == "tags" else new
+        patch[name] = [*new, *_marks(post.tags)] if field.kind == "tags" else new
     return tuple(changes), patch
 
 

@@ -43,7 +43,8 @@ if TYPE_CHECKING:
 
 
 def schedule_options() -> Callable[[FC], FC]:
-    """`--yes`, `--slots`, `--db`, `--min-gap` and `--strict` of `channelkit schedule`."""
+    """`--yes`, `--take-out-of-hold`, `--slots`, `--db`, `--min-gap` and `--strict` of
+    `channelkit schedule`."""
 
     def decorate(command: FC) -> FC:
         for option in reversed(_OPTIONS):
@@ -59,6 +60,12 @@ _OPTIONS = (
         "confirm_publish_now",
         is_flag=True,
         help="Calendar files: allow rows whose action is publish-now (they publish at once).",
+    ),
+    click.option(
+        "--take-out-of-hold",
+        is_flag=True,
+        help="Calendar files: let rows give a held post (channelkit hold) a time; it leaves "
+        "the hold (refused without this flag, naming who held it).",
     ),
     click.option(
         "--slots",

@@ -44,7 +44,9 @@ from channelkit.publish.calendar import (
     decide_update,
     time_header,
 )
-from channelkit.publish.ledger import Ledger
+from channelkit.publish.hold_mark import HoldMark, marked, user_name
+from channelkit.publish.hold_record import HoldBook, HoldRecord
+from channelkit.publish.ledger import Ledger, service_address
 from channelkit.publish.plan import Plan
 from channelkit.publish.row_types import PlanRow, cell_text
 from channelkit.publish.sending import ProgressCallback, send_rows
@@ -164,11 +166,13 @@ class CalendarPlan:
         confirm_urgent: bool = False,
         confirm_publish_now: bool = False,
         lead_time: timedelta = DEFAULT_LEAD_TIME,
+        take_out_of_hold: bool = False,
     ) -> None:
         self.sheet = sheet
         self.tz = sheet.zone or tz  # the zone named in the time column's header wins
         self.confirm_urgent = confirm_urgent
         self.confirm_publish_now = confirm_publish_now
+        self.take_out_of_hold = take_out_of_hold
         self.lead_time = lead_time
         self.rows: tuple[CalendarRow, ...] = ()
         self.posts: dict[str, Post] = {}  # the posts of rows with an id, as last read
@@ -316,7 +320,9 @@ class CalendarPlan:
             return CalendarOutcome(conflict, "conflict", _read(client, row.post_id), message)
         except ChannelkitError as exc:
             return CalendarOutcome(row, "failed", fresh, str(exc))
-        return CalendarOutcome(row, _DONE[row.kind], post, "")
+        if marked(fresh.tags) and not marked(post.tags):
+            _out_of_hold(client, fresh, f"from the calendar {self.sheet.source}")
+        return CalendarOutcome(row, _DONE[row.kind], post, row.message)
 
     def _existing(self, client: Client, row: CalendarRow) -> Post | None:
         if row.plan_row is None or row.plan_row.existing_post_id is None:
@@ -347,6 +353,7 @@ class CalendarPlan:
                     confirm_urgent=self.confirm_urgent,
                     confirm_publish_now=self.confirm_publish_now,
                     unread=self.sheet.problems.get(sheet_row.number, ()),
+                    take_out_of_hold=self.take_out_of_hold,
                 )
             )
         return tuple(decided)
@@ -424,8 +431,10 @@ def load_calendar(
     filename: str | None = None,
     confirm_urgent: bool = False,
     confirm_publish_now: bool = False,
+    take_out_of_hold: bool = False,
 ) -> CalendarPlan:
-    """Read an edited calendar file (see `calendar_export`); check it with `check_against`."""
+    """Read an edited calendar file (see `calendar_export`); check it with `check_against`.
+    A held post (`channelkit hold`) is given a time only with `take_out_of_hold`."""
     from channelkit.publish.spreadsheet import read_sheet
 
     return CalendarPlan(
@@ -433,7 +442,23 @@ def load_calendar(
         tz=load_zone(zone).key if (zone := tz or os.environ.get(ENV_TZ)) else None,
         confirm_urgent=confirm_urgent,
         confirm_publish_now=confirm_publish_now,
+        take_out_of_hold=take_out_of_hold,
     )
+
+
+def _out_of_hold(client: Client, held: Post, where: str) -> None:
+    """Write down in this machine's hold record that `held` was taken out of its hold
+    (`where`, by whom): `channelkit release` here then knows it is not held any more."""
+    mark = HoldMark.current(held) or next(iter(HoldMark.of(held.tags)), None)
+    if mark is None:
+        return  # a tag shaped like a mark that no format reads: no hold to write down
+    service = service_address(client.base_url)
+    with HoldBook.open() as book:
+        since = mark.since or held.updated_at or mark.scheduled_at
+        record = book.record(service, held.id) or HoldRecord.of(held, mark, held.etag, since)
+        book.releasing(service, record, None)
+        note = f"taken out of the hold {where} by {user_name()}"
+        book.settle(service, held.id, "released", note=note)
 
 
 def _new_row(plan_row: PlanRow, meta: Mapping[str, object]) -> CalendarRow:

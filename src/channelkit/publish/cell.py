@@ -59,7 +59,7 @@ class ScheduledPost(Post):
 
     @property
     def sent_before(self) -> str | None:
-        """`sent before as post_… (changed since: title, time)` when this call created
+        """`already sent as post_… (changed since: title, time)` when this call created
         nothing because the same post was sent before; then the post is as it is now."""
         return self._sent_before
 

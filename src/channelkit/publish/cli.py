@@ -193,6 +193,7 @@ def run_schedule(options: ScheduleOptions, service: ServiceOptions, out: Output)
                     tz=zone,
                     confirm_urgent=options.confirm_urgent,
                     confirm_publish_now=options.confirm_publish_now,
+                    take_out_of_hold=options.take_out_of_hold,
                 )
                 run_calendar(calendar, client, options, gap)
                 return

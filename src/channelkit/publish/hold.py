@@ -8,6 +8,8 @@ held, so `hold --status` and `release` on a colleague's machine see it too. The 
 short digest of the post's id, that time and the draft as the hold left it (channel, title,
 body, priority, cover, other tags): a mark copied to another post, typed by hand, left over
 from an older hold, or on a post edited since does not match, and is reported and ignored.
+Marks of earlier versions (`held:<time>:<since>:<by>`, no check) are held, listed and
+released like current ones (`hold_mark`).
 
 `release` puts each held post back at the time of the hold that moved it, once: with
 `If-Match` on the version it has, its marks removed in the same request. On the machine
@@ -28,18 +30,12 @@ other says so apart (`already`), so the counts add up. Run either again, or afte
 
 from __future__ import annotations
 
-import base64
-import getpass
-import hashlib
-import json
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Literal, TypeVar
 
-from channelkit._constants import PUBLISH_HOLD_CHECK_CHARS, PUBLISH_HOLD_TAG_PREFIX
-from channelkit._spec import TAG_MAX_CHARS, TAGS_MAX_COUNT, text_problem
+from channelkit._spec import TAGS_MAX_COUNT
 from channelkit._tz import given_tz, load_zone
 from channelkit.errors import (
     APIStatusError,
@@ -52,6 +48,7 @@ from channelkit.errors import (
 )
 from channelkit.publish import times
 from channelkit.publish.calendar_sync import chosen_channels, window_bounds
+from channelkit.publish.hold_mark import HoldMark, marked, unmarked, user_name
 from channelkit.publish.hold_record import HoldBook, HoldRecord
 from channelkit.publish.ledger import service_address
 from channelkit.publish.validation import ChannelIndex, service_now
@@ -60,105 +57,12 @@ if TYPE_CHECKING:
     from channelkit.client import Client
     from channelkit.client.models import Post
 
-_STAMP = "%Y%m%dT%H%M%SZ"
-_MARK = re.compile(
-    re.escape(PUBLISH_HOLD_TAG_PREFIX)
-    + rf"(?P<at>\d{{8}}T\d{{6}}Z):(?P<check>[a-z2-7]{{{PUBLISH_HOLD_CHECK_CHARS}}}):(?P<by>.*)"
-)
 _EDITED = "edited by someone else while held; left as it is"
 _DELETED = "deleted by someone else while held"
 _NOT_A_HOLD = (
     "its hold mark does not match it (edited while held, or a mark no hold of this post "
     "made: copied, typed or left over); left as it is"
 )
-
-
-@dataclass(frozen=True)
-class HoldMark:
-    """What a held post carries in one tag: its scheduled time, a check and who held it.
-
-    The check binds the mark to one post as the hold left it (`HoldMark.check_of`), so a
-    machine without the hold record can tell a current hold from a copied, typed or stale
-    mark, and from a post edited since.
-
-    >>> HoldMark(datetime(2026, 12, 1, 9, tzinfo=UTC), "abcdef", "ann").tag
-    'held:20261201T090000Z:abcdef:ann'
-    """
-
-    scheduled_at: datetime
-    check: str
-    by: str
-
-    @property
-    def tag(self) -> str:
-        return f"{PUBLISH_HOLD_TAG_PREFIX}{self.scheduled_at:{_STAMP}}:{self.check}:{self.by}"
-
-    @staticmethod
-    def holder(name: str) -> str:
-        """`name` as the mark keeps it: as much as fits in a tag; a name the service would
-        refuse in a tag (a control character, blank) is an `InvalidParameterError` on `by`,
-        before anything is recorded or moved."""
-        problem = text_problem("tag", name)
-        if problem is not None or not name.strip():
-            raise InvalidParameterError("by", f"{name!r}: {problem or 'must not be blank'}")
-        stamp = len("20261201T090000Z")
-        room = TAG_MAX_CHARS - len(PUBLISH_HOLD_TAG_PREFIX) - stamp - PUBLISH_HOLD_CHECK_CHARS - 2
-        return name[:room]
-
-    @classmethod
-    def of(cls, tags: Iterable[str]) -> list[HoldMark]:
-        """Every mark-shaped tag among a post's tags, parsed (checked or not)."""
-        marks = []
-        for tag in tags:
-            match = _MARK.fullmatch(tag)
-            if match is not None:
-                at = datetime.strptime(match["at"], _STAMP).replace(tzinfo=UTC)
-                marks.append(cls(at, match["check"], match["by"]))
-        return marks
-
-    @classmethod
-    def made(cls, post: Post, scheduled_at: datetime, by: str) -> HoldMark:
-        """The mark a hold of `post` (as it is before the move) to draft gives it."""
-        return cls(scheduled_at, cls.check_of(post, scheduled_at), by)
-
-    @staticmethod
-    def check_of(post: Post, scheduled_at: datetime) -> str:
-        """A digest of the post's id, the hold's time and what the hold leaves unchanged."""
-        content = [
-            post.id, f"{scheduled_at.astimezone(UTC):{_STAMP}}", post.channel_id, post.title,
-            post.body, post.priority, post.cover_image_url, unmarked(post.tags),
-        ]  # fmt: skip
-        digest = hashlib.sha256(json.dumps(content, default=str).encode()).digest()
-        return base64.b32encode(digest).decode().lower()[:PUBLISH_HOLD_CHECK_CHARS]
-
-    @classmethod
-    def current(cls, post: Post) -> HoldMark | None:
-        """The mark of the hold that moved `post` (a draft), checked against the post as it
-        is now; None when it is not held or carries no mark that matches it."""
-        if post.status != "draft":
-            return None
-        marks = [
-            mark
-            for mark in cls.of(post.tags)
-            if mark.check == cls.check_of(post, mark.scheduled_at)
-        ]
-        if len(marks) != 1:
-            return None
-        mark = marks[0]
-        if post.scheduled_at is not None and post.scheduled_at != mark.scheduled_at:
-            return None  # a draft given another time since (a server keeping it on drafts)
-        return mark
-
-
-def marked(tags: Iterable[str]) -> bool:
-    """Whether any tag looks like a hold mark (checked or not)."""
-    return any(tag.startswith(PUBLISH_HOLD_TAG_PREFIX) for tag in tags)
-
-
-def unmarked(tags: Iterable[str]) -> list[str]:
-    """The tags without anything that looks like a hold mark: a hold adds its one mark to
-    these, a release leaves these."""
-    return [tag for tag in tags if not tag.startswith(PUBLISH_HOLD_TAG_PREFIX)]
 
 
 @dataclass(frozen=True)
@@ -287,7 +191,7 @@ def hold(
         result = ck.hold(channel="all-hands")
         [post.line("Europe/Berlin") for post in result.held]
     """
-    who = HoldMark.holder(by or _user())  # refused before anything is recorded or moved
+    who = HoldMark.holder(by or user_name())  # refused before anything is recorded or moved
     if client is None:
         with _own_client() as own:
             return hold(own, channel=channel, tag=tag, start=start, end=end, tz=tz, by=by,
@@ -367,7 +271,7 @@ def _hold_one(
             shown,
             f"not held: it has {TAGS_MAX_COUNT} tags, none left for the hold mark",
         )
-    book.holding(service, _record(post, mark, post.etag, since))
+    book.holding(service, HoldRecord.of(post, mark, post.etag, since))
     try:
         moved = client.posts.update(
             post.id, status="draft", tags=[*kept, mark.tag], if_match=post.etag
@@ -526,7 +430,8 @@ def _release_one(
         if checked is None or (mine is not None and checked.scheduled_at != mine.scheduled_at):
             _not_a_hold(book, service, listed, post, mine, scope, done)
             return
-        mark, since = checked, (mine.held_since if mine is not None else post.updated_at)
+        held_since = mine.held_since if mine is not None else checked.since
+        mark, since = checked, held_since or post.updated_at
     shown = _held(post, mark, scope, since)
     try:
         target = _target(mark.scheduled_at, service_now(client), *missed_rule)
@@ -536,7 +441,7 @@ def _release_one(
     if isinstance(target, str):
         done.missed.append(shown)
         return
-    base = mine or _record(post, mark, post.etag, since or mark.scheduled_at)
+    base = mine or HoldRecord.of(post, mark, post.etag, since or mark.scheduled_at)
     book.releasing(service, replace(base, etag=post.etag), target)
     _settle(book, service, shown, target, _put_back(client, post, target), done)
 
@@ -745,25 +650,9 @@ def _in_time_order(items: Iterable[_Listed]) -> tuple[_Listed, ...]:
 
 
 def _held(post: Post, mark: HoldMark, scope: PostFilter, since: datetime | None) -> HeldPost:
-    when = since if since is not None else post.updated_at
+    when = since or mark.since or post.updated_at
     return HeldPost(
         post.id, scope.channel(post.channel_id), post.title, mark.scheduled_at, mark.by, when
-    )
-
-
-def _record(post: Post, mark: HoldMark, etag: str | None, since: datetime) -> HoldRecord:
-    return HoldRecord(
-        post_id=post.id,
-        state="holding",
-        channel_id=post.channel_id,
-        title=post.title,
-        scheduled_at=mark.scheduled_at,
-        tags=tuple(unmarked(post.tags)),
-        etag=etag,
-        target=None,
-        held_by=mark.by,
-        held_since=since,
-        note=None,
     )
 
 
@@ -771,10 +660,3 @@ def _own_client() -> Client:
     from channelkit.client import Client
 
     return Client()
-
-
-def _user() -> str:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):  # no user name in this environment (a container)
-        return "someone"

@@ -79,7 +79,10 @@ def _scope_flags(command: FC) -> FC:
             click.option("--tag", multiple=True, help="Only posts with this tag (repeat)."),
             click.option("--from", "start", help="Posts scheduled from this day or time, in --tz."),
             click.option("--to", "end", help="Posts scheduled before this day or time, in --tz."),
-            tz_option("Time zone of --from/--to and of the times listed."),
+            tz_option(
+                "Time zone of --from/--to (needed with them) and of the times listed (UTC).",
+                default=None,
+            ),
         ]
     ):
         command = flag(command)

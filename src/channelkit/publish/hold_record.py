@@ -26,11 +26,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from channelkit._constants import ENV_LEDGER
 from channelkit.errors import ChannelkitError
+from channelkit.publish.hold_mark import HoldMark, unmarked
 from channelkit.publish.ledger import Ledger, Transaction
+
+if TYPE_CHECKING:
+    from channelkit.client.models import Post
 
 HoldState = Literal["holding", "held", "releasing", "released", "left"]
 
@@ -72,6 +76,23 @@ class HoldRecord:
     held_by: str
     held_since: datetime
     note: str | None
+
+    @classmethod
+    def of(cls, post: Post, mark: HoldMark, etag: str | None, since: datetime) -> HoldRecord:
+        """The record of `post` held by `mark` (state `holding`), its other tags kept."""
+        return cls(
+            post_id=post.id,
+            state="holding",
+            channel_id=post.channel_id,
+            title=post.title,
+            scheduled_at=mark.scheduled_at,
+            tags=tuple(unmarked(post.tags)),
+            etag=etag,
+            target=None,
+            held_by=mark.by,
+            held_since=since,
+            note=None,
+        )
 
 
 class HoldBook(Ledger):

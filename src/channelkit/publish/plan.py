@@ -5,14 +5,17 @@
     result = plan.submit(client)         # checks channels and duplicates in the service first
     result.to_excel("results.xlsx")
 
-Re-run safety comes from three things: the sent-posts ledger of this machine
+Re-run safety comes from four things: the sent-posts ledger of this machine
 (`channelkit.publish.ledger`) remembers every row it turned into a post, whatever happened
-to the post since (such rows are `sent` and never sent again); each row's idempotency key
-is a hash of the row's content and the service's address (the service replays the first
-answer, whoever asks, for 24 hours); and rows identical to posts already scheduled in the
-service are marked `exists` and skipped. Rows that only look like a post on the service
-(same channel, same title or body within days) carry a `likely_duplicate`: `submit`
-refuses those where both match, unless `allow_duplicates`.
+to the post since (such rows are `sent` and never sent again); every post carries the
+origin tag of its row (`channelkit.publish.origin`), so a row sent from another machine is
+`sent` too, found among its channel's posts however retitled, rewritten, moved or
+published; each row's idempotency key is a hash of the row's content and the service's
+address (the service replays the first answer, whoever asks, for 24 hours); and
+rows identical to posts already scheduled in the service are marked `exists` and skipped.
+Rows that only look like a post on the service (same channel, same title or body within
+days) carry a `likely_duplicate`: `submit` refuses those where both match, unless
+`allow_duplicates`.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from channelkit.publish.duplicates import (
 )
 from channelkit.publish.layout_read import Choices
 from channelkit.publish.ledger import Ledger, LedgerEntry, service_address
+from channelkit.publish.origin import origins, without_origin
 from channelkit.publish.post_fields import PUBLISH_FIELDS
 from channelkit.publish.results import SubmitResult, plan_frame
 from channelkit.publish.row_types import PlanRow, RowResult
@@ -230,12 +234,17 @@ class Plan:
         to_send = [row for row in self._rows if row.status == "ok" and row.number not in refused]
         service = service_address(client.base_url)
         with Ledger.open() as ledger:
-            # A row found scheduled as it is (another machine sent it, or a run was killed
-            # before it recorded the answer) is this row's post from now on.
-            found = [row for row in self._rows if row.status == "exists" and row.request]
-            ledger.pending(service, [(_sent(row), self._source(row)) for row in found])
+            # A row found on the service (scheduled as it is, or carrying its origin tag:
+            # another machine sent it, or a run was killed before it recorded the answer)
+            # is this row's post from now on.
+            found = {
+                row.number: (row, post_id)
+                for row in self._rows
+                if row.request and (post_id := _found_post(row)) is not None
+            }
+            ledger.pending(service, [(_sent(row), self._source(row)) for row, _ in found.values()])
             ledger.created(
-                service, [(_sent(row).fingerprint(), str(row.existing_post_id)) for row in found]
+                service, [(_sent(row).fingerprint(), post_id) for row, post_id in found.values()]
             )
             results = send_rows(
                 client, to_send, progress=progress, ledger=ledger, source=self.sheet.source
@@ -248,25 +257,31 @@ class Plan:
         return f"{self.sheet.source} row {row.number}"
 
     def _recall(self, client: Client, rows: tuple[PlanRow, ...]) -> tuple[PlanRow, ...]:
-        """Mark the rows this machine sent before (the ledger knows their posts) as `sent`,
-        with the post as it is now: from the channels' listings, else read alone."""
+        """Mark the rows sent before as `sent`, with the post as it is now: the rows this
+        machine's ledger knows (their posts from the channels' listings, else read alone),
+        then those whose origin tag a post of the listings carries (sent from any machine,
+        whatever was edited since: `channelkit.publish.origin`)."""
         candidates = {_sent(row).fingerprint(): row for row in rows if _sendable(row)}
         if not candidates:
             return rows
         with Ledger.open() as ledger:
             entries = ledger.lookup(service_address(client.base_url), candidates)
-        created = {
-            fingerprint: entry
-            for fingerprint, entry in entries.items()
-            if entry.state == "created" and entry.post_id
-        }
-        if not created:
-            return rows
         listed = {post.id: post for posts in self.listed.values() for post in posts}
         recalled = {
             candidates[fingerprint].number: _sent_before(client, entry, listed)
-            for fingerprint, entry in created.items()
+            for fingerprint, entry in entries.items()
+            if entry.state == "created" and entry.post_id
         }
+        by_origin: dict[str, Post] = {}
+        for post in sorted(listed.values(), key=_age):  # copies of one row: the oldest
+            for tag in origins(post.tags):
+                by_origin.setdefault(tag, post)
+        for row in candidates.values():
+            mine = by_origin.get(_sent(row).origin_tag)
+            if row.number not in recalled and mine is not None:
+                recalled[row.number] = SentBefore.of(mine.id, _sent(row).sent_fields(), mine)
+        if not recalled:
+            return rows
         return tuple(
             replace(row, sent_before=recalled[row.number]) if row.number in recalled else row
             for row in rows
@@ -324,6 +339,13 @@ def _sent(row: PlanRow) -> PostRequest:
     return row.request
 
 
+def _found_post(row: PlanRow) -> str | None:
+    """The post the service shows a row became (scheduled as it is, or by its origin)."""
+    if row.status == "exists":
+        return row.existing_post_id
+    return row.sent_before.post_id if row.status == "sent" and row.sent_before else None
+
+
 def _strong(row: PlanRow) -> bool:
     return row.status == "ok" and row.likely_duplicate is not None and row.likely_duplicate.strong
 
@@ -337,6 +359,10 @@ def _sent_before(client: Client, entry: LedgerEntry, listed: Mapping[str, Post])
         except ChannelkitError:
             post = None  # no posts:read, say: the row is still not sent again
     return SentBefore.of(post_id, entry.sent, post)
+
+
+def _age(post: Post) -> tuple[datetime, str]:
+    return (post.created_at or datetime.min.replace(tzinfo=UTC), post.id)
 
 
 def _wall(request: PostRequest) -> datetime | None:
@@ -380,7 +406,7 @@ def _place(
         return PlanRow(number, request, (FieldError("title", message),), cells=cells)
     seen[slot] = number
     post = existing.get(slot)
-    if post is None:
+    if post is None or request.origin_tag in post.tags:  # this row's post, edited: `sent`
         return PlanRow(number, request, cells=cells)
     if _same_content(post, request):
         return PlanRow(number, request, existing_post_id=post.id, cells=cells)
@@ -398,7 +424,7 @@ def _same_content(post: Post, request: PostRequest) -> bool:
             continue  # the slot: the same channel and time by construction
         old, new = getattr(post, field.api, None), request.value(field.api)
         if field.kind == "tags":
-            old, new = sorted(old or ()), sorted(new or ())
+            old, new = sorted(without_origin(old or ())), sorted(new or ())
         elif field.kind in ("text", "url"):
             old = old or ("" if field.required else None)  # the service's null or empty
         if old != new:

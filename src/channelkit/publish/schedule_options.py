@@ -40,6 +40,7 @@ class ScheduleOptions:
     allow_duplicates: bool = False
     verbose: bool = False
     confirm_publish_now: bool = False
+    take_out_of_hold: bool = False
     slots: str | None = None
     db: Path | None = None
     min_gap: str | None = None

@@ -17,7 +17,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from channelkit._constants import (
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from channelkit.client.models import Post
 
 _REPLAY_MARGIN = timedelta(seconds=PUBLISH_REPLAY_MARGIN_SECONDS)
+_EARLIEST = datetime.min.replace(tzinfo=UTC)
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -147,7 +148,9 @@ def send_one(
     client: Client, request: PostRequest, *, source: str
 ) -> tuple[Post | None, SentBefore | None]:
     """One post from a cell or a form, sent once whatever happened since: (the post created
-    now, None), or (the post as it is now, what it was sent as before) without a create."""
+    now, None), or (the post as it is now, what it was sent as before) without a create.
+    Sent before is what this machine's ledger says, else what the service says: a post
+    carrying the request's origin tag (`channelkit.publish.origin`), from any machine."""
     service = service_address(client.base_url)
     fingerprint = request.fingerprint()
     with Ledger.open() as ledger:
@@ -155,10 +158,22 @@ def send_one(
         if entry is not None and entry.state == "created" and entry.post_id:
             post = read_post(client, entry.post_id)
             return post, SentBefore.of(entry.post_id, entry.sent, post)
+        sent = _sent_elsewhere(client, request)
+        if sent is not None:
+            return sent, SentBefore.of(sent.id, request.sent_fields(), sent)
         ledger.pending(service, [(request, source)])
         post, replayed = create(client, request, service)
         ledger.created(service, [(fingerprint, post.id)])
     return post, replayed
+
+
+def _sent_elsewhere(client: Client, request: PostRequest) -> Post | None:
+    """The oldest post carrying `request`'s origin tag (one listing by tag), if any."""
+    try:
+        found = list(client.posts.list(tag=request.origin_tag))
+    except PermissionDeniedError:
+        return None  # a key that may not read posts: the ledger and idempotency key remain
+    return min(found, key=lambda post: (post.created_at or _EARLIEST, post.id), default=None)
 
 
 def read_post(client: Client, post_id: str) -> Post | None:

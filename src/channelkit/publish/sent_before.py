@@ -1,10 +1,12 @@
-"""A row this machine already turned into a post, and what happened to that post since.
+"""A row already turned into a post, and what happened to that post since.
 
-Pure: the ledger (`channelkit.publish.ledger`) says which post a row became; the service
-says what the post is now; this module compares the two and words it for people.
+Pure: the ledger (`channelkit.publish.ledger`) of this machine, or the post's origin tag on
+the service (`channelkit.publish.origin`) for a row sent from another machine, says which
+post a row became; the service says what the post is now; this module compares the two
+and words it for people.
 
     before = SentBefore.of("post_12", sent_fields, post_now)
-    before.describe()     # 'sent before as post_12 (changed since: title, time)'
+    before.describe()     # 'already sent as post_12 (changed since: title, time)'
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC
 from typing import TYPE_CHECKING, Any
 
+from channelkit.publish.origin import without_origin
 from channelkit.publish.post_fields import PostField, arranged, by_name
 
 if TYPE_CHECKING:
@@ -39,12 +42,12 @@ class SentBefore:
         return cls(post_id, post, changes_since(sent, post) if post is not None else ())
 
     def describe(self) -> str:
-        """`sent before as post_12 (changed since: title, time)`."""
+        """`already sent as post_12 (changed since: title, time)`."""
         if self.post is None:
-            return f"sent before as {self.post_id} (this key cannot see it now, or it was deleted)"
+            return f"already sent as {self.post_id} (this key cannot see it now, or it was deleted)"
         if not self.changes:
-            return f"sent before as {self.post_id}"
-        return f"sent before as {self.post_id} (changed since: {', '.join(self.changes)})"
+            return f"already sent as {self.post_id}"
+        return f"already sent as {self.post_id} (changed since: {', '.join(self.changes)})"
 
 
 def changes_since(sent: Mapping[str, Any], post: Post) -> tuple[str, ...]:
@@ -68,7 +71,7 @@ def changes_since(sent: Mapping[str, Any], post: Post) -> tuple[str, ...]:
 def _comparable(field: PostField, value: Any) -> Any:
     """What was sent and what the service holds, alike: blanks, line ends, tag order."""
     if field.kind == "tags":
-        return sorted(value or ())
+        return sorted(without_origin(value or ()))  # what the row gave, not channelkit's mark
     if field.kind == "enum":
         return value or field.spec.default
     if field.kind == "text" and field.required:

@@ -20,11 +20,14 @@ from channelkit._channels import ChannelLookup
 from channelkit._constants import (
     IDEMPOTENCY_KEY_PREFIX,
     PUBLISH_CLOCK_MARGIN_SECONDS,
+    PUBLISH_HOLD_TAG_PREFIX,
     PUBLISH_LEAD_TIME_SECONDS,
     PUBLISH_MAX_AHEAD_YEARS,
+    PUBLISH_ORIGIN_TAG_PREFIX,
 )
 from channelkit._spec import TAGS_MAX_COUNT, TEXT_RULES, text_problem, url_problem
 from channelkit.errors import FieldError, InvalidParameterError, TimeError
+from channelkit.publish.origin import is_origin, origin_tag
 from channelkit.publish.post_fields import PUBLISH_FIELDS, PostField, arranged
 from channelkit.publish.times import combine_date_time, parse_when, time_zone
 
@@ -108,7 +111,19 @@ class PostRequest:
 
     def to_create_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for `client.posts.create`: every contract field that is set
-        (tags as a list, always; the others when not None)."""
+        (tags as a list, always; the others when not None), the tags with the row's origin
+        tag (`origin_tag`) when they leave room for it."""
+        kwargs = self._fields()
+        if len(self.tags) < TAGS_MAX_COUNT:
+            kwargs["tags"] = [*kwargs["tags"], self.origin_tag]
+        return kwargs
+
+    @property
+    def origin_tag(self) -> str:
+        """The tag naming the row this post comes from (`channelkit.publish.origin`)."""
+        return origin_tag(self.channel_id, self.title, self.body, self.scheduled_at)
+
+    def _fields(self) -> dict[str, Any]:
         kwargs: dict[str, Any] = {}
         for field in PUBLISH_FIELDS:
             value = self.value(field.api)
@@ -119,18 +134,25 @@ class PostRequest:
         return kwargs
 
     def sent_fields(self) -> dict[str, Any]:
-        """What is sent, as JSON values (`scheduled_at` as UTC text): what the ledger keeps."""
-        payload = self.to_create_kwargs()
+        """What is sent, as JSON values (`scheduled_at` as UTC text): what the ledger keeps.
+        Without the origin tag, which the row's content gives: the fingerprints of rows
+        sent by earlier versions stay what they were."""
+        return self._as_json(self._fields())
+
+    def _as_json(self, payload: dict[str, Any]) -> dict[str, Any]:
         if self.scheduled_at is not None:
             payload["scheduled_at"] = self.scheduled_at.strftime("%Y-%m-%dT%H:%M:%SZ")
         return payload
 
     @cached_property
     def _canonical(self) -> str:
-        # Computed once: the ledger, the key and the duplicate checks all ask for it.
-        return json.dumps(
-            self.sent_fields(), sort_keys=True, ensure_ascii=False, separators=(",", ":")
-        )
+        # Computed once: the ledger and the duplicate checks ask for it.
+        return _canonical_json(self.sent_fields())
+
+    @cached_property
+    def _wire(self) -> str:
+        # The create's body as the service compares it for its idempotency key.
+        return _canonical_json(self._as_json(self.to_create_kwargs()))
 
     def sent_json(self) -> str:
         """`sent_fields()` as canonical JSON text (sorted keys, no spaces)."""
@@ -148,7 +170,7 @@ class PostRequest:
         """A key derived from the post's content and the service's address (`service`), so
         that whoever sends the same post to the same service, it is created once (the
         service scopes keys to the workspace)."""
-        text = f"{service}\n{self._canonical}" if service else self._canonical
+        text = f"{service}\n{self._wire}" if service else self._wire
         return IDEMPOTENCY_KEY_PREFIX + hashlib.sha256(text.encode()).hexdigest()
 
     def local_time(self) -> datetime | None:
@@ -156,6 +178,10 @@ class PostRequest:
         if self.scheduled_at is None or not self.tz:
             return self.scheduled_at
         return self.scheduled_at.astimezone(time_zone(self.tz))
+
+
+def _canonical_json(payload: Mapping[str, Any]) -> str:
+    return json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 # The contract fields PostRequest has an attribute for (typed access); others go in `more`.
@@ -399,6 +425,12 @@ def _check_text(field: str, rule: str, text: str, errors: list[FieldError]) -> N
         errors.append(FieldError(field, f"{field} {problem}"))
 
 
+_RESERVED = (
+    f"is channelkit's own mark ({PUBLISH_ORIGIN_TAG_PREFIX}… names the row a post came from, "
+    f"{PUBLISH_HOLD_TAG_PREFIX}… a hold): channelkit writes it; remove it from the row"
+)
+
+
 def _tags(field: PostField, value: object, errors: list[FieldError]) -> tuple[str, ...]:
     if value is None:
         raw: list[str] = []
@@ -419,6 +451,8 @@ def _tags(field: PostField, value: object, errors: list[FieldError]) -> tuple[st
             )
         elif (problem := text_problem(rule, tag)) is not None:
             errors.append(FieldError(field.name, f"tag {shown!r} {problem}"))
+        elif is_origin(tag) or tag.startswith(PUBLISH_HOLD_TAG_PREFIX):
+            errors.append(FieldError(field.name, f"tag {shown!r} {_RESERVED}"))
     if len(tags) > TAGS_MAX_COUNT:
         errors.append(FieldError(field.name, f"{len(tags)} tags; at most {TAGS_MAX_COUNT}"))
     return tags

@@ -22,7 +22,7 @@ from zoneinfo import ZoneInfo
 
 from channelkit._tz import load_zone
 from channelkit.errors import InvalidParameterError
-from channelkit.publish.hold import HoldMark
+from channelkit.publish.hold_mark import HoldMark
 from channelkit.publish.times import offset_if_repeated
 from channelkit.publish.validation import ChannelIndex, ChannelInfo
 
