@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
@@ -277,79 +278,108 @@ def _weibull(values: np.ndarray, p: float) -> float:
     return float(ordered[i - 1] + (pos - i) * (ordered[min(i, n - 1)] - ordered[i - 1]))
 
 
-def _recompute(path: Path, settle: int, last: pd.Timestamp) -> pd.DataFrame:
-    """The backtest's detail by the rules of docs/metrics.md "Outlook", from the raw rows:
-    per channel its settled age, per post past it and age 1-3 the forecast from its
-    channel's settled posts of the same weekday, judged against its final readers."""
-    posts, daily, audience = _raw(path)
-    posts["pub"] = _utc_day(posts["published_at"])
-    audience["date"] = _utc_day(audience["date"])
-    posts = pd.merge_asof(
-        posts.sort_values("pub"),
-        audience.sort_values("date").rename(columns={"date": "pub"}),
-        on="pub",
-        by="channel_id",
-    )
-    daily["date"] = _utc_day(daily["date"])
-    rows = daily.merge(posts[["id", "pub"]], left_on="post_id", right_on="id")
-    rows = rows[rows["date"] <= last]
-    rows["age"] = (rows["date"] - rows["pub"]).dt.days
-    rows = rows[rows["age"] >= 0]
-    views = posts["views"].to_numpy(dtype="float64")
-    total = rows.groupby("post_id")["unique_viewers"].sum().reindex(posts["id"]).fillna(0)
-    final = np.minimum(total.to_numpy(dtype="float64"), views)
-    rows = rows[rows["age"] <= 28]
-    grid = rows.pivot_table(index="post_id", columns="age", values="unique_viewers", aggfunc="sum")
-    grid = grid.reindex(index=posts["id"], columns=range(29)).fillna(0).cumsum(axis=1)
-    at = np.minimum(grid.to_numpy(dtype="float64"), views[:, None])
-    day = ((posts["pub"] - pd.Timestamp("1970-01-01")).dt.days).to_numpy()
-    weekday = posts["pub"].dt.weekday.to_numpy()
-    ids = posts["id"].to_numpy()
-    channel = posts["channel_id"].to_numpy()
-    now = (last - pd.Timestamp("1970-01-01")).days
+class _Raw:
+    """The demo's posts by the rules of docs/metrics.md "Outlook", from the raw rows: each
+    post's readers at ages 0..28 and by the last day, each channel's settled age, and the
+    forecast a post at an age would get on a day."""
 
-    def latest(mask: np.ndarray, count: int = 200) -> np.ndarray:
+    def __init__(self, path: Path, settle: int, last: pd.Timestamp) -> None:
+        posts, daily, audience = _raw(path)
+        posts["pub"] = _utc_day(posts["published_at"])
+        audience["date"] = _utc_day(audience["date"])
+        posts = pd.merge_asof(
+            posts.sort_values("pub"),
+            audience.sort_values("date").rename(columns={"date": "pub"}),
+            on="pub",
+            by="channel_id",
+        )
+        daily["date"] = _utc_day(daily["date"])
+        rows = daily.merge(posts[["id", "pub"]], left_on="post_id", right_on="id")
+        rows = rows[rows["date"] <= last]
+        rows["age"] = (rows["date"] - rows["pub"]).dt.days
+        rows = rows[rows["age"] >= 0]
+        views = posts["views"].to_numpy(dtype="float64")
+        total = rows.groupby("post_id")["unique_viewers"].sum().reindex(posts["id"]).fillna(0)
+        self.final = np.minimum(total.to_numpy(dtype="float64"), views)
+        rows = rows[rows["age"] <= 28]
+        grid = rows.pivot_table(
+            index="post_id", columns="age", values="unique_viewers", aggfunc="sum"
+        )
+        grid = grid.reindex(index=posts["id"], columns=range(29)).fillna(0).cumsum(axis=1)
+        self.at = np.minimum(grid.to_numpy(dtype="float64"), views[:, None])
+        self.day = ((posts["pub"] - pd.Timestamp("1970-01-01")).dt.days).to_numpy()
+        self.weekday = posts["pub"].dt.weekday.to_numpy()
+        self.ids = posts["id"].to_numpy()
+        self.channel = posts["channel_id"].to_numpy()
+        self.audience = posts["subscribers"].to_numpy(dtype="float64")
+        self.now = (last - pd.Timestamp("1970-01-01")).days
+        old = (self.day <= self.now - 28) & (self.day > self.now - 28 - 182)
+        names = list(pd.unique(self.channel))
+        mine_old = {c: self.latest(old & (self.channel == c)) for c in names}
+        pooled = self.settles_at(np.concatenate(list(mine_old.values())))
+        workspace = settle if pooled is None else pooled
+        self.aims = {c: self.settles_at(mine_old[c]) or workspace for c in names}
+
+    def latest(self, mask: np.ndarray, count: int = 200) -> np.ndarray:
         found = np.flatnonzero(mask)
-        return found[np.lexsort((ids[found], day[found]))][-count:]
+        return found[np.lexsort((self.ids[found], self.day[found]))][-count:]
 
-    def settles_at(found: np.ndarray) -> int | None:
+    def settles_at(self, found: np.ndarray) -> int | None:
+        at = self.at
         if len(found) < 20 or at[found, 28].sum() <= 0:
             return None
         share = at[found].sum(axis=0) / at[found, 28].sum()
         return max(int(np.argmax(share >= 0.99 - 1e-9)), 1)
 
-    old = (day <= now - 28) & (day > now - 28 - 182)
-    names = list(pd.unique(channel))
-    mine_old = {c: latest(old & (channel == c)) for c in names}
-    pooled = settles_at(np.concatenate(list(mine_old.values())))
-    workspace = settle if pooled is None else pooled
-    aims = {c: settles_at(mine_old[c]) or workspace for c in names}
+    def history(self, i: int, when: int) -> np.ndarray:
+        """Post i's channel's posts settled on day `when`, the 200 latest of 182 days."""
+        aim = self.aims[self.channel[i]]
+        day = self.day
+        return self.latest((self.channel == self.channel[i]) & (day <= when - aim)
+                           & (day > when - aim - 182))  # fmt: skip
 
+    def ratios(self, i: int, age: int, when: int) -> np.ndarray:
+        """The ratios of post i's Mondrian class on day `when`: its channel's settled posts
+        of its weekday of publication."""
+        own = self.history(i, when)
+        same = own[self.weekday[own] == self.weekday[i]]
+        reached = self.at[same, np.minimum(when - self.day[same], 28)]
+        return np.log1p(reached) - np.log1p(self.at[same, age])
+
+    def forecast(self, i: int, age: int, when: int) -> list[int] | None:
+        """[forecast, low, high] in whole readers; None with fewer than 9 in its class."""
+        ratios = self.ratios(i, age, when)
+        if len(ratios) < 9:
+            return None
+        x = self.at[i, age]
+        ends = [math.expm1(math.log1p(x) + _weibull(ratios, p)) for p in (0.5, 0.1, 0.9)]
+        return [
+            max(w, int(x))
+            for w in (round(ends[0]), math.ceil(ends[1] - 1e-6), math.floor(ends[2] + 1e-6))
+        ]
+
+    def usual(self, i: int, when: int) -> list[int]:
+        """Post i's channel's usual settled readers at its audience: 10%, 50%, 90%."""
+        own = self.history(i, when)
+        rates = self.at[own, self.aims[self.channel[i]]] / self.audience[own]
+        return [round(float(np.quantile(rates, q)) * self.audience[i]) for q in (0.1, 0.5, 0.9)]
+
+
+def _recompute(path: Path, settle: int, last: pd.Timestamp) -> pd.DataFrame:
+    """The backtest's detail by the rules of docs/metrics.md "Outlook", from the raw rows:
+    per post past its channel's settled age and age 1-3 the forecast from its channel's
+    settled posts of the same weekday, judged against its final readers."""
+    raw = _Raw(path, settle, last)
     out = []
-    for i in np.flatnonzero(day <= now - np.array([aims[c] for c in channel])):
-        aim = aims[channel[i]]
-        for age in (1, 2, 3):
-            if age >= aim:
-                continue
-            when = day[i] + age
-            own = latest((channel == channel[i]) & (day <= when - aim) & (day > when - aim - 182))
-            row = {"post_id": ids[i], "age_days": age, "truth": final[i]}
-            same = own[weekday[own] == weekday[i]]
-            rates = at[own, aim] / posts["subscribers"].to_numpy(dtype="float64")[own]
-            aud = float(posts["subscribers"].iloc[i])
-            row["naive"] = round(float(np.quantile(rates, 0.5)) * aud) if len(own) else None
-            if len(same) < 9:
+    aims = np.array([raw.aims[c] for c in raw.channel])
+    for i in np.flatnonzero(raw.day <= raw.now - aims):
+        for age in range(1, min(4, aims[i])):
+            made = raw.forecast(i, age, raw.day[i] + age)
+            row = {"post_id": raw.ids[i], "age_days": age, "truth": raw.final[i]}
+            if made is None:
                 out.append({**row, "forecast": None})
-                continue
-            reached = at[same, np.minimum(when - day[same], 28)]
-            ratios = np.log1p(reached) - np.log1p(at[same, age])
-            x = at[i, age]
-            ends = [math.expm1(math.log1p(x) + _weibull(ratios, p)) for p in (0.5, 0.1, 0.9)]
-            whole = [
-                max(w, x)
-                for w in (round(ends[0]), math.ceil(ends[1] - 1e-6), math.floor(ends[2] + 1e-6))
-            ]
-            out.append({**row, "forecast": whole[0], "low": whole[1], "high": whole[2]})
+            else:
+                out.append({**row, "forecast": made[0], "low": made[1], "high": made[2]})
     return pd.DataFrame(out)
 
 
@@ -438,3 +468,61 @@ def test_bad_arguments_name_what_is_wrong(demo_warehouse: Path) -> None:
     assert result.exit_code == 2
     assert "--channel: no channel 'x'" in result.output
     assert "Traceback" not in result.output
+
+
+# --- docs/metrics.md "Outlook": the worked example, recomputed from the raw rows ------------
+
+DOCS_AS_OF = "2026-11-30T10:00+01:00"  # tests/test_docs.py's pinned instant
+EXAMPLE = "A note from the CEO on AI tooling"
+
+
+@pytest.fixture(scope="module")
+def docs_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo synced at the docs' pinned instant, as the docs' examples see it."""
+    import time_machine
+
+    path = tmp_path_factory.mktemp("docs-demo") / "w.duckdb"
+    with (
+        time_machine.travel(datetime.fromisoformat(DOCS_AS_OF), tick=True),
+        LocalService(seed="demo", rate_window=1.0) as svc,
+        ck.Client(api_key=svc.demo_keys["admin"], base_url=svc.base_url) as client,
+    ):
+        ck.sync(client, path, progress=False)
+    return path
+
+
+def test_the_worked_example_of_the_docs(docs_demo: Path) -> None:
+    young = ck.Warehouse(docs_demo).outlook()
+    assert str(young.attrs["as_of"]) == "2026-11-29"
+    row = young[young["title"] == EXAMPLE].iloc[0]
+    raw = _Raw(docs_demo, young.attrs["settled_days"], pd.Timestamp("2026-11-29"))
+    i = int(np.flatnonzero(raw.ids == row["post_id"])[0])
+    age = raw.now - raw.day[i]
+    ratios = np.sort(raw.ratios(i, age, raw.now))
+    made, usual = raw.forecast(i, age, raw.now), raw.usual(i, raw.now)
+    assert made is not None
+    # what the page says, each figure as the raw rows give it
+    text = (Path(__file__).parents[2] / "docs" / "metrics.md").read_text(encoding="utf-8")
+    example = text[text.index("Worked example (the demo, as of 29 Nov 2026") :]
+    example = " ".join(example[: example.index("```")].split())
+    said = [
+        f"it settles by day {raw.aims[raw.channel[i]]}",
+        f"audience {raw.audience[i]:,.0f}",
+        f"had {raw.at[i, age]:.0f} readers at age {age}",
+        f"{len(ratios)} of them",
+        f"run {ratios[0]:.4f}, {ratios[1]:.4f}, …, {ratios[-1]:.4f}",
+        f"0.1 × {len(ratios) + 1} = {0.1 * (len(ratios) + 1):g}",
+        f"= {_weibull(ratios, 0.1):.4f}",
+        f"= {_weibull(ratios, 0.9):.4f}",
+        f"the 6th, {_weibull(ratios, 0.5):.4f}",
+        f"{made[0]:,} readers, interval {made[1]:,}–{made[2]:,}",
+        f"usual range is {usual[0]:,}–{usual[2]:,} (median {usual[1]:,})",
+        f'inside: "{row["verdict"]}"',
+    ]
+    for words in said:
+        assert words in example, words
+    assert [row["forecast_readers"], row["forecast_low"], row["forecast_high"]] == made
+    assert [row["usual_low"], row["usual_readers"], row["usual_high"]] == usual
+    assert row["settles_by_day"] == raw.aims[raw.channel[i]]
+    counts = young["verdict"].value_counts()
+    assert f"young posts that day, {counts['on track']} are on track" in example
