@@ -34,6 +34,8 @@ from typing import NamedTuple, cast
 import duckdb
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from channelkit._constants import (
     OUTLOOK_BACKTEST_AGES,
@@ -48,9 +50,10 @@ from channelkit._constants import (
     OUTLOOK_NEWS_SHARE,
     OUTLOOK_SETTLE_SHARE,
 )
+from channelkit.analysis.dtypes import to_frame
 from channelkit.analysis.filters import PostFilter
 from channelkit.analysis.period import Period
-from channelkit.analysis.rows import cohort_rows, instant_range, run
+from channelkit.analysis.rows import cohort_rows, instant_range
 from channelkit.analysis.sql import Sql
 
 EPOCH = date(1970, 1, 1)
@@ -79,12 +82,14 @@ def load_readers(
     last: date,
     horizon: int = OUTLOOK_HORIZON_DAYS,
     recent: int | None = None,
+    final: bool = True,
     tz: str = "UTC",
 ) -> pd.DataFrame:
     """The posts published from `first` (all without it) through `last`, with their readers
     at each age 0..horizon (`at_0`...: unique viewers summed from the day of publication,
     at most the post's lifetime readers, as the reach curve counts them) and `final`, their
-    readers at the end of the synced history (the same sum through `last`).
+    readers at the end of the synced history (the same sum through `last`; without
+    `final`, through the horizon only: the daily rows after it are not read).
 
     Every post of the filtered channels is read (the tag, priority and author filters
     become `selected`): a channel's history is all its posts. With `recent`, only each
@@ -95,12 +100,6 @@ def load_readers(
     final.
     """
     period = _days(first, last)
-    ages = ", ".join(
-        f"least(c.readers, coalesce(sum(d.unique_viewers) FILTER (WHERE d.date <= c.pub + {a}), "
-        f"0))::BIGINT AS at_{a}"
-        for a in range(horizon + 1)
-    )
-    ages += ", least(c.readers, coalesce(sum(d.unique_viewers), 0))::BIGINT AS final"
     only = None
     if recent is not None:
         # From the earliest day kept on: fewer posts to join, fewer daily rows to read.
@@ -109,27 +108,53 @@ def load_readers(
     bounds = Sql("d.date <= ?", (last,))
     if first is not None:
         bounds = bounds + Sql(" AND d.date >= ?", (first,))
+    older = "" if final else f"d.date <= c.pub + {horizon} AND "
+    # Each post's unique viewers per age (every age past the horizon as horizon + 1), as
+    # two lists: one row a post, summed into ages in numpy (a FILTER a column costs more).
     sql = (
         Sql("WITH cohort AS (")
         + cohort_rows(flt, [period], baseline=True, only=only)
         + Sql(
             "), kept AS (SELECT c.*, make_timestamp(epoch_us(c.published_at))::DATE AS pub "
-            "FROM cohort c) "
-        )
-        + Sql(
-            f"SELECT c.id AS post_id, p.title, c.channel_id, ch.name AS channel, "
-            f"c.published_at, (c.pub - DATE '1970-01-01')::BIGINT AS day, c.readers, "
-            f"c.audience, c.selected, {ages} FROM kept c JOIN posts p ON p.id = c.id "
-            "LEFT JOIN channels ch ON ch.id = c.channel_id "
-            "LEFT JOIN post_daily d ON d.post_id = c.id AND d.date >= c.pub AND "
+            "FROM cohort c), per AS (SELECT c.id, "
+            f"least(d.date - c.pub, {horizon + 1}) AS age, sum(d.unique_viewers) AS uv "
+            "FROM kept c JOIN post_daily d ON d.post_id = c.id AND d.date >= c.pub AND "
+            f"{older}"
         )
         + bounds
         + Sql(
-            " GROUP BY c.id, p.title, c.channel_id, ch.name, c.published_at, c.pub, c.readers, "
+            " GROUP BY ALL) SELECT c.id AS post_id, p.title, c.channel_id, ch.name AS channel, "
+            "c.published_at, (c.pub - DATE '1970-01-01')::BIGINT AS day, c.readers, "
+            "c.audience, c.selected, list(per.age) AS _ages, list(per.uv) AS _uvs "
+            "FROM kept c JOIN posts p ON p.id = c.id "
+            "LEFT JOIN channels ch ON ch.id = c.channel_id LEFT JOIN per ON per.id = c.id "
+            "GROUP BY c.id, p.title, c.channel_id, ch.name, c.published_at, c.pub, c.readers, "
             "c.audience, c.selected ORDER BY c.channel_id, c.pub, c.id"
         )
     )
-    return run(con, sql, tz)
+    table = con.sql(sql.text, params=list(sql.params)).to_arrow_table()
+    grid = _by_age(table, horizon)
+    frame = to_frame(table.drop_columns(["_ages", "_uvs"]), tz)
+    readers = frame["readers"].to_numpy(dtype="float64", na_value=0.0)
+    cumulative = np.minimum(np.cumsum(grid, axis=1), readers[:, None]).astype("int64")
+    ages = {f"at_{a}": cumulative[:, a] for a in range(horizon + 1)}
+    frame = pd.concat([frame, pd.DataFrame(ages, index=frame.index)], axis=1)
+    frame["final"] = cumulative[:, -1]
+    return frame
+
+
+def _by_age(table: pa.Table, horizon: int) -> np.ndarray:
+    """Posts × (horizon + 2) unique viewers per age from `load_readers`' two list columns
+    (the last column: every day past the horizon)."""
+    width = horizon + 2
+    ages, uvs = (table.column(name).combine_chunks() for name in ("_ages", "_uvs"))
+    lengths = pc.fill_null(pc.list_value_length(ages), 0).to_numpy(zero_copy_only=False)
+    post = np.repeat(np.arange(table.num_rows), lengths)
+    age = pc.fill_null(pc.list_flatten(ages), horizon + 1).to_numpy(zero_copy_only=False)
+    seen = pc.fill_null(pc.list_flatten(uvs), 0).to_numpy(zero_copy_only=False)
+    cells = post * width + age.astype("int64")
+    summed = np.bincount(cells, weights=seen.astype("float64"), minlength=table.num_rows * width)
+    return summed.reshape(table.num_rows, width)
 
 
 def _days(first: date | None, last: date) -> Period:
@@ -179,7 +204,9 @@ def recent_readers(
     """`load_readers` of the posts a forecast on `last` needs: the young ones, and each
     channel's OUTLOOK_MAX_POSTS latest settled within OUTLOOK_HISTORY_DAYS (`History.window`)."""
     start = last - timedelta(days=OUTLOOK_HORIZON_DAYS + OUTLOOK_HISTORY_DAYS - 1)
-    return load_readers(con, flt, first=start, last=last, recent=OUTLOOK_MAX_POSTS, tz=tz)
+    return load_readers(
+        con, flt, first=start, last=last, recent=OUTLOOK_MAX_POSTS, final=False, tz=tz
+    )
 
 
 def ages_of(frame: pd.DataFrame, upto: int = OUTLOOK_HORIZON_DAYS) -> np.ndarray:
@@ -325,6 +352,8 @@ class History:
                 day[mine], np.asarray(weekday_of(day[mine])), settled, rate, at[mine]
             )
         self._fits: dict[tuple[str, int, int], Fit] = {}
+        Usual = tuple[float, float, float]
+        self._usual: dict[tuple[str, int], tuple[Usual, Usual]] = {}
 
     def settle_of(self, channel: str) -> int:
         """The age `channel`'s forecasts aim at."""
@@ -357,7 +386,12 @@ class History:
         if posts is None or own.stop == own.start:
             reason = "no settled post in its history"
             return Fit(*_NONE, 0, "", _NONE, _NONE, reason)
-        usual = (_quantiles(posts.rate[own]), _quantiles(posts.settled[own]))
+        if (channel, day) not in self._usual:  # the same at every age
+            self._usual[channel, day] = (
+                _quantiles(posts.rate[own]),
+                _quantiles(posts.settled[own]),
+            )
+        usual = self._usual[channel, day]
         rows = np.arange(own.start, own.stop)[posts.weekday[own] == weekday]
         # Each settled post's readers by the day of the forecast (at most the horizon's):
         # what it had ended with as far as anyone could know then.
@@ -470,8 +504,9 @@ def _verdicts(
 
 
 def _settles_column(history: History, channel: pd.Series) -> pd.api.extensions.ExtensionArray:
-    days = [history.settle_of(str(c)) for c in channel]
-    return pd.array(days, dtype="Int64")
+    names = channel.astype(str)
+    days = {name: history.settle_of(name) for name in pd.unique(names)}
+    return pd.array(names.map(days).to_numpy(dtype="int64"), dtype="Int64")
 
 
 def outlook(
