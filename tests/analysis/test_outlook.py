@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -526,3 +526,63 @@ def test_the_worked_example_of_the_docs(docs_demo: Path) -> None:
     assert row["settles_by_day"] == raw.aims[raw.channel[i]]
     counts = young["verdict"].value_counts()
     assert f"young posts that day, {counts['on track']} are on track" in example
+
+
+# --- out of sample on the demo: the service's clock moved 10 days on -----------------------
+
+FORECAST_DAYS = ("2026-11-30T10:00+00:00", "2026-11-25T10:00+00:00", "2026-11-28T10:00+00:00")
+
+
+def _reached(path: Path, ids: pd.Series) -> pd.Series:
+    """Each post's readers by the last complete synced day of `path`: min(its lifetime
+    readers, its daily unique viewers summed through that day)."""
+    wh = ck.Warehouse(path)
+    last = wh.outlook().attrs["as_of"]  # the last complete synced day
+    got = wh.sql(
+        "SELECT p.id, least(coalesce(p.views, 0), coalesce(sum(d.unique_viewers), 0)) AS n "
+        "FROM posts p LEFT JOIN post_daily d ON d.post_id = p.id AND d.date <= ? "
+        "GROUP BY p.id, p.views",
+        [last],
+    )
+    return got.set_index("id")["n"].reindex(ids)
+
+
+@pytest.fixture(scope="module")
+def out_of_sample(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
+    """The young posts' forecasts on a Monday, a Wednesday and a Saturday, each beside the
+    readers it had reached 10 days later (the same in-process service, its clock moved)."""
+    import time_machine
+
+    parts = []
+    for when in FORECAST_DAYS:
+        start = datetime.fromisoformat(when)
+        folder = tmp_path_factory.mktemp("later")
+        with (
+            time_machine.travel(start, tick=True) as traveller,
+            LocalService(seed="demo", rate_window=1.0) as svc,
+        ):
+            key = svc.demo_keys["admin"]
+            with ck.Client(api_key=key, base_url=svc.base_url) as client:
+                ck.sync(client, folder / "then.duckdb", progress=False)
+            young = ck.Warehouse(folder / "then.duckdb").outlook()
+            traveller.move_to(start + timedelta(days=10))
+            with ck.Client(api_key=key, base_url=svc.base_url) as client:
+                ck.sync(client, folder / "later.duckdb", progress=False)
+            young["later"] = _reached(folder / "later.duckdb", young["post_id"]).to_numpy()
+        parts.append(young.assign(forecast_on=when))
+    return pd.concat(parts, ignore_index=True)
+
+
+def test_out_of_sample_the_interval_holds_10_days_later(out_of_sample: pd.DataFrame) -> None:
+    made = out_of_sample[
+        out_of_sample["forecast_readers"].notna() & out_of_sample["age_days"].isin([1, 2])
+    ]
+    later = made["later"].astype("float64")
+    below = later < made["forecast_low"].astype("float64")
+    above = later > made["forecast_high"].astype("float64")
+    inside = ~below & ~above
+    assert len(made) >= 60
+    assert 0.70 <= inside.mean() <= 0.90, inside.mean()
+    per_day = inside.groupby(made["forecast_on"]).mean()
+    assert len(per_day) == 3 and (per_day >= 0.60).all(), per_day.to_dict()
+    assert below.any() and above.any()  # misses on both sides
