@@ -200,22 +200,30 @@ BEST_TIMES_PERMUTE_UP_TO = 50_000
 # youngest posts are younger than the day by which the workspace's posts reach this share
 # of their readers (its reach curve over the same window as the reach time).
 KPI_SETTLED_SHARE = 0.95
-# Outlook (analysis/outlook.py, docs/metrics.md "Outlook"): a young post's settled readers
-# forecast from its readers so far (Szabo-Huberman: log(1 + settled) = log(1 + readers at
-# age a) + the shift its channel's posts settled by then had at age a). The shift and the
+# Outlook (analysis/outlook.py, docs/metrics.md "Outlook"): a young post's final readers
+# forecast from its readers so far (Szabo-Huberman: log(1 + readers at its channel's
+# settled age) = log(1 + readers at age a) + the shift its channel's posts of the same
+# weekday of publication, settled by then, had at age a). The shift and the
 # OUTLOOK_LOW..OUTLOOK_HIGH interval come from each channel's OUTLOOK_MAX_POSTS most recent
-# posts settled by then, published within OUTLOOK_HISTORY_DAYS; a channel with fewer than
-# OUTLOOK_MIN_POSTS of them borrows the workspace's (its own usual range still), one with
-# fewer than OUTLOOK_MIN_CHANNEL_POSTS abstains. Posts younger than OUTLOOK_MIN_AGE_DAYS
-# are too early to say (day 0's readers depend on the hour of publication, which daily rows
-# cannot see). News: a post whose whole interval is under OUTLOOK_NEWS_SHARE of its
-# channel's usual settled readers at its audience.
+# posts settled by then, published within OUTLOOK_HISTORY_DAYS. Posts younger than
+# OUTLOOK_MIN_AGE_DAYS are too early to say (day 0's readers depend on the hour of
+# publication, which daily rows cannot see). News: a post whose whole interval is under
+# OUTLOOK_NEWS_SHARE of its channel's usual settled readers at its audience.
+# Each channel aims at its own settled age: the first age by which its posts (summed) have
+# OUTLOOK_SETTLE_SHARE of the readers they had at OUTLOOK_HORIZON_DAYS, from its
+# OUTLOOK_MAX_POSTS latest posts at least that old (within OUTLOOK_HISTORY_DAYS); with fewer
+# than OUTLOOK_MIN_POSTS of them, the same rule over every channel's (the workspace's).
+# Intervals are Mondrian: per channel, age and weekday of publication, from at least
+# OUTLOOK_MIN_CLASS_POSTS posts of that weekday (the fewest whose order statistics give an
+# 80% interval); with fewer, the forecast abstains and says why.
 OUTLOOK_LOW = 0.1
 OUTLOOK_HIGH = 0.9
+OUTLOOK_SETTLE_SHARE = 0.99
+OUTLOOK_HORIZON_DAYS = 28
+OUTLOOK_MIN_CLASS_POSTS = 9
 OUTLOOK_MAX_POSTS = 200
 OUTLOOK_HISTORY_DAYS = 182
 OUTLOOK_MIN_POSTS = 20
-OUTLOOK_MIN_CHANNEL_POSTS = 5
 OUTLOOK_MIN_AGE_DAYS = 1
 OUTLOOK_NEWS_SHARE = 0.25
 OUTLOOK_BACKTEST_AGES = (1, 2, 3)
@@ -224,6 +232,9 @@ PERIOD_FIRST_YEAR = 1970  # dates outside these years are typos, not periods
 PERIOD_LAST_YEAR = 2200
 DURATION_MAX_DAYS = 3_660  # a longer duration flag (--shift, --upcoming, max_age) is a typo
 PLOT_TEMPLATE = "channelkit"
+# The outlook chart: one row per post, this many px each, at most this many posts a page.
+PLOT_OUTLOOK_ROW_PX = 26
+PLOT_OUTLOOK_MAX_ROWS = 60
 # Browsers kaleido may use for static images (the system's; never a downloaded one).
 PLOT_BROWSER_CANDIDATES = ("/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome")
 PLOT_COLORS = ("#2563eb", "#f97316", "#16a34a", "#dc2626", "#9333ea", "#0891b2", "#ca8a04")

@@ -50,10 +50,11 @@ class OutlookOptions:
 def outlook(options: OutlookOptions, output: Output) -> None:
     """Forecast each young post's settled readers, with an 80% interval and a verdict.
 
-    Lists the posts younger than the workspace's settled age: readers so far, where each
+    Lists the posts younger than their channel's settled age: readers so far, where each
     is heading and whether that is behind, on track with or ahead of its channel's usual
     range. Provisional until the posts settle. With --backtest, the same forecast made for
-    every settled post at 1, 2 and 3 days, beside the naive forecast (the channel's usual).
+    every settled post at 1, 2 and 3 days, judged against what it reached, beside the naive
+    forecast (the channel's usual): pooled, per channel and per weekday.
     """
     run_outlook(options, output)
 
@@ -81,30 +82,49 @@ def run_outlook(options: OutlookOptions, output: Output) -> None:
 
 
 def backtest_text(table: pd.DataFrame) -> str:
-    """The backtest as a small table, one line per age."""
+    """The backtest as a small table: one line per age, pooled, then per channel and per
+    weekday of the forecast, each forecast judged against the readers its post reached by
+    the end of the synced history."""
     lines = [
         f"Outlook backtest {table.attrs['period_label']}: each settled post's forecast at the "
-        f"age shown, from the posts settled by then (settled at {table.attrs['settled_days']} "
-        "days)",
-        f"{'age':>4} {'posts':>7} {'abstained':>10} {'in 80% interval':>16} "
-        f"{'median error':>13} {'naive error':>12} {'vs naive':>9}",
+        "age shown, from the posts settled by then, against the readers it had reached by "
+        "the last synced day",
+        f"{'':<22} {'age':>4} {'posts':>7} {'abstained':>10} {'in 80% interval':>16} "
+        f"{'below':>6} {'above':>6} {'median error':>13} {'naive error':>12} {'vs naive':>9}",
     ]
+    gaining = []
     for row in table.itertuples():
+        label = {"all": "all channels", "weekday": f"forecast on a {row.weekday}"}.get(
+            str(row.scope), str(row.channel)
+        )
         lines.append(
-            f"{row.age_days:>3}d {row.posts:>7,} {row.abstained:>10,} {_pct(row.coverage):>16} "
+            f"{label[:22]:<22} {row.age_days:>3}d {row.posts:>7,} {row.abstained:>10,} "
+            f"{_pct(row.coverage):>16} {_pct(row.below):>6} {_pct(row.above):>6} "
             f"{_num(row.median_abs_error):>13} {_num(row.naive_median_abs_error):>12} "
             f"{_ratio(row.error_vs_naive):>9}"
         )
+        if (
+            row.scope == "channel"
+            and row.still_gaining is not pd.NA
+            and bool(row.still_gaining)
+            and row.channel not in gaining
+        ):
+            gaining.append(str(row.channel))
     if table.empty:
         lines.append("no settled post old enough to replay")
+    for name in gaining:
+        lines.append(
+            f"note: {name}'s posts had not stopped gaining readers by the last synced day; "
+            "its figures are judged against readers still growing"
+        )
     return "\n".join(lines)
 
 
 def outlook_text(young: pd.DataFrame) -> str:
     """The young posts, newest first: age, readers so far, forecast and verdict."""
     head = (
-        f"Young posts {young.attrs['period_label']} (provisional: settled at "
-        f"{young.attrs['settled_days']} days)"
+        f"Young posts {young.attrs['period_label']} (provisional: each heading for the readers "
+        "its channel's posts have by the day they settle)"
     )
     if young.empty:
         return f"{head}\nno post younger than the settled age"
@@ -118,10 +138,16 @@ def outlook_text(young: pd.DataFrame) -> str:
             else ""
         )
         lines.append(
-            f"- {row.title} ({row.channel}, day {row.age_days}): {row.readers:,} readers so far; "
-            f"{heading}{'; ' if heading else ''}{row.verdict}"
+            f"- {row.title} ({row.channel}, day {row.age_days}, settles by day "
+            f"{row.settles_by_day}): {row.readers:,} readers so far; "
+            f"{heading}{'; ' if heading else ''}{row.verdict}{_why(row.reason)}"
         )
     return "\n".join(lines)
+
+
+def _why(reason: object) -> str:
+    """ "(why)" after an abstention's verdict."""
+    return f" ({reason})" if isinstance(reason, str) and reason else ""
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, object]]:

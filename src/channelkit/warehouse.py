@@ -687,17 +687,19 @@ class Warehouse:
         return self._run(Metric("reach_curve"), filters, compute)
 
     def outlook(self, **filters: Unpack[PostOnlyFilters]) -> pd.DataFrame:
-        """Will the young posts land? Each post younger than the workspace's settled age
-        (`attrs["settled_days"]`) on the last complete synced day (`attrs["as_of"]`),
-        newest first: its readers and read rate so far, age_days, the forecast of its
-        settled readers (`forecast_readers`, `forecast_read_rate`) with an 80% interval
-        (`forecast_low`, `forecast_high`), its channel's usual settled readers at its
-        audience (`usual_low`, `usual_readers`, `usual_high`) and a verdict: "on track",
-        "ahead", "behind", "too early to say" or "too few settled posts to forecast".
-        `basis` says whose settled posts the forecast comes from ("channel", or
-        "workspace" for a channel with few of its own) and `based_on` how many; `news`
-        marks a post heading for under a quarter of its usual readers. Every row is
-        provisional (docs/metrics.md, "Outlook").
+        """Will the young posts land? Each post younger than its channel's settled age
+        (`settles_by_day`: the age by which that channel's posts stop gaining readers) on
+        the last complete synced day (`attrs["as_of"]`), newest first: its readers and
+        read rate so far, age_days, the forecast of the readers it will end with
+        (`forecast_readers`, `forecast_read_rate`) with an 80% interval (`forecast_low`,
+        `forecast_high`), its channel's usual settled readers at its audience
+        (`usual_low`, `usual_readers`, `usual_high`) and a verdict: "on track", "ahead",
+        "behind", "too early to say" or "too few settled posts to forecast" (`reason`
+        says why). `based_on` counts the channel's settled posts of the same weekday the
+        interval comes from; `news` marks a post heading for under a quarter of its
+        usual readers. Readers are whole numbers. Every row is provisional
+        (docs/metrics.md, "Outlook"); `attrs["settled_days"]` is the workspace's settled
+        age, the one a channel without the evidence of its own aims at.
 
             young = wh.outlook(channel="All Hands")
             young[young["verdict"] == "behind"]
@@ -713,12 +715,16 @@ class Warehouse:
     def outlook_backtest(
         self, *, detail: bool = False, **filters: Unpack[PostOnlyFilters]
     ) -> pd.DataFrame:
-        """How well `outlook` would have done: every settled post replayed at ages 1, 2
-        and 3 days, each forecast made from the posts settled by then. One row per age:
-        posts forecast and `abstained`, `coverage` (the share whose settled readers fell
-        inside the 80% interval), `median_abs_error` beside `naive_median_abs_error` (the
-        channel's usual settled readers at the post's audience) and `error_vs_naive`.
-        `detail=True` gives one row per post and age instead.
+        """How well `outlook` would have done: every post past its channel's settled age
+        replayed at ages 1, 2 and 3 days, each forecast made from the posts settled by
+        then and judged against the readers the post had reached by the last synced day
+        (never against the forecast's own target). Rows per age: pooled (`scope` "all"),
+        per channel ("channel", with its `settles_by_day` and `still_gaining`: its posts
+        had not stopped gaining readers by then) and per weekday of the forecast
+        ("weekday"): posts forecast and `abstained`, `coverage` (the share inside the 80%
+        interval), `below` and `above` it, `median_abs_error` beside
+        `naive_median_abs_error` (the channel's usual settled readers at the post's
+        audience) and `error_vs_naive`. `detail=True` gives one row per post and age.
 
             wh.outlook_backtest()            # channelkit outlook --backtest
         """
@@ -734,10 +740,12 @@ class Warehouse:
     def decay_profiles(self, **filters: Unpack[PostOnlyFilters]) -> pd.DataFrame:
         """How each channel's posts decay, from its posts settled on the last complete
         synced day (the same posts `outlook` forecasts from): per channel and day 0, 1, ...
-        of a post's life, `share_on_day` and `share_by_day` of its settled readers, and
-        the days to 50% and to 90% of each post's settled readers (median, with the
-        10%-90% spread across posts: `days_to_50_low`, `days_to_50_high`, ...). Days are
-        whole UTC days: daily rows cannot see hours (`attrs["resolution"]`).
+        its settled age (`settles_by_day`, and `settled_from`: its own posts or the
+        workspace's), `share_on_day` and `share_by_day` of the readers its posts end
+        with, and the days to 50% and to 90% of each post's final readers (median, with
+        the spread across posts, their 10th to 90th percentiles: `days_to_50_low`,
+        `days_to_50_high`, ...; `attrs["spread"]`). Days are whole UTC days: daily rows
+        cannot see hours (`attrs["resolution"]`).
 
             ck.plots.decay_profiles(wh.decay_profiles())
         """
@@ -745,7 +753,8 @@ class Warehouse:
         def compute(q: Query) -> pd.DataFrame:
             last, settled = self._now_and_settled(q)
             q.attrs.update(as_of=last, settled_days=settled, resolution=outlook.RESOLUTION)
-            frame = outlook.recent_readers(q.con, q.flt, last=last, settle=settled)
+            frame = outlook.recent_readers(q.con, q.flt, last=last)
+            q.attrs["spread"] = outlook.SPREAD
             return outlook.decay_profiles(frame, settle=settled, last=last)
 
         return self._of_now("decay_profiles", filters, compute)

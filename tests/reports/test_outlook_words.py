@@ -27,7 +27,7 @@ WEEK = ReportPeriod(LAST_DAY - timedelta(days=6), LAST_DAY + timedelta(days=1), 
 
 
 def test_the_flops_are_named_heading_below_and_a_third_is_not_news(tmp_path: Path) -> None:
-    planted = build_decaying(tmp_path / "w.duckdb", seed=3)
+    planted = build_decaying(tmp_path / "w.duckdb", seed=3).planted
     wh = ck.Warehouse(tmp_path / "w.duckdb")
     young = young_posts(wh, WEEK, [])
     behind = young[young["verdict"] == "behind"]
@@ -47,7 +47,7 @@ def test_the_flops_are_named_heading_below_and_a_third_is_not_news(tmp_path: Pat
 
 
 def test_a_post_heading_for_under_a_quarter_makes_the_period_news(tmp_path: Path) -> None:
-    planted = build_decaying(tmp_path / "w.duckdb", seed=3, flop=0.1)
+    planted = build_decaying(tmp_path / "w.duckdb", seed=3, flop=0.1).planted
     wh = ck.Warehouse(tmp_path / "w.duckdb")
     young = young_posts(wh, WEEK, [])
     news = young[young["news"].fillna(False).astype(bool)]
@@ -60,7 +60,7 @@ def test_a_post_heading_for_under_a_quarter_makes_the_period_news(tmp_path: Path
 def test_the_morning_digest_says_which_posts_already_out_are_heading_below(
     tmp_path: Path,
 ) -> None:
-    planted = build_decaying(tmp_path / "w.duckdb", seed=3)
+    planted = build_decaying(tmp_path / "w.duckdb", seed=3).planted
     job = UpcomingJob(name="morning", within=timedelta(hours=36), channels=("Slow",))
     line = _heading_below(tmp_path / "w.duckdb", job)
     assert line is not None

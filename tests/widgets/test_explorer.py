@@ -159,18 +159,26 @@ def test_a_click_on_the_metric_asks_the_warehouse_nothing_new(
 
 @pytest.mark.calendar  # the decay fixture's days
 def test_the_channels_young_posts_are_drawn_with_their_forecast_band(tmp_path: Path) -> None:
-    planted = build_decaying(tmp_path / "w.duckdb", seed=1)
+    planted = build_decaying(tmp_path / "w.duckdb", seed=1).planted
     wh = Warehouse(tmp_path / "w.duckdb")
     explorer = Explorer(wh, channel="Fast")
     assert explorer.outlook is not None and explorer.outlook_figure is not None
     pd.testing.assert_frame_equal(explorer.outlook, wh.outlook(channel="Fast"))
-    band = explorer.outlook_figure.data[1]  # the forecast, its 80% interval as error bars
-    young = explorer.outlook
-    np.testing.assert_array_equal(band.x, young["forecast_readers"].to_numpy(dtype="float64"))
-    flop = young.index[young["post_id"] == planted.flops["chan_fast"]][0]
-    assert band.error_x.array[flop] == pytest.approx(
-        young.loc[flop, "forecast_high"] - young.loc[flop, "forecast_readers"]
-    )
+    # The forecasts, one trace per verdict, each post on its own row (its id), the 80%
+    # interval as error bars.
+    young = explorer.outlook.set_index("post_id")
+    drawn: dict[str, tuple[float, float]] = {}
+    for trace in explorer.outlook_figure.data:
+        if trace.error_x is not None and trace.error_x.array is not None:
+            for post, x, up in zip(trace.y, trace.x, trace.error_x.array, strict=True):
+                drawn[str(post)] = (x, up)
+    made = young[young["forecast_readers"].notna()]
+    assert set(drawn) == set(young.index)
+    for post, row in made.iterrows():
+        assert drawn[str(post)] == pytest.approx(
+            (row["forecast_readers"], row["forecast_high"] - row["forecast_readers"])
+        )
+    assert planted.flops["chan_fast"] in made.index
     explorer.set(channel="Slow")
     assert explorer.outlook is not None
     assert set(explorer.outlook["channel_id"]) == {"chan_slow"}

@@ -1,19 +1,26 @@
-"""Will this post land? Each young post's settled readers forecast from its readers so far,
-with an interval from past posts' own errors; and how each channel's posts decay
+"""Will this post land? Each young post's final readers forecast from its readers so far,
+with an interval from its channel's own past errors; and how each channel's posts decay
 (definitions and a worked example: docs/metrics.md, "Outlook").
 
 Szabo and Huberman (2008): the log of an item's settled count is the log of its early
-count plus a constant of its channel and age. For a post of age a (whole UTC days since
-its day of publication: daily rows cannot see hours) with x readers so far, over the
-channel's posts that were settled (at least S days old, S the workspace's settled age) on
-the day of the forecast:
+count plus a constant of its channel and age. Each channel aims at its own settled age
+S_c (`settled_ages`: the first age by which its posts have 99% of their readers at 28
+days). For a post of age a (whole UTC days since its day of publication: daily rows cannot
+see hours) with x readers so far, over its channel's posts settled on the day of the
+forecast and published on the same weekday (so their first a days covered the same
+weekdays: weekends gather fewer readers):
 
-    ratio of such a post  = log(1 + its readers at age S) - log(1 + its readers at age a)
+    ratio of such a post  = log(1 + its readers by the day of the forecast, at most its
+                            readers at 28 days) - log(1 + its readers at age a)
     forecast              = (1 + x) · exp(median ratio) - 1, rounded, never below x
-    80% interval          = the same with the ratios' 10% and 90% order statistics: the
-                            whole numbers of readers between them
+    80% interval          = the same with the ratios' 10% and 90% quantiles at plotting
+                            positions p(n + 1): split conformal prediction in its Mondrian
+                            form, the classes channel × age × weekday ("pinterval_mondrian":
+                            coverage holds within each class when its scores are
+                            exchangeable, rdocumentation.org/packages/pintervals)
 
-    history = History.of(load_readers(con, flt, first=None, last=L, settle=S), S)
+    history = History(load_readers(con, flt, first=None, last=L), last=day_number(L),
+                      fallback=S)
     judged = history.judge(targets)   # channel_id, day, age_days, readers, audience
 """
 
@@ -27,21 +34,26 @@ from typing import NamedTuple, cast
 import duckdb
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from channelkit._constants import (
     OUTLOOK_BACKTEST_AGES,
     OUTLOOK_HIGH,
     OUTLOOK_HISTORY_DAYS,
+    OUTLOOK_HORIZON_DAYS,
     OUTLOOK_LOW,
     OUTLOOK_MAX_POSTS,
     OUTLOOK_MIN_AGE_DAYS,
-    OUTLOOK_MIN_CHANNEL_POSTS,
+    OUTLOOK_MIN_CLASS_POSTS,
     OUTLOOK_MIN_POSTS,
     OUTLOOK_NEWS_SHARE,
+    OUTLOOK_SETTLE_SHARE,
 )
+from channelkit.analysis.dtypes import to_frame
 from channelkit.analysis.filters import PostFilter
 from channelkit.analysis.period import Period
-from channelkit.analysis.rows import cohort_rows, instant_range, run
+from channelkit.analysis.rows import cohort_rows, instant_range
 from channelkit.analysis.sql import Sql
 
 EPOCH = date(1970, 1, 1)
@@ -68,57 +80,81 @@ def load_readers(
     *,
     first: date | None,
     last: date,
-    settle: int,
+    horizon: int = OUTLOOK_HORIZON_DAYS,
     recent: int | None = None,
+    final: bool = True,
     tz: str = "UTC",
 ) -> pd.DataFrame:
     """The posts published from `first` (all without it) through `last`, with their readers
-    at each age 0..settle (`at_0`...: unique viewers summed from the day of publication,
-    at most the post's lifetime readers, as the reach curve counts them).
+    at each age 0..horizon (`at_0`...: unique viewers summed from the day of publication,
+    at most the post's lifetime readers, as the reach curve counts them) and `final`, their
+    readers at the end of the synced history (the same sum through `last`; without
+    `final`, through the horizon only: the daily rows after it are not read).
 
     Every post of the filtered channels is read (the tag, priority and author filters
     become `selected`): a channel's history is all its posts. With `recent`, only each
-    channel's `recent` latest posts published by `last - settle` (settled on `last`) are
-    kept beside the younger ones. Columns: post_id, title, channel_id, channel,
-    published_at, day (days since 1970-01-01 of the UTC date of publication), readers
-    (lifetime), audience, selected, at_0..at_{settle}.
+    channel's `recent` latest posts published by `last - horizon` are kept beside the
+    younger ones (every channel settles by the horizon, so they hold its history). Columns:
+    post_id, title, channel_id, channel, published_at, day (days since 1970-01-01 of the
+    UTC date of publication), readers (lifetime), audience, selected, at_0..at_{horizon},
+    final.
     """
     period = _days(first, last)
-    ages = ", ".join(
-        f"least(c.readers, coalesce(sum(d.unique_viewers) FILTER (WHERE d.date <= c.pub + {a}), "
-        f"0))::BIGINT AS at_{a}"
-        for a in range(settle + 1)
-    )
     only = None
     if recent is not None:
         # From the earliest day kept on: fewer posts to join, fewer daily rows to read.
-        only, first = _recent_only(con, flt, period, last - timedelta(days=settle), recent)
+        only, first = _recent_only(con, flt, period, last - timedelta(days=horizon), recent)
         period = _days(first, last)
     bounds = Sql("d.date <= ?", (last,))
     if first is not None:
         bounds = bounds + Sql(" AND d.date >= ?", (first,))
+    older = "" if final else f"d.date <= c.pub + {horizon} AND "
+    # Each post's unique viewers per age (every age past the horizon as horizon + 1), as
+    # two lists: one row a post, summed into ages in numpy (a FILTER a column costs more).
     sql = (
         Sql("WITH cohort AS (")
         + cohort_rows(flt, [period], baseline=True, only=only)
         + Sql(
             "), kept AS (SELECT c.*, make_timestamp(epoch_us(c.published_at))::DATE AS pub "
-            "FROM cohort c) "
-        )
-        + Sql(
-            f"SELECT c.id AS post_id, p.title, c.channel_id, ch.name AS channel, "
-            f"c.published_at, (c.pub - DATE '1970-01-01')::BIGINT AS day, c.readers, "
-            f"c.audience, c.selected, {ages} FROM kept c JOIN posts p ON p.id = c.id "
-            "LEFT JOIN channels ch ON ch.id = c.channel_id "
-            "LEFT JOIN post_daily d ON d.post_id = c.id AND d.date >= c.pub "
-            f"AND d.date <= c.pub + {settle} AND "
+            "FROM cohort c), per AS (SELECT c.id, "
+            f"least(d.date - c.pub, {horizon + 1}) AS age, sum(d.unique_viewers) AS uv "
+            "FROM kept c JOIN post_daily d ON d.post_id = c.id AND d.date >= c.pub AND "
+            f"{older}"
         )
         + bounds
         + Sql(
-            " GROUP BY c.id, p.title, c.channel_id, ch.name, c.published_at, c.pub, c.readers, "
+            " GROUP BY ALL) SELECT c.id AS post_id, p.title, c.channel_id, ch.name AS channel, "
+            "c.published_at, (c.pub - DATE '1970-01-01')::BIGINT AS day, c.readers, "
+            "c.audience, c.selected, list(per.age) AS _ages, list(per.uv) AS _uvs "
+            "FROM kept c JOIN posts p ON p.id = c.id "
+            "LEFT JOIN channels ch ON ch.id = c.channel_id LEFT JOIN per ON per.id = c.id "
+            "GROUP BY c.id, p.title, c.channel_id, ch.name, c.published_at, c.pub, c.readers, "
             "c.audience, c.selected ORDER BY c.channel_id, c.pub, c.id"
         )
     )
-    return run(con, sql, tz)
+    table = con.sql(sql.text, params=list(sql.params)).to_arrow_table()
+    grid = _by_age(table, horizon)
+    frame = to_frame(table.drop_columns(["_ages", "_uvs"]), tz)
+    readers = frame["readers"].to_numpy(dtype="float64", na_value=0.0)
+    cumulative = np.minimum(np.cumsum(grid, axis=1), readers[:, None]).astype("int64")
+    ages = {f"at_{a}": cumulative[:, a] for a in range(horizon + 1)}
+    frame = pd.concat([frame, pd.DataFrame(ages, index=frame.index)], axis=1)
+    frame["final"] = cumulative[:, -1]
+    return frame
+
+
+def _by_age(table: pa.Table, horizon: int) -> np.ndarray:
+    """Posts × (horizon + 2) unique viewers per age from `load_readers`' two list columns
+    (the last column: every day past the horizon)."""
+    width = horizon + 2
+    ages, uvs = (table.column(name).combine_chunks() for name in ("_ages", "_uvs"))
+    lengths = pc.fill_null(pc.list_value_length(ages), 0).to_numpy(zero_copy_only=False)
+    post = np.repeat(np.arange(table.num_rows), lengths)
+    age = pc.fill_null(pc.list_flatten(ages), horizon + 1).to_numpy(zero_copy_only=False)
+    seen = pc.fill_null(pc.list_flatten(uvs), 0).to_numpy(zero_copy_only=False)
+    cells = post * width + age.astype("int64")
+    summed = np.bincount(cells, weights=seen.astype("float64"), minlength=table.num_rows * width)
+    return summed.reshape(table.num_rows, width)
 
 
 def _days(first: date | None, last: date) -> Period:
@@ -163,37 +199,97 @@ def _recent_only(
 
 
 def recent_readers(
-    con: duckdb.DuckDBPyConnection, flt: PostFilter, *, last: date, settle: int, tz: str = "UTC"
+    con: duckdb.DuckDBPyConnection, flt: PostFilter, *, last: date, tz: str = "UTC"
 ) -> pd.DataFrame:
     """`load_readers` of the posts a forecast on `last` needs: the young ones, and each
     channel's OUTLOOK_MAX_POSTS latest settled within OUTLOOK_HISTORY_DAYS (`History.window`)."""
-    start = last - timedelta(days=settle + OUTLOOK_HISTORY_DAYS - 1)
+    start = last - timedelta(days=OUTLOOK_HORIZON_DAYS + OUTLOOK_HISTORY_DAYS - 1)
     return load_readers(
-        con, flt, first=start, last=last, settle=settle, recent=OUTLOOK_MAX_POSTS, tz=tz
+        con, flt, first=start, last=last, recent=OUTLOOK_MAX_POSTS, final=False, tz=tz
     )
 
 
-def ages_of(frame: pd.DataFrame, settle: int) -> np.ndarray:
-    """The posts × (settle + 1) readers at each age of `load_readers`' frame."""
-    columns = [f"at_{a}" for a in range(settle + 1)]
+def ages_of(frame: pd.DataFrame, upto: int = OUTLOOK_HORIZON_DAYS) -> np.ndarray:
+    """The posts × (upto + 1) readers at each age of `load_readers`' frame."""
+    columns = [f"at_{a}" for a in range(upto + 1)]
     return frame[columns].to_numpy(dtype="float64", na_value=0.0)
+
+
+def weekday_of(day: np.ndarray) -> np.ndarray:
+    """Monday 0 .. Sunday 6 of days since 1970-01-01 (a Thursday)."""
+    return (day + 3) % 7
+
+
+WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+OWN, WORKSPACE = "its posts", "the workspace's"
+
+
+@dataclass(frozen=True)
+class Settles:
+    """Where a channel's posts stop gaining readers: `days` (the age its forecast aims
+    at), whose posts said so (`source`: "its posts" or "the workspace's") and how many."""
+
+    days: int
+    source: str
+    posts: int
+
+
+def _settle_day(grid: np.ndarray) -> int | None:
+    """The first age by which the posts of `grid` (posts × ages 0..horizon) have
+    OUTLOOK_SETTLE_SHARE of their readers at the horizon; None without readers."""
+    total = grid[:, -1].sum()
+    if total <= 0:
+        return None
+    reached = grid.sum(axis=0) >= OUTLOOK_SETTLE_SHARE * total - WHOLE_TOLERANCE
+    return int(np.argmax(reached))
+
+
+def settled_ages(frame: pd.DataFrame, *, last: int, fallback: int) -> dict[str, Settles]:
+    """Each channel's `Settles` on day `last` from its OUTLOOK_MAX_POSTS latest posts
+    published at least OUTLOOK_HORIZON_DAYS before it (within OUTLOOK_HISTORY_DAYS); with
+    fewer than OUTLOOK_MIN_POSTS of them, the same rule over every channel's such posts
+    (or `fallback`, the workspace's settled age, when those are fewer too). The key ""
+    holds the workspace's, for channels without any post."""
+    at = ages_of(frame)
+    day = frame["day"].to_numpy(dtype="int64")
+    newest = last - OUTLOOK_HORIZON_DAYS
+    old = np.flatnonzero((day <= newest) & (day > newest - OUTLOOK_HISTORY_DAYS))
+    channel = frame["channel_id"].astype(str).to_numpy()
+    grids: dict[str, np.ndarray] = {}
+    for name, found in pd.Series(old).groupby(channel[old], sort=False).indices.items():
+        rows = old[found]
+        rows = rows[np.argsort(day[rows], kind="stable")][-OUTLOOK_MAX_POSTS:]
+        grids[str(name)] = at[rows]
+    pooled = np.concatenate([*grids.values(), np.zeros((0, at.shape[1]))])
+    found_day = _settle_day(pooled) if len(pooled) >= OUTLOOK_MIN_POSTS else None
+    workspace = Settles(
+        fallback if found_day is None else max(found_day, 1), WORKSPACE, len(pooled)
+    )
+    out = {"": workspace}
+    for name in pd.unique(channel):
+        grid = grids.get(str(name), np.zeros((0, at.shape[1])))
+        own = _settle_day(grid) if len(grid) >= OUTLOOK_MIN_POSTS else None
+        # At least a day: the forecast of a post of age 1 or more always has a target ahead.
+        out[str(name)] = Settles(max(own, 1), OWN, len(grid)) if own is not None else workspace
+    return out
 
 
 class _Posts(NamedTuple):
     """One channel's settled posts in order of publication."""
 
     day: np.ndarray  # days since 1970-01-01
-    settled: np.ndarray  # readers at the settled age
+    weekday: np.ndarray  # of publication, Monday 0
+    settled: np.ndarray  # readers at the channel's settled age
     rate: np.ndarray  # settled ÷ audience (NaN without an audience)
-    ratio: np.ndarray  # posts × settle: log(1 + settled) - log(1 + readers at age a)
-    at: np.ndarray  # posts × (settle + 1): readers at each age
+    at: np.ndarray  # posts × (horizon + 1): readers at each age
 
 
 @dataclass(frozen=True)
 class Fit:
     """What a channel's history says at one age on one day: the median ratio and its
-    interval, how many posts and whose ("channel" or "workspace"), and the channel's usual
-    settled read rate (and readers, for posts without an audience): 10%, 50%, 90%."""
+    interval, how many posts and whose (`basis`), and the channel's usual settled read
+    rate (and readers, for posts without an audience): 10%, 50%, 90%. Without a forecast
+    (`shift` NaN), `reason` says why."""
 
     shift: float
     low: float
@@ -202,19 +298,19 @@ class Fit:
     basis: str
     rates: tuple[float, float, float]
     readers: tuple[float, float, float]
+    reason: str = ""
 
 
-def order_interval(values: np.ndarray) -> tuple[float, float, float]:
-    """The median of `values` and its OUTLOOK_LOW..OUTLOOK_HIGH interval as order
-    statistics: ranks floor(low·(n+1)) and ceil(high·(n+1)) of n sorted values, so a new
-    value from the same spread falls between them with probability (j - i) ÷ (n + 1),
-    0.80 to 0.81 for n >= 20 (no assumption about the spread's shape)."""
-    ordered = np.sort(values)
-    n = len(ordered)
-    lo = max(1, math.floor(OUTLOOK_LOW * (n + 1)))
-    hi = min(n, math.ceil(OUTLOOK_HIGH * (n + 1)))
-    median = (ordered[(n - 1) // 2] + ordered[n // 2]) / 2
-    return float(median), float(ordered[lo - 1]), float(ordered[hi - 1])
+def order_interval(
+    values: np.ndarray, low: float = OUTLOOK_LOW, high: float = OUTLOOK_HIGH
+) -> tuple[float, float, float]:
+    """The median of `values` and its `low`..`high` interval from their order statistics
+    at plotting positions p·(n + 1), interpolated between neighbours (Hyndman and Fan's
+    type 6, numpy's method "weibull"): a new value exchangeable with them falls inside
+    with probability about high - low, whatever the spread's shape (split conformal
+    prediction with the values as scores)."""
+    mid, lo, hi = np.quantile(values, [0.5, low, high], method="weibull")
+    return float(mid), float(lo), float(hi)
 
 
 def _quantiles(values: np.ndarray) -> tuple[float, float, float]:
@@ -225,86 +321,101 @@ def _quantiles(values: np.ndarray) -> tuple[float, float, float]:
     return float(low), float(mid), float(high)
 
 
-class History:
-    """Every channel's settled posts, to forecast from as they stood on any day.
+_NONE = (math.nan, math.nan, math.nan)
 
-    history = History(frame, settle=5, last=day_number(L))
-    fit = history.fit("chan_1", day_number(L), age=2)   # None: too few settled posts
+
+class History:
+    """Every channel's settled posts, to forecast from as they stood on any day, each
+    channel aiming at its own settled age (`settles`).
+
+    history = History(frame, last=day_number(L), fallback=5)
+    history.settles["chan_1"].days                       # its settled age
+    fit = history.fit("chan_1", day_number(L), age=2)    # fit.reason when it abstains
     """
 
-    def __init__(self, frame: pd.DataFrame, *, settle: int, last: int) -> None:
-        self.settle = settle
-        at = ages_of(frame, settle)
+    def __init__(self, frame: pd.DataFrame, *, last: int, fallback: int) -> None:
+        self.settles = settled_ages(frame, last=last, fallback=fallback)
+        at = ages_of(frame)
         day = frame["day"].to_numpy(dtype="int64")
-        settled_by = day <= last - settle
         audience = frame["audience"].to_numpy(dtype="float64", na_value=np.nan)
+        channel = frame["channel_id"].astype(str).to_numpy()
         self.channels: dict[str, _Posts] = {}
-        settled_rows = np.flatnonzero(settled_by)
-        channel = frame["channel_id"].astype(str).to_numpy()[settled_rows]
-        # One pass over the rows: each channel's row numbers, then in order of day (and
-        # of the rows, which come by id within a day).
-        for name, found in pd.Series(settled_rows).groupby(channel, sort=False).indices.items():
-            rows = settled_rows[found]
-            mine = rows[np.argsort(day[rows], kind="stable")]
+        for name, found in pd.Series(np.arange(len(frame))).groupby(channel).indices.items():
+            settle = self.settle_of(str(name))
+            rows = np.asarray(found)
+            kept = rows[day[rows] <= last - settle]
+            mine = kept[np.argsort(day[kept], kind="stable")]
             settled = at[mine, settle]
             with np.errstate(divide="ignore", invalid="ignore"):
                 rate = np.where(audience[mine] > 0, settled / audience[mine], np.nan)
-            ratio = np.log1p(settled)[:, None] - np.log1p(at[mine, :settle])
-            self.channels[str(name)] = _Posts(day[mine], settled, rate, ratio, at[mine])
-        self._fits: dict[tuple[str, int, int], Fit | None] = {}
+            self.channels[str(name)] = _Posts(
+                day[mine], np.asarray(weekday_of(day[mine])), settled, rate, at[mine]
+            )
+        self._fits: dict[tuple[str, int, int], Fit] = {}
         Usual = tuple[float, float, float]
         self._usual: dict[tuple[str, int], tuple[Usual, Usual]] = {}
 
+    def settle_of(self, channel: str) -> int:
+        """The age `channel`'s forecasts aim at."""
+        return self.settles.get(channel, self.settles[""]).days
+
     def window(self, channel: str, day: int) -> slice:
-        """The channel's posts settled by `day` (published at least `settle` days before
+        """The channel's posts settled by `day` (published at least its settled age before
         it) and published within OUTLOOK_HISTORY_DAYS of that, the OUTLOOK_MAX_POSTS
         latest."""
         posts = self.channels.get(channel)
         if posts is None:
             return slice(0, 0)
-        newest = day - self.settle
+        newest = day - self.settle_of(channel)
         hi = int(np.searchsorted(posts.day, newest, side="right"))
         lo = int(np.searchsorted(posts.day, newest - OUTLOOK_HISTORY_DAYS, side="right"))
         return slice(max(lo, hi - OUTLOOK_MAX_POSTS), hi)
 
-    def fit(self, channel: str, day: int, age: int) -> Fit | None:
-        """The fit for a post of `channel` at `age` on `day`; None when the channel has
-        fewer than OUTLOOK_MIN_CHANNEL_POSTS settled posts, or neither it nor the workspace
-        has OUTLOOK_MIN_POSTS."""
+    def fit(self, channel: str, day: int, age: int) -> Fit:
+        """The fit for a post of `channel` at `age` on `day` (docs/metrics.md "Outlook":
+        the Mondrian classes and the abstentions)."""
         key = (channel, day, age)
         if key not in self._fits:
             self._fits[key] = self._fit(channel, day, age)
         return self._fits[key]
 
-    def _fit(self, channel: str, day: int, age: int) -> Fit | None:
+    def _fit(self, channel: str, day: int, age: int) -> Fit:
         own = self.window(channel, day)
-        count = own.stop - own.start
-        if count < OUTLOOK_MIN_CHANNEL_POSTS:
-            return None
-        posts = self.channels[channel]
-        basis = "channel"
-        ratios = posts.ratio[own, age]
-        if count < OUTLOOK_MIN_POSTS:
-            # Too few of its own: the decay of every channel's posts settled by then.
-            basis = "workspace"
-            ratios = np.concatenate(
-                [p.ratio[self.window(name, day), age] for name, p in self.channels.items()]
+        posts = self.channels.get(channel)
+        weekday = int(weekday_of(np.asarray(day - age)))
+        if posts is None or own.stop == own.start:
+            reason = "no settled post in its history"
+            return Fit(*_NONE, 0, "", _NONE, _NONE, reason)
+        if (channel, day) not in self._usual:  # the same at every age
+            self._usual[channel, day] = (
+                _quantiles(posts.rate[own]),
+                _quantiles(posts.settled[own]),
             )
-            if len(ratios) < OUTLOOK_MIN_POSTS:
-                return None
-        shift, low, high = order_interval(ratios)
-        key = (channel, day)
-        if key not in self._usual:  # the same at every age
-            self._usual[key] = (_quantiles(posts.rate[own]), _quantiles(posts.settled[own]))
-        return Fit(shift, low, high, len(ratios), basis, *self._usual[key])
+        usual = self._usual[channel, day]
+        rows = np.arange(own.start, own.stop)[posts.weekday[own] == weekday]
+        # Each settled post's readers by the day of the forecast (at most the horizon's):
+        # what it had ended with as far as anyone could know then.
+        reached = posts.at[rows, np.minimum(day - posts.day[rows], OUTLOOK_HORIZON_DAYS)]
+        same = np.log1p(reached) - np.log1p(posts.at[rows, age])
+        if len(same) < OUTLOOK_MIN_CLASS_POSTS:
+            # Fewer cannot give an 80% interval from their own errors; other weekdays' or
+            # other channels' errors would be an interval for other posts (weekends gather
+            # fewer readers, channels decay at their own pace).
+            reason = (
+                f"{len(same)} settled {WEEKDAYS[weekday]} {'post' if len(same) == 1 else 'posts'}"
+                f" at age {age}; an 80% interval needs {OUTLOOK_MIN_CLASS_POSTS}"
+            )
+            return Fit(*_NONE, len(same), "", *usual, reason)
+        return Fit(*order_interval(same), len(same), "channel", *usual)
 
     def judge(self, targets: pd.DataFrame) -> pd.DataFrame:
         """`targets` (channel_id, day: the day of the forecast, age_days, readers so far,
-        audience) with the forecast columns of `OUTLOOK_COLUMNS`."""
+        audience) with the forecast columns."""
         n = len(targets)
         out = {name: np.full(n, np.nan) for name in _NUMBERS}
         verdict = np.full(n, TOO_FEW, dtype=object)
         basis = np.full(n, None, dtype=object)
+        reason = np.full(n, None, dtype=object)
         channel = targets["channel_id"].astype(str).to_numpy()
         day = targets["day"].to_numpy(dtype="int64")
         age = targets["age_days"].to_numpy(dtype="int64")
@@ -312,13 +423,20 @@ class History:
         audience = targets["audience"].to_numpy(dtype="float64", na_value=np.nan)
         early = age < OUTLOOK_MIN_AGE_DAYS
         verdict[early] = TOO_EARLY
+        reason[early] = "day 0's readers depend on the hour of publication"
         keys = pd.DataFrame({"c": channel, "d": day, "a": age})[~early]
         for key, rows in keys.groupby(["c", "d", "a"], sort=False).groups.items():
             name, when, at = cast(tuple[str, int, int], key)
             fit = self.fit(str(name), int(when), int(at))
-            if fit is None:
-                continue
             i = np.asarray(rows)
+            known = audience[i] > 0
+            for column, rate, readers in zip(
+                ("usual_low", "usual", "usual_high"), fit.rates, fit.readers, strict=True
+            ):
+                out[column][i] = np.where(known, rate * audience[i], readers)
+            if math.isnan(fit.shift):
+                reason[i] = fit.reason
+                continue
             basis[i] = fit.basis
             out["based_on"][i] = fit.posts
             grown = np.log1p(so_far[i])
@@ -331,41 +449,40 @@ class History:
                 ("high", fit.high, lambda v: np.floor(v + WHOLE_TOLERANCE)),
             ):
                 out[column][i] = np.maximum(whole(np.expm1(grown + shift)), so_far[i])
-            known = audience[i] > 0
-            for column, rate, readers in zip(
-                ("usual_low", "usual", "usual_high"), fit.rates, fit.readers, strict=True
-            ):
-                out[column][i] = np.where(known, rate * audience[i], readers)
             verdict[i] = _verdicts(
                 *(out[c][i] for c in ("forecast", "low", "high", "usual_low", "usual_high"))
             )
         frame = pd.DataFrame(
             {
-                "forecast_readers": out["forecast"],
-                "forecast_low": out["low"],
-                "forecast_high": out["high"],
-                "usual_low": out["usual_low"],
-                "usual_readers": out["usual"],
-                "usual_high": out["usual_high"],
+                "forecast_readers": _whole(out["forecast"]),
+                "forecast_low": _whole(out["low"]),
+                "forecast_high": _whole(out["high"]),
+                "usual_low": _whole(out["usual_low"]),
+                "usual_readers": _whole(out["usual"]),
+                "usual_high": _whole(out["usual_high"]),
                 "verdict": pd.array(verdict, dtype="string"),
                 "basis": pd.array(basis, dtype="string"),
-                "based_on": pd.array(
-                    np.where(np.isnan(out["based_on"]), 0, out["based_on"]).astype("int64"),
-                    dtype="Int64",
-                ),
+                "based_on": _whole(out["based_on"]),
+                "reason": pd.array(reason, dtype="string"),
             },
             index=targets.index,
         )
-        frame.loc[np.isnan(out["based_on"]), "based_on"] = pd.NA
         with np.errstate(invalid="ignore", divide="ignore"):
             forecast_rate = np.where(audience > 0, out["forecast"] / audience, np.nan)
         frame.insert(3, "forecast_read_rate", forecast_rate)
-        news = out["high"] < OUTLOOK_NEWS_SHARE * out["usual"]
+        news = out["high"] < OUTLOOK_NEWS_SHARE * np.rint(out["usual"])
         frame["news"] = pd.array(news, dtype="boolean")
         return frame
 
 
 _NUMBERS = ("forecast", "low", "high", "usual_low", "usual", "usual_high", "based_on")
+
+
+def _whole(values: np.ndarray) -> pd.api.extensions.ExtensionArray:
+    """Readers as whole numbers (Int64, NA where there is none)."""
+    found = np.isfinite(values)
+    whole = np.where(found, np.rint(np.where(found, values, 0)), 0).astype("int64")
+    return pd.arrays.IntegerArray(whole, ~found)
 
 
 def _verdicts(
@@ -378,6 +495,7 @@ def _verdicts(
     """Behind (ahead): the forecast and its whole interval below (above) the usual range;
     on track: the forecast inside it; otherwise too early to say (the forecast is outside
     but the interval still reaches the range)."""
+    usual_low, usual_high = np.rint(usual_low), np.rint(usual_high)
     out = np.full(len(forecast), TOO_EARLY, dtype=object)
     out[(forecast >= usual_low) & (forecast <= usual_high)] = ON_TRACK
     out[(forecast < usual_low) & (high < usual_low)] = BEHIND
@@ -385,19 +503,27 @@ def _verdicts(
     return out
 
 
+def _settles_column(history: History, channel: pd.Series) -> pd.api.extensions.ExtensionArray:
+    names = channel.astype(str)
+    days = {name: history.settle_of(name) for name in pd.unique(names)}
+    return pd.array(names.map(days).to_numpy(dtype="int64"), dtype="Int64")
+
+
 def outlook(
     con: duckdb.DuckDBPyConnection, flt: PostFilter, *, last: date, settle: int, tz: str
 ) -> pd.DataFrame:
-    """Each selected post younger than `settle` on `last` (the last complete synced day),
+    """Each selected post younger than its channel's settled age on `last` (the last
+    complete synced day; `settle`, the workspace's, for channels without the evidence),
     newest first: its readers so far and the forecast (`History.judge`)."""
-    frame = recent_readers(con, flt, last=last, settle=settle, tz=tz)
+    frame = recent_readers(con, flt, last=last, tz=tz)
     now = day_number(last)
-    history = History(frame, settle=settle, last=now)
-    young = frame[(frame["day"] > now - settle) & frame["selected"].fillna(False)]
+    history = History(frame, last=now, fallback=settle)
+    aims = _settles_column(history, frame["channel_id"]).to_numpy(dtype="int64")
+    young = frame[(frame["day"] > now - aims) & frame["selected"].fillna(False)]
     young = young.assign(age_days=now - young["day"])
-    at = ages_of(young, settle)
+    at = ages_of(young)
     ages = young["age_days"].to_numpy(dtype="int64")
-    readers = at[np.arange(len(young)), np.minimum(ages, settle)] if len(young) else at[:, 0]
+    readers = at[np.arange(len(young)), ages] if len(young) else at[:, 0]
     targets = pd.DataFrame(
         {
             "channel_id": young["channel_id"],
@@ -417,6 +543,7 @@ def outlook(
         aud = young["audience"].to_numpy(dtype="float64", na_value=np.nan)
         out["read_rate"] = np.where(aud > 0, readers / aud, np.nan)
     out = pd.concat([out, judged], axis=1)
+    out["settles_by_day"] = _settles_column(history, young["channel_id"])
     out["provisional"] = pd.array(np.ones(len(out), dtype=bool), dtype="boolean")
     out = out.sort_values(["published_at", "post_id"], ascending=[False, True])
     return out.reset_index(drop=True)
@@ -431,50 +558,64 @@ def backtest(
     tz: str,
     ages: tuple[int, ...] = OUTLOOK_BACKTEST_AGES,
 ) -> pd.DataFrame:
-    """Per selected post settled on `last` and age a in `ages` (younger than `settle`):
-    the forecast it would have had on its day a, from the posts settled by then, beside
-    its settled readers and the naive forecast (its channel's usual settled readers at
-    its audience, from the same posts)."""
-    frame = load_readers(con, flt, first=None, last=last, settle=settle, tz=tz)
+    """Per selected post older than its channel's settled age on `last` and age a in
+    `ages` (younger than that age): the forecast it would have had on its day a, from the
+    posts settled by then, beside what it reached by `last` (`final_readers`: the truth
+    it is judged against), its readers at the settled age and the naive forecast (its
+    channel's usual settled readers at its audience, from the same posts)."""
+    frame = load_readers(con, flt, first=None, last=last, tz=tz)
     now = day_number(last)
-    history = History(frame, settle=settle, last=now)
-    posts = frame[(frame["day"] <= now - settle) & frame["selected"].fillna(False)]
-    at = ages_of(posts, settle)
+    history = History(frame, last=now, fallback=settle)
+    aims = _settles_column(history, frame["channel_id"]).to_numpy(dtype="int64")
+    chosen = (frame["day"] <= now - aims) & frame["selected"].fillna(False)
+    posts, aims = frame[chosen], aims[chosen.to_numpy()]
+    at = ages_of(posts)
     parts = []
-    for age in (a for a in ages if a < settle):
+    for age in ages:
+        rows = np.flatnonzero(age < aims)
         parts.append(
             pd.DataFrame(
                 {
-                    "post_id": posts["post_id"],
-                    "channel_id": posts["channel_id"],
-                    "day": posts["day"] + age,
+                    "post_id": posts["post_id"].iloc[rows],
+                    "channel_id": posts["channel_id"].iloc[rows],
+                    "channel": posts["channel"].iloc[rows],
+                    "day": posts["day"].iloc[rows] + age,
                     "age_days": age,
-                    "readers": at[:, age],
-                    "settled_readers": at[:, settle],
-                    "audience": posts["audience"],
+                    "readers": at[rows, age],
+                    "settled_readers": at[rows, aims[rows]],
+                    "final_readers": posts["final"].iloc[rows].to_numpy(dtype="float64"),
+                    "settles_by_day": aims[rows],
+                    "audience": posts["audience"].iloc[rows],
                 }
             )
         )
-    if not parts:
-        return pd.DataFrame(columns=[*BACKTEST_DETAIL])
     targets = pd.concat(parts, ignore_index=True)
     judged = history.judge(targets)
     out = pd.concat([targets, judged], axis=1)
-    inside = (out["forecast_low"] <= out["settled_readers"]) & (
-        out["settled_readers"] <= out["forecast_high"]
+    final = out["final_readers"].astype("float64")
+    inside = (out["forecast_low"].astype("float64") <= final) & (
+        final <= out["forecast_high"].astype("float64")
     )
     out["covered"] = inside.astype("boolean")
     out.loc[out["forecast_readers"].isna(), "covered"] = pd.NA
     out["naive_readers"] = out["usual_readers"]
+    weekdays = np.asarray(WEEKDAYS)[weekday_of(out["day"].to_numpy(dtype="int64"))]
+    out["weekday"] = pd.Series(weekdays, index=out.index, dtype="string")
+    for column in ("readers", "settled_readers", "final_readers", "settles_by_day"):
+        out[column] = pd.array(out[column].to_numpy(dtype="int64"), dtype="Int64")
     return out[[*BACKTEST_DETAIL]]
 
 
 BACKTEST_DETAIL = (
     "post_id",
     "channel_id",
+    "channel",
     "age_days",
+    "weekday",
     "readers",
     "settled_readers",
+    "final_readers",
+    "settles_by_day",
     "forecast_readers",
     "forecast_low",
     "forecast_high",
@@ -482,64 +623,113 @@ BACKTEST_DETAIL = (
     "naive_readers",
     "verdict",
     "basis",
+    "reason",
+)
+BACKTEST_COLUMNS = (
+    "scope",
+    "channel_id",
+    "channel",
+    "weekday",
+    "age_days",
+    "posts",
+    "abstained",
+    "coverage",
+    "below",
+    "above",
+    "median_abs_error",
+    "naive_median_abs_error",
+    "error_vs_naive",
+    "settles_by_day",
+    "still_gaining",
 )
 
 
 def backtest_table(detail: pd.DataFrame) -> pd.DataFrame:
-    """Per age: posts forecast and abstained, the share of settled readers inside the 80%
-    interval, the median absolute error of the forecast and of the naive forecast, and
-    their ratio (below 1: the forecast is nearer)."""
-    rows = []
-    for age, group in detail.groupby("age_days", sort=True):
-        made = group[group["forecast_readers"].notna()]
-        error = (made["forecast_readers"] - made["settled_readers"]).abs()
-        naive = (made["naive_readers"] - made["settled_readers"]).abs()
-        rows.append(
-            {
-                "age_days": int(str(age)),
-                "posts": len(made),
-                "abstained": len(group) - len(made),
-                "coverage": float(made["covered"].astype(bool).mean()) if len(made) else np.nan,
-                "median_abs_error": float(error.median()) if len(made) else np.nan,
-                "naive_median_abs_error": float(naive.median()) if len(made) else np.nan,
-            }
-        )
-    table = pd.DataFrame(
-        rows,
-        columns=[
-            "age_days",
-            "posts",
-            "abstained",
-            "coverage",
-            "median_abs_error",
-            "naive_median_abs_error",
-        ],
+    """Per age, pooled (`scope` "all"), then per channel ("channel") and per weekday of
+    the forecast ("weekday"): posts forecast and abstained, the share of final readers
+    inside the 80% interval (`coverage`), below and above it, the median absolute error of
+    the forecast and of the naive forecast, and their ratio (below 1: the forecast is
+    nearer). A channel's rows carry its settled age and `still_gaining`: its replayed
+    posts had under OUTLOOK_SETTLE_SHARE of their final readers at that age (they had not
+    stopped gaining readers by then)."""
+    rows: list[dict[str, object]] = []
+    scopes: tuple[tuple[str, list[str]], ...] = (
+        ("all", []),
+        ("channel", ["channel_id", "channel"]),
+        ("weekday", ["weekday"]),
+    )
+    order = {name: k for k, name in enumerate(WEEKDAYS)}
+    for scope, keys in scopes:
+        for key, group in detail.groupby([*keys, "age_days"], sort=True, dropna=False):
+            values = key if isinstance(key, tuple) else (key,)
+            named = dict(zip([*keys, "age_days"], values, strict=True))
+            rows.append({"scope": scope, **named, **_scores(group)})
+    table = pd.DataFrame(rows, columns=[*BACKTEST_COLUMNS])
+    table["_w"] = table["weekday"].map(order)
+    table = table.sort_values(["_w"], kind="stable", na_position="first").drop(columns="_w")
+    table = table.sort_values(
+        "scope", key=lambda s: s.map({"all": 0, "channel": 1, "weekday": 2}), kind="stable"
     )
     with np.errstate(invalid="ignore", divide="ignore"):
         table["error_vs_naive"] = table["median_abs_error"] / table["naive_median_abs_error"]
-    return table
+    for column in ("age_days", "posts", "abstained", "settles_by_day"):
+        table[column] = table[column].astype("Int64")
+    for column in ("scope", "channel_id", "channel", "weekday"):
+        table[column] = table[column].astype("string")
+    table["still_gaining"] = table["still_gaining"].astype("boolean")
+    return table.reset_index(drop=True)
+
+
+def _scores(group: pd.DataFrame) -> dict[str, object]:
+    """The backtest's figures of one group of its detail rows."""
+    made = group[group["forecast_readers"].notna()]
+    final = made["final_readers"].astype("float64")
+    error = (made["forecast_readers"].astype("float64") - final).abs()
+    naive = (made["naive_readers"].astype("float64") - final).abs()
+    some = len(made) > 0
+    settles = group["settles_by_day"].dropna().unique()
+    one = len(settles) == 1 and group["channel_id"].nunique() == 1
+    reached = group["settled_readers"].astype("float64").sum()
+    total = group["final_readers"].astype("float64").sum()
+    return {
+        "posts": len(made),
+        "abstained": len(group) - len(made),
+        "coverage": float(made["covered"].astype(bool).mean()) if some else np.nan,
+        "below": float((final < made["forecast_low"].astype("float64")).mean()) if some else np.nan,
+        "above": float((final > made["forecast_high"].astype("float64")).mean())
+        if some
+        else np.nan,
+        "median_abs_error": float(error.median()) if some else np.nan,
+        "naive_median_abs_error": float(naive.median()) if some else np.nan,
+        "settles_by_day": int(settles[0]) if one else pd.NA,
+        "still_gaining": bool(reached < OUTLOOK_SETTLE_SHARE * total) if one else pd.NA,
+    }
 
 
 def decay_profiles(frame: pd.DataFrame, *, settle: int, last: date) -> pd.DataFrame:
-    """Per channel and day 0..settle of its posts settled on `last` (with readers):
-    `share_on_day` (Σ readers that day ÷ Σ settled readers), `share_by_day`, and per
-    channel the days to 50% and to 90% of each post's settled readers: median and the
-    10%-90% spread across posts (`days_to_50`, `days_to_50_low`, `days_to_50_high`, the
-    same for 90)."""
-    history = History(frame, settle=settle, last=day_number(last))
+    """Per channel and day 0..its settled age (`settles_by_day`; `settle`, the
+    workspace's, without the evidence) of its posts settled on `last` (with readers):
+    `share_on_day` (Σ readers that day ÷ Σ readers at the settled age, the readers posts
+    end with), `share_by_day`, and per channel the days to 50% and to 90% of each post's
+    final readers: median and the spread across posts, its 10th and 90th percentiles
+    (`days_to_50`, `days_to_50_low`, `days_to_50_high`, the same for 90)."""
+    history = History(frame, last=day_number(last), fallback=settle)
     names = frame.drop_duplicates("channel_id").set_index("channel_id")["channel"]
     rows = []
     for name in sorted(history.channels):
-        grid = history.channels[name].at[history.window(name, day_number(last))]
-        grid = grid[grid[:, settle] > 0]
+        aim = history.settles.get(name, history.settles[""])
+        grid = history.channels[name].at[history.window(name, day_number(last)), : aim.days + 1]
+        grid = grid[grid[:, -1] > 0]
         if not len(grid):
             continue
-        share = grid / grid[:, settle : settle + 1]
-        reach = {q: np.argmax(share >= q, axis=1).astype("float64") for q in (0.5, 0.9)}
+        share = grid / grid[:, -1:]
+        reach = {
+            q: np.argmax(share >= q - WHOLE_TOLERANCE, axis=1).astype("float64") for q in (0.5, 0.9)
+        }
         spread = {q: _quantiles(v) for q, v in reach.items()}
-        by_day = grid.sum(axis=0) / grid[:, settle].sum()
+        by_day = grid.sum(axis=0) / grid[:, -1].sum()
         on_day = np.diff(np.concatenate([[0.0], by_day]))
-        for day in range(settle + 1):
+        for day in range(aim.days + 1):
             rows.append(
                 {
                     "channel_id": name,
@@ -548,6 +738,8 @@ def decay_profiles(frame: pd.DataFrame, *, settle: int, last: date) -> pd.DataFr
                     "share_on_day": float(on_day[day]),
                     "share_by_day": float(by_day[day]),
                     "posts": len(grid),
+                    "settles_by_day": aim.days,
+                    "settled_from": aim.source,
                     "days_to_50": spread[0.5][1],
                     "days_to_50_low": spread[0.5][0],
                     "days_to_50_high": spread[0.5][2],
@@ -557,11 +749,13 @@ def decay_profiles(frame: pd.DataFrame, *, settle: int, last: date) -> pd.DataFr
                 }
             )
     out = pd.DataFrame(rows, columns=[*DECAY_COLUMNS])
-    out["day"] = out["day"].astype("Int64")
-    out["posts"] = out["posts"].astype("Int64")
+    for column in ("day", "posts", "settles_by_day"):
+        out[column] = out[column].astype("Int64")
+    out["settled_from"] = out["settled_from"].astype("string")
     return out
 
 
+SPREAD = "10–90% of posts"  # what days_to_*_low.._high span
 DECAY_COLUMNS = (
     "channel_id",
     "channel",
@@ -569,6 +763,8 @@ DECAY_COLUMNS = (
     "share_on_day",
     "share_by_day",
     "posts",
+    "settles_by_day",
+    "settled_from",
     "days_to_50",
     "days_to_50_low",
     "days_to_50_high",

@@ -37,7 +37,9 @@ SHOWN: dict[ColumnKind, Callable[[Any], str]] = {
 }
 
 RATIOS = ("lift", "vs_expected", "vs_rest", "relative_read_rate")
-RATE_COLUMNS = (*RATES, "channel_median")
+# The outlook's and decay profiles' shares (docs/metrics.md "Outlook").
+OUTLOOK_SHARES = ("share_on_day", "share_by_day", "coverage")
+RATE_COLUMNS = (*RATES, "channel_median", *OUTLOOK_SHARES)
 COUNTS = (
     "posts",
     "posts_published",
@@ -60,6 +62,14 @@ COUNTS = (
     "lost",
     "net",
     "rank",
+    "forecast_readers",
+    "forecast",  # forecast_low, forecast_high
+    "usual_readers",
+    "usual",  # usual_low, usual_high
+    "settled_readers",
+    "final_readers",
+    "naive_readers",
+    "based_on",
 )
 INTERVAL_ENDS = ("_low", "_high")
 _MERGE_SUFFIXES = ("_x", "_y")  # pandas' default suffixes of a merge's shared columns
