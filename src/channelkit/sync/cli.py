@@ -168,7 +168,7 @@ def run_sync(flags: SyncFlags, service: ServiceOptions, output: Output) -> None:
         # for a warehouse.
         removed = _remove_warehouse(db)
     output.json({**report.as_dict(), "rows_committed": committed, "warehouse_removed": removed})
-    output.result(report.summary())
+    output.result(report.summary(error=False))  # an error is said once, on stderr below
     if report.completed:
         if options.parquet is not None:
             output.result(f"parquet datasets written under {options.parquet}")
