@@ -120,6 +120,19 @@ def _environment(smtp_port: int, hook_url: str) -> dict[str, str]:
     }
 
 
+def _delivery(folder: Path, name: str) -> Path:
+    """A delivery file sending the notebook `name`.ipynb by email and to TEAM_HOOK_URL."""
+    config = folder / "deliver.toml"
+    config.write_text(
+        '[smtp]\nfrom = "analytics@example.com"\n\n'
+        f'[[reports]]\nname = "{name}"\nperiod = "week"\ntz = "Europe/Berlin"\n'
+        f'notebook = "{name}.ipynb"\nemail = ["comms-lead@example.com"]\n'
+        'webhooks = [{ url_env = "TEAM_HOOK_URL", kind = "json" }]\n',
+        encoding="utf-8",
+    )
+    return config
+
+
 def _texts(message: EmailMessage) -> str:
     """Everything the email carries, attachments unzipped and decoded."""
     texts = [str(message)]
@@ -168,14 +181,7 @@ def test_deliver_sends_a_notebook_that_prints_its_environment_without_a_secret(
     port, messages, passwords = mailbox
     hook_url, posts = webhook
     _notebook(tmp_path / "env.ipynb")
-    config = tmp_path / "deliver.toml"
-    config.write_text(
-        '[smtp]\nfrom = "analytics@example.com"\n\n'
-        '[[reports]]\nname = "env"\nperiod = "week"\ntz = "Europe/Berlin"\n'
-        'notebook = "env.ipynb"\nemail = ["comms-lead@example.com"]\n'
-        'webhooks = [{ url_env = "TEAM_HOOK_URL", kind = "json" }]\n',
-        encoding="utf-8",
-    )
+    config = _delivery(tmp_path, "env")
     result = CliRunner().invoke(
         main,
         ["deliver", str(config), "--db", str(small_warehouse)],
@@ -300,13 +306,7 @@ def test_deliver_mails_a_notebook_that_cannot_read_its_parents_secrets(
     port, messages, passwords = mailbox
     hook_url, posts = webhook
     run = _probing_run(tmp_path)
-    (run / "deliver.toml").write_text(
-        '[smtp]\nfrom = "analytics@example.com"\n\n'
-        '[[reports]]\nname = "probe"\nperiod = "week"\ntz = "Europe/Berlin"\n'
-        'notebook = "probe.ipynb"\nemail = ["comms-lead@example.com"]\n'
-        'webhooks = [{ url_env = "TEAM_HOOK_URL", kind = "json" }]\n',
-        encoding="utf-8",
-    )
+    _delivery(run, "probe")
     done = _channelkit(
         run, _environment(port, hook_url), "deliver", "deliver.toml", "--db", str(small_warehouse)
     )
