@@ -246,7 +246,12 @@ MISTAKES = [
         {"CHANNELKIT_BASE_URL": "{url}", "CHANNELKIT_API_KEY": "{writer}"},
     ),
     # --- sync options ---
-    Mistake("negative lookback", ["sync", "--lookback-days", "-1"], 2, ["--lookback-days: "]),
+    Mistake(
+        "negative lookback",
+        ["sync", "--lookback-days", "-1"],
+        2,
+        ["'--lookback-days': '-1' is not a whole number of days from 0"],
+    ),
     Mistake(
         "page too large",
         ["sync", "--page-limit", "1000"],

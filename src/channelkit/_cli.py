@@ -27,6 +27,7 @@ import contextlib
 import dataclasses
 import functools
 import json
+import math
 import re
 import sys
 import threading
@@ -41,6 +42,8 @@ from click.decorators import FC
 
 from channelkit._constants import (
     CLI_NO_ANSWER_NOTICE_SECONDS,
+    CLI_SECONDS_MAX,
+    CLI_YEARS,
     CLIENT_TIMEOUT_SECONDS,
     DEFAULT_TZ,
     ENV_API_KEY,
@@ -252,6 +255,110 @@ class TimeZoneName(click.ParamType[Any, Any]):
         except InvalidParameterError as exc:
             where = " (the value of CHANNELKIT_TZ)" if _from_environment(ctx, param) else ""
             self.fail(f"{exc.message}{where}", param, ctx)
+
+
+class Number(click.ParamType[Any, Any]):
+    """A finite number from `low` to `high` (above `low` when `above`), for every numeric flag
+    and its environment variable: inf, nan, 1e20 or a negative number is one line naming the
+    flag, never an overflow deep inside the command.
+
+    click.option("--lookback-days", type=Number(int, 0, CLI_DAYS_MAX, "a whole number of days"))
+    """
+
+    def __init__(
+        self, kind: type[int] | type[float], low: float, high: float, what: str, *,
+        above: bool = False,
+    ) -> None:  # fmt: skip
+        self.kind = kind
+        self.low, self.high, self.what, self.above = low, high, what, above
+        self.name = "integer" if kind is int else "float"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = self._number(value)
+        low_ok = number is not None and (number > self.low if self.above else number >= self.low)
+        if number is None or not low_ok or number > self.high:
+            lowest = f"above {self.low:g} and up" if self.above else f"from {self.low:g}"
+            where = ""
+            if param is not None and _from_environment(ctx, param):
+                where = f" (the value of {param.envvar})"
+            self.fail(f"{value!r}{where} is not {self.what} {lowest} to {self.high:g}", param, ctx)
+        return number
+
+    def _number(self, value: Any) -> int | float | None:
+        if isinstance(value, bool):
+            return None
+        number: int | float
+        if isinstance(value, int | float):
+            number = value
+        else:
+            try:
+                number = float(str(value).strip())
+            except ValueError:
+                return None
+        if not math.isfinite(number):
+            return None
+        if self.kind is int:
+            return int(number) if float(number).is_integer() else None
+        return float(number)
+
+
+# A date at the start of a value ("2026-10-05", "2026-10-05 09:00", "2026-10"): its year.
+_YEAR_RE = re.compile(r"^\s*([+-]?\d{1,6})-\d{1,2}(?:-\d{1,2})?(?:\D|$)")
+
+
+def far_date(text: str) -> str | None:
+    """Why `text`, a date or a time as typed, is out of range (its year outside CLI_YEARS:
+    year 1 or 9999 would overflow the first day added to it), or None.
+
+    >>> far_date("9999-12-31")
+    "'9999-12-31': the year 9999 is out of range; give a date from 1970 to 2999"
+    """
+    found = _YEAR_RE.match(text)
+    if found is None:
+        return None
+    year = int(found[1])
+    first, last = CLI_YEARS
+    if first <= year <= last:
+        return None
+    return f"{text!r}: the year {year} is out of range; give a date from {first} to {last}"
+
+
+class Day(click.ParamType[Any, Any]):
+    """A day or a time as typed, which the command reads in its zone: refused at the edge
+    when its year is far (`far_date`), kept as text otherwise.
+
+    click.option("--from", "start", type=Day(), help="Posts scheduled from this day or time.")
+    """
+
+    name = "date"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and (far := far_date(value)) is not None:
+            self.fail(far, param, ctx)
+        return value
+
+
+class Parsed(click.ParamType[Any, Any]):
+    """A click type around one of the commands' parsers (a date, a period, a duration), so a
+    bad value exits 2 with the parser's message naming the flag; a far date (`far_date`) is
+    refused before the parser sees it.
+
+    click.option("--since", type=Parsed("date", parse_date))
+    """
+
+    def __init__(self, name: str, parse: Callable[[str], Any]) -> None:
+        self.name = name
+        self._parse = parse
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if not isinstance(value, str):
+            return value
+        if (far := far_date(value)) is not None:
+            self.fail(far, param, ctx)
+        try:
+            return self._parse(value)
+        except InvalidParameterError as exc:
+            self.fail(exc.message, param, ctx)
 
 
 def _from_environment(ctx: click.Context | None, param: click.Parameter | None) -> bool:
@@ -467,7 +574,7 @@ def _service_flags(prefix: str) -> list[Callable[[FC], FC]]:
             "timeout",
             envvar=ENV_READ_TIMEOUT,
             show_envvar=True,
-            type=click.FloatRange(min=0, min_open=True),
+            type=Number(float, 0, CLI_SECONDS_MAX, "a number of seconds", above=True),
             metavar="SECONDS",
             help=f"{prefix}Seconds the service has to answer a request "
             f"[default: {CLIENT_TIMEOUT_SECONDS:g}].",

@@ -419,6 +419,12 @@ EXIT_TERMINATED = 143  # 128 + SIGTERM
 INTERRUPTED_MESSAGE = "interrupted; what was committed is kept; run again to resume"
 # A template's example rows carry this in their title: `schedule --submit` refuses them.
 TEMPLATE_EXAMPLE_MARKER = "[EXAMPLE]"
+# What a numeric or date flag takes, checked at the edge (`_cli.Number`, `_cli.Day`), so that
+# inf, nan, 1e20 or the year 9999 is one line naming the flag, not an overflow deep inside:
+CLI_YEARS = (1970, 2999)  # a date's year: the service's times are Unix times
+CLI_SECONDS_MAX = 86_400.0  # a timeout: a day (a socket refuses 1e20 s)
+CLI_DAYS_MAX = 36_500  # a number of days (--lookback-days): a century
+CLI_COUNT_MAX = 1_000_000_000  # a count without a limit of its own (runs, rows, pages)
 
 # --- Notebook displays and the Explorer (channelkit.display, ck.widgets.Explorer) -----------
 DISPLAY_MAX_ROWS = 60  # rows of a metric frame shown in a notebook; the frame keeps them all

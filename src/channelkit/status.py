@@ -13,8 +13,15 @@ from typing import Any
 
 import click
 
-from channelkit._cli import Output, options_value, output_options, user_errors, warehouse_option
-from channelkit._constants import STATUS_RUNS_SHOWN
+from channelkit._cli import (
+    Number,
+    Output,
+    options_value,
+    output_options,
+    user_errors,
+    warehouse_option,
+)
+from channelkit._constants import CLI_COUNT_MAX, STATUS_RUNS_SHOWN
 from channelkit._job_runs import ago, watcher_note
 
 
@@ -35,7 +42,7 @@ class StatusOptions:
 @warehouse_option()
 @click.option(
     "--runs",
-    type=click.IntRange(min=1),
+    type=Number(int, 1, CLI_COUNT_MAX, "a number of runs"),
     default=STATUS_RUNS_SHOWN,
     show_default=True,
     help="How many of the last runs to list.",

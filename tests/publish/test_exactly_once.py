@@ -155,6 +155,9 @@ def test_a_second_ledger_after_calendar_edits_and_25_hours_creates_nothing(
         client.posts.update(ids[2], scheduled_at=moved + timedelta(days=1))
         dry, again = _again_from_a_fresh_ledger(service, key, path, monkeypatch)
         assert dry.output.count("would be refused: likely already on the service") == 3
+        # the dry run counts what --submit sends, not the rows it refuses (issue 45.8)
+        assert "3 rows: 0 ok, 3 refused as likely duplicates, 0 with errors" in dry.output
+        assert "add --submit to schedule 0 posts" in dry.output
         assert again.exit_code == 1, again.output
         assert "posts.csv: 0 created" in again.output and "3 not sent" in again.output
         with Client(service.base_url, key) as client:

@@ -114,10 +114,14 @@ def test_the_page_shows_every_output_as_jupyter_does_quietly_without_code(
     assert not re.findall(r"<(?:script|link|img)[^>]+(?:src|href)=[\"']?(?:https?:)?//", page)
 
 
-_KERNEL_PID = (
-    'import os, pathlib\npathlib.Path("kernel.pid").write_text(str(os.getpid()))\n'
-    "import channelkit as ck\nwh = ck.Warehouse(db)"
-)
+def _kernel_pid(folder: Path) -> str:
+    """A cell writing the kernel's process id into `folder` (the kernel runs in an empty
+    folder of its own, so the path is absolute), then opening the warehouse."""
+    pid_file = str(folder / "kernel.pid")
+    return (
+        f"import os, pathlib\npathlib.Path({pid_file!r}).write_text(str(os.getpid()))\n"
+        "import channelkit as ck\nwh = ck.Warehouse(db)"
+    )
 
 
 @pytest.mark.parametrize(
@@ -137,7 +141,7 @@ _KERNEL_PID = (
 def test_a_cell_that_fails_or_prints_too_much_is_named_in_one_line_and_no_page_is_written(
     long_db: Path, tmp_path: Path, cell: str, what: str
 ) -> None:
-    notebook = _notebook(tmp_path / "mine.ipynb", _KERNEL_PID, cell)
+    notebook = _notebook(tmp_path / "mine.ipynb", _kernel_pid(tmp_path), cell)
     out = tmp_path / "page.html"
     result = report("--notebook", notebook, "--db", long_db, "--period", "2026-10", "--out", out)
     assert result.exit_code == 1, (result.output, result.exception)
@@ -162,7 +166,7 @@ def test_a_result_that_fails_to_show_names_its_error_and_the_package_to_install(
     # pandas' Styler shades with matplotlib, which the notebook extra does not carry (README)
     assert importlib.util.find_spec("matplotlib") is None, "this test needs it missing"
     cell = _STYLED.format(show=show, end=")" if show else "")
-    notebook = _notebook(tmp_path / "styled.ipynb", _KERNEL_PID, cell, "print('after')")
+    notebook = _notebook(tmp_path / "styled.ipynb", _kernel_pid(tmp_path), cell, "print('after')")
     out = tmp_path / "page.html"
     result = report("--notebook", notebook, "--db", long_db, "--period", "2026-10", "--out", out)
     assert result.exit_code == 1, (result.output, result.exception)
@@ -215,7 +219,7 @@ def test_a_notebook_past_its_time_limit_is_stopped_named_and_leaves_the_last_pag
 ) -> None:
     notebook = _notebook(
         tmp_path / "endless.ipynb",
-        _KERNEL_PID,
+        _kernel_pid(tmp_path),
         "import time\nwhile True:\n    time.sleep(0.2)",
     )
     out = tmp_path / "page.html"
@@ -223,7 +227,7 @@ def test_a_notebook_past_its_time_limit_is_stopped_named_and_leaves_the_last_pag
     run = subprocess.run(
         [sys.executable, "-m", "channelkit", "report", "--notebook", notebook, "--db", long_db,
          "--period", "2026-10", "--out", out, "--timeout", "20", "--quiet"],
-        capture_output=True, text=True, timeout=40, check=False,
+        capture_output=True, text=True, timeout=90, check=False,
     )  # fmt: skip
     assert run.returncode == 1 and run.stdout == ""
     assert run.stderr.splitlines() == [

@@ -1,11 +1,17 @@
 """A report notebook's kernel holds no secret: a cell printing `os.environ` during
 `channelkit report --notebook` and `channelkit deliver` (a real aiosmtpd server that takes the
-SMTP password, a real webhook receiver) shows none of them, on the page or in the email."""
+SMTP password, a real webhook receiver) shows none of them, on the page or in the email; nor
+does a cell reading the parent's environment, command line, the files it names, its working
+folder and its open files through /proc (issue 45.6), run by a real `channelkit` process. A
+delivery file that runs a notebook holds no secret itself."""
 
 from __future__ import annotations
 
 import io
+import os
 import socket
+import subprocess
+import sys
 import threading
 import zipfile
 from collections.abc import Iterator
@@ -114,6 +120,19 @@ def _environment(smtp_port: int, hook_url: str) -> dict[str, str]:
     }
 
 
+def _delivery(folder: Path, name: str) -> Path:
+    """A delivery file sending the notebook `name`.ipynb by email and to TEAM_HOOK_URL."""
+    config = folder / "deliver.toml"
+    config.write_text(
+        '[smtp]\nfrom = "analytics@example.com"\n\n'
+        f'[[reports]]\nname = "{name}"\nperiod = "week"\ntz = "Europe/Berlin"\n'
+        f'notebook = "{name}.ipynb"\nemail = ["comms-lead@example.com"]\n'
+        'webhooks = [{ url_env = "TEAM_HOOK_URL", kind = "json" }]\n',
+        encoding="utf-8",
+    )
+    return config
+
+
 def _texts(message: EmailMessage) -> str:
     """Everything the email carries, attachments unzipped and decoded."""
     texts = [str(message)]
@@ -162,14 +181,7 @@ def test_deliver_sends_a_notebook_that_prints_its_environment_without_a_secret(
     port, messages, passwords = mailbox
     hook_url, posts = webhook
     _notebook(tmp_path / "env.ipynb")
-    config = tmp_path / "deliver.toml"
-    config.write_text(
-        '[smtp]\nfrom = "analytics@example.com"\n\n'
-        '[[reports]]\nname = "env"\nperiod = "week"\ntz = "Europe/Berlin"\n'
-        'notebook = "env.ipynb"\nemail = ["comms-lead@example.com"]\n'
-        'webhooks = [{ url_env = "TEAM_HOOK_URL", kind = "json" }]\n',
-        encoding="utf-8",
-    )
+    config = _delivery(tmp_path, "env")
     result = CliRunner().invoke(
         main,
         ["deliver", str(config), "--db", str(small_warehouse)],
@@ -203,3 +215,140 @@ def test_the_kernel_environment_is_an_allow_list() -> None:
         "PYTHONPATH": "/calendar",
         "CHANNELKIT_TZ": "Europe/Berlin",
     }
+
+
+# What a notebook author could try: the parent's environment, its command line and the files
+# it names (relative ones from the parent's folder), the parent's folder, its open files, and
+# the kernel's own folder (the notebook's, before).
+_PROBE = """
+import os, pathlib
+parent = pathlib.Path(f"/proc/{os.getppid()}")
+
+def attempt(what, read):
+    try:
+        print(what, "read:", read())
+    except OSError as exc:
+        print(what, "refused:", type(exc).__name__)
+
+def text(path):
+    return pathlib.Path(path).read_bytes()[:100_000].decode("utf-8", "replace").replace("\\0", " ")
+
+def named_files():
+    args = (parent / "cmdline").read_bytes().decode().split("\\0")
+    return {a: text(a if os.path.isabs(a) else parent / "cwd" / a) for a in args
+            if a.endswith((".toml", ".ipynb", ".env"))}
+
+attempt("environ", lambda: text(parent / "environ"))
+attempt("cmdline", lambda: text(parent / "cmdline"))
+attempt("named files", named_files)
+def files(folder):
+    return {p.name: text(p) for p in pathlib.Path(folder).iterdir() if p.is_file()}
+
+attempt("parent folder", lambda: files(parent / "cwd"))
+attempt("open files", lambda: files(parent / "fd"))
+attempt("own folder", lambda: files("."))
+"""
+
+
+def _probing_run(tmp_path: Path) -> Path:
+    """The folder a cron job runs in: the probing notebook and a `.env` of the user's."""
+    run = tmp_path / "run"
+    run.mkdir()
+    write_notebook(
+        run / "probe.ipynb", _PROBE, _PRINT_PARAMETERS,
+        parameters='db = ""\nperiod = "week"\ntz = "UTC"',
+    )  # fmt: skip
+    (run / ".env").write_text(f"CHANNELKIT_API_KEY={API_KEY}\n", encoding="utf-8")
+    return run
+
+
+def _channelkit(run: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """channelkit as its own process, as cron starts it: the secrets in its environment."""
+    return subprocess.run(
+        [sys.executable, "-m", "channelkit", *args],
+        cwd=run, env={**os.environ, **env}, capture_output=True, text=True, timeout=300,
+        check=False,
+    )  # fmt: skip
+
+
+def _assert_probed(text: str, db: Path) -> None:
+    """No secret came back, every attempt ran, and the ones through /proc were refused."""
+    assert f"warehouse: {db.resolve()} | period: week | zone: Europe/Berlin" in text
+    for secret in (*SECRETS, "CHANNELKIT_SMTP_URL", "TEAM_HOOK_URL"):
+        assert secret not in text, secret
+    for what in ("environ", "open files", "parent folder"):
+        assert f"{what} refused: PermissionError" in text, what
+    assert "cmdline read: " in text  # readable by every process: it holds no secret
+    assert "own folder read: {}" in text  # an empty folder, not the notebook's
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
+def test_report_notebook_cannot_read_its_parents_secrets(
+    small_warehouse: Path, tmp_path: Path
+) -> None:
+    run = _probing_run(tmp_path)
+    done = _channelkit(
+        run, _environment(1, "http://127.0.0.1:1"),
+        "report", "--notebook", "probe.ipynb", "--db", str(small_warehouse), "--period", "week",
+        "--tz", "Europe/Berlin", "--out", "probe.html",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    _assert_probed((run / "probe.html").read_text(encoding="utf-8"), small_warehouse)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
+def test_deliver_mails_a_notebook_that_cannot_read_its_parents_secrets(
+    small_warehouse: Path,
+    tmp_path: Path,
+    mailbox: tuple[int, list[EmailMessage], list[str]],
+    webhook: tuple[str, list[tuple[str, str]]],
+) -> None:
+    port, messages, passwords = mailbox
+    hook_url, posts = webhook
+    run = _probing_run(tmp_path)
+    _delivery(run, "probe")
+    done = _channelkit(
+        run, _environment(port, hook_url), "deliver", "deliver.toml", "--db", str(small_warehouse)
+    )
+    assert done.returncode == 0, done.stderr
+    assert passwords == [SMTP_PASSWORD] and [path for path, _ in posts] == [HOOK_PATH]
+    assert len(messages) == 1
+    mailed = _texts(messages[0])
+    _assert_probed(mailed, small_warehouse)
+    # the delivery file its command line names was read, and held nothing secret
+    assert "named files read: {'deliver.toml'" not in mailed  # relative: the parent's folder
+    assert "named files refused: PermissionError" in mailed
+
+
+@pytest.mark.parametrize(
+    ("smtp", "hook", "where", "says"),
+    [
+        (
+            'url = "smtp://analytics:hunter2@127.0.0.1:2525"\n', '{ url_env = "HOOK" }',
+            "smtp.url", "give the URL with its password in CHANNELKIT_SMTP_URL instead",
+        ),
+        (
+            "", '{ url = "https://hooks.example.com/T0/B0/secret" }',
+            "reports[0].webhooks[0].url", 'name it instead, url_env = "WEEKLY_MINE_HOOK_URL"',
+        ),
+    ],
+    ids=["smtp password", "webhook url"],
+)  # fmt: skip
+def test_a_delivery_file_that_runs_a_notebook_holds_no_secret(
+    tmp_path: Path, smtp: str, hook: str, where: str, says: str
+) -> None:
+    _notebook(tmp_path / "mine.ipynb")
+    config = tmp_path / "deliver.toml"
+    config.write_text(
+        f'[smtp]\n{smtp}from = "analytics@example.com"\n\n'
+        '[[reports]]\nname = "weekly.mine"\nperiod = "week"\nnotebook = "mine.ipynb"\n'
+        f'email = ["comms-lead@example.com"]\nwebhooks = [{hook}]\n',
+        encoding="utf-8",
+    )
+    env = {"HOOK": "https://hooks.example.com/x", "CHANNELKIT_SMTP_URL": "smtp://127.0.0.1:1"}
+    result = CliRunner().invoke(main, ["deliver", str(config), "--dry-run"], env=env)
+    assert result.exit_code == 2, result.output
+    line = result.stderr.splitlines()[-1]  # under click's usage lines
+    assert "Traceback" not in result.output
+    assert f"{config}: {where}" in line and says in line, line
+    assert "hunter2" not in result.output and "/secret" not in result.output

@@ -114,7 +114,10 @@ def test_foreign_and_newer_files_are_refused(svc: LocalService, key: str, tmp_pa
         (("--since", "2026-13-01"), "(month must be in 1..12)"),
         (("--since", "2026-11-01T10:00:00"), "needs an offset, e.g. 2026-11-01T10:00:00Z"),
         (("--only", "posts,comments"), "--only: 'comments' is not a part to sync; choices"),
-        (("--lookback-days", "-1"), "--lookback-days: -1 is not a whole number of days >= 0"),
+        (
+            ("--lookback-days", "-1"),
+            "'--lookback-days': '-1' is not a whole number of days from 0 to 36500",
+        ),
     ],
 )
 def test_bad_options_exit_2(args: tuple[str, ...], message: str, tmp_path: Path) -> None:

@@ -13,11 +13,12 @@ import pytest
 from click.testing import CliRunner
 
 import channelkit as ck
-from channelkit.analysis.runs import columns, last_volume
+from channelkit.analysis.runs import columns, last_volume, read_runs
 from channelkit.cli import main
 from channelkit.client import Client
 from channelkit.service import LocalService, local
 from channelkit.storage.connection import open_warehouse
+from channelkit.sync import run_sync
 
 DAY = 86_400.0
 
@@ -131,3 +132,27 @@ def test_status_says_when_the_last_volume_is_unusual(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "warning: the last incremental run read 10 rows; the usual" in result.output
     assert "is 100 (the median of the 3 before it)" in result.output
+
+
+def test_status_says_an_error_only_under_the_run_that_had_one(tmp_path: Path) -> None:
+    """A failed run beside completed ones: the completed runs' error is None (pandas made
+    it NaN, shown as `error: nan` under each, issue 45.8), the failed one's is said."""
+    db = tmp_path / "wh.duckdb"
+    with LocalService(admin=True) as svc:
+        key = svc.create_key(user="admin", team="comms", plan="enterprise")
+        with Client(base_url=svc.base_url, api_key=key) as client:
+            client.posts.create(
+                channel_id=client.channels.create(name="News").id, title="t", body="b"
+            )
+            for _ in range(2):
+                assert run_sync(client, db, progress=False).completed
+        with Client(base_url=svc.base_url, api_key="ck_not_a_key") as client:
+            assert not run_sync(client, db, progress=False).completed
+    con = open_warehouse(db, read_only=True)
+    try:
+        errors = read_runs(con)["error"].tolist()
+    finally:
+        con.close()
+    assert errors[:2] == [None, None] and "401" in errors[2]
+    shown = CliRunner().invoke(main, ["status", "--db", str(db)]).output
+    assert "nan" not in shown and shown.count("  error: ") == 1, shown

@@ -47,9 +47,14 @@ def read_runs(con: duckdb.DuckDBPyConnection, last: int | None = None) -> pd.Dat
         f"SELECT * FROM (SELECT {select} FROM sync_runs ORDER BY started_at DESC, run_id{limit}) "
         "ORDER BY started_at, run_id"
     ).fetchall()
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         [_record(dict(zip(wanted, row, strict=True))) for row in rows], columns=columns()
     )
+    # pandas turns the None of a text column beside strings into NaN, which reads as a value
+    # ("error: nan" under every completed run): a missing text is None.
+    for column in ("view", "error"):
+        frame[column] = frame[column].astype(object).where(frame[column].notna(), None)
+    return frame
 
 
 def columns() -> list[str]:

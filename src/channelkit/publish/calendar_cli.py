@@ -17,6 +17,7 @@ import click
 from click.decorators import FC
 
 from channelkit._cli import (
+    Day,
     Output,
     ServiceOptions,
     options_value,
@@ -261,8 +262,10 @@ class ExportOptions:
 @calendar.command("export")
 @options_value(ExportOptions, "options")
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--from", "start", required=True, help="First day (YYYY-MM-DD), in --tz.")
-@click.option("--to", "end", required=True, help="Day after the last (YYYY-MM-DD), in --tz.")
+@click.option("--from", "start", type=Day(), required=True, help="First day (YYYY-MM-DD), in --tz.")
+@click.option(
+    "--to", "end", type=Day(), required=True, help="Day after the last (YYYY-MM-DD), in --tz."
+)
 @click.option("--channel", multiple=True, help="Channel id, slug or name (repeat; default all).")
 @tz_option("Time zone of the wall times written (the scheduled_at header names it).")
 @click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")

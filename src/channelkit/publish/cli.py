@@ -332,9 +332,10 @@ def _show_plan(plan: Plan, out: Output) -> None:
     for warning in plan.warnings:
         out.warn(warning)
     counts = plan.counts()
+    refused = f"{counts['duplicate']} refused as likely duplicates, " if counts["duplicate"] else ""
     line = (
-        f"{plan.sheet.source}: {len(plan.rows)} rows: {counts['ok']} ok, {counts['error']} with "
-        f"errors, {counts['exists']} already scheduled"
+        f"{plan.sheet.source}: {len(plan.rows)} rows: {counts['ok']} ok, {refused}"
+        f"{counts['error']} with errors, {counts['exists']} already scheduled"
     )
     if counts["sent"]:
         line += f", {counts['sent']} sent before"
@@ -392,7 +393,8 @@ def _finish_dry_run(
     out.json(_plan_json(plan, sent=False))
     if not plan.is_valid or refuse:
         click.get_current_context().exit(1)
-    to_send = sum(1 for row in plan.rows if row.status == "ok")
+    # what --submit sends: not the rows it refuses as likely duplicates
+    to_send = plan.counts()["ok"]
     out.result(f"dry run, nothing sent: add --submit to schedule {to_send} posts")
 
 

@@ -18,6 +18,7 @@ from click.decorators import FC
 
 from channelkit import _tz
 from channelkit._cli import (
+    Day,
     Output,
     ServiceOptions,
     options_value,
@@ -77,8 +78,15 @@ def _scope_flags(command: FC) -> FC:
         [
             click.option("--channel", multiple=True, help="Channel id, slug or name (repeat)."),
             click.option("--tag", multiple=True, help="Only posts with this tag (repeat)."),
-            click.option("--from", "start", help="Posts scheduled from this day or time, in --tz."),
-            click.option("--to", "end", help="Posts scheduled before this day or time, in --tz."),
+            click.option(
+                "--from",
+                "start",
+                type=Day(),
+                help="Posts scheduled from this day or time, in --tz.",
+            ),
+            click.option(
+                "--to", "end", type=Day(), help="Posts scheduled before this day or time, in --tz."
+            ),
             tz_option(
                 "Time zone of --from/--to (needed with them) and of the times listed (UTC).",
                 default=None,

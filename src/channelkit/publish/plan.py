@@ -111,6 +111,7 @@ class Plan:
         checked = "checked against the service" if self.checked else "channels not checked"
         return (
             f"<Plan {self.sheet.source!r}: {len(self._rows)} rows, {counts['ok']} ok, "
+            f"{counts['duplicate']} likely duplicates, "
             f"{counts['error']} with errors, {counts['sent']} sent before, "
             f"{counts['exists']} already scheduled; {checked}>"
         )
@@ -120,10 +121,12 @@ class Plan:
         return titled_html(self.preview(), repr(self).strip("<>"))
 
     def counts(self) -> dict[str, int]:
-        """Rows per status: ok, error, sent (sent before), exists (already scheduled)."""
-        counts = dict.fromkeys(PLAN_STATUSES, 0)
+        """Rows per status: ok, error, sent (sent before), exists (already scheduled), and
+        duplicate: rows otherwise ok that `submit` refuses as likely duplicates (unless
+        `allow_duplicates`), so that "ok" counts what a submit sends."""
+        counts = {**dict.fromkeys(PLAN_STATUSES, 0), "duplicate": 0}
         for row in self._rows:
-            counts[row.status] += 1
+            counts["duplicate" if _strong(row) else row.status] += 1
         return counts
 
     @property

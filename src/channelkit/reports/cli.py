@@ -6,12 +6,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import click
 
 from channelkit._cli import (
+    Number,
     Output,
+    Parsed,
     ServiceConfig,
     ServiceOptions,
     channel_option,
@@ -25,6 +26,7 @@ from channelkit._cli import (
     warehouse_option,
 )
 from channelkit._constants import (
+    CLI_SECONDS_MAX,
     DEFAULT_TZ,
     NOTEBOOK_TIMEOUT_S,
     REPORT_COMPARE_DEFAULT,
@@ -36,7 +38,7 @@ from channelkit._constants import (
 from channelkit._job_runs import traced
 from channelkit._urls import redact_url
 from channelkit.analysis.period import COMPARES
-from channelkit.errors import InvalidParameterError, NotebookCellError
+from channelkit.errors import NotebookCellError
 from channelkit.reports.parameters import (
     PERIOD_HELP,
     check_period,
@@ -44,26 +46,9 @@ from channelkit.reports.parameters import (
     parse_duration,
 )
 
-
-class _Parsed(click.ParamType[Any, Any]):
-    """A click type around one of the report's parsers, so bad flags exit 2 with its message."""
-
-    def __init__(self, name: str, parse: Callable[[str], Any]) -> None:
-        self.name = name
-        self._parse = parse
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if not isinstance(value, str):
-            return value
-        try:
-            return self._parse(value)
-        except InvalidParameterError as exc:
-            self.fail(exc.message, param, ctx)
-
-
-_DATE = _Parsed("date", lambda text: parse_date(text, param="date"))
-_PERIOD = _Parsed("period", check_period)
-DURATION = _Parsed("duration", parse_duration)
+_DATE = Parsed("date", lambda text: parse_date(text, param="date"))
+_PERIOD = Parsed("period", check_period)
+DURATION = Parsed("duration", parse_duration)
 
 
 def _silent(message: str) -> None:
@@ -224,7 +209,7 @@ class ReportOptions:
 @click.option(
     "--timeout",
     "notebook_timeout",
-    type=click.IntRange(min=1),
+    type=Number(int, 1, CLI_SECONDS_MAX, "a whole number of seconds"),
     metavar="SECONDS",
     help="With --notebook: stop the run after this long in all, naming the cell, and write "
     f"nothing [default: {NOTEBOOK_TIMEOUT_S}].",

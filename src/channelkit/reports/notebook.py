@@ -2,12 +2,13 @@
 
 The parameters are injected as `db`, `period`, `tz`, `channel` and `compare` in a cell after
 the one tagged `parameters` (papermill's convention); the notebook runs in a fresh kernel in
-its own folder, within a time limit and an output budget (`notebook_kernel`); the page shows
-its outputs as JupyterLab does, without code, titled with the period in words
-(`notebook_page`). A cell that fails, runs out of time or outputs too much is named in one
-line (its number in the notebook, its first line, what happened: the exception's type and
-message, also when it was raised while showing a result) and no page is written; the last
-frames of its traceback come with it (`NotebookCellError.trace`).
+an empty folder, out of reach of this process's secrets (`notebook_isolation`), within a
+time limit and an output budget (`notebook_kernel`); the page shows its outputs as
+JupyterLab does, without code, titled with the period in words (`notebook_page`). A cell
+that fails, runs out of time or outputs too much is named in one line (its number in the
+notebook, its first line, what happened: the exception's type and message, also when it was
+raised while showing a result) and no page is written; the last frames of its traceback come
+with it (`NotebookCellError.trace`).
 
     from channelkit.reports.notebook import notebook_report
     notebook_report("my-report.ipynb", "warehouse.duckdb", period="2026-10", out="oct.html")
@@ -109,7 +110,7 @@ def run_notebook(
     }
     injected, added = _inject(source, parameters, nbformat)
     try:
-        execute(source, cwd=path.parent.resolve(), timeout=timeout, max_output=max_output)
+        execute(source, timeout=timeout, max_output=max_output)
     except _CellStopped as stop:
 
         def number(index: int) -> int:  # the user's numbers do not count a cell we added

@@ -10,10 +10,12 @@ nbclient's `NotebookClient` runs the cells; `execute` adds what a scheduled repo
 - plotly figures leave the kernel as their JSON only (`PLOTLY_RENDERER`), which the page draws
   with one plotly.js (`notebook_page`);
 - no secret: the kernel inherits only the environment Python and Jupyter need
-  (`kernel_environment`), never the API key, the SMTP password or a webhook URL.
+  (`kernel_environment`), never the API key, the SMTP password or a webhook URL; it starts
+  in an empty folder of its own, and cannot read this process's environment or open files
+  through /proc (`notebook_isolation`).
 Whatever stops the run, the kernel is shut down (killed when it is stuck) before it returns.
 
-    executed = execute(notebook, cwd=Path("."), timeout=600, max_output=10_000_000)
+    executed = execute(notebook, timeout=600, max_output=10_000_000)
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
+from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from nbclient.util import ensure_async
@@ -45,6 +48,7 @@ from channelkit._constants import (
     NOTEBOOK_TRACE_FRAMES,
     REPORT_LOGGER_NAME,
 )
+from channelkit.reports.notebook_isolation import kernel_command, sealed_parent
 
 # nbclient logs a timeout or a lost output as warnings; with no handler anywhere Python
 # would print them to stderr, which --quiet keeps empty. They reach the user's handlers.
@@ -66,7 +70,7 @@ class _CellStopped(Exception):
     holds the last frames of the traceback of an error.
 
     try:
-        execute(nb, cwd=folder, timeout=600, max_output=10_000_000)
+        execute(nb, timeout=600, max_output=10_000_000)
     except _CellStopped as stop:
         print(stop.index, stop.why)  # 3 failed: KeyError: 'readers'
     """
@@ -83,18 +87,22 @@ class _KernelFailed(Exception):
     raises it with what the kernel said (`except _KernelFailed as exc: print(exc)`)."""
 
 
-def execute(nb: NotebookNode, *, cwd: Path, timeout: float, max_output: int) -> NotebookNode:
-    """Run every cell of `nb` (in place) in a new kernel in `cwd`; raise `_CellStopped` naming
-    the cell that failed, ran out of time or went past `max_output` characters of output."""
+def execute(nb: NotebookNode, *, timeout: float, max_output: int) -> NotebookNode:
+    """Run every cell of `nb` (in place) in a new kernel in an empty folder; raise
+    `_CellStopped` naming the cell that failed, ran out of time or went past `max_output`
+    characters of output."""
     env = {**kernel_environment(os.environ), "PLOTLY_RENDERER": NOTEBOOK_PLOTLY_RENDERER}
     with (
         tempfile.TemporaryDirectory(prefix="channelkit-kernel-") as sockets,
+        # not the notebook's folder nor ours: a delivery file or a .env may sit there
+        tempfile.TemporaryDirectory(prefix="channelkit-notebook-") as cwd,
         tempfile.TemporaryFile() as kernel_log,
+        sealed_parent(),
     ):
         private = Path(sockets) if os.name == "posix" else None  # no Unix sockets on Windows
         client = _ReportClient(nb, timeout=timeout, max_output=max_output, sockets=private)
         try:
-            client.execute(cwd=str(cwd), env=env, stdout=kernel_log, stderr=kernel_log)
+            client.execute(cwd=cwd, env=env, stdout=kernel_log, stderr=kernel_log)
         except DeadKernelError:
             if client.running is None:
                 raise _KernelFailed(f"the kernel died{_last_line(kernel_log)}") from None
@@ -120,6 +128,14 @@ def kernel_environment(environ: Mapping[str, str]) -> dict[str, str]:
     }
 
 
+class _KernelManager(AsyncKernelManager):
+    """Starts the kernel as `notebook_isolation.kernel_command` says (in a user namespace
+    when this process holds CAP_SYS_PTRACE)."""
+
+    def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
+        return kernel_command(super().format_kernel_cmd(extra_arguments))
+
+
 class _ReportClient(NotebookClient):
     def __init__(
         self, nb: NotebookNode, *, timeout: float, max_output: int, sockets: Path | None
@@ -127,6 +143,7 @@ class _ReportClient(NotebookClient):
         super().__init__(
             nb,
             kernel_name=NOTEBOOK_KERNEL,
+            kernel_manager_class=_KernelManager,
             startup_timeout=max(1, math.ceil(timeout)),
             timeout_func=self._time_left,
             store_widget_state=False,  # the page cannot draw widgets offline

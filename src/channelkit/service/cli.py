@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from channelkit._cli import Output, options_value, output_options, user_errors
+from channelkit._cli import Number, Output, options_value, output_options, user_errors
 from channelkit._constants import (
+    CLI_COUNT_MAX,
+    CLI_SECONDS_MAX,
     ENV_API_KEY,
     ENV_BASE_URL,
     SERVICE_DB_PATH,
@@ -77,7 +79,7 @@ class ServeOptions:
     "--port",
     default=SERVICE_PORT,
     show_default=True,
-    type=click.IntRange(0, 65535),
+    type=Number(int, 0, 65535, "a port number"),
     help="Port to listen on (0 picks a free one).",
 )
 @click.option(
@@ -90,7 +92,7 @@ class ServeOptions:
     "--rate-window",
     default=RATE_WINDOW_SECONDS,
     show_default=True,
-    type=click.FloatRange(min=SERVICE_RATE_WINDOW_MIN_SECONDS),
+    type=Number(float, SERVICE_RATE_WINDOW_MIN_SECONDS, CLI_SECONDS_MAX, "a number of seconds"),
     help="Length of a rate-limit window, seconds.",
 )
 @click.option(
@@ -104,7 +106,7 @@ class ServeOptions:
     "--fault-seed",
     default=0,
     show_default=True,
-    type=int,
+    type=Number(int, 0, CLI_COUNT_MAX, "a seed"),
     help="Seed that makes the injected faults reproducible.",
 )
 @click.option("--admin", is_flag=True, help="Enable /v1/admin/clock (moving the clock).")

@@ -47,13 +47,14 @@ class Holdings:
         view = json.loads(rows[0][0] or "{}").get("view") if rows else None
         return view if isinstance(view, dict) else None
 
-    def channels_with_posts(self, channel_ids: Collection[str]) -> set[str]:
-        """Those of `channel_ids` holding a post not marked deleted."""
-        rows = self._con.execute(
-            "SELECT DISTINCT channel_id FROM posts WHERE deleted_at IS NULL "
-            "AND list_contains(?, channel_id)",
-            [sorted(channel_ids)],
-        ).fetchall()
+    def channels_with_posts(self, channel_ids: Collection[str] | None) -> set[str]:
+        """Those of `channel_ids` (None: of all channels) holding a post not marked deleted."""
+        sql = "SELECT DISTINCT channel_id FROM posts WHERE deleted_at IS NULL"
+        if channel_ids is None:
+            rows = self._con.execute(sql).fetchall()
+        else:
+            sql += " AND list_contains(?, channel_id)"
+            rows = self._con.execute(sql, [sorted(channel_ids)]).fetchall()
         return {row[0] for row in rows}
 
     def count(self, table: str) -> int:

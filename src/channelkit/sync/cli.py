@@ -13,6 +13,8 @@ from pathlib import Path
 import click
 
 from channelkit._cli import (
+    Day,
+    Number,
     Output,
     ServiceOptions,
     connection_hint,
@@ -25,6 +27,8 @@ from channelkit._cli import (
     warehouse_option,
 )
 from channelkit._constants import (
+    CLI_COUNT_MAX,
+    CLI_DAYS_MAX,
     ENV_API_KEY,
     SYNC_BATCH_ROWS,
     SYNC_CONVERGENCE_RUNS,
@@ -90,6 +94,7 @@ class SyncFlags:
 @click.option("--full", is_flag=True, help="Re-read everything and detect deletions.")
 @click.option(
     "--since",
+    type=Day(),
     metavar="DATE",
     help="Only posts and analytics from this date on (YYYY-MM-DD, UTC).",
 )
@@ -100,28 +105,29 @@ class SyncFlags:
 )
 @click.option(
     "--lookback-days",
-    type=int,
+    type=Number(int, 0, CLI_DAYS_MAX, "a whole number of days"),
     default=SYNC_LOOKBACK_DAYS,
     show_default=True,
     help="Re-read posts published and analytics days within this many days.",
 )
 @click.option(
     "--convergence-runs",
-    type=int,
+    type=Number(int, 1, CLI_COUNT_MAX, "a number of runs"),
     default=SYNC_CONVERGENCE_RUNS,
     show_default=True,
     help="Incremental runs within which all older history is re-read once.",
 )
 @click.option(
     "--page-limit",
-    type=int,
+    # the service's own limit is SyncOptions.check's, which says whose limit it is
+    type=Number(int, 1, CLI_COUNT_MAX, "a number of items"),
     default=SYNC_PAGE_LIMIT,
     show_default=True,
     help="Items per page asked of the service.",
 )
 @click.option(
     "--batch-rows",
-    type=int,
+    type=Number(int, 1, CLI_COUNT_MAX, "a number of rows"),
     default=SYNC_BATCH_ROWS,
     show_default=True,
     help="Rows per committed batch (a checkpoint after each).",
@@ -169,7 +175,7 @@ def run_sync(flags: SyncFlags, service: ServiceOptions, output: Output) -> None:
         # for a warehouse.
         removed = _remove_warehouse(db)
     output.json({**report.as_dict(), "rows_committed": committed, "warehouse_removed": removed})
-    output.result(report.summary())
+    output.result(report.summary(error=False))  # an error is said once, on stderr below
     if report.completed:
         if options.parquet is not None:
             output.result(f"parquet datasets written under {options.parquet}")

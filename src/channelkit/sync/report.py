@@ -116,8 +116,9 @@ class SyncReport:
         view = View.of_record(self.view)
         return None if view is None else view.describe()
 
-    def summary(self) -> str:
-        """A one-screen text summary, as `channelkit sync` prints it."""
+    def summary(self, *, error: bool = True) -> str:
+        """A one-screen text summary, as `channelkit sync` prints it (`error=False`: without
+        the error's line, which the command says once, on stderr)."""
         state = "completed" if self.completed else "NOT completed"
         lines = [
             f"sync {state} ({self.mode}) from {self.base_url} into {self.path}"
@@ -150,7 +151,7 @@ class SyncReport:
             lines.append(f"resumed interrupted walks: {', '.join(self.resumed)}")
         for resource, reason in self.skipped.items():
             lines.append(f"skipped {resource}: {reason}")
-        if self.error:
+        if self.error and error:
             lines.append(f"error: {self.error}")
         return "\n".join(lines)
 

@@ -65,7 +65,7 @@ from channelkit.sync.pipeline import (
 )
 from channelkit.sync.progress import Progress, shown
 from channelkit.sync.report import SyncReport
-from channelkit.sync.view import View, check_view
+from channelkit.sync.view import UNLISTED, View, check_view
 from channelkit.sync.walk import Walk
 from channelkit.sync.walks import HISTORIES, POSTS_HISTORY, Planner
 
@@ -205,6 +205,8 @@ class _Sync:
         self._recorded = False
         self._later: list[Callable[[], None]] = [self._record_run]
         self.holdings = Holdings(con)
+        # False for a key whose view cannot be named (`sync.view`): nothing is marked deleted.
+        self.marks_deletions = True
         self.planner = Planner(
             client, self.writer, self.holdings, options, self.report, self.pipeline, self._later
         )
@@ -237,9 +239,10 @@ class _Sync:
         """Whether this key's view may sync into this warehouse (`sync.view`): one listing of
         its channels, before anything is written. False (the run's error said) when not."""
         try:
-            seen = View.listed(self.client)
+            seen = View.of_key(self.client)
         except PermissionDeniedError:
-            return True  # no channels:read: no view to compare, and no channels to mark
+            # No channels:read: a post it does not see may be one its user may not see.
+            seen, self.marks_deletions = UNLISTED, False
         except ChannelkitError as exc:
             self.report.error = _describe("channels", exc, self.report.path)
             return False
@@ -315,6 +318,8 @@ class _Sync:
         elif isinstance(message, Failed):
             self._fail(message.resource, message.error)
         elif isinstance(message, Gone):
+            if not self.marks_deletions:
+                return
             resource = base(message.resource)
             try:
                 report.counts[resource].deleted += self.writer.mark_deleted(
@@ -369,7 +374,8 @@ class _Sync:
         if rows is not None and walk.resource in _BY_PUBLISHING_TIME:
             walk.max_seen = _latest(walk.max_seen, rows.column("published_at"))
         if pages.cursor is None:
-            return Rows(walk.resource, rows, pages.end(walk), _deletions(walk, pages.shape))
+            deletions = _deletions(walk, pages.shape) if self.marks_deletions else None
+            return Rows(walk.resource, rows, pages.end(walk), deletions)
         keep = pages.keep
         checkpoint = Checkpoint(
             walk.resource,

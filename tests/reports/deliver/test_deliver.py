@@ -527,10 +527,12 @@ tz = "Europe/Berlin"
 notebook = "nb/mine.ipynb"
 timeout = 450
 email = ["comms-lead@example.com"]
-webhooks = [{{ url = "{receiver.url}/json/x", kind = "json" }}]
+webhooks = [{{ url_env = "MINE_HOOK_URL", kind = "json" }}]
 """,
     )
-    first = run(config, "--db", small_warehouse)
+    # a file that runs a notebook takes the webhook's URL from the environment only
+    hook = {"MINE_HOOK_URL": f"{receiver.url}/json/x"}
+    first = run(config, "--db", small_warehouse, env=hook)
     assert first.exit_code == 0, first.output
     assert limits == [450]  # the entry's `timeout`, not NOTEBOOK_TIMEOUT_S
     assert len(smtp.mailbox.messages) == 1 and len(receiver.posts) == 1
@@ -546,7 +548,7 @@ webhooks = [{{ url = "{receiver.url}/json/x", kind = "json" }}]
     assert receiver.posts[0][1]["title"] == "My monthly report \u00b7 Week 14, 2026"
     assert sorted(t for _, _, t in _ledger(small_warehouse))[0].startswith("email:")
 
-    second = run(config, "--db", small_warehouse)
+    second = run(config, "--db", small_warehouse, env=hook)
     assert second.exit_code == 0, second.output
     assert second.stdout.count("already sent") == 2
     assert len(smtp.mailbox.messages) == 1 and len(receiver.posts) == 1

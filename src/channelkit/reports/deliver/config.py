@@ -252,7 +252,36 @@ def load_config(path: str | Path, env: Mapping[str, str] | None = None) -> Deliv
     smtp = None
     if any(job.email or (job.on_failure and job.on_failure.email) for job in jobs):
         smtp = smtp_settings(data.get("smtp", {}), env, where)
+    if any(isinstance(job, NotebookJob) for job in jobs):
+        _no_inline_secret(data, where)
     return DeliveryConfig(smtp, jobs)
+
+
+def _no_inline_secret(data: dict[str, Any], where: str) -> None:
+    """Refuse a secret written in a delivery file that runs a notebook: the notebook's code
+    runs as the same user and can read the file (its path is on the command line); secrets
+    come from the environment, which the kernel never sees (`notebook_kernel`)."""
+    why = "this file runs a notebook, whose code could read the file"
+    smtp = data.get("smtp", {})
+    if isinstance(smtp, dict) and isinstance(smtp.get("url"), str):
+        if urlsplit(smtp["url"]).password:
+            raise InvalidParameterError(
+                f"{where}: smtp.url",
+                f"a password in the file ({why}): give the URL with its password in "
+                f"{ENV_SMTP_URL} instead, and keep smtp.url without it",
+            )
+    for index, item in enumerate(data["reports"]):
+        report = f"{where}: reports[{index}]"
+        variable = re.sub(r"\W", "_", str(item.get("name", f"report_{index}"))).upper()
+        hooks = [(f"webhooks[{n}]", hook) for n, hook in enumerate(item.get("webhooks", []))]
+        hooks.append(("on_failure", item.get("on_failure")))
+        for key, hook in hooks:
+            if isinstance(hook, dict) and "url" in hook:
+                raise InvalidParameterError(
+                    f"{report}.{key}.url",
+                    f"a webhook's URL is its secret ({why}): put it in an environment variable "
+                    f'and name it instead, url_env = "{variable}_HOOK_URL"',
+                )
 
 
 def read_toml(file: Path, param: str) -> dict[str, Any]:
