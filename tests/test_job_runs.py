@@ -77,7 +77,7 @@ def test_a_run_ended_by_a_signal_pings_its_exit_status_and_one_killed_leaves_its
         "CHANNELKIT_PING_URL": monitor.check_url(check),
         "CHANNELKIT_API_KEY": "ck_test_not_a_key",
     }
-    url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+    url = f"http://127.0.0.1:{silent.getsockname()[1]}/v1"
     jobs = {}
     for name in ("terminated", "killed"):
         db = tmp_path / f"{name}.duckdb"

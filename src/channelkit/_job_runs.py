@@ -162,12 +162,14 @@ def traced(command: str, db: Path) -> Iterator[None]:
     if writable:
         record(path, {"event": "start", "run": run_id, "job": job, "at": now.isoformat(),
                       "pid": os.getpid()})  # fmt: skip
-    ping.send("/start")
-    note = watcher_note(db, now)
-    if note:
-        click.echo(f"channelkit: {note}", err=True)
     code, reason = 0, ""
     try:
+        # Inside the try: a SIGTERM that lands while the start ping waits for its answer
+        # still ends the run with its exit status (seen under load in the signal test).
+        ping.send("/start")
+        note = watcher_note(db, now)
+        if note:
+            click.echo(f"channelkit: {note}", err=True)
         yield
     except BaseException as exc:
         code, reason = _failure(exc)
