@@ -6,10 +6,12 @@ import io
 import json
 import re
 import socket
+import sqlite3
 import threading
 import time
 import zipfile
 from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email import message_from_bytes, policy
@@ -24,10 +26,10 @@ from click.testing import CliRunner, Result
 
 from channelkit.cli import main
 from channelkit.client import Client
+from channelkit.reports.deliver.delivery_ledger import record_path
 from channelkit.reports.deliver.kinds import WEBHOOK_KINDS
 from channelkit.reports.sections import CSV_NAMES
 from channelkit.service import LocalService
-from channelkit.storage.connection import open_warehouse
 from channelkit.sync import run_sync
 
 if TYPE_CHECKING:
@@ -172,13 +174,14 @@ def run(*args: str | Path, env: dict[str, str] | None = None) -> Result:
 
 
 def _ledger(db: Path) -> list[tuple[str, str, str]]:
-    con = open_warehouse(db, read_only=True)
-    try:
+    """The (report, period, target) the delivery record beside `db` has as sent."""
+    path = record_path(db)
+    if not path.exists():
+        return []
+    with closing(sqlite3.connect(path)) as con:
         rows = con.execute(
-            "SELECT report, period, target FROM delivery_ledger ORDER BY ALL"
+            "SELECT report, period, target FROM delivered WHERE state = 'sent' ORDER BY 1, 2, 3"
         ).fetchall()
-    finally:
-        con.close()
     return [(str(a), str(b), str(c)) for a, b, c in rows]
 
 
