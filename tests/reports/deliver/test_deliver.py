@@ -320,6 +320,37 @@ def test_dry_run_sends_nothing_and_force_resends_one_report(
     assert unknown.exit_code == 2 and "no report is named 'nope'" in unknown.stderr
 
 
+def test_a_send_a_killed_run_left_unknown_is_said_and_sent_again_only_on_request(
+    small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
+) -> None:
+    """A run killed between a message and its record leaves the target `sending`: later
+    runs say "unknown" (exit 1) and send nothing until `--unknown resend` or `sent`."""
+    config = _config(tmp_path, smtp, receiver)
+    assert run(config, "--db", small_warehouse).exit_code == 0
+    with closing(sqlite3.connect(record_path(small_warehouse))) as con, con:
+        # as a killed run leaves it: claimed, never settled (its process gone)
+        marked = con.execute(
+            "UPDATE delivered SET state = 'sending', pid = NULL WHERE report = 'weekly-engineering'"
+        ).rowcount
+    assert marked == 1
+    posts = len(receiver.posts)
+    for _ in range(2):
+        said = run(config, "--db", small_warehouse)
+        assert said.exit_code == 1 and len(receiver.posts) == posts, said.output
+        assert "weekly-engineering: webhooks[0] (json webhook http://127.0.0.1/…): unknown: " in (
+            said.stderr
+        )
+        assert "check whether it arrived" in said.stderr and "--unknown resend" in said.stderr
+    dry = run(config, "--db", small_warehouse, "--dry-run", "--unknown", "resend")
+    assert dry.exit_code == 0 and "would send" in dry.stdout and len(receiver.posts) == posts
+    resent = run(config, "--db", small_warehouse, "--unknown", "resend")
+    assert resent.exit_code == 0, resent.output
+    assert len(receiver.posts) == posts + 1 and resent.stdout.count(": sent: ") == 1
+    after = run(config, "--db", small_warehouse)
+    assert after.exit_code == 0 and "unknown" not in after.output
+    assert len(receiver.posts) == posts + 1
+
+
 def test_stale_data_sends_nothing_and_says_why(
     small_warehouse: Path, tmp_path: Path, smtp: _SMTP, receiver: Receiver
 ) -> None:
