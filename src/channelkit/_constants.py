@@ -287,6 +287,12 @@ DELIVER_NOTEBOOK_EMAIL_MAX_BYTES = 3_000_000  # a notebook's email: its page is 
 # this folder beside the warehouse (whose ledger records the delivery), and the email and the
 # run's output say where
 DELIVER_KEPT_FOLDER = "delivered-reports"
+# `deliver`'s record of what it sent: a SQLite file beside the warehouse
+# (`warehouse.duckdb.delivered.sqlite3`), never inside it, so readers holding the warehouse
+# never stop a delivery from being recorded
+DELIVER_RECORD_SUFFIX = ".delivered.sqlite3"
+# `--unknown`: what to do with a target a killed run left "sending" (did it arrive?)
+DELIVER_UNKNOWN_CHOICES = ("resend", "sent")
 # `when`: "always" sends every period; "news" only when a number leaves its usual range or a
 # post is below its channel at its age (`low_reach`)
 DELIVER_WHEN = ("always", "news")

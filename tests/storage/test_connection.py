@@ -134,7 +134,9 @@ def test_file_locked_by_another_process(tmp_path: Path) -> None:
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
         for read_only in (True, False):
-            with pytest.raises(WarehouseError, match="locked by another process"):
+            with pytest.raises(
+                WarehouseError, match=rf"locked by a writer \(process {holder.pid}:"
+            ):
                 open_warehouse(path, read_only=read_only)
     finally:
         holder.communicate("")

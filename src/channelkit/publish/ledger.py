@@ -100,7 +100,7 @@ class Ledger:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._con = sqlite3.connect(path, timeout=LEDGER_BUSY_SECONDS, isolation_level=None)
-            _set_up(self._con)
+            set_up(self._con, _SCHEMA)
         except (OSError, sqlite3.Error) as exc:
             raise ChannelkitError(
                 f"cannot open the sent-posts ledger {path}: {exc}; nothing was sent "
@@ -183,17 +183,19 @@ class Ledger:
         return Transaction(self._con)
 
 
-def _set_up(con: sqlite3.Connection) -> None:
-    """WAL mode and the table. Switching to WAL takes the file for itself without waiting
-    (SQLite's busy timeout does not cover it), so a second process or thread opening the
-    ledger at the same moment retries instead of failing; WAL then stays with the file."""
+def set_up(con: sqlite3.Connection, *tables: str) -> None:
+    """WAL mode and the `tables` (a CREATE TABLE IF NOT EXISTS each). Switching to WAL
+    takes the file for itself without waiting (SQLite's busy timeout does not cover it), so
+    a second process or thread opening the ledger at the same moment retries instead of
+    failing; WAL then stays with the file. `deliver`'s record is set up the same way."""
     deadline = time.monotonic() + LEDGER_BUSY_SECONDS
     while True:
         try:
             if con.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 con.execute("PRAGMA journal_mode=WAL")
             con.execute("PRAGMA synchronous=NORMAL")
-            con.execute(_SCHEMA)
+            for table in tables:
+                con.execute(table)
             return
         except sqlite3.OperationalError as exc:
             if "locked" not in str(exc) or time.monotonic() > deadline:

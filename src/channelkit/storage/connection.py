@@ -1,9 +1,10 @@
 """Opening a warehouse file: schema checks, migrations and clear lock errors.
 
 DuckDB lets one process write a file, or several processes read it, never both. The sync
-never holds the warehouse while it runs (it writes a working copy, `working_copy`), and a
-connection that meets the file locked (the sync's switch, a `deliver` recording what it
-sent) tries again for up to `WAREHOUSE_LOCK_WAIT_SECONDS` before it says so.
+never holds the warehouse while it runs (it writes a working copy, `working_copy`), and
+`deliver` only reads it (its record is a file of its own); a connection that meets the file
+locked tries again for up to `WAREHOUSE_LOCK_WAIT_SECONDS` before it says who holds it
+(`holders`).
 
 Every connection refuses to install or load DuckDB extensions on its own: opening a file
 of another format (a SQLite database, say) would otherwise download and run an extension.
@@ -36,6 +37,7 @@ import duckdb
 
 from channelkit._constants import WAREHOUSE_LOCK_RETRY_SECONDS, WAREHOUSE_LOCK_WAIT_SECONDS
 from channelkit.errors import WarehouseError
+from channelkit.storage.holders import holder
 from channelkit.storage.reach import refresh_reach
 from channelkit.storage.schema import (
     CONTRACT_MARK,
@@ -140,6 +142,15 @@ def _connect_beside_others(
         return duckdb.connect(str(path), read_only=True)
 
 
+def locked_message(path: Path) -> str:
+    """The file is locked by another process: who, and what to do about it."""
+    return (
+        f"{path} is locked by {holder(path)} after {WAREHOUSE_LOCK_WAIT_SECONDS:g} s of "
+        "waiting; try again when it has finished (a reader keeps it until its connection "
+        "is closed)"
+    )
+
+
 def _already_open(path: Path, *, read_only: bool) -> str:
     if read_only:
         return (
@@ -191,11 +202,7 @@ def open_warehouse(
         )
     except duckdb.IOException as exc:
         if "lock" in str(exc).lower():
-            raise WarehouseError(
-                f"{path} is locked by another process (a sync of an older channelkit, or a "
-                f"writable connection of yours) after {WAREHOUSE_LOCK_WAIT_SECONDS:g} s of "
-                "waiting; try again when it has finished"
-            ) from None
+            raise WarehouseError(locked_message(path)) from None
         raise WarehouseError(f"{path}: cannot open warehouse: {storage_problem(exc)}") from None
     except (duckdb.ConnectionException, duckdb.ResourceInUseException):
         # the latter: DuckDB refuses a file that another instance of this process writes

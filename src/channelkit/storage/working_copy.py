@@ -20,9 +20,8 @@ while copying leaves only that spare, which the next run copies over. A `.sync` 
 is not the warehouse now in place (deleted, or restored from a backup, since the killed run
 began) is set aside under `warehouse.duckdb.sync.aside-<8 hex>`, never switched in.
 
-The rename happens while the old file is held writable for a moment (readers and
-`deliver` that meet the lock try again, `WAREHOUSE_LOCK_WAIT_SECONDS`), so that what
-`deliver` recorded in the old file meanwhile (its `delivery_ledger`) is carried over.
+Nothing else writes the warehouse meanwhile (`deliver` keeps its record in a file of its
+own), so the rename carries nothing over.
 
     work = working_copy(Path("warehouse.duckdb")).path     # warehouse.duckdb.sync
     ... write through open_warehouse(work, read_only=False) ...
@@ -53,14 +52,11 @@ from channelkit._constants import (
     WAREHOUSE_WORK_SUFFIX,
 )
 from channelkit.errors import WarehouseError
-from channelkit.storage.connection import check_format, connect, quoted, wait_unlocked
+from channelkit.storage.connection import check_format, connect, locked_message, wait_unlocked
 
 if sys.platform != "win32":
     import fcntl
 
-# What another writer may add to the warehouse while a sync runs (deliver's record of what
-# it sent), merged into the working copy at the switch: key columns, then the rest.
-_CARRIED = {"delivery_ledger": ("report", "period", "target")}
 # Where a working copy names the file it was copied from (`_identity`): an extended
 # attribute in the "user" namespace (xattr(7), man7.org/linux/man-pages/man7/xattr.7.html;
 # ext4, XFS and Btrfs keep them), else a key of its schema_meta.
@@ -127,7 +123,12 @@ def working_copy(path: Path) -> WorkingCopy:
     check_format(path)
     if path.with_name(path.name + ".wal").exists():
         # a writer killed before its checkpoint (an older channelkit): replay it first
-        wait_unlocked(path, lambda: connect(path, read_only=False)).close()
+        try:
+            wait_unlocked(path, lambda: connect(path, read_only=False)).close()
+        except duckdb.IOException as exc:
+            if "lock" not in str(exc).lower():
+                raise WarehouseError(f"{path}: cannot open warehouse: {exc}") from None
+            raise WarehouseError(locked_message(path)) from None
     how, seconds = _copy(path, work)
     return WorkingCopy(work, how, seconds, aside)
 
@@ -262,20 +263,9 @@ def _mark(spare: Path, fd: int, made_from: str) -> None:
 
 
 def switch(work: Path, path: Path) -> None:
-    """Put `work` in `path`'s place, carrying over what another writer added to `path`."""
+    """Put `work` in `path`'s place."""
     if not work.exists():
         return
-    guard = None
-    if path.exists():
-        try:
-            # held writable: deliver cannot record into the old file between the carrying
-            # over and the rename (it waits); nothing is written to it, so it leaves no WAL
-            guard = connect(path, read_only=False)
-        except (duckdb.IOException, duckdb.ConnectionException, duckdb.ResourceInUseException):
-            # a reader has it open (a notebook's connection, a session in this process): it
-            # never blocks the sync, so carry over without the guard (see docs/warehouse.md)
-            guard = None
-        _carry_over(guard, path, work)
     try:
         os.replace(work, path)
     except OSError as exc:
@@ -283,26 +273,3 @@ def switch(work: Path, path: Path) -> None:
             f"cannot put {work} in place of {path}: {exc.strerror or exc}; the sync's rows are "
             f"in {work}, and the next sync puts them in place"
         ) from None
-    finally:
-        if guard is not None:
-            guard.close()
-
-
-def _carry_over(guard: duckdb.DuckDBPyConnection | None, path: Path, work: Path) -> None:
-    con = guard or connect(":memory:", read_only=False)
-    source = "main" if guard is not None else "old"
-    try:
-        if guard is None:
-            wait_unlocked(path, lambda: con.execute(f"ATTACH '{quoted(path)}' AS old (READ_ONLY)"))
-        con.execute(f"ATTACH '{quoted(work)}' AS fresh")
-        for table, key in _CARRIED.items():
-            match = " AND ".join(f"f.{c} = o.{c}" for c in key)
-            with contextlib.suppress(duckdb.CatalogException):  # a file from before the table
-                con.execute(
-                    f"INSERT INTO fresh.{table} SELECT * FROM {source}.{table} o "
-                    f"WHERE NOT EXISTS (SELECT 1 FROM fresh.{table} f WHERE {match})"
-                )
-        con.execute("DETACH fresh")
-    finally:
-        if guard is None:
-            con.close()

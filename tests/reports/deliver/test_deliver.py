@@ -6,9 +6,11 @@ import io
 import json
 import re
 import socket
+import sqlite3
 import threading
 import time
 import zipfile
+from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -21,10 +23,10 @@ from click.testing import CliRunner, Result
 
 from channelkit.cli import main
 from channelkit.client import Client
+from channelkit.reports.deliver.delivery_ledger import record_path
 from channelkit.reports.deliver.kinds import WEBHOOK_KINDS
 from channelkit.reports.sections import CSV_NAMES
 from channelkit.service import LocalService
-from channelkit.storage.connection import open_warehouse
 from channelkit.sync import run_sync
 from fixtures.receivers import Receiver, SmtpServer
 
@@ -87,13 +89,14 @@ def run(*args: str | Path, env: dict[str, str] | None = None) -> Result:
 
 
 def _ledger(db: Path) -> list[tuple[str, str, str]]:
-    con = open_warehouse(db, read_only=True)
-    try:
+    """The (report, period, target) the delivery record beside `db` has as sent."""
+    path = record_path(db)
+    if not path.exists():
+        return []
+    with closing(sqlite3.connect(path)) as con:
         rows = con.execute(
-            "SELECT report, period, target FROM delivery_ledger ORDER BY ALL"
+            "SELECT report, period, target FROM delivered WHERE state = 'sent' ORDER BY 1, 2, 3"
         ).fetchall()
-    finally:
-        con.close()
     return [(str(a), str(b), str(c)) for a, b, c in rows]
 
 
@@ -230,6 +233,37 @@ def test_dry_run_sends_nothing_and_force_resends_one_report(
     assert len(receiver.posts) == 4 and len(smtp.mailbox.messages) == 1
     unknown = run(config, "--db", small_warehouse, "--force", "nope")
     assert unknown.exit_code == 2 and "no report is named 'nope'" in unknown.stderr
+
+
+def test_a_send_a_killed_run_left_unknown_is_said_and_sent_again_only_on_request(
+    small_warehouse: Path, tmp_path: Path, smtp: SmtpServer, receiver: Receiver
+) -> None:
+    """A run killed between a message and its record leaves the target `sending`: later
+    runs say "unknown" (exit 1) and send nothing until `--unknown resend` or `sent`."""
+    config = _config(tmp_path, smtp, receiver)
+    assert run(config, "--db", small_warehouse).exit_code == 0
+    with closing(sqlite3.connect(record_path(small_warehouse))) as con, con:
+        # as a killed run leaves it: claimed, never settled (its process gone)
+        marked = con.execute(
+            "UPDATE delivered SET state = 'sending', pid = NULL WHERE report = 'weekly-engineering'"
+        ).rowcount
+    assert marked == 1
+    posts = len(receiver.posts)
+    for _ in range(2):
+        said = run(config, "--db", small_warehouse)
+        assert said.exit_code == 1 and len(receiver.posts) == posts, said.output
+        assert "weekly-engineering: webhooks[0] (json webhook http://127.0.0.1/…): unknown: " in (
+            said.stderr
+        )
+        assert "check whether it arrived" in said.stderr and "--unknown resend" in said.stderr
+    dry = run(config, "--db", small_warehouse, "--dry-run", "--unknown", "resend")
+    assert dry.exit_code == 0 and "would send" in dry.stdout and len(receiver.posts) == posts
+    resent = run(config, "--db", small_warehouse, "--unknown", "resend")
+    assert resent.exit_code == 0, resent.output
+    assert len(receiver.posts) == posts + 1 and resent.stdout.count(": sent: ") == 1
+    after = run(config, "--db", small_warehouse)
+    assert after.exit_code == 0 and "unknown" not in after.output
+    assert len(receiver.posts) == posts + 1
 
 
 def test_stale_data_sends_nothing_and_says_why(

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from channelkit._cli import Output, options_value, output_options, user_errors, warehouse_option
+from channelkit._constants import DELIVER_UNKNOWN_CHOICES
 from channelkit._job_runs import traced
 from channelkit.reports.cli import DURATION
 
@@ -25,15 +26,25 @@ class DeliverOptions:
     db: Path
     dry_run: bool = False
     force: str | None = None
+    unknown: str | None = None
     max_age: timedelta | None = None
 
 
 @click.command("deliver")
 @options_value(DeliverOptions, "options")
 @click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
-@warehouse_option("Warehouse file written by `channelkit sync`; it also keeps the delivery ledger.")
+@warehouse_option(
+    "Warehouse file written by `channelkit sync`, only read; what was sent is recorded beside "
+    "it (FILE.delivered.sqlite3)."
+)
 @click.option("--dry-run", is_flag=True, help="Print what would be sent; send nothing.")
 @click.option("--force", metavar="NAME", help="Send this report again to all its targets.")
+@click.option(
+    "--unknown",
+    type=click.Choice(DELIVER_UNKNOWN_CHOICES),
+    help="Targets a killed run was sending (said 'unknown'): send them again (resend), or "
+    "record them as received (sent). Check the recipients first.",
+)
 @click.option(
     "--max-age",
     type=DURATION,
@@ -48,8 +59,10 @@ def deliver(options: DeliverOptions, output: Output) -> None:
     channelkit deliver deliver.toml --db warehouse.duckdb --dry-run
     channelkit deliver deliver.toml --db warehouse.duckdb --force weekly-all-hands
 
-    Run it as often as you like: the warehouse records what was sent. Exits 1 with one
-    line per report and target that failed; those are retried on the next run.
+    Run it as often as you like, beside a sync and any notebook reading the warehouse:
+    each target is recorded as being sent before it is sent, and as sent after. Exits 1
+    with one line per report and target that failed (retried on the next run) or whose
+    last send a killed run left unknown (sent again only with --unknown resend).
     """
     with traced("deliver", options.db), user_errors():
         run_deliver(options, output)
@@ -72,10 +85,11 @@ def run_deliver(options: DeliverOptions, output: Output) -> None:
         options.db,
         dry_run=options.dry_run,
         force=options.force,
+        unknown=options.unknown,
         max_age=options.max_age,
         say=say,
     )
-    failed = [o for o in outcomes if o.status in ("failed", "not sent")]
+    failed = [o for o in outcomes if o.status in ("failed", "not sent", "unknown")]
     for outcome in outcomes:
         if outcome in failed:
             click.echo(outcome.line, err=True)

@@ -1,22 +1,30 @@
 """`deliver`: every report of the delivery file whose last complete period some target has
 not received yet is generated once and sent to exactly those targets.
 
-The ledger (a warehouse table) records each (report, period, target) right after it
-succeeded, so a run after a failure resends only what failed, and a second run in the same
-period sends nothing. It also records a period found without news (`when = "news"`,
-target `news:none`) and the failure notice of a period (`failure:...`), sent once.
+The delivery record (a file of its own beside the warehouse, `delivery_ledger`) has each
+(report, period, target) as `sending` before its message leaves and `sent` or `failed`
+after, so a run after a failure resends only what failed, a second run in the same period
+sends nothing, and a run killed mid-send never leads to a double (the target is "unknown"
+until someone says). It also records a period found without news (`when = "news"`,
+target `news:none`) and the failure notice of a period (`failure:...`), sent once. The
+warehouse is only ever opened read-only.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from channelkit._constants import DELIVER_KEPT_FOLDER, DELIVER_SUBJECT, REPORT_EMAIL_CHART_SIZE
+from channelkit._constants import (
+    DELIVER_KEPT_FOLDER,
+    DELIVER_SUBJECT,
+    DELIVER_UNKNOWN_CHOICES,
+    REPORT_EMAIL_CHART_SIZE,
+)
 from channelkit.errors import (
     ChannelkitError,
     InvalidParameterError,
@@ -32,7 +40,7 @@ from channelkit.reports.deliver.config import (
     ReportJob,
     UpcomingJob,
 )
-from channelkit.reports.deliver.delivery_ledger import record_sent, sent_targets
+from channelkit.reports.deliver.delivery_ledger import SENT, DeliveryLedger
 from channelkit.reports.deliver.email_charts import alt_text, email_charts, for_email, title
 from channelkit.reports.deliver.messages import (
     Attachment,
@@ -92,7 +100,7 @@ class Due:
 
     def fallback(self, db: Path) -> Path:
         """Where the page is kept when no email can carry it and there is no `out_dir`:
-        beside the warehouse, whose ledger records the delivery."""
+        beside the warehouse, whose delivery record says it was sent."""
         return db.resolve().parent / DELIVER_KEPT_FOLDER / self.filename
 
 
@@ -102,26 +110,36 @@ def deliver(
     *,
     dry_run: bool = False,
     force: str | None = None,
+    unknown: str | None = None,
     max_age: timedelta | None = None,
     now: datetime | None = None,
     say: Say | None = None,
 ) -> list[Outcome]:
     """Send what is due; return one `Outcome` per target (and per refused report).
 
-    `force` names one report to send again to all its targets, whatever the ledger says;
-    the other reports are left alone. `say` gets progress lines (default: nothing).
+    `force` names one report to send again to all its targets, whatever the record says;
+    the other reports are left alone. `unknown` settles the targets a killed run left
+    sending: "resend" sends them again, "sent" records them as received (default: each is
+    said "unknown" and left alone). `say` gets progress lines (default: nothing).
     """
+    if unknown is not None and unknown not in DELIVER_UNKNOWN_CHOICES:
+        choices = ", ".join(DELIVER_UNKNOWN_CHOICES)
+        raise InvalidParameterError("unknown", f"one of {choices}, not {unknown!r}")
     jobs = (config.job(force),) if force is not None else config.reports
-    delivery = Delivery(
-        Path(warehouse),
-        smtp=config.smtp,
-        dry_run=dry_run,
-        forced=force is not None,
-        max_age=max_age,
-        now=now,
-        say=say or (lambda line: None),
-    )
-    return [outcome for job in jobs for outcome in _deliver_job(job, delivery)]
+    db = Path(warehouse)
+    with DeliveryLedger.beside(db) as ledger:
+        delivery = Delivery(
+            db,
+            ledger,
+            smtp=config.smtp,
+            dry_run=dry_run,
+            forced=force is not None,
+            unknown=unknown,
+            max_age=max_age,
+            now=now,
+            say=say or (lambda line: None),
+        )
+        return [outcome for job in jobs for outcome in _deliver_job(job, delivery)]
 
 
 def _deliver_job(job: Job, delivery: Delivery) -> list[Outcome]:
@@ -145,35 +163,34 @@ def _deliver_period(
         return [Outcome(job.name, "", "not due yet", str(exc))]
     except ChannelkitError as exc:  # stale or missing data: this report only, say why
         return [Outcome(job.name, "", "not sent", str(exc))]
-    pending, done = delivery.unsent(job, period.label)
-    if not pending:
-        every = targets(job, delivery.smtp)
-        return [Outcome(job.name, t.shown, "already sent", period.name) for t in every]
-    due = Due(job, period, names, pending)
-    said: list[Outcome] = []
+    standing = delivery.unsent(job, period.label)
+    if not standing.pending:
+        return standing.nothing_due(job.name, targets(job, delivery.smtp), period.name)
+    due = Due(job, period, names, standing.pending)
+    said = standing.said
     if job.when == "news" and not delivery.forced:
         try:
             news = _period_news(job, delivery.db, period)
         except ChannelkitError as exc:
-            return _build_failed(due, delivery, str(exc))
+            return said + _build_failed(due, delivery, str(exc))
         if not news.found:
-            return [_no_news(due, delivery, news, again=NO_NEWS in done)]
-        said = [Outcome(job.name, "", "news", f"{period.name}: {news.text}")]
+            return [*said, _no_news(due, delivery, news, again=NO_NEWS in standing.done)]
+        said = [*said, Outcome(job.name, "", "news", f"{period.name}: {news.text}")]
     if delivery.dry_run:
-        return said + [Outcome(job.name, t.shown, "would send", period.name) for t in pending]
+        return said + [Outcome(job.name, t.shown, "would send", period.name) for t in due.pending]
     try:
         content = build(job, due, delivery)
     except NotebookCellError as exc:  # the notice says where in the notebook, too
         return said + _build_failed(due, delivery, str(exc), exc.trace)
     except ChannelkitError as exc:  # e.g. a channel the warehouse does not have
         return said + _build_failed(due, delivery, str(exc))
-    return said + send_each(delivery.db, job.name, period.label, period.name, pending, content)
+    return said + send_each(delivery, job.name, period.label, period.name, due.pending, content)
 
 
 def _no_news(due: Due, delivery: Delivery, news: News, *, again: bool) -> Outcome:
     """The period checked and found without news: recorded, so that it is said once."""
     if not delivery.dry_run:
-        record_sent(delivery.db, due.job.name, due.period.label, [NO_NEWS])
+        delivery.ledger.settle(due.job.name, due.period.label, NO_NEWS, SENT)
     checked = " (as at the last check)" if again else ""
     return Outcome(due.job.name, "", "no news", f"{due.period.name}{checked}: {news.text}")
 
@@ -271,10 +288,12 @@ def _build_failed(
     if job.on_failure is None or delivery.dry_run:
         return outcomes
     target = notice_target(job.on_failure, delivery.smtp)
-    if target.key in sent_targets(delivery.db, job.name, period.label):
-        return [*outcomes, Outcome(job.name, target.shown, "already sent", period.name)]
+    once = replace(delivery, forced=False)  # `--force` sends the report again, not the notice
+    standing = once.standing(job.name, period.label, [target])
+    if not standing.pending:
+        return outcomes + standing.nothing_due(job.name, [target], period.name)
     notice = FailureNotice(job.name, period, error, f"Not sent: {due.subject}", trace)
-    return outcomes + send_each(delivery.db, job.name, period.label, period.name, [target], notice)
+    return outcomes + send_each(once, job.name, period.label, period.name, [target], notice)
 
 
 def _due_period(

@@ -7,8 +7,8 @@
     email = ["comms-lead@example.com"]
 
 The digest asks the service (`CHANNELKIT_BASE_URL`, `CHANNELKIT_API_KEY`), not the
-warehouse; the warehouse's delivery ledger records each target under the local day, so
-every run that day after the first sends nothing, and a failed target is retried.
+warehouse; the delivery record (beside the warehouse) has each target under the local day,
+so every run that day after the first sends nothing, and a failed target is retried.
 """
 
 from __future__ import annotations
@@ -31,13 +31,12 @@ def deliver_upcoming(job: UpcomingJob, delivery: Delivery) -> list[Outcome]:
 
     day = (delivery.now or datetime.now(UTC)).astimezone(load_zone(job.tz)).date()
     key = f"upcoming {day.isoformat()}"  # the ledger's period: one digest a day
-    pending, _ = delivery.unsent(job, key)
+    standing = delivery.unsent(job, key)
+    pending = standing.pending
     if not pending:
-        return [
-            Outcome(job.name, t.shown, "already sent", key) for t in targets(job, delivery.smtp)
-        ]
+        return standing.nothing_due(job.name, targets(job, delivery.smtp), key)
     if delivery.dry_run:
-        return [Outcome(job.name, t.shown, "would send", key) for t in pending]
+        return standing.said + [Outcome(job.name, t.shown, "would send", key) for t in pending]
     delivery.say(f"{job.name}: asking the service what is scheduled in the next {job.within}")
     try:
         with Client() as client:
@@ -49,7 +48,7 @@ def deliver_upcoming(job: UpcomingJob, delivery: Delivery) -> list[Outcome]:
                 now=delivery.now,
             )
     except ChannelkitError as exc:  # no service, no key: nothing sent, retried next run
-        return [Outcome(job.name, t.shown, "failed", str(exc)) for t in pending]
+        return standing.said + [Outcome(job.name, t.shown, "failed", str(exc)) for t in pending]
     digest = replace(digest, outlook=_heading_below(delivery.db, job))
     html = digest.html()
     if job.out_dir is not None:
@@ -58,7 +57,7 @@ def deliver_upcoming(job: UpcomingJob, delivery: Delivery) -> list[Outcome]:
         write_atomic(job.out_dir / f"{job.name}-{day.isoformat()}.html", html)
     subject = job.subject or f"{digest.title}, {digest.day:%a %d %b}"
     message = DigestMessage(job.name, digest, html, subject)
-    return send_each(delivery.db, job.name, key, key, pending, message)
+    return standing.said + send_each(delivery, job.name, key, key, pending, message)
 
 
 def _heading_below(db: Path, job: UpcomingJob) -> str | None:
