@@ -215,7 +215,7 @@ def test_the_explorers_readers_by_day_marks_them_and_an_old_period_nothing(demo:
         explorer.set(metric="readers", period="October 2026")
         assert explorer.trend is not None and not explorer.trend["provisional"].any()
         assert band(explorer.figure) is None
-        assert [t.name for t in explorer.figure.data] == ["Readers", "Readers so far"]
+        assert [t.name for t in explorer.figure.data] == ["Readers"]
         old = wh.engagement_over_time(period="October 2026", tz=TZ)
         fig = ck.plots.engagement_over_time(old, outlook=wh.outlook(tz=TZ))
         assert band(fig) is None and "Readers heading for" not in [t.name for t in fig.data]

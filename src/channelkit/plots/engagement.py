@@ -13,6 +13,7 @@ from channelkit._constants import PLOT_COLORS
 from channelkit.errors import InvalidParameterError
 from channelkit.plots.gathering import (
     bar_look,
+    gathering,
     gathering_words,
     heading,
     heading_trace,
@@ -74,7 +75,10 @@ def engagement_over_time(frame: pd.DataFrame, outlook: pd.DataFrame | None = Non
         secondary_y=False,
     )
     settled, growing = split_line(frame, frame["read_rate"])
-    for y, dash, shown in ((settled, "solid", True), (growing, "dash", False)):
+    parts = [(settled, "solid", True), (growing, "dash", False)][
+        : 2 if gathering(frame).any() else 1
+    ]
+    for y, dash, shown in parts:
         fig.add_trace(
             go.Scatter(
                 x=x,
@@ -99,9 +103,13 @@ def engagement_over_time(frame: pd.DataFrame, outlook: pd.DataFrame | None = Non
             ("read_rate", "Read rate", PLOT_COLORS[1], RATE, True),
         ):
             trace = heading_trace(
-                x, ahead.of(column), label=label, color=color, number=number,
+                x,
+                ahead.of(column),
+                label=label,
+                color=color,
+                number=number,
                 period_hover=period_hover,
-            )  # fmt: skip
+            )
             fig.add_trace(trace, secondary_y=right)
     mark_gathering(fig, frame, x)
     fig.update_layout(

@@ -10,14 +10,7 @@ from channelkit._constants import PLOT_COLORS
 from channelkit._labels import METRIC_LABELS
 from channelkit.display.columns import column_kind
 from channelkit.errors import InvalidParameterError
-from channelkit.plots.gathering import (
-    GROWING,
-    gathering_words,
-    heading,
-    heading_trace,
-    mark_gathering,
-    split_line,
-)
+from channelkit.plots import gathering as marks
 from channelkit.plots.style import (
     COUNT,
     HEIGHT,
@@ -61,43 +54,50 @@ def redraw(
     number = RATE if rate else COUNT
     freq = str(frame.attrs.get("freq", "day"))
     x = local_wall_time(frame["period"])
-    growing = metric in GROWING
+    growing = metric in marks.GROWING
     marked = frame if growing else frame.drop(columns="provisional", errors="ignore")
-    settled, young = split_line(marked, frame[metric])
-    words = np.array(gathering_words(marked), dtype=object)[:, None]
+    settled, young = marks.split_line(marked, frame[metric])
+    words = np.array(marks.gathering_words(marked), dtype=object)[:, None]
     hover = f"%{{x|%d %b %Y}}<br>{label} %{{y:{number}}}%{{customdata[0]}}<extra></extra>"
     line = {"color": PLOT_COLORS[0]}
     with fig.batch_update():
         fig.data = fig.data[:1]
         fig.data[0].update(
-            x=x, y=settled, name=label, marker=point_marker(frame), line=line,
-            customdata=words, hovertemplate=hover, showlegend=True,
-        )  # fmt: skip
-        fig.add_trace(
-            go.Scatter(
-                x=x,
-                y=young,
-                name=f"{label} so far",
-                mode="lines+markers",
-                marker=point_marker(frame),
-                line={**line, "dash": "dash"},
-                customdata=words,
-                hovertemplate=hover,
-            )  # fmt: skip
+            x=x,
+            y=settled,
+            name=label,
+            marker=point_marker(frame),
+            line=line,
+            customdata=words,
+            hovertemplate=hover,
+            showlegend=True,
         )
-        ahead = heading(marked, outlook) if growing else None
+        if marks.gathering(marked).any():
+            fig.add_trace(
+                go.Scatter(
+                    x=x,
+                    y=young,
+                    name=f"{label} so far",
+                    mode="lines+markers",
+                    marker=point_marker(frame),
+                    line={**line, "dash": "dash"},
+                    customdata=words,
+                    hovertemplate=hover,
+                )
+            )
+        ahead = marks.heading(marked, outlook) if growing else None
         if ahead is not None and ahead.known:
             fig.add_trace(
-                heading_trace(
+                marks.heading_trace(
                     x,
                     ahead.of(metric),
                     label=label,
                     color=PLOT_COLORS[0],
                     number=number,
                     period_hover="%{x|%d %b %Y}",
-                )  # fmt: skip
+                )
             )
-        mark_gathering(fig, marked, x)
+        marks.mark_gathering(fig, marked, x)
         fig.layout.showlegend = len(fig.layout.shapes) > 0
         fig.layout.title = title(frame, f"{label} by {freq}")
         fig.layout.yaxis.update(
