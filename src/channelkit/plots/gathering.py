@@ -129,7 +129,11 @@ def split_line(frame: pd.DataFrame, values: pd.Series) -> tuple[np.ndarray, np.n
 @dataclass(frozen=True)
 class Heading:
     """Per row, where the rows still gathering readers are heading (NaN elsewhere):
-    readers and their range, read rate and its range."""
+    readers and their range, read rate and its range.
+
+        ahead = heading(wh.engagement_over_time(), wh.outlook())
+        value, low, high = ahead.of("read_rate")
+    """
 
     readers: np.ndarray
     low: np.ndarray
