@@ -202,7 +202,7 @@ PLOT_TEMPLATE = "channelkit"
 PLOT_BROWSER_CANDIDATES = ("/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome")
 PLOT_COLORS = ("#2563eb", "#f97316", "#16a34a", "#dc2626", "#9333ea", "#0891b2", "#ca8a04")
 # The days whose posts are still gathering readers (docs/metrics.md, "Plots"): a band of
-# this colour behind them, labelled in this one; their bars this opaque, dotted.
+# this colour behind them, labelled in this one; their bars this opaque.
 PLOT_GATHERING_FILL = "#ede9fe"
 PLOT_GATHERING_TEXT = "#6d28d9"
 PLOT_GATHERING_OPACITY = 0.55

@@ -4,7 +4,7 @@ A frame of `Warehouse.engagement_over_time` says per row whether its readers and
 will still grow (`provisional`, the rule of docs/metrics.md "Settled or provisional").
 Every chart of readers or read rate by day, week or month draws those rows the same way,
 through this module: a shaded band behind them labelled "still gathering readers", their
-bars paler and dotted, their line dashed; and, given `wh.outlook()` of the same filters,
+bars paler, their line dashed; and, given `wh.outlook()` of the same filters,
 where they are heading (the days' forecast and its range) rather than a drop.
 
     trend = wh.engagement_over_time(period="week")
@@ -69,6 +69,9 @@ def mark_gathering(fig: go.Figure, frame: pd.DataFrame, x: pd.Series) -> None:
         showlegend=True,
         legendrank=2000,
     )
+    # Three more legend entries: the legend is anchored to the image's foot, not to the
+    # plot's, so it never lies over the plot's (slanted) dates on a narrow chart.
+    fig.update_layout(legend={"yref": "container", "y": 0, "yanchor": "bottom"})
     fig.add_annotation(
         name=GATHERING,
         x=right,  # the band is at the end of the chart: its label ends with it, inside
@@ -95,15 +98,14 @@ def _edges(x: pd.Series, rows: np.ndarray) -> tuple[pd.Timestamp, pd.Timestamp]:
 
 
 def bar_look(frame: pd.DataFrame, marker: dict[str, object]) -> dict[str, object]:
-    """`marker` (bars, `style.bar_marker`) with the rows still gathering readers paler and
-    dotted, unless already hatched as partial."""
+    """`marker` (bars, `style.bar_marker`) with the rows still gathering readers paler (a
+    partial row keeps its hatching: its days are cut, not only young)."""
     marks = gathering(frame)
     pattern = marker.get("pattern")
     shapes = list(pattern["shape"]) if isinstance(pattern, dict) else [""] * len(frame)
     opacity = marker.get("opacity")
     opacities = list(opacity) if isinstance(opacity, list) else [1.0] * len(frame)
     for i in np.flatnonzero(marks):
-        shapes[i] = shapes[i] or "."
         opacities[i] = min(opacities[i], PLOT_GATHERING_OPACITY)
     return {**marker, "pattern": {"shape": shapes}, "opacity": opacities}
 
