@@ -238,6 +238,11 @@ PLOT_OUTLOOK_MAX_ROWS = 60
 # Browsers kaleido may use for static images (the system's; never a downloaded one).
 PLOT_BROWSER_CANDIDATES = ("/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome")
 PLOT_COLORS = ("#2563eb", "#f97316", "#16a34a", "#dc2626", "#9333ea", "#0891b2", "#ca8a04")
+# The days whose posts are still gathering readers (docs/metrics.md, "Plots"): a band of
+# this colour behind them, labelled in this one; their bars this opaque.
+PLOT_GATHERING_FILL = "#ede9fe"
+PLOT_GATHERING_TEXT = "#6d28d9"
+PLOT_GATHERING_OPACITY = 0.55
 PLOT_FONT = "Inter, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif"
 # Mimetype for JupyterLab and VS Code; "notebook" embeds plotly.js in the saved output, so
 # exported HTML renders offline (the "_connected" renderers fetch it from a CDN).

@@ -339,7 +339,11 @@ class Warehouse:
         Weeks start on Monday. Daily rows (UTC days) go to the local day with the same
         date; posts published, and their readers, go to the local day of `published_at`
         in `tz`. Without a period: the last 28 days (METRIC_DEFAULT_PERIOD); by month, the
-        whole months they begin in.
+        whole months they begin in. `audience` is the subscribers the period's posts went
+        to (read_rate = their readers ÷ it). `provisional` is True where the row's posts are
+        still gathering readers (its readers and read rate will grow): its youngest posts
+        are younger than the workspace's settled age (`attrs["settled_days"]`) on the last
+        complete synced day (`attrs["readers_through"]`), the rule of `kpis`.
         """
         if freq not in metrics.FREQS:
             raise InvalidParameterError(
@@ -354,9 +358,18 @@ class Warehouse:
             if by_channel:
                 size *= max(1, len(metrics.channel_names(q.con, q.flt.channel_ids)))
             check_grid(size, freq)
-            q.attrs.update(freq=freq, by=by)
+            readers_day = cov.last_complete_day
+            settled = None if readers_day is None else self._settled_days(q, readers_day)
+            q.attrs.update(freq=freq, by=by, readers_through=readers_day, settled_days=settled)
             return metrics.engagement_over_time(
-                q.con, q.flt, q.period, freq, by_channel=by_channel, coverage=cov
+                q.con,
+                q.flt,
+                q.period,
+                freq,
+                by_channel=by_channel,
+                coverage=cov,
+                readers_day=readers_day,
+                settled_days=settled,
             )
 
         return self._run(Metric("engagement_over_time"), filters, compute)

@@ -230,9 +230,13 @@ def engagement_over_time(
     *,
     by_channel: bool,
     coverage: Coverage,
+    readers_day: date | None = None,
+    settled_days: int | None = None,
 ) -> MetricFrame:
     """One row per day/week/month (and channel), with `days` and `complete` (the coverage
-    of each row by synced posts' data, `coverage.period_coverage`).
+    of each row by synced posts' data, `coverage.period_coverage`) and `provisional`: its
+    readers and read rate will still change (`still_gathering`, the rule of the KPIs, at
+    the row's last instant inside the period).
 
     The rows run over the period, or, where it is open, from the first to the last day
     with daily rows or publications, and never past the last synced day. A row without any
@@ -270,6 +274,12 @@ def engagement_over_time(
     frame["days"] = bucket.map(dict(zip(days, covered.days, strict=True)))
     frame["complete"] = bucket.map(dict(zip(days, covered.complete, strict=True)))
     frame["complete"] = frame["complete"].astype("boolean")
+    row_ends = [
+        end if period.end is None else min(end, period.end)
+        for end in local_midnight(pd.Series(ends), period.tz)
+    ]
+    gathering = [still_gathering(end, readers_day, settled_days) for end in row_ends]
+    frame["provisional"] = bucket.map(dict(zip(days, gathering, strict=True))).astype("boolean")
     frame.insert(0, "period", local_midnight(bucket, period.tz))
     if by_channel:
         frame = frame.merge(names, on="channel_id", how="left")
@@ -279,6 +289,7 @@ def engagement_over_time(
         "posts_published",
         "readers",
         "read_rate",
+        "audience",
         "opens",
         "daily_unique_viewers",
         "reactions",
@@ -289,19 +300,19 @@ def engagement_over_time(
         "engagement_rate",
         "days",
         "complete",
+        "provisional",
     ]
     out = frame[columns].copy()
+    flags = ("period", "channel_id", "channel", "complete", "provisional")
     for column in columns:
         if column in ("read_rate", "engagement_rate"):
             out[column] = out[column].astype("Float64")
-        elif column not in ("period", "channel_id", "channel", "complete"):
+        elif column not in flags:
             out[column] = out[column].astype("Int64")
     # Without any synced day, a row's daily numbers are unknown (a gap, before the first
     # day): missing, not 0; its posts (from the posts table) still count.
     out.loc[unseen, list(_FROM_DAILY_ROWS)] = pd.NA
-    measured = [
-        c for c in columns if c not in ("period", "channel_id", "channel", "days", "complete")
-    ]
+    measured = [c for c in columns if c not in (*flags, "days")]
     out.loc[unknown, measured] = pd.NA
     return MetricFrame(out, int(frame["no_audience"].sum()))
 
@@ -399,12 +410,20 @@ def provisional_metrics(
     on `readers_day`, the last complete synced day."""
     if not covered:
         return frozenset(m for m, _ in KPI_METRICS)
-    if readers_day is None or settled_days is None or period.end is None:
+    if period.end is None:
         return frozenset()
-    youngest = (period.end - timedelta(microseconds=1)).astimezone(UTC).date()
-    return (
-        frozenset(READER_METRICS) if (readers_day - youngest).days < settled_days else frozenset()
-    )
+    gathering = still_gathering(period.end, readers_day, settled_days)
+    return frozenset(READER_METRICS) if gathering else frozenset()
+
+
+def still_gathering(end: datetime, readers_day: date | None, settled_days: int | None) -> bool:
+    """Whether the posts published just before `end` (a period's or a row's end) are still
+    gathering readers: their UTC day is fewer than `settled_days` days before `readers_day`,
+    the last complete synced day, or after it (docs/metrics.md, "Settled or provisional")."""
+    if readers_day is None or settled_days is None:
+        return False
+    youngest = (end - timedelta(microseconds=1)).astimezone(UTC).date()
+    return (readers_day - youngest).days < settled_days
 
 
 def _capped(cutoff: date | None, readers_day: date) -> date | None:

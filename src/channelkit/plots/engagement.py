@@ -4,11 +4,22 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from channelkit._constants import PLOT_COLORS
 from channelkit.errors import InvalidParameterError
+from channelkit.plots.gathering import (
+    bar_look,
+    gathering,
+    gathering_words,
+    heading,
+    heading_trace,
+    mark_gathering,
+    split_line,
+)
 from channelkit.plots.style import (
     COUNT,
     HEIGHT,
@@ -29,11 +40,15 @@ _MAX_LABELLED_PERIODS = 31
 _TILE_HEIGHT = 170
 
 
-def engagement_over_time(frame: pd.DataFrame) -> go.Figure:
+def engagement_over_time(frame: pd.DataFrame, outlook: pd.DataFrame | None = None) -> go.Figure:
     """Readers of the posts published in each period (bars) and their read rate (line).
 
     `frame` is `Warehouse.engagement_over_time(...)` (totals, not `by="channel"`); opens
-    and engagement rate are in the hover.
+    and engagement rate are in the hover. The periods whose posts are still gathering
+    readers are marked (`plots.gathering`); with `outlook` (`wh.outlook()` of the same
+    filters), where they are heading too.
+
+        ck.plots.engagement_over_time(wh.engagement_over_time(), outlook=wh.outlook())
     """
     freq = str(frame.attrs.get("freq", "day"))
     if "channel_id" in frame.columns:
@@ -42,15 +57,16 @@ def engagement_over_time(frame: pd.DataFrame) -> go.Figure:
     fig = make_subplots(specs=[[{"secondary_y": True}]])
     period_hover = f"%{{x|{_PERIOD_FORMAT.get(freq, '%d %b %Y')}}}"
     hover = frame[["posts_published", "opens", "engagement_rate"]].astype("float64")
+    words = np.array(gathering_words(frame), dtype=object)[:, None]
     fig.add_trace(
         go.Bar(
             x=x,
             y=frame["readers"].astype("float64"),
             name="Readers",
-            marker=bar_marker(frame),
-            customdata=hover.to_numpy(),
+            marker=bar_look(frame, bar_marker(frame)),
+            customdata=np.hstack([hover.to_numpy(dtype=object), words]),
             hovertemplate=(
-                f"{period_hover}<br>Readers %{{y:{COUNT}}}<br>"
+                f"{period_hover}<br>Readers %{{y:{COUNT}}}%{{customdata[3]}}<br>"
                 f"Posts published %{{customdata[0]:{COUNT}}}<br>"
                 f"Opens %{{customdata[1]:{COUNT}}}<br>"
                 f"Engagement rate %{{customdata[2]:{RATE}}}<extra></extra>"
@@ -58,17 +74,44 @@ def engagement_over_time(frame: pd.DataFrame) -> go.Figure:
         ),
         secondary_y=False,
     )
-    fig.add_trace(
-        go.Scatter(
-            x=x,
-            y=frame["read_rate"].astype("float64"),
-            name="Read rate",
-            mode="lines+markers",
-            marker=point_marker(frame),
-            hovertemplate=f"{period_hover}<br>Read rate %{{y:{RATE}}}<extra></extra>",
-        ),
-        secondary_y=True,
-    )
+    settled, growing = split_line(frame, frame["read_rate"])
+    parts = [(settled, "solid", True), (growing, "dash", False)][
+        : 2 if gathering(frame).any() else 1
+    ]
+    for y, dash, shown in parts:
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=y,
+                name="Read rate",
+                legendgroup="read_rate",
+                showlegend=shown,
+                mode="lines+markers",
+                line={"color": PLOT_COLORS[1], "dash": dash},
+                marker=point_marker(frame),
+                customdata=words,
+                hovertemplate=(
+                    f"{period_hover}<br>Read rate %{{y:{RATE}}}%{{customdata[0]}}<extra></extra>"
+                ),
+            ),
+            secondary_y=True,
+        )
+    ahead = heading(frame, outlook)
+    if ahead.known:
+        for column, label, color, number, right in (
+            ("readers", "Readers", PLOT_COLORS[0], COUNT, False),
+            ("read_rate", "Read rate", PLOT_COLORS[1], RATE, True),
+        ):
+            trace = heading_trace(
+                x,
+                ahead.of(column),
+                label=label,
+                color=color,
+                number=number,
+                period_hover=period_hover,
+            )
+            fig.add_trace(trace, secondary_y=right)
+    mark_gathering(fig, frame, x)
     fig.update_layout(
         template=TEMPLATE,
         title=title(frame, f"Readers and read rate by {freq}"),
@@ -79,11 +122,12 @@ def engagement_over_time(frame: pd.DataFrame) -> go.Figure:
     ticks = list(x) if len(x) <= _MAX_LABELLED_PERIODS else None
     fig.update_xaxes(tickvals=ticks, tickformat=_TICK_FORMAT.get(freq, "%d %b"))
     fig.update_yaxes(title_text="Readers", tickformat="~s", secondary_y=False)
+    top = max(top_of(frame["read_rate"]), top_of(pd.Series(ahead.rate_high)))
     fig.update_yaxes(
         title_text="Read rate",
         secondary_y=True,
         showgrid=False,
-        **round_axis(top_of(frame["read_rate"]), percent=True),
+        **round_axis(top, percent=True),
     )
     return fig
 

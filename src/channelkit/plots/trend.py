@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from channelkit._constants import PLOT_COLORS
 from channelkit._labels import METRIC_LABELS
 from channelkit.display.columns import column_kind
 from channelkit.errors import InvalidParameterError
+from channelkit.plots import gathering as marks
 from channelkit.plots.style import (
     COUNT,
     HEIGHT,
@@ -19,21 +22,28 @@ from channelkit.plots.style import (
 )
 
 
-def metric_over_time(frame: pd.DataFrame, metric: str) -> go.Figure:
+def metric_over_time(
+    frame: pd.DataFrame, metric: str, outlook: pd.DataFrame | None = None
+) -> go.Figure:
     """`metric` (a column of `Warehouse.engagement_over_time(...)`) as a line by period.
 
     trend = wh.engagement_over_time("week", period="2026-Q4")
-    ck.plots.metric_over_time(trend, "read_rate")
+    ck.plots.metric_over_time(trend, "read_rate", outlook=wh.outlook())
+
+    For readers and read rate, the periods whose posts are still gathering readers are
+    marked and, with `outlook` (`wh.outlook()` of the same filters), where they are heading.
     """
     if metric not in frame.columns or metric == "period":
         choices = ", ".join(c for c in frame.columns if c != "period")
         raise InvalidParameterError("metric", f"{metric!r} is not one of {choices}")
     fig = go.Figure(go.Scatter(mode="lines+markers"))
     fig.update_layout(template=TEMPLATE, height=HEIGHT)
-    return redraw(fig, frame, metric)
+    return redraw(fig, frame, metric, outlook)
 
 
-def redraw(fig: go.Figure, frame: pd.DataFrame, metric: str) -> go.Figure:
+def redraw(
+    fig: go.Figure, frame: pd.DataFrame, metric: str, outlook: pd.DataFrame | None = None
+) -> go.Figure:
     """`fig` (made by `metric_over_time`) showing `frame`'s `metric` instead.
 
     Much faster than a new figure (plotly merges its templates for every new one): the
@@ -41,16 +51,54 @@ def redraw(fig: go.Figure, frame: pd.DataFrame, metric: str) -> go.Figure:
     """
     label = METRIC_LABELS.get(metric, metric)
     rate = column_kind(metric) == "rate"
+    number = RATE if rate else COUNT
     freq = str(frame.attrs.get("freq", "day"))
+    x = local_wall_time(frame["period"])
+    growing = metric in marks.GROWING
+    marked = frame if growing else frame.drop(columns="provisional", errors="ignore")
+    settled, young = marks.split_line(marked, frame[metric])
+    words = np.array(marks.gathering_words(marked), dtype=object)[:, None]
+    hover = f"%{{x|%d %b %Y}}<br>{label} %{{y:{number}}}%{{customdata[0]}}<extra></extra>"
+    line = {"color": PLOT_COLORS[0]}
     with fig.batch_update():
+        fig.data = fig.data[:1]
         fig.data[0].update(
-            x=local_wall_time(frame["period"]),
-            y=frame[metric].astype("float64"),
+            x=x,
+            y=settled,
             name=label,
             marker=point_marker(frame),
-            hovertemplate=f"%{{x|%d %b %Y}}<br>{label} %{{y:{RATE if rate else COUNT}}}"
-            "<extra></extra>",
+            line=line,
+            customdata=words,
+            hovertemplate=hover,
+            showlegend=True,
         )
+        if marks.gathering(marked).any():
+            fig.add_trace(
+                go.Scatter(
+                    x=x,
+                    y=young,
+                    name=f"{label} so far",
+                    mode="lines+markers",
+                    marker=point_marker(frame),
+                    line={**line, "dash": "dash"},
+                    customdata=words,
+                    hovertemplate=hover,
+                )
+            )
+        ahead = marks.heading(marked, outlook) if growing else None
+        if ahead is not None and ahead.known:
+            fig.add_trace(
+                marks.heading_trace(
+                    x,
+                    ahead.of(metric),
+                    label=label,
+                    color=PLOT_COLORS[0],
+                    number=number,
+                    period_hover="%{x|%d %b %Y}",
+                )
+            )
+        marks.mark_gathering(fig, marked, x)
+        fig.layout.showlegend = len(fig.layout.shapes) > 0
         fig.layout.title = title(frame, f"{label} by {freq}")
         fig.layout.yaxis.update(
             title_text=label, tickformat=".0%" if rate else "~s", rangemode="tozero"

@@ -129,10 +129,12 @@ def build_page(
     upcoming = wh.upcoming_scheduled(as_of=as_of, tz=period.tz, channel=query.filters["channel"])
     frames["upcoming_scheduled"] = upcoming
 
+    step("querying the outlook of young posts")
+    young = wh.outlook(channel=list(channels) or None, tz=period.tz)
     step("drawing figures")
     bodies = _bodies(wh, [*top_readers["post_id"], *top_rate["post_id"]])
     sections = (
-        _trend_section(trend, freq, tz),
+        _trend_section(trend, freq, tz, young),
         _top_section("top-posts", "Most read posts", top_readers, bodies, tz),
         _top_section(
             "top-posts-rate",
@@ -166,8 +168,7 @@ def build_page(
         comparison=kpis.attrs.get("comparison"),
         missing=kpis.attrs.get("missing"),
     )
-    step("querying the outlook of young posts")
-    summary += _outlook_sentences(wh, period, channels)
+    summary += _outlook_sentences(in_period(young, period))
     caveats = _caveats(period, by_tag, by_priority) + _gap_caveat(freshness, period.tz)
     caveats += [str(w) for w in kpis.attrs.get("warnings", ())]
     why = provisional_line(rows.values())
@@ -191,17 +192,19 @@ def build_page(
 def young_posts(wh: Warehouse, period: ReportPeriod, channels: Sequence[str]) -> pd.DataFrame:
     """`wh.outlook` of the posts published in the period (none for a period without young
     posts): where each is heading, provisional."""
-    young = wh.outlook(channel=list(channels) or None, tz=period.tz)
+    return in_period(wh.outlook(channel=list(channels) or None, tz=period.tz), period)
+
+
+def in_period(young: pd.DataFrame, period: ReportPeriod) -> pd.DataFrame:
+    """The posts of `young` (`wh.outlook`) published in the period."""
     start, end = (_local_midnight(day, period.tz) for day in (period.start, period.end))
     return young[(young["published_at"] >= start) & (young["published_at"] < end)]
 
 
-def _outlook_sentences(
-    wh: Warehouse, period: ReportPeriod, channels: Sequence[str]
-) -> tuple[Sentence, ...]:
+def _outlook_sentences(young: pd.DataFrame) -> tuple[Sentence, ...]:
     """The period's young posts heading below their channel's usual range, said after the
     summary."""
-    text = heading_below(young_posts(wh, period, channels))
+    text = heading_below(young)
     return () if text is None else (Sentence(f"{text}.", (PROVISIONAL,)),)
 
 
@@ -376,7 +379,7 @@ def _freshness(fresh: Freshness, tz: str) -> tuple[tuple[str, str], ...]:
     )
 
 
-def _trend_section(trend: pd.DataFrame, freq: str, tz: str) -> Section:
+def _trend_section(trend: pd.DataFrame, freq: str, tz: str, young: pd.DataFrame) -> Section:
     title = "Readers and opens over time"
     intro = (
         f"Per {freq}: readers and read rate of the posts published that {freq}, and opens "
@@ -384,7 +387,8 @@ def _trend_section(trend: pd.DataFrame, freq: str, tz: str) -> Section:
     )
     if trend.empty or (trend["opens"].sum() == 0 and trend["posts_published"].sum() == 0):
         return Section("trend", title, intro, empty="No opens and no posts in this period.")
-    figure = plots.engagement_over_time(trend)
+    # The days still gathering readers are marked, heading where their young posts are.
+    figure = plots.engagement_over_time(trend, outlook=young)
     # plotly picks how many dates fit the width (one per bar does not fit on a phone)
     figure.update_xaxes(tickvals=None, tickmode="auto", nticks=REPORT_TREND_TICKS)
     peak = _largest(trend, "readers")
@@ -414,6 +418,7 @@ _TREND_COLUMNS = (
     "period",
     "readers",
     "read_rate",
+    "provisional",
     "posts_published",
     "opens",
     "engagements",

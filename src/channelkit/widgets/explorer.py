@@ -233,10 +233,11 @@ class Explorer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
 
         self.frame, self.trend, self.outlook = frame, trend, young
         self.outlook_figure = None if young.empty else outlook(young)
+        # The trend's days still gathering readers are marked, heading where young posts are.
         if self.figure is None:
-            self.figure = metric_over_time(trend, view.metric)
+            self.figure = metric_over_time(trend, view.metric, young)
         else:
-            redraw(self.figure, trend, view.metric)
+            redraw(self.figure, trend, view.metric, young)
         self.tiles.value = tiles_html(frame, chosen=view.metric) + self._why_no_change(frame)
         self.table.value = frame_html(frame)
         self.status.value = ""
