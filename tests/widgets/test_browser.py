@@ -23,6 +23,7 @@ import pytest
 
 from channelkit._constants import ENV_API_KEY, ENV_BASE_URL
 from channelkit.client import Client
+from channelkit.publish.origin import origins, without_origin
 from channelkit.service import LocalService
 
 if TYPE_CHECKING:
@@ -146,7 +147,9 @@ def _schedule_with_the_composer(page: Page, client: Client) -> None:
         channel.id,
     )
     assert post.status == "scheduled"
-    assert sorted(post.tags) == ["patch", "security", "tonight"]
+    # the composer's tags, and the origin tag every post channelkit creates carries
+    assert sorted(without_origin(post.tags)) == ["patch", "security", "tonight"]
+    assert len(origins(post.tags)) == 1
     # The browser runs in another zone than Berlin: the wall time must not be shifted by it.
     assert post.scheduled_at == wall.replace(tzinfo=BERLIN).astimezone(UTC)
     # Emptied for the next post; the channel stays.

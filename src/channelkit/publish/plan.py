@@ -109,10 +109,11 @@ class Plan:
     def __repr__(self) -> str:
         counts = self.counts()
         checked = "checked against the service" if self.checked else "channels not checked"
+        # likely duplicates only when there are some: the line stays the one readers know
+        duplicates = f"{counts['duplicate']} likely duplicates, " if counts["duplicate"] else ""
         return (
             f"<Plan {self.sheet.source!r}: {len(self._rows)} rows, {counts['ok']} ok, "
-            f"{counts['duplicate']} likely duplicates, "
-            f"{counts['error']} with errors, {counts['sent']} sent before, "
+            f"{duplicates}{counts['error']} with errors, {counts['sent']} sent before, "
             f"{counts['exists']} already scheduled; {checked}>"
         )
 

@@ -30,7 +30,8 @@ def _old_row(db: Path, report: str, target: str) -> None:
     con = open_warehouse(db, read_only=False)
     try:
         con.execute(
-            "INSERT INTO delivery_ledger VALUES (?, ?, ?, TIMESTAMPTZ '2026-04-06 07:00:00+00')",
+            "INSERT INTO delivery_ledger (report, period, target, sent_at) "
+            "VALUES (?, ?, ?, TIMESTAMPTZ '2026-04-06 07:00:00+00')",
             [report, WEEK, target],
         )
     finally:
