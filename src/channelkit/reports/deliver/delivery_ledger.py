@@ -38,7 +38,7 @@ import duckdb
 
 from channelkit._constants import DELIVER_RECORD_SUFFIX, LEDGER_BUSY_SECONDS
 from channelkit.errors import ChannelkitError, WarehouseError
-from channelkit.publish.ledger import Transaction, set_up
+from channelkit.publish.post.ledger import Transaction, set_up
 from channelkit.storage.connection import open_warehouse
 
 SENDING, SENT, FAILED = "sending", "sent", "failed"
