@@ -345,6 +345,10 @@ NOTEBOOK_KERNEL_ENV = (
 NOTEBOOK_KERNEL_ENV_PREFIXES = ("LC_", "PYTHON", "XDG_")  # not JUPYTER_: JUPYTER_TOKEN
 
 # --- Publishing -----------------------------------------------------------------------------
+# A folder of the team's layout files (*.toml, docs/publishing.md "Moving from another
+# tool"): read beside the built-in layouts; unset, only the built-in ones are known.
+ENV_LAYOUTS = "CHANNELKIT_LAYOUTS"
+LAYOUT_FILE_SUFFIX = ".toml"
 ENV_TZ = "CHANNELKIT_TZ"  # default time zone for naive times (ck.schedule, spreadsheets)
 PUBLISH_LEAD_TIME_SECONDS = 5 * 60  # a scheduled time must be at least this far ahead
 PUBLISH_MAX_AHEAD_YEARS = 10  # and at most this far: 9999-12-30 is a typo, not a plan

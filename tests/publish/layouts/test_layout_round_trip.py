@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from channelkit.cli import main
 from channelkit.client import Client
 from channelkit.publish.calendar.layout_export import export_layout
-from channelkit.publish.layouts.declared import LAYOUTS
+from channelkit.publish.layouts.library import LAYOUTS
 from channelkit.publish.layouts.read import Choices
 from channelkit.publish.sheets.plan import Plan, load_spreadsheet
 from channelkit.service import LocalService

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from channelkit.cli import main
 from channelkit.errors import SpreadsheetError
-from channelkit.publish.layouts.declared import LAYOUTS
+from channelkit.publish.layouts.library import LAYOUTS
 from channelkit.publish.layouts.read import Choices, derived_title
 from channelkit.publish.sheets.placing import fill_times
 from channelkit.publish.sheets.plan import Plan, load_spreadsheet

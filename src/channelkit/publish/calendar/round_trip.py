@@ -49,7 +49,7 @@ from channelkit.publish.post.sending import ProgressCallback, send_rows
 from channelkit.publish.post.validation import DEFAULT_LEAD_TIME, ChannelIndex, ChannelInfo
 from channelkit.publish.post.window import channel_posts, chosen_channels, window_bounds
 from channelkit.publish.sheets.plan import Plan
-from channelkit.publish.sheets.spreadsheet import Sheet
+from channelkit.publish.sheets.sheet import Sheet
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -64,7 +64,8 @@ from channelkit.publish.post.validation import (
     with_unread,
 )
 from channelkit.publish.sheets.results import SubmitResult, plan_frame
-from channelkit.publish.sheets.spreadsheet import Sheet, read_sheet
+from channelkit.publish.sheets.sheet import Sheet
+from channelkit.publish.sheets.spreadsheet import read_sheet
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -20,7 +20,7 @@ from channelkit._constants import PUBLISH_SLOT_HORIZON_DAYS
 from channelkit.errors import InvalidParameterError, TimeError
 from channelkit.publish.post.row_types import cell_text
 from channelkit.publish.post.times import checked_duration, localize, time_zone
-from channelkit.publish.sheets.spreadsheet import Sheet, SheetRow
+from channelkit.publish.sheets.sheet import Sheet, SheetRow
 
 WEEKDAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 Slot = tuple[int, time]  # weekday (0 = Monday), wall time
