@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from channelkit.publish.layouts.declared import ROLE_FIELDS
 from channelkit.publish.layouts.files import BLANK, toml_value
+from channelkit.publish.post.validation import cell_value
 
 # (role, the words that give a header that role), in the order they are tried.
 MEANINGS: tuple[tuple[str, frozenset[str]], ...] = (
@@ -64,9 +65,13 @@ def meaning(header: str) -> str | None:
     return next((role for role, known in MEANINGS if words & known), None)
 
 
-def draft_layout(source: str, headers: Sequence[str]) -> str:
+def draft_layout(
+    source: str, headers: Sequence[str], rows: Sequence[tuple[int, Sequence[object]]] = ()
+) -> str:
     """A layout file for a file with `headers`, each column given the role its header
-    means (`ignored` where none tells), with the blanks the user fills in marked FILL IN."""
+    means (`ignored` where none tells), with the blanks the user fills in marked FILL IN:
+    the tool's name, and the channel of each profile name the `rows` give (or of every
+    post, when no column names one)."""
     roles = [(header, meaning(header) or "ignored") for header in headers if header]
     if sum(role == "when" for _, role in roles) > 1:  # the day and the time of day apart
         roles = [
@@ -81,7 +86,8 @@ def draft_layout(source: str, headers: Sequence[str]) -> str:
         f'dates = "{"either" if timed else "none"}"  # year-first, either, cells, header, none',
         'title = "first sentence"  # or "first line": how a post gets its title',
     ]
-    if not any(role == "profile" for _, role in roles):
+    profiles = [index for index, header in enumerate(headers) if meaning(header) == "profile"]
+    if not profiles:
         lines.append(f'channel = "{BLANK}"  # the channel of every post (no column says it)')
     for header, role in roles:
         required = role in ("message", "when", "date", "time")
@@ -93,7 +99,21 @@ def draft_layout(source: str, headers: Sequence[str]) -> str:
         ]
         if required:
             lines.append("required = true")
+    names = _names(rows, profiles)
+    if names:
+        lines += ["", "[channels]  # the channel each profile of the file goes to"]
+        lines += [f'{toml_value(name)} = "{BLANK}"' for name in names]
     return "\n".join(lines) + "\n"
+
+
+def _names(rows: Sequence[tuple[int, Sequence[object]]], columns: Sequence[int]) -> list[str]:
+    """The profile names the rows give in `columns` (comma-separated in a cell), in order."""
+    names: dict[str, None] = {}
+    for _, cells in rows:
+        for index in columns:
+            text = cell_value(cells[index] if index < len(cells) else None)
+            names.update(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    return list(names)
 
 
 def _date_or_time(header: str) -> str:

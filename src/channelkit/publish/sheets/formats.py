@@ -89,7 +89,7 @@ def refusal(table: Table, every: Sequence[Format]) -> str:
         f"{message}{other_tools}.\nAdd a `channel` and a `title` column, or declare a "
         "layout: this layout file, drafted from the headers, reads the file once its blanks "
         'are filled in (docs/publishing.md, "Moving from another tool"):\n\n'
-        f"{draft_layout(table.source, table.headers)}"
+        f"{draft_layout(table.source, table.headers, table.rows)}"
     )
 
 
