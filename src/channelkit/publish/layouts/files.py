@@ -177,7 +177,8 @@ def _channels(table: object) -> tuple[tuple[str, str], ...]:
     if not isinstance(table, dict):
         raise _Refusal("channels", 'a table of NAME = "channel" lines')
     for name, channel in table.items():
-        if not isinstance(channel, str) or not channel.strip() or channel == BLANK:
+        _typed(channel, str, f"channels.{name}")  # refuses a blank left to fill in
+        if not isinstance(channel, str) or not channel.strip():
             raise _Refusal(f"channels.{name}", f"{channel!r} is not a channel's name")
     return tuple(table.items())
 
