@@ -1,16 +1,17 @@
 """Another tool's bulk file, recognised and translated into channelkit's own rows.
 
-`recognise` finds the `Layout` (publish/layouts/declared.py) a file's first row fits: every header
-one of the layout's (a header may go on in brackets or after ` - `), every required one
-present; for a layout without headers, the shape of row 1 (a date and time then a message;
-five numbers then a message). `translate` turns every row into the native columns
-(channel, title, body, scheduled_at, cover_image_url, tags) that the one validation path
-then checks as any posts file: what the other tool does not have is filled visibly (a
-title from the message, the link kept in the body, the channel from the user's
-`Choices`), and a value that cannot be read for certain (an ambiguous date) becomes that
-row's error, never a guess.
+`recognise` says whether a file's first row fits a `Layout`
+(publish/layouts/declared.py): every header one of the layout's (a header may go on in
+brackets or after ` - `), every required one present; for a layout without headers, the
+shape of row 1 (a date and time then a message; five numbers then a message). Each
+layout is one format of `publish/sheets/formats.py`, which asks them all in one loop.
+`translate` turns every row into the native columns (channel, title, body, scheduled_at,
+cover_image_url, tags) that the one validation path then checks as any posts file: what
+the other tool does not have is filled visibly (a title from the message, the link kept
+in the body, the channel from the user's `Choices`), and a value that cannot be read for
+certain (an ambiguous date) becomes that row's error, never a guess.
 
-    found = recognise(header_cells, rows)
+    found = recognise(LAYOUTS["hootsuite"], header_cells, rows)
     if found is not None:
         translated = translate(found, Choices(channel="news"))
         print(translated.reading)   # read as a Hootsuite bulk file: date-time, message, ...
