@@ -190,7 +190,7 @@ def user_errors(
     the command runs itself, such as `report --sync`: exit 1, as any refusal).
 
         with user_errors():
-            run_sync(options, service, output)
+            run_sync_command(options, service, output)
     """
     try:
         yield

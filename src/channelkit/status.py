@@ -57,10 +57,10 @@ def status(options: StatusOptions, output: Output) -> None:
     same mode before it.
     """
     with user_errors():
-        run_status(options, output)
+        run_status_command(options, output)
 
 
-def run_status(options: StatusOptions, output: Output) -> None:
+def run_status_command(options: StatusOptions, output: Output) -> None:
     from channelkit.analysis.freshness import read_freshness
     from channelkit.analysis.runs import last_volume, read_runs
     from channelkit.storage.connection import open_warehouse

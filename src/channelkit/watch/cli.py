@@ -50,10 +50,10 @@ def watch(options: WatchOptions, output: Output) -> None:
     --once it runs every `every` of the watch file until stopped.
     """
     with user_errors():
-        run_watch(options, output)
+        run_watch_command(options, output)
 
 
-def run_watch(options: WatchOptions, output: Output) -> None:
+def run_watch_command(options: WatchOptions, output: Output) -> None:
     """`channelkit watch`: the watch file read, then one run, a loop, or the crontab."""
     from channelkit.watch.config import load_watch
     from channelkit.watch.crontab import crontab

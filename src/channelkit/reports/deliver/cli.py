@@ -65,10 +65,10 @@ def deliver(options: DeliverOptions, output: Output) -> None:
     last send a killed run left unknown (sent again only with --unknown resend).
     """
     with traced("deliver", options.db), user_errors():
-        run_deliver(options, output)
+        run_deliver_command(options, output)
 
 
-def run_deliver(options: DeliverOptions, output: Output) -> None:
+def run_deliver_command(options: DeliverOptions, output: Output) -> None:
     """`channelkit deliver`: the config read, every due report sent, a line per target."""
     from channelkit.reports.deliver.config import load_config
     from channelkit.reports.deliver.run import deliver as deliver_reports
