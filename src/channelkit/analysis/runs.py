@@ -13,7 +13,7 @@ import pandas as pd
 
 from channelkit._constants import SYNC_USUAL_RUNS, SYNC_VOLUME_FACTOR
 from channelkit._resources import RESOURCES
-from channelkit.sync.view import View
+from channelkit.sync.view import KeyView
 
 _KINDS = ("new", "updated", "unchanged", "deleted")
 _COST = ("requests", "pages", "responses_429", "retries", "rate_limit_waits", "wait_seconds")
@@ -107,7 +107,7 @@ def _record(row: dict[str, Any]) -> dict[str, Any]:
 def _view(record: Any) -> str | None:
     """The run's view (`sync.view`) in words, "view 3b9bd7a1 (12 channels)"; None for a run
     recorded before views were, or by a key that may not list channels."""
-    view = View.of_record(record if isinstance(record, dict) else None)
+    view = KeyView.of_record(record if isinstance(record, dict) else None)
     return None if view is None else view.describe()
 
 
