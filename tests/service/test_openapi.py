@@ -8,7 +8,7 @@ import httpx
 
 from channelkit import _spec
 from channelkit.service import LocalService
-from channelkit.service.openapi import main, openapi_document, render
+from channelkit.service.openapi import openapi_document, print_or_write, render
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "openapi.json"
 
@@ -31,7 +31,7 @@ def test_served_without_a_key(service: LocalService) -> None:
 
 def test_write_command_writes_the_document(tmp_path: Path) -> None:
     target = tmp_path / "openapi.json"
-    assert main(["--write", str(target)]) == 0
+    assert print_or_write(["--write", str(target)]) == 0
     assert target.read_text() == render()
 
 

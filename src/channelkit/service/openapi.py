@@ -401,7 +401,7 @@ def render() -> str:
     return json.dumps(openapi_document(), indent=2, ensure_ascii=False) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
+def print_or_write(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m channelkit.service.openapi",
         description="Print the OpenAPI document generated from the contract, or write it.",
@@ -423,4 +423,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(print_or_write())
