@@ -397,7 +397,7 @@ def openapi_document() -> dict[str, Any]:
     }
 
 
-def render() -> str:
+def document_text() -> str:
     return json.dumps(openapi_document(), indent=2, ensure_ascii=False) + "\n"
 
 
@@ -415,9 +415,9 @@ def print_or_write(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.write is None:
-        sys.stdout.write(render())
+        sys.stdout.write(document_text())
         return 0
-    Path(args.write).write_text(render(), encoding="utf-8")
+    Path(args.write).write_text(document_text(), encoding="utf-8")
     print(f"wrote {args.write}")
     return 0
 
