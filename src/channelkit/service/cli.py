@@ -268,7 +268,7 @@ class CreateKeyOptions:
     + ", ".join(f"{p} {n}" for p, n in PLAN_LIMITS.items())
     + " requests per window.",
 )
-def create(options: CreateKeyOptions) -> None:
+def create_key(options: CreateKeyOptions) -> None:
     """Create a key and print it (only the key) on stdout. It is not shown again."""
     with user_errors():
         run_create_command(options)
@@ -312,7 +312,7 @@ class RevokeKeyOptions:
 @_KEYS_DB
 @click.argument("key", required=False)
 @output_options()
-def revoke(options: RevokeKeyOptions, output: Output) -> None:
+def revoke_key(options: RevokeKeyOptions, output: Output) -> None:
     """Revoke KEY (read from stdin when omitted, so it stays out of shell history)."""
     with user_errors():
         run_revoke_command(options, output)
