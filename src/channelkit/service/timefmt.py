@@ -33,11 +33,6 @@ def format_day(day: int) -> str:
     return date.fromordinal(_EPOCH_ORDINAL + day).isoformat()
 
 
-def day_number(day: date) -> int:
-    """Days since 1970-01-01."""
-    return day.toordinal() - _EPOCH_ORDINAL
-
-
 def day_start(day: int) -> int:
     return day * SECONDS_PER_DAY
 
