@@ -17,7 +17,7 @@ from channelkit.service.channels import find_visible
 from channelkit.service.db import insert_row, update_row
 from channelkit.service.engagement import daily_rows, subscribers
 from channelkit.service.models import stored_fields
-from channelkit.service.timefmt import day_of, format_instant, parse_instant
+from channelkit.service.timefmt import day_of, format_instant, instant_param
 from channelkit.service.workspace import Principal, new_id, visible_channels
 
 
@@ -328,7 +328,7 @@ def _writable_channel(con: sqlite3.Connection, principal: Principal, channel_id:
 
 
 def _future(value: str, now: float) -> int:
-    instant = parse_instant(value, "scheduled_at")
+    instant = instant_param(value, "scheduled_at")
     if instant <= now:
         raise ServiceHTTPError.bad_request(
             "scheduled_at",

@@ -14,7 +14,7 @@ from channelkit.errors import ServiceHTTPError
 SECONDS_PER_DAY = 86_400
 
 
-def parse_instant(value: str, param: str) -> int:
+def instant_param(value: str, param: str) -> int:
     """Parse a request timestamp into whole Unix seconds, or raise a 400 naming `param`."""
     try:
         return _spec.parse_instant(value)
