@@ -41,7 +41,7 @@ from channelkit.reports.deliver.config import (
     UpcomingJob,
 )
 from channelkit.reports.deliver.delivery_ledger import SENT, DeliveryLedger
-from channelkit.reports.deliver.email_charts import alt_text, email_charts, for_email, title
+from channelkit.reports.deliver.email_charts import alt_text, chart_title, email_charts, for_email
 from channelkit.reports.deliver.messages import (
     Attachment,
     Content,
@@ -265,7 +265,9 @@ def _inline_charts(report: Report, name: str, say: Say) -> list[InlineChart]:
         say(f"{name}: the email goes without chart images: {exc}")
         return []
     return [
-        InlineChart(title(chart.figure), alt_text(chart.figure), png, REPORT_EMAIL_CHART_SIZE[0])
+        InlineChart(
+            chart_title(chart.figure), alt_text(chart.figure), png, REPORT_EMAIL_CHART_SIZE[0]
+        )
         for chart, png in zip(charts, images, strict=False)
     ]
 
