@@ -165,7 +165,7 @@ def _fair_lift(frame: pd.DataFrame) -> None:
     x = np.minimum(x, n)
     with np.errstate(divide="ignore", invalid="ignore"):
         expected = frame["expected_readers"].to_numpy("float64", na_value=np.nan) / n
-    low, high = fair.interval(x, n)
+    low, high = fair.rate_interval(x, n)
     frame["read_rate_low"], frame["read_rate_high"] = low, high
     usable = (n >= FAIR_MIN_BASE) & (expected > 0)
     strength = fair.prior_strength(x[usable], n[usable], expected[usable])
