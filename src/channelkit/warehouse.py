@@ -77,7 +77,7 @@ from channelkit.analysis.query import (
     zone_name,
 )
 from channelkit.analysis.reach import ReachTimes
-from channelkit.analysis.runs import read_runs
+from channelkit.analysis.runs import read_sync_runs
 from channelkit.display.card import WarehouseFacts, card_html, card_text
 from channelkit.display.notes import LIFETIME, SAME_AGE
 from channelkit.errors import ChannelkitError, InvalidParameterError, WarehouseError
@@ -282,7 +282,7 @@ class Warehouse:
         retries, seconds waited, rows new/updated/unchanged/deleted per table, and the
         fields the items carried that the contract does not name (docs/warehouse.md)."""
         with self._connect() as con:
-            return read_runs(con, last)
+            return read_sync_runs(con, last)
 
     def freshness(self) -> Freshness:
         """Last completed sync (time, mode, base URL), row counts, the newest data and how

@@ -23,7 +23,7 @@ _START = ("start_copy", "start_copy_seconds")
 _COLUMNS = ("run_id", "started_at", "finished_at", "status", "mode", *_COST, *_START, "error")
 
 
-def read_runs(con: duckdb.DuckDBPyConnection, last: int | None = None) -> pd.DataFrame:
+def read_sync_runs(con: duckdb.DuckDBPyConnection, last: int | None = None) -> pd.DataFrame:
     """One row per run, oldest first (`last`: only the most recent ones).
 
     `outcome` is completed, failed or running; `seconds` its duration; `<table>_new`,
@@ -58,7 +58,7 @@ def read_runs(con: duckdb.DuckDBPyConnection, last: int | None = None) -> pd.Dat
 
 
 def columns() -> list[str]:
-    """The columns of `read_runs`' frame, in order."""
+    """The columns of `read_sync_runs`' frame, in order."""
     tables = [f"{r.table}_{kind}" for r in RESOURCES for kind in _KINDS]
     return [
         "run_id",
@@ -138,7 +138,7 @@ class Volume:
 
 
 def last_volume(runs: pd.DataFrame) -> Volume | None:
-    """How the last completed run of `runs` (`read_runs`' frame) compares with its usual."""
+    """How the last completed run of `runs` (`read_sync_runs`' frame) compares with its usual."""
     done = runs[runs["outcome"] == "completed"]
     if done.empty:
         return None
