@@ -103,7 +103,7 @@ def build_page(
 ) -> tuple[ReportPage, dict[str, pd.DataFrame]]:
     """Query every section; return the page and the raw frames by CSV name."""
     query = _Query(period, tuple(channels))
-    names = channel_names(wh, channels)  # "All Hands" in the title, whatever was given
+    names = channel_display_names(wh, channels)  # "All Hands" in the title, whatever was given
     frames: dict[str, pd.DataFrame] = {}
     tz = period.tz
 
@@ -214,7 +214,7 @@ def report_title(period: ReportPeriod, channels: Sequence[str]) -> str:
     return f"Engagement report · {period.name} · {names}"
 
 
-def channel_names(wh: Warehouse, channels: Sequence[str]) -> tuple[str, ...]:
+def channel_display_names(wh: Warehouse, channels: Sequence[str]) -> tuple[str, ...]:
     """The channels' names as people know them ("All Hands"), whether an id, a slug or a
     name was given: a report's title, headings and email subject."""
     if not channels:

@@ -305,7 +305,7 @@ def _due_period(
     names (as given where the warehouse does not know one: building the report says so)."""
     from channelkit.reports.checks import check_freshness
     from channelkit.reports.generate import is_complete, report_period
-    from channelkit.reports.sections import channel_names
+    from channelkit.reports.sections import channel_display_names
     from channelkit.warehouse import Warehouse
 
     wh = Warehouse(db)
@@ -314,7 +314,7 @@ def _due_period(
         period = report_period(wh, period=job.period, tz=job.tz)
         complete = is_complete(wh, period)
         try:
-            names = channel_names(wh, job.channels)
+            names = channel_display_names(wh, job.channels)
         except InvalidParameterError:
             names = job.channels
     if period.to_date or not complete:  # a running period is never sent, only its whole
