@@ -82,57 +82,64 @@ def load_readers(
     last: date,
     horizon: int = OUTLOOK_HORIZON_DAYS,
     recent: int | None = None,
-    final: bool = True,
+    younger: bool = True,
+    until: int | None = None,
     tz: str = "UTC",
 ) -> pd.DataFrame:
     """The posts published from `first` (all without it) through `last`, with their readers
     at each age 0..horizon (`at_0`...: unique viewers summed from the day of publication,
     at most the post's lifetime readers, as the reach curve counts them) and `final`, their
-    readers at the end of the synced history (the same sum through `last`; without
-    `final`, through the horizon only: the daily rows after it are not read).
+    readers at the end of the synced history (the same sum through `last`; with `until`,
+    through age `until` at most: the daily rows after it are not read).
 
     Every post of the filtered channels is read (the tag, priority and author filters
     become `selected`): a channel's history is all its posts. With `recent`, only each
-    channel's `recent` latest posts published by `last - horizon` are kept beside the
-    younger ones (every channel settles by the horizon, so they hold its history). Columns:
-    post_id, title, channel_id, channel, published_at, day (days since 1970-01-01 of the
-    UTC date of publication), readers (lifetime), audience, selected, at_0..at_{horizon},
-    final.
+    channel's `recent` latest posts published by `last - horizon` are kept, beside the
+    younger ones unless `younger` is False (every channel settles by the horizon, so they
+    hold its history). Columns: post_id, title, channel_id, channel, published_at, day
+    (days since 1970-01-01 of the UTC date of publication), readers (lifetime), audience,
+    selected, at_0..at_{horizon}, final.
     """
     period = _days(first, last)
     only = None
     if recent is not None:
         # From the earliest day kept on: fewer posts to join, fewer daily rows to read.
-        only, first = _recent_only(con, flt, period, last - timedelta(days=horizon), recent)
+        newest = last - timedelta(days=horizon)
+        only, first = _recent_only(con, flt, period, newest, recent, younger=younger)
         period = _days(first, last)
     bounds = Sql("d.date <= ?", (last,))
     if first is not None:
         bounds = bounds + Sql(" AND d.date >= ?", (first,))
-    older = "" if final else f"d.date <= c.pub + {horizon} AND "
-    # Each post's unique viewers per age (every age past the horizon as horizon + 1), as
-    # two lists: one row a post, summed into ages in numpy (a FILTER a column costs more).
+    older = "" if until is None else f"d.date <= c.pub + {until} AND "
+    # Each post's daily unique viewers and their ages (every age past the horizon as
+    # horizon + 1) as two lists, one row a post, summed into ages in numpy: the daily rows
+    # grouped by the post alone, the titles joined to the posts, not to their daily rows
+    # (grouping by post and age, or a FILTER a column, costs more).
     sql = (
         Sql("WITH cohort AS (")
         + cohort_rows(flt, [period], baseline=True, only=only)
         + Sql(
-            "), kept AS (SELECT c.*, make_timestamp(epoch_us(c.published_at))::DATE AS pub "
-            "FROM cohort c), per AS (SELECT c.id, "
-            f"least(d.date - c.pub, {horizon + 1}) AS age, sum(d.unique_viewers) AS uv "
+            "), kept AS (SELECT c.*, p.title, ch.name AS channel, "
+            "make_timestamp(epoch_us(c.published_at))::DATE AS pub FROM cohort c "
+            "JOIN posts p ON p.id = c.id LEFT JOIN channels ch ON ch.id = c.channel_id), "
+            "per AS (SELECT c.id, "
+            f"list(least(d.date - c.pub, {horizon + 1})) AS _ages, "
+            "list(d.unique_viewers::BIGINT) AS _uvs "
             "FROM kept c JOIN post_daily d ON d.post_id = c.id AND d.date >= c.pub AND "
             f"{older}"
         )
         + bounds
         + Sql(
-            " GROUP BY ALL) SELECT c.id AS post_id, p.title, c.channel_id, ch.name AS channel, "
+            " GROUP BY c.id) SELECT c.id AS post_id, c.title, c.channel_id, c.channel, "
             "c.published_at, (c.pub - DATE '1970-01-01')::BIGINT AS day, c.readers, "
-            "c.audience, c.selected, list(per.age) AS _ages, list(per.uv) AS _uvs "
-            "FROM kept c JOIN posts p ON p.id = c.id "
-            "LEFT JOIN channels ch ON ch.id = c.channel_id LEFT JOIN per ON per.id = c.id "
-            "GROUP BY c.id, p.title, c.channel_id, ch.name, c.published_at, c.pub, c.readers, "
-            "c.audience, c.selected ORDER BY c.channel_id, c.pub, c.id"
+            "c.audience, c.selected, per._ages, per._uvs "
+            "FROM kept c LEFT JOIN per ON per.id = c.id"
         )
     )
     table = con.sql(sql.text, params=list(sql.params)).to_arrow_table()
+    # Sorted here, not in SQL: DuckDB's sort carries the lists along, arrow's takes them.
+    order = [("channel_id", "ascending"), ("day", "ascending"), ("post_id", "ascending")]
+    table = table.take(pc.sort_indices(table, sort_keys=order))
     grid = _by_age(table, horizon)
     frame = to_frame(table.drop_columns(["_ages", "_uvs"]), tz)
     readers = frame["readers"].to_numpy(dtype="float64", na_value=0.0)
@@ -165,13 +172,19 @@ def _days(first: date | None, last: date) -> Period:
 
 
 def _recent_only(
-    con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period, newest: date, recent: int
+    con: duckdb.DuckDBPyConnection,
+    flt: PostFilter,
+    period: Period,
+    newest: date,
+    recent: int,
+    *,
+    younger: bool,
 ) -> tuple[Sql, date]:
     """A query of the ids of each channel's `recent` latest posts published by `newest`
     (at least: every post of the day of its `recent`-th, `History.window` takes the exact
-    ones) and of every post after it, and the earliest day of those posts. Each channel's
-    first such day comes from its posts per day (a few rows), so the posts are read once,
-    not sorted (a window over half a year of posts costs more than the rest of the
+    ones) and, if `younger`, of every post after it, and the earliest day of those posts.
+    Each channel's first such day comes from its posts per day (a few rows), so the posts
+    are read once, not sorted (a window over half a year of posts costs more than the rest of the
     outlook)."""
     where, params = PostFilter(channel_ids=flt.channel_ids).where("p")
     # Per channel, the newest day by which it has `recent` posts (or its first day).
@@ -192,26 +205,64 @@ def _recent_only(
     only = Sql(
         f"SELECT p.id FROM posts p LEFT JOIN (SELECT unnest(?::VARCHAR[]) AS channel_id, "
         "unnest(?::DATE[]) AS since) s ON s.channel_id = p.channel_id "
-        f"WHERE p.published_at >= ? AND ({_PUB} > ? OR {_PUB} >= s.since)",
-        (names, [since[n] for n in names], _days(earliest, newest).start, newest),
+        f"WHERE p.published_at >= ? AND ({_PUB} > ? OR {_PUB} >= s.since)"
+        + ("" if younger else f" AND {_PUB} <= ?"),
+        (names, [since[n] for n in names], _days(earliest, newest).start, newest)
+        + (() if younger else (newest,)),
     )
     return only, earliest
 
 
-def recent_readers(
-    con: duckdb.DuckDBPyConnection, flt: PostFilter, *, last: date, tz: str = "UTC"
-) -> pd.DataFrame:
-    """`load_readers` of the posts a forecast on `last` needs: the young ones, and each
-    channel's OUTLOOK_MAX_POSTS latest settled within OUTLOOK_HISTORY_DAYS (`History.window`)."""
+def channel_settles(
+    con: duckdb.DuckDBPyConnection, flt: PostFilter, *, last: date, fallback: int
+) -> dict[str, Settles]:
+    """`settled_ages` on `last`, from the only posts they need: each channel's
+    OUTLOOK_MAX_POSTS latest published at least OUTLOOK_HORIZON_DAYS before it (within
+    OUTLOOK_HISTORY_DAYS), at ages 0..OUTLOOK_HORIZON_DAYS."""
     start = last - timedelta(days=OUTLOOK_HORIZON_DAYS + OUTLOOK_HISTORY_DAYS - 1)
+    frame = load_readers(
+        con,
+        flt,
+        first=start,
+        last=last,
+        recent=OUTLOOK_MAX_POSTS,
+        younger=False,
+        until=OUTLOOK_HORIZON_DAYS,
+    )
+    return settled_ages(frame, last=day_number(last), fallback=fallback)
+
+
+def recent_readers(
+    con: duckdb.DuckDBPyConnection,
+    flt: PostFilter,
+    *,
+    last: date,
+    settles: dict[str, Settles],
+    tz: str = "UTC",
+) -> pd.DataFrame:
+    """`load_readers` of the posts a forecast on `last` needs, at ages up to the latest of
+    the channels' settled ages (`settles`, from `channel_settles`) and `final` at most at
+    OUTLOOK_HORIZON_DAYS: the young ones, and each channel's OUTLOOK_MAX_POSTS latest
+    settled within OUTLOOK_HISTORY_DAYS (`History.window`). Reading to each channel's own
+    settled age, not the horizon, keeps out the posts of the weeks between (most of them,
+    on a busy workspace)."""
+    aim = max(s.days for s in settles.values())
+    start = last - timedelta(days=aim + OUTLOOK_HISTORY_DAYS - 1)
     return load_readers(
-        con, flt, first=start, last=last, recent=OUTLOOK_MAX_POSTS, final=False, tz=tz
+        con,
+        flt,
+        first=start,
+        last=last,
+        horizon=aim,
+        recent=OUTLOOK_MAX_POSTS,
+        until=OUTLOOK_HORIZON_DAYS,
+        tz=tz,
     )
 
 
-def ages_of(frame: pd.DataFrame, upto: int = OUTLOOK_HORIZON_DAYS) -> np.ndarray:
-    """The posts × (upto + 1) readers at each age of `load_readers`' frame."""
-    columns = [f"at_{a}" for a in range(upto + 1)]
+def ages_of(frame: pd.DataFrame) -> np.ndarray:
+    """The posts × (horizon + 1) readers at each age of `load_readers`' frame."""
+    columns = [c for c in frame.columns if str(c).startswith("at_")]
     return frame[columns].to_numpy(dtype="float64", na_value=0.0)
 
 
@@ -281,7 +332,8 @@ class _Posts(NamedTuple):
     weekday: np.ndarray  # of publication, Monday 0
     settled: np.ndarray  # readers at the channel's settled age
     rate: np.ndarray  # settled ÷ audience (NaN without an audience)
-    at: np.ndarray  # posts × (horizon + 1): readers at each age
+    at: np.ndarray  # posts × (ages read + 1): readers at each age
+    by_horizon: np.ndarray  # readers at OUTLOOK_HORIZON_DAYS, or by the last day if sooner
 
 
 @dataclass(frozen=True)
@@ -331,11 +383,31 @@ class History:
     history = History(frame, last=day_number(L), fallback=5)
     history.settles["chan_1"].days                       # its settled age
     fit = history.fit("chan_1", day_number(L), age=2)    # fit.reason when it abstains
+
+    From `recent_readers`' frame (ages up to the settled ages only, `settles` given), it
+    forecasts on `last` only: the readers its posts had by an earlier day are not there.
     """
 
-    def __init__(self, frame: pd.DataFrame, *, last: int, fallback: int) -> None:
-        self.settles = settled_ages(frame, last=last, fallback=fallback)
+    def __init__(
+        self,
+        frame: pd.DataFrame,
+        *,
+        last: int,
+        fallback: int,
+        settles: dict[str, Settles] | None = None,
+    ) -> None:
+        self.last = last
+        self.settles = (
+            settled_ages(frame, last=last, fallback=fallback) if settles is None else settles
+        )
         at = ages_of(frame)
+        self.read_to = at.shape[1] - 1  # the last age read
+        full = self.read_to >= OUTLOOK_HORIZON_DAYS
+        by_horizon = (
+            at[:, OUTLOOK_HORIZON_DAYS]
+            if full
+            else frame["final"].to_numpy(dtype="float64", na_value=0.0)
+        )
         day = frame["day"].to_numpy(dtype="int64")
         audience = frame["audience"].to_numpy(dtype="float64", na_value=np.nan)
         channel = frame["channel_id"].astype(str).to_numpy()
@@ -349,7 +421,12 @@ class History:
             with np.errstate(divide="ignore", invalid="ignore"):
                 rate = np.where(audience[mine] > 0, settled / audience[mine], np.nan)
             self.channels[str(name)] = _Posts(
-                day[mine], np.asarray(weekday_of(day[mine])), settled, rate, at[mine]
+                day[mine],
+                np.asarray(weekday_of(day[mine])),
+                settled,
+                rate,
+                at[mine],
+                by_horizon[mine],
             )
         self._fits: dict[tuple[str, int, int], Fit] = {}
         Usual = tuple[float, float, float]
@@ -374,6 +451,8 @@ class History:
     def fit(self, channel: str, day: int, age: int) -> Fit:
         """The fit for a post of `channel` at `age` on `day` (docs/metrics.md "Outlook":
         the Mondrian classes and the abstentions)."""
+        if self.read_to < OUTLOOK_HORIZON_DAYS and day != self.last:
+            raise ValueError(f"read to age {self.read_to} only: forecasts on day {self.last}")
         key = (channel, day, age)
         if key not in self._fits:
             self._fits[key] = self._fit(channel, day, age)
@@ -394,8 +473,14 @@ class History:
         usual = self._usual[channel, day]
         rows = np.arange(own.start, own.stop)[posts.weekday[own] == weekday]
         # Each settled post's readers by the day of the forecast (at most the horizon's):
-        # what it had ended with as far as anyone could know then.
-        reached = posts.at[rows, np.minimum(day - posts.day[rows], OUTLOOK_HORIZON_DAYS)]
+        # what it had ended with as far as anyone could know then (past the ages read,
+        # on `last`: `by_horizon`).
+        lived = day - posts.day[rows]
+        reached = np.where(
+            lived <= self.read_to,
+            posts.at[rows, np.minimum(lived, self.read_to)],
+            posts.by_horizon[rows],
+        )
         same = np.log1p(reached) - np.log1p(posts.at[rows, age])
         if len(same) < OUTLOOK_MIN_CLASS_POSTS:
             # Fewer cannot give an 80% interval from their own errors; other weekdays' or
@@ -510,14 +595,19 @@ def _settles_column(history: History, channel: pd.Series) -> pd.api.extensions.E
 
 
 def outlook(
-    con: duckdb.DuckDBPyConnection, flt: PostFilter, *, last: date, settle: int, tz: str
+    con: duckdb.DuckDBPyConnection,
+    flt: PostFilter,
+    *,
+    last: date,
+    settles: dict[str, Settles],
+    tz: str,
 ) -> pd.DataFrame:
     """Each selected post younger than its channel's settled age on `last` (the last
-    complete synced day; `settle`, the workspace's, for channels without the evidence),
-    newest first: its readers so far and the forecast (`History.judge`)."""
-    frame = recent_readers(con, flt, last=last, tz=tz)
+    complete synced day; `settles` from `channel_settles`), newest first: its readers so
+    far and the forecast (`History.judge`)."""
+    frame = recent_readers(con, flt, last=last, settles=settles, tz=tz)
     now = day_number(last)
-    history = History(frame, last=now, fallback=settle)
+    history = History(frame, last=now, fallback=settles[""].days, settles=settles)
     aims = _settles_column(history, frame["channel_id"]).to_numpy(dtype="int64")
     young = frame[(frame["day"] > now - aims) & frame["selected"].fillna(False)]
     young = young.assign(age_days=now - young["day"])
@@ -706,14 +796,14 @@ def _scores(group: pd.DataFrame) -> dict[str, object]:
     }
 
 
-def decay_profiles(frame: pd.DataFrame, *, settle: int, last: date) -> pd.DataFrame:
-    """Per channel and day 0..its settled age (`settles_by_day`; `settle`, the
-    workspace's, without the evidence) of its posts settled on `last` (with readers):
+def decay_profiles(frame: pd.DataFrame, *, settles: dict[str, Settles], last: date) -> pd.DataFrame:
+    """Per channel and day 0..its settled age (`settles_by_day`, from `settles`: the
+    workspace's without the evidence) of its posts settled on `last` (with readers):
     `share_on_day` (Σ readers that day ÷ Σ readers at the settled age, the readers posts
     end with), `share_by_day`, and per channel the days to 50% and to 90% of each post's
     final readers: median and the spread across posts, its 10th and 90th percentiles
     (`days_to_50`, `days_to_50_low`, `days_to_50_high`, the same for 90)."""
-    history = History(frame, last=day_number(last), fallback=settle)
+    history = History(frame, last=day_number(last), fallback=settles[""].days, settles=settles)
     names = frame.drop_duplicates("channel_id").set_index("channel_id")["channel"]
     rows = []
     for name in sorted(history.channels):
