@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from typing import NamedTuple, cast
+from typing import NamedTuple
 
 import duckdb
 import numpy as np
@@ -121,8 +121,12 @@ def load_readers(
         + Sql(
             "), kept AS (SELECT c.*, p.title, ch.name AS channel, "
             "make_timestamp(epoch_us(c.published_at))::DATE AS pub FROM cohort c "
-            "JOIN posts p ON p.id = c.id LEFT JOIN channels ch ON ch.id = c.channel_id), "
-            "per AS (SELECT c.id, "
+            "JOIN posts p ON p.id = c.id"
+        )
+        # The posts' own bound again: without it the titles' join may read every post.
+        + (Sql("") if period.start is None else Sql(" AND p.published_at >= ?", (period.start,)))
+        + Sql(
+            " LEFT JOIN channels ch ON ch.id = c.channel_id), per AS (SELECT c.id, "
             f"list(least(d.date - c.pub, {horizon + 1})) AS _ages, "
             "list(d.unique_viewers::BIGINT) AS _uvs "
             "FROM kept c JOIN post_daily d ON d.post_id = c.id AND d.date >= c.pub AND "
@@ -509,34 +513,43 @@ class History:
         early = age < OUTLOOK_MIN_AGE_DAYS
         verdict[early] = TOO_EARLY
         reason[early] = "day 0's readers depend on the hour of publication"
-        keys = pd.DataFrame({"c": channel, "d": day, "a": age})[~early]
-        for key, rows in keys.groupby(["c", "d", "a"], sort=False).groups.items():
-            name, when, at = cast(tuple[str, int, int], key)
-            fit = self.fit(str(name), int(when), int(at))
-            i = np.asarray(rows)
-            known = audience[i] > 0
-            for column, rate, readers in zip(
-                ("usual_low", "usual", "usual_high"), fit.rates, fit.readers, strict=True
-            ):
-                out[column][i] = np.where(known, rate * audience[i], readers)
-            if math.isnan(fit.shift):
-                reason[i] = fit.reason
-                continue
-            basis[i] = fit.basis
-            out["based_on"][i] = fit.posts
-            grown = np.log1p(so_far[i])
-            # In whole readers: the forecast rounded, the interval the whole numbers inside
-            # it (a bound that is whole up to the float error of exp(log(...)) counts as
-            # whole: a settled count equal to it is inside).
-            for column, shift, whole in (
-                ("forecast", fit.shift, np.rint),
-                ("low", fit.low, lambda v: np.ceil(v - WHOLE_TOLERANCE)),
-                ("high", fit.high, lambda v: np.floor(v + WHOLE_TOLERANCE)),
-            ):
-                out[column][i] = np.maximum(whole(np.expm1(grown + shift)), so_far[i])
-            verdict[i] = _verdicts(
-                *(out[c][i] for c in ("forecast", "low", "high", "usual_low", "usual_high"))
-            )
+        # One fit per channel, day and age, spread over its rows, then every row at once.
+        i = np.flatnonzero(~early)
+        codes, names = pd.factorize(channel[i])
+        classes, inverse = np.unique(
+            np.stack([codes, day[i], age[i]], axis=1), axis=0, return_inverse=True
+        )
+        fits = [self.fit(str(names[c]), int(d), int(a)) for c, d, a in classes]
+        inverse = inverse.reshape(-1)
+
+        def each(values: list[object], dtype: str = "float64") -> np.ndarray:
+            return np.asarray(values, dtype=dtype).reshape(len(fits), -1)[inverse].squeeze(-1)
+
+        known = audience[i] > 0
+        for k, column in enumerate(("usual_low", "usual", "usual_high")):
+            rate, readers = each([f.rates[k] for f in fits]), each([f.readers[k] for f in fits])
+            out[column][i] = np.where(known, rate * audience[i], readers)
+        shift = each([f.shift for f in fits])
+        made = ~np.isnan(shift)
+        reason[i[~made]] = each([f.reason for f in fits], "object")[~made]
+        basis[i[made]] = each([f.basis for f in fits], "object")[made]
+        out["based_on"][i[made]] = each([f.posts for f in fits])[made]
+        grown = np.log1p(so_far[i])
+        # In whole readers: the forecast rounded, the interval the whole numbers inside it
+        # (a bound that is whole up to the float error of exp(log(...)) counts as whole: a
+        # settled count equal to it is inside).
+        for column, shifts, whole in (
+            ("forecast", shift, np.rint),
+            ("low", each([f.low for f in fits]), lambda v: np.ceil(v - WHOLE_TOLERANCE)),
+            ("high", each([f.high for f in fits]), lambda v: np.floor(v + WHOLE_TOLERANCE)),
+        ):
+            with np.errstate(invalid="ignore"):
+                values = np.maximum(whole(np.expm1(grown + shifts)), so_far[i])
+            out[column][i[made]] = values[made]
+        j = i[made]
+        verdict[j] = _verdicts(
+            *(out[c][j] for c in ("forecast", "low", "high", "usual_low", "usual_high"))
+        )
         frame = pd.DataFrame(
             {
                 "forecast_readers": _whole(out["forecast"]),
@@ -588,10 +601,10 @@ def _verdicts(
     return out
 
 
-def _settles_column(history: History, channel: pd.Series) -> pd.api.extensions.ExtensionArray:
-    names = channel.astype(str)
-    days = {name: history.settle_of(name) for name in pd.unique(names)}
-    return pd.array(names.map(days).to_numpy(dtype="int64"), dtype="Int64")
+def _settles_column(history: History, channel: pd.Series) -> np.ndarray:
+    """Each row's channel's settled age (a lookup per channel, not per row)."""
+    codes, names = pd.factorize(channel.astype(str))
+    return np.asarray([history.settle_of(str(name)) for name in names], dtype="int64")[codes]
 
 
 def outlook(
@@ -608,8 +621,9 @@ def outlook(
     frame = recent_readers(con, flt, last=last, settles=settles, tz=tz)
     now = day_number(last)
     history = History(frame, last=now, fallback=settles[""].days, settles=settles)
-    aims = _settles_column(history, frame["channel_id"]).to_numpy(dtype="int64")
-    young = frame[(frame["day"] > now - aims) & frame["selected"].fillna(False)]
+    aims = _settles_column(history, frame["channel_id"])
+    chosen = (frame["day"] > now - aims) & frame["selected"].fillna(False)
+    young, aims = frame[chosen], aims[chosen.to_numpy()]
     young = young.assign(age_days=now - young["day"])
     at = ages_of(young)
     ages = young["age_days"].to_numpy(dtype="int64")
@@ -633,10 +647,13 @@ def outlook(
         aud = young["audience"].to_numpy(dtype="float64", na_value=np.nan)
         out["read_rate"] = np.where(aud > 0, readers / aud, np.nan)
     out = pd.concat([out, judged], axis=1)
-    out["settles_by_day"] = _settles_column(history, young["channel_id"])
+    out["settles_by_day"] = pd.array(aims, dtype="Int64")
     out["provisional"] = pd.array(np.ones(len(out), dtype=bool), dtype="boolean")
-    out = out.sort_values(["published_at", "post_id"], ascending=[False, True])
-    return out.reset_index(drop=True)
+    # Newest first, ties by id: arrow sorts the strings without pandas' factorizing.
+    keys = pa.table({"at": pa.array(out["published_at"]), "id": pa.array(out["post_id"])})
+    order = pc.sort_indices(keys, sort_keys=[("at", "descending"), ("id", "ascending")])
+    newest: pd.DataFrame = out.iloc[order.to_numpy()]
+    return newest.reset_index(drop=True)
 
 
 def backtest(
@@ -656,7 +673,7 @@ def backtest(
     frame = load_readers(con, flt, first=None, last=last, tz=tz)
     now = day_number(last)
     history = History(frame, last=now, fallback=settle)
-    aims = _settles_column(history, frame["channel_id"]).to_numpy(dtype="int64")
+    aims = _settles_column(history, frame["channel_id"])
     chosen = (frame["day"] <= now - aims) & frame["selected"].fillna(False)
     posts, aims = frame[chosen], aims[chosen.to_numpy()]
     at = ages_of(posts)
