@@ -255,8 +255,8 @@ LAYOUTS: dict[str, Layout] = {
             "youtubeTitle, youtubePrivacy, youtubeVideoType, pinterestBoardId, "
             "linkedInDocumentUrl (read and left out: a channelkit post has none of them); "
             "accepted dates YYYY-MM-DD HH:mm[:ss], YYYY/MM/DD HH:mm[:ss], M/D/YYYY H:mm[:ss]",
-            assumption="M/D/YYYY dates (month first, hoopai's page) are refused as not year "
-            "first: say the order with --date-order is not offered for this layout yet",
+            assumption="M/D/YYYY dates (month first, on hoopai's page) are not read yet: "
+            "they are refused as not year first",
         ),
         Layout(
             "publer",
