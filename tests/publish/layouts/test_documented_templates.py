@@ -242,3 +242,14 @@ def test_a_postcron_file_is_recognised_by_its_documented_shape_alone() -> None:
     assert "read as a Postcron bulk file: message, year, month, day, hour, minute" in (
         sheet.reading or ""
     )
+
+
+def test_load_spreadsheet_takes_the_choices_from_the_public_api(tmp_path: Path) -> None:
+    import channelkit as ck
+
+    path = tmp_path / "postcron.csv"
+    sample = next(s for s in SAMPLES if s.name == "postcron")
+    path.write_bytes(as_csv([sample.cells(post, "dmy") for post in POSTS]))
+    plan = ck.publish.load_spreadsheet(path, tz=TZ, choices=ck.publish.Choices(channel="news"))
+    assert plan.sheet.layout == "postcron"
+    assert [row.request.channel_id for row in plan.rows if row.request] == ["news"] * len(POSTS)
