@@ -15,13 +15,17 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from click.testing import CliRunner
 
+from channelkit.cli import main
+from channelkit.client import Client
 from channelkit.errors import InvalidParameterError
 from channelkit.publish.layouts.declared import LAYOUTS
 from channelkit.publish.layouts.read import Choices, with_links
 from channelkit.publish.layouts.write import LayoutPost, layout_rows, write_layout
 from channelkit.publish.sheets.plan import load_spreadsheet
 from channelkit.publish.sheets.spreadsheet import read_sheet
+from channelkit.service import LocalService
 from fixtures.layout_corpus import (
     ACCOUNTS,
     NAMES,
@@ -253,3 +257,33 @@ def test_load_spreadsheet_takes_the_choices_from_the_public_api(tmp_path: Path) 
     plan = ck.publish.load_spreadsheet(path, tz=TZ, choices=ck.publish.Choices(channel="news"))
     assert plan.sheet.layout == "postcron"
     assert [row.request.channel_id for row in plan.rows if row.request] == ["news"] * len(POSTS)
+
+
+def test_the_command_refuses_a_postfast_export_without_accounts_in_one_line(
+    service: LocalService, admin_key: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("CHANNELKIT_API_KEY", "CHANNELKIT_BASE_URL", "CHANNELKIT_TZ"):
+        monkeypatch.delenv(name, raising=False)
+    sample = next(s for s in SAMPLES if s.name == "postfast")
+    data = as_csv([list(sample.header or ()), *(sample.cells(post, "dmy") for post in POSTS)])
+    with Client(base_url=service.base_url, api_key=admin_key) as client:
+        client.channels.create(name="Company News", slug="news")
+        client.channels.create(name="Engineering", slug="eng")
+        choices = Choices(names=ACCOUNTS)
+        plan = load_spreadsheet(data, filename="postfast.csv", tz=TZ, choices=choices)
+        assert plan.submit(client).counts() == {"created": len(POSTS)}
+    path = tmp_path / "postfast.csv"
+    base = ["calendar", "export", str(path), "--from", "2031-01-01", "--to", "2032-01-01"]
+    args = [*base, "--tz", TZ, "--layout", "postfast"]
+    service_args = ["--base-url", service.base_url, "--api-key", admin_key]
+    refused = CliRunner().invoke(main, [*args, *service_args])
+    assert refused.exit_code == 2, refused.output
+    assert "no account_id for eng, news; give --map ACCOUNT_ID=CHANNEL for each" in refused.output
+    assert len(refused.output.strip().splitlines()) == 1, refused.output
+    assert not path.exists()
+    maps = [f"--map={account}={channel}" for account, channel in ACCOUNTS]
+    done = CliRunner().invoke(main, [*args, *maps, *service_args])
+    assert done.exit_code == 0, done.output
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == ",".join(DOCUMENTED["postfast"][0] or [])
+    assert lines[1].startswith(f"2031-03-04T08:00:00Z,{ACCOUNTS[0][0]},Town hall on Thursday.")
