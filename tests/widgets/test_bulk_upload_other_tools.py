@@ -128,3 +128,19 @@ def test_an_unknown_channel_given_to_the_widget_is_refused(
 def test_the_flags_in_messages_are_said_as_the_widgets_controls(message: str, said: str) -> None:
     assert said in in_widget_words(message)
     assert "--" not in in_widget_words(message)
+
+
+def test_a_channelkit_file_says_the_choices_are_for_other_tools_files(
+    client: Client, channels: dict[str, Channel], future_wall: datetime
+) -> None:
+    native = [
+        ["channel", "title", "body", "scheduled_at"],
+        ["all-hands", "Town hall", "Thursday", f"{future_wall:%Y-%m-%d %H:%M}"],
+    ]
+    widget = BulkUpload(client, tz="Europe/Berlin", channel="engineering")
+    widget.load(_csv(native), "posts.csv")
+    assert widget.plan is None
+    assert "Channel and Names are for files from other tools" in widget.status.value
+    widget.channel.value = None  # "as the file says"
+    assert widget.plan is not None and widget.plan.is_valid, widget.status.value
+    assert widget.reading.value == ""  # a channelkit file: nothing to say about its reading
