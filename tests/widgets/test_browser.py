@@ -23,7 +23,7 @@ import pytest
 
 from channelkit._constants import ENV_API_KEY, ENV_BASE_URL
 from channelkit.client import Client
-from channelkit.publish.origin import origins, without_origin
+from channelkit.publish.post.origin import origins, without_origin
 from channelkit.service import LocalService
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ calendar.submit(client).to_file("cal.xlsx")     # creates, updates, cancels; con
 from __future__ import annotations
 
 from channelkit.errors import FieldError, PlanNotValidError, PostValidationError, SpreadsheetError
-from channelkit.publish.calendar_sync import (
+from channelkit.publish.calendar.round_trip import (
     CalendarPlan,
     CalendarResult,
     calendar_export,
@@ -26,11 +26,11 @@ from channelkit.publish.calendar_sync import (
     load_calendar,
 )
 from channelkit.publish.cell import ScheduledPost, schedule
-from channelkit.publish.plan import Plan, load_spreadsheet
-from channelkit.publish.results import SubmitResult
-from channelkit.publish.row_types import PlanRow, RowResult
-from channelkit.publish.template import write_template
-from channelkit.publish.validation import ChannelIndex, ChannelInfo, PostRequest, validate_post
+from channelkit.publish.post.row_types import PlanRow, RowResult
+from channelkit.publish.post.validation import ChannelIndex, ChannelInfo, PostRequest, validate_post
+from channelkit.publish.sheets.plan import Plan, load_spreadsheet
+from channelkit.publish.sheets.results import SubmitResult
+from channelkit.publish.sheets.template import write_template
 
 __all__ = [
     "CalendarPlan",

@@ -22,9 +22,9 @@ from channelkit._constants import (
     WIDGET_UPLOAD_ACCEPT,
 )
 from channelkit.errors import ChannelkitError
-from channelkit.publish.plan import Plan, load_spreadsheet
-from channelkit.publish.results import SubmitResult
-from channelkit.publish.template import write_template
+from channelkit.publish.sheets.plan import Plan, load_spreadsheet
+from channelkit.publish.sheets.results import SubmitResult
+from channelkit.publish.sheets.template import write_template
 from channelkit.widgets._html import download_html, message_html, table_html
 from channelkit.widgets._zones import initial_zone, options_with
 
