@@ -22,6 +22,9 @@ def _own_ledger(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
 
 
 CHECKOUT = Path(__file__).resolve().parents[1]
+# The tools' caches in the working folder: ruff's and mypy's (tests/test_quality.py runs
+# them there), Hypothesis's example database, pytest's; each ignored by git
+TOOL_CACHES = frozenset({".mypy_cache", ".ruff_cache", ".hypothesis", ".pytest_cache"})
 
 
 @pytest.fixture(autouse=True)
@@ -31,7 +34,7 @@ def _leaves_no_file_in_the_checkout() -> Iterator[None]:
     fails it, named. The root alone is watched: what a run writes by default lands there."""
     before = set(os.listdir(CHECKOUT))
     yield
-    left = sorted(set(os.listdir(CHECKOUT)) - before)
+    left = sorted(set(os.listdir(CHECKOUT)) - before - TOOL_CACHES)
     if left:
         pytest.fail(f"the test left {', '.join(left)} in {CHECKOUT}", pytrace=False)
 
