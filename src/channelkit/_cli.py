@@ -409,6 +409,12 @@ def warehouse_option(
     )
 
 
+def settings_file_argument(name: str) -> Callable[[FC], FC]:
+    """The TOML file a job runs from (`deliver`'s delivery file, `watch`'s watch file, which
+    shares its targets): a path the command reads, naming the file and key of a mistake."""
+    return click.argument(name, type=click.Path(dir_okay=False, path_type=Path))
+
+
 # --- configuration --------------------------------------------------------------------------
 
 

@@ -146,7 +146,7 @@ def sync(options: SyncFlags, service: ServiceOptions, output: Output) -> None:
     1 when the sync did not complete; what it committed is kept and the next run continues
     from it.
     """
-    with traced("sync", options.db), user_errors():
+    with traced("sync", options.db, creates=True), user_errors():
         run_sync_command(options, service, output)
 
 
