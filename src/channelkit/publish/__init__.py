@@ -6,6 +6,9 @@ ck.schedule(channel="all-hands", title="Town hall", body="**Thursday** at 10",
             at="2026-12-01 09:00", tz="Europe/Berlin")
 
 plan = ck.publish.load_spreadsheet("posts.xlsx", tz="Europe/Berlin")
+# Another tool's bulk file: the choices of `channelkit schedule --channel/--map/--date-order`.
+chosen = ck.publish.Choices(channel="all-hands", date_order="dmy")
+hootsuite = ck.publish.load_spreadsheet("hootsuite.csv", tz="Europe/Berlin", choices=chosen)
 plan.preview()                      # every row checked before anything is sent
 result = plan.submit(client)        # each row created exactly once, even when re-run
 result.to_excel("results.xlsx")
@@ -26,6 +29,7 @@ from channelkit.publish.calendar.round_trip import (
     load_calendar,
 )
 from channelkit.publish.cell import ScheduledPost, schedule
+from channelkit.publish.layouts.read import Choices
 from channelkit.publish.post.row_types import PlanRow, RowResult
 from channelkit.publish.post.validation import ChannelIndex, ChannelInfo, PostRequest, validate_post
 from channelkit.publish.sheets.plan import Plan, load_spreadsheet
@@ -37,6 +41,7 @@ __all__ = [
     "CalendarResult",
     "ChannelIndex",
     "ChannelInfo",
+    "Choices",
     "FieldError",
     "Plan",
     "PlanNotValidError",

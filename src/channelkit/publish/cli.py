@@ -78,10 +78,10 @@ def template(options: TemplateOptions, output: Output) -> None:
     The example rows' titles start with [EXAMPLE]: they are refused until you replace them.
     """
     with user_errors():
-        run_template(options, output)
+        run_template_command(options, output)
 
 
-def run_template(options: TemplateOptions, output: Output) -> None:
+def run_template_command(options: TemplateOptions, output: Output) -> None:
     """`channelkit template`: the template written, and what to do with it."""
     with user_errors(writing=options.path):
         written = write_template(options.path, overwrite=options.force)
@@ -148,10 +148,10 @@ def schedule(options: ScheduleOptions, service: ServiceOptions, output: Output) 
     not scheduled; 2 a file or an option that cannot be used.
     """
     with user_errors():
-        run_schedule(options, service, output)
+        run_schedule_command(options, service, output)
 
 
-def run_schedule(options: ScheduleOptions, service: ServiceOptions, out: Output) -> None:
+def run_schedule_command(options: ScheduleOptions, service: ServiceOptions, out: Output) -> None:
     """`channelkit schedule`: the options checked, the file read, then checked or sent."""
     options.check()
     gap = options.gap()

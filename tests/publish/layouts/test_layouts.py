@@ -110,8 +110,9 @@ def test_headers_are_mapped_one_by_one_in_the_reading() -> None:
 )
 @pytest.mark.parametrize("order", ["dmy", "mdy"])
 def test_unsettled_dates_are_refused_naming_both_readings(key: str, order: str) -> None:
-    samples = [sample for sample in SAMPLES if sample.layout == key]
-    assert samples, f"the corpus has no file of the {key} layout"
+    # The layout's samples written with A/B/YYYY dates (a tool may allow ISO dates too).
+    samples = [s for s in SAMPLES if s.layout == key and set(s.orders) == {"dmy", "mdy"}]
+    assert samples, f"the corpus has no file of the {key} layout with A/B/YYYY dates"
     for sample in samples:
         _refused_until_told(sample, order)
 
@@ -311,8 +312,8 @@ def test_a_first_row_holding_a_post_is_said_to_be_no_header_row() -> None:
     assert message.startswith(
         "h.csv: row 1 starts with a date and time ('03/12/2031 09:00'): it looks like a post, "
         "not a header row; the files without one that channelkit reads have these columns "
-        "(Hootsuite: date-time, message, link; Postcron: year, month, day, hour, minute, "
-        "message, link, image)"
+        "(Hootsuite: date-time, message, link; Postcron: message, year, month, day, hour, "
+        "minute, image, link)"
     )
     assert "unknown column '03/12/2031 09:00' (column A)" in message
 

@@ -17,7 +17,7 @@ from channelkit.client import Client
 from channelkit.errors import InvalidParameterError
 from channelkit.publish.sheets.best_times import BestTimes
 from channelkit.publish.sheets.slots import (
-    Placed,
+    PlacedPost,
     next_free_slot,
     parse_gap,
     parse_slots,
@@ -92,11 +92,11 @@ def test_next_free_slot_skips_taken_times_and_daylight_saving_gaps() -> None:
 def test_too_close_pairs_need_a_row_of_the_file() -> None:
     at = datetime(2026, 12, 7, 9, 0, tzinfo=UTC)
     placed = [
-        Placed("news", at, "post_a", None),
-        Placed("news", at + timedelta(minutes=30), "post_b", None),  # both on the service
-        Placed("news", at + timedelta(hours=5), "row 2", 2),
-        Placed("news", at + timedelta(hours=6), "row 3", 3),
-        Placed("eng", at + timedelta(hours=5, minutes=10), "row 4", 4),  # another channel
+        PlacedPost("news", at, "post_a", None),
+        PlacedPost("news", at + timedelta(minutes=30), "post_b", None),  # both on the service
+        PlacedPost("news", at + timedelta(hours=5), "row 2", 2),
+        PlacedPost("news", at + timedelta(hours=6), "row 3", 3),
+        PlacedPost("eng", at + timedelta(hours=5, minutes=10), "row 4", 4),  # another channel
     ]
     pairs = too_close(placed, timedelta(hours=2))
     assert [(a.label, b.label) for a, b in pairs] == [("row 2", "row 3")]

@@ -291,10 +291,10 @@ def export(options: ExportOptions, service: ServiceOptions, output: Output) -> N
     posts are written as another tool's bulk file instead (read back the same way).
     """
     with user_errors():
-        run_export(options, service, output)
+        run_export_command(options, service, output)
 
 
-def run_export(options: ExportOptions, service: ServiceOptions, output: Output) -> None:
+def run_export_command(options: ExportOptions, service: ServiceOptions, output: Output) -> None:
     """`channelkit calendar export`: the calendar fetched and written to PATH."""
     path = options.path
     if path.exists() and not options.force:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from channelkit.publish.calendar.round_trip import CalendarPlan
 from channelkit.publish.sheets.placing import crowding_messages, scheduled_posts, service_placed
-from channelkit.publish.sheets.slots import Placed, too_close
+from channelkit.publish.sheets.slots import PlacedPost, too_close
 
 if TYPE_CHECKING:
     from channelkit.client import Client
@@ -17,14 +17,14 @@ if TYPE_CHECKING:
 
 def crowded_calendar(calendar: CalendarPlan, client: Client, gap: timedelta) -> list[str]:
     """As `crowded_plan`, for a calendar: each row at the time it will have."""
-    placed: list[Placed] = []
+    placed: list[PlacedPost] = []
     mine: set[str] = set()
     for row in calendar.rows:
         if row.post_id:
             mine.add(row.post_id)
         moment = _time_after(row.kind, row.request, calendar.posts.get(row.post_id or ""))
         if moment is not None and row.request is not None:
-            placed.append(Placed(row.request.channel_id, moment, row.label(), row.number))
+            placed.append(PlacedPost(row.request.channel_id, moment, row.label(), row.number))
     listed = scheduled_posts(client, {item.channel for item in placed})
     placed.extend(service_placed(listed, mine))
     return crowding_messages(too_close(placed, gap), gap)

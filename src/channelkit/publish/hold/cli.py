@@ -108,10 +108,10 @@ def hold(options: HoldOptions, service: ServiceOptions, output: Output) -> None:
     """Hold every scheduled post at once: each one's time is recorded, then it moves to
     draft (marked, so every machine sees it held) until `channelkit release`."""
     with user_errors():
-        run_hold(options, service, output)
+        run_hold_command(options, service, output)
 
 
-def run_hold(options: HoldOptions, service: ServiceOptions, output: Output) -> None:
+def run_hold_command(options: HoldOptions, service: ServiceOptions, output: Output) -> None:
     from channelkit.client import Client
     from channelkit.publish.hold.holding import held_posts
     from channelkit.publish.hold.holding import hold as hold_posts
@@ -166,10 +166,10 @@ def release(options: ReleaseOptions, service: ServiceOptions, output: Output) ->
     passed while held is listed and stays held (unless --publish-missed now or --shift);
     one edited or deleted by someone else while held is reported and left as it is."""
     with user_errors():
-        run_release(options, service, output)
+        run_release_command(options, service, output)
 
 
-def run_release(options: ReleaseOptions, service: ServiceOptions, output: Output) -> None:
+def run_release_command(options: ReleaseOptions, service: ServiceOptions, output: Output) -> None:
     from channelkit.client import Client
     from channelkit.publish.hold.holding import release as release_posts
     from channelkit.publish.sheets.slots import parse_gap

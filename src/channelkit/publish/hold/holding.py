@@ -108,7 +108,7 @@ class ReleaseResult:
 
 
 @dataclass(frozen=True)
-class PostFilter:
+class PostScope:
     """The posts a command is narrowed to (every one the key sees when nothing is given),
     resolved against the service's channels."""
 
@@ -149,7 +149,7 @@ def post_filter(
     start: object,
     end: object,
     tz: str | None,
-) -> PostFilter:
+) -> PostScope:
     """The filter of `hold`, `release` and `held_posts`. A naive `start` or `end` is read in
     `tz` (else `CHANNELKIT_TZ`), never as UTC by accident: without either, it is refused."""
     index = ChannelIndex.from_client(client)
@@ -169,7 +169,7 @@ def post_filter(
             )
     zone_name = load_zone(zone).key if zone is not None else "UTC"  # only aware bounds left
     begin, finish = window_bounds(start, end, zone_name)
-    return PostFilter(channel_ids, tags, begin, finish, index)
+    return PostScope(channel_ids, tags, begin, finish, index)
 
 
 def hold(
@@ -247,7 +247,7 @@ class _Held:
 
 
 def _hold_one(
-    client: Client, book: HoldBook, service: str, listed: Post, who: str, scope: PostFilter
+    client: Client, book: HoldBook, service: str, listed: Post, who: str, scope: PostScope
 ) -> _Outcome:
     """Record, then move one post to draft with its mark; read again when it changed."""
     assert listed.scheduled_at is not None  # only scheduled posts are held
@@ -297,7 +297,7 @@ def _hold_one(
 
 
 def _finish_hold(
-    client: Client, book: HoldBook, service: str, record: HoldRecord, scope: PostFilter, who: str
+    client: Client, book: HoldBook, service: str, record: HoldRecord, scope: PostScope, who: str
 ) -> _Outcome:
     """A `holding` record: the move happened (the post is a marked draft) or it did not."""
     shown = _shown(record, scope)
@@ -407,7 +407,7 @@ def _release_one(
     service: str,
     listed: Post,
     mine: HoldRecord | None,
-    scope: PostFilter,
+    scope: PostScope,
     done: _Released,
     missed_rule: tuple[bool, timedelta | None, str | None],
 ) -> None:
@@ -452,7 +452,7 @@ def _not_a_hold(
     listed: Post,
     post: Post,
     mine: HoldRecord | None,
-    scope: PostFilter,
+    scope: PostScope,
     done: _Released,
 ) -> None:
     """A marked draft whose mark is no current hold's: back already (another run put it
@@ -583,7 +583,7 @@ def _finish_release(
     book: HoldBook,
     service: str,
     record: HoldRecord,
-    scope: PostFilter,
+    scope: PostScope,
     done: _Released,
 ) -> None:
     """A `releasing` record (a kill between it and the answer): done, redone or left."""
@@ -610,7 +610,7 @@ def _vanished(
     book: HoldBook,
     service: str,
     record: HoldRecord,
-    scope: PostFilter,
+    scope: PostScope,
     done: _Released,
 ) -> None:
     """A post held here that the service no longer shows held: deleted or edited (said),
@@ -627,7 +627,7 @@ def _vanished(
     _settle(book, service, shown, None, _EDITED, done)
 
 
-def _shown(record: HoldRecord, scope: PostFilter) -> HeldPost:
+def _shown(record: HoldRecord, scope: PostScope) -> HeldPost:
     return HeldPost(
         record.post_id,
         scope.channel(record.channel_id),
@@ -649,7 +649,7 @@ def _in_time_order(items: Iterable[_Listed]) -> tuple[_Listed, ...]:
     return tuple(sorted(items, key=key))
 
 
-def _held(post: Post, mark: HoldMark, scope: PostFilter, since: datetime | None) -> HeldPost:
+def _held(post: Post, mark: HoldMark, scope: PostScope, since: datetime | None) -> HeldPost:
     when = since or mark.since or post.updated_at
     return HeldPost(
         post.id, scope.channel(post.channel_id), post.title, mark.scheduled_at, mark.by, when

@@ -29,9 +29,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from channelkit._constants import ENV_LEDGER
+from channelkit._sqlite_record import Transaction
 from channelkit.errors import ChannelkitError
 from channelkit.publish.hold.mark import HoldMark, unmarked
-from channelkit.publish.post.ledger import Ledger, Transaction
+from channelkit.publish.post.ledger import Ledger
 
 if TYPE_CHECKING:
     from channelkit.client.models import Post

@@ -7,6 +7,10 @@ CHANNELKIT_LAYOUTS), and `publish/layouts/files.py` reads them all the same way.
 columns (channel, title, body, scheduled_at, cover_image_url, tags) in front of the one
 validation path; `layouts/write.py` writes a plan back in the same layout.
 
+Each built-in file quotes its `source` (the vendor's page: title, address and what it says
+about columns, order, header, dates and zone) and names in `assumption` what the page did
+not settle; docs/publishing.md ("Moving from another tool") lists both.
+
     layout = Layout("later", "Later", (Column("message", ("Caption",), required=True),),
                     dates="none")
     layout.roles()   # {'message'}
@@ -84,9 +88,11 @@ class Layout:
     written: str = "%Y-%m-%d %H:%M"  # how an export writes times (day first for "either")
     has_header: bool = True
     exportable: bool = True
-    utc: bool = False  # times written in UTC with a Z (the tool reads them so)
-    pattern: str | None = None  # for "header": the format the time header names
-    assumption: str = ""
+    utc: bool = False  # times are UTC: written with a Z, and read so without an offset
+    offset_required: bool = False  # a time without a UTC offset is refused (not guessed)
+    pattern: str | None = None  # the format the time header names ("header"; exports)
+    source: str = ""  # the vendor's documentation: page title, address, what it says
+    assumption: str = ""  # what the source does not settle
     channel: str | None = None  # the channel of every row, when the file names none
     channels: tuple[tuple[str, str], ...] = ()  # a profile or network name -> its channel
     title: str = "first sentence"  # how a row without a title gets one (TITLE_RULES)

@@ -76,7 +76,7 @@ def parse_choices(
     maps: Sequence[str],
     map_file: Path | None,
     date_order: str | None,
-    layout_file: Path | None,
+    layout_file: Path | None = None,
 ) -> Choices:
     """The choices the flags make; `InvalidParameterError` for a malformed `--map` or
     layout file."""

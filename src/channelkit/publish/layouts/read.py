@@ -302,14 +302,18 @@ def _by_shape(layout: Layout, first: Sequence[object], rows: Sequence[Row]) -> F
     if not required <= len(cells) <= width:
         return None
     roles = [column.role for column in layout.columns]
-    if roles[0] == "when":
-        read = stamp(cells[0])
-        if isinstance(read, str) or read.clock is None or not cell_value(cells[1]):
+    # Row 1 is a post: a message, and a date and time in one cell or in five (at the
+    # places the layout declares them).
+    if "message" not in roles or not cell_value(cells[roles.index("message")]):
+        return None
+    if "when" in roles:
+        read = stamp(cells[roles.index("when")])
+        if isinstance(read, str) or read.clock is None:
             return None
-    elif roles[:5] == ["year", "month", "day", "hour", "minute"]:
-        if _number(cells[0], 1900, 9999) is None or not cell_value(cells[5]):
+    elif {"year", *_CELL_RANGES} <= set(roles):
+        if _number(cells[roles.index("year")], 1900, 9999) is None:
             return None
-        if any(_number(cells[i], *_CELL_RANGES[roles[i]]) is None for i in range(1, 5)):
+        if any(_number(cells[roles.index(r)], *_CELL_RANGES[r]) is None for r in _CELL_RANGES):
             return None
     else:
         return None
@@ -472,11 +476,17 @@ def _when(
         moment = (
             f"{read.text!r}: {layout.name} writes dates year first (YYYY-MM-DD); write it that way"
         )
+    if read.offset is None and layout.offset_required and not isinstance(moment, str):
+        moment = (
+            f"{read.text!r} has no UTC offset: {layout.name} times carry one "
+            "(2031-03-04T08:00:00Z, 2031-03-04T09:00:00+01:00)"
+        )
     day = moment if isinstance(moment, str) else order.day(read)
     if isinstance(day, str) or isinstance(moment, str):
         errors.append(FieldError("scheduled_at", str(day)))
         return _raw(found, cells)
-    return native_text(day, moment, read.offset)
+    # A layout whose times are UTC reads a time written without its Z as UTC, not in --tz.
+    return native_text(day, moment, read.offset or ("Z" if layout.utc else None))
 
 
 def _from_cells(found: Found, cells: Sequence[object], errors: list[FieldError]) -> object:

@@ -42,6 +42,13 @@ _YEAR_LAST = re.compile(
     + _OFFSET
 )
 _TIME_ONLY = re.compile(_CLOCK)
+# A date in English words, as Publer's Date column allows ("next Friday at 2 PM": 'The
+# Ultimate CSV Bulk Scheduler for Social Media', publer.com/blog/ultimate-csv-bulk-
+# scheduler-social-media/): it means a day only against the upload's, so it is refused.
+_PHRASE = re.compile(
+    r"(?i)\b(?:today|tonight|tomorrow|next|this|in \d+ (?:day|week|hour)s?|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
+)
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _SHOWN_ROWS = 5
 # A Java/Unicode date pattern as SocialBee's header writes it, token by token.
@@ -138,6 +145,11 @@ def stamp(value: object, *, pattern: str | None = None) -> Stamp | str:
         match = regex.fullmatch(text)
         if match is not None:
             return _from_match(text, match, ordered=ordered)
+    if _PHRASE.search(text):
+        return (
+            f"{text!r} is a date in words, which the tool reads against the day of upload; "
+            "write the date itself (YYYY-MM-DD HH:MM)"
+        )
     return short_year(text) or f"cannot read {text!r} as a date"
 
 

@@ -62,6 +62,7 @@ def layout_rows(
         raise InvalidParameterError(
             "layout", f"{layout.name} files have no time column: a plan cannot be written back"
         )
+    _check_names(layout, posts, names)
     swap = _swap(layout, date_order)
     networks = list(dict.fromkeys(names.values())) if "network" in layout.roles() else []
     header: list[str] = []
@@ -163,6 +164,21 @@ def _row(
         else:
             row.append(values.get(column.role))
     return row
+
+
+def _check_names(layout: Layout, posts: Sequence[LayoutPost], names: Mapping[str, str]) -> None:
+    """A layout whose uploader requires a profile name (PostFast's account_id, Ayrshare's
+    platforms) gets one for every channel from `--map`: a slug is not a name it knows."""
+    column = next((c for c in layout.columns if c.role == "profile" and c.required), None)
+    missing = sorted({post.channel for post in posts} - set(names))
+    if column is None or not missing:
+        return
+    label = column.label
+    raise InvalidParameterError(
+        "map",
+        f"{layout.name} files name each post's {label}, which channelkit cannot know: "
+        f"no {label} for {', '.join(missing)}; give --map {label.upper()}=CHANNEL for each",
+    )
 
 
 def _swap(layout: Layout, date_order: str | None) -> bool:

@@ -21,19 +21,16 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import sys
-import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Self
 from urllib.parse import urlsplit, urlunsplit
 
-from channelkit._constants import ENV_LEDGER, LEDGER_BUSY_SECONDS, LEDGER_FILE_NAME
-from channelkit.errors import ChannelkitError
+from channelkit._constants import ENV_LEDGER, LEDGER_FILE_NAME
+from channelkit._sqlite_record import SqliteRecord, Transaction
 from channelkit.publish.post.validation import PostRequest
 
 _SCHEMA = """
@@ -87,7 +84,7 @@ def service_address(base_url: str) -> str:
     return urlunsplit((parts.scheme.lower(), netloc, parts.path.rstrip("/"), "", ""))
 
 
-class Ledger:
+class Ledger(SqliteRecord):
     """The sent-posts ledger of this machine (see the module docstring).
 
     with Ledger.open() as ledger:
@@ -95,39 +92,15 @@ class Ledger:
         ledger.created(service, [(request.fingerprint(), post.id)])  # after
     """
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._con = sqlite3.connect(path, timeout=LEDGER_BUSY_SECONDS, isolation_level=None)
-            set_up(self._con, _SCHEMA)
-        except (OSError, sqlite3.Error) as exc:
-            raise ChannelkitError(
-                f"cannot open the sent-posts ledger {path}: {exc}; nothing was sent "
-                f"(set {ENV_LEDGER} to a file in a folder you can write)"
-            ) from None
+    what = "the sent-posts ledger"
+    remedy = f"set {ENV_LEDGER} to a file in a folder you can write"
+    tables = (_SCHEMA,)
+    makes_folder = True
 
     @classmethod
     def open(cls, path: str | Path | None = None) -> Self:
         """The ledger at `path` (default: `default_path()`), created when missing."""
         return cls(Path(path) if path is not None else default_path())
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        return f"<Ledger {str(self.path)!r}>"
-
-    def close(self) -> None:
-        self._con.close()
 
     def lookup(self, service: str, fingerprints: Iterable[str]) -> dict[str, LedgerEntry]:
         """The entries of `service` for these fingerprints (those it has)."""
@@ -181,49 +154,6 @@ class Ledger:
 
     def _transaction(self) -> Transaction:
         return Transaction(self._con)
-
-
-def set_up(con: sqlite3.Connection, *tables: str) -> None:
-    """WAL mode and the `tables` (a CREATE TABLE IF NOT EXISTS each). Switching to WAL
-    takes the file for itself without waiting (SQLite's busy timeout does not cover it), so
-    a second process or thread opening the ledger at the same moment retries instead of
-    failing; WAL then stays with the file. `deliver`'s record is set up the same way."""
-    deadline = time.monotonic() + LEDGER_BUSY_SECONDS
-    while True:
-        try:
-            if con.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                con.execute("PRAGMA journal_mode=WAL")
-            con.execute("PRAGMA synchronous=NORMAL")
-            for table in tables:
-                con.execute(table)
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.05)
-
-
-class Transaction:
-    """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on an error): other processes wait their turn.
-
-    with Transaction(connection) as con:
-        con.execute("UPDATE ...")  # every statement of the block, or none
-    """
-
-    def __init__(self, con: sqlite3.Connection) -> None:
-        self.con = con
-
-    def __enter__(self) -> sqlite3.Connection:
-        self.con.execute("BEGIN IMMEDIATE")
-        return self.con
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.con.execute("COMMIT" if kind is None else "ROLLBACK")
 
 
 def _now() -> str:

@@ -106,7 +106,7 @@ class _Sender:
         if self.stop_reason is not None:
             return _outcome(row, "not_sent", error=self.stop_reason)
         try:
-            post, replayed = create(self.client, request, self.service)
+            post, replayed = create_once(self.client, request, self.service)
         except (AuthenticationError, PermissionDeniedError) as exc:
             with self._lock:
                 self.stop_reason = f"not sent: the API key was refused ({exc.message})"
@@ -125,7 +125,9 @@ class _Sender:
         return _outcome(row, "created", post_id=post.id, post_status=post.status, post=post)
 
 
-def create(client: Client, request: PostRequest, service: str) -> tuple[Post, SentBefore | None]:
+def create_once(
+    client: Client, request: PostRequest, service: str
+) -> tuple[Post, SentBefore | None]:
     """Create `request`'s post with its idempotency key; the post as it is now, and, when
     the service replayed an earlier create (by this run's predecessor or another key of
     the workspace), what became of that post since."""
@@ -162,7 +164,7 @@ def send_one(
         if sent is not None:
             return sent, SentBefore.of(sent.id, request.sent_fields(), sent)
         ledger.pending(service, [(request, source)])
-        post, replayed = create(client, request, service)
+        post, replayed = create_once(client, request, service)
         ledger.created(service, [(fingerprint, post.id)])
     return post, replayed
 

@@ -19,7 +19,7 @@ from channelkit.publish.post.fields import arranged, by_name
 
 
 @dataclass(frozen=True)
-class Column:
+class SheetColumn:
     """One spreadsheet column: its field name, other accepted headers and a description."""
 
     name: str
@@ -31,11 +31,13 @@ class Column:
 # Columns that are not post fields: the two-column alternative to scheduled_at, and the
 # row's own time zone.
 _TIME_COLUMNS = {
-    "date": Column("date", ("publish_date",), "Alternative to scheduled_at: the day, YYYY-MM-DD."),
-    "time": Column(
+    "date": SheetColumn(
+        "date", ("publish_date",), "Alternative to scheduled_at: the day, YYYY-MM-DD."
+    ),
+    "time": SheetColumn(
         "time", ("publish_time",), "Alternative to scheduled_at: the time of day, HH:MM."
     ),
-    "timezone": Column(
+    "timezone": SheetColumn(
         "timezone",
         ("time_zone", "tz"),
         "Optional IANA time zone of this row's time (Europe/Berlin); else --tz is used.",
@@ -43,13 +45,13 @@ _TIME_COLUMNS = {
 }
 
 
-def _column(name: str) -> Column:
+def _column(name: str) -> SheetColumn:
     if name in _TIME_COLUMNS:
         return _TIME_COLUMNS[name]
     field = by_name(name)
     # scheduled_at may be given as date and time instead; map_headers checks that pair.
     required = field.required and field.kind != "instant"
-    return Column(field.name, field.aliases, field.description, required)
+    return SheetColumn(field.name, field.aliases, field.description, required)
 
 
 # Every post field of the contract (`publish.post_fields`), and the time columns.
@@ -63,11 +65,11 @@ COLUMNS = tuple(
 # A calendar (`channelkit calendar export`) adds these: which post a row is, the version
 # that was exported, and what to do with it. A file with an `id` column is a calendar.
 CALENDAR_COLUMNS = (
-    Column("id", ("post_id",), "The post's id; blank for a new post."),
-    Column("updated_at", (), "When the post last changed, as exported; leave it as it is."),
-    Column("status", (), "The post's status when exported (draft or scheduled); read only."),
-    Column("action", (), "Blank, cancel (back to draft) or publish-now (needs --yes)."),
-    Column("exported", (), "A fingerprint of the row as exported; leave it as it is."),
+    SheetColumn("id", ("post_id",), "The post's id; blank for a new post."),
+    SheetColumn("updated_at", (), "When the post last changed, as exported; leave it as it is."),
+    SheetColumn("status", (), "The post's status when exported (draft or scheduled); read only."),
+    SheetColumn("action", (), "Blank, cancel (back to draft) or publish-now (needs --yes)."),
+    SheetColumn("exported", (), "A fingerprint of the row as exported; leave it as it is."),
 )
 CALENDAR_FIELDS = tuple(column.name for column in CALENDAR_COLUMNS)
 

@@ -26,7 +26,7 @@ from channelkit.publish.sheets.plan import Plan
 from channelkit.publish.sheets.sheet import Sheet
 from channelkit.publish.sheets.slots import (
     Filled,
-    Placed,
+    PlacedPost,
     Slot,
     describe_gap,
     fill_blank_times,
@@ -116,7 +116,7 @@ def scheduled_posts(client: Client, channel_ids: Iterable[str]) -> dict[str, lis
 
 def crowded_plan(plan: Plan, gap: timedelta) -> list[str]:
     """Messages for posts of `plan` closer than `gap` in one channel (service posts count)."""
-    placed: list[Placed] = []
+    placed: list[PlacedPost] = []
     mine: set[str] = set()
     for row in plan.rows:
         request = row.request
@@ -124,21 +124,23 @@ def crowded_plan(plan: Plan, gap: timedelta) -> list[str]:
             continue
         if row.existing_post_id:
             mine.add(row.existing_post_id)
-        placed.append(Placed(request.channel_id, request.scheduled_at, row.label(), row.number))
+        placed.append(PlacedPost(request.channel_id, request.scheduled_at, row.label(), row.number))
     placed.extend(service_placed(plan.listed, mine))
     return crowding_messages(too_close(placed, gap), gap)
 
 
-def service_placed(listed: Mapping[str, Iterable[Post]], mine: set[str]) -> list[Placed]:
+def service_placed(listed: Mapping[str, Iterable[Post]], mine: set[str]) -> list[PlacedPost]:
     return [
-        Placed(channel_id, post.scheduled_at, f'post {post.id} ("{post.title}", on the service)')
+        PlacedPost(
+            channel_id, post.scheduled_at, f'post {post.id} ("{post.title}", on the service)'
+        )
         for channel_id, posts in listed.items()
         for post in posts
         if post.status == "scheduled" and post.scheduled_at is not None and post.id not in mine
     ]
 
 
-def crowding_messages(pairs: list[tuple[Placed, Placed]], gap: timedelta) -> list[str]:
+def crowding_messages(pairs: list[tuple[PlacedPost, PlacedPost]], gap: timedelta) -> list[str]:
     return [
         f"{first.label} and {second.label} are {describe_gap(second.moment - first.moment)} "
         f"apart in one channel; --min-gap is {describe_gap(gap)}"

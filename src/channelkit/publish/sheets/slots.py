@@ -173,7 +173,7 @@ def _with_time(
 
 
 @dataclass(frozen=True)
-class Placed:
+class PlacedPost:
     """A post at its time in a channel: a row of the file (`row`) or one on the service."""
 
     channel: str
@@ -182,12 +182,12 @@ class Placed:
     row: int | None = None
 
 
-def too_close(placed: Iterable[Placed], gap: timedelta) -> list[tuple[Placed, Placed]]:
+def too_close(placed: Iterable[PlacedPost], gap: timedelta) -> list[tuple[PlacedPost, PlacedPost]]:
     """Neighbouring posts of one channel closer than `gap`; at least one from the file."""
-    by_channel: dict[str, list[Placed]] = {}
+    by_channel: dict[str, list[PlacedPost]] = {}
     for item in placed:
         by_channel.setdefault(item.channel, []).append(item)
-    pairs: list[tuple[Placed, Placed]] = []
+    pairs: list[tuple[PlacedPost, PlacedPost]] = []
     for items in by_channel.values():
         items.sort(key=lambda item: (item.moment, item.row is None, item.row or 0))
         for first, second in zip(items, items[1:], strict=False):
