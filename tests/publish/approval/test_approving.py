@@ -1,0 +1,192 @@
+"""Approval before publishing against the local service over HTTP: a post bound for an
+approval channel waits as a draft with its time; only a listed approver other than its
+author, with their own key, approves it; approved means scheduled once at its time; any
+edit voids the approval; a typed, copied or computed approval counts for nothing."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import pytest
+
+from channelkit.errors import ChannelkitError
+from channelkit.publish.approval.approving import (
+    approve,
+    is_approved,
+    reject,
+    submit,
+    waiting,
+)
+from channelkit.publish.approval.marks import approval_tags, signatures, waiting_time
+from channelkit.publish.approval.signing import Signer
+from channelkit.service import LocalService
+
+from .conftest import Team, make_team
+
+
+def _submit(
+    team: Team,
+    user: str = "carl",
+    hours: float = 3,
+    title: str = "Town hall",
+    body: str = "Thursday at ten.\nBring questions.",
+) -> str:
+    when = team.service.now().replace(microsecond=0) + timedelta(hours=hours)
+    with team.client(user) as client:
+        post = submit(
+            client, team.policy, channel_id=team.channel_id, title=title, body=body,
+            scheduled_at=when, tags=["weekly"],
+        )  # fmt: skip
+    return post.id
+
+
+def test_a_post_waits_as_a_draft_until_another_person_approves_it_then_goes_at_its_time(
+    team: Team,
+) -> None:
+    post_id = _submit(team)
+    with team.client("carl") as client:
+        post = client.posts.retrieve(post_id)
+        assert post.status == "draft"
+        listed = waiting(client, team.policy)
+        assert [r.post.id for r in listed] == [post_id]
+        lines = listed[0].lines("UTC")
+        assert "All hands" not in lines[0] and "by carl" in lines[0] and "0 of 1" in lines[0]
+        assert "  | Bring questions." in lines
+    intended = listed[0].at
+    with team.client("ann") as client:
+        result = approve(client, team.policy, team.signers["ann"], posts=[post_id])
+        assert [(r.post.id, at) for r, at in result.scheduled] == [(post_id, intended)]
+        post = client.posts.retrieve(post_id)
+        assert post.status == "scheduled" and post.scheduled_at == intended
+        assert post.tags[0] == "weekly" and "ann" in signatures(post.tags)
+        again = approve(client, team.policy, team.signers["ann"], posts=[post_id])
+        assert [r.post.id for r in again.already] == [post_id] and again.scheduled == ()
+    team.service.advance_clock(4 * 3600)
+    with team.client("carl") as client:
+        post = client.posts.retrieve(post_id)
+        assert post.status == "published" and post.published_at == intended
+        rule = team.policy.rules[0]
+        assert is_approved(post, team.policy, rule)  # what went out is what was approved
+
+
+def test_the_author_and_someone_not_listed_are_refused_naming_the_policy(team: Team) -> None:
+    post_id = _submit(team, user="ann")
+    with team.client("ann") as client:
+        own = approve(client, team.policy, team.signers["ann"], posts=[post_id])
+    [(review, why)] = own.refused
+    assert why.startswith("ann wrote it") and str(team.policy_path) in why
+    stranger = Signer.generate("dora")
+    with pytest.raises(ChannelkitError, match=f"dora is not an approver in {team.policy_path}"):
+        approve(team.client("carl"), team.policy, stranger, posts=[post_id])
+    impostor = Signer("bob", Signer.generate("x")._key)
+    with pytest.raises(ChannelkitError, match="not the one .* lists for bob"):
+        approve(team.client("carl"), team.policy, impostor, posts=[post_id])
+    with team.client("bob") as client:
+        assert client.posts.retrieve(post_id).status == "draft"
+        done = approve(client, team.policy, team.signers["bob"], posts=[post_id])
+        assert len(done.scheduled) == 1
+
+
+def test_an_edit_after_approval_voids_it_and_the_post_waits_again(team: Team) -> None:
+    post_id = _submit(team)
+    with team.client("ann") as client:
+        approve(client, team.policy, team.signers["ann"], posts=[post_id])
+    with team.client("carl") as client:
+        post = client.posts.retrieve(post_id)
+        edited = client.posts.update(post_id, body="Thursday at eleven.", if_match=post.etag)
+        assert edited.status == "scheduled"  # the service knows nothing of approvals
+        listed = waiting(client, team.policy)  # every listing puts it back to waiting
+        [review] = listed
+        assert review.post.id == post_id and review.approved_by == ()
+        assert any("approval by ann is void" in problem for problem in review.problems)
+        assert client.posts.retrieve(post_id).status == "draft"
+        assert review.at == post.scheduled_at  # its time kept
+    with team.client("bob") as client:
+        assert len(approve(client, team.policy, team.signers["bob"], every=True).scheduled) == 1
+
+
+@pytest.mark.parametrize("forgery", ["typed", "copied", "computed", "earlier"])
+def test_an_approval_crafted_by_the_author_is_refused_and_reported(
+    team: Team, forgery: str
+) -> None:
+    post_id = _submit(team)
+    other_id = _submit(team, title="Other", body="Other body")
+    with team.client("ann") as client:
+        approve(client, team.policy, team.signers["ann"], posts=[other_id])
+        approved_other = client.posts.retrieve(other_id)
+    with team.client("carl") as client:
+        post = client.posts.retrieve(post_id)
+        at = waiting_time(post.tags)
+        assert isinstance(at, datetime)
+        if forgery == "typed":
+            fake = approval_tags("ann", b"\x01" * 64)
+        elif forgery == "copied":  # ann's real approval, of another post
+            fake = [t for t in approved_other.tags if t.startswith("approved:")]
+        elif forgery == "computed":  # every public function, with a key of the author's own
+            fake = approval_tags("ann", Signer.generate("ann").sign(post, at))
+        else:  # ann's real approval of this post, then the author's edit
+            with team.client("ann") as approver:
+                approve(approver, team.policy, team.signers["ann"], posts=[post_id])
+            post = client.posts.retrieve(post_id)
+            fake = [t for t in post.tags if t.startswith("approved:")]
+        post = client.posts.update(
+            post_id, body="Changed by its author", tags=sorted({*post.tags, *fake}),
+            if_match=post.etag,
+        )  # fmt: skip
+        if post.status == "draft":  # and has it scheduled, as any route could
+            post = client.posts.update(
+                post_id, status="scheduled", scheduled_at=at, if_match=post.etag
+            )
+        assert post.status == "scheduled"
+        [review] = [r for r in waiting(client, team.policy) if r.post.id == post_id]
+        assert client.posts.retrieve(post_id).status == "draft"  # back to waiting
+        assert review.approved_by == () and review.at == at
+        assert any(problem.startswith("approval by ann is void") for problem in review.problems)
+    with team.client("bob") as client:  # nothing of it counts for anyone else either
+        assert not approve(client, team.policy, team.signers["bob"], posts=[]).scheduled
+
+
+def test_reject_keeps_it_waiting_with_the_reason_and_out_of_approve_all(team: Team) -> None:
+    post_id = _submit(team)
+    with team.client("bob") as client:
+        [review] = reject(client, team.policy, "bob", "Wrong date, see legal", posts=[post_id])
+        assert review.rejected == (("bob", "Wrong date, see legal"),)
+    with team.client("ann") as client:
+        assert approve(client, team.policy, team.signers["ann"], every=True).scheduled == ()
+        by_id = approve(client, team.policy, team.signers["ann"], posts=[post_id])
+        assert len(by_id.scheduled) == 1
+
+
+def test_a_missed_time_keeps_waiting_unless_shift_or_publish_missed(team: Team) -> None:
+    post_id = _submit(team, hours=1)
+    team.service.advance_clock(2 * 3600)
+    with team.client("ann") as client:
+        result = approve(client, team.policy, team.signers["ann"], posts=[post_id])
+        assert [r.post.id for r in result.missed] == [post_id]
+        assert client.posts.retrieve(post_id).status == "draft"
+        shifted = approve(
+            client, team.policy, team.signers["ann"], posts=[post_id], shift=timedelta(days=1)
+        )
+        [(review, at)] = shifted.scheduled
+        assert at == review.at + timedelta(days=1)  # type: ignore[operator]
+        post = client.posts.retrieve(post_id)
+        assert post.scheduled_at == at and is_approved(post, team.policy, team.policy.rules[0])
+
+
+def test_two_approvals_needed_count_distinct_people(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+
+    with LocalService(admin=True) as service:
+        team = make_team(service, tmp_path_factory.mktemp("two"), approvals=2)
+        post_id = _submit(team)
+        with team.client("ann") as client:
+            first = approve(client, team.policy, team.signers["ann"], posts=[post_id])
+            assert len(first.recorded) == 1 and client.posts.retrieve(post_id).status == "draft"
+            twice = approve(client, team.policy, team.signers["ann"], posts=[post_id])
+            assert "approved it already" in twice.refused[0][1]
+        with team.client("bob") as client:
+            second = approve(client, team.policy, team.signers["bob"], posts=[post_id])
+            assert len(second.scheduled) == 1
+            post = client.posts.retrieve(post_id)
+            assert post.status == "scheduled" and set(signatures(post.tags)) == {"ann", "bob"}
