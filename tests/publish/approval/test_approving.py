@@ -6,9 +6,12 @@ edit voids the approval; a typed, copied or computed approval counts for nothing
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from channelkit.cli import main
 from channelkit.errors import ChannelkitError
 from channelkit.publish.approval.approving import (
     approve,
@@ -190,3 +193,55 @@ def test_two_approvals_needed_count_distinct_people(
             assert len(second.scheduled) == 1
             post = client.posts.retrieve(post_id)
             assert post.status == "scheduled" and set(signatures(post.tags)) == {"ann", "bob"}
+
+
+def test_release_puts_back_an_approved_post_and_never_an_unapproved_one(team: Team) -> None:
+    from channelkit.publish.hold.holding import hold, release
+
+    approved_id, sneaked_id = _submit(team), _submit(team, title="Sneaked", body="Unreviewed")
+    with team.client("ann") as client:
+        approve(client, team.policy, team.signers["ann"], posts=[approved_id])
+    with team.client("carl") as client:  # scheduled by hand, past the approval
+        post = client.posts.retrieve(sneaked_id)
+        at = waiting_time(post.tags)
+        client.posts.update(sneaked_id, status="scheduled", scheduled_at=at, if_match=post.etag)
+        held = hold(client, by="carl")
+        assert {p.post_id for p in held.held} == {approved_id, sneaked_id}
+        result = release(client, policy=team.policy)
+        assert [p.post_id for p, _ in result.released] == [approved_id]
+        [(left, why)] = result.left
+        assert left.post_id == sneaked_id and why.startswith("awaits approval")
+        assert client.posts.retrieve(approved_id).status == "scheduled"
+        sneaked = client.posts.retrieve(sneaked_id)
+        assert sneaked.status == "draft" and waiting_time(sneaked.tags) == at
+        assert [r.post.id for r in waiting(client, team.policy)] == [sneaked_id]
+
+
+def test_the_command_lists_approves_and_rejects(team: Team, tmp_path: Path) -> None:
+    post_id, other_id = _submit(team), _submit(team, title="Second", body="Second body")
+    env = {
+        "CHANNELKIT_BASE_URL": team.service.base_url,
+        "CHANNELKIT_APPROVAL_POLICY": str(team.policy_path),
+    }
+    runner = CliRunner()
+    key = tmp_path / "ann.pem"
+    made = runner.invoke(main, ["approve", "--new-key", "--as", "ann", "--key", str(key)], env=env)
+    assert made.exit_code == 0 and key.stat().st_mode & 0o077 == 0
+    line = made.output.strip().splitlines()[-1]
+    assert line.startswith('ann = "ed25519:') and "PRIVATE" not in made.output
+    text = team.policy_path.read_text(encoding="utf-8")
+    team.policy_path.write_text(text.replace(team.signers["ann"].public_line(), line))
+    carl = {**env, "CHANNELKIT_API_KEY": team.keys["carl"]}
+    listed = runner.invoke(main, ["approve", "--tz", "UTC"], env=carl)
+    assert listed.exit_code == 0, listed.output
+    assert "  | Bring questions." in listed.output and "2 awaiting approval" in listed.output
+    ann = {**env, "CHANNELKIT_API_KEY": team.keys["ann"]}
+    done = runner.invoke(main, ["approve", "--as", "ann", "--key", str(key), post_id], env=ann)
+    assert done.exit_code == 0, done.output
+    assert "1 approved and scheduled" in done.output
+    bob = {**env, "CHANNELKIT_API_KEY": team.keys["bob"]}
+    no = runner.invoke(main, ["approve", "--as", "bob", "--reject", "Not now", other_id], env=bob)
+    assert no.exit_code == 0 and "rejected" in no.output
+    own = runner.invoke(main, ["approve", "--as", "carl", "--key", str(key), other_id], env=carl)
+    assert own.exit_code == 1
+    assert own.output.strip() == f"Error: carl is not an approver in {team.policy_path}"

@@ -213,6 +213,22 @@ def keep_waiting(
     raise ChannelkitError(f"{post.id} kept changing while it was moved to waiting; run it again")
 
 
+def must_wait(client: Client, policy: Policy, post: Post, at: datetime) -> str | None:
+    """The gate of `release`: None when `post` may go out at `at` (no approval channel, or
+    approved); else it is made a draft waiting at `at` (hold marks off, `If-Match`) and the
+    reason is returned, for the run to report."""
+    index = ChannelIndex.from_client(client)
+    rule = policy.rule(post.channel_id, index)
+    if rule is None or is_approved(post, policy, rule):
+        return None
+    kept = [t for t in _without_waiting(post.tags) if not t.startswith(PUBLISH_HOLD_TAG_PREFIX)]
+    try:
+        client.posts.update(post.id, tags=[*kept, waiting_tag(at)], if_match=post.etag)
+    except ConflictError:
+        return f"awaits approval ({policy.source}); changed meanwhile, left as it is"
+    return f"awaits approval ({policy.source}): not released; `channelkit approve` lists it"
+
+
 def submit(
     client: Client,
     policy: Policy,
