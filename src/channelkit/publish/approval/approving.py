@@ -178,7 +178,8 @@ def waiting(
     chosen = _chosen_ids(index, channel)
     tags = None if tag is None else {t.casefold() for t in ([tag] if isinstance(tag, str) else tag)}
     found = []
-    for listed in client.posts.list():
+    # one tag is filtered by the service (`GET /posts?tag=`), several here
+    for listed in client.posts.list(tag=tag) if isinstance(tag, str) else client.posts.list():
         rule = policy.rule(listed.channel_id, index)
         if rule is None or (chosen is not None and listed.channel_id not in chosen):
             continue
@@ -321,33 +322,15 @@ def approve(
     scheduled at its time, once. The signer must be the policy's (`Signer.check`)."""
     signer.check(policy)
     index = ChannelIndex.from_client(client)
-    ids = list(posts)
-    listed = waiting(client, policy, channel=channel, tag=tag)
-    narrowed = every or channel is not None or tag is not None
-    chosen = [r for r in listed if r.post.id in ids or (not ids and narrowed and not r.rejected)]
+    ids = list(dict.fromkeys(posts))
+    chosen = ids
+    if every or channel is not None or tag is not None:
+        listed = waiting(client, policy, channel=channel, tag=tag)
+        chosen += [r.post.id for r in listed if r.post.id not in ids and not r.rejected]
     done = _Approved()
-    for missing in sorted(set(ids) - {r.post.id for r in listed}):
-        _not_waiting(client, policy, index, missing, done)
-    for review in chosen:
-        _approve_one(client, policy, index, signer, review, done, (publish_missed, shift, tz))
+    for post_id in chosen:
+        _approve_one(client, policy, index, signer, post_id, done, (publish_missed, shift, tz))
     return done.result()
-
-
-def _not_waiting(
-    client: Client, policy: Policy, index: ChannelIndex, post_id: str, done: _Approved
-) -> None:
-    try:
-        post = client.posts.retrieve(post_id)
-    except NotFoundError:
-        raise ChannelkitError(f"no post {post_id} that this key can see") from None
-    rule = policy.rule(post.channel_id, index)
-    if rule is None:
-        raise ChannelkitError(f"{post_id} is in a channel {policy.source} does not guard")
-    review = review_of(post, policy, rule, index)
-    if post.status in ("scheduled", "published") and is_approved(post, policy, rule):
-        done.already.append(review)
-    else:
-        done.refused.append((review, f"it is {post.status}, not waiting for approval"))
 
 
 def _approve_one(
@@ -355,15 +338,18 @@ def _approve_one(
     policy: Policy,
     index: ChannelIndex,
     signer: Signer,
-    review: Review,
+    post_id: str,
     done: _Approved,
     missed_rule: tuple[bool, timedelta | None, str | None],
 ) -> None:
-    post = client.posts.retrieve(review.post.id)  # with its version: listings have none
+    try:
+        post = client.posts.retrieve(post_id)  # with its version: listings have none
+    except NotFoundError:
+        raise ChannelkitError(f"no post {post_id} that this key can see") from None
     for _ in range(_RETRIES):
         rule = policy.rule(post.channel_id, index)
         if rule is None:
-            return
+            raise ChannelkitError(f"{post_id} is in a channel {policy.source} does not guard")
         review = review_of(post, policy, rule, index)
         at = waiting_time(post.tags) if post.status == "draft" else None
         if at is None:
