@@ -174,7 +174,7 @@ def waiting(
     """Every post waiting for approval the key sees, in time order; first, any scheduled
     post of an approval channel without a valid approval (edited since, or made by a
     route that did not ask) is moved back to waiting (`keep_waiting`)."""
-    index = ChannelIndex.from_client(client)
+    index = policy.index(client)
     chosen = _chosen_ids(index, channel)
     tags = None if tag is None else {t.casefold() for t in ([tag] if isinstance(tag, str) else tag)}
     found = []
@@ -199,7 +199,7 @@ def keep_waiting(
     """The gate every route passes a post through: one bound for an approval channel
     that is scheduled without a valid approval becomes a draft waiting at its time (with
     `If-Match`: a post changed meanwhile is read again). Anything else is left as it is."""
-    index = index or ChannelIndex.from_client(client)
+    index = index or policy.index(client)
     for _ in range(_RETRIES):
         rule = policy.rule(post.channel_id, index)
         if rule is None or post.status != "scheduled" or is_approved(post, policy, rule):
@@ -218,7 +218,7 @@ def must_wait(client: Client, policy: Policy, post: Post, at: datetime) -> str |
     """The gate of `release`: None when `post` may go out at `at` (no approval channel, or
     approved); else it is made a draft waiting at `at` (hold marks off, `If-Match`) and the
     reason is returned, for the run to report."""
-    index = ChannelIndex.from_client(client)
+    index = policy.index(client)
     rule = policy.rule(post.channel_id, index)
     if rule is None or is_approved(post, policy, rule):
         return None
@@ -247,7 +247,7 @@ def submit(
     `scheduled_at` (None: at once when approved). The service only creates published or
     scheduled posts, so it is created scheduled (a post with no time
     `APPROVAL_PLACEHOLDER_DAYS` ahead) with its waiting tag, and moved to draft at once."""
-    index = ChannelIndex.from_client(client)
+    index = policy.index(client)
     rule = policy.rule(channel_id, index)
     extra: dict[str, object] = {}
     if priority is not None:
@@ -321,7 +321,7 @@ def approve(
     listed; rejected ones only by id) as `signer`; each that has its approvals then is
     scheduled at its time, once. The signer must be the policy's (`Signer.check`)."""
     signer.check(policy)
-    index = ChannelIndex.from_client(client)
+    index = policy.index(client)
     ids = list(dict.fromkeys(posts))
     chosen = ids
     if every or channel is not None or tag is not None:
@@ -422,7 +422,7 @@ def reject(
         raise ChannelkitError(f"{name} is not an approver in {policy.source}")
     if not reason.strip():
         raise ChannelkitError("give the reason of the rejection (--reason)")
-    index = ChannelIndex.from_client(client)
+    index = policy.index(client)
     done = []
     for post_id in posts:
         post = client.posts.retrieve(post_id)

@@ -25,7 +25,7 @@ import os
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,10 +36,11 @@ from channelkit._constants import (
     ENV_APPROVAL_POLICY,
 )
 from channelkit.errors import ChannelkitError
+from channelkit.publish.post.validation import ChannelIndex
 
 if TYPE_CHECKING:
+    from channelkit.client import Client
     from channelkit.client.models import Author
-    from channelkit.publish.post.validation import ChannelIndex
 
 _KEY_PREFIX = "ed25519:"
 _NAME = re.compile(r"[A-Za-z0-9._-]+")
@@ -89,6 +90,8 @@ class Policy:
     source: str  # the file, as messages name it
     approvers: Mapping[str, Approver]
     rules: tuple[Rule, ...]
+    # the channels of each service, kept once every rule's channel is found there
+    _channels: dict[str, ChannelIndex] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def empty(cls) -> Policy:
@@ -125,6 +128,17 @@ class Policy:
             for channel, value in _table(source, data, "channels").items()
         )
         return cls(source, approvers, rules)
+
+    def index(self, client: Client) -> ChannelIndex:
+        """The channels `client`'s key sees: read once per service when every channel the
+        policy names is among them (a run makes many decisions), else read each time."""
+        kept = self._channels.get(client.base_url)
+        if kept is not None:
+            return kept
+        index = ChannelIndex.from_client(client)
+        if all(getattr(index.resolve(rule.channel), "id", None) for rule in self.rules):
+            self._channels[client.base_url] = index
+        return index
 
     def rule(self, channel_id: str, index: ChannelIndex) -> Rule | None:
         """The rule of the channel with this id (the policy names it by id, slug or name)."""
