@@ -1,4 +1,4 @@
-"""The publishing wings import one way: post → layouts → sheets → approval → hold →
+"""The publishing wings import one way: post → approval → layouts → sheets → hold →
 calendar → commands.
 
 Every module of `channelkit.publish` is found on disk (no hand list), so a new module or a
@@ -16,7 +16,7 @@ PACKAGE = Path(channelkit.publish.__file__).parent
 PREFIX = "channelkit.publish."
 
 # Bottom to top; the commands (`cli.py`, `cell.py`) sit above all.
-WINGS = ("post", "layouts", "sheets", "approval", "hold", "calendar")
+WINGS = ("post", "approval", "layouts", "sheets", "hold", "calendar")
 TOP = "commands"
 
 

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from channelkit.client.models import Post
     from channelkit.publish.approval.policy import Policy, Rule
     from channelkit.publish.approval.signing import Signer
+    from channelkit.publish.post.validation import PostRequest
 
 _RETRIES = 3  # a post changed between our read and our write is read again this often
 
@@ -212,6 +213,30 @@ def keep_waiting(
         except ConflictError:
             post = client.posts.retrieve(post.id)
     raise ChannelkitError(f"{post.id} kept changing while it was moved to waiting; run it again")
+
+
+def untimed(client: Client, policy: Policy, requests: Iterable[PostRequest]) -> str | None:
+    """Why posts to send cannot be: one without a time bound for an approval channel (the
+    service would publish it at once, before anyone approved it). Asked before sending."""
+    if not policy.rules:
+        return None
+    index = policy.index(client)
+    for request in requests:
+        if request.scheduled_at is None and policy.rule(request.channel_id, index) is not None:
+            return (
+                f"{request.channel_name} waits for approval ({policy.source}): give "
+                f'"{request.title}" a time; it waits for approval until then'
+            )
+    return None
+
+
+def gate(client: Client, policy: Policy, posts: Iterable[Post]) -> dict[str, Post]:
+    """`keep_waiting` for each post a route just created or changed: the posts as they
+    are after it, by id (those of approval channels now waiting, unless approved)."""
+    if not policy.rules:
+        return {post.id: post for post in posts}
+    index = policy.index(client)
+    return {post.id: keep_waiting(client, policy, post, index=index) for post in posts}
 
 
 def must_wait(client: Client, policy: Policy, post: Post, at: datetime) -> str | None:

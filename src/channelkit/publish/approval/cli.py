@@ -92,7 +92,7 @@ def run_approve(options: ApproveOptions, service: ServiceOptions, output: Output
     from channelkit.publish.approval import approving
     from channelkit.publish.approval.policy import Policy
     from channelkit.publish.approval.signing import Signer
-    from channelkit.publish.sheets.slots import parse_gap
+    from channelkit.publish.post.times import parse_gap
 
     name = options.by
     if name is None and (options.new_key or options.reject is not None or options.chooses):

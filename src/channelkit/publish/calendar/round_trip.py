@@ -32,6 +32,8 @@ from channelkit.errors import (
     NotFoundError,
     PlanNotValidError,
 )
+from channelkit.publish.approval.approving import gate, untimed
+from channelkit.publish.approval.policy import Policy
 from channelkit.publish.calendar.records import (
     CALENDAR_HEADERS,
     KINDS,
@@ -268,6 +270,10 @@ class CalendarPlan:
                 "with allow_partial=True (--allow-partial)"
             )
         creates = [row.plan_row for row in self.rows if row.kind == "create" and row.plan_row]
+        policy = Policy.load()
+        unapproved = untimed(client, policy, [row.request for row in creates if row.request])
+        if unapproved is not None:
+            raise PlanNotValidError(f"{unapproved}; nothing was sent")
         with Ledger.open() as ledger:
             sent = send_rows(
                 client, creates, progress=progress, ledger=ledger, source=self.sheet.source
@@ -277,6 +283,7 @@ class CalendarPlan:
             if row.kind == "create":
                 result = sent[row.number]
                 post = _read(client, result.post_id) if result.post_id else None
+                post = None if post is None else gate(client, policy, [post])[post.id]
                 outcome = {"created": "created", "already_created": "unchanged"}.get(
                     result.status, "failed"
                 )
@@ -284,7 +291,11 @@ class CalendarPlan:
                     CalendarOutcome(row, outcome, post, result.error or result.note or "")
                 )
             elif row.kind in WRITES:
-                outcomes.append(self._apply(client, row))
+                applied = self._apply(client, row)
+                if applied.post is not None:  # an edit voids an approval: it waits again
+                    waits = gate(client, policy, [applied.post])[applied.post.id]
+                    applied = dataclasses.replace(applied, post=waits)
+                outcomes.append(applied)
             else:
                 post = self.posts.get(row.post_id or "") or self._existing(client, row)
                 outcome = {"error": "invalid"}.get(row.kind, row.kind)
