@@ -21,7 +21,7 @@ from channelkit.service import LocalService
 
 from .conftest import make_team
 
-ROUNDS = 100
+ROUNDS = 150  # about a third of the children finish before their kill: 100 and more die
 BATCH = 3
 
 _HELPER = """
@@ -48,7 +48,7 @@ for ids in batches[1:]:
             run(ids)
         finally:
             os._exit(0)
-    time.sleep(rng.uniform(0, span))
+    time.sleep(rng.uniform(0, 0.8 * span))
     os.kill(pid, signal.SIGKILL)
     _, status = os.waitpid(pid, 0)
     kills += os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
@@ -86,7 +86,7 @@ def test_kill_9_at_random_points_of_approve_leaves_each_post_scheduled_once(
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
         report = json.loads(done.stdout.strip().splitlines()[-1])
-        assert report["kills"] >= ROUNDS  # each child died by the kill (none ran to its end)
+        assert report["kills"] >= 100  # children killed mid-run (the others ran to the end)
         with team.client("carl") as client:
             posts = list(client.posts.list(channel_id=team.channel_id))
             rule = team.policy.rules[0]

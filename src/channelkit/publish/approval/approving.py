@@ -194,6 +194,21 @@ def waiting(
     return sorted(found, key=lambda r: (_order(r.at), r.post.id))
 
 
+def awaiting_in(
+    posts: Iterable[Post], policy: Policy, index: ChannelIndex, start: datetime, end: datetime
+) -> list[tuple[Post, Intended, Rule]]:
+    """The posts waiting for approval to go out in `[start, end)` (or at once), with their
+    time and their channel's rule, in time order: read only, for the digests."""
+    found = []
+    for post in posts:
+        at = waiting_time(post.tags) if post.status == "draft" else None
+        rule = None if at is None else policy.rule(post.channel_id, index)
+        if at is None or rule is None or (isinstance(at, datetime) and not start <= at < end):
+            continue
+        found.append((post, at, rule))
+    return sorted(found, key=lambda item: (_order(item[1]), item[0].id))
+
+
 def keep_waiting(
     client: Client, policy: Policy, post: Post, *, index: ChannelIndex | None = None
 ) -> Post:

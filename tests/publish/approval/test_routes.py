@@ -1,0 +1,126 @@
+"""Sheet → approval → schedule end to end: the `schedule` command, a notebook cell
+(`ck.schedule`) and the composer widget each leave a post of an approval channel waiting;
+`channelkit approve` schedules it; the upcoming digest counts what waits, and sent by
+`deliver` to the approvers over real SMTP it is their review digest, with the full text."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from channelkit.cli import main
+from channelkit.errors import ChannelkitError
+from channelkit.publish.approval.approving import waiting
+from channelkit.publish.approval.marks import waiting_time
+from channelkit.publish.cell import schedule
+from channelkit.widgets import Composer
+
+from .conftest import Team
+
+
+def _env(team: Team, user: str) -> dict[str, str]:
+    return {
+        "CHANNELKIT_BASE_URL": team.service.base_url,
+        "CHANNELKIT_API_KEY": team.keys[user],
+        "CHANNELKIT_APPROVAL_POLICY": str(team.policy_path),
+    }
+
+
+@pytest.fixture
+def slug(team: Team) -> str:
+    with team.client("carl") as client:
+        found = client.channels.retrieve(team.channel_id).slug
+    assert found is not None
+    return found
+
+
+def test_a_sheet_a_cell_and_the_composer_all_wait_then_approve_schedules_them(
+    team: Team, slug: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    when = team.service.now().replace(microsecond=0, second=0) + timedelta(hours=5)
+    sheet = tmp_path / "posts.csv"
+    sheet.write_text(
+        "channel,title,body,scheduled_at\n"
+        f'{slug},From the sheet,"Line one\nLine two",{when:%Y-%m-%d %H:%M}\n',
+        encoding="utf-8",
+    )
+    runner = CliRunner()
+    sent = runner.invoke(
+        main, ["schedule", str(sheet), "--tz", "UTC", "--submit"], env=_env(team, "carl")
+    )
+    assert sent.exit_code == 0, sent.output
+    for name, value in _env(team, "carl").items():
+        monkeypatch.setenv(name, value)
+    with team.client("carl") as client:
+        cell = schedule(slug, "From a cell", "Cell body", at=when, tz="UTC", client=client)
+        assert cell.status == "draft"
+        with pytest.raises(ChannelkitError, match="waits for approval .*give .* a time"):
+            schedule(slug, "At once", "No time", client=client)
+        composer = Composer(client, tz="UTC")
+        composer.channel.value = team.channel_id
+        composer.title.value, composer.body.value = "From the composer", "Composer body"
+        composer.when.value = when.replace(tzinfo=None)
+        composer.timezone.value = "UTC"
+        composer.schedule_button.click()
+        assert composer.last_post is not None and composer.last_post.status == "draft"
+        listed = waiting(client, team.policy)
+        titles = sorted(r.post.title for r in listed)
+        assert titles == ["From a cell", "From the composer", "From the sheet"]
+        assert all(r.post.status == "draft" and r.at == when for r in listed)
+        assert all(waiting_time(r.post.tags) == when for r in listed)
+    approved = runner.invoke(
+        main, ["approve", "--as", "ann", "--all"],
+        env={**_env(team, "ann"), "CHANNELKIT_APPROVAL_KEY": str(_key(team, tmp_path))},
+    )  # fmt: skip
+    assert approved.exit_code == 0, approved.output
+    assert "3 approved and scheduled" in approved.output
+    with team.client("carl") as client:
+        posts = [client.posts.retrieve(r.post.id) for r in listed]
+    assert {(p.status, p.scheduled_at) for p in posts} == {("scheduled", when)}
+
+
+def _key(team: Team, folder: Path) -> Path:
+    path = folder / "ann.pem"
+    if not path.exists():
+        team.signers["ann"].save(path)
+    return path
+
+
+def test_the_review_digest_reaches_the_approvers_by_email_with_the_whole_text(
+    team: Team, slug: str, tmp_path: Path, smtp: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from channelkit.reports.deliver.config import load_config
+    from channelkit.reports.deliver.run import deliver
+    from channelkit.storage.connection import open_warehouse
+
+    port = smtp.mailbox.port  # type: ignore[attr-defined]
+    for name, value in _env(team, "carl").items():
+        monkeypatch.setenv(name, value)
+    when = team.service.now().replace(microsecond=0) + timedelta(hours=3)
+    body = "Dear all,\nthe office closes at noon on Friday.\nThanks, Carl"
+    with team.client("carl") as client:
+        for title in ("Office closes early", "Parking"):
+            schedule(slug, title, body, at=when, tz="UTC", client=client)
+    config = tmp_path / "deliver.toml"
+    config.write_text(
+        f'[smtp]\nurl = "smtp://127.0.0.1:{port}"\nfrom = "Comms <comms@example.com>"\n'
+        'starttls = false\n\n[[reports]]\nname = "review"\nupcoming = "36h"\n'
+        'tz = "UTC"\nemail = ["ann@example.com", "bob@example.com"]\n',
+        encoding="utf-8",
+    )
+    db = tmp_path / "warehouse.duckdb"
+    open_warehouse(db, read_only=False).close()  # it keeps the delivery record
+    outcomes = deliver(load_config(config), db)
+    assert [o.status for o in outcomes] == ["sent"]
+    [(recipients, message)] = smtp.mailbox.messages  # type: ignore[attr-defined]
+    assert sorted(recipients) == ["ann@example.com", "bob@example.com"]
+    plain = message.get_body(("plain",))
+    assert plain is not None
+    text = plain.get_content()
+    assert "2 awaiting approval by ann or bob" in text
+    assert "    the office closes at noon on Friday." in text and "Office closes early" in text
+    html = message.get_body(("html",))
+    assert html is not None and "the office closes at noon on Friday." in html.get_content()
