@@ -8,12 +8,13 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
 from channelkit.cli import main
 from channelkit.errors import ChannelkitError
-from channelkit.publish.approval.approving import waiting
+from channelkit.publish.approval.approving import approve, waiting
 from channelkit.publish.approval.marks import waiting_time
 from channelkit.publish.cell import schedule
 from channelkit.widgets import Composer
@@ -124,3 +125,33 @@ def test_the_review_digest_reaches_the_approvers_by_email_with_the_whole_text(
     assert "    the office closes at noon on Friday." in text and "Office closes early" in text
     html = message.get_body(("html",))
     assert html is not None and "the office closes at noon on Friday." in html.get_content()
+
+
+def test_the_calendar_shows_the_approval_state_and_a_round_trip_changes_nothing(
+    team: Team, slug: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from channelkit.publish.calendar.round_trip import calendar_export, load_calendar
+
+    for name, value in _env(team, "carl").items():
+        monkeypatch.setenv(name, value)
+    when = team.service.now().replace(microsecond=0, second=0) + timedelta(hours=4)
+    with team.client("carl") as client:
+        waits = schedule(slug, "Waits", "Body one", at=when, tz="UTC", client=client)
+        goes = schedule(slug, "Goes", "Body two", at=when, tz="UTC", client=client)
+    with team.client("ann") as client:
+        approve(client, team.policy, team.signers["ann"], posts=[goes.id])
+    with team.client("carl") as client:
+        before = {p.id: client.posts.retrieve(p.id) for p in client.posts.list()}
+        path = calendar_export(
+            tmp_path / "cal.csv", start=when.date(), end=when.date() + timedelta(days=1),
+            tz="UTC", channel=slug, client=client,
+        )  # fmt: skip
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+        shown = dict(zip(frame["title"], zip(frame["approval"], frame["approved_by"])))
+        assert shown == {"Waits": ("awaiting", ""), "Goes": ("approved", "ann")}
+        assert waits.id in set(frame["id"])
+        plan = load_calendar(path).check_against(client)
+        assert plan.counts() == {"unchanged": 2}
+        assert plan.submit(client).counts() == {"unchanged": 2}
+        after = {p.id: client.posts.retrieve(p.id) for p in client.posts.list()}
+    assert {k: v.etag for k, v in after.items()} == {k: v.etag for k, v in before.items()}

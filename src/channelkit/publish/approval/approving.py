@@ -143,6 +143,23 @@ def valid_approvals(post: Post, policy: Policy, rule: Rule) -> tuple[list[str], 
     return valid, problems
 
 
+def approval_state(post: Post, policy: Policy, index: ChannelIndex) -> tuple[str, str]:
+    """(state, approvers) as the calendar shows them: ("", "") outside approval channels;
+    "awaiting", "rejected", "approved" (scheduled or published with a valid approval) or
+    "not approved" (a post that went past channelkit), with who approved it validly."""
+    rule = policy.rule(post.channel_id, index)
+    if rule is None:
+        return "", ""
+    valid = valid_approvals(post, policy, rule)[0]
+    if post.status == "draft" and waiting_time(post.tags) is not None:
+        state = "rejected" if rejections(post.tags) else "awaiting"
+    elif len(valid) >= rule.approvals:
+        state = "approved"
+    else:
+        state = "not approved" if post.status != "draft" else ""
+    return state, ", ".join(valid)
+
+
 def is_approved(post: Post, policy: Policy, rule: Rule) -> bool:
     return len(valid_approvals(post, policy, rule)[0]) >= rule.approvals
 

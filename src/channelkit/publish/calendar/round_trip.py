@@ -32,7 +32,7 @@ from channelkit.errors import (
     NotFoundError,
     PlanNotValidError,
 )
-from channelkit.publish.approval.approving import gate, untimed
+from channelkit.publish.approval.approving import approval_state, gate, untimed
 from channelkit.publish.approval.policy import Policy
 from channelkit.publish.calendar.records import (
     CALENDAR_HEADERS,
@@ -102,7 +102,11 @@ def calendar_frame(
                 posts.append(post)
     far = datetime.max.replace(tzinfo=UTC)
     posts.sort(key=lambda post: (post.scheduled_at or far, post.channel_id, post.id))
-    records = [calendar_record(post, index.get(post.channel_id), zone) for post in posts]
+    policy = Policy.load()
+    records = [
+        calendar_record(post, index.get(post.channel_id), zone, approval_state(post, policy, index))
+        for post in posts
+    ]
     columns = _headers(zone)
     return pd.DataFrame.from_records(records, columns=columns).astype(object)
 

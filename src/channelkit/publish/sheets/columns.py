@@ -65,6 +65,8 @@ CALENDAR_COLUMNS = (
     Column("id", ("post_id",), "The post's id; blank for a new post."),
     Column("updated_at", (), "When the post last changed, as exported; leave it as it is."),
     Column("status", (), "The post's status when exported (draft or scheduled); read only."),
+    Column("approval", (), "Awaiting, approved or rejected, in an approval channel; read only."),
+    Column("approved_by", (), "Who approved it (a valid approval of it as it is); read only."),
     Column("action", (), "Blank, cancel (back to draft) or publish-now (needs --yes)."),
     Column("exported", (), "A fingerprint of the row as exported; leave it as it is."),
 )
