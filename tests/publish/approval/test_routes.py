@@ -147,7 +147,8 @@ def test_the_calendar_shows_the_approval_state_and_a_round_trip_changes_nothing(
             tz="UTC", channel=slug, client=client,
         )  # fmt: skip
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-        shown = dict(zip(frame["title"], zip(frame["approval"], frame["approved_by"])))
+        states = zip(frame["approval"], frame["approved_by"], strict=True)
+        shown = dict(zip(frame["title"], states, strict=True))
         assert shown == {"Waits": ("awaiting", ""), "Goes": ("approved", "ann")}
         assert waits.id in set(frame["id"])
         plan = load_calendar(path).check_against(client)
