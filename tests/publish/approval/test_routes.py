@@ -156,3 +156,25 @@ def test_the_calendar_shows_the_approval_state_and_a_round_trip_changes_nothing(
         assert plan.submit(client).counts() == {"unchanged": 2}
         after = {p.id: client.posts.retrieve(p.id) for p in client.posts.list()}
     assert {k: v.etag for k, v in after.items()} == {k: v.etag for k, v in before.items()}
+
+
+def test_ck_approve_lists_approves_and_rejects_in_a_cell(
+    team: Team, slug: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import channelkit as ck
+
+    for name, value in _env(team, "ann").items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("CHANNELKIT_APPROVAL_KEY", str(_key(team, tmp_path)))
+    when = team.service.now().replace(microsecond=0, second=0) + timedelta(hours=4)
+    with team.client("carl") as client:
+        first = schedule(slug, "First", "Body one", at=when, tz="UTC", client=client)
+        second = schedule(slug, "Second", "Body two", at=when, tz="UTC", client=client)
+    listed = ck.approve()
+    assert isinstance(listed, list) and {r.post.id for r in listed} == {first.id, second.id}
+    done = ck.approve(first.id, by="ann")
+    assert not isinstance(done, list) and [r.post.id for r, _ in done.scheduled] == [first.id]
+    rejected = ck.approve([second.id], by="ann", reject="Too long")
+    assert isinstance(rejected, list) and rejected[0].rejected == (("ann", "Too long"),)
+    with pytest.raises(ChannelkitError, match="by= your name"):
+        ck.approve(every=True)

@@ -46,10 +46,6 @@ _KEY_PREFIX = "ed25519:"
 _NAME = re.compile(r"[A-Za-z0-9._-]+")
 
 
-class PolicyError(ChannelkitError):
-    """A policy file that cannot be read or says something impossible (one line)."""
-
-
 @dataclass(frozen=True)
 class Approver:
     """A person who may approve: the name the policy gives them, their public key (32 raw
@@ -100,7 +96,7 @@ class Policy:
     @classmethod
     def load(cls, path: str | Path | None = None) -> Policy:
         """The policy at `path`, else at `CHANNELKIT_APPROVAL_POLICY`; no approval anywhere
-        when neither is given. A file that cannot be read or is wrong: one `PolicyError`."""
+        when neither is given. A file that cannot be read or is wrong: one line, naming it."""
         named = str(path) if path is not None else os.environ.get(ENV_APPROVAL_POLICY, "")
         if not named.strip():
             return cls.empty()
@@ -108,9 +104,11 @@ class Policy:
         try:
             data = tomllib.loads(file.read_text(encoding="utf-8"))
         except OSError as exc:
-            raise PolicyError(f"cannot read the approval policy {file}: {exc.strerror}") from None
+            raise ChannelkitError(
+                f"cannot read the approval policy {file}: {exc.strerror}"
+            ) from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise PolicyError(f"{file}: not a TOML file ({exc})") from None
+            raise ChannelkitError(f"{file}: not a TOML file ({exc})") from None
         return cls.parse(data, str(file))
 
     @classmethod
@@ -118,7 +116,7 @@ class Policy:
         """The policy from a parsed TOML document; `source` names it in messages."""
         unknown = set(data) - {"approvers", "channels"}
         if unknown:
-            raise PolicyError(f"{source}: unknown section {sorted(unknown)[0]!r}")
+            raise ChannelkitError(f"{source}: unknown section {sorted(unknown)[0]!r}")
         approvers = {
             name: _approver(source, name, value)
             for name, value in _table(source, data, "approvers").items()
@@ -152,49 +150,49 @@ class Policy:
 def _table(source: str, data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     value = data.get(key, {})
     if not isinstance(value, Mapping):
-        raise PolicyError(f"{source}: [{key}] must be a table")
+        raise ChannelkitError(f"{source}: [{key}] must be a table")
     return value
 
 
 def _approver(source: str, name: str, value: object) -> Approver:
     where = f"{source}: approvers.{name}"
     if not _NAME.fullmatch(name) or len(name) > APPROVAL_NAME_MAX_CHARS:
-        raise PolicyError(
+        raise ChannelkitError(
             f"{where}: a name is 1..{APPROVAL_NAME_MAX_CHARS} letters, digits, '.', '_' or '-'"
         )
     user = None
     if isinstance(value, Mapping):
         user, value = value.get("user"), value.get("key")
         if user is not None and not isinstance(user, str):
-            raise PolicyError(f"{where}.user must be a text (the service's user id)")
+            raise ChannelkitError(f"{where}.user must be a text (the service's user id)")
     if not isinstance(value, str) or not value.startswith(_KEY_PREFIX):
-        raise PolicyError(f'{where}: give the public key as "{_KEY_PREFIX}..."')
+        raise ChannelkitError(f'{where}: give the public key as "{_KEY_PREFIX}..."')
     try:
         raw = base64.b64decode(value[len(_KEY_PREFIX) :], validate=True)
     except ValueError:
         raw = b""
     if len(raw) != 32:  # an Ed25519 public key is 32 bytes
-        raise PolicyError(f"{where}: not an Ed25519 public key (copy it from --new-key)")
+        raise ChannelkitError(f"{where}: not an Ed25519 public key (copy it from --new-key)")
     return Approver(name, raw, user)
 
 
 def _rule(source: str, channel: str, value: object, approvers: Mapping[str, Approver]) -> Rule:
     where = f"{source}: channels.{channel}"
     if not isinstance(value, Mapping):
-        raise PolicyError(f"{where} must be a table")
+        raise ChannelkitError(f"{where} must be a table")
     unknown = set(value) - {"approvers", "approvals", "self_approval"}
     if unknown:
-        raise PolicyError(f"{where}: unknown setting {sorted(unknown)[0]!r}")
+        raise ChannelkitError(f"{where}: unknown setting {sorted(unknown)[0]!r}")
     names = value.get("approvers")
     if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
-        raise PolicyError(f"{where}.approvers: give a list of names from [approvers]")
+        raise ChannelkitError(f"{where}.approvers: give a list of names from [approvers]")
     missing = [name for name in names if name not in approvers]
     if missing:
-        raise PolicyError(f"{where}.approvers names {missing[0]!r}, who is not in [approvers]")
+        raise ChannelkitError(f"{where}.approvers names {missing[0]!r}, who is not in [approvers]")
     needed = value.get("approvals", APPROVALS_NEEDED)
     if not isinstance(needed, int) or isinstance(needed, bool) or not 1 <= needed <= len(names):
-        raise PolicyError(f"{where}.approvals must be a whole number from 1 to {len(names)}")
+        raise ChannelkitError(f"{where}.approvals must be a whole number from 1 to {len(names)}")
     own = value.get("self_approval", APPROVAL_SELF_ALLOWED)
     if not isinstance(own, bool):
-        raise PolicyError(f"{where}.self_approval must be true or false")
+        raise ChannelkitError(f"{where}.self_approval must be true or false")
     return Rule(channel, tuple(names), needed, own)
