@@ -178,3 +178,35 @@ def test_ck_approve_lists_approves_and_rejects_in_a_cell(
     assert isinstance(rejected, list) and rejected[0].rejected == (("ann", "Too long"),)
     with pytest.raises(ChannelkitError, match="by= your name"):
         ck.approve(every=True)
+
+
+def test_the_approvals_widget_shows_the_whole_post_and_approves_or_rejects(
+    team: Team, slug: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from channelkit.widgets import Approvals
+
+    for name, value in _env(team, "carl").items():
+        monkeypatch.setenv(name, value)
+    when = team.service.now().replace(microsecond=0, second=0) + timedelta(hours=4)
+    with team.client("carl") as client:
+        first = schedule(slug, "First", "Line <one>\nLine two", at=when, tz="UTC", client=client)
+        second = schedule(slug, "Second", "Other", at=when, tz="UTC", client=client)
+    with team.client("bob") as client:
+        board = Approvals(client, by="bob", policy=team.policy, key=_bob_key(team, tmp_path))
+        assert "Line &lt;one&gt;" in board.listing.value and "| Line two" in board.listing.value
+        board.chosen.value = (first.id,)
+        board.approve_button.click()
+        assert "Approved and scheduled: First" in board.result.value
+        assert client.posts.retrieve(first.id).status == "scheduled"
+        assert [value for _, value in board.chosen.options] == [second.id]
+        board.chosen.value = (second.id,)
+        board.reason.value = "Not this week"
+        board.reject_button.click()
+        assert "rejected by bob: Not this week" in board.listing.value
+        assert client.posts.retrieve(second.id).status == "draft"
+
+
+def _bob_key(team: Team, folder: Path) -> Path:
+    path = folder / "bob.pem"
+    team.signers["bob"].save(path)
+    return path
