@@ -245,3 +245,22 @@ def test_the_command_lists_approves_and_rejects(team: Team, tmp_path: Path) -> N
     own = runner.invoke(main, ["approve", "--as", "carl", "--key", str(key), other_id], env=carl)
     assert own.exit_code == 1
     assert own.output.strip() == f"Error: carl is not an approver in {team.policy_path}"
+
+
+def test_two_approvers_at_once_schedule_each_post_once(team: Team) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    ids = [_submit(team, title=f"Post {n}", body=f"Body {n}") for n in range(6)]
+
+    def run(name: str) -> tuple[list[str], list[str]]:
+        with team.client(name) as client:
+            result = approve(client, team.policy, team.signers[name], posts=ids)
+        return [r.post.id for r, _ in result.scheduled], [r.post.id for r in result.already]
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        (ann_done, ann_already), (bob_done, bob_already) = pool.map(run, ["ann", "bob"])
+    assert sorted(ann_done + bob_done) == sorted(ids)  # each scheduled by exactly one of them
+    assert sorted(ann_already + bob_already) == sorted(ids)  # and found done by the other
+    with team.client("carl") as client:
+        posts = [client.posts.retrieve(post_id) for post_id in ids]
+    assert all(p.status == "scheduled" and len(signatures(p.tags)) == 1 for p in posts)
