@@ -384,6 +384,9 @@ APPROVAL_KEY_FILE_NAME = "approval-key.pem"  # in the user's config folder by de
 APPROVAL_WAIT_TAG_PREFIX = "awaiting-approval:"
 APPROVAL_TAG_PREFIX = "approved:"
 APPROVAL_REJECT_TAG_PREFIX = "rejected:"
+# What an approval saw, two characters of digest per field: says what changed after it
+# (a hint for the listing, never trusted: the signature is what counts).
+APPROVAL_SEEN_TAG_PREFIX = "approval-saw:"
 APPROVAL_SIGNATURE_PARTS = 4
 APPROVAL_NAME_MAX_CHARS = 16  # what is left of a tag for the approver's name
 APPROVALS_NEEDED = 1  # approvals a post needs unless the policy says more

@@ -36,8 +36,10 @@ from channelkit.publish.approval.marks import (
     NOW,
     Intended,
     approval_tags,
+    changed_since,
     rejection_tag,
     rejections,
+    seen_tag,
     signatures,
     waiting_tag,
     waiting_time,
@@ -132,9 +134,11 @@ def valid_approvals(post: Post, policy: Policy, rule: Rule) -> tuple[list[str], 
                 f"{policy.source}"
             )
         elif not any(verifies(approver, post, moment, signature) for moment in moments):
+            changed = changed_since(post.tags, post, moments[0]) if moments else []
+            what = f"its {', '.join(changed)} changed after it" if changed else "edited after it"
             problems.append(
-                f"approval by {name} is void: the post was edited after it, or it was not "
-                f"made with {name}'s key (copied or typed)"
+                f"approval by {name} is void: {what}, or it was not made with {name}'s key "
+                "(copied or typed)"
             )
         elif approver.wrote(post.author) and not rule.self_approval:
             problems.append(f"approval by {name} ignored: {name} wrote it ({policy.source})")
@@ -427,7 +431,10 @@ def _approve_one(
         others = [n for n in review.approved_by if n != signer.name]
         if target != at:  # a new time: approvals of the old one do not cover it
             others = []
-        mine = approval_tags(signer.name, signer.sign(post, signed_at))
+        mine = [
+            *approval_tags(signer.name, signer.sign(post, signed_at)),
+            seen_tag(post, signed_at),
+        ]
         kept = [t for t in without_approvals(post.tags) if not t.startswith(_own(signer.name))]
         for name in others:
             kept += approval_tags(name, signatures(post.tags)[name])

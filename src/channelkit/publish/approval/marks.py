@@ -15,18 +15,24 @@ Anybody can type such tags: what makes an approval is that its signature verifie
 from __future__ import annotations
 
 import base64
+import hashlib
+import json
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from channelkit._constants import (
     APPROVAL_REJECT_TAG_PREFIX,
+    APPROVAL_SEEN_TAG_PREFIX,
     APPROVAL_SIGNATURE_PARTS,
     APPROVAL_TAG_PREFIX,
     APPROVAL_WAIT_TAG_PREFIX,
     PUBLISH_HOLD_TAG_PREFIX,
 )
 from channelkit._spec import TAG_MAX_CHARS
+
+if TYPE_CHECKING:
+    from channelkit.client.models import Post
 
 _STAMP = "%Y%m%dT%H%M%SZ"
 NOW: Final = "now"
@@ -110,16 +116,50 @@ def rejections(tags: Iterable[str]) -> list[tuple[str, str]]:
     return found
 
 
+def seen_tag(post: Post, at: Intended) -> str:
+    """What an approval saw of each field, two characters each (see `changed_since`)."""
+    return APPROVAL_SEEN_TAG_PREFIX + "".join(_glimpse(v) for v in _seen(post, at).values())
+
+
+def changed_since(tags: Iterable[str], post: Post, at: Intended) -> list[str]:
+    """The fields that differ from what the last approval saw (empty: none it can tell)."""
+    for tag in tags:
+        if tag.startswith(APPROVAL_SEEN_TAG_PREFIX):
+            saw = tag[len(APPROVAL_SEEN_TAG_PREFIX) :]
+            now = _seen(post, at)
+            return [
+                name for n, (name, value) in enumerate(now.items())
+                if saw[2 * n : 2 * n + 2] != _glimpse(value)
+            ]  # fmt: skip
+    return []
+
+
+def _seen(post: Post, at: Intended) -> dict[str, object]:
+    return {
+        "channel": post.channel_id, "title": post.title, "body": post.body,
+        "priority": post.priority, "cover": post.cover_image_url,
+        "tags": content_tags(post.tags), "time": stamp(at),
+    }  # fmt: skip
+
+
+def _glimpse(value: object) -> str:
+    digest = hashlib.sha256(json.dumps(value, ensure_ascii=False).encode()).digest()
+    return base64.b32encode(digest).decode().lower()[:2]
+
+
 def without_approvals(tags: Iterable[str]) -> list[str]:
     """The tags without approvals and rejections: what stays when an approval is voided."""
-    prefixes = (APPROVAL_TAG_PREFIX, APPROVAL_REJECT_TAG_PREFIX)
+    prefixes = (APPROVAL_TAG_PREFIX, APPROVAL_REJECT_TAG_PREFIX, APPROVAL_SEEN_TAG_PREFIX)
     return [tag for tag in tags if not tag.startswith(prefixes)]
 
 
 def content_tags(tags: Iterable[str]) -> list[str]:
     """The tags an approval covers: the post's own, sorted; none of the approval state's
     and no hold mark (holding and releasing an approved post leaves its approval valid)."""
-    state = (APPROVAL_TAG_PREFIX, APPROVAL_REJECT_TAG_PREFIX, APPROVAL_WAIT_TAG_PREFIX)
+    state = (
+        APPROVAL_TAG_PREFIX, APPROVAL_REJECT_TAG_PREFIX, APPROVAL_WAIT_TAG_PREFIX,
+        APPROVAL_SEEN_TAG_PREFIX,
+    )  # fmt: skip
     return sorted(
         tag
         for tag in tags
