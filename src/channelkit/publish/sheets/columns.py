@@ -68,6 +68,8 @@ CALENDAR_COLUMNS = (
     SheetColumn("id", ("post_id",), "The post's id; blank for a new post."),
     SheetColumn("updated_at", (), "When the post last changed, as exported; leave it as it is."),
     SheetColumn("status", (), "The post's status when exported (draft or scheduled); read only."),
+    SheetColumn("approval", (), "Awaiting, approved or rejected (an approval channel); read only."),
+    SheetColumn("approved_by", (), "Who approved it (a valid approval of it as it is); read only."),
     SheetColumn("action", (), "Blank, cancel (back to draft) or publish-now (needs --yes)."),
     SheetColumn("exported", (), "A fingerprint of the row as exported; leave it as it is."),
 )

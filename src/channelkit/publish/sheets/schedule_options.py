@@ -14,7 +14,7 @@ import click
 from channelkit.errors import InvalidParameterError
 from channelkit.publish.layouts.options import parse_choices
 from channelkit.publish.layouts.read import Choices
-from channelkit.publish.sheets.slots import parse_gap
+from channelkit.publish.post.times import parse_gap
 
 _T = TypeVar("_T")
 
