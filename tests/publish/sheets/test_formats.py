@@ -20,7 +20,7 @@ from channelkit.publish.layouts.read import Choices
 from channelkit.publish.sheets.foreign import LayoutFormat
 from channelkit.publish.sheets.formats import formats, read_table
 from channelkit.publish.sheets.native import NATIVE
-from channelkit.publish.sheets.sheet import Table
+from channelkit.publish.sheets.sheet import CellTable
 from channelkit.publish.sheets.spreadsheet import read_sheet
 from channelkit.service import LocalService
 from fixtures.layout_corpus import as_csv
@@ -91,8 +91,8 @@ UNKNOWN_FILE = [
 ]
 
 
-def _table(rows: list[list[object]]) -> Table:
-    return Table("f.csv", "f.csv", "f.csv", tuple(rows[0]), tuple(enumerate(rows[1:], start=2)))
+def _table(rows: list[list[object]]) -> CellTable:
+    return CellTable("f.csv", "f.csv", "f.csv", tuple(rows[0]), tuple(enumerate(rows[1:], start=2)))
 
 
 def test_the_formats_are_the_native_file_then_every_known_layout() -> None:

@@ -84,10 +84,10 @@ def approve(options: ApproveOptions, service: ServiceOptions, output: Output) ->
     """List the posts that wait for approval, or approve (or --reject) them: an approved
     post is scheduled at its time, once; an edit after approval voids it."""
     with user_errors():
-        run_approve(options, service, output)
+        run_approve_command(options, service, output)
 
 
-def run_approve(options: ApproveOptions, service: ServiceOptions, output: Output) -> None:
+def run_approve_command(options: ApproveOptions, service: ServiceOptions, output: Output) -> None:
     from channelkit.client import Client
     from channelkit.publish.approval import approving
     from channelkit.publish.approval.policy import Policy

@@ -39,17 +39,17 @@ NOW: Final = "now"
 Intended = datetime | Literal["now"]
 
 
-def stamp(at: Intended) -> str:
+def approval_time(at: Intended) -> str:
     """The intended time as tags and signatures write it.
 
-    >>> stamp(datetime(2026, 12, 1, 9, tzinfo=UTC))
+    >>> approval_time(datetime(2026, 12, 1, 9, tzinfo=UTC))
     '20261201T090000Z'
     """
     return at if isinstance(at, str) else f"{at.astimezone(UTC):{_STAMP}}"
 
 
 def waiting_tag(at: Intended) -> str:
-    return f"{APPROVAL_WAIT_TAG_PREFIX}{stamp(at)}"
+    return f"{APPROVAL_WAIT_TAG_PREFIX}{approval_time(at)}"
 
 
 def waiting_time(tags: Iterable[str]) -> Intended | None:
@@ -138,7 +138,7 @@ def _seen(post: Post, at: Intended) -> dict[str, object]:
     return {
         "channel": post.channel_id, "title": post.title, "body": post.body,
         "priority": post.priority, "cover": post.cover_image_url,
-        "tags": content_tags(post.tags), "time": stamp(at),
+        "tags": content_tags(post.tags), "time": approval_time(at),
     }  # fmt: skip
 
 

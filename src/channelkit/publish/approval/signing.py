@@ -33,7 +33,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 
 from channelkit._constants import APPROVAL_KEY_FILE_NAME, ENV_APPROVAL_KEY
 from channelkit.errors import ChannelkitError
-from channelkit.publish.approval.marks import Intended, content_tags, stamp
+from channelkit.publish.approval.marks import Intended, approval_time, content_tags
 
 if TYPE_CHECKING:
     from channelkit.client.models import Post
@@ -46,7 +46,7 @@ def content(post: Post, at: Intended, name: str) -> bytes:
     """What `name` approves of `post` going out at `at` (see the module docstring)."""
     fields = [
         _DOMAIN, post.id, post.channel_id, post.title, post.body, post.priority,
-        post.cover_image_url, content_tags(post.tags), stamp(at), name,
+        post.cover_image_url, content_tags(post.tags), approval_time(at), name,
     ]  # fmt: skip
     return json.dumps(fields, ensure_ascii=False, separators=(",", ":")).encode()
 

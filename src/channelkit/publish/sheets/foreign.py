@@ -22,7 +22,7 @@ from channelkit.publish.layouts.read import (
     shape,
     translate,
 )
-from channelkit.publish.sheets.sheet import Claim, Hints, Sheet, SheetRow, Table
+from channelkit.publish.sheets.sheet import CellTable, Claim, Hints, Sheet, SheetRow
 
 
 class LayoutFormat:
@@ -36,13 +36,13 @@ class LayoutFormat:
         """Its header row, as a hint names it (none for a layout without one)."""
         return f"the columns of {self.layout.a_name} file" if self.layout.has_header else None
 
-    def claim(self, table: Table) -> Claim | None:
+    def claim(self, table: CellTable) -> Claim | None:
         found = recognise(self.layout, table.header_cells, table.rows)
         if found is None:
             return None
         return Claim(len(found.placed), lambda choices: _read(table, found, choices))
 
-    def hints(self, table: Table) -> Hints:
+    def hints(self, table: CellTable) -> Hints:
         name = self.layout.name
         return Hints(
             meanings=tuple((h, f, name) for h, f in meanings(self.layout, table.headers)),
@@ -50,7 +50,7 @@ class LayoutFormat:
         )
 
 
-def _read(table: Table, found: Found, choices: Choices) -> Sheet:
+def _read(table: CellTable, found: Found, choices: Choices) -> Sheet:
     where = table.where
     if len(found.rows) > SPREADSHEET_MAX_ROWS:
         raise SpreadsheetError(

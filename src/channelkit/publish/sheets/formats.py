@@ -1,6 +1,6 @@
 """Every file format is one declaration: reading a file is one loop over the formats.
 
-A format answers two questions about a `Table` (a file's cells): "is this file mine?"
+A format answers two questions about a `CellTable` (a file's cells): "is this file mine?"
 (`claim`, with how many columns it recognised) and "translate it into rows" (the claim's
 `read`, which gives the `Sheet`). The channelkit posts file is one format
 (`sheets/native.py`), each layout another tool's (`sheets/foreign.py`); the claim that
@@ -26,7 +26,7 @@ from channelkit.publish.layouts.read import Choices, first_row_hint
 from channelkit.publish.sheets.columns import expected_columns, map_headers
 from channelkit.publish.sheets.foreign import LayoutFormat
 from channelkit.publish.sheets.native import NATIVE
-from channelkit.publish.sheets.sheet import Claim, Hints, Sheet, Table, blank, header_text
+from channelkit.publish.sheets.sheet import CellTable, Claim, Hints, Sheet, blank, header_text
 
 
 class Format(Protocol):
@@ -36,9 +36,9 @@ class Format(Protocol):
     @property
     def what(self) -> str | None: ...
 
-    def claim(self, table: Table) -> Claim | None: ...
+    def claim(self, table: CellTable) -> Claim | None: ...
 
-    def hints(self, table: Table) -> Hints: ...
+    def hints(self, table: CellTable) -> Hints: ...
 
 
 def formats(choices: Choices) -> tuple[Format, ...]:
@@ -47,7 +47,7 @@ def formats(choices: Choices) -> tuple[Format, ...]:
     return (NATIVE, *(LayoutFormat(layout) for layout in layouts))
 
 
-def read_table(table: Table, choices: Choices | None) -> Sheet:
+def read_table(table: CellTable, choices: Choices | None) -> Sheet:
     """The sheet of the format that claims `table`; `SpreadsheetError` when none does."""
     chosen = choices or Choices()
     every = formats(chosen)
@@ -58,7 +58,7 @@ def read_table(table: Table, choices: Choices | None) -> Sheet:
     return best.read(chosen)
 
 
-def refusal(table: Table, every: Sequence[Format]) -> str:
+def refusal(table: CellTable, every: Sequence[Format]) -> str:
     """The one message for a file no format claims: the hints of all, then a layout file
     drafted from the headers."""
     if table.not_utf8:
@@ -93,7 +93,7 @@ def refusal(table: Table, every: Sequence[Format]) -> str:
     )
 
 
-def _title_row(table: Table, every: Sequence[Format]) -> str | None:
+def _title_row(table: CellTable, every: Sequence[Format]) -> str | None:
     """For a file whose row 1 holds one cell (a title) above a header row a format knows."""
     filled = [cell for cell in table.header_cells if not blank(cell)]
     if len(filled) != 1 or not table.rows:

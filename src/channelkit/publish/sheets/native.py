@@ -22,7 +22,7 @@ from channelkit.publish.post.cells import column_letter
 from channelkit.publish.post.times import time_zone
 from channelkit.publish.sheets.columns import map_headers, split_header
 from channelkit.publish.sheets.dates import settled_dates
-from channelkit.publish.sheets.sheet import Claim, Hints, Sheet, SheetRow, Table, blank
+from channelkit.publish.sheets.sheet import CellTable, Claim, Hints, Sheet, SheetRow, blank
 
 
 class NativeFormat:
@@ -30,14 +30,14 @@ class NativeFormat:
 
     what = "channelkit's columns"
 
-    def claim(self, table: Table) -> Claim | None:
+    def claim(self, table: CellTable) -> Claim | None:
         fields, problems, zone = _header_row(table.headers)
         if problems or not table.headers or table.not_utf8:
             return None
         placed = sum(1 for header in table.headers if header)
         return Claim(placed, lambda choices: _read(table, fields, zone, choices))
 
-    def hints(self, table: Table) -> Hints:
+    def hints(self, table: CellTable) -> Hints:
         return Hints(problems=tuple(_header_row(table.headers)[1]))
 
 
@@ -65,7 +65,11 @@ def _header_row(
     return fields, problems, zone
 
 
-def _read(table: Table, fields: Sequence[str | None], zone: str | None, choices: Choices) -> Sheet:
+def _read(
+    table: CellTable, fields: Sequence[str | None], zone: str | None, choices: Choices
+) -> Sheet:
+    table: CellTable, fields: Sequence[str | None], zone: str | None, choices: Choices
+) -> Sheet:
     where = table.where
     if choices.channel or choices.names:
         raise SpreadsheetError(
@@ -94,7 +98,7 @@ def _read(table: Table, fields: Sequence[str | None], zone: str | None, choices:
     )
 
 
-def _cells(table: Table, number: int, cells: Sequence[object]) -> tuple[object, ...]:
+def _cells(table: CellTable, number: int, cells: Sequence[object]) -> tuple[object, ...]:
     """The row's values under the headers; a value past the last header or under an
     empty one makes the file unusable (a stray separator, a column without a name)."""
     width = len(table.headers)

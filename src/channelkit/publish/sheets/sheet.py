@@ -1,7 +1,7 @@
 """A read spreadsheet (`Sheet`, its `SheetRow`s), the cells before any format reads
-them (`Table`), and what a format says of them (`Claim`, `Hints`: sheets/formats.py).
+them (`CellTable`), and what a format says of them (`Claim`, `Hints`: sheets/formats.py).
 
-    table = Table("posts.csv", "posts.csv", "posts.csv", header_cells, rows)
+    table = CellTable("posts.csv", "posts.csv", "posts.csv", header_cells, rows)
     table.headers   # ('channel', 'title', ...): row 1 as text, trailing blanks dropped
 
 Pure: no I/O.
@@ -73,7 +73,7 @@ class Sheet:
 
 
 @dataclass(frozen=True)
-class Table:
+class CellTable:
     """A file's cells as read, before a format claims them: row 1 (`header_cells`), the
     non-blank rows below, and `not_utf8`, the refusal of a text file that is not UTF-8
     (read as Windows-1252 all the same: only another tool's file may be so)."""

@@ -29,7 +29,7 @@ from channelkit.errors import SpreadsheetError
 from channelkit.publish.layouts.read import Choices
 from channelkit.publish.sheets.columns import expected_columns
 from channelkit.publish.sheets.formats import read_table
-from channelkit.publish.sheets.sheet import Sheet, Table, blank
+from channelkit.publish.sheets.sheet import CellTable, Sheet, blank
 
 _ZIP_MAGIC = b"PK\x03\x04"
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
@@ -120,9 +120,9 @@ def _table(
     header_cells: Sequence[object],
     rows: Iterable[tuple[int, Sequence[object]]],
     not_utf8: str | None = None,
-) -> Table:
+) -> CellTable:
     kept = tuple((number, cells) for number, cells in rows if not all(map(blank, cells)))
-    return Table(name, sheet_name, where, tuple(header_cells), kept, not_utf8)
+    return CellTable(name, sheet_name, where, tuple(header_cells), kept, not_utf8)
 
 
 def _text_of(data: bytes, name: str) -> tuple[str, str | None]:
