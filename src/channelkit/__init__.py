@@ -63,6 +63,7 @@ _LAZY: dict[str, str] = {
     "DeliveryError": "channelkit.errors:DeliveryError",
     "PublishError": "channelkit.errors:PublishError",
     "TimeError": "channelkit.errors:TimeError",
+    "UnknownZoneError": "channelkit.errors:UnknownZoneError",
     "LakeError": "channelkit.errors:LakeError",
     # the parts
     "LocalService": "channelkit.service:LocalService",
@@ -127,6 +128,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         SyncError,
         SyncViewError,
         TimeError,
+        UnknownZoneError,
         WarehouseError,
     )
     from channelkit.export import to_csv, to_excel
@@ -178,6 +180,7 @@ __all__ = [
     "DeliveryError",
     "PublishError",
     "TimeError",
+    "UnknownZoneError",
     "LakeError",
     "LocalService",
     "sync",
