@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 import channelkit as ck
+from channelkit._cli import TimeZoneName
 from channelkit._constants import DEFAULT_TZ, ENV_TZ
 from channelkit._tz import given_tz, resolve_tz, unknown_zone
 from channelkit.analysis.period import Period
@@ -166,6 +167,20 @@ COMMANDS_WITH_TZ = _commands_with_tz(main)
 def test_the_command_tree_is_walked() -> None:
     # a floor, not the list: the walk must at least find the commands known to take --tz
     assert {("report",), ("schedule",), ("calendar", "export")} <= set(COMMANDS_WITH_TZ)
+
+
+def test_every_tz_option_is_the_one_declaration() -> None:
+    # one click type checks every --tz (and CHANNELKIT_TZ behind it) before the command runs
+    for path in COMMANDS_WITH_TZ:
+        command: click.Command = main
+        for name in path:
+            assert isinstance(command, click.Group)
+            found = command.get_command(click.Context(command), name)
+            assert found is not None
+            command = found
+        (option,) = [param for param in command.params if "--tz" in getattr(param, "opts", ())]
+        assert isinstance(option.type, TimeZoneName), path
+        assert option.envvar == ENV_TZ, path
 
 
 @pytest.mark.parametrize("command", COMMANDS_WITH_TZ, ids=" ".join)
