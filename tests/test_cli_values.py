@@ -24,6 +24,7 @@ from click.testing import CliRunner
 
 from channelkit._cli import Day, Number, Parsed
 from channelkit.cli import main
+from channelkit.publish.approval.signing import Signer
 from channelkit.service import LocalService
 
 BAD = ("inf", "nan", "1e20", "-1", "-0.5", "0001-01-01", "9999-12-31", "9999-12-31 23:00")
@@ -96,6 +97,9 @@ def base(service: LocalService, admin_key: str, tmp_path: Path) -> dict[str, lis
     CliRunner().invoke(main, ["sync", "--db", str(db), "-q"], env=_env(service, admin_key))
     sheet = tmp_path / "posts.csv"
     CliRunner().invoke(main, ["template", str(sheet)])
+    policy = tmp_path / "approvals.toml"
+    line = Signer.generate("ann").public_line()
+    policy.write_text(f'[approvers]\n{line}\n[channels.all-hands]\napprovers = ["ann"]\n')
     config = tmp_path / "deliver.toml"
     config.write_text(
         '[[reports]]\nname = "x"\nperiod = "week"\n'
@@ -113,6 +117,7 @@ def base(service: LocalService, admin_key: str, tmp_path: Path) -> dict[str, lis
                             "2026-12-01", "--to", "2026-12-08", "--tz", "UTC", "--force"],
         "hold": ["hold", "--status", "--tz", "UTC"],
         "release": ["release", "--tz", "UTC"],
+        "approve": ["approve", "--policy", str(policy), "--tz", "UTC"],
     }  # fmt: skip
 
 

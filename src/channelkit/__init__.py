@@ -74,6 +74,7 @@ _LAZY: dict[str, str] = {
     "calendar_export": "channelkit.publish:calendar_export",
     "hold": "channelkit.publish.hold.holding:hold",
     "release": "channelkit.publish.hold.holding:release",
+    "approve": "channelkit.publish.approval.notebook:approve",
     "publish": "channelkit.publish",
     "plots": "channelkit.plots",
     "reports": "channelkit.reports",
@@ -133,6 +134,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     )
     from channelkit.export import to_csv, to_excel
     from channelkit.publish import calendar_export, schedule
+    from channelkit.publish.approval.notebook import approve
     from channelkit.publish.hold.holding import hold, release
     from channelkit.service import LocalService
     from channelkit.sync import SyncReport
@@ -190,6 +192,7 @@ __all__ = [
     "calendar_export",
     "hold",
     "release",
+    "approve",
     "publish",
     "plots",
     "reports",

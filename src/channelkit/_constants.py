@@ -345,6 +345,10 @@ NOTEBOOK_KERNEL_ENV = (
 NOTEBOOK_KERNEL_ENV_PREFIXES = ("LC_", "PYTHON", "XDG_")  # not JUPYTER_: JUPYTER_TOKEN
 
 # --- Publishing -----------------------------------------------------------------------------
+# A folder of the team's layout files (*.toml, docs/publishing.md "Moving from another
+# tool"): read beside the built-in layouts; unset, only the built-in ones are known.
+ENV_LAYOUTS = "CHANNELKIT_LAYOUTS"
+LAYOUT_FILE_SUFFIX = ".toml"
 ENV_TZ = "CHANNELKIT_TZ"  # default time zone for naive times (ck.schedule, spreadsheets)
 PUBLISH_LEAD_TIME_SECONDS = 5 * 60  # a scheduled time must be at least this far ahead
 PUBLISH_MAX_AHEAD_YEARS = 10  # and at most this far: 9999-12-30 is a typo, not a plan
@@ -373,6 +377,27 @@ PUBLISH_HOLD_CHECK_CHARS = 6
 # this prefix, then this many base32 characters of a SHA-256 (60 bits: no two rows of a
 # workspace share one), 31 characters of the 50 a tag has.
 PUBLISH_ORIGIN_TAG_PREFIX = "sent-by-channelkit:"
+# Approval before publishing (`channelkit approve`): the team's policy file and each
+# approver's own private key are named by these variables (or --policy / --key).
+ENV_APPROVAL_POLICY = "CHANNELKIT_APPROVAL_POLICY"
+ENV_APPROVAL_KEY = "CHANNELKIT_APPROVAL_KEY"
+APPROVAL_KEY_FILE_NAME = "approval-key.pem"  # in the user's config folder by default
+# A post waiting for approval is a draft carrying its intended time in one tag (`now`: at
+# once when approved); an approval is the approver's Ed25519 signature (64 bytes, 86
+# base64url characters) in APPROVAL_SIGNATURE_PARTS tags, as a tag holds 50 characters.
+APPROVAL_WAIT_TAG_PREFIX = "awaiting-approval:"
+APPROVAL_TAG_PREFIX = "approved:"
+APPROVAL_REJECT_TAG_PREFIX = "rejected:"
+# What an approval saw, two characters of digest per field: says what changed after it
+# (a hint for the listing, never trusted: the signature is what counts).
+APPROVAL_SEEN_TAG_PREFIX = "approval-saw:"
+APPROVAL_SIGNATURE_PARTS = 4
+APPROVAL_NAME_MAX_CHARS = 16  # what is left of a tag for the approver's name
+APPROVALS_NEEDED = 1  # approvals a post needs unless the policy says more
+APPROVAL_SELF_ALLOWED = False  # whether an author may approve their own post by default
+# A post bound for an approval channel without a time is created this far ahead (the
+# service publishes a post created without one at once) and moved to draft at once.
+APPROVAL_PLACEHOLDER_DAYS = 30
 PUBLISH_ORIGIN_CHARS = 12
 # A body this long (spacing normalised) matching a post nearby refuses the row by itself.
 PUBLISH_DUPLICATE_BODY_MIN_CHARS = 40

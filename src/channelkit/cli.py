@@ -49,6 +49,7 @@ _COMMANDS: dict[str, str] = {
     "calendar": "channelkit.publish.calendar.cli:calendar",
     "hold": "channelkit.publish.hold.cli:hold",
     "release": "channelkit.publish.hold.cli:release",
+    "approve": "channelkit.publish.approval.cli:approve",
 }
 
 

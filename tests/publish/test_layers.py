@@ -1,4 +1,5 @@
-"""The publishing wings import one way: post → layouts → sheets → hold → calendar → commands.
+"""The publishing wings import one way: post → approval → layouts → sheets → hold →
+calendar → commands.
 
 Every module of `channelkit.publish` is found on disk (no hand list), so a new module or a
 new wing is covered the moment it exists: a module outside the declared wings turns this red.
@@ -15,7 +16,7 @@ PACKAGE = Path(channelkit.publish.__file__).parent
 PREFIX = "channelkit.publish."
 
 # Bottom to top; the commands (`cli.py`, `cell.py`) sit above all.
-WINGS = ("post", "layouts", "sheets", "hold", "calendar")
+WINGS = ("post", "approval", "layouts", "sheets", "hold", "calendar")
 TOP = "commands"
 
 

@@ -20,6 +20,8 @@ from pydantic import PrivateAttr
 from channelkit._tz import given_zone
 from channelkit.client.models import Post
 from channelkit.errors import ChannelkitError, PostValidationError
+from channelkit.publish.approval.approving import gate, untimed
+from channelkit.publish.approval.policy import Policy
 from channelkit.publish.post.fields import PUBLISH_FIELDS
 from channelkit.publish.post.preview import format_when, post_html
 from channelkit.publish.post.sending import send_one
@@ -144,7 +146,13 @@ def schedule(
     )
     if isinstance(request, list):
         raise PostValidationError(request)
+    policy = Policy.load()
+    unapproved = untimed(client, policy, [request])
+    if unapproved is not None:
+        raise ChannelkitError(f"{unapproved}; nothing was sent")
     post, before = send_one(client, request, source="ck.schedule")
+    if post is not None:
+        post = gate(client, policy, [post])[post.id]
     if post is None:
         assert before is not None  # without a post, only a sent-before can come back
         raise ChannelkitError(f"not sent again: {before.describe()}")

@@ -44,7 +44,8 @@ from channelkit.publish.sheets.placing import crowded_plan
 from channelkit.publish.sheets.plan import Plan
 from channelkit.publish.sheets.results import SubmitResult, write_table
 from channelkit.publish.sheets.schedule_options import ScheduleOptions, parsed_option
-from channelkit.publish.sheets.spreadsheet import Sheet, read_sheet
+from channelkit.publish.sheets.sheet import Sheet
+from channelkit.publish.sheets.spreadsheet import read_sheet
 from channelkit.publish.sheets.template import write_template
 
 if TYPE_CHECKING:

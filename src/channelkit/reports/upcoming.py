@@ -5,7 +5,10 @@ reviews each morning (`channelkit report --upcoming 36h`, and a `deliver` entry 
 It asks the service, not the warehouse: a post scheduled or moved a minute ago is on it. Posts
 on hold (`channelkit hold`: drafts that carry their scheduled time in a hold mark) are counted
 in the window they would go out in ("0 posts scheduled in the next 36 hours, 3 held"), on any
-machine, since the mark is on the post.
+machine, since the mark is on the post. Posts waiting for approval (`channelkit approve`)
+in that time are counted by who may approve them ("3 awaiting approval by legal") and
+listed with their whole text, when an approval policy is set (`CHANNELKIT_APPROVAL_POLICY`):
+sent to the approvers by `deliver`, it is their review digest.
 
     digest = upcoming_digest(client, within=timedelta(hours=36), tz="Europe/Berlin")
     print(digest.text())               # one line per post: time, channel, title, author
@@ -22,6 +25,8 @@ from zoneinfo import ZoneInfo
 
 from channelkit._tz import load_zone
 from channelkit.errors import InvalidParameterError
+from channelkit.publish.approval.approving import awaiting_in
+from channelkit.publish.approval.policy import Policy
 from channelkit.publish.hold.mark import HoldMark
 from channelkit.publish.post.times import offset_if_repeated
 from channelkit.publish.post.validation import ChannelIndex, ChannelInfo
@@ -48,6 +53,25 @@ class UpcomingPost:
 
 
 @dataclass(frozen=True)
+class WaitingPost:
+    """A post waiting for approval, as the review part of the digest shows it: whole."""
+
+    post_id: str
+    when: datetime | None  # None: at once when approved
+    channel: str
+    title: str
+    author: str
+    body: str
+    approvers: str  # "ann or bob"
+
+    @property
+    def local(self) -> str:
+        if self.when is None:
+            return "at once when approved"
+        return f"{self.when:%a %Y-%m-%d %H:%M}" + offset_if_repeated(self.when)
+
+
+@dataclass(frozen=True)
 class UpcomingDigest:
     """Every post scheduled in `[start, end)`, in time order, and how many held posts were
     scheduled in it (`held`); `outlook`, the posts already out that are heading below
@@ -60,6 +84,7 @@ class UpcomingDigest:
     posts: tuple[UpcomingPost, ...]
     held: int = 0
     outlook: str | None = None
+    waiting: tuple[WaitingPost, ...] = ()
 
     @property
     def hours(self) -> int:
@@ -83,6 +108,17 @@ class UpcomingDigest:
         )
 
     @property
+    def awaiting_notes(self) -> list[str]:
+        """ "3 awaiting approval by legal: `channelkit approve` lists them", one per group."""
+        counts: dict[str, int] = {}
+        for post in self.waiting:
+            counts[post.approvers] = counts.get(post.approvers, 0) + 1
+        return [
+            f"{count} awaiting approval by {who}: `channelkit approve` lists them"
+            for who, count in sorted(counts.items())
+        ]
+
+    @property
     def span(self) -> str:
         return f"{self.start:%a %Y-%m-%d %H:%M} to {self.end:%a %Y-%m-%d %H:%M} {self.tz}"
 
@@ -95,9 +131,16 @@ class UpcomingDigest:
         """The title, the span, then one line per post."""
         lines = [self.title, self.span]
         lines += [self.held_note] if self.held else []
+        lines += self.awaiting_notes
         lines += [
             f"{post.local}  {post.channel}  {post.title}  (by {post.author})" for post in self.posts
         ]
+        if self.waiting:
+            lines.append("Awaiting approval:")
+        for post in self.waiting:
+            lines.append(f"{post.local}  {post.channel}  {post.title}  (by {post.author}; "
+                         f"to be approved by {post.approvers}; {post.post_id})")  # fmt: skip
+            lines += [f"    {line}" for line in post.body.splitlines()]
         if self.outlook is not None:
             lines.append(f"Already out: {self.outlook} (provisional)")
         return "\n".join(lines)
@@ -142,7 +185,13 @@ def upcoming_digest(
         and start <= post.scheduled_at < end
     ]
     posts.sort(key=lambda post: (post.when, post.post_id))
-    return UpcomingDigest(start, end, zone.key, tuple(posts), _held(listed, start, end))
+    waiting = tuple(
+        _waiting(post, at, " or ".join(rule.approvers), index, zone)
+        for post, at, rule in awaiting_in(listed, Policy.load(), index, start, end)
+    )
+    return UpcomingDigest(
+        start, end, zone.key, tuple(posts), _held(listed, start, end), waiting=waiting
+    )
 
 
 def _held(posts: Sequence[Post], start: datetime, end: datetime) -> int:
@@ -154,8 +203,20 @@ def _held(posts: Sequence[Post], start: datetime, end: datetime) -> int:
 
 def _shown(post: Post, index: ChannelIndex, zone: ZoneInfo) -> UpcomingPost:
     assert post.scheduled_at is not None  # only scheduled posts are shown
+    channel, name = _channel_and_author(post, index)
+    return UpcomingPost(post.id, post.scheduled_at.astimezone(zone), channel, post.title, name)
+
+
+def _waiting(
+    post: Post, at: datetime | str, who: str, index: ChannelIndex, zone: ZoneInfo
+) -> WaitingPost:
+    channel, name = _channel_and_author(post, index)
+    when = at.astimezone(zone) if isinstance(at, datetime) else None
+    return WaitingPost(post.id, when, channel, post.title, name, post.body or "", who)
+
+
+def _channel_and_author(post: Post, index: ChannelIndex) -> tuple[str, str]:
     info = index.get(post.channel_id)
     author = post.author
     name = (author.name or author.email or author.id) if author is not None else "unknown"
-    channel = info.audience if info is not None else post.channel_id
-    return UpcomingPost(post.id, post.scheduled_at.astimezone(zone), channel, post.title, name)
+    return (info.audience if info is not None else post.channel_id), name

@@ -16,6 +16,8 @@ from urllib.parse import urlsplit, urlunsplit
 import ipywidgets as widgets
 
 from channelkit.errors import APIError, ChannelkitError, FieldError, PostValidationError, TimeError
+from channelkit.publish.approval.approving import gate, untimed
+from channelkit.publish.approval.policy import Policy
 from channelkit.publish.post.fields import PUBLISH_FIELDS, PostField, by_name
 from channelkit.publish.post.preview import format_when, post_html
 from channelkit.publish.post.sending import send_one
@@ -229,7 +231,13 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
         self.schedule_button.disabled = True
         self.schedule_button.description = "Sending…"
         try:
+            policy = Policy.load()
+            unapproved = untimed(self._client, policy, [request])
+            if unapproved is not None:
+                raise ChannelkitError(f"{unapproved}; nothing was sent")
             post, before = send_one(self._client, request, source="composer")
+            if post is not None:  # a post of an approval channel waits for approval
+                post = gate(self._client, policy, [post])[post.id]
         except ChannelkitError as exc:
             self._show_failure(exc)
             return None

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from channelkit.cli import main
 from channelkit.client import Client
 from channelkit.errors import InvalidParameterError
-from channelkit.publish.layouts.declared import LAYOUTS
+from channelkit.publish.layouts.library import LAYOUTS
 from channelkit.publish.layouts.read import Choices, with_links
 from channelkit.publish.layouts.write import LayoutPost, layout_rows, write_layout
 from channelkit.publish.sheets.plan import load_spreadsheet

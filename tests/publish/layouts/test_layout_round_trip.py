@@ -3,6 +3,8 @@ back in the same layout (`calendar export --layout`), read again: nothing change
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -13,7 +15,8 @@ from click.testing import CliRunner
 from channelkit.cli import main
 from channelkit.client import Client
 from channelkit.publish.calendar.layout_export import export_layout
-from channelkit.publish.layouts.declared import LAYOUTS
+from channelkit.publish.layouts.files import load_layout
+from channelkit.publish.layouts.library import LAYOUTS
 from channelkit.publish.layouts.read import Choices
 from channelkit.publish.sheets.plan import Plan, load_spreadsheet
 from channelkit.service import LocalService
@@ -132,3 +135,52 @@ def test_oktopost_cannot_be_written_back(live: SimpleNamespace, tmp_path: Path) 
     )  # fmt: skip
     assert result.exit_code == 2
     assert "Oktopost files have no time column" in result.output
+
+
+def test_a_layout_file_exports_with_its_channel_names_and_reads_back(
+    live: SimpleNamespace, tmp_path: Path
+) -> None:
+    layout = tmp_path / "team.toml"
+    layout.write_text(
+        'name = "Team tool"\ndates = "year-first"\n'
+        '[[columns]]\nrole = "message"\nheaders = ["Copy"]\nrequired = true\n'
+        '[[columns]]\nrole = "when"\nheaders = ["Go live"]\nrequired = true\n'
+        '[[columns]]\nrole = "profile"\nheaders = ["Page"]\n'
+        '[channels]\n"News page" = "news"\n"Eng page" = "eng"\n',
+        encoding="utf-8",
+    )
+    source = _source("sprout")
+    first = load_spreadsheet(
+        source.data,
+        filename=source.filename,
+        tz=TZ,
+        choices=Choices(**choices_for(source.sample, "dmy")),
+    )
+    first.submit(live.client)
+    path = tmp_path / "team.csv"
+    base = ["calendar", "export", str(path), "--from", WINDOW[0], "--to", WINDOW[1], "--tz", TZ]
+    unknown = CliRunner().invoke(main, [*base, "--layout", "team", *live.args])
+    assert (
+        unknown.exit_code == 2
+        and "'team' is not a layout; use one of ayrshare, buffer" in unknown.output
+    )
+    done = CliRunner().invoke(main, [*base, "--layout-file", str(layout), *live.args])
+    assert done.exit_code == 0, done.output
+    assert f"wrote 4 posts to {path} as a Team tool file" in done.output
+    header, *rows = csv.reader(io.StringIO(path.read_text(encoding="utf-8"), newline=""))
+    assert header == ["Copy", "Go live", "Page"]
+    assert {row[2] for row in rows} == {"News page", "Eng page"}
+    again = load_spreadsheet(
+        path, tz=TZ, choices=Choices(layouts=(load_layout(layout),))
+    )  # the names go back to their channels by the same file
+
+    def posts(plan: Plan) -> set[tuple[str, str, str, object]]:
+        return {
+            (r.title, r.body, r.scheduled_at.isoformat(), r.channel_id)
+            for r in (row.request for row in plan.rows)
+            if r is not None
+        }
+
+    slugs = {c.id: c.slug for c in live.client.channels.list()}
+    sent = {(t, b, at, slugs.get(str(c), c)) for t, b, at, c in posts(first)}
+    assert len(again.rows) == 4 and posts(again) == sent  # no image or tag column: those stay

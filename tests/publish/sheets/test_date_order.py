@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from channelkit.publish.layouts.declared import LAYOUTS
+from channelkit.publish.layouts.library import LAYOUTS
 from channelkit.publish.layouts.read import Choices
 from channelkit.publish.layouts.stamps import enough
 from channelkit.publish.sheets.plan import Plan, load_spreadsheet

@@ -15,11 +15,11 @@ from channelkit._constants import PUBLISH_BEST_SLOTS
 from channelkit.cli import main
 from channelkit.client import Client
 from channelkit.errors import InvalidParameterError
+from channelkit.publish.post.times import parse_gap
 from channelkit.publish.sheets.best_times import BestTimes
 from channelkit.publish.sheets.slots import (
     PlacedPost,
     next_free_slot,
-    parse_gap,
     parse_slots,
     too_close,
 )

@@ -32,13 +32,14 @@ from channelkit.publish.calendar.crowding import crowded_calendar
 from channelkit.publish.calendar.layout_export import export_layout
 from channelkit.publish.calendar.records import KINDS, WRITES
 from channelkit.publish.calendar.round_trip import CalendarPlan, CalendarResult, calendar_export
-from channelkit.publish.layouts.declared import LAYOUTS
+from channelkit.publish.layouts.declared import Layout
+from channelkit.publish.layouts.library import LAYOUTS, layout_named
 from channelkit.publish.layouts.options import layout_options, parse_choices
 from channelkit.publish.post.sending import write_scope_problem
 from channelkit.publish.sheets.placing import fill_times, filled_lines
 from channelkit.publish.sheets.results import write_table
 from channelkit.publish.sheets.schedule_options import ScheduleOptions, parsed_option
-from channelkit.publish.sheets.spreadsheet import Sheet
+from channelkit.publish.sheets.sheet import Sheet
 
 if TYPE_CHECKING:
     from channelkit.client import Client
@@ -255,6 +256,7 @@ class ExportOptions:
     map_names: tuple[str, ...] = ()
     map_file: Path | None = None
     date_order: str | None = None
+    layout_file: Path | None = None
 
 
 @calendar.command("export")
@@ -269,9 +271,10 @@ class ExportOptions:
 @click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
 @click.option(
     "--layout",
-    type=click.Choice(list(LAYOUTS)),
-    help="Write the scheduled posts in another tool's bulk layout (see docs/publishing.md, "
-    "'Moving from another tool'); --map gives the file's names for channels.",
+    metavar="LAYOUT",
+    help=f"Write the scheduled posts in another tool's bulk layout ({', '.join(LAYOUTS)}, or "
+    "one of the team's folder CHANNELKIT_LAYOUTS; see docs/publishing.md, 'Moving from "
+    "another tool'); --map gives the file's names for channels.",
 )
 @layout_options(channel=False)
 @service_options()
@@ -296,20 +299,22 @@ def run_export_command(options: ExportOptions, service: ServiceOptions, output: 
     config = service.config(needed_for="to export the calendar")
     from channelkit.client import Client
 
-    if options.layout:
+    if options.layout or options.layout_file:
         choices = parsed_option(
             lambda: parse_choices(
                 channel=None,
                 maps=options.map_names,
                 map_file=options.map_file,
                 date_order=options.date_order,
+                layout_file=options.layout_file,
             ),
-            "--map",
+            "--layout-file" if options.layout_file else "--map",
         )
         with user_errors(writing=path), user_errors(), Client(**config.client_settings()) as client:
+            layout = choices.layouts[0] if choices.layouts else options.layout or ""
             written, count, drafts = export_layout(
                 path,
-                layout=options.layout,
+                layout=layout,
                 start=options.start,
                 end=options.end,
                 tz=options.tz,
@@ -318,9 +323,7 @@ def run_export_command(options: ExportOptions, service: ServiceOptions, output: 
                 choices=choices,
             )
         left = f" ({drafts} drafts left out: a bulk file has no drafts)" if drafts else ""
-        output.result(
-            f"wrote {count} posts to {written} as {LAYOUTS[options.layout].a_name} file{left}"
-        )
+        output.result(f"wrote {count} posts to {written} as {_named(layout).a_name} file{left}")
         return
     # Nested: a refused flag (--from) stays a usage error; only the disk is "cannot write".
     with user_errors(writing=path), user_errors(), Client(**config.client_settings()) as client:
@@ -333,3 +336,7 @@ def run_export_command(options: ExportOptions, service: ServiceOptions, output: 
             client=client,
         )
     output.result(f"wrote {written}; edit it, then: channelkit schedule {written}")
+
+
+def _named(layout: str | Layout) -> Layout:
+    return layout_named(layout) if isinstance(layout, str) else layout

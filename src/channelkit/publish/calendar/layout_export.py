@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from channelkit._tz import checked_tz
-from channelkit.errors import InvalidParameterError
 from channelkit.publish.calendar.round_trip import calendar_frame
-from channelkit.publish.layouts.declared import LAYOUTS
+from channelkit.publish.layouts.declared import Layout
+from channelkit.publish.layouts.library import layout_named
 from channelkit.publish.layouts.read import Choices
 from channelkit.publish.layouts.write import LayoutPost, layout_names, layout_rows, write_layout
 from channelkit.publish.post.times import parse_when
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 def export_layout(
     path: str | Path,
     *,
-    layout: str,
+    layout: str | Layout,
     start: object,
     end: object,
     client: Client,
@@ -30,20 +30,17 @@ def export_layout(
     channel: str | Sequence[str] | None = None,
     choices: Choices | None = None,
 ) -> tuple[Path, int, int]:
-    """Write the scheduled posts of `[start, end)` to `path` in `layout` (a key of
-    `LAYOUTS`); returns the path, the posts written and the drafts left out (a bulk file
-    has no draft state). `choices.names` (`--map`) give the file's names for channels;
-    `choices.date_order` the day/month order of tools that let the user pick it."""
-    found = LAYOUTS.get(layout)
-    if found is None:
-        raise InvalidParameterError(
-            "layout", f"{layout!r} is not a layout; use one of {', '.join(LAYOUTS)}"
-        )
+    """Write the scheduled posts of `[start, end)` to `path` in `layout` (one, or the key
+    of a known one: built-in or the team's); returns the path, the posts written and the
+    drafts left out (a bulk file has no draft state). `choices.names` (`--map`) give the
+    file's names for channels; `choices.date_order` the day/month order of tools that let
+    the user pick it."""
+    found = layout_named(layout) if isinstance(layout, str) else layout
     choices = choices or Choices()
     zone = checked_tz(tz)
     frame = calendar_frame(client, start=start, end=end, tz=zone, channel=channel)
     index = ChannelIndex.from_client(client)
-    names = layout_names(index, choices)
+    names = layout_names(index, choices, found)
     time_column = next(column for column in frame.columns if column.startswith("scheduled_at"))
     posts = [
         LayoutPost(

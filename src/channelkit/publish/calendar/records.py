@@ -46,7 +46,9 @@ if TYPE_CHECKING:
 # The post fields of a calendar, in its order (every contract field: `post_fields.arranged`)
 _FIELDS = arranged(("channel", "title", "body", "tags", "priority", "scheduled_at"))
 # Columns of an exported calendar, in order; the time column's header names its zone.
-CALENDAR_HEADERS = ("id", "updated_at", *_FIELDS, "status", "action", "exported")
+CALENDAR_HEADERS = (
+    "id", "updated_at", *_FIELDS, "status", "approval", "approved_by", "action", "exported",
+)  # fmt: skip
 ACTIONS = ("cancel", "publish-now")
 # What a row will do, in the order summaries list them.
 KINDS = (
@@ -170,8 +172,11 @@ def time_header(tz: str) -> str:
     return f"scheduled_at ({tz})"
 
 
-def calendar_record(post: Post, channel: ChannelInfo | None, tz: str) -> dict[str, object]:
-    """One exported row: the post's fields, its time as wall time in `tz`."""
+def calendar_record(
+    post: Post, channel: ChannelInfo | None, tz: str, approval: tuple[str, str] = ("", "")
+) -> dict[str, object]:
+    """One exported row: the post's fields, its time as wall time in `tz`, and its approval
+    state and approvers (`approval.approving.approval_state`), shown, never read back."""
     values = post_values(post)
     record: dict[str, object] = {
         "id": post.id,
@@ -187,7 +192,9 @@ def calendar_record(post: Post, channel: ChannelInfo | None, tz: str) -> dict[st
             record[field.name] = ", ".join(value)
         else:
             record[field.name] = value
-    record.update(status=post.status, action=None, exported=post_fingerprint(post))
+    record.update(status=post.status, approval=approval[0] or None,
+                  approved_by=approval[1] or None, action=None,
+                  exported=post_fingerprint(post))  # fmt: skip
     return record
 
 

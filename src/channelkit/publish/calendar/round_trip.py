@@ -32,6 +32,8 @@ from channelkit.errors import (
     NotFoundError,
     PlanNotValidError,
 )
+from channelkit.publish.approval.approving import approval_state, gate, untimed
+from channelkit.publish.approval.policy import Policy
 from channelkit.publish.calendar.records import (
     CALENDAR_HEADERS,
     KINDS,
@@ -49,7 +51,7 @@ from channelkit.publish.post.sending import ProgressCallback, send_rows
 from channelkit.publish.post.validation import DEFAULT_LEAD_TIME, ChannelIndex, ChannelInfo
 from channelkit.publish.post.window import channel_posts, chosen_channels, window_bounds
 from channelkit.publish.sheets.plan import Plan
-from channelkit.publish.sheets.spreadsheet import Sheet
+from channelkit.publish.sheets.sheet import Sheet
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -100,7 +102,11 @@ def calendar_frame(
                 posts.append(post)
     far = datetime.max.replace(tzinfo=UTC)
     posts.sort(key=lambda post: (post.scheduled_at or far, post.channel_id, post.id))
-    records = [calendar_record(post, index.get(post.channel_id), zone) for post in posts]
+    policy = Policy.load()
+    records = [
+        calendar_record(post, index.get(post.channel_id), zone, approval_state(post, policy, index))
+        for post in posts
+    ]
     columns = _headers(zone)
     return pd.DataFrame.from_records(records, columns=columns).astype(object)
 
@@ -268,6 +274,10 @@ class CalendarPlan:
                 "with allow_partial=True (--allow-partial)"
             )
         creates = [row.plan_row for row in self.rows if row.kind == "create" and row.plan_row]
+        policy = Policy.load()
+        unapproved = untimed(client, policy, [row.request for row in creates if row.request])
+        if unapproved is not None:
+            raise PlanNotValidError(f"{unapproved}; nothing was sent")
         with Ledger.open() as ledger:
             sent = send_rows(
                 client, creates, progress=progress, ledger=ledger, source=self.sheet.source
@@ -277,6 +287,7 @@ class CalendarPlan:
             if row.kind == "create":
                 result = sent[row.number]
                 post = _read(client, result.post_id) if result.post_id else None
+                post = None if post is None else gate(client, policy, [post])[post.id]
                 outcome = {"created": "created", "already_created": "unchanged"}.get(
                     result.status, "failed"
                 )
@@ -284,7 +295,11 @@ class CalendarPlan:
                     CalendarOutcome(row, outcome, post, result.error or result.note or "")
                 )
             elif row.kind in WRITES:
-                outcomes.append(self._apply(client, row))
+                applied = self._apply(client, row)
+                if applied.post is not None:  # an edit voids an approval: it waits again
+                    waits = gate(client, policy, [applied.post])[applied.post.id]
+                    applied = dataclasses.replace(applied, post=waits)
+                outcomes.append(applied)
             else:
                 post = self.posts.get(row.post_id or "") or self._existing(client, row)
                 outcome = {"error": "invalid"}.get(row.kind, row.kind)

@@ -172,7 +172,7 @@ def release(options: ReleaseOptions, service: ServiceOptions, output: Output) ->
 def run_release_command(options: ReleaseOptions, service: ServiceOptions, output: Output) -> None:
     from channelkit.client import Client
     from channelkit.publish.hold.holding import release as release_posts
-    from channelkit.publish.sheets.slots import parse_gap
+    from channelkit.publish.post.times import parse_gap
 
     if options.publish_missed and options.shift:
         raise click.UsageError("--publish-missed and --shift say different things: give one")

@@ -46,6 +46,8 @@ from channelkit.errors import (
     PermissionDeniedError,
     TimeError,
 )
+from channelkit.publish.approval.approving import must_wait
+from channelkit.publish.approval.policy import Policy
 from channelkit.publish.hold.mark import HoldMark, marked, unmarked, user_name
 from channelkit.publish.hold.record import HoldBook, HoldRecord
 from channelkit.publish.post import times
@@ -347,9 +349,12 @@ def release(
     publish_missed: bool = False,
     shift: timedelta | None = None,
     ledger: str | None = None,
+    policy: Policy | None = None,
 ) -> ReleaseResult:
     """Put each held post (of the scope) back at its hold's time, once; a missed one (its
     time passed while held) only with `publish_missed` (now) or `shift` (its time plus that).
+    A post of an approval channel (`policy`, else `CHANNELKIT_APPROVAL_POLICY`) goes back
+    only with a valid approval of what it is now; otherwise it waits for approval instead.
 
         result = ck.release()
         result.missed      # still held: ck.release(shift=timedelta(days=1)) moves them
@@ -357,7 +362,9 @@ def release(
     if client is None:
         with _own_client() as own:
             return release(own, channel=channel, tag=tag, start=start, end=end, tz=tz,
-                           publish_missed=publish_missed, shift=shift, ledger=ledger)  # fmt: skip
+                           publish_missed=publish_missed, shift=shift, ledger=ledger,
+                           policy=policy)  # fmt: skip
+    policy = policy or Policy.load()
     scope = post_filter(client, channel, tag, start, end, tz)
     service = service_address(client.base_url)
     done = _Released()
@@ -373,8 +380,9 @@ def release(
             if when is None or not scope.covers(listed, when):
                 continue
             _release_one(
-                client, book, service, listed, mine, scope, done, (publish_missed, shift, tz)
-            )
+                client, book, service, listed, mine, scope, done, (publish_missed, shift, tz),
+                policy,
+            )  # fmt: skip
         # held here, no longer held on the service: deleted, edited, or put back elsewhere
         for left in recorded.values():
             if left.post_id not in done.handled and scope.covers_record(left):
@@ -409,6 +417,7 @@ def _release_one(
     scope: PostScope,
     done: _Released,
     missed_rule: tuple[bool, timedelta | None, str | None],
+    policy: Policy,
 ) -> None:
     """Put back one marked draft at its hold's time, or say why not."""
     try:
@@ -439,6 +448,12 @@ def _release_one(
         return
     if isinstance(target, str):
         done.missed.append(shown)
+        return
+    unapproved = must_wait(client, policy, post, mark.scheduled_at)
+    if unapproved is not None:
+        if mine is not None:
+            book.settle(service, post.id, "left", note=unapproved)
+        done.left.append((shown, unapproved))
         return
     base = mine or HoldRecord.of(post, mark, post.etag, since or mark.scheduled_at)
     book.releasing(service, replace(base, etag=post.etag), target)

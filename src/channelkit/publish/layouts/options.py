@@ -1,9 +1,10 @@
 """The flags that place another tool's posts: `--channel`, `--map`, `--map-file`,
-`--date-order` (of `channelkit schedule`, and of `channelkit calendar export --layout`,
-which writes the names back).
+`--date-order`, `--layout-file` (of `channelkit schedule`, and of `channelkit calendar
+export`, which writes the names back).
 
     choices = parse_choices(channel=None, maps=("Facebook=news",), map_file=None,
-                            date_order="dmy")      # Choices(names=(("Facebook", "news"),), ...)
+                            date_order="dmy", layout_file=None)
+    # Choices(names=(("Facebook", "news"),), date_order="dmy")
 """
 
 from __future__ import annotations
@@ -15,12 +16,14 @@ import click
 from click.decorators import FC
 
 from channelkit.errors import InvalidParameterError
+from channelkit.publish.layouts.library import known_layouts
 from channelkit.publish.layouts.read import Choices
 from channelkit.publish.layouts.stamps import ORDERS
 
 
 def layout_options(*, channel: bool = True) -> Callable[[FC], FC]:
-    """`--channel` (with `channel`), `--map`, `--map-file` and `--date-order`."""
+    """`--channel` (with `channel`), `--map`, `--map-file`, `--date-order` and
+    `--layout-file`."""
     options = [
         click.option(
             "--map",
@@ -41,6 +44,13 @@ def layout_options(*, channel: bool = True) -> Callable[[FC], FC]:
             help="Dates written A/B/YYYY: dmy (day first) or mdy (month first), as you chose "
             "when uploading to that tool (or as your spreadsheet writes them in a posts "
             "file); needed only where the file does not settle it.",
+        ),
+        click.option(
+            "--layout-file",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="Files from other tools: a layout file (TOML) saying which column holds "
+            "what, for a tool channelkit does not ship (docs/publishing.md, 'Moving from "
+            "another tool'); the folder CHANNELKIT_LAYOUTS names adds the team's.",
         ),
     ]
     if channel:
@@ -66,12 +76,17 @@ def parse_choices(
     maps: Sequence[str],
     map_file: Path | None,
     date_order: str | None,
+    layout_file: Path | None = None,
 ) -> Choices:
-    """The choices the flags make; `InvalidParameterError` for a malformed `--map`."""
+    """The choices the flags make; `InvalidParameterError` for a malformed `--map` or
+    layout file."""
     pairs = [_pair(text, "map") for text in maps]
     if map_file is not None:
         pairs += _read_map(map_file)
-    return Choices(channel=channel or None, names=tuple(pairs), date_order=date_order)
+    layouts = known_layouts(layout_file) if layout_file is not None else ()
+    return Choices(
+        channel=channel or None, names=tuple(pairs), date_order=date_order, layouts=layouts
+    )
 
 
 def _read_map(path: Path) -> list[tuple[str, str]]:

@@ -1,16 +1,17 @@
 """Another tool's bulk file, recognised and translated into channelkit's own rows.
 
-`recognise` finds the `Layout` (publish/layouts/declared.py) a file's first row fits: every header
-one of the layout's (a header may go on in brackets or after ` - `), every required one
-present; for a layout without headers, the shape of row 1 (a date and time then a message;
-five numbers then a message). `translate` turns every row into the native columns
-(channel, title, body, scheduled_at, cover_image_url, tags) that the one validation path
-then checks as any posts file: what the other tool does not have is filled visibly (a
-title from the message, the link kept in the body, the channel from the user's
-`Choices`), and a value that cannot be read for certain (an ambiguous date) becomes that
-row's error, never a guess.
+`recognise` says whether a file's first row fits a `Layout`
+(publish/layouts/declared.py): every header one of the layout's (a header may go on in
+brackets or after ` - `), every required one present; for a layout without headers, the
+shape of row 1 (a date and time then a message; five numbers then a message). Each
+layout is one format of `publish/sheets/formats.py`, which asks them all in one loop.
+`translate` turns every row into the native columns (channel, title, body, scheduled_at,
+cover_image_url, tags) that the one validation path then checks as any posts file: what
+the other tool does not have is filled visibly (a title from the message, the link kept
+in the body, the channel from the user's `Choices`), and a value that cannot be read for
+certain (an ambiguous date) becomes that row's error, never a guess.
 
-    found = recognise(header_cells, rows)
+    found = recognise(LAYOUTS["hootsuite"], header_cells, rows)
     if found is not None:
         translated = translate(found, Choices(channel="news"))
         print(translated.reading)   # read as a Hootsuite bulk file: date-time, message, ...
@@ -28,7 +29,7 @@ from functools import cached_property
 
 from channelkit._spec import TITLE_MAX_CHARS
 from channelkit.errors import FieldError, SpreadsheetError
-from channelkit.publish.layouts.declared import LAYOUTS, ROLE_FIELDS, Column, Layout
+from channelkit.publish.layouts.declared import ROLE_FIELDS, Column, Layout
 from channelkit.publish.layouts.stamps import (
     Order,
     Stamp,
@@ -76,7 +77,8 @@ class Choices:
     `channel`: one channel for every row; `names`: the file's profile/network names and the
     channel each goes to (`--map NAME=CHANNEL`); `date_order`: `dmy` or `mdy`, the order the
     tool was told at upload (used only where the file does not settle it; a channelkit
-    posts file takes it too, for dates written A/B/YYYY).
+    posts file takes it too, for dates written A/B/YYYY); `layouts`: the layouts the file
+    may be in (`--layout-file`; none given: every layout channelkit and the team know).
 
         Choices(names=(("Facebook", "news"), ("LinkedIn", "eng")), date_order="dmy")
     """
@@ -84,6 +86,7 @@ class Choices:
     channel: str | None = None
     names: tuple[tuple[str, str], ...] = ()
     date_order: str | None = None
+    layouts: tuple[Layout, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -130,40 +133,37 @@ class Translated:
     problems: Mapping[int, tuple[FieldError, ...]] = field(default_factory=dict)
 
 
-def recognise(header_cells: Sequence[object], rows: Sequence[Row]) -> Found | None:
-    """The layout the file fits, or None. `header_cells` is row 1; `rows` the others."""
-    headers = [cell_value(cell) for cell in header_cells]
-    best: Found | None = None
-    for layout in LAYOUTS.values():
-        if layout.has_header:
-            placed = _by_headers(layout, headers)
-            found = Found(layout, placed, tuple(rows)) if placed else None
-        else:
-            found = _by_shape(layout, header_cells, rows)
-        if found is not None and (best is None or len(found.placed) > len(best.placed)):
-            best = found
-    return best
+def recognise(layout: Layout, header_cells: Sequence[object], rows: Sequence[Row]) -> Found | None:
+    """The file as `layout` reads it, or None when it is not in that layout.
+    `header_cells` is row 1; `rows` the others."""
+    if not layout.has_header:
+        return _by_shape(layout, header_cells, rows)
+    placed = _by_headers(layout, [cell_value(cell) for cell in header_cells])
+    return Found(layout, placed, tuple(rows)) if placed else None
 
 
-def hints(headers: Sequence[str]) -> list[str]:
-    """For an unrecognised file: what each header means in the layouts that use it
-    (`'Posting Time' → scheduled_at (in Buffer files)`)."""
-    found: list[str] = []
+def meanings(layout: Layout, headers: Sequence[str]) -> list[tuple[str, str]]:
+    """For an unrecognised file: the headers `layout` knows, and the native field each
+    becomes (`('Posting Time', 'scheduled_at')` in a Buffer file)."""
+    found: list[tuple[str, str]] = []
     for header in headers:
         key, _ = _key(header)
-        uses: dict[str, set[str]] = {}
-        for layout in LAYOUTS.values():
-            for column in layout.columns:
-                if key and column.matches(key) and _field(column):
-                    uses.setdefault(_field(column), set()).add(layout.name)
-        for target, tools in uses.items():
-            found.append(f"{header.strip()!r} → {target} (in {', '.join(sorted(tools))} files)")
+        column = next((c for c in layout.columns if key and c.matches(key) and _field(c)), None)
+        if column is not None:
+            found.append((header.strip(), _field(column)))
     return found
 
 
-def first_row_hint(header_cells: Sequence[object]) -> str | None:
+def shape(layout: Layout) -> str:
+    """The columns of a layout without a header row, for messages: `Hootsuite: date-time,
+    message, link`."""
+    return f"{layout.name}: {', '.join(column.label for column in layout.columns)}"
+
+
+def first_row_hint(header_cells: Sequence[object], shapes: Sequence[str]) -> str | None:
     """For an unrecognised file whose row 1 starts with a date and time: it holds a post,
-    not headers (a bulk file without a header row, in a shape no layout has)."""
+    not headers (a bulk file without a header row, in none of the `shapes` of the layouts
+    without one)."""
     if not header_cells:
         return None
     read = stamp(header_cells[0])
@@ -172,14 +172,10 @@ def first_row_hint(header_cells: Sequence[object]) -> str | None:
         return f"row 1 looks like a post, not a header row, and {short}" if short else None
     if read.clock is None:
         return None
-    shapes = "; ".join(
-        f"{layout.name}: {', '.join(column.label for column in layout.columns)}"
-        for layout in LAYOUTS.values()
-        if not layout.has_header
-    )
     return (
         f"row 1 starts with a date and time ({read.text!r}): it looks like a post, not a "
-        f"header row; the files without one that channelkit reads have these columns ({shapes})"
+        "header row; the files without one that channelkit reads have these columns "
+        f"({'; '.join(shapes)})"
     )
 
 
@@ -196,7 +192,7 @@ def translate(found: Found, choices: Choices) -> Translated:
         by_role = _by_role(found, cells)
         errors: list[FieldError] = list(unread.get(number, []))
         message = _joined(by_role.get("message", []))
-        title = _joined(by_role.get("title", [])) or derived_title(message)
+        title = _joined(by_role.get("title", [])) or derived_title(message, layout.title)
         body = with_links(message, _split(by_role.get("link", [])))
         images = _split(by_role.get("image", []))
         if len(images) > 1:
@@ -238,13 +234,14 @@ def translate(found: Found, choices: Choices) -> Translated:
     return Translated(layout, tuple(rows), reading, problems)
 
 
-def derived_title(message: str) -> str:
-    """The first sentence of the message's first line, cut at a word within the title
-    limit: `Town hall on Thursday.` from `Town hall on Thursday. Join us ...`; never cut
-    after an abbreviation, an initial or a number (`Q&A with Dr. Lee`, `The U.S. team`,
-    `Save the date: 1.5. at noon`)."""
+def derived_title(message: str, rule: str = "first sentence") -> str:
+    """The first sentence of the message's first line (`rule` "first line": the whole
+    line), cut at a word within the title limit: `Town hall on Thursday.` from `Town hall
+    on Thursday. Join us ...`; never cut after an abbreviation, an initial or a number
+    (`Q&A with Dr. Lee`, `The U.S. team`, `Save the date: 1.5. at noon`)."""
     line = next((line.strip() for line in message.splitlines() if line.strip()), "")
-    title = " ".join(line[: _sentence_end(line)].split())
+    end = _sentence_end(line) if rule == "first sentence" else len(line)
+    title = " ".join(line[:end].split())
     if len(title) <= TITLE_MAX_CHARS:
         return title
     cut = title[: TITLE_MAX_CHARS - 1].rsplit(" ", 1)[0]
@@ -376,17 +373,18 @@ def _channels(
     """How a row's channel is found, and that rule in words. With `unread` network cells
     (neither TRUE nor FALSE) the rows say what is wrong, not the file."""
     named = layout.roles() & {"profile", "network"}
+    given = choices.channel or (None if choices.names else layout.channel)
     if choices.channel and choices.names:
         raise SpreadsheetError(
             "give either --channel (one channel for the file) or --map, not both"
         )
-    if choices.channel:
-        channel = choices.channel
+    if given:
+        source = "--channel" if choices.channel else "the layout file's channel"
 
         def one(_number: int, _names: list[str], _errors: list[FieldError]) -> str | None:
-            return channel
+            return given
 
-        return one, f"channel {channel} for every row (--channel)"
+        return one, f"channel {given} for every row ({source})"
     found = sorted({name for row in names.values() for name in row}, key=str.casefold)
     if not named or (not found and not unread):
         what = "names no channel" if not named else "names no profile in any row"
@@ -394,7 +392,10 @@ def _channels(
             f"read as {layout.a_name} bulk file, which {what}: give the channel for the whole "
             "file with --channel CHANNEL"
         )
-    mapping = {name.strip().casefold(): channel.strip() for name, channel in choices.names}
+    mapping = {
+        name.strip().casefold(): channel.strip()
+        for name, channel in (*layout.channels, *choices.names)  # the user's word last: it wins
+    }
     missing = [name for name in found if name.casefold() not in mapping]
     if missing:
         shown = " ".join(f"--map {_quoted(name)}=CHANNEL" for name in missing)

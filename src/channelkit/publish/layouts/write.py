@@ -79,11 +79,11 @@ def layout_rows(
     return (header if layout.has_header else None), rows
 
 
-def layout_names(index: ChannelIndex, choices: Choices) -> dict[str, str]:
-    """Channel (slug, as the calendar writes it) → the file's name for it (`--map`
-    inverted; the first name mapped to a channel wins)."""
+def layout_names(index: ChannelIndex, choices: Choices, layout: Layout) -> dict[str, str]:
+    """Channel (slug, as the calendar writes it) → the file's name for it (`--map`, then
+    the layout file's `[channels]`, inverted; the first name mapped to a channel wins)."""
     names: dict[str, str] = {}
-    for name, ref in choices.names:
+    for name, ref in (*choices.names, *layout.channels):
         channel = index.resolve(ref)
         if not isinstance(channel, ChannelInfo):
             raise InvalidParameterError("map", f"{name}={ref}: {channel.message}")

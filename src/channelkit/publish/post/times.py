@@ -44,6 +44,11 @@ _FORMAT_HINT = "use YYYY-MM-DD HH:MM, for example 2026-12-01 09:00"
 _SHORT_YEAR = re.compile(r"(?P<date>\d{1,2}(?P<sep>[./-])\d{1,2}(?P=sep)(?P<yy>\d{2}))(?=$|[\sT,])")
 
 
+_DURATION = re.compile(
+    r"\s*(?:(?P<d>\d+)\s*d)?\s*(?:(?P<h>\d+)\s*h)?\s*(?:(?P<m>\d+)\s*m(?:in)?)?\s*"
+)
+
+
 def time_zone(name: str) -> ZoneInfo:
     """The IANA time zone `name`, or `UnknownZoneError` (a `TimeError`, so a row error with
     the one message of every entry, `_tz.unknown_zone`)."""
@@ -109,6 +114,18 @@ def checked_duration(seconds: int, text: str, *, param: str) -> timedelta:
             param, f"{text.strip()!r} is longer than {DURATION_MAX_DAYS:,} days; give less"
         )
     return timedelta(seconds=seconds)
+
+
+def parse_gap(text: str, *, param: str = "min_gap") -> timedelta:
+    """`"2h"`, `"90m"`, `"1h30m"`, `"1d"` as a duration; `InvalidParameterError` (naming
+    `param`) otherwise."""
+    match = _DURATION.fullmatch(text.lower())
+    if not text.strip() or match is None or not (match["d"] or match["h"] or match["m"]):
+        raise InvalidParameterError(
+            param, f"{text!r} is not a duration; write it like 2h, 90m, 1h30m or 1d"
+        )
+    minutes = (int(match["d"] or 0) * 24 + int(match["h"] or 0)) * 60 + int(match["m"] or 0)
+    return checked_duration(minutes * 60, text, param=param)
 
 
 def shifted(moment: datetime, by: timedelta, zone_name: str) -> datetime:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from channelkit._constants import SPREADSHEET_IGNORED_COLUMNS
+from channelkit.publish.layouts.meanings import SAID, meaning
 from channelkit.publish.post.cells import column_letter
 from channelkit.publish.post.fields import arranged, by_name
 
@@ -67,6 +68,8 @@ CALENDAR_COLUMNS = (
     SheetColumn("id", ("post_id",), "The post's id; blank for a new post."),
     SheetColumn("updated_at", (), "When the post last changed, as exported; leave it as it is."),
     SheetColumn("status", (), "The post's status when exported (draft or scheduled); read only."),
+    SheetColumn("approval", (), "Awaiting, approved or rejected (an approval channel); read only."),
+    SheetColumn("approved_by", (), "Who approved it (a valid approval of it as it is); read only."),
     SheetColumn("action", (), "Blank, cancel (back to draft) or publish-now (needs --yes)."),
     SheetColumn("exported", (), "A fingerprint of the row as exported; leave it as it is."),
 )
@@ -135,7 +138,13 @@ def expected_columns() -> str:
 
 
 def _unknown(header: str, index: int) -> str:
-    known = list(_BY_HEADER)
-    close = difflib.get_close_matches(normalise_header(header), known, n=1, cutoff=0.7)
-    hint = f"; did you mean {_BY_HEADER[close[0]]!r}?" if close else ""
+    """An unknown header, with what its words mean (`post_link`: a link); spelling
+    distance (`Titel`: title?) only when no word tells."""
+    role = meaning(header)
+    if role is not None:
+        hint = f": by its name, {SAID[role]}"
+    else:
+        known = list(_BY_HEADER)
+        close = difflib.get_close_matches(normalise_header(header), known, n=1, cutoff=0.7)
+        hint = f"; did you mean {_BY_HEADER[close[0]]!r}?" if close else ""
     return f"unknown column {header.strip()!r} (column {column_letter(index)}){hint}"

@@ -23,6 +23,7 @@ from channelkit.publish.post.validation import (
 )
 from channelkit.publish.post.window import channel_posts
 from channelkit.publish.sheets.plan import Plan
+from channelkit.publish.sheets.sheet import Sheet
 from channelkit.publish.sheets.slots import (
     Filled,
     PlacedPost,
@@ -33,7 +34,6 @@ from channelkit.publish.sheets.slots import (
     parse_slots,
     too_close,
 )
-from channelkit.publish.sheets.spreadsheet import Sheet
 
 if TYPE_CHECKING:
     from channelkit.client import Client

@@ -36,6 +36,8 @@ from channelkit.errors import (
     PlanNotValidError,
     SpreadsheetError,
 )
+from channelkit.publish.approval.approving import gate, untimed
+from channelkit.publish.approval.policy import Policy
 from channelkit.publish.layouts.read import Choices
 from channelkit.publish.post.duplicates import (
     DuplicateGroup,
@@ -61,7 +63,8 @@ from channelkit.publish.post.validation import (
     with_unread,
 )
 from channelkit.publish.sheets.results import SubmitResult, plan_frame
-from channelkit.publish.sheets.spreadsheet import Sheet, read_sheet
+from channelkit.publish.sheets.sheet import Sheet
+from channelkit.publish.sheets.spreadsheet import read_sheet
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -233,6 +236,10 @@ class Plan:
             )
         refused = set() if allow_duplicates else {row.number for row in self._rows if _strong(row)}
         to_send = [row for row in self._rows if row.status == "ok" and row.number not in refused]
+        policy = Policy.load()
+        unapproved = untimed(client, policy, [_sent(row) for row in to_send])
+        if unapproved is not None:
+            raise PlanNotValidError(f"{unapproved}; nothing was sent")
         service = service_address(client.base_url)
         with Ledger.open() as ledger:
             # A row found on the service (scheduled as it is, or carrying its origin tag:
@@ -250,6 +257,11 @@ class Plan:
             results = send_rows(
                 client, to_send, progress=progress, ledger=ledger, source=self.sheet.source
             )
+        gated = gate(client, policy, [r.post for r in results.values() if r.post is not None])
+        for number, result in results.items():
+            if result.post is not None and gated[result.post.id] is not result.post:
+                now = gated[result.post.id]  # waiting for approval
+                results[number] = replace(result, post=now, post_status=now.status)
         outcome = tuple(_result_for(row, results) for row in self._rows)
         copies = self._copies(client, resolve_duplicates)
         return SubmitResult(self.sheet, outcome, duplicates=copies)

@@ -19,7 +19,7 @@ from channelkit.publish.post.row_types import DONE_STATUSES, PlanRow, RowResult
 from channelkit.publish.post.times import time_zone
 from channelkit.publish.post.validation import PostRequest
 from channelkit.publish.sheets.columns import normalise_header
-from channelkit.publish.sheets.spreadsheet import Sheet
+from channelkit.publish.sheets.sheet import Sheet
 
 if TYPE_CHECKING:
     import pandas as pd

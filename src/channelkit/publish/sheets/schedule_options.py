@@ -14,7 +14,7 @@ import click
 from channelkit.errors import InvalidParameterError
 from channelkit.publish.layouts.options import parse_choices
 from channelkit.publish.layouts.read import Choices
-from channelkit.publish.sheets.slots import parse_gap
+from channelkit.publish.post.times import parse_gap
 
 _T = TypeVar("_T")
 
@@ -49,6 +49,7 @@ class ScheduleOptions:
     map_names: tuple[str, ...] = ()
     map_file: Path | None = None
     date_order: str | None = None
+    layout_file: Path | None = None
 
     def check(self) -> None:
         if self.allow_partial and not self.submit:
@@ -82,8 +83,9 @@ class ScheduleOptions:
                 maps=self.map_names,
                 map_file=self.map_file,
                 date_order=self.date_order,
+                layout_file=self.layout_file,
             ),
-            "--map",
+            "--layout-file" if self.layout_file else "--map",
         )
 
     def gap(self) -> timedelta | None:

@@ -19,14 +19,11 @@ from datetime import date, datetime, time, timedelta
 from channelkit._constants import PUBLISH_SLOT_HORIZON_DAYS
 from channelkit.errors import InvalidParameterError, TimeError
 from channelkit.publish.post.row_types import cell_text
-from channelkit.publish.post.times import checked_duration, localize, time_zone
-from channelkit.publish.sheets.spreadsheet import Sheet, SheetRow
+from channelkit.publish.post.times import localize, time_zone
+from channelkit.publish.sheets.sheet import Sheet, SheetRow
 
 WEEKDAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 Slot = tuple[int, time]  # weekday (0 = Monday), wall time
-_DURATION = re.compile(
-    r"\s*(?:(?P<d>\d+)\s*d)?\s*(?:(?P<h>\d+)\s*h)?\s*(?:(?P<m>\d+)\s*m(?:in)?)?\s*"
-)
 _TIME_FIELDS = ("scheduled_at", "date", "time")
 _CLOCK = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d{2})")
 
@@ -52,18 +49,6 @@ def parse_slots(text: str) -> tuple[Slot, ...]:
             "slots", f"{text!r} names no slot; write days and times, e.g. 'mon-fri 09:00,13:30'"
         )
     return tuple(sorted(slots))
-
-
-def parse_gap(text: str, *, param: str = "min_gap") -> timedelta:
-    """`"2h"`, `"90m"`, `"1h30m"`, `"1d"` as a duration; `InvalidParameterError` (naming
-    `param`) otherwise."""
-    match = _DURATION.fullmatch(text.lower())
-    if not text.strip() or match is None or not (match["d"] or match["h"] or match["m"]):
-        raise InvalidParameterError(
-            param, f"{text!r} is not a duration; write it like 2h, 90m, 1h30m or 1d"
-        )
-    minutes = (int(match["d"] or 0) * 24 + int(match["h"] or 0)) * 60 + int(match["m"] or 0)
-    return checked_duration(minutes * 60, text, param=param)
 
 
 def next_free_slot(

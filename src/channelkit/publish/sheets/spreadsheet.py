@@ -5,47 +5,31 @@ undecodable, merged cells, formulas, a bad header row) raises `SpreadsheetError`
 file's name and the place of the problem. Row numbers are those a spreadsheet program
 shows: the header is row 1.
 
-A file whose header row is not channelkit's may be another tool's bulk file
-(`publish.layout_read`): it is then read as channelkit's own columns, with `reading`
-saying how, and the rows it could not read for certain carry their `problems`.
+The cells are then read by the one format that claims them (`sheets/formats.py`): a
+channelkit posts file, or another tool's bulk file read as channelkit's own columns, with
+`reading` saying how and the rows it could not read for certain carrying their
+`problems`.
 """
 
 from __future__ import annotations
 
 import csv
-import dataclasses
 import io
 import zipfile
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from channelkit._constants import (
     SPREADSHEET_MAX_BYTES,
-    SPREADSHEET_MAX_ROWS,
     SPREADSHEET_MAX_UNZIPPED_BYTES,
     SPREADSHEET_SHEET_NAME,
 )
-from channelkit.errors import FieldError, SpreadsheetError, TimeError
-from channelkit.publish.layouts.read import (
-    NATIVE_COLUMNS,
-    Choices,
-    Found,
-    first_row_hint,
-    hints,
-    recognise,
-    translate,
-)
-from channelkit.publish.post.cells import column_letter
-from channelkit.publish.post.times import time_zone
-from channelkit.publish.sheets.columns import (
-    CALENDAR_FIELDS,
-    expected_columns,
-    map_headers,
-    split_header,
-)
-from channelkit.publish.sheets.dates import settled_dates
+from channelkit.errors import SpreadsheetError
+from channelkit.publish.layouts.read import Choices
+from channelkit.publish.sheets.columns import expected_columns
+from channelkit.publish.sheets.formats import read_table
+from channelkit.publish.sheets.sheet import Sheet, Table, blank
 
 _ZIP_MAGIC = b"PK\x03\x04"
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
@@ -54,57 +38,6 @@ _WORKBOOK_SUFFIXES = {".xlsx", ".xlsm"}
 _TEXT_SUFFIXES = {".csv", ".txt", ".tsv"}
 _DELIMITERS = (",", ";", "\t")
 _SHOWN_PLACES = 5
-
-
-@dataclass(frozen=True)
-class SheetRow:
-    """One data row: its number as the spreadsheet shows it, and its raw cells."""
-
-    number: int
-    cells: tuple[object, ...]
-
-
-@dataclass(frozen=True)
-class Sheet:
-    """A read spreadsheet: headers as written, the field of each column, non-empty rows.
-
-    `source` is the file's name, `name` the worksheet's (the file's name again for CSV).
-    `zone` is the time zone named in the time column's header (`scheduled_at
-    (Europe/Berlin)`), which reads its wall times. `is_calendar`: the file has an `id`
-    column (written by `channelkit calendar export`). A file from another tool has its
-    `layout` (`publish.layouts`), a `reading` that says how it was read, and `problems`:
-    per row number, what could not be read for certain (an ambiguous date).
-    """
-
-    source: str
-    name: str
-    headers: tuple[str, ...]
-    fields: tuple[str | None, ...]
-    rows: tuple[SheetRow, ...]
-    zone: str | None = None
-    layout: str | None = None
-    reading: str | None = None
-    problems: Mapping[int, tuple[FieldError, ...]] = dataclasses.field(default_factory=dict)
-
-    def row_fields(self, row: SheetRow) -> dict[str, object]:
-        """The row's post values by field name (ignored and calendar columns left out)."""
-        return {
-            field: value
-            for field, value in zip(self.fields, row.cells, strict=True)
-            if field and field not in CALENDAR_FIELDS
-        }
-
-    def row_calendar(self, row: SheetRow) -> dict[str, object]:
-        """The row's calendar values (`id`, `updated_at`, `status`, `action`, `exported`)."""
-        return {
-            field: value
-            for field, value in zip(self.fields, row.cells, strict=True)
-            if field in CALENDAR_FIELDS
-        }
-
-    @property
-    def is_calendar(self) -> bool:
-        return any(field in CALENDAR_FIELDS for field in self.fields)
 
 
 def read_sheet(
@@ -159,9 +92,8 @@ def read_sheet(
             raise SpreadsheetError(f"{name} is CSV, which has no sheets; drop the sheet option")
         text, not_utf8 = _text_of(data, name)
         headers, rows = _read_csv(text, name)
-        sheet_name = where = name
-        return _build_sheet(name, sheet_name, where, headers, rows, choices, not_utf8)
-    return _build_sheet(name, sheet_name, where, headers, rows, choices)
+        return read_table(_table(name, name, name, headers, rows, not_utf8), choices)
+    return read_table(_table(name, sheet_name, where, headers, rows), choices)
 
 
 def _read_file(path: Path) -> bytes:
@@ -181,172 +113,16 @@ def _read_file(path: Path) -> bytes:
         raise SpreadsheetError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
-def _build_sheet(
+def _table(
     name: str,
     sheet_name: str,
     where: str,
     header_cells: Sequence[object],
     rows: Iterable[tuple[int, Sequence[object]]],
-    choices: Choices | None,
     not_utf8: str | None = None,
-) -> Sheet:
-    """The sheet of a channelkit posts file, else of another tool's bulk file; `not_utf8`
-    (the refusal of a file that is not UTF-8) stands unless it is another tool's file."""
-    headers = [_header_text(cell) for cell in header_cells]
-    while headers and not headers[-1]:
-        headers.pop()
-    fields, problems = map_headers(headers) if headers else ([], ["no headers"])
-    zone = _header_zone(headers, fields, problems)
-    if problems or not_utf8:
-        records = [(number, cells) for number, cells in rows if not _blank_row(cells)]
-        found = recognise(header_cells, records)
-        if found is not None:
-            return _foreign(name, sheet_name, where, found, choices, legacy=bool(not_utf8))
-        if not_utf8:
-            raise SpreadsheetError(not_utf8)
-        rows = records
-    if not headers:
-        raise SpreadsheetError(
-            f"{where}: row 1 must hold the column headers ({expected_columns()}) but is empty"
-        )
-    if problems:
-        unknown = [h for h, name in zip(headers, fields, strict=True) if h and name is None]
-        known = hints(unknown)  # what another tool means by a column channelkit does not know
-        headless = first_row_hint(header_cells) or _title_row_hint(header_cells, rows)
-        if headless is not None:
-            problems = [headless, *problems]
-        other_tools = f". From other tools' files: {'; '.join(known)}" if known else ""
-        raise SpreadsheetError(
-            f"{where}: {'; '.join(problems)}. Expected columns: {expected_columns()}{other_tools}"
-        )
-    if choices is not None and (choices.channel or choices.names):
-        raise SpreadsheetError(
-            f"{where} is a channelkit posts file: its columns say where each post goes; "
-            "--channel and --map are for files from other tools"
-        )
-    width = len(headers)
-    kept: list[SheetRow] = []
-    for number, cells in rows:
-        values = [None if _blank(value) else value for value in cells]
-        extra = [index for index in range(width, len(values)) if values[index] is not None]
-        if extra:
-            raise SpreadsheetError(
-                f"{where}: row {number} has a value in column {column_letter(extra[0])}, past "
-                f"the last header ({column_letter(width - 1)}); check for a stray separator "
-                "or an unquoted comma in that row"
-            )
-        values = (values + [None] * width)[:width]
-        if all(value is None for value in values):
-            continue
-        for index, header in enumerate(headers):
-            if not header and values[index] is not None:
-                raise SpreadsheetError(
-                    f"{where}: column {column_letter(index)} has values (row {number}) but no "
-                    "header; name it or delete the column"
-                )
-        kept.append(SheetRow(number, tuple(values)))
-        if len(kept) > SPREADSHEET_MAX_ROWS:
-            raise SpreadsheetError(
-                f"{where} has more than {SPREADSHEET_MAX_ROWS:,} rows of posts; split it "
-                "into smaller files"
-            )
-    if not kept:
-        raise SpreadsheetError(f"{where} has a header row but no posts below it")
-    dated, problems_by_row = settled_dates(
-        fields, [(row.number, row.cells) for row in kept], choices.date_order if choices else None
-    )
-    return Sheet(
-        name,
-        sheet_name,
-        tuple(headers),
-        tuple(fields),
-        tuple(SheetRow(number, cells) for number, cells in dated),
-        zone,
-        problems=problems_by_row,
-    )
-
-
-def _foreign(
-    name: str,
-    sheet_name: str,
-    where: str,
-    found: Found,
-    choices: Choices | None,
-    *,
-    legacy: bool,
-) -> Sheet:
-    """Another tool's bulk file as channelkit's own columns (`publish.layout_read`)."""
-    if len(found.rows) > SPREADSHEET_MAX_ROWS:
-        raise SpreadsheetError(
-            f"{where} has more than {SPREADSHEET_MAX_ROWS:,} rows of posts; split it "
-            "into smaller files"
-        )
-    if not found.rows:
-        raise SpreadsheetError(f"{where} has a header row but no posts below it")
-    try:
-        translated = translate(found, choices or Choices())
-    except SpreadsheetError as exc:
-        raise SpreadsheetError(f"{where}: {exc}") from None
-    reading = translated.reading
-    if legacy:
-        reading += "; text read as Windows-1252 (cp1252): the file is not UTF-8"
-    return Sheet(
-        name,
-        sheet_name,
-        NATIVE_COLUMNS,
-        NATIVE_COLUMNS,
-        tuple(SheetRow(number, tuple(cells)) for number, cells in translated.rows),
-        layout=translated.layout.key,
-        reading=reading,
-        problems=translated.problems,
-    )
-
-
-def _title_row_hint(
-    header_cells: Sequence[object], rows: Iterable[tuple[int, Sequence[object]]]
-) -> str | None:
-    """For a file whose row 1 holds one cell (a title) above a header row channelkit or a
-    layout knows: say so in one line."""
-    filled = [cell for cell in header_cells if not _blank(cell)]
-    below = next(iter(rows), None)
-    if len(filled) != 1 or below is None:
-        return None
-    number, cells = below
-    headers = [_header_text(cell) for cell in cells]
-    while headers and not headers[-1]:
-        headers.pop()
-    found = recognise(cells, [])
-    if headers and not map_headers(headers)[1]:
-        what = "channelkit's columns"
-    elif found is not None and found.layout.has_header:
-        what = f"the columns of {found.layout.a_name} file"
-    else:
-        return None
-    return (
-        f"row 1 holds only {_header_text(filled[0])!r}, a title above the header row: row "
-        f"{number} has {what}; delete row 1 (and any rows above the headers) so the headers "
-        "are in row 1"
-    )
-
-
-def _blank_row(cells: Sequence[object]) -> bool:
-    return all(_blank(value) for value in cells)
-
-
-def _header_zone(
-    headers: Sequence[str], fields: Sequence[str | None], problems: list[str]
-) -> str | None:
-    for header, field in zip(headers, fields, strict=True):
-        if field != "scheduled_at" or not header:
-            continue
-        zone = split_header(header)[1]
-        if zone is None:
-            return None
-        try:
-            return time_zone(zone).key
-        except TimeError as exc:
-            problems.append(f"column {header.strip()!r}: {exc}")
-    return None
+) -> Table:
+    kept = tuple((number, cells) for number, cells in rows if not all(map(blank, cells)))
+    return Table(name, sheet_name, where, tuple(header_cells), kept, not_utf8)
 
 
 def _text_of(data: bytes, name: str) -> tuple[str, str | None]:
@@ -523,14 +299,6 @@ def _pick_sheet(workbook: Any, name: str, sheet: str | None) -> Any:
         return workbook[matches[0]]
     preferred = [title for title in titles if title.casefold() == SPREADSHEET_SHEET_NAME]
     return workbook[preferred[0] if preferred else titles[0]]
-
-
-def _header_text(cell: object) -> str:
-    return "" if cell is None else str(cell).strip()
-
-
-def _blank(value: object) -> bool:
-    return value is None or (isinstance(value, str) and not value.strip())
 
 
 def _places(places: Sequence[str]) -> str:
