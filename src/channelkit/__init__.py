@@ -63,6 +63,7 @@ _LAZY: dict[str, str] = {
     "DeliveryError": "channelkit.errors:DeliveryError",
     "PublishError": "channelkit.errors:PublishError",
     "TimeError": "channelkit.errors:TimeError",
+    "UnknownZoneError": "channelkit.errors:UnknownZoneError",
     "LakeError": "channelkit.errors:LakeError",
     # the parts
     "LocalService": "channelkit.service:LocalService",
@@ -128,6 +129,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         SyncError,
         SyncViewError,
         TimeError,
+        UnknownZoneError,
         WarehouseError,
     )
     from channelkit.export import to_csv, to_excel
@@ -180,6 +182,7 @@ __all__ = [
     "DeliveryError",
     "PublishError",
     "TimeError",
+    "UnknownZoneError",
     "LakeError",
     "LocalService",
     "sync",

@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from channelkit._constants import DEFAULT_TZ, ENV_TZ
 from channelkit._suggest import nearest
-from channelkit.errors import InvalidParameterError
+from channelkit.errors import UnknownZoneError
 
 
 def resolve_tz(tz: str | None) -> str:
@@ -35,8 +35,9 @@ def given_tz(tz: str | None) -> str | None:
 
 
 def load_zone(name: object, *, param: str = "tz") -> ZoneInfo:
-    """The `ZoneInfo` of an IANA name in any case, or an `InvalidParameterError` naming
-    `param` with the one message (`unknown_zone`).
+    """The `ZoneInfo` of an IANA name in any case, or the one error of every entry: an
+    `UnknownZoneError` with the one message (`unknown_zone`), naming `param` (where the name
+    came from; "" inside a publishing row, whose column the row error names).
 
     >>> load_zone(" europe/berlin ").key
     'Europe/Berlin'
@@ -45,12 +46,29 @@ def load_zone(name: object, *, param: str = "tz") -> ZoneInfo:
         zone = _zone(name.strip())
         if zone is not None:
             return zone
-    raise InvalidParameterError(param, unknown_zone(name))
+    raise UnknownZoneError(param, unknown_zone(name))
 
 
 def checked_tz(tz: str | None) -> str:
-    """The zone name to use (`resolve_tz`), checked: an unknown one is refused."""
-    return load_zone(resolve_tz(tz)).key
+    """The zone name to use (`resolve_tz`), checked: an unknown one is refused, naming `tz`
+    or `CHANNELKIT_TZ`, whichever gave it."""
+    return load_zone(resolve_tz(tz), param=_named_by(tz)).key
+
+
+def given_zone(tz: str | None) -> str | None:
+    """`given_tz`, checked (the canonical name), for the library's publishing entries
+    (`ck.schedule`, `load_spreadsheet`, `hold`, ...): refused before any work is done.
+
+    >>> given_zone(" europe/berlin ")
+    'Europe/Berlin'
+    """
+    zone = given_tz(tz)
+    return None if zone is None else load_zone(zone, param=_named_by(tz)).key
+
+
+def _named_by(tz: str | None) -> str:
+    """Where a zone came from: the argument when given, else the environment."""
+    return "tz" if tz is not None and tz.strip() else ENV_TZ
 
 
 def unknown_zone(name: object) -> str:

@@ -24,6 +24,8 @@
     ├── PublishError                       posts that cannot go through
     │   ├── SpreadsheetError, PostValidationError (`.errors`: FieldError), PlanNotValidError
     │   └── TimeError (ValueError)         a time that cannot be used
+    │       └── UnknownZoneError           a name that is not a time zone (also an
+    │                                      InvalidParameterError), at every entry alike
     ├── ServiceError                       the local service cannot start
     ├── ServiceDatabaseError               its database file cannot be used
     └── WorkspaceError                     a key request it cannot satisfy
@@ -333,6 +335,23 @@ class PlanNotValidError(PublishError):
 
 class TimeError(PublishError, ValueError):
     """A time that cannot be used; the message says why, in the user's terms."""
+
+
+class UnknownZoneError(InvalidParameterError, TimeError):
+    """A name that is not a time zone: the one class and message (`_tz.unknown_zone`) of
+    every entry (a `--tz` option, `CHANNELKIT_TZ`, `tz=`, a delivery or watch file, a
+    sheet's timezone column). Both an `InvalidParameterError` (a bad argument) and a
+    `TimeError` (publishing reports it as a row error); `param` names where, when the
+    raiser knows it ("" for a value inside a row, whose column the row error names).
+
+    >>> print(UnknownZoneError("reports[0].tz", "'Mars/Base' is not a time zone"))
+    reports[0].tz: 'Mars/Base' is not a time zone
+    >>> print(UnknownZoneError("", "'Mars/Base' is not a time zone"))
+    'Mars/Base' is not a time zone
+    """
+
+    def __str__(self) -> str:
+        return f"{self.param}: {self.message}" if self.param else self.message
 
 
 class ServiceError(ChannelkitError):

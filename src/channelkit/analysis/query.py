@@ -32,7 +32,7 @@ from channelkit.analysis.grid import bucket_end, whole_buckets
 from channelkit.analysis.period import Period, parse_period
 from channelkit.analysis.rows import day_range, instant_range
 from channelkit.analysis.sql import Sql, first_row, plain_frame
-from channelkit.errors import InvalidParameterError
+from channelkit.errors import InvalidParameterError, UnknownZoneError
 
 
 @dataclass(frozen=True)
@@ -132,7 +132,7 @@ class Query:
 def zone_name(tz: object) -> str:
     """The timezone name to use: `tz`, else CHANNELKIT_TZ, else UTC (checked by the caller)."""
     if tz is not None and not isinstance(tz, str):
-        raise InvalidParameterError("tz", unknown_zone(tz))
+        raise UnknownZoneError("tz", unknown_zone(tz))
     return resolve_tz(tz)
 
 

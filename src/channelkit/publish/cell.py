@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import PrivateAttr
 
-from channelkit._tz import given_tz
+from channelkit._tz import given_zone
 from channelkit.client.models import Post
 from channelkit.errors import ChannelkitError, PostValidationError
 from channelkit.publish.approval.approving import gate, untimed
@@ -110,6 +110,7 @@ def schedule(
     unknown = sorted(set(more) - set(_MORE))
     if unknown:
         raise TypeError(f"schedule() got an unexpected keyword argument {unknown[0]!r}")
+    zone = given_zone(tz)  # before any client or request: a bad zone is a bad argument
     if client is None:
         from channelkit.client import Client
 
@@ -119,7 +120,7 @@ def schedule(
                 title,
                 body,
                 at=at,
-                tz=tz,
+                tz=zone,
                 priority=priority,
                 tags=tags,
                 cover_image_url=cover_image_url,
@@ -139,7 +140,7 @@ def schedule(
             **more,
         },
         channels=ChannelIndex.from_client(client),
-        tz=given_tz(tz),
+        tz=zone,
         now=service_now(client),
         confirm_urgent=confirm_urgent,
     )

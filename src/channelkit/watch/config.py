@@ -40,7 +40,7 @@ from channelkit._constants import (
     WATCH_LONGEST,
     WATCH_STATE_SUFFIX,
 )
-from channelkit._tz import checked_tz
+from channelkit._tz import load_zone
 from channelkit.errors import InvalidParameterError
 from channelkit.reports.deliver.config import (
     address,
@@ -134,10 +134,7 @@ def _job(item: Any, where: str, default: Any, smtp: Any, env: Mapping[str, str])
     known_keys(item, _JOB_KEYS, where)
     name = _text(item, "name", where)
     tz = _text(item, "tz", where, DEFAULT_TZ)
-    try:
-        checked_tz(tz)
-    except InvalidParameterError as exc:
-        raise InvalidParameterError(f"{where}.tz", exc.message) from None
+    load_zone(tz, param=f"{where}.tz")
     if ("cron" in item) == ("every" in item):
         raise InvalidParameterError(where, 'give either cron = "m h dom mon dow" or every')
     cron = None

@@ -26,7 +26,8 @@ from channelkit._cli import (
     tz_option,
     user_errors,
 )
-from channelkit.errors import InvalidParameterError, PlanNotValidError, TimeError
+from channelkit._tz import load_zone
+from channelkit.errors import PlanNotValidError
 from channelkit.publish.calendar.crowding import crowded_calendar
 from channelkit.publish.calendar.layout_export import export_layout
 from channelkit.publish.calendar.records import KINDS, WRITES
@@ -35,7 +36,6 @@ from channelkit.publish.layouts.declared import Layout
 from channelkit.publish.layouts.library import LAYOUTS, layout_named
 from channelkit.publish.layouts.options import layout_options, parse_choices
 from channelkit.publish.post.sending import write_scope_problem
-from channelkit.publish.post.times import time_zone
 from channelkit.publish.sheets.placing import fill_times, filled_lines
 from channelkit.publish.sheets.results import write_table
 from channelkit.publish.sheets.schedule_options import ScheduleOptions, parsed_option
@@ -92,10 +92,7 @@ _OPTIONS = (
 def zone_value(tz: str | None) -> str | None:
     if not tz:
         return None
-    try:
-        return time_zone(tz).key
-    except TimeError as exc:
-        raise InvalidParameterError("tz", str(exc)) from None
+    return load_zone(tz).key
 
 
 def fill_sheet(

@@ -36,7 +36,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 from channelkit._spec import TAGS_MAX_COUNT
-from channelkit._tz import given_tz, load_zone
+from channelkit._tz import given_tz, given_zone, load_zone
 from channelkit.errors import (
     APIStatusError,
     AuthenticationError,
@@ -154,6 +154,7 @@ def post_filter(
 ) -> PostScope:
     """The filter of `hold`, `release` and `held_posts`. A naive `start` or `end` is read in
     `tz` (else `CHANNELKIT_TZ`), never as UTC by accident: without either, it is refused."""
+    zone = given_zone(tz)  # checked before the service is asked anything
     index = ChannelIndex.from_client(client)
     channel_ids = None
     if channel:
@@ -161,7 +162,6 @@ def post_filter(
     tags = None
     if tag:
         tags = frozenset(t.casefold() for t in ([tag] if isinstance(tag, str) else tag))
-    zone = given_tz(tz)
     bounds = {"start": start, "end": end}
     for name, value in bounds.items():
         aware = isinstance(value, datetime) and value.tzinfo is not None
@@ -169,8 +169,7 @@ def post_filter(
             raise InvalidParameterError(
                 "tz", f"{name} {value!r} has no time zone: name one (tz) or set CHANNELKIT_TZ"
             )
-    zone_name = load_zone(zone).key if zone is not None else "UTC"  # only aware bounds left
-    begin, finish = window_bounds(start, end, zone_name)
+    begin, finish = window_bounds(start, end, zone or "UTC")  # None: only aware bounds left
     return PostScope(channel_ids, tags, begin, finish, index)
 
 

@@ -50,12 +50,9 @@ _DURATION = re.compile(
 
 
 def time_zone(name: str) -> ZoneInfo:
-    """The IANA time zone `name`, or a `TimeError` that says it is unknown (publishing
-    speaks of times: `_tz.load_zone` raises `InvalidParameterError` instead)."""
-    try:
-        return _tz.load_zone(name)
-    except InvalidParameterError as exc:
-        raise TimeError(exc.message) from None
+    """The IANA time zone `name`, or `UnknownZoneError` (a `TimeError`, so a row error with
+    the one message of every entry, `_tz.unknown_zone`)."""
+    return _tz.load_zone(name, param="")
 
 
 def format_offset(offset: timedelta | None) -> str:

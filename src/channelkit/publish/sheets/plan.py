@@ -27,16 +27,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from channelkit._constants import PUBLISH_LIKELY_DUPLICATE_DAYS, TEMPLATE_EXAMPLE_MARKER
-from channelkit._tz import given_tz
+from channelkit._tz import given_zone
 from channelkit.display.frames import titled_html
 from channelkit.errors import (
     ChannelkitError,
     FieldError,
     PermissionDeniedError,
     PlanNotValidError,
-    PostValidationError,
     SpreadsheetError,
-    TimeError,
 )
 from channelkit.publish.approval.approving import gate, untimed
 from channelkit.publish.approval.policy import Policy
@@ -56,7 +54,6 @@ from channelkit.publish.post.origin import origins, without_origin
 from channelkit.publish.post.row_types import PlanRow, RowResult
 from channelkit.publish.post.sending import ProgressCallback, read_post, send_rows
 from channelkit.publish.post.sent_before import SentBefore
-from channelkit.publish.post.times import time_zone
 from channelkit.publish.post.validation import (
     DEFAULT_LEAD_TIME,
     ChannelIndex,
@@ -514,12 +511,7 @@ def load_spreadsheet(
     day/month order (`Choices(channel="news", date_order="dmy")`), and `plan.sheet.reading`
     says how it was read.
     """
-    zone = given_tz(tz)
-    if zone is not None:
-        try:
-            zone = time_zone(zone).key
-        except TimeError as exc:
-            raise PostValidationError([FieldError("timezone", str(exc))]) from None
+    zone = given_zone(tz)
     read = read_sheet(source, filename=filename, sheet=sheet, choices=choices)
     if read.is_calendar:
         # Its rows are posts that exist: as a posts file, edited rows would be posted again.

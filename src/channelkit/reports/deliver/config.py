@@ -48,7 +48,7 @@ from channelkit._constants import (
     REPORT_COMPARE_DEFAULT,
 )
 from channelkit._suggest import choices_text
-from channelkit._tz import checked_tz
+from channelkit._tz import load_zone
 from channelkit.errors import DeliveryError, InvalidParameterError
 from channelkit.reports.deliver.kinds import WEBHOOK_KINDS
 from channelkit.reports.parameters import check_compare, check_period, parse_duration
@@ -331,7 +331,7 @@ def _common(item: dict[str, Any], where: str, base: Path, env: Mapping[str, str]
             f"{name!r}: use letters, digits, '-', '_' and '.' (it names the report's files)",
         )
     tz = _text(item, "tz", where, DEFAULT_TZ)
-    _checked(where, "tz", lambda: checked_tz(tz))
+    load_zone(tz, param=f"{where}.tz")
     email = tuple(address(text, f"{where}.email") for text in _texts(item, "email", where))
     webhooks = tuple(
         webhook(hook, f"webhooks[{index}]", where, env)
