@@ -68,8 +68,6 @@ def _header_row(
 def _read(
     table: CellTable, fields: Sequence[str | None], zone: str | None, choices: Choices
 ) -> Sheet:
-    table: CellTable, fields: Sequence[str | None], zone: str | None, choices: Choices
-) -> Sheet:
     where = table.where
     if choices.channel or choices.names:
         raise SpreadsheetError(
