@@ -49,6 +49,7 @@ from channelkit._constants import (
     OUTLOOK_MIN_POSTS,
     OUTLOOK_NEWS_SHARE,
     OUTLOOK_SCAN_DAYS,
+    OUTLOOK_SCAN_MARGIN,
     OUTLOOK_SETTLE_SHARE,
 )
 from channelkit.analysis.dtypes import to_frame
@@ -208,7 +209,7 @@ def _since(
     """Per channel with posts in `period` published by `newest`: the newest day by which
     it has `recent` of them (or its first day). From the channels' posts per day (a few
     rows: the posts are counted, not sorted), over the last OUTLOOK_SCAN_DAYS days to
-    `newest` first, doubled until every channel has `recent` posts in it or it spans
+    `newest` first, widened until every channel has `recent` posts in it or it spans
     `period`: a busy workspace's channels have theirs within days, and a narrow range of
     `published_at` lets DuckDB skip the row groups outside it by their min/max (zone
     maps, duckdb.org/docs/stable/guides/performance/indexing), where half a year of
@@ -244,7 +245,15 @@ def _since(
         enough = len(rows) >= known and all(total >= recent for _, _, total in rows)
         if whole or enough:
             return {str(c): day for c, day, _ in rows}
-        days *= 2
+        # Widened to where the sparsest channel's pace in this window reaches `recent`
+        # posts, with OUTLOOK_SCAN_MARGIN to spare (at least doubled; a channel without a
+        # post here: the whole period), so a quiet workspace costs two reads, not six.
+        fewest = min((int(total) for _, _, total in rows), default=0) if len(rows) >= known else 0
+        days = (
+            OUTLOOK_HISTORY_DAYS + OUTLOOK_HORIZON_DAYS
+            if fewest == 0
+            else max(2 * days, math.ceil(days * recent / fewest * OUTLOOK_SCAN_MARGIN))
+        )
 
 
 def channel_settles(
