@@ -212,8 +212,10 @@ def _since(
     `newest` first, widened until every channel has `recent` posts in it or it spans
     `period`: a busy workspace's channels have theirs within days, and a narrow range of
     `published_at` lets DuckDB skip the row groups outside it by their min/max (zone
-    maps, duckdb.org/docs/stable/guides/performance/indexing), where half a year of
-    posts cost more than the rest of the outlook."""
+    maps, "Indexing", duckdb.org/docs/current/guides/performance/indexing.html; as far
+    as the posts are stored roughly in order of publication), where half a year of
+    posts cost more than the rest of the outlook. A channel in `channels` without such
+    a post makes it read the whole period."""
     where, params = PostFilter(channel_ids=flt.channel_ids).where("p")
     known_sql = "SELECT count(*) FROM channels"
     known_params: list[object] = []
