@@ -223,6 +223,11 @@ OUTLOOK_HORIZON_DAYS = 28
 OUTLOOK_MIN_CLASS_POSTS = 9
 OUTLOOK_MAX_POSTS = 200
 OUTLOOK_HISTORY_DAYS = 182
+# The first window (days) in which the outlook looks for each channel's latest settled posts
+# (widened to where the sparsest channel's pace would reach OUTLOOK_MAX_POSTS, times
+# OUTLOOK_SCAN_MARGIN, until each has them or it spans OUTLOOK_HISTORY_DAYS).
+OUTLOOK_SCAN_DAYS = 7
+OUTLOOK_SCAN_MARGIN = 1.5
 OUTLOOK_MIN_POSTS = 20
 OUTLOOK_MIN_AGE_DAYS = 1
 OUTLOOK_NEWS_SHARE = 0.25

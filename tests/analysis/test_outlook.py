@@ -506,6 +506,25 @@ def test_the_young_posts_forecast_from_all_history_equals_the_trimmed_read(
     assert aims == young["settles_by_day"].tolist()
 
 
+def test_channel_settled_ages_equal_the_rule_over_every_post(demo_warehouse: Path) -> None:
+    # channel_settles reads only each channel's latest posts 28 days old (found over a
+    # window that widens from a week) and sums their daily rows itself; settled_ages
+    # applies the rule to every post of the warehouse read by load_readers.
+    young = ck.Warehouse(demo_warehouse).outlook()
+    last = young.attrs["as_of"]
+    con = open_warehouse(demo_warehouse, read_only=True)
+    try:
+        some = tuple(sorted(young["channel_id"].unique())[:2])
+        for day in (last, last - timedelta(days=45)):
+            for flt in (PostFilter(), PostFilter(channel_ids=some)):
+                everything = ol.load_readers(con, flt, first=None, last=day)
+                expected = ol.settled_ages(everything, last=ol.day_number(day), fallback=5)
+                assert ol.channel_settles(con, flt, last=day, fallback=5) == expected
+                assert expected[""].posts > 0
+    finally:
+        con.close()
+
+
 def test_bad_arguments_name_what_is_wrong(demo_warehouse: Path) -> None:
     wh = ck.Warehouse(demo_warehouse)
     with pytest.raises(TypeError, match="'period'"):  # the posts of now: no period

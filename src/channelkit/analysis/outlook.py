@@ -48,6 +48,8 @@ from channelkit._constants import (
     OUTLOOK_MIN_CLASS_POSTS,
     OUTLOOK_MIN_POSTS,
     OUTLOOK_NEWS_SHARE,
+    OUTLOOK_SCAN_DAYS,
+    OUTLOOK_SCAN_MARGIN,
     OUTLOOK_SETTLE_SHARE,
 )
 from channelkit.analysis.dtypes import to_frame
@@ -186,24 +188,8 @@ def _recent_only(
 ) -> tuple[Sql, date]:
     """A query of the ids of each channel's `recent` latest posts published by `newest`
     (at least: every post of the day of its `recent`-th, `History.window` takes the exact
-    ones) and, if `younger`, of every post after it, and the earliest day of those posts.
-    Each channel's first such day comes from its posts per day (a few rows), so the posts
-    are read once, not sorted (a window over half a year of posts costs more than the rest of the
-    outlook)."""
-    where, params = PostFilter(channel_ids=flt.channel_ids).where("p")
-    # Per channel, the newest day by which it has `recent` posts (or its first day).
-    counted = (
-        Sql(
-            "SELECT channel_id, min(pub) FROM (SELECT channel_id, pub, sum(posts) OVER "
-            "(PARTITION BY channel_id ORDER BY pub DESC) - posts AS newer FROM "
-            f"(SELECT p.channel_id, {_PUB} AS pub, count(*) AS posts FROM posts p WHERE {where} "
-            f"AND {_PUB} <= ? AND ",
-            (*params, newest),
-        )
-        + instant_range(period, "p.published_at")
-        + Sql(" GROUP BY ALL)) WHERE newer < ? GROUP BY ALL", (recent,))
-    )
-    since = {str(c): day for c, day in con.execute(counted.text, list(counted.params)).fetchall()}
+    ones) and, if `younger`, of every post after it, and the earliest day of those posts."""
+    since = _since(con, flt, period, newest, recent)
     names = sorted(since)
     earliest = min(since.values(), default=newest + timedelta(days=1))
     only = Sql(
@@ -217,23 +203,135 @@ def _recent_only(
     return only, earliest
 
 
+def _since(
+    con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period, newest: date, recent: int
+) -> dict[str, date]:
+    """Per channel with posts in `period` published by `newest`: the newest day by which
+    it has `recent` of them (or its first day). From the channels' posts per day (a few
+    rows: the posts are counted, not sorted), over the last OUTLOOK_SCAN_DAYS days to
+    `newest` first, widened until every channel has `recent` posts in it or it spans
+    `period`: a busy workspace's channels have theirs within days, and a narrow range of
+    `published_at` lets DuckDB skip the row groups outside it by their min/max (zone
+    maps, "Indexing", duckdb.org/docs/current/guides/performance/indexing.html; as far
+    as the posts are stored roughly in order of publication), where half a year of
+    posts cost more than the rest of the outlook. A channel in `channels` without such
+    a post makes it read the whole period."""
+    where, params = PostFilter(channel_ids=flt.channel_ids).where("p")
+    known_sql = "SELECT count(*) FROM channels"
+    known_params: list[object] = []
+    if flt.channel_ids is not None:
+        known_sql += " WHERE id = ANY(?::VARCHAR[])"
+        known_params.append(list(flt.channel_ids))
+    found = con.execute(known_sql, known_params).fetchone()
+    known = 0 if found is None else int(found[0])
+    first = None if period.start is None else period.start.date()
+    days = OUTLOOK_SCAN_DAYS
+    while True:
+        lower = newest - timedelta(days=days - 1)
+        whole = first is None or lower <= first
+        start = _days(lower, newest).start
+        window = period if whole else Period(tz="UTC", start=start, end=period.end)
+        counted = (
+            Sql(
+                "SELECT channel_id, min(pub) FILTER (WHERE newer < ?), max(newer + posts) "
+                "FROM (SELECT channel_id, pub, posts, sum(posts) OVER (PARTITION BY channel_id "
+                "ORDER BY pub DESC) - posts AS newer FROM "
+                f"(SELECT p.channel_id, {_PUB} AS pub, count(*) AS posts FROM posts p "
+                f"WHERE {where} AND {_PUB} <= ? AND ",
+                (recent, *params, newest),
+            )
+            + instant_range(window, "p.published_at")
+            + Sql(" GROUP BY ALL)) GROUP BY ALL")
+        )
+        rows = con.execute(counted.text, list(counted.params)).fetchall()
+        enough = len(rows) >= known and all(total >= recent for _, _, total in rows)
+        if whole or enough:
+            return {str(c): day for c, day, _ in rows}
+        # Widened to where the sparsest channel's pace in this window reaches `recent`
+        # posts, with OUTLOOK_SCAN_MARGIN to spare (at least doubled; a channel without a
+        # post here: the whole period), so a quiet workspace costs two reads, not six.
+        fewest = min((int(total) for _, _, total in rows), default=0) if len(rows) >= known else 0
+        days = (
+            OUTLOOK_HISTORY_DAYS + OUTLOOK_HORIZON_DAYS
+            if fewest == 0
+            else max(2 * days, math.ceil(days * recent / fewest * OUTLOOK_SCAN_MARGIN))
+        )
+
+
 def channel_settles(
     con: duckdb.DuckDBPyConnection, flt: PostFilter, *, last: date, fallback: int
 ) -> dict[str, Settles]:
-    """`settled_ages` on `last`, from the only posts they need: each channel's
-    OUTLOOK_MAX_POSTS latest published at least OUTLOOK_HORIZON_DAYS before it (within
-    OUTLOOK_HISTORY_DAYS), at ages 0..OUTLOOK_HORIZON_DAYS."""
-    start = last - timedelta(days=OUTLOOK_HORIZON_DAYS + OUTLOOK_HISTORY_DAYS - 1)
-    frame = load_readers(
-        con,
-        flt,
-        first=start,
-        last=last,
-        recent=OUTLOOK_MAX_POSTS,
-        younger=False,
-        until=OUTLOOK_HORIZON_DAYS,
+    """`settled_ages` on `last`: the same rule on the same posts (each channel's
+    OUTLOOK_MAX_POSTS latest published at least OUTLOOK_HORIZON_DAYS before it, within
+    OUTLOOK_HISTORY_DAYS), from a query of those posts' daily rows alone (no title,
+    audience or channel name: `load_readers` joins those for every post), summed per
+    post and age in numpy (a running sum in SQL, a window over 10,000 posts, cost more
+    than the whole outlook's reading)."""
+    horizon = OUTLOOK_HORIZON_DAYS
+    newest = last - timedelta(days=horizon)
+    period = _days(last - timedelta(days=horizon + OUTLOOK_HISTORY_DAYS - 1), last)
+    since = _since(con, flt, period, newest, OUTLOOK_MAX_POSTS)
+    names = sorted(since)
+    earliest = min(since.values(), default=newest)
+    where, params = PostFilter(channel_ids=flt.channel_ids).where("p")
+    sql = Sql(
+        "WITH since AS (SELECT unnest(?::VARCHAR[]) AS channel_id, unnest(?::DATE[]) AS since), "
+        "kept AS (SELECT * FROM (SELECT p.id, p.channel_id, "
+        f"{_PUB} AS pub, coalesce(p.views, 0) AS readers, row_number() OVER (PARTITION BY "
+        f"p.channel_id ORDER BY {_PUB} DESC, p.id DESC) AS nth FROM posts p JOIN since s ON "
+        f"s.channel_id = p.channel_id WHERE {where} AND p.published_at >= ? AND {_PUB} <= ? "
+        f"AND {_PUB} >= s.since) WHERE nth <= ?), "
+        # Each kept post's daily unique viewers by age (a post without any: one row).
+        "SELECT k.channel_id, k.nth, k.readers, d.date - k.pub AS age, d.unique_viewers "
+        "FROM kept k LEFT JOIN post_daily d ON d.post_id = k.id AND d.date >= k.pub "
+        f"AND d.date <= k.pub + {horizon} AND d.date >= ? AND d.date <= ?",
+        (
+            names,
+            [since[n] for n in names],
+            *params,
+            _days(earliest, newest).start,
+            newest,
+            OUTLOOK_MAX_POSTS,
+            earliest,
+            last,
+        ),
     )
-    return settled_ages(frame, last=day_number(last), fallback=fallback)
+    table = con.sql(sql.text, params=list(sql.params)).to_arrow_table()
+    codes = pc.dictionary_encode(table.column("channel_id")).combine_chunks()
+    chosen = [str(name) for name in codes.dictionary.to_pylist()]
+    width, cells = horizon + 1, OUTLOOK_MAX_POSTS * len(chosen)
+    post = codes.indices.to_numpy(zero_copy_only=False).astype("int64") * OUTLOOK_MAX_POSTS
+    post += table.column("nth").to_numpy().astype("int64") - 1
+
+    def values(name: str) -> np.ndarray:
+        column = pc.fill_null(table.column(name), 0).combine_chunks()
+        return np.asarray(column.to_numpy(zero_copy_only=False), dtype="int64")
+
+    daily = np.bincount(
+        post * width + values("age"), weights=values("unique_viewers"), minlength=cells * width
+    ).reshape(cells, width)
+    lifetime = np.zeros(cells)
+    lifetime[post] = values("readers")
+    by_age = np.minimum(np.cumsum(daily, axis=1), lifetime[:, None])
+    per_channel = by_age.reshape(len(chosen), OUTLOOK_MAX_POSTS, width).sum(axis=1)
+    reached = dict(zip(chosen, per_channel, strict=True))
+    # A channel's posts: its largest `nth` (every kept post has a row, days or not).
+    counts = np.zeros(len(chosen), dtype="int64")
+    np.maximum.at(counts, post // OUTLOOK_MAX_POSTS, post % OUTLOOK_MAX_POSTS + 1)
+    posts = {name: int(n) for name, n in zip(chosen, counts, strict=True)}
+    pooled = sum(posts.values())
+    found = (
+        _settle_age(np.sum([*reached.values(), np.zeros(horizon + 1)], axis=0))
+        if pooled >= OUTLOOK_MIN_POSTS
+        else None
+    )
+    workspace = Settles(fallback if found is None else max(found, 1), WORKSPACE, pooled)
+    out = {"": workspace}
+    for name in sorted(posts):
+        own = _settle_age(reached[name]) if posts[name] >= OUTLOOK_MIN_POSTS else None
+        # At least a day: the forecast of a post of age 1 or more always has a target ahead.
+        out[name] = Settles(max(own, 1), OWN, posts[name]) if own is not None else workspace
+    return out
 
 
 def recent_readers(
@@ -292,11 +390,15 @@ class Settles:
 def _settle_day(grid: np.ndarray) -> int | None:
     """The first age by which the posts of `grid` (posts × ages 0..horizon) have
     OUTLOOK_SETTLE_SHARE of their readers at the horizon; None without readers."""
-    total = grid[:, -1].sum()
+    return _settle_age(grid.sum(axis=0))
+
+
+def _settle_age(reached: np.ndarray) -> int | None:
+    """`_settle_day` of posts whose readers at ages 0..horizon add up to `reached`."""
+    total = reached[-1]
     if total <= 0:
         return None
-    reached = grid.sum(axis=0) >= OUTLOOK_SETTLE_SHARE * total - WHOLE_TOLERANCE
-    return int(np.argmax(reached))
+    return int(np.argmax(reached >= OUTLOOK_SETTLE_SHARE * total - WHOLE_TOLERANCE))
 
 
 def settled_ages(frame: pd.DataFrame, *, last: int, fallback: int) -> dict[str, Settles]:
