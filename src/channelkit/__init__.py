@@ -75,6 +75,7 @@ _LAZY: dict[str, str] = {
     "release": "channelkit.publish.hold:release",
     "publish": "channelkit.publish",
     "plots": "channelkit.plots",
+    "display": "channelkit.display",
     "reports": "channelkit.reports",
     "widgets": "channelkit.widgets",
     "to_csv": "channelkit.export:to_csv",
@@ -82,7 +83,7 @@ _LAZY: dict[str, str] = {
 }
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from channelkit import plots, publish, reports, widgets
+    from channelkit import display, plots, publish, reports, widgets
     from channelkit._facade import sync
     from channelkit.client import (
         NOT_GIVEN,

@@ -55,6 +55,8 @@ from channelkit.analysis.filters import PostFilter
 from channelkit.analysis.period import Period
 from channelkit.analysis.rows import cohort_rows, instant_range
 from channelkit.analysis.sql import Sql
+from channelkit.display.columns import declare
+from channelkit.display.kinds import COUNT, DAYS, RATE, RATIO
 
 EPOCH = date(1970, 1, 1)
 ON_TRACK, AHEAD, BEHIND = "on track", "ahead", "behind"
@@ -507,6 +509,29 @@ def _settles_column(history: History, channel: pd.Series) -> pd.api.extensions.E
     names = channel.astype(str)
     days = {name: history.settle_of(name) for name in pd.unique(names)}
     return pd.array(names.map(days).to_numpy(dtype="int64"), dtype="Int64")
+
+
+OUTLOOK = declare(
+    "outlook",
+    **dict.fromkeys(("readers", "audience", "forecast_readers", "forecast", "based_on"), COUNT),
+    **dict.fromkeys(("usual_readers", "usual"), COUNT),
+    **dict.fromkeys(("read_rate", "forecast_read_rate"), RATE),
+    **dict.fromkeys(("age_days", "settles_by_day"), DAYS),
+)
+BACKTEST = declare(
+    "outlook_backtest",
+    **dict.fromkeys(("posts", "abstained", "median_abs_error", "naive_median_abs_error"), COUNT),
+    **dict.fromkeys(("coverage", "below", "above"), RATE),
+    error_vs_naive=RATIO,
+    **dict.fromkeys(("age_days", "settles_by_day"), DAYS),
+)
+DECAY = declare(
+    "decay_profiles",
+    day=COUNT,
+    posts=COUNT,
+    **dict.fromkeys(("share_on_day", "share_by_day"), RATE),
+    **dict.fromkeys(("settles_by_day", "days_to_50", "days_to_90"), DAYS),
+)
 
 
 def outlook(
