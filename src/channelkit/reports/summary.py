@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from channelkit.analysis.metrics import KPI_METRICS
 from channelkit.display import numbers
-from channelkit.display.columns import kpi_kind
 from channelkit.display.kinds import Kind
 from channelkit.display.notes import (
     PROVISIONAL,
@@ -28,6 +28,7 @@ from channelkit.reports.page import Sentence
 INCOMPLETE = "period not complete"
 
 Row = Mapping[str, Any]
+_KINDS = dict(KPI_METRICS)  # each sentence's number, as its metric declares it
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ def _flags(row: Row, *, complete: bool, missing: str | None) -> tuple[str, ...]:
 
 def _read_rate(row: Row, previous_name: str, said: str) -> str:
     change = _rate_change(row["delta"], row["previous"], previous_name)
-    kind = kpi_kind(row)
+    kind = _KINDS["read_rate"]
     return (
         f"Read rate was {kind.text(row['value'])}{_usual(row, kind, change, previous_name, said)}."
     )
@@ -114,7 +115,7 @@ def _read_rate(row: Row, previous_name: str, said: str) -> str:
 def _readers(row: Row, period_name: str, previous_name: str, said: str) -> str:
     change = _count_change(row, previous_name)
     readers = "reader" if _count(row["value"]) == 1 else "readers"
-    kind = kpi_kind(row)
+    kind = _KINDS["readers"]
     return (
         f"Posts published in {period_name} reached {kind.text(row['value'])} {readers}"
         f"{_usual(row, kind, change, previous_name, said)}."
