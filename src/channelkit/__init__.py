@@ -190,6 +190,7 @@ __all__ = [
     "release",
     "publish",
     "plots",
+    "display",
     "reports",
     "widgets",
     "to_csv",

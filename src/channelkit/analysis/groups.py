@@ -183,13 +183,13 @@ def _fair_lift(frame: pd.DataFrame) -> None:
 
 # Tags, priorities and authors: each group's posts, readers and rates against expected.
 _GROUP_KINDS: dict[str, Kind] = {
-    **dict.fromkeys(("rank", "posts", "readers", "opens", "engagements", "median_opens"), COUNT),
+    **dict.fromkeys(("posts", "readers", "opens", "engagements", "median_opens"), COUNT),
     **dict.fromkeys(("read_rate", "engagement_rate"), RATE),
     **dict.fromkeys(("lift", "vs_expected", "adjusted_vs_expected"), RATIO),
 }
 TAGS = declare("tag_performance", **_GROUP_KINDS)
 PRIORITY = declare("priority_impact", **_GROUP_KINDS)
-AUTHORS = declare("author_comparison", **_GROUP_KINDS)
+AUTHORS = declare("author_comparison", rank=COUNT, **_GROUP_KINDS)
 LOW_REACH = declare(
     "low_reach",
     readers=COUNT,

@@ -78,7 +78,12 @@ KPI_METRICS: tuple[tuple[str, Kind], ...] = (
     ("net_subscribers", COUNT),
 )
 # The columns of one kind whatever the row; the others are of each row's `kind`.
-KPIS = declare("kpis", delta_pct=CHANGE, usual_periods=COUNT)
+KPIS = declare(
+    "kpis",
+    by_row=("value", "previous", "delta", "usual_low", "usual_high"),
+    delta_pct=CHANGE,
+    usual_periods=COUNT,
+)
 
 
 def channel_sums(

@@ -49,6 +49,7 @@ class Columns:
 
     metric: str
     kinds: Mapping[str, Kind]
+    by_row: tuple[str, ...] = ()  # columns of each row's own kind (a KPI's `value`)
 
     def names(self, columns: Iterable[Hashable]) -> dict[str, str]:
         """The kinds of those of `columns` declared (their interval's ends by the value's)."""
@@ -65,9 +66,10 @@ DECLARED: dict[str, Columns] = {}  # every declaration made, by metric
 _FALLBACK: list[tuple[int, Mapping[str, Kind]]] = []
 
 
-def declare(metric: str, **kinds: Kind) -> Columns:
-    """Declare `metric`'s columns' kinds (once per metric: a second, different one is a bug)."""
-    columns = Columns(metric, kinds)
+def declare(metric: str, *, by_row: tuple[str, ...] = (), **kinds: Kind) -> Columns:
+    """Declare `metric`'s columns' kinds, and those whose kind is each row's (`by_row`, read
+    from its `kind`, `metric` or `label`); once per metric: a second, different one is a bug."""
+    columns = Columns(metric, kinds, by_row)
     if DECLARED.setdefault(metric, columns) != columns:
         raise ValueError(f"the columns of {metric!r} are declared twice, differently")
     return columns
