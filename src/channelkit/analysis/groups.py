@@ -187,24 +187,18 @@ _GROUP_KINDS: dict[str, Kind] = {
     **dict.fromkeys(("read_rate", "engagement_rate"), RATE),
     **dict.fromkeys(("lift", "vs_expected", "adjusted_vs_expected"), RATIO),
 }
-TAGS = declare("tag_performance", **_GROUP_KINDS)
-PRIORITY = declare("priority_impact", **_GROUP_KINDS)
-AUTHORS = declare("author_comparison", rank=COUNT, **_GROUP_KINDS)
+TAGS = declare("tag_performance", dict(**_GROUP_KINDS))
+PRIORITY = declare("priority_impact", dict(**_GROUP_KINDS))
+AUTHORS = declare("author_comparison", dict(rank=COUNT, **_GROUP_KINDS))
 LOW_REACH = declare(
     "low_reach",
-    readers=COUNT,
-    audience=COUNT,
-    read_rate=RATE,
-    channel_median=RATE,
-    relative_read_rate=RATIO,
+    dict(
+        readers=COUNT, audience=COUNT, read_rate=RATE, channel_median=RATE, relative_read_rate=RATIO
+    ),
 )
 STILL_COLLECTING = declare(
     "still_collecting_readers",
-    readers=COUNT,
-    audience=COUNT,
-    read_rate=RATE,
-    age_days=DAYS,
-    reach_days=DAYS,
+    dict(readers=COUNT, audience=COUNT, read_rate=RATE, age_days=DAYS, reach_days=DAYS),
 )
 
 

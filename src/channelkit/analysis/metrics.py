@@ -80,9 +80,8 @@ KPI_METRICS: tuple[tuple[str, Kind], ...] = (
 # The columns of one kind whatever the row; the others are of each row's `kind`.
 KPIS = declare(
     "kpis",
+    dict(delta_pct=CHANGE, usual_periods=COUNT),
     by_row=("value", "previous", "delta", "usual_low", "usual_high"),
-    delta_pct=CHANGE,
-    usual_periods=COUNT,
 )
 
 
@@ -201,8 +200,8 @@ def _unknown(con: duckdb.DuckDBPyConnection, table: str, alias: str) -> str:
     return "".join(f", {alias}.{column}" for column in unknown_columns(table, described))
 
 
-POSTS = declare("posts", readers=COUNT)
-CHANNELS = declare("channels", subscriber_count=COUNT, post_count=COUNT)
+POSTS = declare("posts", dict(readers=COUNT))
+CHANNELS = declare("channels", dict(subscriber_count=COUNT, post_count=COUNT))
 
 
 def posts(
@@ -238,10 +237,14 @@ def channels(con: duckdb.DuckDBPyConnection, tz: str) -> pd.DataFrame:
 # The sums of each period's posts and daily rows, their rates, and the days it covers.
 ENGAGEMENT = declare(
     "engagement_over_time",
-    **dict.fromkeys(("posts_published", "readers", "audience", *DAILY_SUMS, "engagements"), COUNT),
-    read_rate=RATE,
-    engagement_rate=RATE,
-    days=DAYS,
+    dict(
+        **dict.fromkeys(
+            ("posts_published", "readers", "audience", *DAILY_SUMS, "engagements"), COUNT
+        ),
+        read_rate=RATE,
+        engagement_rate=RATE,
+        days=DAYS,
+    ),
 )
 
 
@@ -602,9 +605,11 @@ def _kpi_values(sums: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 CHANNEL_COMPARISON = declare(
     "channel_comparison",
-    **dict.fromkeys(("rank", "posts_published", "readers", "audience", "opens"), COUNT),
-    **dict.fromkeys(("engagements", "net_subscribers", "subscribers"), COUNT),
-    **dict.fromkeys(("read_rate", "adjusted_read_rate", "engagement_rate"), RATE),
+    dict(
+        **dict.fromkeys(("rank", "posts_published", "readers", "audience", "opens"), COUNT),
+        **dict.fromkeys(("engagements", "net_subscribers", "subscribers"), COUNT),
+        **dict.fromkeys(("read_rate", "adjusted_read_rate", "engagement_rate"), RATE),
+    ),
 )
 
 
@@ -680,8 +685,10 @@ _NO_REACH_TIME = Sql("reach_time AS (SELECT NULL::VARCHAR AS channel_id, NULL::D
 
 TOP_POSTS = declare(
     "top_posts",
-    **dict.fromkeys(("rank", "readers", "audience", "opens", "engagements"), COUNT),
-    **dict.fromkeys(("read_rate", "adjusted_read_rate", "engagement_rate"), RATE),
+    dict(
+        **dict.fromkeys(("rank", "readers", "audience", "opens", "engagements"), COUNT),
+        **dict.fromkeys(("read_rate", "adjusted_read_rate", "engagement_rate"), RATE),
+    ),
 )
 
 
@@ -827,10 +834,12 @@ def _post_sums(con: duckdb.DuckDBPyConnection, head: Sql, xn: Sql) -> pd.DataFra
 
 HEATMAP = declare(
     "publishing_heatmap",
-    weekday=NUMBER,
-    hour=HOUR,
-    **dict.fromkeys(("posts_published", "readers", "opens", "engagements"), COUNT),
-    readers_per_post=NUMBER,
+    dict(
+        weekday=NUMBER,
+        hour=HOUR,
+        **dict.fromkeys(("posts_published", "readers", "opens", "engagements"), COUNT),
+        readers_per_post=NUMBER,
+    ),
 )
 
 
@@ -865,7 +874,7 @@ def publishing_heatmap(
     return frame
 
 
-UPCOMING = declare("upcoming_scheduled")  # times and words: no numbers
+UPCOMING = declare("upcoming_scheduled", {})  # times and words: no numbers
 
 
 def upcoming_scheduled(

@@ -513,24 +513,32 @@ def _settles_column(history: History, channel: pd.Series) -> pd.api.extensions.E
 
 OUTLOOK = declare(
     "outlook",
-    **dict.fromkeys(("readers", "audience", "forecast_readers", "forecast", "based_on"), COUNT),
-    **dict.fromkeys(("usual_readers", "usual"), COUNT),
-    **dict.fromkeys(("read_rate", "forecast_read_rate"), RATE),
-    **dict.fromkeys(("age_days", "settles_by_day"), DAYS),
+    dict(
+        **dict.fromkeys(("readers", "audience", "forecast_readers", "forecast", "based_on"), COUNT),
+        **dict.fromkeys(("usual_readers", "usual"), COUNT),
+        **dict.fromkeys(("read_rate", "forecast_read_rate"), RATE),
+        **dict.fromkeys(("age_days", "settles_by_day"), DAYS),
+    ),
 )
 BACKTEST = declare(
     "outlook_backtest",
-    **dict.fromkeys(("posts", "abstained", "median_abs_error", "naive_median_abs_error"), COUNT),
-    **dict.fromkeys(("coverage", "below", "above"), RATE),
-    error_vs_naive=RATIO,
-    **dict.fromkeys(("age_days", "settles_by_day"), DAYS),
+    dict(
+        **dict.fromkeys(
+            ("posts", "abstained", "median_abs_error", "naive_median_abs_error"), COUNT
+        ),
+        **dict.fromkeys(("coverage", "below", "above"), RATE),
+        error_vs_naive=RATIO,
+        **dict.fromkeys(("age_days", "settles_by_day"), DAYS),
+    ),
 )
 DECAY = declare(
     "decay_profiles",
-    day=COUNT,
-    posts=COUNT,
-    **dict.fromkeys(("share_on_day", "share_by_day"), RATE),
-    **dict.fromkeys(("settles_by_day", "days_to_50", "days_to_90"), DAYS),
+    dict(
+        day=COUNT,
+        posts=COUNT,
+        **dict.fromkeys(("share_on_day", "share_by_day"), RATE),
+        **dict.fromkeys(("settles_by_day", "days_to_50", "days_to_90"), DAYS),
+    ),
 )
 
 

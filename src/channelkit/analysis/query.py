@@ -255,7 +255,7 @@ def whole_default(q: Query, freq: str) -> None:
 
 
 SUBSCRIBERS = declare(
-    "subscribers", **dict.fromkeys(("subscribers", "gained", "lost", "net"), COUNT), days=DAYS
+    "subscribers", dict(**dict.fromkeys(("subscribers", "gained", "lost", "net"), COUNT), days=DAYS)
 )
 
 

@@ -72,7 +72,7 @@ class ReachTimes:
         )
 
 
-REACH_CURVE = declare("reach_curve", day=COUNT, share=RATE)
+REACH_CURVE = declare("reach_curve", dict(day=COUNT, share=RATE))
 
 
 def reach_curve(

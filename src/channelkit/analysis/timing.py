@@ -55,10 +55,12 @@ _SLOTS = 7 * 24
 
 BEST_TIMES = declare(
     "best_times",
-    weekday=NUMBER,
-    hour=HOUR,
-    **dict.fromkeys(("posts", "readers", "expected_readers", "rank"), COUNT),
-    **dict.fromkeys(("vs_expected", "adjusted_vs_expected", "vs_rest"), RATIO),
+    dict(
+        weekday=NUMBER,
+        hour=HOUR,
+        **dict.fromkeys(("posts", "readers", "expected_readers", "rank"), COUNT),
+        **dict.fromkeys(("vs_expected", "adjusted_vs_expected", "vs_rest"), RATIO),
+    ),
 )
 
 

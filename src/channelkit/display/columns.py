@@ -5,7 +5,7 @@ them by name in `attrs["kinds"]` (pandas keeps attrs through a selection, slice,
 `set_index`, `reset_index`, `assign`, `rename`, `concat` of frames alike and `groupby`;
 tests/display/test_columns.py says which):
 
-    COLUMNS = declare("reach_curve", day=COUNT, share=RATE)   # in analysis/reach.py
+    COLUMNS = declare("reach_curve", {"day": COUNT, "share": RATE})  # analysis/reach.py
     frame.attrs["kinds"] = COLUMNS.names(frame.columns)       # what Query.finish does
     kind_of(frame, "share")                                   # RATE
     set_kind(frame, "share", "count")                         # the user's word wins
@@ -43,7 +43,7 @@ _BY_LABEL = {label: metric for metric, label in KPI_LABELS.items()}
 class Columns:
     """A metric's output columns and their kinds, declared where the metric is defined.
 
-    COLUMNS = declare("reach_curve", day=COUNT, share=RATE)
+    COLUMNS = declare("reach_curve", {"day": COUNT, "share": RATE})
     COLUMNS.names(["day", "share", "note"])   # {"day": "count", "share": "rate"}
     """
 
@@ -66,7 +66,7 @@ DECLARED: dict[str, Columns] = {}  # every declaration made, by metric
 _FALLBACK: list[tuple[int, Mapping[str, Kind]]] = []
 
 
-def declare(metric: str, *, by_row: tuple[str, ...] = (), **kinds: Kind) -> Columns:
+def declare(metric: str, kinds: Mapping[str, Kind], *, by_row: tuple[str, ...] = ()) -> Columns:
     """Declare `metric`'s columns' kinds, and those whose kind is each row's (`by_row`, read
     from its `kind`, `metric` or `label`); once per metric: a second, different one is a bug."""
     columns = Columns(metric, kinds, by_row)
