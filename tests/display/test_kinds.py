@@ -100,8 +100,8 @@ def test_a_kpi_row_reads_as_its_kind() -> None:
 
 def test_a_kind_outside_the_declared_ones_is_refused() -> None:
     frame = pd.DataFrame({"score": [1.0]})
-    with pytest.raises(ValueError, match="kind 'money' is not one of rate, ratio"):
-        ck.display.set_kind(frame, "score", "money")
+    with pytest.raises(ValueError, match="kind 'temperature' is not one of rate, ratio"):
+        ck.display.set_kind(frame, "score", "temperature")
     with pytest.raises(ValueError, match="column 'points' is not in the frame"):
         ck.display.set_kind(frame, "points", "rate")
     assert KINDS_ATTR not in frame.attrs  # nothing half-written
