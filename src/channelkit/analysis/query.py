@@ -126,7 +126,9 @@ class Query:
             default_period=self.default_period,
             **self.attrs,
         )
-        # every metric declares its columns' kinds (display.columns): shown by them
+        # every metric declares its columns' kinds where it is defined: shown by them
+        if metric.name not in DECLARED:
+            raise LookupError(f"metric {metric.name!r} has no declare({metric.name!r}, ...)")
         frame.attrs[KINDS_ATTR] = DECLARED[metric.name].names(frame.columns)
         if previous is not None:
             frame.attrs.update(previous_start=previous.start, previous_end=previous.end)
