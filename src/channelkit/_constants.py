@@ -391,7 +391,7 @@ EXCEL_SERIAL_MAX = 73_050
 SPREADSHEET_MAX_BYTES = 10 * 1024 * 1024
 SPREADSHEET_MAX_UNZIPPED_BYTES = 50 * 1024 * 1024  # xlsx is a zip: guard against bombs
 SPREADSHEET_MAX_ROWS = 20_000
-# The day/month order of a column of A/B/YYYY dates (publish/layout_times.py, docs/metrics.md
+# The day/month order of a column of A/B/YYYY dates (publish/layouts/stamps.py, docs/metrics.md
 # "Day/month order"): the rows that are dates in one order only settle it for the rows that
 # are dates both ways when they are at least DATE_ORDER_MIN_ROWS and at least one in
 # DATE_ORDER_ONE_IN of the rows whose reading depends on the order (whole numbers: no float

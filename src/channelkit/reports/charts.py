@@ -20,7 +20,7 @@ from channelkit.display.columns import kind_of
 from channelkit.display.kinds import Kind
 from channelkit.plots.style import HEIGHT as PLOT_HEIGHT
 from channelkit.plots.style import TOP_MARGIN as PLOT_TOP_MARGIN
-from channelkit.reports.page import Cell, Chart, Column, Table
+from channelkit.reports.page import Cell, Chart, Table, TableColumn
 from channelkit.reports.render import figure_html
 
 _KINDS = {"bar": "Bar chart", "scatter": "Line chart", "heatmap": "Heatmap", "indicator": "Tiles"}
@@ -122,8 +122,8 @@ def frame_table(frame: pd.DataFrame, *, tz: str, columns: Sequence[str] | None =
     names = [name for name in names if name in frame.columns]
     kinds = [kind_of(frame, name) for name in names]
     header = tuple(
-        Column(
-            heading(name),
+        TableColumn(
+            column_heading(name),
             numeric=pd.api.types.is_numeric_dtype(frame[name].dtype)
             if kind is None
             else kind.align == "right",
@@ -137,7 +137,7 @@ def frame_table(frame: pd.DataFrame, *, tz: str, columns: Sequence[str] | None =
     return Table(header, rows)
 
 
-def heading(column: str) -> str:
+def column_heading(column: str) -> str:
     """`engagement_rate` → "Engagement rate"."""
     text = column.replace("_", " ").strip()
     return text[:1].upper() + text[1:]
