@@ -19,8 +19,9 @@ from channelkit.display.columns import DECLARED, KINDS_ATTR, by_name, column_kin
 from channelkit.display.frames import frame_html
 from channelkit.display.kinds import COUNT, RATE
 from fixtures import equal_rates
+from fixtures.decay import build_decaying
 
-pytestmark = pytest.mark.calendar  # periods pinned to the fixture's days
+pytestmark = pytest.mark.calendar  # periods pinned to the fixtures' days
 
 ALL = {"period": "all time", "tz": "UTC"}
 WEEK = {"start": "2026-10-05", "end": "2026-10-12", "tz": "UTC"}
@@ -46,9 +47,24 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> ck.Warehouse:
 
 
 @pytest.fixture(scope="module")
-def frames(planted: ck.Warehouse) -> dict[str, pd.DataFrame]:
+def decaying(tmp_path_factory: pytest.TempPathFactory) -> ck.Warehouse:
+    """Posts still gathering readers on the last synced day: the outlook's every column."""
+    path = tmp_path_factory.mktemp("columns") / "decaying.duckdb"
+    build_decaying(path, seed=2, weekly=True)
+    return ck.Warehouse(path)
+
+
+# The metrics of young posts, drawn from the warehouse that has some.
+YOUNG = ("outlook", "outlook_backtest", "decay_profiles")
+
+
+@pytest.fixture(scope="module")
+def frames(planted: ck.Warehouse, decaying: ck.Warehouse) -> dict[str, pd.DataFrame]:
     """Each declared metric's frame (or `channels`' listing), by the metric's name."""
-    return {name: getattr(planted, name)(**ARGUMENTS.get(name, ALL)) for name in DECLARED}
+    return {
+        name: getattr(decaying if name in YOUNG else planted, name)(**ARGUMENTS.get(name, ALL))
+        for name in DECLARED
+    }
 
 
 def _numbers(frame: pd.DataFrame) -> list[str]:
