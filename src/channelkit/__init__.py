@@ -77,6 +77,7 @@ _LAZY: dict[str, str] = {
     "approve": "channelkit.publish.approval.notebook:approve",
     "publish": "channelkit.publish",
     "plots": "channelkit.plots",
+    "display": "channelkit.display",
     "reports": "channelkit.reports",
     "widgets": "channelkit.widgets",
     "to_csv": "channelkit.export:to_csv",
@@ -84,7 +85,7 @@ _LAZY: dict[str, str] = {
 }
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from channelkit import plots, publish, reports, widgets
+    from channelkit import display, plots, publish, reports, widgets
     from channelkit._facade import sync
     from channelkit.client import (
         NOT_GIVEN,
@@ -195,6 +196,7 @@ __all__ = [
     "approve",
     "publish",
     "plots",
+    "display",
     "reports",
     "widgets",
     "to_csv",

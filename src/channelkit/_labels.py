@@ -33,5 +33,3 @@ METRIC_LABELS = {
     "lost": "Lost",
     "net": "Net",
 }
-#: Metrics shown as percentages.
-RATES = ("read_rate", "engagement_rate", "share")

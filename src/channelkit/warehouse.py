@@ -79,6 +79,7 @@ from channelkit.analysis.query import (
 from channelkit.analysis.reach import ReachTimes
 from channelkit.analysis.runs import read_sync_runs
 from channelkit.display.card import WarehouseFacts, card_html, card_text
+from channelkit.display.columns import KINDS_ATTR
 from channelkit.display.notes import LIFETIME, SAME_AGE
 from channelkit.errors import ChannelkitError, InvalidParameterError, WarehouseError
 from channelkit.storage.connection import is_storage_fault, open_warehouse, storage_problem
@@ -326,6 +327,7 @@ class Warehouse:
         with self._connect() as con:
             frame = metrics.channels(con, zone)
         frame.attrs["sources"] = {"subscriber_count": SUBSCRIBERS_LISTED}
+        frame.attrs[KINDS_ATTR] = metrics.CHANNELS.names(frame.columns)
         return frame
 
     def engagement_over_time(

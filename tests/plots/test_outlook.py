@@ -9,7 +9,8 @@ import pytest
 
 import channelkit as ck
 from channelkit._constants import PLOT_OUTLOOK_MAX_ROWS, PLOT_OUTLOOK_ROW_PX
-from channelkit.display.columns import column_kind
+from channelkit.display.columns import column_kind, kind_of
+from channelkit.display.kinds import COUNT, RATE
 from channelkit.plots.outlook import VERDICTS
 from fixtures.decay import build_decaying
 
@@ -69,9 +70,11 @@ def test_readers_are_whole_and_shares_read_as_percentages(warehouse: ck.Warehous
     for column in ("forecast_readers", "forecast_low", "forecast_high", "usual_low",
                    "usual_readers", "usual_high"):  # fmt: skip
         assert str(young[column].dtype) == "Int64"
-        assert column_kind(column) == "count"
-    for column in ("share_on_day", "share_by_day", "coverage"):
-        assert column_kind(column) == "rate"
+        assert kind_of(young, column) is COUNT
+    profiles = warehouse.decay_profiles()
+    for column in ("share_on_day", "share_by_day"):
+        assert kind_of(profiles, column) is RATE
+    assert column_kind("coverage") is RATE  # the backtest's, by its name after a merge
 
 
 def test_the_decay_plot_marks_each_channels_settled_age(warehouse: ck.Warehouse) -> None:

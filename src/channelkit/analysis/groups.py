@@ -34,6 +34,8 @@ from channelkit.analysis.rows import (
     query_frame,
 )
 from channelkit.analysis.sql import Sql, first_row
+from channelkit.display.columns import declare
+from channelkit.display.kinds import COUNT, DAYS, RATE, RATIO, Kind
 
 
 def _rated(
@@ -177,6 +179,27 @@ def _fair_lift(frame: pd.DataFrame) -> None:
         adjusted = fair.shrink(x, n, expected, strength) / expected
     frame["adjusted_vs_expected"] = np.where(known, adjusted, np.nan)
     frame.attrs.update(prior_strength=strength, basis=fair.GROUP_BASIS)
+
+
+# Tags, priorities and authors: each group's posts, readers and rates against expected.
+_GROUP_KINDS: dict[str, Kind] = {
+    **dict.fromkeys(("posts", "readers", "opens", "engagements", "median_opens"), COUNT),
+    **dict.fromkeys(("read_rate", "engagement_rate"), RATE),
+    **dict.fromkeys(("lift", "vs_expected", "adjusted_vs_expected"), RATIO),
+}
+TAGS = declare("tag_performance", dict(**_GROUP_KINDS))
+PRIORITY = declare("priority_impact", dict(**_GROUP_KINDS))
+AUTHORS = declare("author_comparison", dict(rank=COUNT, **_GROUP_KINDS))
+LOW_REACH = declare(
+    "low_reach",
+    dict(
+        readers=COUNT, audience=COUNT, read_rate=RATE, channel_median=RATE, relative_read_rate=RATIO
+    ),
+)
+STILL_COLLECTING = declare(
+    "still_collecting_readers",
+    dict(readers=COUNT, audience=COUNT, read_rate=RATE, age_days=DAYS, reach_days=DAYS),
+)
 
 
 def tag_performance(

@@ -59,21 +59,29 @@ from channelkit.analysis.rows import (
     side_of,
 )
 from channelkit.analysis.sql import Sql, plain_frame
+from channelkit.display.columns import declare
+from channelkit.display.kinds import CHANGE, COUNT, DAYS, HOUR, NUMBER, RATE, Kind
 from channelkit.storage.schema import CONTRACT_COLUMNS, unknown_columns
 
 FREQS = {"day": "1 DAY", "week": "1 WEEK", "month": "1 MONTH"}
 TOP_BY = ("readers", "read_rate", "opens", "engagement_rate")
 DAILY_SUMS = ("opens", "daily_unique_viewers", "reactions", "comments", "shares", "clicks")
 POST_SUMS = ("posts_published", "readers", "rated_readers", "audience", "no_audience")
-# metric, kind ("count"/"rate"), whether it needs daily rows
-KPI_METRICS: tuple[tuple[str, str], ...] = (
-    ("posts_published", "count"),
-    ("readers", "count"),
-    ("read_rate", "rate"),
-    ("opens", "count"),
-    ("engagements", "count"),
-    ("engagement_rate", "rate"),
-    ("net_subscribers", "count"),
+# each KPI and its kind: a row's `value`, `previous`, `delta` and usual range are of it
+KPI_METRICS: tuple[tuple[str, Kind], ...] = (
+    ("posts_published", COUNT),
+    ("readers", COUNT),
+    ("read_rate", RATE),
+    ("opens", COUNT),
+    ("engagements", COUNT),
+    ("engagement_rate", RATE),
+    ("net_subscribers", COUNT),
+)
+# The columns of one kind whatever the row; the others are of each row's `kind`.
+KPIS = declare(
+    "kpis",
+    dict(delta_pct=CHANGE, usual_periods=COUNT),
+    by_row=("value", "previous", "delta", "usual_low", "usual_high"),
 )
 
 
@@ -192,6 +200,10 @@ def _unknown(con: duckdb.DuckDBPyConnection, table: str, alias: str) -> str:
     return "".join(f", {alias}.{column}" for column in unknown_columns(table, described))
 
 
+POSTS = declare("posts", dict(readers=COUNT))
+CHANNELS = declare("channels", dict(subscriber_count=COUNT, post_count=COUNT))
+
+
 def posts(
     con: duckdb.DuckDBPyConnection,
     flt: PostFilter,
@@ -220,6 +232,20 @@ def channels(con: duckdb.DuckDBPyConnection, tz: str) -> pd.DataFrame:
         "WHERE deleted_at IS NULL ORDER BY name, id"
     )
     return query_frame(con, sql, tz)
+
+
+# The sums of each period's posts and daily rows, their rates, and the days it covers.
+ENGAGEMENT = declare(
+    "engagement_over_time",
+    dict(
+        **dict.fromkeys(
+            ("posts_published", "readers", "audience", *DAILY_SUMS, "engagements"), COUNT
+        ),
+        read_rate=RATE,
+        engagement_rate=RATE,
+        days=DAYS,
+    ),
+)
 
 
 def engagement_over_time(
@@ -460,7 +486,7 @@ def _totals(
 
 def _metric_columns(
     metric: str,
-    kind: str,
+    kind: Kind,
     sides: list[dict[str, np.ndarray]],
     usual_sides: list[int],
     count: int,
@@ -475,7 +501,7 @@ def _metric_columns(
         base = sides[1]["opens"]
     else:
         base = np.abs(previous)
-    small = KPI_SMALL_BASE_AUDIENCE if kind == "rate" else KPI_SMALL_BASE_COUNT
+    small = KPI_SMALL_BASE_AUDIENCE if kind is RATE else KPI_SMALL_BASE_COUNT
     delta = value - previous
     if not (complete or metric == "read_rate"):
         delta = np.full(count, np.nan)
@@ -516,7 +542,7 @@ def _kpi_frame(columns: dict[str, list[np.ndarray]], channel_ids: list[str]) -> 
             "channel_id": np.tile(np.array(channel_ids, dtype=object), len(metrics_))[order],
             "metric": repeated(metrics_),
             "label": repeated([KPI_LABELS[m] for m in metrics_]),
-            "kind": repeated([k for _, k in KPI_METRICS]),
+            "kind": repeated([k.name for _, k in KPI_METRICS]),
             **{key: floats(key) for key in ("value", "previous", "delta", "delta_pct")},
             "small_base": pd.array(np.concatenate(columns["small_base"])[order], dtype="boolean"),
             **{key: floats(key) for key in ("usual_low", "usual_high")},
@@ -575,6 +601,16 @@ def _kpi_values(sums: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     values["engagement_rate"] = divide(engagements, sums["opens"])
     values["read_rate"] = divide(sums["rated_readers"], sums["audience"])
     return values
+
+
+CHANNEL_COMPARISON = declare(
+    "channel_comparison",
+    dict(
+        **dict.fromkeys(("rank", "posts_published", "readers", "audience", "opens"), COUNT),
+        **dict.fromkeys(("engagements", "net_subscribers", "subscribers"), COUNT),
+        **dict.fromkeys(("read_rate", "adjusted_read_rate", "engagement_rate"), RATE),
+    ),
+)
 
 
 def channel_comparison(
@@ -645,6 +681,15 @@ _TOP_BASIS = {
     "engagement_rate": fair.ENGAGEMENT_BASIS,
 }
 _NO_REACH_TIME = Sql("reach_time AS (SELECT NULL::VARCHAR AS channel_id, NULL::DATE AS settled_by)")
+
+
+TOP_POSTS = declare(
+    "top_posts",
+    dict(
+        **dict.fromkeys(("rank", "readers", "audience", "opens", "engagements"), COUNT),
+        **dict.fromkeys(("read_rate", "adjusted_read_rate", "engagement_rate"), RATE),
+    ),
+)
 
 
 def top_posts(
@@ -787,6 +832,17 @@ def _post_sums(con: duckdb.DuckDBPyConnection, head: Sql, xn: Sql) -> pd.DataFra
     return plain_frame(con, sql.text, sql.params)
 
 
+HEATMAP = declare(
+    "publishing_heatmap",
+    dict(
+        weekday=NUMBER,
+        hour=HOUR,
+        **dict.fromkeys(("posts_published", "readers", "opens", "engagements"), COUNT),
+        readers_per_post=NUMBER,
+    ),
+)
+
+
 def publishing_heatmap(
     con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period
 ) -> pd.DataFrame:
@@ -816,6 +872,9 @@ def publishing_heatmap(
     names = frame["weekday"].map(dict(enumerate(WEEKDAYS)))
     frame.insert(1, "weekday_name", names.astype(pd.CategoricalDtype(list(WEEKDAYS), True)))
     return frame
+
+
+UPCOMING = declare("upcoming_scheduled", {})  # times and words: no numbers
 
 
 def upcoming_scheduled(

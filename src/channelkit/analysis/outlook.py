@@ -57,6 +57,8 @@ from channelkit.analysis.filters import PostFilter
 from channelkit.analysis.period import Period
 from channelkit.analysis.rows import cohort_rows, instant_range
 from channelkit.analysis.sql import Sql
+from channelkit.display.columns import declare
+from channelkit.display.kinds import COUNT, DAYS, RATE, RATIO
 
 EPOCH = date(1970, 1, 1)
 ON_TRACK, AHEAD, BEHIND = "on track", "ahead", "behind"
@@ -707,6 +709,37 @@ def _settles_column(history: History, channel: pd.Series) -> np.ndarray:
     """Each row's channel's settled age (a lookup per channel, not per row)."""
     codes, names = pd.factorize(channel.astype(str))
     return np.asarray([history.settle_of(str(name)) for name in names], dtype="int64")[codes]
+
+
+OUTLOOK = declare(
+    "outlook",
+    dict(
+        **dict.fromkeys(("readers", "audience", "forecast_readers", "forecast", "based_on"), COUNT),
+        **dict.fromkeys(("usual_readers", "usual"), COUNT),
+        **dict.fromkeys(("read_rate", "forecast_read_rate"), RATE),
+        **dict.fromkeys(("age_days", "settles_by_day"), DAYS),
+    ),
+)
+BACKTEST = declare(
+    "outlook_backtest",
+    dict(
+        **dict.fromkeys(
+            ("posts", "abstained", "median_abs_error", "naive_median_abs_error"), COUNT
+        ),
+        **dict.fromkeys(("coverage", "below", "above"), RATE),
+        error_vs_naive=RATIO,
+        **dict.fromkeys(("age_days", "settles_by_day"), DAYS),
+    ),
+)
+DECAY = declare(
+    "decay_profiles",
+    dict(
+        day=COUNT,
+        posts=COUNT,
+        **dict.fromkeys(("share_on_day", "share_by_day"), RATE),
+        **dict.fromkeys(("settles_by_day", "days_to_50", "days_to_90"), DAYS),
+    ),
+)
 
 
 def outlook(

@@ -32,6 +32,8 @@ from channelkit.analysis.grid import bucket_end, whole_buckets
 from channelkit.analysis.period import Period, parse_period
 from channelkit.analysis.rows import day_range, instant_range
 from channelkit.analysis.sql import Sql, first_row, plain_frame
+from channelkit.display.columns import DECLARED, KINDS_ATTR, declare
+from channelkit.display.kinds import COUNT, DAYS
 from channelkit.errors import InvalidParameterError, UnknownZoneError
 
 
@@ -124,6 +126,10 @@ class Query:
             default_period=self.default_period,
             **self.attrs,
         )
+        # every metric declares its columns' kinds where it is defined: shown by them
+        if metric.name not in DECLARED:
+            raise LookupError(f"metric {metric.name!r} has no declare({metric.name!r}, ...)")
+        frame.attrs[KINDS_ATTR] = DECLARED[metric.name].names(frame.columns)
         if previous is not None:
             frame.attrs.update(previous_start=previous.start, previous_end=previous.end)
         return frame
@@ -248,6 +254,11 @@ def whole_default(q: Query, freq: str) -> None:
     if q.default_period is not None and freq == "month":
         q.period = whole_buckets(q.period, freq)
         q.default_period = f"{q.default_period}, from the first day of its first {freq}"
+
+
+SUBSCRIBERS = declare(
+    "subscribers", dict(**dict.fromkeys(("subscribers", "gained", "lost", "net"), COUNT), days=DAYS)
+)
 
 
 def subscribers_frame(

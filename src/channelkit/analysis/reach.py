@@ -21,6 +21,8 @@ from channelkit.analysis.filters import PostFilter
 from channelkit.analysis.period import Period
 from channelkit.analysis.rows import instant_range
 from channelkit.analysis.sql import Sql
+from channelkit.display.columns import declare
+from channelkit.display.kinds import COUNT, RATE
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,9 @@ class ReachTimes:
             f"timezone('UTC', {published})::DATE <= coalesce({channel}.settled_by, ?)",
             (self.last_day - timedelta(days=SETTLE_DAYS),),
         )
+
+
+REACH_CURVE = declare("reach_curve", dict(day=COUNT, share=RATE))
 
 
 def reach_curve(

@@ -43,12 +43,25 @@ from channelkit.analysis.filters import PostFilter
 from channelkit.analysis.period import Period
 from channelkit.analysis.rows import cohort_rows, query_frame
 from channelkit.analysis.sql import Sql
+from channelkit.display.columns import declare
+from channelkit.display.kinds import COUNT, HOUR, NUMBER, RATIO
 
 SOME_BETTER = "some hours reliably better"
 ONLY_WORSE = "no hour reliably better (some reliably worse)"
 NO_DIFFERENCE = "no reliable difference"
 VERDICTS = (SOME_BETTER, ONLY_WORSE, NO_DIFFERENCE)
 _SLOTS = 7 * 24
+
+
+BEST_TIMES = declare(
+    "best_times",
+    dict(
+        weekday=NUMBER,
+        hour=HOUR,
+        **dict.fromkeys(("posts", "readers", "expected_readers", "rank"), COUNT),
+        **dict.fromkeys(("vs_expected", "adjusted_vs_expected", "vs_rest"), RATIO),
+    ),
+)
 
 
 def slot_posts(

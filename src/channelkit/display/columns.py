@@ -1,138 +1,179 @@
-"""What a column holds, by its name, declared once: the meaning travels with the column.
+"""Which kind each column holds: declared by the metric that makes it, carried in the frame.
 
-pandas keeps `attrs` through a selection, slice or sort but drops them in a merge, and no
-frame keeps anything per column; a column's name survives every one of them. So the kind
-of a column (a rate, a count, a ratio...) follows from its name here, whatever frame it is
-in, and a KPI row's kind (a rate or a count in the same `value` column) from its `kind`,
-`metric` or `label`, whichever the user kept:
+Each metric declares its output columns' kinds where it is defined, and its frame carries
+them by name in `attrs["kinds"]` (pandas keeps attrs through a selection, slice, sort,
+`set_index`, `reset_index`, `assign`, `rename`, `concat` of frames alike and `groupby`;
+tests/display/test_columns.py says which):
 
-    column_kind("read_rate_low")       # "rate": shown 65.9%
-    column_kind("vs_rest")             # "ratio": 0.71 shown −29.0% (against the rest)
-    row_kinds(kpis[["label", "value"]])  # ["count", "count", "rate", ...]
+    COLUMNS = declare("reach_curve", {"day": COUNT, "share": RATE})  # analysis/reach.py
+    frame.attrs["kinds"] = COLUMNS.names(frame.columns)       # what Query.finish does
+    kind_of(frame, "share")                                   # RATE
+    set_kind(frame, "share", "count")                         # the user's word wins
 
-A column `x` beside `x_low` and `x_high` is shown as one interval cell. Pure.
+A frame that carries declarations shows only its declared columns by their kinds: a
+column the user added is shown by its dtype, also when its name is one a metric declares.
+A frame without them (a merge with a frame of no declarations drops attrs, a CSV read
+back) falls back on the names: a name every metric that declares it declares as one kind
+has that kind. The names are derived from the declarations, never listed by hand.
+
+A column `x` beside `x_low` and `x_high` is one interval cell; `x_low`, `x_high` and a
+merge's `x_x`, `x_y` have `x`'s kind. A KPI row's kind (a rate or a count in the same
+`value` column) comes from its `kind`, `metric` or `label`, whichever the user kept.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from channelkit._labels import KPI_LABELS, RATES
-from channelkit.display import numbers
+from channelkit._labels import KPI_LABELS
+from channelkit.display.kinds import KINDS, NUMBER, RATE, RATIO, Kind, as_kind
 
 if TYPE_CHECKING:
     import pandas as pd
 
-# rate: a share shown as a percentage; ratio: x times a baseline, shown as a percentage
-# against it (1.17: +17.0%); count: a whole number; hour: an hour of the day (09:00).
-ColumnKind = Literal["rate", "ratio", "count", "hour"]
-
-# How each kind reads, in notebooks and reports alike.
-SHOWN: dict[ColumnKind, Callable[[Any], str]] = {
-    "rate": numbers.percent,
-    "ratio": numbers.relative,
-    "count": numbers.whole,
-    "hour": numbers.hour,
-}
-
-RATIOS = ("lift", "vs_expected", "vs_rest", "relative_read_rate")
-# The outlook's and decay profiles' shares (docs/metrics.md "Outlook").
-OUTLOOK_SHARES = ("share_on_day", "share_by_day", "coverage")
-RATE_COLUMNS = (*RATES, "channel_median", *OUTLOOK_SHARES)
-COUNTS = (
-    "posts",
-    "posts_published",
-    "readers",
-    "rated_readers",
-    "expected_readers",
-    "audience",
-    "opens",
-    "median_opens",
-    "engagements",
-    "reactions",
-    "comments",
-    "shares",
-    "clicks",
-    "views",
-    "daily_unique_viewers",
-    "subscribers",
-    "net_subscribers",
-    "gained",
-    "lost",
-    "net",
-    "rank",
-    "forecast_readers",
-    "forecast",  # forecast_low, forecast_high
-    "usual_readers",
-    "usual",  # usual_low, usual_high
-    "settled_readers",
-    "final_readers",
-    "naive_readers",
-    "based_on",
-)
+KINDS_ATTR = "kinds"  # attrs["kinds"]: column name -> kind name (None: shown by its dtype)
 INTERVAL_ENDS = ("_low", "_high")
 _MERGE_SUFFIXES = ("_x", "_y")  # pandas' default suffixes of a merge's shared columns
 _BY_LABEL = {label: metric for metric, label in KPI_LABELS.items()}
 
 
-def column_kind(name: Hashable) -> ColumnKind | None:
-    """The kind of the column named `name` (its interval's ends and `adjusted_` form
-    included); None for a column that is not declared."""
-    if not isinstance(name, str):
+@dataclass(frozen=True)
+class Columns:
+    """A metric's output columns and their kinds, declared where the metric is defined.
+
+    COLUMNS = declare("reach_curve", {"day": COUNT, "share": RATE})
+    COLUMNS.names(["day", "share", "note"])   # {"day": "count", "share": "rate"}
+    """
+
+    metric: str
+    kinds: Mapping[str, Kind]
+    by_row: tuple[str, ...] = ()  # columns of each row's own kind (a KPI's `value`)
+
+    def names(self, columns: Iterable[Hashable]) -> dict[str, str]:
+        """The kinds of those of `columns` declared (their interval's ends by the value's)."""
+        out: dict[str, str] = {}
+        for name in columns:
+            kind = _by_stem(name, self.kinds)
+            if kind is not None:
+                out[str(name)] = kind.name
+        return out
+
+
+DECLARED: dict[str, Columns] = {}  # every declaration made, by metric
+# (how many declarations it was derived from, the names' kinds), once derived
+_FALLBACK: list[tuple[int, Mapping[str, Kind]]] = []
+
+
+def declare(metric: str, kinds: Mapping[str, Kind], *, by_row: tuple[str, ...] = ()) -> Columns:
+    """Declare `metric`'s columns' kinds, and those whose kind is each row's (`by_row`, read
+    from its `kind`, `metric` or `label`); once per metric: a second, different one is a bug."""
+    columns = Columns(metric, kinds, by_row)
+    if DECLARED.setdefault(metric, columns) != columns:
+        raise ValueError(f"the columns of {metric!r} are declared twice, differently")
+    return columns
+
+
+def by_name() -> Mapping[str, Kind]:
+    """The fallback for a frame without declarations: each name every declaration gives
+    one kind, with that kind (a name declared as two kinds has none)."""
+    if _FALLBACK and _FALLBACK[0][0] == len(DECLARED):  # declarations are only ever added
+        return _FALLBACK[0][1]
+    found: dict[str, set[Kind]] = {}
+    for columns in DECLARED.values():
+        for name, kind in columns.kinds.items():
+            found.setdefault(name, set()).add(kind)
+    names = {name: next(iter(kinds)) for name, kinds in found.items() if len(kinds) == 1}
+    _FALLBACK[:] = [(len(DECLARED), names)]
+    return names
+
+
+def declared(frame: pd.DataFrame) -> Mapping[str, str | None] | None:
+    """The frame's declarations (`attrs["kinds"]`), or None without them."""
+    kinds = frame.attrs.get(KINDS_ATTR)
+    return kinds if isinstance(kinds, Mapping) else None
+
+
+def kind_of(frame: pd.DataFrame, name: Hashable) -> Kind | None:
+    """The kind of `frame`'s column `name`: its declaration, or (without declarations) the
+    kind its name has in every metric's; None for a column shown by its dtype."""
+    kinds = declared(frame)
+    if kinds is None:
+        return column_kind(name)
+    for stem in _stems(name):
+        if stem in kinds:
+            shown = kinds[stem]
+            return None if shown is None else KINDS.get(shown)
+    return None
+
+
+def column_kind(name: Hashable) -> Kind | None:
+    """The kind a column named `name` has by the metrics' declarations (the fallback)."""
+    return _by_stem(name, by_name())
+
+
+def set_kind(frame: pd.DataFrame, column: str, kind: Kind | str | None) -> pd.DataFrame:
+    """Say what `frame[column]` holds, in place, and return the frame (for chaining):
+
+        ck.display.set_kind(df, "score", "rate")     # 0.57 shown 57.2%, %{y:.1%} in plots
+        ck.display.set_kind(df, "readers", None)     # shown by its dtype, not as a count
+
+    `kind` is one of `display.kinds.KINDS` (its name or the `Kind`), or None. A frame
+    without declarations keeps the fallback of its other columns (taken over as its own).
+    """
+    if column not in frame.columns:
+        raise ValueError(f"column {column!r} is not in the frame")
+    kinds = declared(frame)
+    if kinds is None:  # the names' fallback, kept as the frame's own declarations
+        kinds = {str(c): k.name for c in frame.columns if (k := column_kind(c)) is not None}
+    frame.attrs[KINDS_ATTR] = {**kinds, column: None if kind is None else as_kind(kind).name}
+    return frame
+
+
+def row_kind(value: object) -> Kind | None:
+    """A KPI row's kind from its `kind` ("rate"), metric ("read_rate") or label ("Read rate")."""
+    if not isinstance(value, str):
         return None
-    stem = name
-    for suffix in (*_MERGE_SUFFIXES, *INTERVAL_ENDS):
-        stem = stem.removesuffix(suffix)
-    stem = stem.removeprefix("adjusted_")
-    if stem == "hour":
-        return "hour"
-    if stem in RATIOS:
-        return "ratio"
-    if stem in RATE_COLUMNS or stem.endswith("_rate"):
-        return "rate"
-    return "count" if stem in COUNTS else None
+    if value in KINDS:
+        return KINDS[value]
+    return column_kind(_BY_LABEL.get(value, value))
 
 
-def shown_as(name: Hashable) -> Callable[[Any], str]:
-    """How a value of the column named `name` reads, in a report as in a notebook:
-    `shown_as("lift")(1.12)` is "+12.0%"; a column that is not declared, as a number."""
-    kind = column_kind(name)
-    return numbers.count if kind is None else SHOWN[kind]
+def kpi_kind(row: Mapping[Any, Any]) -> Kind:
+    """A KPI record's kind (a row of `wh.kpis()`): its `kind`, else its metric's or its
+    label's; a plain number when it keeps none of them."""
+    for key in ("kind", "metric", "label"):
+        kind = row_kind(row.get(key))
+        if kind is not None:
+            return kind
+    return NUMBER
 
 
-def metric_kind(metric: object) -> ColumnKind | None:
-    """A KPI row's kind from its metric name ("read_rate") or label ("Read rate")."""
-    if not isinstance(metric, str):
-        return None
-    kind = column_kind(_BY_LABEL.get(metric, metric))
-    return kind if kind in ("rate", "count") else None
-
-
-def row_kinds(frame: pd.DataFrame) -> list[ColumnKind | None] | None:
+def row_kinds(frame: pd.DataFrame) -> list[Kind | None] | None:
     """Each row's kind, from its `kind`, `metric` or `label` (a column or the index);
     None when the frame keeps none of them."""
-    if "kind" in frame.columns:
-        return [k if k in ("rate", "count") else None for k in frame["kind"]]
-    for name in ("metric", "label"):
+    for name in ("kind", "metric", "label"):
         if name in frame.columns:
-            return [metric_kind(value) for value in frame[name]]
+            return [row_kind(value) for value in frame[name]]
     if any(level in ("metric", "label") for level in frame.index.names):
         return [_index_kind(key) for key in frame.index]
     return None
 
 
-def _index_kind(key: object) -> ColumnKind | None:
+def _index_kind(key: object) -> Kind | None:
     parts: Sequence[object] = key if isinstance(key, tuple) else (key,)
-    found = [metric_kind(part) for part in parts]
+    found = [row_kind(part) for part in parts]
     return next((kind for kind in found if kind is not None), None)
 
 
 def has_kinds(frame: pd.DataFrame) -> bool:
-    """Whether a frame without channelkit's attrs (a merge's result) has columns whose
-    names say a rate or a ratio, or KPI rows (a `value` beside a KPI's metric or label):
-    shown by their kinds too."""
-    if any(column_kind(name) in ("rate", "ratio") for name in frame.columns):
+    """Whether a frame is shown by its kinds though no metric made it: it declares some,
+    has columns whose names say a rate or a ratio (a merge of a metric frame), or KPI rows
+    (a `value` beside a KPI's metric or label)."""
+    if declared(frame):
+        return True
+    if any(column_kind(name) in (RATE, RATIO) for name in frame.columns):
         return True
     return "value" in frame.columns and any(row_kinds(frame) or ())
 
@@ -143,3 +184,19 @@ def interval_of(name: Hashable, columns: Sequence[Hashable]) -> tuple[str, str] 
         return None
     low, high = (f"{name}{end}" for end in INTERVAL_ENDS)
     return (low, high) if low in columns and high in columns else None
+
+
+def _stems(name: Hashable) -> list[str]:
+    """`name`, then without a merge's suffix, then without its interval's end."""
+    if not isinstance(name, str):
+        return []
+    found = [name]
+    for suffixes in (_MERGE_SUFFIXES, INTERVAL_ENDS):
+        for suffix in suffixes:
+            if found[-1].endswith(suffix):
+                found.append(found[-1].removesuffix(suffix))
+    return found
+
+
+def _by_stem(name: Hashable, kinds: Mapping[str, Kind]) -> Kind | None:
+    return next((kinds[stem] for stem in _stems(name) if stem in kinds), None)

@@ -1,11 +1,12 @@
 """A metric frame as an HTML table people read: labelled columns, formatted numbers, caption.
 
 Frames a `Warehouse` method returned carry `attrs["metric"]` and `attrs["period"]` (the
-marker) through any selection, slice or sort; a merge drops attrs, so a frame with columns
-whose names say a rate or a ratio (`display.columns`) is shown by their kinds too. Each
-column shows as what it holds (`column_kind`), a value beside its `_low` and `_high` as one
-interval cell, and the caption says the period, the filters and what a ranking rests on
-(`attrs["basis"]`). The frame itself is never changed; code gets the numbers.
+marker) and their columns' kinds (`attrs["kinds"]`) through any selection, slice or sort; a
+merge drops attrs, so a frame with columns whose names say a rate or a ratio
+(`display.columns`) is shown by their kinds too. Each column shows as its kind says
+(`kind_of`), a value beside its `_low` and `_high` as one interval cell, and the caption
+says the period, the filters and what a ranking rests on (`attrs["basis"]`). The frame
+itself is never changed; code gets the numbers.
 """
 
 from __future__ import annotations
@@ -19,13 +20,8 @@ from typing import TYPE_CHECKING, Any
 from channelkit._constants import DISPLAY_MAX_ROWS
 from channelkit._labels import METRIC_LABELS
 from channelkit.display import numbers
-from channelkit.display.columns import (
-    SHOWN,
-    column_kind,
-    has_kinds,
-    interval_of,
-    row_kinds,
-)
+from channelkit.display.columns import has_kinds, interval_of, kind_of, row_kinds
+from channelkit.display.kinds import CHANGE, NUMBER, Kind
 from channelkit.display.notes import kpi_notes, provisional_line, usual_range
 
 if TYPE_CHECKING:
@@ -213,41 +209,55 @@ def _kpi_rows(frame: pd.DataFrame) -> bool:
     return "value" in frame.columns and row_kinds(frame) is not None
 
 
+# A KPI row's numbers, each as its row's kind says (a rate's change in points).
+_KPI_CELLS: dict[str, Callable[[Kind, Any], str]] = {
+    "value": lambda kind, value: kind.text(value),
+    "previous": lambda kind, value: kind.text(value),
+    "delta": lambda kind, value: kind.change(value),
+    "delta_pct": lambda _, value: CHANGE.text(value),
+}
+
+
 def _kpi_table(frame: pd.DataFrame) -> Shown:
     named = "label" if "label" in frame.columns else "metric"
-    first = [c for c in ("channel", named) if c in frame.columns]
-    columns = [*first, *(c for c in ("value", "previous", "delta", "delta_pct") if c in frame)]
+    columns = [c for c in ("channel", named, *_KPI_CELLS) if c in frame.columns]
     usual = "usual_low" in frame and "usual_high" in frame
-    headers = [_KPI_HEADERS[c] for c in columns]
-    if usual:
-        headers.append(_KPI_HEADERS["usual"])
+    headers = [_KPI_HEADERS[c] for c in (*columns, *(("usual",) if usual else ()))]
     kinds = row_kinds(frame) or [None] * len(frame)
-    rows: list[list[Cell]] = []
-    said: list[list[str]] = []
-    for record, kind in zip(frame.to_dict("records"), kinds, strict=True):
-        rate = kind == "rate"
-        amount: Callable[[Any], str] = numbers.percent if rate else numbers.count
-        cells: list[Cell] = []
-        for column in columns:
-            value = record[column]
-            if column in ("value", "previous"):
-                cells.append((amount(value), True))
-            elif column == "delta":
-                cells.append((numbers.signed(value, rate=rate), True))
-            elif column == "delta_pct":
-                cells.append((numbers.signed_percent(value), True))
-            else:
-                cells.append((_text(value), False))
-        if usual:
-            cells.append((usual_range(record, rate=rate) or numbers.MISSING, True))
-        rows.append(cells)
-        said.append(kpi_notes({**record, "kind": kind}))
+    records = frame.to_dict("records")
+    rows = [
+        _kpi_cells(record, kind or NUMBER, columns, usual)
+        for record, kind in zip(records, kinds, strict=True)
+    ]
+    said = [
+        kpi_notes({**record, "kind": (kind or NUMBER).name})
+        for record, kind in zip(records, kinds, strict=True)
+    ]
     if any(said):
         headers.append(_KPI_HEADERS["small_base"])
         for cells, words in zip(rows, said, strict=True):
             cells.append(("; ".join(words), False))
-    unknown = any(kind is None for kind in kinds) and bool(len(frame))
+    unknown = None in kinds and bool(len(frame))
     return Shown(headers, rows, notes=[_UNKNOWN_ROWS] if unknown else [])
+
+
+def _kpi_cells(
+    record: Mapping[Any, Any], kind: Kind, columns: list[str], usual: bool
+) -> list[Cell]:
+    """One KPI row's cells: its name words, its numbers as `kind`, its usual range."""
+    cells = [
+        (_KPI_CELLS[c](kind, record[c]), _right(kind))
+        if c in _KPI_CELLS
+        else (_text(record[c]), False)
+        for c in columns
+    ]
+    if usual:
+        cells.append((usual_range(record, kind) or numbers.MISSING, _right(kind)))
+    return cells
+
+
+def _right(kind: Kind) -> bool:
+    return kind.align == "right"
 
 
 def _with_index(frame: pd.DataFrame) -> pd.DataFrame:
@@ -285,16 +295,16 @@ def _cells(frame: pd.DataFrame, name: Hashable, ends: tuple[str, str] | None) ->
     values = frame[name].tolist()
     if name == "distinct" and "vs_rest" in frame.columns:
         return [(_reliably(d, r), False) for d, r in zip(values, frame["vs_rest"], strict=True)]
-    kind = column_kind(name)
-    if kind is None:
-        fmt = _formatter(frame[name].dtype.kind)
-        return [fmt(value) for value in values]
-    show = SHOWN[kind]
+    kind = kind_of(frame, name)
+    if kind is None and frame[name].dtype.kind not in "iuf":
+        return [(_text(value), False) for value in values]
+    kind = kind or NUMBER  # a number of no declared kind: shown as it is
+    right = _right(kind)
     if ends is None:
-        return [(show(value), True) for value in values]
+        return [(kind.text(value), right) for value in values]
     lows, highs = frame[ends[0]].tolist(), frame[ends[1]].tolist()
     return [
-        (numbers.interval(value, low, high, show), True)
+        (kind.interval(value, low, high), right)
         for value, low, high in zip(values, lows, highs, strict=True)
     ]
 
@@ -308,13 +318,6 @@ def _reliably(distinct: Any, ratio: Any) -> str:
 
 def _title(name: str) -> str:
     return _TITLES.get(name) or name.replace("_", " ").capitalize()
-
-
-def _formatter(kind: str) -> Callable[[Any], Cell]:
-    """A column of no declared kind, by its dtype: numbers right-aligned, text as text."""
-    if kind in "iuf":
-        return lambda value: (numbers.count(value), True)
-    return lambda value: (_text(value), False)
 
 
 def _text(value: Any) -> str:

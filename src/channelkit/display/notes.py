@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from channelkit.display import numbers
+from channelkit.display.kinds import COUNT, KINDS, Kind
 
 SAME_AGE = "compared at the same age"
 LIFETIME = "compared with lifetime readers (both periods are older than the reach time)"
@@ -29,18 +30,17 @@ TO_DATE = "to date"  # a period not over yet: its days so far, against the same 
 Row = Mapping[Any, Any]
 
 
-def usual_range(row: Row, *, rate: bool | None = None) -> str | None:
-    """ "50.8%–52.0%" for a rate, "128–180" for a count (`rate`, else the row's `kind`);
-    None without a range; "−801 to 2,174" when it starts below zero."""
+def usual_range(row: Row, kind: Kind | None = None) -> str | None:
+    """ "50.8%–52.0%" for a rate, "128–180" for a count (`kind`, else the row's `kind`,
+    else a count); None without a range; "−801 to 2,174" when it starts below zero."""
     low: Any = row.get("usual_low")
     high: Any = row.get("usual_high")
     if numbers.missing(low) or numbers.missing(high):
         return None
-    is_rate = row.get("kind") == "rate" if rate is None else rate
-    fmt = numbers.percent if is_rate else numbers.whole
+    shown = kind or KINDS.get(str(row.get("kind")), COUNT)
     # A dash after a minus sign reads as a second minus: "−801 to 2,174".
     joint = " to " if float(low) < 0 else "\u2013"
-    return f"{fmt(low)}{joint}{fmt(high)}"
+    return f"{shown.text(low)}{joint}{shown.text(high)}"
 
 
 def usual_side(row: Row) -> str | None:

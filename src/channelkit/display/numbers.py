@@ -9,12 +9,14 @@ negative numbers carry the minus sign (U+2212), never a hyphen.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping
 from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
 MISSING = "\u2014"
+_UNIT = re.compile(r"(?<=\d)[^\d]+$")
 MINUS = "\u2212"
 
 
@@ -86,6 +88,20 @@ def relative(value: Any) -> str:
     return signed_percent(float(value) - 1)
 
 
+def days(value: Any) -> str:
+    """A number of days: `2.5` → `2.5 days`, `1` → `1 day`."""
+    if missing(value):
+        return MISSING
+    return f"{count(value)} day{'' if float(value) == 1 else 's'}"
+
+
+def signed_days(value: Any) -> str:
+    """A change in days: `+2 days`, `−0.5 days`."""
+    if missing(value):
+        return MISSING
+    return f"{signed(value)} day{'' if abs(float(value)) == 1 else 's'}"
+
+
 def hour(value: Any) -> str:
     """An hour of the day: `9` → `09:00`."""
     return MISSING if missing(value) else f"{int(value):02d}:00"
@@ -100,9 +116,16 @@ def interval(value: Any, low: Any, high: Any, shown: Callable[[Any], str]) -> st
     first, last = shown(low), shown(high)
     if signed_ends(first, last):
         return f"{text} ({first} to {last})"
-    if first.endswith("%") and last.endswith("%"):
-        first = first[:-1]
+    unit = _unit(first)  # said once, after the last end: "65.9–66.7%", "0–1 day"
+    if unit and unit.removesuffix("s") == _unit(last).removesuffix("s"):
+        first = first.removesuffix(unit)
     return f"{text} ({first}\u2013{last})"
+
+
+def _unit(text: str) -> str:
+    """What follows a number's last digit: "%" of "66.7%", " days" of "3 days"."""
+    found = _UNIT.search(text)
+    return found[0] if found else ""
 
 
 def signed_ends(first: str, last: str) -> bool:

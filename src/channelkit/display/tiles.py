@@ -6,6 +6,7 @@ import html
 from typing import TYPE_CHECKING, Any
 
 from channelkit.display import numbers
+from channelkit.display.columns import kpi_kind
 from channelkit.display.notes import kpi_notes, provisional_line
 
 if TYPE_CHECKING:
@@ -24,8 +25,7 @@ def tiles_html(frame: pd.DataFrame, *, chosen: str | None = None) -> str:
     """One tile per KPI row (the totals: a `by="channel"` frame is not for tiles)."""
     tiles = []
     for record in frame.to_dict("records"):
-        rate = record.get("kind") == "rate"
-        value = numbers.percent(record["value"]) if rate else numbers.count(record["value"])
+        value = kpi_kind(record).text(record["value"])
         change: Any = record.get("delta_pct")
         css = {"up": "ck-up", "down": "ck-down"}.get(numbers.news(record), "")
         chosen_css = " ck-chosen" if record["metric"] == chosen else ""

@@ -10,6 +10,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from channelkit._constants import PLOT_COLORS
+from channelkit.display.columns import kind_of, kpi_kind
+from channelkit.display.kinds import NUMBER, Kind
 from channelkit.errors import InvalidParameterError
 from channelkit.plots.gathering import (
     bar_look,
@@ -21,9 +23,7 @@ from channelkit.plots.gathering import (
     split_line,
 )
 from channelkit.plots.style import (
-    COUNT,
     HEIGHT,
-    RATE,
     TEMPLATE,
     bar_marker,
     local_wall_time,
@@ -58,6 +58,7 @@ def engagement_over_time(frame: pd.DataFrame, outlook: pd.DataFrame | None = Non
     period_hover = f"%{{x|{_PERIOD_FORMAT.get(freq, '%d %b %Y')}}}"
     hover = frame[["posts_published", "opens", "engagement_rate"]].astype("float64")
     words = np.array(gathering_words(frame), dtype=object)[:, None]
+    kind = _kinds(frame)
     fig.add_trace(
         go.Bar(
             x=x,
@@ -66,10 +67,10 @@ def engagement_over_time(frame: pd.DataFrame, outlook: pd.DataFrame | None = Non
             marker=bar_look(frame, bar_marker(frame)),
             customdata=np.hstack([hover.to_numpy(dtype=object), words]),
             hovertemplate=(
-                f"{period_hover}<br>Readers %{{y:{COUNT}}}%{{customdata[3]}}<br>"
-                f"Posts published %{{customdata[0]:{COUNT}}}<br>"
-                f"Opens %{{customdata[1]:{COUNT}}}<br>"
-                f"Engagement rate %{{customdata[2]:{RATE}}}<extra></extra>"
+                f"{period_hover}<br>Readers {kind['readers'].hover('y')}%{{customdata[3]}}<br>"
+                f"Posts published {kind['posts_published'].hover('customdata[0]')}<br>"
+                f"Opens {kind['opens'].hover('customdata[1]')}<br>"
+                f"Engagement rate {kind['engagement_rate'].hover('customdata[2]')}<extra></extra>"
             ),
         ),
         secondary_y=False,
@@ -91,23 +92,24 @@ def engagement_over_time(frame: pd.DataFrame, outlook: pd.DataFrame | None = Non
                 marker=point_marker(frame),
                 customdata=words,
                 hovertemplate=(
-                    f"{period_hover}<br>Read rate %{{y:{RATE}}}%{{customdata[0]}}<extra></extra>"
+                    f"{period_hover}<br>Read rate {kind['read_rate'].hover('y')}%{{customdata[0]}}"
+                    "<extra></extra>"
                 ),
             ),
             secondary_y=True,
         )
     ahead = heading(frame, outlook)
     if ahead.known:
-        for column, label, color, number, right in (
-            ("readers", "Readers", PLOT_COLORS[0], COUNT, False),
-            ("read_rate", "Read rate", PLOT_COLORS[1], RATE, True),
+        for column, label, color, right in (
+            ("readers", "Readers", PLOT_COLORS[0], False),
+            ("read_rate", "Read rate", PLOT_COLORS[1], True),
         ):
             trace = heading_trace(
                 x,
                 ahead.of(column),
                 label=label,
                 color=color,
-                number=number,
+                number=kind[column].number,
                 period_hover=period_hover,
             )
             fig.add_trace(trace, secondary_y=right)
@@ -121,7 +123,7 @@ def engagement_over_time(frame: pd.DataFrame, outlook: pd.DataFrame | None = Non
     # One tick per bar when they fit, so a week's bar is labelled with its Monday.
     ticks = list(x) if len(x) <= _MAX_LABELLED_PERIODS else None
     fig.update_xaxes(tickvals=ticks, tickformat=_TICK_FORMAT.get(freq, "%d %b"))
-    fig.update_yaxes(title_text="Readers", tickformat="~s", secondary_y=False)
+    fig.update_yaxes(title_text="Readers", secondary_y=False, **kind["readers"].axis())
     top = max(top_of(frame["read_rate"]), top_of(pd.Series(ahead.rate_high)))
     fig.update_yaxes(
         title_text="Read rate",
@@ -167,7 +169,7 @@ def kpi_tiles(frame: pd.DataFrame, metrics: list[str] | None = None, columns: in
                     font={"size": size, "color": "#6b7280"},
                 )
             continue
-        valueformat = ".1%" if row.get("kind") == "rate" else ",.0f"
+        valueformat = kpi_kind(row).number
         fig.add_trace(
             go.Indicator(
                 mode="number" if pd.isna(previous) else "number+delta",
@@ -190,6 +192,12 @@ def kpi_tiles(frame: pd.DataFrame, metrics: list[str] | None = None, columns: in
         template=TEMPLATE, title=title(frame, what), height=_TILE_HEIGHT * grid_rows + 100
     )
     return fig
+
+
+def _kinds(frame: pd.DataFrame) -> dict[str, Kind]:
+    """The kind of each drawn column, as the frame declares it."""
+    columns = ("readers", "posts_published", "opens", "engagement_rate", "read_rate")
+    return {column: kind_of(frame, column) or NUMBER for column in columns}
 
 
 def _cell(row: int, column: int, rows: int, columns: int) -> tuple[list[float], list[float]]:

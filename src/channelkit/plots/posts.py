@@ -5,6 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from channelkit.display import kinds
+from channelkit.display.columns import kind_of
 from channelkit.plots.style import COUNT, RATE, base_figure, local_wall_time, safe_text
 
 _TABLE_BASE_HEIGHT = 160
@@ -26,7 +28,7 @@ def top_posts(frame: pd.DataFrame) -> go.Figure:
     (`frame.attrs["by"]`: readers, read rate, opens or engagement rate).
     """
     by = str(frame.attrs.get("by", "readers"))
-    is_rate = by in ("read_rate", "engagement_rate")
+    kind = kind_of(frame, by) or kinds.NUMBER
     ordered = frame.iloc[::-1]  # plotly draws the first category at the bottom
     labels = [
         f"{rank}. {safe_text(title)}"
@@ -54,9 +56,7 @@ def top_posts(frame: pd.DataFrame) -> go.Figure:
             ),
         )
     )
-    fig.update_xaxes(
-        title_text=_BY_WORDS.get(by, by).capitalize(), tickformat=".0%" if is_rate else "~s"
-    )
+    fig.update_xaxes(title_text=_BY_WORDS.get(by, by).capitalize(), **kind.axis())
     fig.update_yaxes(automargin=True)
     fig.update_layout(height=max(300, 60 + 32 * len(frame)))
     return fig
@@ -94,7 +94,7 @@ def low_reach(frame: pd.DataFrame) -> go.Figure:
             hovertemplate=f"%{{y}}<br>Channel median %{{x:{RATE}}}<extra></extra>",
         )
     )
-    fig.update_xaxes(title_text="Read rate", tickformat=".0%", rangemode="tozero")
+    fig.update_xaxes(title_text="Read rate", rangemode="tozero", **kinds.RATE.axis())
     fig.update_yaxes(automargin=True)
     fig.update_layout(height=max(300, 80 + 32 * len(frame)))
     return fig

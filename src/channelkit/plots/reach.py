@@ -6,6 +6,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from channelkit.display import kinds
+from channelkit.display.columns import kind_of
 from channelkit.plots.style import (
     COUNT,
     HEIGHT,
@@ -36,7 +38,8 @@ def reach_curve(frame: pd.DataFrame) -> go.Figure:
         )
     )
     fig.update_xaxes(title_text="Days after publication (0 = the day of publication)", dtick=1)
-    fig.update_yaxes(title_text="Share of readers reached", tickformat=".0%", range=[0, 1.02])
+    axis = (kind_of(frame, "share") or kinds.RATE).axis()
+    fig.update_yaxes(title_text="Share of readers reached", range=[0, 1.02], **axis)
     return fig
 
 

@@ -14,11 +14,12 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from channelkit._constants import PLOT_COLORS, PLOT_FONT, PLOT_TEMPLATE
+from channelkit.display import kinds
 
 TEMPLATE = f"plotly_white+{PLOT_TEMPLATE}"
-COUNT = ",d"  # d3 formats used in hover templates and axes
-RATE = ".1%"
-RATIO = ",.2f"
+COUNT = kinds.COUNT.number  # d3 formats used in hover templates, declared by the kinds
+RATE = kinds.RATE.number
+RATIO = kinds.RATIO.number
 MUTED = "#cbd5e1"  # bars of small samples
 TEXT_MAX_CHARS = 60
 HEIGHT = 420  # explicit, so that figures embedded in HTML do not fill the viewport

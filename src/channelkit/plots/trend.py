@@ -8,13 +8,12 @@ import plotly.graph_objects as go
 
 from channelkit._constants import PLOT_COLORS
 from channelkit._labels import METRIC_LABELS
-from channelkit.display.columns import column_kind
+from channelkit.display.columns import kind_of
+from channelkit.display.kinds import NUMBER
 from channelkit.errors import InvalidParameterError
 from channelkit.plots import gathering as marks
 from channelkit.plots.style import (
-    COUNT,
     HEIGHT,
-    RATE,
     TEMPLATE,
     local_wall_time,
     point_marker,
@@ -50,15 +49,14 @@ def redraw(
     Explorer redraws one figure as the user clicks.
     """
     label = METRIC_LABELS.get(metric, metric)
-    rate = column_kind(metric) == "rate"
-    number = RATE if rate else COUNT
+    kind = kind_of(frame, metric) or NUMBER
     freq = str(frame.attrs.get("freq", "day"))
     x = local_wall_time(frame["period"])
     growing = metric in marks.GROWING
     marked = frame if growing else frame.drop(columns="provisional", errors="ignore")
     settled, young = marks.split_line(marked, frame[metric])
     words = np.array(marks.gathering_words(marked), dtype=object)[:, None]
-    hover = f"%{{x|%d %b %Y}}<br>{label} %{{y:{number}}}%{{customdata[0]}}<extra></extra>"
+    hover = f"%{{x|%d %b %Y}}<br>{label} {kind.hover('y')}%{{customdata[0]}}<extra></extra>"
     line = {"color": PLOT_COLORS[0]}
     with fig.batch_update():
         fig.data = fig.data[:1]
@@ -93,14 +91,12 @@ def redraw(
                     ahead.of(metric),
                     label=label,
                     color=PLOT_COLORS[0],
-                    number=number,
+                    number=kind.number,
                     period_hover="%{x|%d %b %Y}",
                 )
             )
         marks.mark_gathering(fig, marked, x)
         fig.layout.showlegend = len(fig.layout.shapes) > 0
         fig.layout.title = title(frame, f"{label} by {freq}")
-        fig.layout.yaxis.update(
-            title_text=label, tickformat=".0%" if rate else "~s", rangemode="tozero"
-        )
+        fig.layout.yaxis.update(title_text=label, rangemode="tozero", **kind.axis())
     return fig

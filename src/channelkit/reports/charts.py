@@ -16,7 +16,8 @@ from markupsafe import Markup
 
 from channelkit._constants import REPORT_AXIS_LABEL_CHARS, REPORT_CHART_TOP_MARGIN
 from channelkit.display import numbers
-from channelkit.display.columns import column_kind, shown_as
+from channelkit.display.columns import kind_of
+from channelkit.display.kinds import Kind
 from channelkit.plots.style import HEIGHT as PLOT_HEIGHT
 from channelkit.plots.style import TOP_MARGIN as PLOT_TOP_MARGIN
 from channelkit.reports.page import Cell, Chart, Table, TableColumn
@@ -25,7 +26,6 @@ from channelkit.reports.render import figure_html
 _KINDS = {"bar": "Bar chart", "scatter": "Line chart", "heatmap": "Heatmap", "indicator": "Tiles"}
 _TAG_RE = re.compile(r"<[^>]+>")
 _HIDDEN_COLUMNS = ("_id", "channel_id", "post_id", "kind")
-_RATE_MARKERS = ("rate", "share", "lift_pct")
 
 
 def chart(
@@ -120,12 +120,18 @@ def frame_table(frame: pd.DataFrame, *, tz: str, columns: Sequence[str] | None =
     thousands separators, instants in `tz`, lists joined with commas."""
     names = list(columns) if columns is not None else _visible(frame)
     names = [name for name in names if name in frame.columns]
+    kinds = [kind_of(frame, name) for name in names]
     header = tuple(
-        TableColumn(column_heading(name), numeric=pd.api.types.is_numeric_dtype(frame[name].dtype))
-        for name in names
+        TableColumn(
+            column_heading(name),
+            numeric=pd.api.types.is_numeric_dtype(frame[name].dtype)
+            if kind is None
+            else kind.align == "right",
+        )
+        for name, kind in zip(names, kinds, strict=True)
     )
     rows = tuple(
-        tuple(_cell(name, value, tz) for name, value in zip(names, record, strict=True))
+        tuple(_cell(kind, value, tz) for kind, value in zip(kinds, record, strict=True))
         for record in frame[names].itertuples(index=False, name=None)
     )
     return Table(header, rows)
@@ -141,7 +147,7 @@ def _visible(frame: pd.DataFrame) -> list[str]:
     return [str(c) for c in frame.columns if not str(c).endswith(_HIDDEN_COLUMNS)]
 
 
-def _cell(name: str, value: Any, tz: str) -> Cell:
+def _cell(kind: Kind | None, value: Any, tz: str) -> Cell:
     if isinstance(value, list | tuple) or (
         not isinstance(value, str) and pd.api.types.is_list_like(value)
     ):
@@ -155,11 +161,8 @@ def _cell(name: str, value: Any, tz: str) -> Cell:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, int | float) or hasattr(value, "dtype"):
-        if column_kind(name) == "ratio":  # 1.12 reads +12.0%, as in a notebook
-            return shown_as(name)(value)
-        if any(marker in name for marker in _RATE_MARKERS):
-            return numbers.percent(value)
-        return numbers.count(value, 2)
+        # as its kind says (1.12 of a ratio reads +12.0%), as in a notebook
+        return numbers.count(value, 2) if kind is None else kind.text(value)
     return str(value)
 
 

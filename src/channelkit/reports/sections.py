@@ -30,7 +30,8 @@ from channelkit._constants import (
 from channelkit.analysis.fair import FAIR_NOTE
 from channelkit.analysis.freshness import Freshness
 from channelkit.display import numbers
-from channelkit.display.columns import shown_as
+from channelkit.display.columns import kind_of, kpi_kind
+from channelkit.display.kinds import NUMBER, RATE, Kind
 from channelkit.display.notes import PROVISIONAL, SMALL_BASE, is_provisional, provisional_line
 from channelkit.display.outlook import heading_below
 from channelkit.reports.charts import chart, heatmaps_one_by_one
@@ -253,24 +254,41 @@ def _base(row: pd.Series) -> tuple[int, int]:
     return int(row["readers"]), int(row["audience"])
 
 
+@dataclass(frozen=True)
+class _Kinds:
+    """A section's cells as its frame's columns' kinds say (records keep no attrs):
+
+    show = _Kinds(top); show(row, "readers")   # "1,204"
+    """
+
+    frame: pd.DataFrame
+
+    def of(self, column: str) -> Kind:
+        return kind_of(self.frame, column) or NUMBER
+
+    def __call__(self, row: Mapping[Hashable, Any] | pd.Series[Any], column: str) -> str:
+        return self.of(column).text(row[column])
+
+    def interval(
+        self, row: Mapping[Hashable, Any] | pd.Series[Any], column: str = "read_rate"
+    ) -> Cell:
+        return _interval_cell(row, column, self.of(column))
+
+
 def _rate_interval(
     row: Mapping[Hashable, Any] | pd.Series[Any],
     rate: str = "read_rate",
-    show: Callable[[Any], str] = numbers.percent,
+    kind: Kind = RATE,
 ) -> str:
-    """ "58.1% (50.7%–65.3%)": a rate (`show`n) and its 95% interval."""
-    value, interval = _interval_parts(row, rate, show)
+    """ "58.1% (50.7%–65.3%)": a rate (as its `kind`) and its 95% interval."""
+    value, interval = _interval_parts(row, rate, kind.text)
     return f"{value} ({interval})" if interval else value
 
 
-def _interval_cell(
-    row: Mapping[Hashable, Any] | pd.Series[Any],
-    rate: str = "read_rate",
-    show: Callable[[Any], str] = numbers.percent,
-) -> Cell:
+def _interval_cell(row: Mapping[Hashable, Any] | pd.Series[Any], rate: str, kind: Kind) -> Cell:
     """`_rate_interval` as a table cell: the interval in its own span, which a narrow
     screen puts under the rate (the column as wide as "(50.7%–65.3%)", not as both)."""
-    value, interval = _interval_parts(row, rate, show)
+    value, interval = _interval_parts(row, rate, kind.text)
     if not interval:
         return value
     return Markup('{} <span class="interval">({})</span>').format(value, interval)
@@ -322,8 +340,7 @@ def _tiles(rows: Mapping[str, Mapping[Any, Any]], complete: bool) -> tuple[KpiTi
 
 
 def _tile(metric: str, label: str, row: Mapping[Any, Any], complete: bool) -> KpiTile:
-    is_rate = metric.endswith("_rate")
-    value_fmt = numbers.percent if is_rate else numbers.whole
+    kind = kpi_kind(row)
     flags: tuple[str, ...] = () if complete else (INCOMPLETE,)
     if is_provisional(row):
         flags += (PROVISIONAL,)
@@ -332,9 +349,9 @@ def _tile(metric: str, label: str, row: Mapping[Any, Any], complete: bool) -> Kp
     return KpiTile(
         key=metric,
         label=label,
-        value=value_fmt(row["value"]),
-        previous=value_fmt(row["previous"]),
-        delta=numbers.signed(row["delta"], rate=is_rate),
+        value=kind.text(row["value"]),
+        previous=kind.text(row["previous"]),
+        delta=kind.change(row["delta"]),
         # a relative change from zero or a negative number (net subscribers) reads as nonsense
         delta_pct=(
             numbers.signed_percent(row["delta_pct"])
@@ -491,13 +508,14 @@ def _top_section(
         TableColumn("Channel"),
         TableColumn("Published", nowrap=True),
     )
+    show = _Kinds(top)
     rows = tuple(
         (
-            numbers.whole(row["rank"]),
+            show(row, "rank"),
             _title_cell(row["title"], bodies.get(str(row["post_id"]), "")),
-            numbers.whole(row["readers"]),
-            _interval_cell(row) if by == "read_rate" else numbers.percent(row["read_rate"]),
-            numbers.whole(row["opens"]),
+            show(row, "readers"),
+            show.interval(row) if by == "read_rate" else show(row, "read_rate"),
+            show(row, "opens"),
             _text(row["channel"]),
             numbers.local_time(row["published_at"], tz),
         )
@@ -505,9 +523,9 @@ def _top_section(
     )
     first = top.iloc[0]
     what = (
-        f"a read rate of {numbers.percent(first['read_rate'])} ({FAIR_NOTE})"
+        f"a read rate of {show(first, 'read_rate')} ({FAIR_NOTE})"
         if by == "read_rate"
-        else f"{numbers.whole(first['readers'])} readers"
+        else f"{show(first, 'readers')} readers"
     )
     key = f"the first, \u201c{_text(first['title'])}\u201d, had {what}"
     drawn = chart(
@@ -548,12 +566,13 @@ def _low_reach_section(frame: pd.DataFrame, tz: str) -> Section:
         TableColumn("Published", nowrap=True),
     )
     shown = frame.head(REPORT_GROUP_ROWS_LIMIT)
+    show = _Kinds(frame)
     rows = tuple(
         (
             _text(row["title"]),
-            numbers.whole(row["readers"]),
-            _interval_cell(row),
-            numbers.percent(row["channel_median"]),
+            show(row, "readers"),
+            show.interval(row),
+            show(row, "channel_median"),
             _text(row["channel"]),
             numbers.local_time(row["published_at"], tz),
         )
@@ -588,17 +607,18 @@ def _channel_section(frame: pd.DataFrame, tz: str) -> Section:
         TableColumn("Net subscribers", numeric=True),
         TableColumn("Subscribers", numeric=True),
     )
+    show = _Kinds(frame)
     rows = tuple(
         (
-            "too few to rank" if row["too_few_to_rank"] is True else numbers.whole(row["rank"]),
+            "too few to rank" if row["too_few_to_rank"] is True else show(row, "rank"),
             _text(row["channel"]),
-            numbers.whole(row["readers"]),
-            _interval_cell(row),
-            numbers.whole(row["posts_published"]),
-            numbers.whole(row["opens"]),
-            numbers.percent(row["engagement_rate"]),
-            numbers.signed(row["net_subscribers"]),
-            numbers.whole(row["subscribers"]),
+            show(row, "readers"),
+            show.interval(row),
+            show(row, "posts_published"),
+            show(row, "opens"),
+            show(row, "engagement_rate"),
+            show.of("net_subscribers").change(row["net_subscribers"]),  # a gain or a loss
+            show(row, "subscribers"),
         )
         for row in frame.to_dict("records")
     )
@@ -662,15 +682,16 @@ def _group_section(
         TableColumn("Sample"),
     )
     shown = frame.head(REPORT_GROUP_ROWS_LIMIT)
+    show = _Kinds(frame)
     rows = tuple(
         (
             _text(row[key]),
-            numbers.whole(row["readers"]),
-            numbers.percent(row["read_rate"]),
-            shown_as("lift")(row["lift"]),
-            _interval_cell(row, "vs_expected", shown_as("vs_expected")),
-            numbers.whole(row["posts"]),
-            numbers.count(row["median_opens"]),
+            show(row, "readers"),
+            show(row, "read_rate"),
+            show(row, "lift"),
+            show.interval(row, "vs_expected"),
+            show(row, "posts"),
+            show(row, "median_opens"),
             "too few to rank" if row["too_few_to_rank"] is True else "",
         )
         for row in shown.to_dict("records")
@@ -686,7 +707,7 @@ def _group_section(
     top = _largest(ranked, "adjusted_vs_expected")
     chart_key = (
         f"the most read against expectations ({FAIR_NOTE}): {label.lower()} "
-        f"{_text(top[key])}, {_rate_interval(top, 'vs_expected', shown_as('vs_expected'))} "
+        f"{_text(top[key])}, {_rate_interval(top, 'vs_expected', show.of('vs_expected'))} "
         f"on {_posts(top['posts'])}"
     )
     drawn = chart(

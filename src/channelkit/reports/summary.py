@@ -9,11 +9,13 @@ above or below it rather than just up or down.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from channelkit.analysis.metrics import KPI_METRICS
 from channelkit.display import numbers
+from channelkit.display.kinds import Kind
 from channelkit.display.notes import (
     PROVISIONAL,
     SMALL_BASE,
@@ -26,6 +28,7 @@ from channelkit.reports.page import Sentence
 INCOMPLETE = "period not complete"
 
 Row = Mapping[str, Any]
+_KINDS = dict(KPI_METRICS)  # each sentence's number, as its metric declares it
 
 
 @dataclass(frozen=True)
@@ -103,18 +106,19 @@ def _flags(row: Row, *, complete: bool, missing: str | None) -> tuple[str, ...]:
 
 def _read_rate(row: Row, previous_name: str, said: str) -> str:
     change = _rate_change(row["delta"], row["previous"], previous_name)
+    kind = _KINDS["read_rate"]
     return (
-        f"Read rate was {numbers.percent(row['value'])}"
-        f"{_usual(row, numbers.percent, change, previous_name, said)}."
+        f"Read rate was {kind.text(row['value'])}{_usual(row, kind, change, previous_name, said)}."
     )
 
 
 def _readers(row: Row, period_name: str, previous_name: str, said: str) -> str:
     change = _count_change(row, previous_name)
     readers = "reader" if _count(row["value"]) == 1 else "readers"
+    kind = _KINDS["readers"]
     return (
-        f"Posts published in {period_name} reached {numbers.whole(row['value'])} {readers}"
-        f"{_usual(row, numbers.whole, change, previous_name, said)}."
+        f"Posts published in {period_name} reached {kind.text(row['value'])} {readers}"
+        f"{_usual(row, kind, change, previous_name, said)}."
     )
 
 
@@ -161,7 +165,7 @@ def _net_subscribers(row: Row, previous_name: str) -> str:
     return text + "."
 
 
-def _usual(row: Row, fmt: Callable[[Any], str], change: str, previous_name: str, said: str) -> str:
+def _usual(row: Row, kind: Kind, change: str, previous_name: str, said: str) -> str:
     """ ", within its usual range (Week 46: 58.8%, compared at the same age)", ", below its
     usual range (55.0%–60.2%); down 6.0 points from ..." or, without one, the change."""
     side = usual_side(row)
@@ -170,8 +174,8 @@ def _usual(row: Row, fmt: Callable[[Any], str], change: str, previous_name: str,
     if side == "within":
         if numbers.missing(row["previous"]):
             return ", within its usual range"
-        return f", within its usual range ({previous_name}: {fmt(row['previous'])}{said})"
-    usual = usual_range(row, rate=fmt is numbers.percent)
+        return f", within its usual range ({previous_name}: {kind.text(row['previous'])}{said})"
+    usual = usual_range(row, kind)
     return f", {side} its usual range ({usual}){change.replace(', ', '; ', 1)}{said}"
 
 

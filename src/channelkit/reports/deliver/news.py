@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from channelkit._constants import DELIVER_NEWS_LOW_REACH_SHARE, DELIVER_NEWS_METRICS
 from channelkit.display import numbers
+from channelkit.display.columns import kpi_kind
+from channelkit.display.notes import usual_range
 from channelkit.display.outlook import heading_far_below
 from channelkit.reports.sections import TILES, report_filters, young_posts
 
@@ -95,6 +97,8 @@ def _outside(label: str, metric: str, row: Mapping[Any, Any]) -> str:
     value: Any = row.get("value")
     if any(numbers.missing(v) for v in (low, high, value)) or low <= value <= high:
         return ""
-    fmt = numbers.percent if metric.endswith("_rate") else numbers.whole
+    kind = kpi_kind({"metric": metric, **row})
     side = "below" if value < low else "above"
-    return f"{label.lower()} {fmt(value)} is {side} its usual range ({fmt(low)}\u2013{fmt(high)})"
+    return (
+        f"{label.lower()} {kind.text(value)} is {side} its usual range ({usual_range(row, kind)})"
+    )
