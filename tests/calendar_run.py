@@ -1,10 +1,14 @@
-"""The calendar run: the tests that read a date, a time or a zone, at other instants.
+"""The calendar run: the tests that read the wall clock, again at other instants.
 
     .venv/bin/python tests/calendar_run.py                  # every instant below
     .venv/bin/python tests/calendar_run.py --at 2027-01-01T00:30+01:00 --zone Europe/Berlin
     .venv/bin/python tests/calendar_run.py -- tests/analysis -x   # pytest's own arguments
 
-For each instant, pytest runs the tests marked `calendar` with the whole process tree (the
+The tests it repeats are those marked `calendar`, test by test: the normal run watches the
+clock (tests/fixtures/clock.py) and fails a test that reads it unpinned, in its process or
+in a subprocess it starts, without the mark, and a mark on a test that reads nothing, so the
+marks are exactly the tests whose verdict can follow the date (a test whose dates are
+pinned is not repeated). For each instant, pytest runs them with the whole process tree (the
 CLI, `channelkit serve`, notebook kernels) believing it is that instant, its clock ticking
 on from there: tests/travel/sitecustomize.py starts time-machine in every Python process
 when CHANNELKIT_TRAVEL names the instant. TZ is set to the instant's zone, as on a machine
