@@ -92,8 +92,11 @@ def test_the_watch_fails_unmarked_readers_and_marks_on_tests_that_read_nothing(
     )
     env = {**os.environ, "PYTHONPATH": path, clock_watch.ROOTS_VARIABLE: str(tmp_path)}
     env.pop(clock_watch.WATCH_VARIABLE, None)  # the planted run watches for itself
-    command = [sys.executable, "-m", "pytest", "-p", "fixtures.clock", "-p", "no:cacheprovider",
-               "--rootdir", str(tmp_path), "-rA", "-W", "ignore::pytest.PytestUnknownMarkWarning", str(tmp_path / "test_planted.py")]  # fmt: skip
+    command = [
+        *(sys.executable, "-m", "pytest", "-p", "fixtures.clock", "-p", "no:cacheprovider"),
+        *("--rootdir", str(tmp_path), "-rA", "-W", "ignore::pytest.PytestUnknownMarkWarning"),
+        str(tmp_path / "test_planted.py"),
+    ]
     done = subprocess.run(
         command, capture_output=True, text=True, cwd=tmp_path, env=env, check=False
     )
