@@ -1,6 +1,6 @@
 """The clock watch (tests/fixtures/clock.py): a test that reads the wall clock unpinned, in
 its process, a subprocess or a fixture, fails without the `calendar` mark, and a mark on a
-test that reads nothing fails the run, so the calendar run repeats exactly those tests."""
+test that reads nothing is listed, so the calendar run repeats those tests and no others."""
 
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def now():
 """
 
 
-def test_the_watch_fails_unmarked_readers_and_marks_on_tests_that_read_nothing(
+def test_the_watch_fails_unmarked_readers_and_lists_marks_on_tests_that_read_nothing(
     tmp_path: Path,
 ) -> None:
     (tmp_path / "test_planted.py").write_text(PLANTED, encoding="utf-8")
@@ -115,7 +115,8 @@ def test_the_watch_fails_unmarked_readers_and_marks_on_tests_that_read_nothing(
     assert f"test_planted.py:{read_at}." in out  # where it read the clock
     assert "reads.py:6 (subprocess)" in out
     assert "(fixture stamped)" in out
-    stale = out.split("calendar marks that read no clock", 1)[1].split("=====", 1)[0]
+    section = out.split("calendar marks that read no clock", 1)[1].split("\n", 1)[1]
+    stale = section.split("\n=", 1)[0]
     assert "test_planted.py::test_marked_reads_nothing" in stale
     assert "test_marked_unseen_reads_nothing" not in stale
     assert "test_reads_marked" not in stale
