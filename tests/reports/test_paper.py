@@ -14,23 +14,18 @@ from __future__ import annotations
 import shutil
 import subprocess
 from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-import time_machine
 
-from channelkit.client import Client
 from channelkit.reports import generate_report
 from channelkit.reports.browser import find_browser, render_file
 from channelkit.reports.generate import build_report
-from channelkit.service import LocalService
-from channelkit.sync import run_sync
+from fixtures.demo import DEMO_DAY, demo_synced_on
 
-# The day the demo week's report is made on
-DEMO_DAYS = ("2026-12-07T06:00+01:00",)
+DEMO_DAYS = (DEMO_DAY,)  # the day the demo week's (and a well-filled month's) report is made on
 PAPERS = {"a4": (595.3, 841.9), "letter": (612, 792)}  # their size in points
 # docs/reports.md: the demo month takes at most 8 pages on Letter, 9 on A4 (the shorter
 # page sends a chart to the next one in about half the months)
@@ -75,25 +70,12 @@ def used_share(pgm: bytes) -> float:
     return used / height
 
 
-@contextmanager
-def demo_made_on(day: datetime, db: Path) -> Iterator[Path]:
-    """A demo warehouse synced on `day`; the clock stays there (ticking) until the end."""
-    with (
-        time_machine.travel(day, tick=True),
-        LocalService(seed="demo", rate_window=1.0) as service,
-    ):
-        with Client(base_url=service.base_url, api_key=service.demo_keys["analyst"]) as c:
-            run_sync(c, db, progress=False)
-        yield db
-
-
 @pytest.fixture(scope="module", params=DEMO_DAYS)
 def demo_db(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Path]:
     """A demo warehouse synced on the pinned day, which the test's report believes too."""
-    day = datetime.fromisoformat(request.param)
-    with demo_made_on(day, tmp_path_factory.mktemp("paper") / "demo.duckdb") as db:
+    with demo_synced_on(request.param, tmp_path_factory.mktemp("paper") / "demo.duckdb") as db:
         yield db
 
 
@@ -150,7 +132,7 @@ def test_every_demo_month_fits_its_pages(month: str, tmp_path: Path) -> None:
     (`build_report`, then `render_file`): half the reports and syncs, the same PDFs."""
     from pypdf import PdfReader
 
-    with demo_made_on(made_on(month), tmp_path / "demo.duckdb") as db:
+    with demo_synced_on(made_on(month), tmp_path / "demo.duckdb") as db:
         report = build_report(db, period="month", tz=ZONE)
         assert report.page.period.start.strftime("%Y-%m") == month  # the demo's month
         pages = {}
