@@ -28,8 +28,6 @@ from channelkit.service.local import LocalService
 from channelkit.storage.connection import open_warehouse
 from fixtures.decay import LAST_DAY, PLANTED_AGE, Decaying, build_decaying
 
-pytestmark = pytest.mark.calendar  # the fixtures' days, and the demo's
-
 SEEDS = range(10)
 KINDS = {"chan_fast": "fast", "chan_slow": "slow"}
 
@@ -383,6 +381,7 @@ def _recompute(path: Path, settle: int, last: pd.Timestamp) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+@pytest.mark.calendar
 def test_demo_backtest_equals_an_independent_recomputation(demo_warehouse: Path) -> None:
     wh = ck.Warehouse(demo_warehouse)
     detail = wh.outlook_backtest(detail=True)
@@ -411,6 +410,7 @@ def test_demo_backtest_equals_an_independent_recomputation(demo_warehouse: Path)
     assert (pooled["error_vs_naive"] < 0.8).all()  # the demo's channels decay in days
 
 
+@pytest.mark.calendar
 def test_the_cli_prints_the_backtest_table(demo_warehouse: Path) -> None:
     table = ck.Warehouse(demo_warehouse).outlook_backtest()
     result = CliRunner().invoke(main, ["outlook", "--db", str(demo_warehouse), "--backtest"])
@@ -434,6 +434,7 @@ def test_the_cli_prints_the_backtest_table(demo_warehouse: Path) -> None:
     assert len(lines) >= 2 + len(table)
 
 
+@pytest.mark.calendar
 def test_the_young_posts_forecast_from_all_history_equals_the_trimmed_read(
     demo_warehouse: Path,
 ) -> None:
@@ -458,6 +459,7 @@ def test_the_young_posts_forecast_from_all_history_equals_the_trimmed_read(
     assert aims == young["settles_by_day"].tolist()
 
 
+@pytest.mark.calendar
 def test_bad_arguments_name_what_is_wrong(demo_warehouse: Path) -> None:
     wh = ck.Warehouse(demo_warehouse)
     with pytest.raises(TypeError, match="'period'"):  # the posts of now: no period
