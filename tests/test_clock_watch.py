@@ -11,6 +11,7 @@ import sysconfig
 from pathlib import Path
 from types import FrameType
 
+import calendar_marks
 from travel import clock_watch
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,9 +83,7 @@ def now():
 """
 
 
-def test_the_watch_fails_unmarked_readers_and_lists_marks_on_tests_that_read_nothing(
-    tmp_path: Path,
-) -> None:
+def _run_planted(tmp_path: Path, *options: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "test_planted.py").write_text(PLANTED, encoding="utf-8")
     (tmp_path / "reads.py").write_text(READS, encoding="utf-8")
     path = os.pathsep.join(
@@ -95,11 +94,16 @@ def test_the_watch_fails_unmarked_readers_and_lists_marks_on_tests_that_read_not
     command = [
         *(sys.executable, "-m", "pytest", "-p", "fixtures.clock", "-p", "no:cacheprovider"),
         *("--rootdir", str(tmp_path), "-rA", "-W", "ignore::pytest.PytestUnknownMarkWarning"),
+        *options,
         str(tmp_path / "test_planted.py"),
     ]
-    done = subprocess.run(
-        command, capture_output=True, text=True, cwd=tmp_path, env=env, check=False
-    )
+    return subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, env=env)
+
+
+def test_the_watch_fails_unmarked_readers_and_lists_marks_on_tests_that_read_nothing(
+    tmp_path: Path,
+) -> None:
+    done = _run_planted(tmp_path)  # "strict", the ini option's default
     out = done.stdout
     assert done.returncode == 1, out + done.stderr
     errors = {
@@ -122,6 +126,16 @@ def test_the_watch_fails_unmarked_readers_and_lists_marks_on_tests_that_read_not
     assert "test_reads_marked" not in stale
 
 
+def test_in_report_mode_the_unmarked_readers_are_listed_and_pass(tmp_path: Path) -> None:
+    done = _run_planted(tmp_path, "-o", "clock_watch=report")
+    out = done.stdout
+    assert done.returncode == 0, out + done.stderr
+    listed = out.split("clock reads without the calendar mark", 1)[1].split("\n=", 1)[0]
+    for name in ("test_reads_unmarked", "test_a_subprocess_reads_unmarked"):
+        assert f"test_planted.py::{name}: " in listed
+    assert "test_pinned_reads_unmarked" not in listed and "test_logs_unmarked" not in listed
+
+
 def _frame_in(filename: str) -> FrameType:
     """A frame of code that lives in `filename`, called from here."""
     space: dict[str, object] = {}
@@ -139,3 +153,44 @@ def test_a_read_counts_for_the_code_under_test_not_for_a_library_or_logging() ->
     stdlib = Path(sysconfig.get_paths()["stdlib"])
     assert clock_watch.reader(_frame_in(str(stdlib / "email" / "utils.py"))) is not None
     assert clock_watch.reader(_frame_in(str(stdlib / "logging" / "__init__.py"))) is None
+
+
+MODULE = """import pytest
+
+pytestmark = pytest.mark.calendar  # every test, by hand
+
+
+def test_reads():
+    pass
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_pinned(n):
+    pass
+
+
+def test_not_run():
+    pass
+"""
+
+
+def test_the_marks_follow_the_report_test_by_test() -> None:
+    report = [
+        "tests/m.py::test_reads\t1\t0\tsrc/channelkit/x.py:3",
+        "tests/m.py::test_pinned[1]\t1\t0\t",
+        "tests/m.py::test_pinned[2]\t1\t0\t",
+    ]
+    reads = calendar_marks.read_report(report)["tests/m.py"]
+    assert reads == {"test_reads": True, "test_pinned": False}
+    new = calendar_marks.remark(MODULE, reads)
+    assert "pytestmark" not in new
+    marked = [line for line in new.splitlines() if line.startswith(("@pytest.mark.c", "def "))]
+    assert marked == [
+        "@pytest.mark.calendar",
+        "def test_reads():",
+        "def test_pinned(n):",
+        "@pytest.mark.calendar",  # not seen: it keeps the mark the file gave it
+        "def test_not_run():",
+    ]
+    # and once they all read, the file's own mark is true and stays
+    assert calendar_marks.remark(MODULE, dict.fromkeys(reads, True)) == MODULE
