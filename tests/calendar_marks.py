@@ -24,6 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 MARK = "pytest.mark.calendar"
 _FILE_WIDE = re.compile(r"^pytestmark = pytest\.mark\.calendar\b.*\n", re.MULTILINE)
 _IN_A_LIST = "pytestmark = [pytest.mark.slow, pytest.mark.calendar]"
+_IMPORTED = re.compile(r"^import pytest$", re.MULTILINE)
+_FIRST_IMPORT = re.compile(r"^(import |from (?!__future__))", re.MULTILINE)
 
 
 def read_report(lines: list[str]) -> dict[str, dict[str, bool]]:
@@ -78,6 +80,10 @@ def remark(text: str, reads: dict[str, bool]) -> str:
     new = "".join(lines)
     if file_wide:
         new = _FILE_WIDE.sub("", new, count=1).replace(_IN_A_LIST, "pytestmark = pytest.mark.slow")
+    if f"@{MARK}" in new and not _IMPORTED.search(new):
+        first = _FIRST_IMPORT.search(new)
+        at = first.start() if first else 0
+        new = f"{new[:at]}import pytest\n{new[at:]}"  # ruff's isort puts it in its place
     return new
 
 

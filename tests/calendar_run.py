@@ -14,10 +14,11 @@ test whose dates are all pinned is not repeated.
 For each instant, pytest runs them with the whole process tree (the CLI, `channelkit
 serve`, notebook kernels) believing it is that instant, its clock ticking on from there:
 tests/travel/sitecustomize.py starts time-machine in every Python process when
-CHANNELKIT_TRAVEL names the instant. TZ is set to the instant's zone, as on a machine there. Four instants run at once (`--jobs`): an instant's tests spend most of their time
-waiting (on the service, a subprocess, a rate window; about 2 minutes of CPU in 5 of the
-clock), so four keep two cores busy. Each one's closing line is printed, and the output of
-a failing one; the exit status is non-zero when any instant fails.
+CHANNELKIT_TRAVEL names the instant. TZ is set to the instant's zone, as on a machine there.
+Four instants run at once (`--jobs`): an instant's tests spend most of their time waiting
+(on the service, a subprocess, a rate window; about 2 minutes of CPU in 5 of the clock), so
+four keep two cores busy. Each one's closing line is printed, and the output of a failing
+one; the exit status is non-zero when any instant fails.
 """
 
 from __future__ import annotations
