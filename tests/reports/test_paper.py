@@ -28,7 +28,7 @@ from fixtures.demo import DEMO_DAY, demo_synced_on
 DEMO_DAYS = (DEMO_DAY,)  # the day the demo week's (and a well-filled month's) report is made on
 PAPERS = {"a4": (595.3, 841.9), "letter": (612, 792)}  # their size in points
 # docs/reports.md: the demo month takes at most 8 pages on Letter, 9 on A4 (the shorter
-# page sends a chart to the next one in about half the months)
+# page sends a chart on to the next one in 10 of the 24 months)
 MONTH_PAGES = {"a4": 9, "letter": 8}
 MAX_PAGES = 8  # the demo week, and the month of DEMO_DAYS on either paper
 ZONE = "Europe/Berlin"
