@@ -20,8 +20,6 @@ from channelkit.publish.slots import Placed, next_free_slot, parse_gap, parse_sl
 from channelkit.service import LocalService
 from fixtures import equal_rates
 
-pytestmark = pytest.mark.calendar
-
 BERLIN = ZoneInfo("Europe/Berlin")
 H = ["channel", "title", "body", "scheduled_at"]
 
@@ -154,6 +152,7 @@ def _slots_after(moment: datetime, count: int, skip: set[datetime]) -> list[date
     return found
 
 
+@pytest.mark.calendar
 def test_slots_fill_blank_times_with_distinct_free_future_slots(
     tmp_path: Path, sheets: SimpleNamespace, live: SimpleNamespace
 ) -> None:
@@ -197,6 +196,7 @@ def test_slots_fill_blank_times_with_distinct_free_future_slots(
     )
 
 
+@pytest.mark.calendar
 def test_min_gap_warns_about_posts_on_the_service_and_strict_refuses(
     tmp_path: Path, sheets: SimpleNamespace, live: SimpleNamespace
 ) -> None:
@@ -236,6 +236,7 @@ def test_min_gap_warns_about_posts_on_the_service_and_strict_refuses(
     assert bad.exit_code == 2 and "'soon' is not a duration" in bad.output
 
 
+@pytest.mark.calendar
 def test_slots_best_from_the_command_line_falls_back_to_the_organisation(
     tmp_path: Path, sheets: SimpleNamespace, live: SimpleNamespace, small_warehouse: Path
 ) -> None:

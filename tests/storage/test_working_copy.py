@@ -136,6 +136,7 @@ def test_kill_9_during_the_start_copy_ten_times_leaves_nothing_after_the_next_ru
     assert sorted(p.name for p in tmp_path.iterdir()) == ["w.duckdb"]
 
 
+@pytest.mark.calendar
 def test_spares_of_older_versions_are_swept(
     synced: Callable[[], SyncReport], tmp_path: Path
 ) -> None:
@@ -170,6 +171,7 @@ def _holds_the_killed_runs_rows(db: Path) -> bool:
     return "written_by_the_killed_run" in tables
 
 
+@pytest.mark.calendar
 def test_a_killed_runs_copy_of_the_warehouse_in_place_is_continued(
     marked_with: str, synced: Callable[[], SyncReport], tmp_path: Path
 ) -> None:
@@ -189,6 +191,7 @@ def test_a_killed_runs_copy_of_the_warehouse_in_place_is_continued(
 
 
 @pytest.mark.parametrize("replaced", ["deleted", "restored from a backup"])
+@pytest.mark.calendar
 def test_a_sync_left_beside_a_replaced_warehouse_is_set_aside(
     replaced: str, marked_with: str, synced: Callable[[], SyncReport], tmp_path: Path
 ) -> None:

@@ -166,6 +166,7 @@ def test_first_run_sends_once_per_target_second_run_nothing(
     assert "already sent" in second.output
 
 
+@pytest.mark.calendar
 def test_smtp_down_fails_records_nothing_and_the_next_run_sends_once(
     small_warehouse: Path, tmp_path: Path, smtp: SmtpServer, receiver: Receiver
 ) -> None:
@@ -652,6 +653,7 @@ _IMAGES = """() => [...document.images].map((img) => ({
 
 @pytest.mark.slow
 @pytest.mark.browser
+@pytest.mark.calendar
 def test_the_demo_weeks_and_months_emails_fit_an_inbox_and_a_phone(
     demo_service: LocalService, tmp_path: Path, smtp: SmtpServer, browser: Browser
 ) -> None:
