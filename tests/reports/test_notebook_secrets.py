@@ -340,8 +340,9 @@ def test_deliver_mails_a_notebook_that_cannot_read_its_parents_secrets(
 )  # fmt: skip
 @pytest.mark.calendar
 def test_a_delivery_file_that_runs_a_notebook_holds_no_secret(
-    tmp_path: Path, smtp: str, hook: str, where: str, says: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, smtp: str, hook: str, where: str, says: str
 ) -> None:
+    monkeypatch.chdir(tmp_path)  # the default warehouse's job log lands here, not in the checkout
     _notebook(tmp_path / "mine.ipynb")
     config = tmp_path / "deliver.toml"
     config.write_text(
