@@ -108,6 +108,7 @@ with Client(sys.argv[2], sys.argv[3]) as client:
 
 
 @pytest.mark.slow
+@pytest.mark.calendar
 def test_kill_9_during_the_start_copy_ten_times_leaves_nothing_after_the_next_run(
     service: LocalService, admin_key: str, synced: Callable[[], SyncReport], tmp_path: Path
 ) -> None:
@@ -219,6 +220,7 @@ def test_a_sync_left_beside_a_replaced_warehouse_is_set_aside(
     assert not work_path(db).exists()
 
 
+@pytest.mark.calendar
 def test_the_run_record_says_clone_or_copy(
     synced: Callable[[], SyncReport], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -236,6 +238,7 @@ def test_the_run_record_says_clone_or_copy(
     assert runs["start_copy_seconds"].iloc[-1] == pytest.approx(third.start_copy_seconds)
 
 
+@pytest.mark.calendar
 def test_a_copy_that_fails_leaves_no_spare(
     synced: Callable[[], SyncReport], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -49,6 +49,7 @@ def _deleted(db: Path) -> dict[str, int]:
         con.close()
 
 
+@pytest.mark.calendar
 def test_a_narrower_key_is_refused_and_marks_nothing_deleted(
     two_views: tuple[LocalService, str, str], tmp_path: Path
 ) -> None:
@@ -92,6 +93,7 @@ def test_a_narrower_key_is_refused_and_marks_nothing_deleted(
         service.stop()
 
 
+@pytest.mark.calendar
 def test_status_json_after_a_failed_first_sync_prints_the_run_it_recorded(
     tmp_path: Path,
 ) -> None:
@@ -117,6 +119,7 @@ def _sync_cli(service: LocalService, key: str, db: Path, *flags: str) -> Any:
     return CliRunner().invoke(main, ["sync", "--db", str(db), *flags], env=env)
 
 
+@pytest.mark.calendar
 def test_a_key_without_channels_read_is_refused_and_marks_nothing_deleted(
     two_views: tuple[LocalService, str, str], tmp_path: Path
 ) -> None:
@@ -151,6 +154,7 @@ def test_a_key_without_channels_read_is_refused_and_marks_nothing_deleted(
         service.stop()
 
 
+@pytest.mark.calendar
 def test_a_warehouse_a_key_without_channels_read_filled(
     two_views: tuple[LocalService, str, str], tmp_path: Path
 ) -> None:
@@ -187,6 +191,7 @@ def test_a_warehouse_a_key_without_channels_read_filled(
         service.stop()
 
 
+@pytest.mark.calendar
 def test_the_refusal_names_the_channels_on_both_sides(
     two_views: tuple[LocalService, str, str], tmp_path: Path
 ) -> None:
