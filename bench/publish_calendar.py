@@ -24,7 +24,7 @@ from _scheduled import schedule_posts
 
 from channelkit.client import Client
 from channelkit.publish import Plan, calendar_frame, load_calendar
-from channelkit.publish.spreadsheet import read_sheet
+from channelkit.publish.sheets.spreadsheet import read_sheet
 from channelkit.service import LocalService
 
 ROWS = 200

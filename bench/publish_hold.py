@@ -22,7 +22,7 @@ from _scheduled import schedule_posts
 
 from channelkit.client import Client
 from channelkit.publish import calendar_frame, load_calendar
-from channelkit.publish.hold import hold, release
+from channelkit.publish.hold.holding import hold, release
 from channelkit.service import LocalService
 
 ROWS = 200

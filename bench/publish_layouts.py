@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 from openpyxl import Workbook
 
 from channelkit.publish import load_spreadsheet
-from channelkit.publish.layout_read import Choices
+from channelkit.publish.layouts.read import Choices
 
 ROWS = 10_000
 REPEATS = 3

@@ -22,8 +22,8 @@ from pathlib import Path
 from openpyxl import Workbook
 
 from channelkit.publish import ChannelIndex, PostRequest, load_spreadsheet, validate_post
-from channelkit.publish.ledger import Ledger
-from channelkit.publish.template import TEMPLATE_COLUMNS
+from channelkit.publish.post.ledger import Ledger
+from channelkit.publish.sheets.template import TEMPLATE_COLUMNS
 
 ROWS = 10_000
 REPEATS = 3

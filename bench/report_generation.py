@@ -133,7 +133,12 @@ def weight(path: Path, work: Path) -> None:
     from plotly.offline import get_plotlyjs
 
     from channelkit._constants import REPORT_EMAIL_CHART_SIZE
-    from channelkit.reports.deliver.email_charts import alt_text, email_charts, for_email, title
+    from channelkit.reports.deliver.email_charts import (
+        alt_text,
+        chart_title,
+        email_charts,
+        for_email,
+    )
     from channelkit.reports.deliver.messages import email_message
     from channelkit.reports.deliver.run import _csv_attachments
     from channelkit.reports.render import plotlyjs
@@ -150,7 +155,7 @@ def weight(path: Path, work: Path) -> None:
         csv_files = _csv_attachments(report.frames, "bench", report.page.period) if csv else []
         width = REPORT_EMAIL_CHART_SIZE[0]
         inline = [
-            InlineChart(title(chart.figure), alt_text(chart.figure), png, width)
+            InlineChart(chart_title(chart.figure), alt_text(chart.figure), png, width)
             for chart, png in zip(charts, images, strict=False)
         ]
         return email_message(

@@ -13,13 +13,19 @@ where the file system can, else a plain copy: docs/warehouse.md), its seconds an
 warehouse's size, and its share of the full run. The cycle's last run lists every
 post unfiltered instead of a slice (the only way to find scheduled posts and drafts that
 colleagues created): its cost is printed as a ratio to the first incremental run.
+
+The machine is shared, and one run's time moves by half from one minute to the next: the
+full sync is run `--repeat` times from an empty file and the first incremental run
+`--repeat` times from the same copy of the full run's file; the medians are compared.
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from _page_server import running
@@ -37,6 +43,14 @@ def timed_sync(base_url: str, path: Path) -> tuple[float, SyncReport]:
     return time.perf_counter() - started, report
 
 
+def median_run(
+    runs: list[tuple[float, SyncReport]], key: Callable[[tuple[float, SyncReport]], float]
+) -> tuple[float, SyncReport]:
+    """The run whose `key` is the median (the lower middle one of an even count)."""
+    ordered = sorted(runs, key=key)
+    return ordered[(len(ordered) - 1) // 2]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--posts", type=int, default=100_000)
@@ -50,25 +64,39 @@ def main() -> None:
         default=None,
         help="where the warehouse goes (a file system that clones, e.g. XFS: the copy's cost)",
     )
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each kind (medians)")
     args = parser.parse_args()
     if args.small:
-        args.posts = 2_000
+        args.posts, args.repeat = 2_000, 1
     changes = max(1, args.posts // 1000)
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
-        path = Path(tmp) / "wh.duckdb"
+        path, kept = Path(tmp) / "wh.duckdb", Path(tmp) / "after-full.duckdb"
+        fulls = []
         with running(args.posts) as base_url:
-            full_time, full = timed_sync(base_url, path)
+            for _ in range(args.repeat):
+                path.unlink(missing_ok=True)
+                fulls.append(timed_sync(base_url, path))
+        shutil.copyfile(path, kept)
+        incs = []
         with running(args.posts, changed=changes, new=changes) as base_url:
-            inc_time, inc = timed_sync(base_url, path)
+            for _ in range(args.repeat):
+                shutil.copyfile(kept, path)  # a new file: the run copies it, as after a sync
+                incs.append(timed_sync(base_url, path))
             size = path.stat().st_size
             # The runs after it, up to the cycle's last: it lists every post unfiltered.
             listing_time, listing = timed_sync(base_url, path)
             while "every post listed" not in (listing.history_slice or ""):
                 listing_time, listing = timed_sync(base_url, path)
+    full_time, full = median_run(fulls, lambda run: run[0])
+    inc_time, inc = median_run(incs, lambda run: run[0] - run[1].history_seconds)
     posts = inc.counts["posts"]
     slice_time, slice_requests = inc.history_seconds, inc.history_requests
     delta_time, delta_requests = inc_time - slice_time, inc.requests - slice_requests
-    print(f"posts: {args.posts:,}; changed {changes}, new {changes}")
+    print(
+        f"posts: {args.posts:,}; changed {changes}, new {changes}; medians of {args.repeat} runs "
+        f"(full: {', '.join(f'{t:.2f}' for t, _ in fulls)} s; increments: "
+        f"{', '.join(f'{t - r.history_seconds:.3f}' for t, r in incs)} s)"
+    )
     print(
         f"working copy at the incremental run's start: {inc.start_copy}, "
         f"{inc.start_copy_seconds:.3f} s for {size / 2**20:,.1f} MB "

@@ -16,9 +16,7 @@ was: `open_warehouse(path, read_only=False)` held while `_Sync.run()` runs.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -27,7 +25,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from channelkit._constants import WAREHOUSE_LOCK_WAIT_SECONDS  # noqa: E402
 from channelkit.client import Client  # noqa: E402
 from channelkit.service import LocalService  # noqa: E402
 from channelkit.storage.connection import open_warehouse  # noqa: E402
@@ -35,7 +32,7 @@ from channelkit.sync import SyncReport, run_sync  # noqa: E402
 from channelkit.sync.options import SyncOptions  # noqa: E402
 from channelkit.sync.progress import Progress  # noqa: E402
 from channelkit.sync.runner import _Sync  # noqa: E402
-from fixtures.readers import READER  # noqa: E402
+from fixtures.readers import start_readers, stop_readers  # noqa: E402
 
 MODES = ("warehouse", "plain", "plain")
 
@@ -64,30 +61,13 @@ def measured(
     stop = path.with_name("stop")
     stop.unlink(missing_ok=True)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    started_readers = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-c",
-                READER,
-                str(path),
-                mode,
-                str(stop),
-                str(WAREHOUSE_LOCK_WAIT_SECONDS),
-            ],
-            env=env,
-            stdout=subprocess.PIPE,
-            text=True,
-        )  # fmt: skip
-        for mode in (MODES if readers else ())
-    ]
+    started_readers = start_readers(path, stop, MODES if readers else (), env)
     time.sleep(2 if readers else 0)
     with Client(service.base_url, key) as client:
         started = time.perf_counter()
         report = sync(client, path)
         seconds = time.perf_counter() - started
-    stop.touch()
-    seen = [json.loads(reader.communicate(timeout=300)[0]) for reader in started_readers]
+    seen = stop_readers(started_readers, stop, timeout=300)
     return seconds, report, seen
 
 

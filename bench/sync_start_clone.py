@@ -65,15 +65,20 @@ def mounted(fs: str, size_gb: float) -> Iterator[Path]:
 
 
 def build(path: Path, size_gb: float) -> None:
+    """A warehouse of at least `size_gb` GiB."""
     con = open_warehouse(path, read_only=False)
-    # Random doubles, drawn per row and column: DuckDB's compression gains little on them,
-    # and the file's size is printed.
-    rows = int(size_gb * 2**30 / 32)
-    con.execute(
-        "CREATE TABLE padding AS SELECT random() AS a, random() AS b, random() AS c, "
-        "random() AS d FROM range(?)",
-        [rows],
-    )
+    # Random doubles, drawn per row and column: DuckDB's compression gains a little on them
+    # (about 28 bytes a row of 32), so rows are added until the file is large enough.
+    con.execute("CREATE TABLE padding (a DOUBLE, b DOUBLE, c DOUBLE, d DOUBLE)")
+    target = size_gb * 2**30
+    while (size := path.stat().st_size) < target:
+        more = int((target - size) / 28 * 1.02) + 1
+        con.execute(
+            "INSERT INTO padding (a, b, c, d) SELECT random(), random(), random(), random() "
+            "FROM range(?)",
+            [more],
+        )
+        con.execute("CHECKPOINT")
     con.close()
 
 

@@ -1,6 +1,8 @@
 """Shared fixtures live in tests/fixtures/, one module per part that provides them."""
 
 import os
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +20,24 @@ def _own_ledger(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     """Each test its own sent-posts ledger: never the user's, never another test's."""
     folder = tmp_path_factory.mktemp("ledger")
     monkeypatch.setenv("CHANNELKIT_LEDGER", str(folder / "sent-posts.sqlite3"))
+
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+# The tools' caches in the working folder: ruff's and mypy's (tests/test_quality.py runs
+# them there), Hypothesis's example database, pytest's; each ignored by git
+TOOL_CACHES = frozenset({".mypy_cache", ".ruff_cache", ".hypothesis", ".pytest_cache"})
+
+
+@pytest.fixture(autouse=True)
+def _leaves_no_file_in_the_checkout() -> Iterator[None]:
+    """A test writes under its tmp_path, never beside the sources: a file it leaves in the
+    checkout's folder (a command run with its default --db in the working folder, say)
+    fails it, named. The root alone is watched: what a run writes by default lands there."""
+    before = set(os.listdir(CHECKOUT))
+    yield
+    left = sorted(set(os.listdir(CHECKOUT)) - before - TOOL_CACHES)
+    if left:
+        pytest.fail(f"the test left {', '.join(left)} in {CHECKOUT}", pytrace=False)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -313,7 +313,8 @@ def test_every_command_is_a_thin_shell() -> None:
 
 
 def test_every_command_runs_its_work_in_run_command() -> None:
-    """One naming rule: `channelkit NAME` hands its values to `run_NAME` (docs/architecture.md)."""
+    """One naming rule: `channelkit NAME` hands its values to `run_NAME_command`
+    (docs/architecture.md), a name no library function has."""
     import inspect
 
     with click.Context(main) as ctx:
@@ -321,7 +322,7 @@ def test_every_command_runs_its_work_in_run_command() -> None:
     for command in commands:
         assert command.callback is not None
         source = inspect.getsource(inspect.unwrap(command.callback))
-        runner = f"run_{str(command.name).replace('-', '_')}("
+        runner = f"run_{str(command.name).replace('-', '_')}_command("
         assert runner in source, f"channelkit {command.name} calls no {runner}...)"
 
 

@@ -122,3 +122,21 @@ def test_report_and_a_notebook_report_are_recorded_under_their_names(
         ("report-notebook", FAILED),
     ]
     assert "1h" in runs[0].reason and "none.ipynb" in runs[1].reason
+
+
+def test_a_run_on_a_missing_warehouse_leaves_no_record_in_a_folder_without_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CHANNELKIT_JOB", raising=False)
+    monkeypatch.delenv("CHANNELKIT_PING_URL", raising=False)
+    db = tmp_path / "warehouse.duckdb"
+    report = ["report", "--db", str(db), "--out", str(tmp_path / "r.html")]
+    assert CliRunner().invoke(main, report).exit_code != 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # the old code left the record
+
+    # Where runs were recorded before (a watched warehouse, deleted since), the failure is
+    # recorded: the watcher must see it.
+    runs_path(db).touch()
+    assert CliRunner().invoke(main, report).exit_code != 0
+    (failed,) = read_runs(runs_path(db))
+    assert failed.outcome == FAILED and str(db) in failed.reason

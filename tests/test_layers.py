@@ -46,6 +46,7 @@ _HELPERS = (
     "channelkit._urls",
     "channelkit._resources",
     "channelkit._job_runs",
+    "channelkit._sqlite_record",
     "channelkit.display",
 )
 _LIBRARIES = (

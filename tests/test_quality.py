@@ -51,3 +51,18 @@ def test_no_function_above_complexity_20_in_the_delivery_and_the_writer() -> Non
         *SMALL_STEPS,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_no_function_above_complexity_15_in_publishing() -> None:
+    # Issue 43: publish/ in wings, each file format one declaration; a function that grows
+    # past 15 branches (the loop over formats took `_build_sheet` from 16 down) shows here.
+    result = _run(
+        "ruff",
+        "check",
+        "--select",
+        "C901",
+        "--config",
+        "lint.mccabe.max-complexity=15",
+        "src/channelkit/publish",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -13,7 +13,7 @@ from channelkit._tz import given_tz, resolve_tz, unknown_zone
 from channelkit.analysis.period import Period
 from channelkit.cli import main
 from channelkit.errors import ChannelkitError, InvalidParameterError
-from channelkit.publish.plan import load_spreadsheet
+from channelkit.publish.sheets.plan import load_spreadsheet
 from channelkit.reports.deliver.config import load_config
 from channelkit.warehouse import Warehouse
 from channelkit.widgets._zones import initial_zone

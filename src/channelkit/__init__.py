@@ -71,8 +71,8 @@ _LAZY: dict[str, str] = {
     "Warehouse": "channelkit.warehouse:Warehouse",
     "schedule": "channelkit.publish:schedule",
     "calendar_export": "channelkit.publish:calendar_export",
-    "hold": "channelkit.publish.hold:hold",
-    "release": "channelkit.publish.hold:release",
+    "hold": "channelkit.publish.hold.holding:hold",
+    "release": "channelkit.publish.hold.holding:release",
     "publish": "channelkit.publish",
     "plots": "channelkit.plots",
     "reports": "channelkit.reports",
@@ -131,7 +131,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     )
     from channelkit.export import to_csv, to_excel
     from channelkit.publish import calendar_export, schedule
-    from channelkit.publish.hold import hold, release
+    from channelkit.publish.hold.holding import hold, release
     from channelkit.service import LocalService
     from channelkit.sync import SyncReport
     from channelkit.warehouse import Warehouse

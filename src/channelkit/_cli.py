@@ -190,7 +190,7 @@ def user_errors(
     the command runs itself, such as `report --sync`: exit 1, as any refusal).
 
         with user_errors():
-            run_sync(options, service, output)
+            run_sync_command(options, service, output)
     """
     try:
         yield
@@ -407,6 +407,12 @@ def warehouse_option(
         show_default=True,
         help=help_text,
     )
+
+
+def settings_file_argument(name: str) -> Callable[[FC], FC]:
+    """The TOML file a job runs from (`deliver`'s delivery file, `watch`'s watch file, which
+    shares its targets): a path the command reads, naming the file and key of a mistake."""
+    return click.argument(name, type=click.Path(dir_okay=False, path_type=Path))
 
 
 # --- configuration --------------------------------------------------------------------------

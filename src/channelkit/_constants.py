@@ -345,6 +345,10 @@ NOTEBOOK_KERNEL_ENV = (
 NOTEBOOK_KERNEL_ENV_PREFIXES = ("LC_", "PYTHON", "XDG_")  # not JUPYTER_: JUPYTER_TOKEN
 
 # --- Publishing -----------------------------------------------------------------------------
+# A folder of the team's layout files (*.toml, docs/publishing.md "Moving from another
+# tool"): read beside the built-in layouts; unset, only the built-in ones are known.
+ENV_LAYOUTS = "CHANNELKIT_LAYOUTS"
+LAYOUT_FILE_SUFFIX = ".toml"
 ENV_TZ = "CHANNELKIT_TZ"  # default time zone for naive times (ck.schedule, spreadsheets)
 PUBLISH_LEAD_TIME_SECONDS = 5 * 60  # a scheduled time must be at least this far ahead
 PUBLISH_MAX_AHEAD_YEARS = 10  # and at most this far: 9999-12-30 is a typo, not a plan
@@ -391,7 +395,7 @@ EXCEL_SERIAL_MAX = 73_050
 SPREADSHEET_MAX_BYTES = 10 * 1024 * 1024
 SPREADSHEET_MAX_UNZIPPED_BYTES = 50 * 1024 * 1024  # xlsx is a zip: guard against bombs
 SPREADSHEET_MAX_ROWS = 20_000
-# The day/month order of a column of A/B/YYYY dates (publish/layout_times.py, docs/metrics.md
+# The day/month order of a column of A/B/YYYY dates (publish/layouts/stamps.py, docs/metrics.md
 # "Day/month order"): the rows that are dates in one order only settle it for the rows that
 # are dates both ways when they are at least DATE_ORDER_MIN_ROWS and at least one in
 # DATE_ORDER_ONE_IN of the rows whose reading depends on the order (whole numbers: no float

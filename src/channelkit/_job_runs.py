@@ -6,7 +6,11 @@
 `sync`, `report` (also `--notebook`) and `deliver` append one line when a run starts and
 one when it ends (completed, or failed with its one-line reason) to
 `warehouse.duckdb.runs.jsonl`, beside the warehouse: readers hold the DuckDB file, and a
-run that cannot open it (locked, missing) must still be seen. Each line is one `write()` to
+run that cannot open it (locked, missing) must still be seen. A command that needs the
+warehouse, run where there is neither a warehouse nor a record of runs (a mistyped --db, a
+dry run in another folder), records nothing: the record would be a stray file in a folder
+that holds no warehouse. `sync`, which creates the warehouse, records wherever its folder
+exists. Each line is one `write()` to
 a file opened with O_APPEND, so lines of jobs that run at once never interleave; a line cut
 by a crash (power loss) is skipped when read. A run killed with -9 leaves its start alone:
 the watcher calls it hung once it outlasts its longest normal run.
@@ -150,15 +154,17 @@ class RunLog:
 
 
 @contextmanager
-def traced(command: str, db: Path) -> Iterator[None]:
+def traced(command: str, db: Path, *, creates: bool = False) -> Iterator[None]:
     """Record the run of `command` on the warehouse `db` (and ping, when asked) around
-    its work; the run's name is `CHANNELKIT_JOB`, else `command`."""
+    its work; the run's name is `CHANNELKIT_JOB`, else `command`. `creates`: the command
+    makes the warehouse when there is none (a first sync)."""
     job = os.environ.get(ENV_JOB) or command
     run_id = str(uuid4())
     path = runs_path(db)
     ping = _Pinger(os.environ.get(ENV_PING_URL), run_id)
     now = datetime.now(UTC)
-    writable = path.parent.is_dir()  # a --db in a missing folder is refused by the command
+    # a --db in a missing folder is refused by the command
+    writable = path.parent.is_dir() if creates else db.exists() or path.exists()
     if writable:
         record(path, {"event": "start", "run": run_id, "job": job, "at": now.isoformat(),
                       "pid": os.getpid()})  # fmt: skip

@@ -46,9 +46,9 @@ _COMMANDS: dict[str, str] = {
     "watch": "channelkit.watch.cli:watch",
     "template": "channelkit.publish.cli:template",
     "schedule": "channelkit.publish.cli:schedule",
-    "calendar": "channelkit.publish.calendar_cli:calendar",
-    "hold": "channelkit.publish.hold_cli:hold",
-    "release": "channelkit.publish.hold_cli:release",
+    "calendar": "channelkit.publish.calendar.cli:calendar",
+    "hold": "channelkit.publish.hold.cli:hold",
+    "release": "channelkit.publish.hold.cli:release",
 }
 
 

@@ -56,10 +56,10 @@ class DemoOptions:
 def demo(options: DemoOptions, output: Output) -> None:
     """Serve the demo workspace, sync it into DuckDB and write an engagement report."""
     with user_errors():
-        run_demo(options, output)
+        run_demo_command(options, output)
 
 
-def run_demo(options: DemoOptions, output: Output) -> None:
+def run_demo_command(options: DemoOptions, output: Output) -> None:
     """`channelkit demo`: serve, sync, report, then the next commands to try."""
     from channelkit.client import Client
     from channelkit.reports.generate import generate_report

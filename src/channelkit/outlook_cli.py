@@ -56,10 +56,10 @@ def outlook(options: OutlookOptions, output: Output) -> None:
     every settled post at 1, 2 and 3 days, judged against what it reached, beside the naive
     forecast (the channel's usual): pooled, per channel and per weekday.
     """
-    run_outlook(options, output)
+    run_outlook_command(options, output)
 
 
-def run_outlook(options: OutlookOptions, output: Output) -> None:
+def run_outlook_command(options: OutlookOptions, output: Output) -> None:
     """`channelkit outlook`'s work, on its checked values."""
     from channelkit.warehouse import Warehouse
 

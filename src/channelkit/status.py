@@ -57,12 +57,12 @@ def status(options: StatusOptions, output: Output) -> None:
     same mode before it.
     """
     with user_errors():
-        run_status(options, output)
+        run_status_command(options, output)
 
 
-def run_status(options: StatusOptions, output: Output) -> None:
+def run_status_command(options: StatusOptions, output: Output) -> None:
     from channelkit.analysis.freshness import read_freshness
-    from channelkit.analysis.runs import last_volume, read_runs
+    from channelkit.analysis.runs import last_volume, read_sync_runs
     from channelkit.storage.connection import open_warehouse
 
     if not options.db.exists():
@@ -74,7 +74,7 @@ def run_status(options: StatusOptions, output: Output) -> None:
     # sync that failed are what status is for.
     con = open_warehouse(options.db, read_only=True)
     try:
-        runs = read_runs(con)
+        runs = read_sync_runs(con)
         fresh = read_freshness(con)
     finally:
         con.close()

@@ -77,7 +77,7 @@ from channelkit.analysis.query import (
     zone_name,
 )
 from channelkit.analysis.reach import ReachTimes
-from channelkit.analysis.runs import read_runs
+from channelkit.analysis.runs import read_sync_runs
 from channelkit.display.card import WarehouseFacts, card_html, card_text
 from channelkit.display.notes import LIFETIME, SAME_AGE
 from channelkit.errors import ChannelkitError, InvalidParameterError, WarehouseError
@@ -126,6 +126,7 @@ class Warehouse:
         self._held: tuple[int, int] | None = None  # the file a session holds: (device, inode)
         self._covered: tuple[tuple[int, int], Coverage] | None = None
         self._settled: dict[tuple[object, ...], int] = {}
+        self._aims: dict[tuple[object, ...], dict[str, outlook.Settles]] = {}
         self._lake: str | None = None
         with self._connect() as con:  # fail now, not at the first query
             read_coverage(con).require_synced()
@@ -143,7 +144,7 @@ class Warehouse:
         """
         wh = cls.__new__(cls)
         wh.path, wh.sync_report, wh._session, wh._held = Path(str(root)), None, None, None
-        wh._covered, wh._lake, wh._settled = None, str(root), {}
+        wh._covered, wh._lake, wh._settled, wh._aims = None, str(root), {}, {}
         with wh._connect() as con:
             read_coverage(con).require_synced()
         display.register()
@@ -282,7 +283,7 @@ class Warehouse:
         retries, seconds waited, rows new/updated/unchanged/deleted per table, and the
         fields the items carried that the contract does not name (docs/warehouse.md)."""
         with self._connect() as con:
-            return read_runs(con, last)
+            return read_sync_runs(con, last)
 
     def freshness(self) -> Freshness:
         """Last completed sync (time, mode, base URL), row counts, the newest data and how
@@ -651,6 +652,21 @@ class Warehouse:
             self._settled = {key: reach.settled_days(q.con, None, last_day=last_day)}
         return self._settled[key]
 
+    def _channel_settles(
+        self, q: Query, last_day: date, settled: int
+    ) -> dict[str, outlook.Settles]:
+        """`outlook.channel_settles` of the call's channels, kept while the file is
+        unchanged, like `_settled_days`: it reads 28 days of each channel's latest settled
+        posts, as much as the rest of the outlook."""
+        if self._lake is not None or self._covered is None:  # the lake is read afresh
+            return outlook.channel_settles(q.con, q.flt, last=last_day, fallback=settled)
+        key = (self._covered[0], last_day, settled, q.flt.channel_ids)
+        if key not in self._aims:
+            if self._aims and next(iter(self._aims))[0] != key[0]:
+                self._aims = {}  # the file moved on: the others are stale
+            self._aims[key] = outlook.channel_settles(q.con, q.flt, last=last_day, fallback=settled)
+        return self._aims[key]
+
     def _reach_times(self, q: Query) -> ReachTimes:
         last = q.coverage.last_complete_day
         assert last is not None  # require_daily() checked there are daily rows
@@ -721,7 +737,8 @@ class Warehouse:
         def compute(q: Query) -> pd.DataFrame:
             last, settled = self._now_and_settled(q)
             q.attrs.update(as_of=last, settled_days=settled, provisional=True)
-            return outlook.outlook(q.con, q.flt, last=last, settle=settled, tz=q.period.tz)
+            aims = self._channel_settles(q, last, settled)
+            return outlook.outlook(q.con, q.flt, last=last, settles=aims, tz=q.period.tz)
 
         return self._of_now("outlook", filters, compute)
 
@@ -766,9 +783,10 @@ class Warehouse:
         def compute(q: Query) -> pd.DataFrame:
             last, settled = self._now_and_settled(q)
             q.attrs.update(as_of=last, settled_days=settled, resolution=outlook.RESOLUTION)
-            frame = outlook.recent_readers(q.con, q.flt, last=last)
+            aims = self._channel_settles(q, last, settled)
+            frame = outlook.recent_readers(q.con, q.flt, last=last, settles=aims)
             q.attrs["spread"] = outlook.SPREAD
-            return outlook.decay_profiles(frame, settle=settled, last=last)
+            return outlook.decay_profiles(frame, settles=aims, last=last)
 
         return self._of_now("decay_profiles", filters, compute)
 

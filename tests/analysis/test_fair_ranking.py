@@ -50,7 +50,7 @@ def test_wilson_interval_is_where_the_score_test_stops_rejecting(x: int, n: int)
     # p̂ itself is a root of nothing: each side is searched from just beside it.
     low = 0.0 if x == 0 else _roots(score, 0.0, rate - 1e-12)
     high = 1.0 if x == n else _roots(score, rate + 1e-12, 1.0)
-    got_low, got_high = fair.interval(np.array([x]), np.array([n]))
+    got_low, got_high = fair.rate_interval(np.array([x]), np.array([n]))
     assert (got_low[0], got_high[0]) == pytest.approx((low, high), abs=1e-9)
 
 
@@ -62,7 +62,7 @@ def test_count_interval_is_where_the_poisson_score_test_stops_rejecting() -> Non
         return (rate - lam) ** 2 - Z * Z * lam / n
 
     low, high = _roots(score, 1e-12, rate - 1e-12), _roots(score, rate + 1e-12, 10.0)
-    got_low, got_high = fair.interval(np.array([x]), np.array([n]), "count")
+    got_low, got_high = fair.rate_interval(np.array([x]), np.array([n]), "count")
     assert (got_low[0], got_high[0]) == pytest.approx((low, high), abs=1e-9)
 
 

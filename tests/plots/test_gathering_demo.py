@@ -137,6 +137,10 @@ def test_the_weekly_reports_trend_marks_exactly_the_days_still_gathering_readers
     assert list(trend["provisional"]) == [day in young_days for day in days]
     figure = report.page.sections[0].charts[0].figure  # type: ignore[attr-defined]
     assert band(figure) == expected_band(young_days)
+    # every by-day chart of the report is marked (the others have no days to mark)
+    charts = report.page.charts  # type: ignore[attr-defined]
+    by_day = [c.figure for c in charts if " by day" in str(c.figure.layout.title.text)]
+    assert by_day and all(band(f) == expected_band(young_days) for f in by_day)
     bars = figure.data[0]
     assert [o < 1 for o in bars.marker.opacity] == list(trend["provisional"])  # paler
     assert GATHERING in [a.text for a in figure.layout.annotations]

@@ -42,7 +42,7 @@ def test_schedule_with_local_time_and_preview(client: Client) -> None:
     assert post.status == "scheduled"
     assert post.scheduled_at == datetime(2030, 12, 2, 8, 0, tzinfo=UTC)
     assert post.priority == "high"
-    assert post.tags[:2] == ["hr", "town-hall"]  # then the post's origin (publish/origin.py)
+    assert post.tags[:2] == ["hr", "town-hall"]  # then the post's origin (publish/post/origin.py)
     assert len(post.tags) == 3 and post.tags[2].startswith("sent-by-channelkit:")
     assert [p.id for p in _posts(client)] == [post.id]
 

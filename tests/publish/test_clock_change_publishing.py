@@ -2,7 +2,7 @@
 
 Europe/Berlin skips 02:00-03:00 on Sunday 28 March 2027 and repeats it on Sunday
 31 October 2027. A post for a wall time that does not exist, or exists twice, is refused
-with one sentence naming the two choices, by the one time parser (`publish/times.py`)
+with one sentence naming the two choices, by the one time parser (`publish/post/times.py`)
 every entry point goes through; `release --shift 1d` moves a post to the same local time
 a day later, across the change. The process (and the in-process service) travels to those
 days with time-machine.
@@ -24,9 +24,9 @@ from hypothesis import strategies as st
 from channelkit.cli import main
 from channelkit.client import Client
 from channelkit.errors import InvalidParameterError, TimeError
-from channelkit.publish.calendar import wall_text
-from channelkit.publish.calendar_sync import window_bounds
-from channelkit.publish.times import combine_date_time, localize, parse_when, shifted
+from channelkit.publish.calendar.records import wall_text
+from channelkit.publish.post.times import combine_date_time, localize, parse_when, shifted
+from channelkit.publish.post.window import window_bounds
 from channelkit.reports.upcoming import UpcomingPost
 from channelkit.service import LocalService
 

@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 
 from channelkit.client.models import Post
 from channelkit.errors import TimeError
-from channelkit.publish.calendar import wall_text
-from channelkit.publish.duplicates import likely_duplicates
-from channelkit.publish.row_types import PlanRow
-from channelkit.publish.slots import next_free_slot, parse_slots
-from channelkit.publish.times import parse_when
-from channelkit.publish.validation import PostRequest, validate_post
+from channelkit.publish.calendar.records import wall_text
+from channelkit.publish.post.duplicates import likely_duplicates
+from channelkit.publish.post.row_types import PlanRow
+from channelkit.publish.post.times import parse_when
+from channelkit.publish.post.validation import PostRequest, validate_post
+from channelkit.publish.sheets.slots import next_free_slot, parse_slots
 
 ZONES = sorted(available_timezones())
 NOW = datetime(2026, 11, 26, 12, 0, tzinfo=UTC)

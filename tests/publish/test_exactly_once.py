@@ -15,9 +15,9 @@ from channelkit.cli import main
 from channelkit.client import Client
 from channelkit.client.models import Post
 from channelkit.publish import load_spreadsheet
-from channelkit.publish.duplicates import likely_duplicates
-from channelkit.publish.row_types import PlanRow
-from channelkit.publish.validation import PostRequest
+from channelkit.publish.post.duplicates import likely_duplicates
+from channelkit.publish.post.row_types import PlanRow
+from channelkit.publish.post.validation import PostRequest
 from channelkit.service import LocalService
 from publish.conftest import make_csv, make_xlsx
 

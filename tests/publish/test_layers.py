@@ -1,4 +1,8 @@
-"""The publishing modules import one way: row types → sending → results → plan → the rest."""
+"""The publishing wings import one way: post → layouts → sheets → hold → calendar → commands.
+
+Every module of `channelkit.publish` is found on disk (no hand list), so a new module or a
+new wing is covered the moment it exists: a module outside the declared wings turns this red.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +14,21 @@ import channelkit.publish
 PACKAGE = Path(channelkit.publish.__file__).parent
 PREFIX = "channelkit.publish."
 
+# Bottom to top; the commands (`cli.py`, `cell.py`) sit above all.
+WINGS = ("post", "layouts", "sheets", "hold", "calendar")
+TOP = "commands"
 
-def _imports(path: Path) -> set[str]:
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(path): path for path in PACKAGE.rglob("*.py")}
+
+
+def _imports(path: Path, known: set[str]) -> set[str]:
     """Every channelkit.publish module `path` imports, at any level (type-only included)."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -22,19 +39,31 @@ def _imports(path: Path) -> set[str]:
         else:
             continue
         for name in names:
-            if name.startswith(PREFIX):
-                module = name[len(PREFIX) :].split(".")[0]
-                if (PACKAGE / f"{module}.py").exists():
-                    found.add(module)
+            if name.startswith(PREFIX) and name[len(PREFIX) :] in known:
+                found.add(name[len(PREFIX) :])
     return found
 
 
 def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    known = set(modules) - {""}
     return {
-        path.stem: _imports(path) - {path.stem}
-        for path in PACKAGE.glob("*.py")
-        if path.stem != "__init__"
+        name: _imports(path, known) - {name}
+        for name, path in modules.items()
+        if name and not name.endswith("__init__")
     }
+
+
+def _wing(module: str) -> str:
+    head = module.split(".")[0]
+    return head if "." in module or head in WINGS else TOP
+
+
+def test_every_module_lives_in_a_declared_wing_or_is_a_command() -> None:
+    folders = {path.parent.name for path in PACKAGE.rglob("*.py") if path.parent != PACKAGE}
+    assert folders == set(WINGS), f"wings on disk {sorted(folders)} vs declared {WINGS}"
+    commands = sorted(module for module in _graph() if _wing(module) == TOP)
+    assert commands == ["cell", "cli"], commands
 
 
 def test_no_import_cycle_inside_publish() -> None:
@@ -54,10 +83,32 @@ def test_no_import_cycle_inside_publish() -> None:
             visit(module, [module])
 
 
+def test_wings_import_only_downwards() -> None:
+    rank = {wing: index for index, wing in enumerate((*WINGS, TOP))}
+    upward = [
+        f"{module} ({_wing(module)}) imports {target} ({_wing(target)})"
+        for module, targets in sorted(_graph().items())
+        for target in sorted(targets)
+        if rank[_wing(target)] > rank[_wing(module)]
+    ]
+    assert not upward, "\n".join(upward)
+
+
+def test_the_bottom_wing_stands_alone() -> None:
+    """The rules every post obeys import no other wing: a new route can reuse them whole."""
+    graph = _graph()
+    outside = {
+        module: sorted(target for target in targets if not target.startswith("post."))
+        for module, targets in graph.items()
+        if module.startswith("post.")
+    }
+    assert not any(outside.values()), outside
+
+
 def test_row_types_sending_results_plan_in_that_order() -> None:
     graph = _graph()
-    order = ["row_types", "sending", "results", "plan"]
+    order = ["post.row_types", "post.sending", "sheets.results", "sheets.plan"]
     for index, module in enumerate(order):
         later = set(order[index + 1 :])
         assert not graph[module] & later, f"{module} imports {sorted(graph[module] & later)}"
-    assert graph["row_types"] <= {"validation", "times", "sent_before"}
+    assert graph["post.row_types"] <= {"post.validation", "post.times", "post.sent_before"}

@@ -393,14 +393,15 @@ def test_one_channel_leaves_out_what_compares_nothing(warehouse: Path) -> None:
 
 
 def test_columns_blank_in_every_row_are_left_out() -> None:
-    from channelkit.reports.page import Column, Table
+    from channelkit.reports.page import Table, TableColumn
 
     table = Table(
-        (Column("Tag"), Column("Readers", numeric=True), Column("Sample")),
+        (TableColumn("Tag"), TableColumn("Readers", numeric=True), TableColumn("Sample")),
         (("release", "12", ""), ("launch", "3", " ")),
     )
     assert table.without_empty_columns() == Table(
-        (Column("Tag"), Column("Readers", numeric=True)), (("release", "12"), ("launch", "3"))
+        (TableColumn("Tag"), TableColumn("Readers", numeric=True)),
+        (("release", "12"), ("launch", "3")),
     )
     small = Table(table.columns, (("release", "12", ""), ("launch", "3", "small")))
     assert small.without_empty_columns() == small

@@ -352,7 +352,8 @@ def test_a_delivery_file_that_runs_a_notebook_holds_no_secret(
         encoding="utf-8",
     )
     env = {"HOOK": "https://hooks.example.com/x", "CHANNELKIT_SMTP_URL": "smtp://127.0.0.1:1"}
-    result = CliRunner().invoke(main, ["deliver", str(config), "--dry-run"], env=env)
+    args = ["deliver", str(config), "--db", str(tmp_path / "warehouse.duckdb"), "--dry-run"]
+    result = CliRunner().invoke(main, args, env=env)
     assert result.exit_code == 2, result.output
     line = result.stderr.splitlines()[-1]  # under click's usage lines
     assert "Traceback" not in result.output

@@ -11,7 +11,15 @@ import pytest
 from markupsafe import Markup
 
 from channelkit.errors import ReportError
-from channelkit.reports.page import Chart, Column, KpiTile, ReportPage, Section, Sentence, Table
+from channelkit.reports.page import (
+    Chart,
+    KpiTile,
+    ReportPage,
+    Section,
+    Sentence,
+    Table,
+    TableColumn,
+)
 from channelkit.reports.parameters import ReportPeriod, previous_period
 from channelkit.reports.render import (
     PLOTLY_CONFIG,
@@ -56,7 +64,7 @@ def scripts_of(html: str) -> list[str]:
 def _page(*, plotly: Markup = FAKE_PLOTLYJS, figure: Markup | None = None) -> ReportPage:
     period = ReportPeriod(date(2026, 3, 30), date(2026, 4, 6), "Europe/Berlin", "week")
     table = Table(
-        columns=(Column("Title"), Column("Body"), Column("Views", numeric=True)),
+        columns=(TableColumn("Title"), TableColumn("Body"), TableColumn("Views", numeric=True)),
         rows=((PAYLOAD, markdown_html(f"**bold** {PAYLOAD} [x](javascript:alert(1))"), "1,612"),),
     )
     return ReportPage(

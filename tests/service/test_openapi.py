@@ -9,13 +9,13 @@ import pytest
 
 from channelkit import _spec
 from channelkit.service import LocalService
-from channelkit.service.openapi import main, openapi_document, render
+from channelkit.service.openapi import document_text, openapi_document, print_or_write
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "openapi.json"
 
 
 def test_checked_in_document_is_current() -> None:
-    assert DOCS.read_text() == render(), (
+    assert DOCS.read_text() == document_text(), (
         "docs/openapi.json is stale: python -m channelkit.service.openapi --write"
     )
 
@@ -33,8 +33,8 @@ def test_served_without_a_key(service: LocalService) -> None:
 
 def test_write_command_writes_the_document(tmp_path: Path) -> None:
     target = tmp_path / "openapi.json"
-    assert main(["--write", str(target)]) == 0
-    assert target.read_text() == render()
+    assert print_or_write(["--write", str(target)]) == 0
+    assert target.read_text() == document_text()
 
 
 def test_every_contract_operation_is_published() -> None:

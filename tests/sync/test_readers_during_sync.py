@@ -6,9 +6,7 @@ waits on a lock more than 2 s, and the sync completes with the same counts as al
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -19,7 +17,7 @@ from channelkit._constants import WAREHOUSE_LOCK_WAIT_SECONDS
 from channelkit.client import Client
 from channelkit.service import LocalService
 from channelkit.sync import run_sync
-from fixtures.readers import READER
+from fixtures.readers import start_readers, stop_readers
 
 pytestmark = pytest.mark.slow
 
@@ -34,28 +32,11 @@ def test_three_readers_read_throughout_a_rate_limited_sync(tmp_path: Path) -> No
         with Client(service.base_url, key) as client:
             first = run_sync(client, db, progress=False)
         assert first.completed, first.summary()
-        readers = [
-            subprocess.Popen(
-                [
-                    sys.executable,
-                    "-c",
-                    READER,
-                    str(db),
-                    mode,
-                    str(stop),
-                    str(WAREHOUSE_LOCK_WAIT_SECONDS),
-                ],
-                env=env,
-                stdout=subprocess.PIPE,
-                text=True,
-            )  # fmt: skip
-            for mode in ("warehouse", "plain", "held")
-        ]
+        readers = start_readers(db, stop, ("warehouse", "plain", "held"), env)
         time.sleep(2)  # they are reading before the sync starts
         with Client(service.base_url, key) as client:
             again = run_sync(client, db, progress=False, full=True)
-        stop.touch()
-        seen = [json.loads(reader.communicate(timeout=120)[0]) for reader in readers]
+        seen = stop_readers(readers, stop, timeout=120)
     assert again.completed, again.summary()
     assert again.rate_limit_waits > 0 and again.duration_seconds > 3  # waited on the limit
     assert {t: c.new + c.deleted for t, c in again.counts.items()} == {t: 0 for t in again.counts}

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 import channelkit as ck
-from channelkit.analysis.runs import columns, last_volume, read_runs
+from channelkit.analysis.runs import columns, last_volume, read_sync_runs
 from channelkit.cli import main
 from channelkit.client import Client
 from channelkit.service import LocalService, local
@@ -153,7 +153,7 @@ def test_status_says_an_error_only_under_the_run_that_had_one(tmp_path: Path) ->
             assert not run_sync(client, db, progress=False).completed
     con = open_warehouse(db, read_only=True)
     try:
-        errors = read_runs(con)["error"].tolist()
+        errors = read_sync_runs(con)["error"].tolist()
     finally:
         con.close()
     assert errors[:2] == [None, None] and "401" in errors[2]

@@ -17,7 +17,7 @@ from channelkit.client import Client
 from channelkit.service import LocalService
 from channelkit.storage.connection import open_warehouse
 from channelkit.sync import run_sync
-from channelkit.sync.view import View
+from channelkit.sync.view import KeyView
 
 
 @pytest.fixture
@@ -58,10 +58,10 @@ def test_a_narrower_key_is_refused_and_marks_nothing_deleted(
     try:
         with Client(service.base_url, ann) as client:
             first = run_sync(client, db, progress=False)
-            wide = View.of_key(client)
+            wide = KeyView.of_key(client)
         assert first.completed and first.view_text == wide.describe()
         with Client(service.base_url, bob) as client:
-            narrow = View.of_key(client)
+            narrow = KeyView.of_key(client)
             for full in (False, True):
                 refused = run_sync(client, db, progress=False, full=full)
                 assert not refused.completed
@@ -129,7 +129,7 @@ def test_a_key_without_channels_read_is_refused_and_marks_nothing_deleted(
     try:
         with Client(service.base_url, ann) as client:
             assert run_sync(client, db, progress=False).completed
-            wide = View.of_key(client)
+            wide = KeyView.of_key(client)
         with Client(service.base_url, minimal) as client:
             for full in (False, True):
                 refused = run_sync(client, db, progress=False, full=full)

@@ -4,8 +4,9 @@ The test starts the service and JupyterLab (whose kernel gets the service's addr
 through CHANNELKIT_BASE_URL / CHANNELKIT_API_KEY), runs every cell of the notebook in the
 browser, fills the Composer in like a person would and presses Schedule, publishes one post
 now only after ticking the confirmation that names the channel and its audience, uploads a
-file to BulkUpload, submits it and downloads the results; then it asks the service, over
-HTTP, whether the posts are there. It runs with the browser in German and in US English.
+file to BulkUpload, submits it and downloads the results, then a Hootsuite file whose
+channel and date order are chosen in the widget; then it asks the service, over HTTP,
+whether the posts are there. It runs with the browser in German and in US English.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import pytest
 
 from channelkit._constants import ENV_API_KEY, ENV_BASE_URL
 from channelkit.client import Client
-from channelkit.publish.origin import origins, without_origin
+from channelkit.publish.post.origin import origins, without_origin
 from channelkit.service import LocalService
 
 if TYPE_CHECKING:
@@ -80,6 +81,7 @@ def test_notebook_02_in_jupyterlab_schedules_with_both_widgets(
         _schedule_with_the_composer(page, client)
         _publish_now_only_after_confirming(page, client)
         _upload_and_submit_a_file(page, client, tmp_path)
+        _upload_a_hootsuite_file_choosing_its_channel(page, client, tmp_path)
         town_hall = [
             post.title
             for post in client.posts.list(tag="town-hall")
@@ -237,3 +239,50 @@ def _upload_and_submit_a_file(page: Page, client: Client, tmp_path: Path) -> Non
         upload.locator(".ck-bulk-file").click()
     chooser.value.set_files(posts_csv)
     expect(upload.locator(".ck-bulk-status")).to_contain_text("2 sent before")
+
+
+def _upload_a_hootsuite_file_choosing_its_channel(
+    page: Page, client: Client, tmp_path: Path
+) -> None:
+    """A Hootsuite bulk file (no header row: date and time day first, message, link) has
+    no channel: it is chosen in the widget, with the date order, before Submit."""
+    from playwright.sync_api import expect
+
+    day = datetime.now(BERLIN) + timedelta(days=4)
+    hootsuite = tmp_path / "hootsuite.csv"
+    hootsuite.write_text(
+        f"{day:%d/%m/%Y} 11:00,Browser Hootsuite: yoga at noon.,\n"
+        f"{day:%d/%m/%Y} 16:45,Browser Hootsuite: cake in the kitchen.,https://example.com\n",
+        encoding="utf-8",
+    )
+    social = next(channel for channel in client.channels.list() if channel.slug == "social")
+    upload = page.locator(".ck-bulk-upload")
+    with page.expect_file_chooser() as chooser:
+        upload.locator(".ck-bulk-file").click()
+    chooser.value.set_files(hootsuite)
+    status = upload.locator(".ck-bulk-status")
+    expect(status).to_contain_text("give the channel for the whole file with a Channel")
+    expect(upload.locator("button.ck-bulk-submit")).to_be_disabled()
+
+    upload.locator(".ck-bulk-channel select").select_option(label=f"{social.name} (social)")
+    upload.locator(".ck-bulk-date-order select").select_option(label="day first (31/12/2031)")
+    reading = upload.locator(".ck-bulk-reading")
+    expect(reading).to_contain_text("read as a Hootsuite bulk file: date-time, message, link")
+    expect(reading).to_contain_text("channel social for every row (Channel)")
+    expect(status).to_contain_text("Ready to submit")
+    upload.locator("button.ck-bulk-submit").click()
+    expect(status).to_contain_text("2 created")
+
+    made = {
+        post.title: post
+        for post in client.posts.list(channel_id=social.id)
+        if post.title.startswith("Browser Hootsuite")
+    }
+    assert sorted(made) == [
+        "Browser Hootsuite: cake in the kitchen.",
+        "Browser Hootsuite: yoga at noon.",
+    ]
+    noon = made["Browser Hootsuite: yoga at noon."]
+    assert noon.scheduled_at == day.replace(hour=11, minute=0, second=0, microsecond=0).astimezone(
+        UTC
+    )

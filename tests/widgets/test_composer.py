@@ -11,7 +11,7 @@ from ipywidgets.embed import dependency_state
 
 from channelkit.client import Channel, Client
 from channelkit.errors import AuthenticationError, PostValidationError
-from channelkit.publish.origin import without_origin
+from channelkit.publish.post.origin import without_origin
 from channelkit.service import LocalService
 from channelkit.widgets import Composer
 
@@ -71,7 +71,7 @@ def test_schedules_a_post_in_the_chosen_time_zone(
     assert (stored.title, stored.body) == ("Town hall", "Join us **Thursday**.")
     assert stored.scheduled_at == utc
     assert sorted(without_origin(stored.tags)) == ["hr", "town-hall"]
-    assert len(stored.tags) == 3  # and the post's origin (publish/origin.py)
+    assert len(stored.tags) == 3  # and the post's origin (publish/post/origin.py)
     assert stored.priority == "high"
     assert stored.cover_image_url == "https://example.com/cover.png"
     assert post.id in composer.result.value

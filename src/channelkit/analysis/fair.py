@@ -9,7 +9,7 @@ cannot top a ranking by luck; one with a large audience keeps its own rate. Item
 base (audience, opens) is below FAIR_MIN_BASE are "too few to rank": listed after the
 ranked ones, without a rank.
 
-    low, high = interval(readers, audience)                   # Wilson, per item
+    low, high = rate_interval(readers, audience)              # Wilson, per item
     strength = prior_strength(readers, audience, expected)    # the prior's weight M
     adjusted = shrink(readers, audience, expected, strength)  # (x + M·μ) / (n + M)
     ranked = rank_fairly(frame, "read_rate", "readers", "audience", expected)
@@ -45,7 +45,7 @@ def z_value(confidence: float = FAIR_CONFIDENCE) -> float:
     return NormalDist().inv_cdf(0.5 + confidence / 2)
 
 
-def interval(
+def rate_interval(
     successes: ArrayLike,
     trials: ArrayLike,
     kind: RateKind = "proportion",
@@ -171,7 +171,7 @@ def rank_fairly(
     enough = n >= FAIR_MIN_BASE
     strength = prior_strength(x[enough], n[enough], mu[enough], kind)
     out = frame.copy()
-    low, high = interval(x, n, kind)
+    low, high = rate_interval(x, n, kind)
     out[f"{rate}_low"] = low
     out[f"{rate}_high"] = high
     adjusted = np.where(n > 0, shrink(x, n, mu, strength), np.nan)
@@ -228,7 +228,7 @@ def with_interval(
     frame: pd.DataFrame, rate: str, successes: str, trials: str, kind: RateKind = "proportion"
 ) -> pd.DataFrame:
     """`frame` with `{rate}_low` and `{rate}_high` (the score interval) right after `rate`."""
-    low, high = interval(frame[successes], frame[trials], kind)
+    low, high = rate_interval(frame[successes], frame[trials], kind)
     at = list(frame.columns).index(rate) + 1
     frame.insert(at, f"{rate}_low", low)
     frame.insert(at + 1, f"{rate}_high", high)

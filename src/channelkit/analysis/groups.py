@@ -31,7 +31,7 @@ from channelkit.analysis.rows import (
     cohort_rows,
     daily_rows,
     has_stored_reach,
-    run,
+    query_frame,
 )
 from channelkit.analysis.sql import Sql, first_row
 
@@ -165,7 +165,7 @@ def _fair_lift(frame: pd.DataFrame) -> None:
     x = np.minimum(x, n)
     with np.errstate(divide="ignore", invalid="ignore"):
         expected = frame["expected_readers"].to_numpy("float64", na_value=np.nan) / n
-    low, high = fair.interval(x, n)
+    low, high = fair.rate_interval(x, n)
     frame["read_rate_low"], frame["read_rate_high"] = low, high
     usable = (n >= FAIR_MIN_BASE) & (expected > 0)
     strength = fair.prior_strength(x[usable], n[usable], expected[usable])
@@ -205,7 +205,9 @@ def tag_performance(
         sql = sql + Sql(" AND g.tag = ANY(?::VARCHAR[])", (list(flt.tags),))
     order = "g.channel_id, " if by_channel else ""
     sql = sql + Sql(f" GROUP BY {group} ORDER BY {order}posts DESC, lift DESC NULLS LAST, g.tag")
-    result = _finish_groups(con, flt, period, run(con, sql, period.tz), keys, small_sample_n)
+    result = _finish_groups(
+        con, flt, period, query_frame(con, sql, period.tz), keys, small_sample_n
+    )
     result.frame.attrs["basis"] = f"most-used first; {fair.GROUP_BASIS}"
     return result
 
@@ -237,7 +239,9 @@ def priority_impact(
         + grid
         + Sql(f") k LEFT JOIN rated g ON {join} GROUP BY ALL")
     )
-    result = _finish_groups(con, flt, period, run(con, sql, period.tz), keys, small_sample_n)
+    result = _finish_groups(
+        con, flt, period, query_frame(con, sql, period.tz), keys, small_sample_n
+    )
     frame = result.frame
     frame["priority"] = frame["priority"].astype(pd.CategoricalDtype(list(PRIORITIES), True))
     result.frame = frame.sort_values(keys, ignore_index=True)
@@ -265,7 +269,7 @@ def author_comparison(
         f"{_GROUP_STATS} FROM authored g GROUP BY g.author_id"
     )
     result = _finish_groups(
-        con, flt, period, run(con, sql, period.tz), ["author_id", "author"], small_sample_n
+        con, flt, period, query_frame(con, sql, period.tz), ["author_id", "author"], small_sample_n
     )
     frame = fair.in_rank_order(result.frame, "adjusted_vs_expected", "posts", tiebreak="author_id")
     result.frame = frame[["rank", *(c for c in frame.columns if c != "rank")]]
@@ -292,7 +296,7 @@ def low_reach(
         "WHERE r.relative_read_rate < ? ORDER BY r.relative_read_rate, r.id",
         (share,),
     )
-    frame = fair.with_interval(run(con, sql, period.tz), "read_rate", "readers", "audience")
+    frame = fair.with_interval(query_frame(con, sql, period.tz), "read_rate", "readers", "audience")
     frame.attrs["basis"] = (
         f"worst first by read rate against its channel's median (below {share:.0%} of it); "
         f"{fair.INTERVALS}"
@@ -325,7 +329,7 @@ def still_collecting(
         + settled.settled("c.published_at", "rt")
         + Sql(") ORDER BY c.published_at DESC, c.id")
     )
-    return run(con, sql, period.tz)
+    return query_frame(con, sql, period.tz)
 
 
 def posts_without_audience(con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period) -> int:

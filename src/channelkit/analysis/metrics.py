@@ -55,7 +55,7 @@ from channelkit.analysis.rows import (
     day_range,
     has_stored_reach,
     instant_range,
-    run,
+    query_frame,
     side_of,
 )
 from channelkit.analysis.sql import Sql, plain_frame
@@ -210,7 +210,7 @@ def posts(
     if statuses is not None:
         sql = sql + Sql(" AND p.status = ANY(?::VARCHAR[])", (list(statuses),))
     sql = sql + Sql(" ORDER BY p.published_at NULLS LAST, p.id")
-    return run(con, sql, period.tz)
+    return query_frame(con, sql, period.tz)
 
 
 def channels(con: duckdb.DuckDBPyConnection, tz: str) -> pd.DataFrame:
@@ -219,7 +219,7 @@ def channels(con: duckdb.DuckDBPyConnection, tz: str) -> pd.DataFrame:
         f"SELECT {_CHANNEL_COLUMNS}{_unknown(con, 'channels', 'channels')} FROM channels "
         "WHERE deleted_at IS NULL ORDER BY name, id"
     )
-    return run(con, sql, tz)
+    return query_frame(con, sql, tz)
 
 
 def engagement_over_time(
@@ -751,7 +751,7 @@ def top_posts(
             (strength, strength, strength, strength, *params, n),
         )
     )
-    frame = run(con, sql, period.tz)
+    frame = query_frame(con, sql, period.tz)
     frame.insert(0, "rank", pd.Series(range(1, len(frame) + 1), index=frame.index, dtype="Int64"))
     frame = fair.with_interval(frame, "read_rate", "readers", "audience")
     frame = fair.with_interval(frame, "engagement_rate", "engagements", "opens", "count")
@@ -812,7 +812,7 @@ def publishing_heatmap(
             (period.tz, period.tz),
         )
     )
-    frame = run(con, sql, period.tz)
+    frame = query_frame(con, sql, period.tz)
     names = frame["weekday"].map(dict(enumerate(WEEKDAYS)))
     frame.insert(1, "weekday_name", names.astype(pd.CategoricalDtype(list(WEEKDAYS), True)))
     return frame
@@ -834,4 +834,4 @@ def upcoming_scheduled(
         + instant_range(period, "p.scheduled_at")
         + Sql(" ORDER BY p.scheduled_at, p.id")
     )
-    return run(con, sql, period.tz)
+    return query_frame(con, sql, period.tz)

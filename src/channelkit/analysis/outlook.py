@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from typing import NamedTuple, cast
+from typing import NamedTuple
 
 import duckdb
 import numpy as np
@@ -82,57 +82,68 @@ def load_readers(
     last: date,
     horizon: int = OUTLOOK_HORIZON_DAYS,
     recent: int | None = None,
-    final: bool = True,
+    younger: bool = True,
+    until: int | None = None,
     tz: str = "UTC",
 ) -> pd.DataFrame:
     """The posts published from `first` (all without it) through `last`, with their readers
     at each age 0..horizon (`at_0`...: unique viewers summed from the day of publication,
     at most the post's lifetime readers, as the reach curve counts them) and `final`, their
-    readers at the end of the synced history (the same sum through `last`; without
-    `final`, through the horizon only: the daily rows after it are not read).
+    readers at the end of the synced history (the same sum through `last`; with `until`,
+    through age `until` at most: the daily rows after it are not read).
 
     Every post of the filtered channels is read (the tag, priority and author filters
     become `selected`): a channel's history is all its posts. With `recent`, only each
-    channel's `recent` latest posts published by `last - horizon` are kept beside the
-    younger ones (every channel settles by the horizon, so they hold its history). Columns:
-    post_id, title, channel_id, channel, published_at, day (days since 1970-01-01 of the
-    UTC date of publication), readers (lifetime), audience, selected, at_0..at_{horizon},
-    final.
+    channel's `recent` latest posts published by `last - horizon` are kept, beside the
+    younger ones unless `younger` is False (every channel settles by the horizon, so they
+    hold its history). Columns: post_id, title, channel_id, channel, published_at, day
+    (days since 1970-01-01 of the UTC date of publication), readers (lifetime), audience,
+    selected, at_0..at_{horizon}, final.
     """
     period = _days(first, last)
     only = None
     if recent is not None:
         # From the earliest day kept on: fewer posts to join, fewer daily rows to read.
-        only, first = _recent_only(con, flt, period, last - timedelta(days=horizon), recent)
+        newest = last - timedelta(days=horizon)
+        only, first = _recent_only(con, flt, period, newest, recent, younger=younger)
         period = _days(first, last)
     bounds = Sql("d.date <= ?", (last,))
     if first is not None:
         bounds = bounds + Sql(" AND d.date >= ?", (first,))
-    older = "" if final else f"d.date <= c.pub + {horizon} AND "
-    # Each post's unique viewers per age (every age past the horizon as horizon + 1), as
-    # two lists: one row a post, summed into ages in numpy (a FILTER a column costs more).
+    older = "" if until is None else f"d.date <= c.pub + {until} AND "
+    # Each post's daily unique viewers and their ages (every age past the horizon as
+    # horizon + 1) as two lists, one row a post, summed into ages in numpy: the daily rows
+    # grouped by the post alone, the titles joined to the posts, not to their daily rows
+    # (grouping by post and age, or a FILTER a column, costs more).
     sql = (
         Sql("WITH cohort AS (")
         + cohort_rows(flt, [period], baseline=True, only=only)
         + Sql(
-            "), kept AS (SELECT c.*, make_timestamp(epoch_us(c.published_at))::DATE AS pub "
-            "FROM cohort c), per AS (SELECT c.id, "
-            f"least(d.date - c.pub, {horizon + 1}) AS age, sum(d.unique_viewers) AS uv "
+            "), kept AS (SELECT c.*, p.title, ch.name AS channel, "
+            "make_timestamp(epoch_us(c.published_at))::DATE AS pub FROM cohort c "
+            "JOIN posts p ON p.id = c.id"
+        )
+        # The posts' own bound again: without it the titles' join may read every post.
+        + (Sql("") if period.start is None else Sql(" AND p.published_at >= ?", (period.start,)))
+        + Sql(
+            " LEFT JOIN channels ch ON ch.id = c.channel_id), per AS (SELECT c.id, "
+            f"list(least(d.date - c.pub, {horizon + 1})) AS _ages, "
+            "list(d.unique_viewers::BIGINT) AS _uvs "
             "FROM kept c JOIN post_daily d ON d.post_id = c.id AND d.date >= c.pub AND "
             f"{older}"
         )
         + bounds
         + Sql(
-            " GROUP BY ALL) SELECT c.id AS post_id, p.title, c.channel_id, ch.name AS channel, "
+            " GROUP BY c.id) SELECT c.id AS post_id, c.title, c.channel_id, c.channel, "
             "c.published_at, (c.pub - DATE '1970-01-01')::BIGINT AS day, c.readers, "
-            "c.audience, c.selected, list(per.age) AS _ages, list(per.uv) AS _uvs "
-            "FROM kept c JOIN posts p ON p.id = c.id "
-            "LEFT JOIN channels ch ON ch.id = c.channel_id LEFT JOIN per ON per.id = c.id "
-            "GROUP BY c.id, p.title, c.channel_id, ch.name, c.published_at, c.pub, c.readers, "
-            "c.audience, c.selected ORDER BY c.channel_id, c.pub, c.id"
+            "c.audience, c.selected, per._ages, per._uvs "
+            "FROM kept c LEFT JOIN per ON per.id = c.id"
         )
     )
     table = con.sql(sql.text, params=list(sql.params)).to_arrow_table()
+    # Sorted here, not in SQL: DuckDB's sort carries the lists along, arrow's takes them.
+    order = [("channel_id", "ascending"), ("day", "ascending"), ("post_id", "ascending")]
+    table = table.take(pc.sort_indices(table, sort_keys=order))
     grid = _by_age(table, horizon)
     frame = to_frame(table.drop_columns(["_ages", "_uvs"]), tz)
     readers = frame["readers"].to_numpy(dtype="float64", na_value=0.0)
@@ -165,13 +176,19 @@ def _days(first: date | None, last: date) -> Period:
 
 
 def _recent_only(
-    con: duckdb.DuckDBPyConnection, flt: PostFilter, period: Period, newest: date, recent: int
+    con: duckdb.DuckDBPyConnection,
+    flt: PostFilter,
+    period: Period,
+    newest: date,
+    recent: int,
+    *,
+    younger: bool,
 ) -> tuple[Sql, date]:
     """A query of the ids of each channel's `recent` latest posts published by `newest`
     (at least: every post of the day of its `recent`-th, `History.window` takes the exact
-    ones) and of every post after it, and the earliest day of those posts. Each channel's
-    first such day comes from its posts per day (a few rows), so the posts are read once,
-    not sorted (a window over half a year of posts costs more than the rest of the
+    ones) and, if `younger`, of every post after it, and the earliest day of those posts.
+    Each channel's first such day comes from its posts per day (a few rows), so the posts
+    are read once, not sorted (a window over half a year of posts costs more than the rest of the
     outlook)."""
     where, params = PostFilter(channel_ids=flt.channel_ids).where("p")
     # Per channel, the newest day by which it has `recent` posts (or its first day).
@@ -192,26 +209,64 @@ def _recent_only(
     only = Sql(
         f"SELECT p.id FROM posts p LEFT JOIN (SELECT unnest(?::VARCHAR[]) AS channel_id, "
         "unnest(?::DATE[]) AS since) s ON s.channel_id = p.channel_id "
-        f"WHERE p.published_at >= ? AND ({_PUB} > ? OR {_PUB} >= s.since)",
-        (names, [since[n] for n in names], _days(earliest, newest).start, newest),
+        f"WHERE p.published_at >= ? AND ({_PUB} > ? OR {_PUB} >= s.since)"
+        + ("" if younger else f" AND {_PUB} <= ?"),
+        (names, [since[n] for n in names], _days(earliest, newest).start, newest)
+        + (() if younger else (newest,)),
     )
     return only, earliest
 
 
-def recent_readers(
-    con: duckdb.DuckDBPyConnection, flt: PostFilter, *, last: date, tz: str = "UTC"
-) -> pd.DataFrame:
-    """`load_readers` of the posts a forecast on `last` needs: the young ones, and each
-    channel's OUTLOOK_MAX_POSTS latest settled within OUTLOOK_HISTORY_DAYS (`History.window`)."""
+def channel_settles(
+    con: duckdb.DuckDBPyConnection, flt: PostFilter, *, last: date, fallback: int
+) -> dict[str, Settles]:
+    """`settled_ages` on `last`, from the only posts they need: each channel's
+    OUTLOOK_MAX_POSTS latest published at least OUTLOOK_HORIZON_DAYS before it (within
+    OUTLOOK_HISTORY_DAYS), at ages 0..OUTLOOK_HORIZON_DAYS."""
     start = last - timedelta(days=OUTLOOK_HORIZON_DAYS + OUTLOOK_HISTORY_DAYS - 1)
+    frame = load_readers(
+        con,
+        flt,
+        first=start,
+        last=last,
+        recent=OUTLOOK_MAX_POSTS,
+        younger=False,
+        until=OUTLOOK_HORIZON_DAYS,
+    )
+    return settled_ages(frame, last=day_number(last), fallback=fallback)
+
+
+def recent_readers(
+    con: duckdb.DuckDBPyConnection,
+    flt: PostFilter,
+    *,
+    last: date,
+    settles: dict[str, Settles],
+    tz: str = "UTC",
+) -> pd.DataFrame:
+    """`load_readers` of the posts a forecast on `last` needs, at ages up to the latest of
+    the channels' settled ages (`settles`, from `channel_settles`) and `final` at most at
+    OUTLOOK_HORIZON_DAYS: the young ones, and each channel's OUTLOOK_MAX_POSTS latest
+    settled within OUTLOOK_HISTORY_DAYS (`History.window`). Reading to each channel's own
+    settled age, not the horizon, keeps out the posts of the weeks between (most of them,
+    on a busy workspace)."""
+    aim = max(s.days for s in settles.values())
+    start = last - timedelta(days=aim + OUTLOOK_HISTORY_DAYS - 1)
     return load_readers(
-        con, flt, first=start, last=last, recent=OUTLOOK_MAX_POSTS, final=False, tz=tz
+        con,
+        flt,
+        first=start,
+        last=last,
+        horizon=aim,
+        recent=OUTLOOK_MAX_POSTS,
+        until=OUTLOOK_HORIZON_DAYS,
+        tz=tz,
     )
 
 
-def ages_of(frame: pd.DataFrame, upto: int = OUTLOOK_HORIZON_DAYS) -> np.ndarray:
-    """The posts × (upto + 1) readers at each age of `load_readers`' frame."""
-    columns = [f"at_{a}" for a in range(upto + 1)]
+def ages_of(frame: pd.DataFrame) -> np.ndarray:
+    """The posts × (horizon + 1) readers at each age of `load_readers`' frame."""
+    columns = [c for c in frame.columns if str(c).startswith("at_")]
     return frame[columns].to_numpy(dtype="float64", na_value=0.0)
 
 
@@ -281,7 +336,8 @@ class _Posts(NamedTuple):
     weekday: np.ndarray  # of publication, Monday 0
     settled: np.ndarray  # readers at the channel's settled age
     rate: np.ndarray  # settled ÷ audience (NaN without an audience)
-    at: np.ndarray  # posts × (horizon + 1): readers at each age
+    at: np.ndarray  # posts × (ages read + 1): readers at each age
+    by_horizon: np.ndarray  # readers at OUTLOOK_HORIZON_DAYS, or by the last day if sooner
 
 
 @dataclass(frozen=True)
@@ -331,11 +387,31 @@ class History:
     history = History(frame, last=day_number(L), fallback=5)
     history.settles["chan_1"].days                       # its settled age
     fit = history.fit("chan_1", day_number(L), age=2)    # fit.reason when it abstains
+
+    From `recent_readers`' frame (ages up to the settled ages only, `settles` given), it
+    forecasts on `last` only: the readers its posts had by an earlier day are not there.
     """
 
-    def __init__(self, frame: pd.DataFrame, *, last: int, fallback: int) -> None:
-        self.settles = settled_ages(frame, last=last, fallback=fallback)
+    def __init__(
+        self,
+        frame: pd.DataFrame,
+        *,
+        last: int,
+        fallback: int,
+        settles: dict[str, Settles] | None = None,
+    ) -> None:
+        self.last = last
+        self.settles = (
+            settled_ages(frame, last=last, fallback=fallback) if settles is None else settles
+        )
         at = ages_of(frame)
+        self.read_to = at.shape[1] - 1  # the last age read
+        full = self.read_to >= OUTLOOK_HORIZON_DAYS
+        by_horizon = (
+            at[:, OUTLOOK_HORIZON_DAYS]
+            if full
+            else frame["final"].to_numpy(dtype="float64", na_value=0.0)
+        )
         day = frame["day"].to_numpy(dtype="int64")
         audience = frame["audience"].to_numpy(dtype="float64", na_value=np.nan)
         channel = frame["channel_id"].astype(str).to_numpy()
@@ -349,7 +425,12 @@ class History:
             with np.errstate(divide="ignore", invalid="ignore"):
                 rate = np.where(audience[mine] > 0, settled / audience[mine], np.nan)
             self.channels[str(name)] = _Posts(
-                day[mine], np.asarray(weekday_of(day[mine])), settled, rate, at[mine]
+                day[mine],
+                np.asarray(weekday_of(day[mine])),
+                settled,
+                rate,
+                at[mine],
+                by_horizon[mine],
             )
         self._fits: dict[tuple[str, int, int], Fit] = {}
         Usual = tuple[float, float, float]
@@ -374,6 +455,8 @@ class History:
     def fit(self, channel: str, day: int, age: int) -> Fit:
         """The fit for a post of `channel` at `age` on `day` (docs/metrics.md "Outlook":
         the Mondrian classes and the abstentions)."""
+        if self.read_to < OUTLOOK_HORIZON_DAYS and day != self.last:
+            raise ValueError(f"read to age {self.read_to} only: forecasts on day {self.last}")
         key = (channel, day, age)
         if key not in self._fits:
             self._fits[key] = self._fit(channel, day, age)
@@ -394,8 +477,14 @@ class History:
         usual = self._usual[channel, day]
         rows = np.arange(own.start, own.stop)[posts.weekday[own] == weekday]
         # Each settled post's readers by the day of the forecast (at most the horizon's):
-        # what it had ended with as far as anyone could know then.
-        reached = posts.at[rows, np.minimum(day - posts.day[rows], OUTLOOK_HORIZON_DAYS)]
+        # what it had ended with as far as anyone could know then (past the ages read,
+        # on `last`: `by_horizon`).
+        lived = day - posts.day[rows]
+        reached = np.where(
+            lived <= self.read_to,
+            posts.at[rows, np.minimum(lived, self.read_to)],
+            posts.by_horizon[rows],
+        )
         same = np.log1p(reached) - np.log1p(posts.at[rows, age])
         if len(same) < OUTLOOK_MIN_CLASS_POSTS:
             # Fewer cannot give an 80% interval from their own errors; other weekdays' or
@@ -424,34 +513,43 @@ class History:
         early = age < OUTLOOK_MIN_AGE_DAYS
         verdict[early] = TOO_EARLY
         reason[early] = "day 0's readers depend on the hour of publication"
-        keys = pd.DataFrame({"c": channel, "d": day, "a": age})[~early]
-        for key, rows in keys.groupby(["c", "d", "a"], sort=False).groups.items():
-            name, when, at = cast(tuple[str, int, int], key)
-            fit = self.fit(str(name), int(when), int(at))
-            i = np.asarray(rows)
-            known = audience[i] > 0
-            for column, rate, readers in zip(
-                ("usual_low", "usual", "usual_high"), fit.rates, fit.readers, strict=True
-            ):
-                out[column][i] = np.where(known, rate * audience[i], readers)
-            if math.isnan(fit.shift):
-                reason[i] = fit.reason
-                continue
-            basis[i] = fit.basis
-            out["based_on"][i] = fit.posts
-            grown = np.log1p(so_far[i])
-            # In whole readers: the forecast rounded, the interval the whole numbers inside
-            # it (a bound that is whole up to the float error of exp(log(...)) counts as
-            # whole: a settled count equal to it is inside).
-            for column, shift, whole in (
-                ("forecast", fit.shift, np.rint),
-                ("low", fit.low, lambda v: np.ceil(v - WHOLE_TOLERANCE)),
-                ("high", fit.high, lambda v: np.floor(v + WHOLE_TOLERANCE)),
-            ):
-                out[column][i] = np.maximum(whole(np.expm1(grown + shift)), so_far[i])
-            verdict[i] = _verdicts(
-                *(out[c][i] for c in ("forecast", "low", "high", "usual_low", "usual_high"))
-            )
+        # One fit per channel, day and age, spread over its rows, then every row at once.
+        i = np.flatnonzero(~early)
+        codes, names = pd.factorize(channel[i])
+        classes, inverse = np.unique(
+            np.stack([codes, day[i], age[i]], axis=1), axis=0, return_inverse=True
+        )
+        fits = [self.fit(str(names[c]), int(d), int(a)) for c, d, a in classes]
+        inverse = inverse.reshape(-1)
+
+        def each(values: list[object], dtype: str = "float64") -> np.ndarray:
+            return np.asarray(values, dtype=dtype).reshape(len(fits), -1)[inverse].squeeze(-1)
+
+        known = audience[i] > 0
+        for k, column in enumerate(("usual_low", "usual", "usual_high")):
+            rate, readers = each([f.rates[k] for f in fits]), each([f.readers[k] for f in fits])
+            out[column][i] = np.where(known, rate * audience[i], readers)
+        shift = each([f.shift for f in fits])
+        made = ~np.isnan(shift)
+        reason[i[~made]] = each([f.reason for f in fits], "object")[~made]
+        basis[i[made]] = each([f.basis for f in fits], "object")[made]
+        out["based_on"][i[made]] = each([f.posts for f in fits])[made]
+        grown = np.log1p(so_far[i])
+        # In whole readers: the forecast rounded, the interval the whole numbers inside it
+        # (a bound that is whole up to the float error of exp(log(...)) counts as whole: a
+        # settled count equal to it is inside).
+        for column, shifts, whole in (
+            ("forecast", shift, np.rint),
+            ("low", each([f.low for f in fits]), lambda v: np.ceil(v - WHOLE_TOLERANCE)),
+            ("high", each([f.high for f in fits]), lambda v: np.floor(v + WHOLE_TOLERANCE)),
+        ):
+            with np.errstate(invalid="ignore"):
+                values = np.maximum(whole(np.expm1(grown + shifts)), so_far[i])
+            out[column][i[made]] = values[made]
+        j = i[made]
+        verdict[j] = _verdicts(
+            *(out[c][j] for c in ("forecast", "low", "high", "usual_low", "usual_high"))
+        )
         frame = pd.DataFrame(
             {
                 "forecast_readers": _whole(out["forecast"]),
@@ -503,23 +601,29 @@ def _verdicts(
     return out
 
 
-def _settles_column(history: History, channel: pd.Series) -> pd.api.extensions.ExtensionArray:
-    names = channel.astype(str)
-    days = {name: history.settle_of(name) for name in pd.unique(names)}
-    return pd.array(names.map(days).to_numpy(dtype="int64"), dtype="Int64")
+def _settles_column(history: History, channel: pd.Series) -> np.ndarray:
+    """Each row's channel's settled age (a lookup per channel, not per row)."""
+    codes, names = pd.factorize(channel.astype(str))
+    return np.asarray([history.settle_of(str(name)) for name in names], dtype="int64")[codes]
 
 
 def outlook(
-    con: duckdb.DuckDBPyConnection, flt: PostFilter, *, last: date, settle: int, tz: str
+    con: duckdb.DuckDBPyConnection,
+    flt: PostFilter,
+    *,
+    last: date,
+    settles: dict[str, Settles],
+    tz: str,
 ) -> pd.DataFrame:
     """Each selected post younger than its channel's settled age on `last` (the last
-    complete synced day; `settle`, the workspace's, for channels without the evidence),
-    newest first: its readers so far and the forecast (`History.judge`)."""
-    frame = recent_readers(con, flt, last=last, tz=tz)
+    complete synced day; `settles` from `channel_settles`), newest first: its readers so
+    far and the forecast (`History.judge`)."""
+    frame = recent_readers(con, flt, last=last, settles=settles, tz=tz)
     now = day_number(last)
-    history = History(frame, last=now, fallback=settle)
-    aims = _settles_column(history, frame["channel_id"]).to_numpy(dtype="int64")
-    young = frame[(frame["day"] > now - aims) & frame["selected"].fillna(False)]
+    history = History(frame, last=now, fallback=settles[""].days, settles=settles)
+    aims = _settles_column(history, frame["channel_id"])
+    chosen = (frame["day"] > now - aims) & frame["selected"].fillna(False)
+    young, aims = frame[chosen], aims[chosen.to_numpy()]
     young = young.assign(age_days=now - young["day"])
     at = ages_of(young)
     ages = young["age_days"].to_numpy(dtype="int64")
@@ -543,10 +647,13 @@ def outlook(
         aud = young["audience"].to_numpy(dtype="float64", na_value=np.nan)
         out["read_rate"] = np.where(aud > 0, readers / aud, np.nan)
     out = pd.concat([out, judged], axis=1)
-    out["settles_by_day"] = _settles_column(history, young["channel_id"])
+    out["settles_by_day"] = pd.array(aims, dtype="Int64")
     out["provisional"] = pd.array(np.ones(len(out), dtype=bool), dtype="boolean")
-    out = out.sort_values(["published_at", "post_id"], ascending=[False, True])
-    return out.reset_index(drop=True)
+    # Newest first, ties by id: arrow sorts the strings without pandas' factorizing.
+    keys = pa.table({"at": pa.array(out["published_at"]), "id": pa.array(out["post_id"])})
+    order = pc.sort_indices(keys, sort_keys=[("at", "descending"), ("id", "ascending")])
+    newest: pd.DataFrame = out.iloc[order.to_numpy()]
+    return newest.reset_index(drop=True)
 
 
 def backtest(
@@ -566,7 +673,7 @@ def backtest(
     frame = load_readers(con, flt, first=None, last=last, tz=tz)
     now = day_number(last)
     history = History(frame, last=now, fallback=settle)
-    aims = _settles_column(history, frame["channel_id"]).to_numpy(dtype="int64")
+    aims = _settles_column(history, frame["channel_id"])
     chosen = (frame["day"] <= now - aims) & frame["selected"].fillna(False)
     posts, aims = frame[chosen], aims[chosen.to_numpy()]
     at = ages_of(posts)
@@ -706,14 +813,14 @@ def _scores(group: pd.DataFrame) -> dict[str, object]:
     }
 
 
-def decay_profiles(frame: pd.DataFrame, *, settle: int, last: date) -> pd.DataFrame:
-    """Per channel and day 0..its settled age (`settles_by_day`; `settle`, the
-    workspace's, without the evidence) of its posts settled on `last` (with readers):
+def decay_profiles(frame: pd.DataFrame, *, settles: dict[str, Settles], last: date) -> pd.DataFrame:
+    """Per channel and day 0..its settled age (`settles_by_day`, from `settles`: the
+    workspace's without the evidence) of its posts settled on `last` (with readers):
     `share_on_day` (Σ readers that day ÷ Σ readers at the settled age, the readers posts
     end with), `share_by_day`, and per channel the days to 50% and to 90% of each post's
     final readers: median and the spread across posts, its 10th and 90th percentiles
     (`days_to_50`, `days_to_50_low`, `days_to_50_high`, the same for 90)."""
-    history = History(frame, last=day_number(last), fallback=settle)
+    history = History(frame, last=day_number(last), fallback=settles[""].days, settles=settles)
     names = frame.drop_duplicates("channel_id").set_index("channel_id")["channel"]
     rows = []
     for name in sorted(history.channels):

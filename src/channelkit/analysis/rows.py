@@ -229,7 +229,7 @@ def cohort_rows(
     )
 
 
-def run(con: duckdb.DuckDBPyConnection, sql: Sql, tz: str) -> pd.DataFrame:
+def query_frame(con: duckdb.DuckDBPyConnection, sql: Sql, tz: str) -> pd.DataFrame:
     return to_frame(con.sql(sql.text, params=list(sql.params)).to_arrow_table(), tz)
 
 

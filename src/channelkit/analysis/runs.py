@@ -13,7 +13,7 @@ import pandas as pd
 
 from channelkit._constants import SYNC_USUAL_RUNS, SYNC_VOLUME_FACTOR
 from channelkit._resources import RESOURCES
-from channelkit.sync.view import View
+from channelkit.sync.view import KeyView
 
 _KINDS = ("new", "updated", "unchanged", "deleted")
 _COST = ("requests", "pages", "responses_429", "retries", "rate_limit_waits", "wait_seconds")
@@ -23,7 +23,7 @@ _START = ("start_copy", "start_copy_seconds")
 _COLUMNS = ("run_id", "started_at", "finished_at", "status", "mode", *_COST, *_START, "error")
 
 
-def read_runs(con: duckdb.DuckDBPyConnection, last: int | None = None) -> pd.DataFrame:
+def read_sync_runs(con: duckdb.DuckDBPyConnection, last: int | None = None) -> pd.DataFrame:
     """One row per run, oldest first (`last`: only the most recent ones).
 
     `outcome` is completed, failed or running; `seconds` its duration; `<table>_new`,
@@ -58,7 +58,7 @@ def read_runs(con: duckdb.DuckDBPyConnection, last: int | None = None) -> pd.Dat
 
 
 def columns() -> list[str]:
-    """The columns of `read_runs`' frame, in order."""
+    """The columns of `read_sync_runs`' frame, in order."""
     tables = [f"{r.table}_{kind}" for r in RESOURCES for kind in _KINDS]
     return [
         "run_id",
@@ -107,7 +107,7 @@ def _record(row: dict[str, Any]) -> dict[str, Any]:
 def _view(record: Any) -> str | None:
     """The run's view (`sync.view`) in words, "view 3b9bd7a1 (12 channels)"; None for a run
     recorded before views were, or by a key that may not list channels."""
-    view = View.of_record(record if isinstance(record, dict) else None)
+    view = KeyView.of_record(record if isinstance(record, dict) else None)
     return None if view is None else view.describe()
 
 
@@ -138,7 +138,7 @@ class Volume:
 
 
 def last_volume(runs: pd.DataFrame) -> Volume | None:
-    """How the last completed run of `runs` (`read_runs`' frame) compares with its usual."""
+    """How the last completed run of `runs` (`read_sync_runs`' frame) compares with its usual."""
     done = runs[runs["outcome"] == "completed"]
     if done.empty:
         return None

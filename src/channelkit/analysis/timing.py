@@ -41,7 +41,7 @@ from channelkit._labels import WEEKDAYS
 from channelkit.analysis import fair
 from channelkit.analysis.filters import PostFilter
 from channelkit.analysis.period import Period
-from channelkit.analysis.rows import cohort_rows, run
+from channelkit.analysis.rows import cohort_rows, query_frame
 from channelkit.analysis.sql import Sql
 
 SOME_BETTER = "some hours reliably better"
@@ -79,7 +79,7 @@ def slot_posts(
             (age_days - 1, last_day, period.tz, period.tz, age_days),
         )
     )
-    return run(con, sql, period.tz)
+    return query_frame(con, sql, period.tz)
 
 
 @dataclass(frozen=True)

@@ -95,6 +95,7 @@ class AsyncClient:
             headers=self._core.headers,
             timeout=self._core.timeout,
             limits=self._core.limits,
+            verify=self._core.verify,
             transport=transport,
         )
         self.posts = AsyncPosts(self)

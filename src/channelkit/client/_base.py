@@ -63,6 +63,7 @@ from channelkit.client._retry import (
     should_retry_failure,
     should_retry_status,
 )
+from channelkit.client._tls import tls_context
 from channelkit.errors import (
     APIConnectionError,
     APIError,
@@ -278,6 +279,7 @@ class ClientCore:
         # A user:password in the URL is never sent (the Bearer key is the authentication),
         # so httpx gets the URL without it and cannot log it either.
         self.url = str(httpx.URL(url).copy_with(userinfo=b""))
+        self.verify = tls_context(self.url)
         self.auth: httpx.Auth = _BearerAuth(_resolve_api_key(api_key))
         if timeout is None:
             timeout = httpx.Timeout(CLIENT_TIMEOUT_SECONDS, connect=CLIENT_CONNECT_TIMEOUT_SECONDS)

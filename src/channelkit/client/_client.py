@@ -98,6 +98,7 @@ class Client:
             headers=self._core.headers,
             timeout=self._core.timeout,
             limits=self._core.limits,
+            verify=self._core.verify,
             transport=transport,
         )
         self.posts = Posts(self)

@@ -82,7 +82,7 @@ def problems(source: str, current: str) -> list[str]:
     return found
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def write_or_check(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args not in (["--write"], ["--check"]):
         print("usage: python -m channelkit.client._unasync --write | --check", file=sys.stderr)
@@ -100,4 +100,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(write_or_check())

@@ -6,6 +6,9 @@ ck.schedule(channel="all-hands", title="Town hall", body="**Thursday** at 10",
             at="2026-12-01 09:00", tz="Europe/Berlin")
 
 plan = ck.publish.load_spreadsheet("posts.xlsx", tz="Europe/Berlin")
+# Another tool's bulk file: the choices of `channelkit schedule --channel/--map/--date-order`.
+chosen = ck.publish.Choices(channel="all-hands", date_order="dmy")
+hootsuite = ck.publish.load_spreadsheet("hootsuite.csv", tz="Europe/Berlin", choices=chosen)
 plan.preview()                      # every row checked before anything is sent
 result = plan.submit(client)        # each row created exactly once, even when re-run
 result.to_excel("results.xlsx")
@@ -18,7 +21,7 @@ calendar.submit(client).to_file("cal.xlsx")     # creates, updates, cancels; con
 from __future__ import annotations
 
 from channelkit.errors import FieldError, PlanNotValidError, PostValidationError, SpreadsheetError
-from channelkit.publish.calendar_sync import (
+from channelkit.publish.calendar.round_trip import (
     CalendarPlan,
     CalendarResult,
     calendar_export,
@@ -26,17 +29,19 @@ from channelkit.publish.calendar_sync import (
     load_calendar,
 )
 from channelkit.publish.cell import ScheduledPost, schedule
-from channelkit.publish.plan import Plan, load_spreadsheet
-from channelkit.publish.results import SubmitResult
-from channelkit.publish.row_types import PlanRow, RowResult
-from channelkit.publish.template import write_template
-from channelkit.publish.validation import ChannelIndex, ChannelInfo, PostRequest, validate_post
+from channelkit.publish.layouts.read import Choices
+from channelkit.publish.post.row_types import PlanRow, RowResult
+from channelkit.publish.post.validation import ChannelIndex, ChannelInfo, PostRequest, validate_post
+from channelkit.publish.sheets.plan import Plan, load_spreadsheet
+from channelkit.publish.sheets.results import SubmitResult
+from channelkit.publish.sheets.template import write_template
 
 __all__ = [
     "CalendarPlan",
     "CalendarResult",
     "ChannelIndex",
     "ChannelInfo",
+    "Choices",
     "FieldError",
     "Plan",
     "PlanNotValidError",

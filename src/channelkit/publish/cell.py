@@ -20,10 +20,10 @@ from pydantic import PrivateAttr
 from channelkit._tz import given_tz
 from channelkit.client.models import Post
 from channelkit.errors import ChannelkitError, PostValidationError
-from channelkit.publish.post_fields import PUBLISH_FIELDS
-from channelkit.publish.preview import format_when, post_html
-from channelkit.publish.sending import send_one
-from channelkit.publish.validation import ChannelIndex, service_now, validate_post
+from channelkit.publish.post.fields import PUBLISH_FIELDS
+from channelkit.publish.post.preview import format_when, post_html
+from channelkit.publish.post.sending import send_one
+from channelkit.publish.post.validation import ChannelIndex, service_now, validate_post
 
 if TYPE_CHECKING:
     from channelkit.client import Client

@@ -28,24 +28,25 @@ from channelkit._cli import (
 )
 from channelkit._constants import ENV_API_KEY
 from channelkit.errors import PlanNotValidError, SpreadsheetError
-from channelkit.publish.calendar_cli import (
+from channelkit.publish.calendar.cli import (
     fill_sheet,
     run_calendar,
     schedule_options,
     show_crowded,
     zone_value,
 )
-from channelkit.publish.calendar_sync import CalendarPlan
-from channelkit.publish.layout_options import layout_options
-from channelkit.publish.placing import crowded_plan
-from channelkit.publish.plan import Plan
-from channelkit.publish.results import SubmitResult, write_table
-from channelkit.publish.row_types import PlanRow, RowResult, row_label
-from channelkit.publish.schedule_options import ScheduleOptions, parsed_option
-from channelkit.publish.sending import write_scope_problem
-from channelkit.publish.spreadsheet import Sheet, read_sheet
-from channelkit.publish.template import write_template
-from channelkit.publish.validation import ChannelIndex
+from channelkit.publish.calendar.round_trip import CalendarPlan
+from channelkit.publish.layouts.options import layout_options
+from channelkit.publish.post.row_types import PlanRow, RowResult, row_label
+from channelkit.publish.post.sending import write_scope_problem
+from channelkit.publish.post.validation import ChannelIndex
+from channelkit.publish.sheets.placing import crowded_plan
+from channelkit.publish.sheets.plan import Plan
+from channelkit.publish.sheets.results import SubmitResult, write_table
+from channelkit.publish.sheets.schedule_options import ScheduleOptions, parsed_option
+from channelkit.publish.sheets.sheet import Sheet
+from channelkit.publish.sheets.spreadsheet import read_sheet
+from channelkit.publish.sheets.template import write_template
 
 if TYPE_CHECKING:
     from channelkit.client import Client
@@ -77,10 +78,10 @@ def template(options: TemplateOptions, output: Output) -> None:
     The example rows' titles start with [EXAMPLE]: they are refused until you replace them.
     """
     with user_errors():
-        run_template(options, output)
+        run_template_command(options, output)
 
 
-def run_template(options: TemplateOptions, output: Output) -> None:
+def run_template_command(options: TemplateOptions, output: Output) -> None:
     """`channelkit template`: the template written, and what to do with it."""
     with user_errors(writing=options.path):
         written = write_template(options.path, overwrite=options.force)
@@ -147,10 +148,10 @@ def schedule(options: ScheduleOptions, service: ServiceOptions, output: Output) 
     not scheduled; 2 a file or an option that cannot be used.
     """
     with user_errors():
-        run_schedule(options, service, output)
+        run_schedule_command(options, service, output)
 
 
-def run_schedule(options: ScheduleOptions, service: ServiceOptions, out: Output) -> None:
+def run_schedule_command(options: ScheduleOptions, service: ServiceOptions, out: Output) -> None:
     """`channelkit schedule`: the options checked, the file read, then checked or sent."""
     options.check()
     gap = options.gap()

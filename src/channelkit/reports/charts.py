@@ -19,7 +19,7 @@ from channelkit.display import numbers
 from channelkit.display.columns import column_kind, shown_as
 from channelkit.plots.style import HEIGHT as PLOT_HEIGHT
 from channelkit.plots.style import TOP_MARGIN as PLOT_TOP_MARGIN
-from channelkit.reports.page import Cell, Chart, Column, Table
+from channelkit.reports.page import Cell, Chart, Table, TableColumn
 from channelkit.reports.render import figure_html
 
 _KINDS = {"bar": "Bar chart", "scatter": "Line chart", "heatmap": "Heatmap", "indicator": "Tiles"}
@@ -121,7 +121,7 @@ def frame_table(frame: pd.DataFrame, *, tz: str, columns: Sequence[str] | None =
     names = list(columns) if columns is not None else _visible(frame)
     names = [name for name in names if name in frame.columns]
     header = tuple(
-        Column(heading(name), numeric=pd.api.types.is_numeric_dtype(frame[name].dtype))
+        TableColumn(column_heading(name), numeric=pd.api.types.is_numeric_dtype(frame[name].dtype))
         for name in names
     )
     rows = tuple(
@@ -131,7 +131,7 @@ def frame_table(frame: pd.DataFrame, *, tz: str, columns: Sequence[str] | None =
     return Table(header, rows)
 
 
-def heading(column: str) -> str:
+def column_heading(column: str) -> str:
     """`engagement_rate` → "Engagement rate"."""
     text = column.replace("_", " ").strip()
     return text[:1].upper() + text[1:]

@@ -235,10 +235,10 @@ def report(options: ReportOptions, service: ServiceOptions, output: Output) -> N
     """
     command = "report" if options.notebook is None else "report-notebook"
     with traced(command, options.db), user_errors():
-        run_report(options, service, output)
+        run_report_command(options, service, output)
 
 
-def run_report(options: ReportOptions, service: ServiceOptions, output: Output) -> None:
+def run_report_command(options: ReportOptions, service: ServiceOptions, output: Output) -> None:
     """`channelkit report`: the flags checked, the warehouse synced (--sync), the page written."""
     options.check()
     if options.upcoming is not None:
@@ -285,7 +285,7 @@ def _notebook_report(options: ReportOptions, step: Callable[[str], None]) -> Pat
     from channelkit.reports.notebook import notebook_report
 
     notebook = options.notebook
-    assert notebook is not None  # run_report asks only then
+    assert notebook is not None  # run_report_command asks only then
     step(f"running {notebook}")
     try:
         return notebook_report(

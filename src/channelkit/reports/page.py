@@ -18,10 +18,10 @@ Cell = str | Markup
 
 
 @dataclass(frozen=True)
-class Column:
+class TableColumn:
     """A table column; numeric ones are right-aligned.
 
-    Column("Readers", numeric=True)
+    TableColumn("Readers", numeric=True)
     """
 
     label: str
@@ -33,10 +33,10 @@ class Column:
 class Table:
     """A formatted table; `rows` hold one cell per column.
 
-    Table((Column("Tag"), Column("Posts", numeric=True)), (("release", "12"),))
+    Table((TableColumn("Tag"), TableColumn("Posts", numeric=True)), (("release", "12"),))
     """
 
-    columns: tuple[Column, ...]
+    columns: tuple[TableColumn, ...]
     rows: tuple[tuple[Cell, ...], ...]
 
     def without_empty_columns(self) -> Table:

@@ -21,7 +21,7 @@ from channelkit._tz import checked_tz
 from channelkit.analysis import period as analysis_period
 from channelkit.analysis.period import COMPARES, Kind, Period
 from channelkit.errors import InvalidParameterError
-from channelkit.publish.times import checked_duration
+from channelkit.publish.post.times import checked_duration
 
 _DURATION_RE = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$", re.IGNORECASE)
 _MONTHS_RE = re.compile(r"^\s*(\d+)\s*m\s*$", re.IGNORECASE)

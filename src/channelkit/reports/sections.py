@@ -35,7 +35,7 @@ from channelkit.display.notes import PROVISIONAL, SMALL_BASE, is_provisional, pr
 from channelkit.display.outlook import heading_below
 from channelkit.reports.charts import chart, heatmaps_one_by_one
 from channelkit.reports.checks import last_data_day
-from channelkit.reports.page import Cell, Column, KpiTile, ReportPage, Section, Sentence, Table
+from channelkit.reports.page import Cell, KpiTile, ReportPage, Section, Sentence, Table, TableColumn
 from channelkit.reports.parameters import ReportPeriod, local_date
 from channelkit.reports.render import markdown_html
 from channelkit.reports.summary import INCOMPLETE, PostRate, summary_sentences
@@ -103,7 +103,7 @@ def build_page(
 ) -> tuple[ReportPage, dict[str, pd.DataFrame]]:
     """Query every section; return the page and the raw frames by CSV name."""
     query = _Query(period, tuple(channels))
-    names = channel_names(wh, channels)  # "All Hands" in the title, whatever was given
+    names = channel_display_names(wh, channels)  # "All Hands" in the title, whatever was given
     frames: dict[str, pd.DataFrame] = {}
     tz = period.tz
 
@@ -214,7 +214,7 @@ def report_title(period: ReportPeriod, channels: Sequence[str]) -> str:
     return f"Engagement report · {period.name} · {names}"
 
 
-def channel_names(wh: Warehouse, channels: Sequence[str]) -> tuple[str, ...]:
+def channel_display_names(wh: Warehouse, channels: Sequence[str]) -> tuple[str, ...]:
     """The channels' names as people know them ("All Hands"), whether an id, a slug or a
     name was given: a report's title, headings and email subject."""
     if not channels:
@@ -483,13 +483,13 @@ def _top_section(
             same += " Posts still collecting readers are left out of a ranking by read rate."
         return Section(section_id, title, intro, empty=same)
     columns = (
-        Column("#", numeric=True),
-        Column("Title"),
-        Column("Readers", numeric=True),
-        Column("Read rate (95% interval)" if by == "read_rate" else "Read rate", numeric=True),
-        Column("Opens", numeric=True),
-        Column("Channel"),
-        Column("Published", nowrap=True),
+        TableColumn("#", numeric=True),
+        TableColumn("Title"),
+        TableColumn("Readers", numeric=True),
+        TableColumn("Read rate (95% interval)" if by == "read_rate" else "Read rate", numeric=True),
+        TableColumn("Opens", numeric=True),
+        TableColumn("Channel"),
+        TableColumn("Published", nowrap=True),
     )
     rows = tuple(
         (
@@ -540,12 +540,12 @@ def _low_reach_section(frame: pd.DataFrame, tz: str) -> Section:
         empty = " ".join(("No post fell that far behind.", *waiting))
         return Section("low-reach", title, intro, empty=empty)
     columns = (
-        Column("Title"),
-        Column("Readers", numeric=True),
-        Column("Read rate", numeric=True),
-        Column("Channel median", numeric=True),
-        Column("Channel"),
-        Column("Published", nowrap=True),
+        TableColumn("Title"),
+        TableColumn("Readers", numeric=True),
+        TableColumn("Read rate", numeric=True),
+        TableColumn("Channel median", numeric=True),
+        TableColumn("Channel"),
+        TableColumn("Published", nowrap=True),
     )
     shown = frame.head(REPORT_GROUP_ROWS_LIMIT)
     rows = tuple(
@@ -578,15 +578,15 @@ def _channel_section(frame: pd.DataFrame, tz: str) -> Section:
     if frame.empty:
         return Section("channels", title, intro, empty="No channels.")
     columns = (
-        Column("#", numeric=True),
-        Column("Channel"),
-        Column("Readers", numeric=True),
-        Column("Read rate (95% interval)", numeric=True),
-        Column("Posts", numeric=True),
-        Column("Opens", numeric=True),
-        Column("Engagement rate", numeric=True),
-        Column("Net subscribers", numeric=True),
-        Column("Subscribers", numeric=True),
+        TableColumn("#", numeric=True),
+        TableColumn("Channel"),
+        TableColumn("Readers", numeric=True),
+        TableColumn("Read rate (95% interval)", numeric=True),
+        TableColumn("Posts", numeric=True),
+        TableColumn("Opens", numeric=True),
+        TableColumn("Engagement rate", numeric=True),
+        TableColumn("Net subscribers", numeric=True),
+        TableColumn("Subscribers", numeric=True),
     )
     rows = tuple(
         (
@@ -652,14 +652,14 @@ def _group_section(
     if frame.empty or int(frame["posts"].sum()) == 0:
         return Section(section_id, title, intro, empty="No posts published in this period.")
     columns = (
-        Column(label),
-        Column("Readers", numeric=True),
-        Column("Read rate", numeric=True),
-        Column("Lift", numeric=True),
-        Column("Readers vs expected (95% interval)", numeric=True),
-        Column("Posts", numeric=True),
-        Column("Median opens", numeric=True),
-        Column("Sample"),
+        TableColumn(label),
+        TableColumn("Readers", numeric=True),
+        TableColumn("Read rate", numeric=True),
+        TableColumn("Lift", numeric=True),
+        TableColumn("Readers vs expected (95% interval)", numeric=True),
+        TableColumn("Posts", numeric=True),
+        TableColumn("Median opens", numeric=True),
+        TableColumn("Sample"),
     )
     shown = frame.head(REPORT_GROUP_ROWS_LIMIT)
     rows = tuple(
@@ -757,11 +757,11 @@ def _upcoming_section(frame: pd.DataFrame, tz: str, as_of: datetime) -> Section:
     if frame.empty:
         return Section("upcoming", title, intro, empty="No scheduled posts.")
     columns = (
-        Column("Scheduled", nowrap=True),
-        Column("Title"),
-        Column("Channel"),
-        Column("Priority"),
-        Column("Tags"),
+        TableColumn("Scheduled", nowrap=True),
+        TableColumn("Title"),
+        TableColumn("Channel"),
+        TableColumn("Priority"),
+        TableColumn("Tags"),
     )
     shown = frame.head(REPORT_UPCOMING_LIMIT)
     rows = tuple(

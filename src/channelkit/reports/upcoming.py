@@ -22,9 +22,9 @@ from zoneinfo import ZoneInfo
 
 from channelkit._tz import load_zone
 from channelkit.errors import InvalidParameterError
-from channelkit.publish.hold_mark import HoldMark
-from channelkit.publish.times import offset_if_repeated
-from channelkit.publish.validation import ChannelIndex, ChannelInfo
+from channelkit.publish.hold.mark import HoldMark
+from channelkit.publish.post.times import offset_if_repeated
+from channelkit.publish.post.validation import ChannelIndex, ChannelInfo
 
 if TYPE_CHECKING:
     from channelkit.client import Client

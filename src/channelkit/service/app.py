@@ -282,7 +282,7 @@ async def write(ctx: Context, op: _spec.Operation, request: Request, who: Princi
     if op.method == "POST":
         key = idempotency.check_key(request.headers.get(idempotency.HEADER))
     raw = await _read_body(request) if op.method != "DELETE" else b""
-    print_ = idempotency.fingerprint(op.method, request.url.path, raw)
+    print_ = idempotency.request_meaning(op.method, request.url.path, raw)
     item = request.path_params.get("id", "")
     if_match = request.headers.get(_spec.IF_MATCH_HEADER)
     with ctx.db.transaction() as con:

@@ -12,7 +12,7 @@ from channelkit import _spec
 from channelkit._constants import SERVICE_CHANNEL_AUDIENCE
 from channelkit.errors import ServiceHTTPError
 from channelkit.service.db import insert_row, update_row
-from channelkit.service.engagement import subscribers
+from channelkit.service.engagement import subscribers_on
 from channelkit.service.models import stored_fields
 from channelkit.service.timefmt import day_of, format_instant
 from channelkit.service.workspace import Principal, new_id, visible_channels
@@ -35,7 +35,7 @@ _COLUMNS = ", ".join(_SELECTED.values())
 
 def render(row: tuple[Any, ...], now: float) -> dict[str, Any]:
     values = dict(zip(_SELECTED, row, strict=True))
-    values["subscriber_count"] = subscribers(
+    values["subscriber_count"] = subscribers_on(
         values["id"], values["audience"], day_of(values["created_at"]), day_of(now)
     )
     shown: dict[str, Any] = {}

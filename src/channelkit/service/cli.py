@@ -117,10 +117,10 @@ def serve(options: ServeOptions, output: Output) -> None:
     With --seed demo it prints the demo keys and which one to use for what.
     """
     with user_errors():
-        run_serve(options, output)
+        run_serve_command(options, output)
 
 
-def run_serve(options: ServeOptions, output: Output) -> None:
+def run_serve_command(options: ServeOptions, output: Output) -> None:
     """`channelkit serve`: the service started, its address and keys printed, then served
     until Ctrl-C or SIGTERM."""
     from channelkit.service.local import LocalService
@@ -268,13 +268,13 @@ class CreateKeyOptions:
     + ", ".join(f"{p} {n}" for p, n in PLAN_LIMITS.items())
     + " requests per window.",
 )
-def create(options: CreateKeyOptions) -> None:
+def create_key(options: CreateKeyOptions) -> None:
     """Create a key and print it (only the key) on stdout. It is not shown again."""
     with user_errors():
-        run_create(options)
+        run_create_command(options)
 
 
-def run_create(options: CreateKeyOptions) -> None:
+def run_create_command(options: CreateKeyOptions) -> None:
     """`channelkit keys create`: the key made in the service's file and printed.
 
     No --quiet: the key is the whole result, and it is not shown again.
@@ -312,13 +312,13 @@ class RevokeKeyOptions:
 @_KEYS_DB
 @click.argument("key", required=False)
 @output_options()
-def revoke(options: RevokeKeyOptions, output: Output) -> None:
+def revoke_key(options: RevokeKeyOptions, output: Output) -> None:
     """Revoke KEY (read from stdin when omitted, so it stays out of shell history)."""
     with user_errors():
-        run_revoke(options, output)
+        run_revoke_command(options, output)
 
 
-def run_revoke(options: RevokeKeyOptions, output: Output) -> None:
+def run_revoke_command(options: RevokeKeyOptions, output: Output) -> None:
     """`channelkit keys revoke`: the key (argument or stdin) revoked in the service's file."""
     key = options.key
     if key is None or key == "-":

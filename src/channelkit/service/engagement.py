@@ -45,7 +45,7 @@ def weekday(day: int) -> int:
     return (day + 3) % 7
 
 
-def subscribers(channel_id: str, audience: int, created_day: int, day: int) -> int:
+def subscribers_on(channel_id: str, audience: int, created_day: int, day: int) -> int:
     """A channel's subscribers on `day`: growing towards `audience`, with a little noise."""
     if day < created_day:
         return 0
@@ -57,15 +57,17 @@ def subscribers(channel_id: str, audience: int, created_day: int, day: int) -> i
 
 def channel_day(channel_id: str, audience: int, created_day: int, day: int) -> tuple[int, int, int]:
     """`(subscribers, gained, lost)` on `day`; gained - lost is the day's net change."""
-    now = subscribers(channel_id, audience, created_day, day)
-    before = subscribers(channel_id, audience, created_day, day - 1)
+    now = subscribers_on(channel_id, audience, created_day, day)
+    before = subscribers_on(channel_id, audience, created_day, day - 1)
     churn = int(audience * 0.004 * _rng(f"{channel_id}/{day}/churn").random())
     churn = min(churn, before)
     net = now - before
     return now, max(net, 0) + churn, max(-net, 0) + churn
 
 
-def reach(post_id: str, published_at: int, priority: str, tags: list[str], audience: int) -> int:
+def lifetime_readers(
+    post_id: str, published_at: int, priority: str, tags: list[str], audience: int
+) -> int:
     """Distinct readers a post gets over its lifetime."""
     rng = _rng(f"{post_id}/reach")
     day = day_of(published_at)
@@ -79,7 +81,7 @@ def reach(post_id: str, published_at: int, priority: str, tags: list[str], audie
     return max(0, min(audience, round(audience * min(factor, 0.97))))
 
 
-def daily_rows(
+def post_daily_rows(
     post_id: str,
     published_at: int,
     priority: str,
@@ -88,7 +90,7 @@ def daily_rows(
     has_cover: bool,
 ) -> list[DailyRow]:
     """A post's daily rows from its publication day on; days without readers are omitted."""
-    total = reach(post_id, published_at, priority, tags, audience)
+    total = lifetime_readers(post_id, published_at, priority, tags, audience)
     first = day_of(published_at)
     hour = (published_at % SECONDS_PER_DAY) // 3600
     tau = 0.9 if priority == "urgent" else 1.4

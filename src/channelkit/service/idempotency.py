@@ -36,7 +36,7 @@ def check_key(value: str | None) -> str | None:
     return value
 
 
-def fingerprint(method: str, path: str, body: bytes) -> str:
+def request_meaning(method: str, path: str, body: bytes) -> str:
     """What a request means: the same JSON with other whitespace or key order is the same
     request (the body in canonical form: sorted keys, no insignificant whitespace)."""
     try:

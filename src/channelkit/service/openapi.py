@@ -397,11 +397,11 @@ def openapi_document() -> dict[str, Any]:
     }
 
 
-def render() -> str:
+def document_text() -> str:
     return json.dumps(openapi_document(), indent=2, ensure_ascii=False) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
+def print_or_write(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m channelkit.service.openapi",
         description="Print the OpenAPI document generated from the contract, or write it.",
@@ -415,12 +415,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.write is None:
-        sys.stdout.write(render())
+        sys.stdout.write(document_text())
         return 0
-    Path(args.write).write_text(render(), encoding="utf-8")
+    Path(args.write).write_text(document_text(), encoding="utf-8")
     print(f"wrote {args.write}")
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(print_or_write())

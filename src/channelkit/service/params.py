@@ -8,7 +8,7 @@ from collections.abc import Collection, Sequence
 
 from channelkit._spec import FILTER_MAX_CHARS, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX
 from channelkit.errors import ServiceHTTPError
-from channelkit.service.timefmt import SECONDS_PER_DAY, parse_instant
+from channelkit.service.timefmt import SECONDS_PER_DAY, instant_param
 
 
 class QueryParams:
@@ -49,7 +49,7 @@ class QueryParams:
 
     def instant(self, name: str) -> int | None:
         value = self.text(name)
-        return None if value is None else parse_instant(value, name)
+        return None if value is None else instant_param(value, name)
 
     def day(self, name: str, *, round_up: bool = False) -> int | None:
         """A date (or the UTC day of a timestamp; `round_up` takes the next day unless the

@@ -15,9 +15,9 @@ from channelkit import _spec
 from channelkit.errors import ServiceHTTPError
 from channelkit.service.channels import find_visible
 from channelkit.service.db import insert_row, update_row
-from channelkit.service.engagement import daily_rows, subscribers
+from channelkit.service.engagement import post_daily_rows, subscribers_on
 from channelkit.service.models import stored_fields
-from channelkit.service.timefmt import day_of, format_instant, parse_instant
+from channelkit.service.timefmt import day_of, format_instant, instant_param
 from channelkit.service.workspace import Principal, new_id, visible_channels
 
 
@@ -295,10 +295,10 @@ def engagement_rows(
     channel_created_at: int,
 ) -> list[tuple[int, ...]]:
     """A post's `post_daily` rows, given its publication time and its channel."""
-    size = subscribers(channel_id, audience, day_of(channel_created_at), day_of(when))
+    size = subscribers_on(channel_id, audience, day_of(channel_created_at), day_of(when))
     return [
         (seq, r.day, r.views, r.unique_viewers, r.reactions, r.comments, r.shares, r.clicks)
-        for r in daily_rows(post_id, when, priority, tags, size, has_cover)
+        for r in post_daily_rows(post_id, when, priority, tags, size, has_cover)
     ]
 
 
@@ -328,7 +328,7 @@ def _writable_channel(con: sqlite3.Connection, principal: Principal, channel_id:
 
 
 def _future(value: str, now: float) -> int:
-    instant = parse_instant(value, "scheduled_at")
+    instant = instant_param(value, "scheduled_at")
     if instant <= now:
         raise ServiceHTTPError.bad_request(
             "scheduled_at",

@@ -2,7 +2,7 @@
 
 Three channels whose audience stopped growing long ago each publish a post every hour of
 every day for `SERVICE_STEADY_DAYS` days before the current UTC midnight; each post gathers
-its readers over several days by the service's reach model (`engagement.daily_rows`).
+its readers over several days by the service's reach model (`engagement.post_daily_rows`).
 The model's noise repeats every `SERVICE_STEADY_CYCLE_DAYS` days (it is drawn from the
 post's place in the cycle, not its id), so every period's numbers are ones its previous
 periods have already shown: any change a metric reports between two periods is the noise

@@ -14,7 +14,7 @@ from channelkit.errors import ServiceHTTPError
 SECONDS_PER_DAY = 86_400
 
 
-def parse_instant(value: str, param: str) -> int:
+def instant_param(value: str, param: str) -> int:
     """Parse a request timestamp into whole Unix seconds, or raise a 400 naming `param`."""
     try:
         return _spec.parse_instant(value)
@@ -31,11 +31,6 @@ def format_instant(seconds: int) -> str:
 
 def format_day(day: int) -> str:
     return date.fromordinal(_EPOCH_ORDINAL + day).isoformat()
-
-
-def day_number(day: date) -> int:
-    """Days since 1970-01-01."""
-    return day.toordinal() - _EPOCH_ORDINAL
 
 
 def day_start(day: int) -> int:

@@ -146,11 +146,11 @@ def sync(options: SyncFlags, service: ServiceOptions, output: Output) -> None:
     1 when the sync did not complete; what it committed is kept and the next run continues
     from it.
     """
-    with traced("sync", options.db), user_errors():
-        run_sync(options, service, output)
+    with traced("sync", options.db, creates=True), user_errors():
+        run_sync_command(options, service, output)
 
 
-def run_sync(flags: SyncFlags, service: ServiceOptions, output: Output) -> None:
+def run_sync_command(flags: SyncFlags, service: ServiceOptions, output: Output) -> None:
     """`channelkit sync`: the flags checked, the sync run, its summary and closing line."""
     from channelkit.client import Client
     from channelkit.sync import runner

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from channelkit._resources import RESOURCES
 from channelkit.storage.writer import UpsertCounts
-from channelkit.sync.view import View
+from channelkit.sync.view import KeyView
 
 TABLES = tuple(resource.table for resource in RESOURCES)  # the tables a run counts
 # The summary's line on the working copy (`start_copy`); a new warehouse needs none.
@@ -113,7 +113,7 @@ class SyncReport:
 
     @property
     def view_text(self) -> str | None:
-        view = View.of_record(self.view)
+        view = KeyView.of_record(self.view)
         return None if view is None else view.describe()
 
     def summary(self, *, error: bool = True) -> str:

@@ -65,7 +65,7 @@ from channelkit.sync.pipeline import (
 )
 from channelkit.sync.progress import Progress, shown
 from channelkit.sync.report import SyncReport
-from channelkit.sync.view import UNLISTED, View, check_view
+from channelkit.sync.view import UNLISTED, KeyView, check_view
 from channelkit.sync.walk import Walk
 from channelkit.sync.walks import HISTORIES, POSTS_HISTORY, Planner
 
@@ -239,7 +239,7 @@ class _Sync:
         """Whether this key's view may sync into this warehouse (`sync.view`): one listing of
         its channels, before anything is written. False (the run's error said) when not."""
         try:
-            seen = View.of_key(self.client)
+            seen = KeyView.of_key(self.client)
         except PermissionDeniedError:
             # No channels:read: a post it does not see may be one its user may not see.
             seen, self.marks_deletions = UNLISTED, False
@@ -248,7 +248,7 @@ class _Sync:
             return False
         self.report.view = seen.record()
         try:
-            filled_by = View.of_record(self.holdings.last_view())
+            filled_by = KeyView.of_record(self.holdings.last_view())
             check_view(
                 filled_by,
                 seen,

@@ -17,8 +17,8 @@ warehouse filled through a view (it cannot be told whether it sees the same chan
 a key that can list channels is refused on a warehouse such a key filled when channels
 holding posts there are outside its view.
 
-    seen = View.of_key(client)                                # or UNLISTED on a 403
-    check_view(View.of_record(previous), seen, holding_posts=held.channels_with_posts,
+    seen = KeyView.of_key(client)                             # or UNLISTED on a 403
+    check_view(KeyView.of_record(previous), seen, holding_posts=held.channels_with_posts,
                accept=False)                                  # SyncViewError, or nothing
 """
 
@@ -37,11 +37,11 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class View:
+class KeyView:
     """The channels a key sees: `channels` maps each id to its name (for messages);
     `listed` is False for a key that may not list channels (`UNLISTED`).
 
-    >>> View({"chan_1": "All hands"}).describe()
+    >>> KeyView({"chan_1": "All hands"}).describe()
     'view c4781366 (1 channel)'
     """
 
@@ -66,7 +66,7 @@ class View:
         return {"fingerprint": self.fingerprint, "channels": dict(sorted(self.channels.items()))}
 
     @classmethod
-    def of_record(cls, record: Mapping[str, Any] | None) -> View | None:
+    def of_record(cls, record: Mapping[str, Any] | None) -> KeyView | None:
         if record and record.get("listed") is False:
             return UNLISTED
         if not record or not isinstance(record.get("channels"), Mapping):
@@ -74,19 +74,19 @@ class View:
         return cls({str(k): str(v) for k, v in record["channels"].items()})
 
     @classmethod
-    def of_key(cls, client: Client) -> View:
+    def of_key(cls, client: Client) -> KeyView:
         """The view of `client`'s key: one listing of the channels it can see (a 403 when
         the key lacks channels:read is the caller's to turn into `UNLISTED`)."""
         return cls({channel.id: channel.name for channel in client.channels.list()})
 
 
 # The view of a key without channels:read: none that can be named or compared.
-UNLISTED = View({}, listed=False)
+UNLISTED = KeyView({}, listed=False)
 
 
 def check_view(
-    filled_by: View | None,
-    seen: View,
+    filled_by: KeyView | None,
+    seen: KeyView,
     *,
     holding_posts: Callable[[Collection[str] | None], Collection[str]],
     accept: bool,
@@ -126,7 +126,7 @@ def check_view(
     )
 
 
-def _named(view: View, ids: Collection[str]) -> str:
+def _named(view: KeyView, ids: Collection[str]) -> str:
     """Up to SYNC_VIEW_NAMES_SHOWN of `ids` by their names in `view` (ids it cannot name)."""
     ordered = sorted(ids, key=lambda c: (view.channels.get(c, c), c))
     names = [view.channels.get(c, c) for c in ordered[:SYNC_VIEW_NAMES_SHOWN]]

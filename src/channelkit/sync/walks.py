@@ -119,8 +119,10 @@ class Planner:
         # The slice of older history is planned once the walk has started: it is walked
         # after the recent posts, and its planning reads the whole posts table.
         history: Future[Walk | None] = Future()
+        planning_started: list[float] = []  # the slice's cost includes its planning
 
         def plan_history() -> None:
+            planning_started.append(time.monotonic())
             try:
                 history.set_result(self._posts_history(restart=walk.full))
             except BaseException as exc:
@@ -145,7 +147,7 @@ class Planner:
                 self._reread(pending)
             planned = self.pipeline.result(history)
             if planned is not None:
-                self._walk_history(planned)
+                self._walk_history(planned, since=planning_started[0])
 
         return run
 
@@ -266,12 +268,13 @@ class Planner:
         keep = Checkpoint(walk.resource, self.run_id, high_water_mark=previous)
         self.fetcher.walk(walk, keep=keep, end=mark or unmoved)
 
-    def _walk_history(self, walk: Walk) -> None:
+    def _walk_history(self, walk: Walk, *, since: float | None = None) -> None:
         step = walk.step
         assert isinstance(step, HistorySlice)
-        # Its cost on the run's clock lasts until its last batch is written: measured
-        # from here to the end of the phase (the history walk is its thread's last).
-        self.history_started = time.monotonic()
+        # Its cost on the run's clock lasts until its last batch is written: measured from
+        # here, or from `since` when its planning began, to the end of the phase (the
+        # history walk is its thread's last).
+        self.history_started = time.monotonic() if since is None else since
         name = walk.resource
         self.fetcher.walk(
             walk,

@@ -13,7 +13,14 @@ from pathlib import Path
 
 import click
 
-from channelkit._cli import Output, options_value, output_options, stop_if_interrupted, user_errors
+from channelkit._cli import (
+    Output,
+    options_value,
+    output_options,
+    settings_file_argument,
+    stop_if_interrupted,
+    user_errors,
+)
 
 
 @dataclass(frozen=True)
@@ -31,7 +38,7 @@ class WatchOptions:
 
 @click.command("watch")
 @options_value(WatchOptions, "options")
-@click.argument("watch_file", type=click.Path(dir_okay=False, path_type=Path))
+@settings_file_argument("watch_file")
 @click.option("--once", is_flag=True, help="Judge every job once and leave (for a timer).")
 @click.option(
     "--print-crontab",
@@ -50,10 +57,10 @@ def watch(options: WatchOptions, output: Output) -> None:
     --once it runs every `every` of the watch file until stopped.
     """
     with user_errors():
-        run_watch(options, output)
+        run_watch_command(options, output)
 
 
-def run_watch(options: WatchOptions, output: Output) -> None:
+def run_watch_command(options: WatchOptions, output: Output) -> None:
     """`channelkit watch`: the watch file read, then one run, a loop, or the crontab."""
     from channelkit.watch.config import load_watch
     from channelkit.watch.crontab import crontab

@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from channelkit._tz import resolve_tz
 from channelkit.errors import FieldError, PostValidationError, TimeError
-from channelkit.publish.times import time_zone
+from channelkit.publish.post.times import time_zone
 
 
 @lru_cache(maxsize=1)

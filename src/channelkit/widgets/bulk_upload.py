@@ -2,13 +2,17 @@
 
 Upload → validation table (checked against the service: channels, duplicates) → Submit,
 enabled only when the plan may be sent → per-row results and the results file to download.
+A file from another tool (Hootsuite, Sprout Social, ...) is read with the same choices as
+`channelkit schedule`'s flags (its channel, the channel of each name it gives, its date
+order), made in the widget and shown, with how the file was read, before Submit.
 Reading, validating and submitting are `channelkit.publish`'s; this module only shows them.
 """
 
 from __future__ import annotations
 
+import re
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,10 +25,14 @@ from channelkit._constants import (
     WIDGET_TEMPLATE_FILENAME,
     WIDGET_UPLOAD_ACCEPT,
 )
-from channelkit.errors import ChannelkitError
-from channelkit.publish.plan import Plan, load_spreadsheet
-from channelkit.publish.results import SubmitResult
-from channelkit.publish.template import write_template
+from channelkit.errors import ChannelkitError, InvalidParameterError
+from channelkit.publish.layouts.options import parse_choices
+from channelkit.publish.layouts.read import Choices
+from channelkit.publish.layouts.stamps import ORDERS
+from channelkit.publish.post.validation import ChannelIndex, ChannelInfo
+from channelkit.publish.sheets.plan import Plan, load_spreadsheet
+from channelkit.publish.sheets.results import SubmitResult
+from channelkit.publish.sheets.template import write_template
 from channelkit.widgets._html import download_html, message_html, table_html
 from channelkit.widgets._zones import initial_zone, options_with
 
@@ -42,11 +50,26 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
         upload.plan             # the validated `channelkit.publish.Plan`
         upload.last_result      # the `SubmitResult` of the latest Submit
 
+        # A Hootsuite file (no channel in it), its dates written day first:
+        ck.widgets.BulkUpload(client, channel="news", date_order="dmy")
+        # A file naming profiles: the channel of each name.
+        ck.widgets.BulkUpload(client, names={"Facebook": "news", "LinkedIn": "eng"})
+
     `timezone` reads times written without an offset or a timezone column. Submitting the
-    same file again creates nothing twice (see `channelkit.publish`).
+    same file again creates nothing twice (see `channelkit.publish`). `channel`, `names`
+    and `date_order` preset the choices for files from other tools (`--channel`, `--map`,
+    `--date-order` of `channelkit schedule`); they can be changed in the widget.
     """
 
-    def __init__(self, client: Client, *, tz: str | None = None) -> None:
+    def __init__(
+        self,
+        client: Client,
+        *,
+        tz: str | None = None,
+        channel: str | None = None,
+        names: Mapping[str, str] | None = None,
+        date_order: str | None = None,
+    ) -> None:
         self._client = client
         self.plan: Plan | None = None
         self.last_result: SubmitResult | None = None
@@ -60,6 +83,28 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
             options=options_with(zone), value=zone, description="Time zone"
         )
         self.confirm_urgent = widgets.Checkbox(description="Allow urgent rows")
+        # Files from other tools: the choices `channelkit schedule` takes as flags.
+        index = ChannelIndex.from_channels(list(client.channels.list()))
+        self.channel = widgets.Dropdown(
+            options=[(_FROM_THE_FILE, None), *((c.label, c.slug or c.id) for c in index.channels)],
+            value=None,
+            description="Channel",
+        )
+        if channel is not None:
+            self.channel.value = _channel_value(index, channel)
+        self.names = widgets.Textarea(
+            value="\n".join(f"{name}={target}" for name, target in (names or {}).items()),
+            placeholder="Facebook=news\nLinkedIn=engineering",
+            description="Names",
+            rows=2,
+            continuous_update=False,  # read again when the box is left, not per keystroke
+        )
+        self.date_order = widgets.Dropdown(
+            options=[(_FROM_THE_FILE, None), *((_ORDER_LABELS[key], key) for key in ORDERS)],
+            value=date_order,
+            description="Date order",
+        )
+        self.reading = widgets.HTML()
         self.allow_partial = widgets.Checkbox(description="Send only the valid rows")
         self.template = widgets.HTML(_template_link())
         self.status = widgets.HTML()
@@ -79,6 +124,10 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
             "timezone": self.timezone,
             "confirm-urgent": self.confirm_urgent,
             "allow-partial": self.allow_partial,
+            "channel": self.channel,
+            "names": self.names,
+            "date-order": self.date_order,
+            "reading": self.reading,
             "status": self.status,
             "table": self.table,
             "submit": self.submit_button,
@@ -91,6 +140,10 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
         super().__init__(
             [
                 widgets.HBox([self.upload, self.timezone, self.confirm_urgent, self.template]),
+                widgets.HBox(
+                    [widgets.HTML(_OTHER_TOOLS), self.channel, self.names, self.date_order]
+                ),
+                self.reading,
                 self.status,
                 self.table,
                 widgets.HBox([self.submit_button, self.allow_partial, self.progress]),
@@ -101,7 +154,13 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
         self.add_class("ck-bulk-upload")
 
         self.upload.observe(self._on_upload, names="value")
-        for control in (self.timezone, self.confirm_urgent):
+        for control in (
+            self.timezone,
+            self.confirm_urgent,
+            self.channel,
+            self.names,
+            self.date_order,
+        ):
             control.observe(self._on_option, names="value")
         self.allow_partial.observe(self._on_allow_partial, names="value")
         self.submit_button.on_click(lambda _button: self.submit())
@@ -111,10 +170,12 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
         return f"<BulkUpload {self.plan!r}>" if self.plan else "<BulkUpload: no file chosen yet>"
 
     def load(self, content: bytes, filename: str) -> Plan | None:
-        """Read and check a file as the upload button does; None when it cannot be used."""
+        """Read and check a file as the upload button does (kept: a changed choice reads it
+        again); None when it cannot be used."""
+        self._file = (content, filename)
         self.plan = None
         self.last_result = None
-        self.table.value = self.results.value = self.download.value = ""
+        self.table.value = self.results.value = self.download.value = self.reading.value = ""
         self.progress.layout.display = "none"
         try:
             plan = load_spreadsheet(
@@ -122,17 +183,34 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
                 filename=filename,
                 tz=self.timezone.value,
                 confirm_urgent=self.confirm_urgent.value,
+                choices=self.choices(),
             )
             plan.check_against(self._client)
         except ChannelkitError as exc:
-            self.status.value = message_html(str(exc), kind="error")
+            self.status.value = message_html(in_widget_words(str(exc)), kind="error")
             self._update_submit()
             return None
         self.plan = plan
+        if plan.sheet.reading:
+            self.reading.value = message_html(in_widget_words(plan.sheet.reading))
         self._show_plan(plan)
         self.status.value = _plan_summary(plan, self.allow_partial.value)
         self._update_submit()
         return plan
+
+    def choices(self) -> Choices:
+        """The choices made for a file from another tool, as `load_spreadsheet` takes them;
+        `InvalidParameterError` for a Names line that is not NAME=CHANNEL."""
+        lines = [line.strip() for line in self.names.value.splitlines()]
+        try:
+            return parse_choices(
+                channel=self.channel.value,
+                maps=[line for line in lines if line and not line.startswith("#")],
+                map_file=None,
+                date_order=self.date_order.value,
+            )
+        except InvalidParameterError as exc:
+            raise InvalidParameterError("Names", exc.message) from None
 
     def submit(self) -> SubmitResult | None:
         """What the Submit button does: send the plan, then show each row's outcome."""
@@ -164,19 +242,21 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
         return result
 
     def _show_plan(self, plan: Plan) -> None:
+        frame = _errors_first(plan.preview())
         self.table.value = table_html(
-            _errors_first(plan.preview()), max_rows=WIDGET_TABLE_MAX_ROWS, css_class="ck-table"
+            frame.map(lambda value: in_widget_words(value) if isinstance(value, str) else value),
+            max_rows=WIDGET_TABLE_MAX_ROWS,
+            css_class="ck-table",
         )
 
     def _on_upload(self, _change: Mapping[str, Any]) -> None:
         if not self.upload.value:
             return
         uploaded = self.upload.value[0]
-        self._file = (bytes(uploaded["content"]), str(uploaded["name"]))
         # Emptied at once: the file then never sits in widget state (nor in a saved
         # notebook), and choosing the same file again, after fixing it, is a change.
         self.upload.value = ()
-        self.load(*self._file)
+        self.load(bytes(uploaded["content"]), str(uploaded["name"]))
 
     def _on_option(self, _change: Mapping[str, Any]) -> None:
         if self._file is not None:
@@ -198,6 +278,36 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
 
     def _update_submit(self) -> None:
         self.submit_button.disabled = self.plan is None or not self._may_submit(self.plan)
+
+
+_FROM_THE_FILE = "as the file says"
+_OTHER_TOOLS = "<b>Files from other tools:</b>"
+_ORDER_LABELS = {"dmy": "day first (31/12/2031)", "mdy": "month first (12/31/2031)"}
+# The command line's flags in messages, said as the widget's controls (one rule, the
+# readers' messages, for both: the widget only renames what the user is told to use).
+_WIDGET_WORDS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
+    (re.compile(r"--date-order dmy or --date-order mdy"), "Date order (day or month first)"),
+    (re.compile(r"--date-order (dmy|mdy)"), lambda found: f"Date order {ORDERS[found[1]]}"),
+    (re.compile(r"--channel CHANNEL"), "a Channel"),
+    (re.compile(r"--channel"), "Channel"),
+    (re.compile(r"--map ('[^']*'|\S+)=CHANNEL"), "\\1=CHANNEL in Names"),
+    (re.compile(r"--map"), "Names"),
+)
+
+
+def in_widget_words(message: str) -> str:
+    """`give the channel ... with --channel CHANNEL` → `... with a Channel`: a message
+    of `channelkit.publish` naming the widget's controls instead of the flags."""
+    for pattern, words in _WIDGET_WORDS:
+        message = pattern.sub(words, message)
+    return message
+
+
+def _channel_value(index: ChannelIndex, channel: str) -> str:
+    found = index.resolve(channel)
+    if not isinstance(found, ChannelInfo):
+        raise InvalidParameterError("channel", f"{channel!r}: {found.message}")
+    return found.slug or found.id
 
 
 def _count(plan: Plan, status: str) -> int:

@@ -16,11 +16,11 @@ from urllib.parse import urlsplit, urlunsplit
 import ipywidgets as widgets
 
 from channelkit.errors import APIError, ChannelkitError, FieldError, PostValidationError, TimeError
-from channelkit.publish.post_fields import PUBLISH_FIELDS, PostField, by_name
-from channelkit.publish.preview import format_when, post_html
-from channelkit.publish.sending import send_one
-from channelkit.publish.times import parse_when
-from channelkit.publish.validation import (
+from channelkit.publish.post.fields import PUBLISH_FIELDS, PostField, by_name
+from channelkit.publish.post.preview import format_when, post_html
+from channelkit.publish.post.sending import send_one
+from channelkit.publish.post.times import parse_when
+from channelkit.publish.post.validation import (
     DEFAULT_LEAD_TIME,
     ChannelIndex,
     PostRequest,

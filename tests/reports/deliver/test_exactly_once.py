@@ -26,7 +26,6 @@ the warehouse): the digests are fast, so the kills fall at every point of a run.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import queue
 import random
@@ -49,13 +48,12 @@ from urllib.parse import urlsplit
 import pytest
 import time_machine
 
-from channelkit._constants import WAREHOUSE_LOCK_WAIT_SECONDS
 from channelkit.client import Client
 from channelkit.reports.deliver.config import load_config
 from channelkit.reports.deliver.delivery_ledger import record_path
 from channelkit.service import LocalService
 from channelkit.sync import run_sync
-from fixtures.readers import READER
+from fixtures.readers import start_readers, stop_readers
 
 # 150 s measured on the two shared cores when quiet (60 runs, 50 kills, 10 syncs), 17 min
 # at a load of 12 (other engineers' runs, a sync every 2 s): the timeout leaves room for a
@@ -308,23 +306,7 @@ def test_each_target_once_beside_readers_a_sync_and_kill_9(tmp_path: Path) -> No
         env |= {"CHANNELKIT_BASE_URL": service.base_url, "CHANNELKIT_API_KEY": key}
         with Client(service.base_url, key) as client:
             assert run_sync(client, db, progress=False).completed
-        readers = [
-            subprocess.Popen(
-                [
-                    sys.executable,
-                    "-c",
-                    READER,
-                    str(db),
-                    mode,
-                    str(stop),
-                    str(WAREHOUSE_LOCK_WAIT_SECONDS),
-                ],
-                env=env,
-                stdout=subprocess.PIPE,
-                text=True,
-            )  # fmt: skip
-            for mode in ("held", "plain", "plain", "warehouse")
-        ]
+        readers = start_readers(db, stop, ("held", "plain", "plain", "warehouse"), env)
         syncer = subprocess.Popen(
             [sys.executable, "-c", SYNCER, str(db), str(stop), PINNED.isoformat()],
             env=env,
@@ -393,8 +375,7 @@ def test_each_target_once_beside_readers_a_sync_and_kill_9(tmp_path: Path) -> No
                 assert "unknown" not in after.read_text() and ": sent:" not in after.read_text()
         finally:
             forker.close()
-            stop.touch()
-            seen = [json.loads(reader.communicate(timeout=120)[0]) for reader in readers]
+            seen = stop_readers(readers, stop, timeout=120)  # the syncer stops too
     assert sink.received == before  # the plain runs and settling sent nothing
     assert all(state == "sent" for state in _record(db).values())
     counted = {keys[k]: state for k, state in record.items()}

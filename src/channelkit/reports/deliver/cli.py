@@ -8,7 +8,14 @@ from pathlib import Path
 
 import click
 
-from channelkit._cli import Output, options_value, output_options, user_errors, warehouse_option
+from channelkit._cli import (
+    Output,
+    options_value,
+    output_options,
+    settings_file_argument,
+    user_errors,
+    warehouse_option,
+)
 from channelkit._constants import DELIVER_UNKNOWN_CHOICES
 from channelkit._job_runs import traced
 from channelkit.reports.cli import DURATION
@@ -32,7 +39,7 @@ class DeliverOptions:
 
 @click.command("deliver")
 @options_value(DeliverOptions, "options")
-@click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
+@settings_file_argument("config")
 @warehouse_option(
     "Warehouse file written by `channelkit sync`, only read; what was sent is recorded beside "
     "it (FILE.delivered.sqlite3)."
@@ -65,10 +72,10 @@ def deliver(options: DeliverOptions, output: Output) -> None:
     last send a killed run left unknown (sent again only with --unknown resend).
     """
     with traced("deliver", options.db), user_errors():
-        run_deliver(options, output)
+        run_deliver_command(options, output)
 
 
-def run_deliver(options: DeliverOptions, output: Output) -> None:
+def run_deliver_command(options: DeliverOptions, output: Output) -> None:
     """`channelkit deliver`: the config read, every due report sent, a line per target."""
     from channelkit.reports.deliver.config import load_config
     from channelkit.reports.deliver.run import deliver as deliver_reports

@@ -2,7 +2,7 @@
 of its own beside the warehouse (`warehouse.duckdb.delivered.sqlite3`).
 
 The record is a small SQLite file in WAL mode, set up as the publishing ledger is
-(`publish.ledger`), never the warehouse: a notebook's read-only connection to the
+(`_sqlite_record`), never the warehouse: a notebook's read-only connection to the
 warehouse, a sync switching its copy in, readers opening and closing it in a loop never
 stop a line from being written, and `deliver` opens the warehouse only to read it.
 
@@ -31,14 +31,13 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from types import TracebackType
 from typing import Self
 
 import duckdb
 
-from channelkit._constants import DELIVER_RECORD_SUFFIX, LEDGER_BUSY_SECONDS
-from channelkit.errors import ChannelkitError, WarehouseError
-from channelkit.publish.ledger import Transaction, set_up
+from channelkit._constants import DELIVER_RECORD_SUFFIX
+from channelkit._sqlite_record import SqliteRecord, Transaction
+from channelkit.errors import WarehouseError
 from channelkit.storage.connection import open_warehouse
 
 SENDING, SENT, FAILED = "sending", "sent", "failed"
@@ -90,23 +89,16 @@ def record_path(warehouse: Path) -> Path:
     return warehouse.with_name(warehouse.name + DELIVER_RECORD_SUFFIX)
 
 
-class DeliveryLedger:
+class DeliveryLedger(SqliteRecord):
     """The record of what `deliver` sent (see the module docstring).
 
     with DeliveryLedger.beside(Path("warehouse.duckdb")) as ledger:
         ledger.states("weekly", "Week 47, 2026")   # {"email:a@example.com": Entry(...)}
     """
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        try:
-            self._con = sqlite3.connect(path, timeout=LEDGER_BUSY_SECONDS, isolation_level=None)
-            set_up(self._con, *_TABLES)
-        except (OSError, sqlite3.Error) as exc:
-            raise ChannelkitError(
-                f"cannot open the delivery record {path}: {exc}; nothing was sent (the "
-                "folder of the warehouse must be writable)"
-            ) from None
+    what = "the delivery record"
+    remedy = "the folder of the warehouse must be writable"
+    tables = _TABLES
 
     @classmethod
     def beside(cls, warehouse: Path) -> Self:
@@ -119,23 +111,6 @@ class DeliveryLedger:
             ledger.close()
             raise
         return ledger
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        return f"<DeliveryLedger {str(self.path)!r}>"
-
-    def close(self) -> None:
-        self._con.close()
 
     def states(self, report: str, period: str) -> dict[str, Entry]:
         """Every target's line for `report`'s `period`."""

@@ -96,7 +96,7 @@ def _larger_type(spec: Any) -> None:
         _larger_type(value)
 
 
-def title(figure: Any) -> str:
+def chart_title(figure: Any) -> str:
     """The chart's own title, its first line only: "Read rate by channel · All Hands"."""
     text = (figure.layout.title.text or "").partition("<br>")[0]
     return " ".join(html.unescape(_TAG_RE.sub(" ", text)).split())
@@ -109,7 +109,7 @@ def alt_text(figure: Any) -> str:
     """
     kinds = list(dict.fromkeys(_KINDS.get(trace.type, "chart") for trace in figure.data))
     what = " and ".join(kinds) or "chart"
-    name = title(figure)
+    name = chart_title(figure)
     head = f"{what[:1].upper()}{what[1:]} of {name[:1].lower()}{name[1:]}" if name else what
     peak = _peak(figure)
     return one_minus(f"{head}; {peak}." if peak else f"{head}.")

@@ -41,7 +41,7 @@ from channelkit.reports.deliver.config import (
     UpcomingJob,
 )
 from channelkit.reports.deliver.delivery_ledger import SENT, DeliveryLedger
-from channelkit.reports.deliver.email_charts import alt_text, email_charts, for_email, title
+from channelkit.reports.deliver.email_charts import alt_text, chart_title, email_charts, for_email
 from channelkit.reports.deliver.messages import (
     Attachment,
     Content,
@@ -265,7 +265,9 @@ def _inline_charts(report: Report, name: str, say: Say) -> list[InlineChart]:
         say(f"{name}: the email goes without chart images: {exc}")
         return []
     return [
-        InlineChart(title(chart.figure), alt_text(chart.figure), png, REPORT_EMAIL_CHART_SIZE[0])
+        InlineChart(
+            chart_title(chart.figure), alt_text(chart.figure), png, REPORT_EMAIL_CHART_SIZE[0]
+        )
         for chart, png in zip(charts, images, strict=False)
     ]
 
@@ -303,7 +305,7 @@ def _due_period(
     names (as given where the warehouse does not know one: building the report says so)."""
     from channelkit.reports.checks import check_freshness
     from channelkit.reports.generate import is_complete, report_period
-    from channelkit.reports.sections import channel_names
+    from channelkit.reports.sections import channel_display_names
     from channelkit.warehouse import Warehouse
 
     wh = Warehouse(db)
@@ -312,7 +314,7 @@ def _due_period(
         period = report_period(wh, period=job.period, tz=job.tz)
         complete = is_complete(wh, period)
         try:
-            names = channel_names(wh, job.channels)
+            names = channel_display_names(wh, job.channels)
         except InvalidParameterError:
             names = job.channels
     if period.to_date or not complete:  # a running period is never sent, only its whole
