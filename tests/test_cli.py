@@ -115,7 +115,6 @@ def publishing(service_factory: Callable[..., LocalService], tmp_path: Path) -> 
     return {"CHANNELKIT_BASE_URL": service.base_url, "CHANNELKIT_API_KEY": admin_key}
 
 
-@pytest.mark.calendar
 def test_redirected_output_is_cron_clean_and_quiet_prints_nothing(
     tmp_path: Path, publishing: dict[str, str]
 ) -> None:
@@ -141,7 +140,6 @@ def test_redirected_output_is_cron_clean_and_quiet_prints_nothing(
         assert isinstance(json.loads(summary.stdout), dict)
 
 
-@pytest.mark.calendar
 def test_a_failure_puts_its_reason_on_stderr_even_when_quiet(tmp_path: Path) -> None:
     env = {"CHANNELKIT_BASE_URL": "http://127.0.0.1:9/v1", "CHANNELKIT_API_KEY": "k"}
     result = _channelkit("sync", "--quiet", "--db", "w.duckdb", env=env, cwd=tmp_path)

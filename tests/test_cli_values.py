@@ -142,7 +142,6 @@ def _assert_one_line(output: str, exit_code: int, flag: str, said: str) -> None:
 
 
 @pytest.mark.parametrize(("command", "flag"), [f for f in FLAGS if f[0] != "serve"])
-@pytest.mark.calendar
 def test_a_bad_number_or_a_far_date_is_one_line_naming_the_flag(
     base: dict[str, list[str]], service: LocalService, admin_key: str, command: str, flag: str
 ) -> None:
@@ -154,7 +153,6 @@ def test_a_bad_number_or_a_far_date_is_one_line_naming_the_flag(
 
 
 @pytest.mark.parametrize(("command", "flag", "variable"), ENVIRONMENT)
-@pytest.mark.calendar
 def test_a_bad_value_of_an_environment_variable_names_it_and_its_flag(
     base: dict[str, list[str]],
     service: LocalService,

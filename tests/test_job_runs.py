@@ -35,7 +35,6 @@ def _signals(monitor: Monitor, check: str) -> dict[str, list[str]]:
     return runs
 
 
-@pytest.mark.calendar
 def test_a_completed_and_a_failed_run_are_recorded_and_pinged_in_order(
     tmp_path: Path,
     monitor: Monitor,
@@ -65,7 +64,6 @@ def test_a_completed_and_a_failed_run_are_recorded_and_pinged_in_order(
     assert monitor.refused == []
 
 
-@pytest.mark.calendar
 def test_a_run_ended_by_a_signal_pings_its_exit_status_and_one_killed_leaves_its_start(
     tmp_path: Path, monitor: Monitor
 ) -> None:
@@ -106,7 +104,6 @@ def test_a_run_ended_by_a_signal_pings_its_exit_status_and_one_killed_leaves_its
     assert by_run[killed.run_id] == ["start"]
 
 
-@pytest.mark.calendar
 def test_report_and_a_notebook_report_are_recorded_under_their_names(
     tmp_path: Path, small_warehouse: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -366,7 +366,6 @@ def _fill(text: str, values: dict[str, str]) -> str:
 
 
 @pytest.mark.parametrize("mistake", MISTAKES, ids=lambda m: m.id)
-@pytest.mark.calendar
 def test_newcomer_mistake_names_the_flag_and_the_fix(
     mistake: Mistake,
     tmp_path: Path,
@@ -427,7 +426,6 @@ def test_base_url_suggestions_replace_a_wrong_version(url: str, meant: str | Non
     assert suggest_base_url(url) == meant
 
 
-@pytest.mark.calendar
 def test_readme_publishing_block_sends_nothing_until_rows_are_yours(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, service: LocalService, admin_key: str
 ) -> None:

@@ -157,7 +157,6 @@ def test_a_warehouse_never_synced_says_to_run_sync(tmp_path: Path) -> None:
         Warehouse(tmp_path / "empty.duckdb")
 
 
-@pytest.mark.calendar
 def test_export_parquet_and_sync_report(small_warehouse: Path, tmp_path: Path) -> None:
     marker = object()
     wh = Warehouse(small_warehouse, sync_report=marker)  # type: ignore[arg-type]

@@ -46,7 +46,6 @@ def closed_port() -> Iterator[int]:
 
 
 @pytest.mark.parametrize("kind", ["sync", "async"])
-@pytest.mark.calendar
 def test_a_host_that_does_not_resolve_fails_at_once_naming_it(kind: str) -> None:
     started = time.monotonic()
     with pytest.raises(ck.APIConnectionError) as caught:
@@ -57,7 +56,6 @@ def test_a_host_that_does_not_resolve_fails_at_once_naming_it(kind: str) -> None
 
 
 @pytest.mark.parametrize("kind", ["sync", "async"])
-@pytest.mark.calendar
 def test_https_against_the_plain_http_port_says_so_at_once(
     kind: str, service: LocalService
 ) -> None:
@@ -69,7 +67,6 @@ def test_https_against_the_plain_http_port_says_so_at_once(
 
 
 @pytest.mark.parametrize("kind", ["sync", "async"])
-@pytest.mark.calendar
 def test_a_refused_connection_is_retried_for_the_budget(kind: str, closed_port: int) -> None:
     started = time.monotonic()
     with pytest.raises(ck.APIConnectionError, match="connection_retry_budget is 1.5 s"):
@@ -77,7 +74,6 @@ def test_a_refused_connection_is_retried_for_the_budget(kind: str, closed_port: 
     assert time.monotonic() - started >= 1.5
 
 
-@pytest.mark.calendar
 def test_waiting_of_threads_at_once_is_counted_once(closed_port: int) -> None:
     """Four threads wait out the same refused minute (here 1.5 s): the stats count the
     time something waited, never more than the run lasted."""

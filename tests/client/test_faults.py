@@ -8,8 +8,6 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
 import channelkit as ck
 from channelkit.client import WaitEvent
 from channelkit.service import LocalService
@@ -23,7 +21,6 @@ def faulty_service(service_factory: Callable[..., LocalService], seed: int) -> L
     return service_factory(admin=True, faults=FAULTS, fault_seed=seed, rate_window=2.0)
 
 
-@pytest.mark.calendar
 def test_n_creates_make_exactly_n_posts(
     service_factory: Callable[..., LocalService], make_api: MakeApi
 ) -> None:
@@ -43,7 +40,6 @@ def test_n_creates_make_exactly_n_posts(
     assert api.client.stats.responses_429 == 0
 
 
-@pytest.mark.calendar
 def test_a_service_restart_is_waited_out(tmp_path: Path, make_api: MakeApi) -> None:
     """Refused connections are retried within connection_retry_budget, the wait reported."""
     db = str(tmp_path / "service.db")
@@ -66,7 +62,6 @@ def test_a_service_restart_is_waited_out(tmp_path: Path, make_api: MakeApi) -> N
     assert waits and sum(e.seconds for e in waits) >= 1.0
 
 
-@pytest.mark.calendar
 def test_concurrent_async_creates_make_exactly_n_posts(
     service_factory: Callable[..., LocalService],
 ) -> None:

@@ -24,7 +24,6 @@ def debug_logging(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     logger.setLevel(level)
 
 
-@pytest.mark.calendar
 def test_key_absent_from_repr_errors_tracebacks_and_logs(
     service: LocalService,
     admin_key: str,
@@ -56,7 +55,6 @@ def test_key_absent_from_repr_errors_tracebacks_and_logs(
     assert all(admin_key not in text for text in texts)
 
 
-@pytest.mark.calendar
 def test_key_absent_from_connection_errors(debug_logging: None) -> None:
     key = "ck_connection_secret_123"
 
@@ -77,7 +75,6 @@ def test_bad_key_is_refused_without_echoing_it() -> None:
     assert "secret" not in str(info.value)
 
 
-@pytest.mark.calendar
 def test_password_in_the_base_url_never_shows(
     service: LocalService, admin_key: str, debug_logging: None, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -83,7 +83,6 @@ def make(handler: Handler, **kwargs: Any) -> tuple[ck.Client, list[WaitEvent]]:
     return Blocking(client, runner), events  # type: ignore[return-value]
 
 
-@pytest.mark.calendar
 def test_get_cut_at_an_exact_byte_is_retried() -> None:
     body = json.dumps(POST).encode()
     calls: list[int] = []
@@ -101,7 +100,6 @@ def test_get_cut_at_an_exact_byte_is_retried() -> None:
     assert [e.reason for e in events] == ["connection"]  # a dropped connection
 
 
-@pytest.mark.calendar
 def test_get_with_a_non_json_body_is_retried_then_reported() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, content=b'{"data": [')
@@ -112,7 +110,6 @@ def test_get_with_a_non_json_body_is_retried_then_reported() -> None:
     assert client.stats.requests == 2
 
 
-@pytest.mark.calendar
 def test_lost_create_response_is_retried_with_the_same_key_and_creates_once() -> None:
     created: dict[str, dict[str, Any]] = {}
     keys: list[str] = []
@@ -134,7 +131,6 @@ def test_lost_create_response_is_retried_with_the_same_key_and_creates_once() ->
     assert len(created) == 2
 
 
-@pytest.mark.calendar
 def test_caller_supplied_idempotency_key_is_sent() -> None:
     seen: list[str] = []
 
@@ -149,7 +145,6 @@ def test_caller_supplied_idempotency_key_is_sent() -> None:
         client.posts.create(channel_id="c", title="t", body="b", idempotency_key="x" * 256)
 
 
-@pytest.mark.calendar
 def test_retry_after_zero_is_floored_not_a_busy_loop() -> None:
     calls: list[float] = []
 
@@ -167,7 +162,6 @@ def test_retry_after_zero_is_floored_not_a_busy_loop() -> None:
     assert client.stats.responses_429 == 1
 
 
-@pytest.mark.calendar
 def test_retry_after_beyond_the_cap_raises_at_once() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         error = {"error": {"code": "rate_limited", "message": "come back tomorrow", "param": None}}
@@ -181,7 +175,6 @@ def test_retry_after_beyond_the_cap_raises_at_once() -> None:
     assert info.value.retry_after == 86400.0
 
 
-@pytest.mark.calendar
 def test_server_errors_are_retried_max_retries_times() -> None:
     calls: list[int] = []
 
@@ -201,7 +194,6 @@ def test_server_errors_are_retried_max_retries_times() -> None:
     assert len(calls) == 1
 
 
-@pytest.mark.calendar
 def test_client_errors_are_not_retried() -> None:
     calls: list[int] = []
 
@@ -216,7 +208,6 @@ def test_client_errors_are_not_retried() -> None:
     assert info.value.param == "title" and len(calls) == 1
 
 
-@pytest.mark.calendar
 def test_reset_in_the_past_means_no_wait() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         headers = {
@@ -240,7 +231,6 @@ def test_reset_in_the_past_means_no_wait() -> None:
         {"x-ratelimit-reset": "99999999999999999999999"},
     ],
 )
-@pytest.mark.calendar
 def test_malformed_rate_limit_headers_do_not_break_requests(headers: dict[str, str]) -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, headers=headers, json=POST)
@@ -252,7 +242,6 @@ def test_malformed_rate_limit_headers_do_not_break_requests(headers: dict[str, s
 
 
 @pytest.mark.parametrize("skew", [0.0, 3600.0, -3600.0])
-@pytest.mark.calendar
 def test_spent_window_is_waited_out_by_the_servers_clock(skew: float) -> None:
     """The server's clock is `skew` seconds off ours; its Date header says so."""
     window_end = math.ceil(time.time() + skew + 0.5)  # the Reset header is whole seconds
@@ -278,7 +267,6 @@ def test_spent_window_is_waited_out_by_the_servers_clock(skew: float) -> None:
     assert events and all(e.reason == "pacing" for e in events)
 
 
-@pytest.mark.calendar
 def test_delete_whose_answer_was_lost_is_done() -> None:
     deleted: set[str] = set()
 
@@ -297,7 +285,6 @@ def test_delete_whose_answer_was_lost_is_done() -> None:
         client.posts.delete("post_1")  # a plain 404 on a first attempt is still an error
 
 
-@pytest.mark.calendar
 def test_a_cursor_that_comes_back_stops_the_walk() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         cursor = request.url.params.get("cursor")
@@ -308,7 +295,6 @@ def test_a_cursor_that_comes_back_stops_the_walk() -> None:
         list(client.posts.list())
 
 
-@pytest.mark.calendar
 def test_connection_failures_become_api_connection_errors() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
@@ -318,7 +304,6 @@ def test_connection_failures_become_api_connection_errors() -> None:
         client.channels.list().first_page()
 
 
-@pytest.mark.calendar
 def test_refused_connections_are_retried_for_the_budget_and_the_wait_is_shown() -> None:
     calls: list[float] = []
 
@@ -334,7 +319,6 @@ def test_refused_connections_are_retried_for_the_budget_and_the_wait_is_shown() 
     assert events and {e.reason for e in events} == {"connection"}
 
 
-@pytest.mark.calendar
 def test_timeouts_become_api_timeout_errors() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         raise httpx.ReadTimeout("timed out", request=request)
@@ -357,7 +341,6 @@ def test_naive_datetime_is_refused_before_any_request() -> None:
     assert client.stats.requests == 0
 
 
-@pytest.mark.calendar
 def test_query_parameters_and_bodies_on_the_wire() -> None:
     requests: list[httpx.Request] = []
 
@@ -394,7 +377,6 @@ def test_query_parameters_and_bodies_on_the_wire() -> None:
     assert requests[1].headers["user-agent"].startswith("channelkit-python/")
 
 
-@pytest.mark.calendar
 def test_async_client_retries_a_lost_create_once(kind: str) -> None:
     if kind == "sync":
         pytest.skip("drives AsyncClient itself")
@@ -417,7 +399,6 @@ def test_async_client_retries_a_lost_create_once(kind: str) -> None:
     assert len(created) == 1 and stats.retries == 1 and stats.requests == 2
 
 
-@pytest.mark.calendar
 def test_long_waits_are_logged_at_info(caplog: pytest.LogCaptureFixture) -> None:
     reset = math.ceil(time.time()) + 1  # 1 to 2 s away
     calls: list[int] = []
@@ -442,7 +423,6 @@ def test_long_waits_are_logged_at_info(caplog: pytest.LogCaptureFixture) -> None
     )
 
 
-@pytest.mark.calendar
 def test_request_reaches_any_endpoint_with_the_same_care() -> None:
     from datetime import UTC, datetime
 
@@ -473,7 +453,6 @@ def test_bad_base_urls_are_refused_clearly() -> None:
 
 
 @pytest.mark.parametrize("applied", [True, False])
-@pytest.mark.calendar
 def test_update_whose_answer_was_lost_is_checked_not_failed(applied: bool) -> None:
     state = {**POST}
     patches: list[int] = []
@@ -507,7 +486,6 @@ def test_bad_retry_settings_are_refused() -> None:
         ck.Client(BASE, KEY, max_rate_limit_wait=-5)
 
 
-@pytest.mark.calendar
 def test_the_429_wait_cap_can_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(request: httpx.Request) -> httpx.Response:
         return httpx.Response(429, headers={"Retry-After": "0"}, json=error_body(429, "busy"))
@@ -522,7 +500,6 @@ def test_the_429_wait_cap_can_come_from_the_environment(monkeypatch: pytest.Monk
         ck.Client(BASE, KEY)
 
 
-@pytest.mark.calendar
 def test_model_pages_cut_short_are_retried_and_bad_ones_reported() -> None:
     body = json.dumps(envelope([POST], None)).encode()
     calls: list[int] = []
@@ -548,7 +525,6 @@ def test_model_pages_cut_short_are_retried_and_bad_ones_reported() -> None:
         list(client.raw_pages("/posts", {"tag": "no-has-more"}))
 
 
-@pytest.mark.calendar
 def test_paginators_are_lazy_and_say_what_they_list(kind: str) -> None:
     calls: list[int] = []
 
@@ -565,7 +541,6 @@ def test_paginators_are_lazy_and_say_what_they_list(kind: str) -> None:
     assert len(calls) == 2
 
 
-@pytest.mark.calendar
 def test_etag_is_exposed_and_if_match_sent_on_update_and_delete() -> None:
     seen: list[tuple[str, str | None]] = []
 
@@ -586,7 +561,6 @@ def test_etag_is_exposed_and_if_match_sent_on_update_and_delete() -> None:
         client.posts.update("post_1", title="x", if_match="  ")
 
 
-@pytest.mark.calendar
 def test_stale_if_match_is_a_clear_conflict_error() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         error = {"code": "conflict", "message": "ETag mismatch", "param": "If-Match"}
@@ -600,7 +574,6 @@ def test_stale_if_match_is_a_clear_conflict_error() -> None:
     assert "retrieve it again" in str(info.value) and client.stats.requests == 1
 
 
-@pytest.mark.calendar
 def test_update_whose_answer_was_lost_is_verified_not_reported_as_stale() -> None:
     state = {"title": "t", "etag": '"v1"'}
     calls: list[str] = []

@@ -8,8 +8,6 @@ import time
 from collections import Counter
 from collections.abc import Callable
 
-import pytest
-
 import channelkit as ck
 from channelkit.client import WaitEvent
 from channelkit.service import LocalService
@@ -17,7 +15,6 @@ from channelkit.service import LocalService
 from .conftest import POSTS_PER_CHANNEL, RATE_WINDOW, MakeApi, Populated, exhaust
 
 
-@pytest.mark.calendar
 def test_walk_under_starter_plan_gets_every_post_once_with_no_429(
     populated: Populated, make_api: MakeApi
 ) -> None:
@@ -43,7 +40,6 @@ def test_walk_under_starter_plan_gets_every_post_once_with_no_429(
     assert client.rate_limit is not None and client.rate_limit.limit == 60
 
 
-@pytest.mark.calendar
 def test_threads_sharing_a_client_share_one_budget(
     populated: Populated, make_client: Callable[..., ck.Client]
 ) -> None:
@@ -69,7 +65,6 @@ def test_threads_sharing_a_client_share_one_budget(
     assert client.stats.responses_429 == 0
 
 
-@pytest.mark.calendar
 def test_async_tasks_share_one_budget(populated: Populated) -> None:
     key = populated.key("starter")
 
@@ -89,7 +84,6 @@ def test_async_tasks_share_one_budget(populated: Populated) -> None:
     assert stats.responses_429 == 0
 
 
-@pytest.mark.calendar
 def test_walk_while_another_writer_creates_posts(
     populated: Populated, make_client: Callable[..., ck.Client], make_api: MakeApi
 ) -> None:
@@ -125,7 +119,6 @@ def test_walk_while_another_writer_creates_posts(
     assert set(seen) <= set(before) | set(created)
 
 
-@pytest.mark.calendar
 def test_first_page_is_one_request(populated: Populated, make_api: MakeApi) -> None:
     api = make_api(populated.service, populated.admin_key)
     page = api.first_page(lambda c: c.posts.list(limit=50))
@@ -135,7 +128,6 @@ def test_first_page_is_one_request(populated: Populated, make_api: MakeApi) -> N
     assert len(page.data) + len(rest) == len(populated.all_ids())
 
 
-@pytest.mark.calendar
 def test_raw_pages_report_the_cursor_that_fetched_them(
     populated: Populated, make_api: MakeApi
 ) -> None:
@@ -149,7 +141,6 @@ def test_raw_pages_report_the_cursor_that_fetched_them(
     assert all(isinstance(item, dict) for item in pages[0].data)
 
 
-@pytest.mark.calendar
 def test_a_429_caused_elsewhere_is_waited_out(populated: Populated, make_api: MakeApi) -> None:
     key = populated.key("starter")
     exhaust(populated.service, key)  # someone else spends the window
@@ -161,7 +152,6 @@ def test_a_429_caused_elsewhere_is_waited_out(populated: Populated, make_api: Ma
     assert any(e.reason == "retry_after" and e.seconds >= 0.5 for e in events)
 
 
-@pytest.mark.calendar
 def test_rate_limit_error_past_the_wait_cap(populated: Populated, make_api: MakeApi) -> None:
     key = populated.key("starter")
     exhaust(populated.service, key)
@@ -176,7 +166,6 @@ def test_rate_limit_error_past_the_wait_cap(populated: Populated, make_api: Make
         raise AssertionError("no RateLimitError")
 
 
-@pytest.mark.calendar
 def test_thousands_of_demo_posts_under_starter_with_no_429(
     service_factory: Callable[..., LocalService],
     make_client: Callable[..., ck.Client],
@@ -195,7 +184,6 @@ def test_thousands_of_demo_posts_under_starter_with_no_429(
     assert other.stats.responses_429 == 0
 
 
-@pytest.mark.calendar
 def test_bulk_async_creates_under_starter_plan_have_no_429(
     service_factory: Callable[..., LocalService],
 ) -> None:

@@ -32,7 +32,6 @@ def _cells(html: str, css: str) -> list[str]:
     return re.findall(rf'<td class="{css}">([^<]*)</td>', html)
 
 
-@pytest.mark.calendar
 def test_the_card_says_days_posts_channels_and_last_sync(small_warehouse: Path) -> None:
     wh = Warehouse(small_warehouse)
     card = wh._repr_html_()

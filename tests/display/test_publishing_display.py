@@ -33,7 +33,6 @@ def _rows(html: str) -> list[list[str]]:
     ]
 
 
-@pytest.mark.calendar
 def test_a_plan_and_its_results_display_their_rows(client: Client) -> None:
     plan = load_spreadsheet(CSV.encode(), filename="posts.csv")
     shown = plan._repr_html_()
@@ -52,7 +51,6 @@ def test_a_plan_and_its_results_display_their_rows(client: Client) -> None:
     assert "\n" not in repr(result)
 
 
-@pytest.mark.calendar
 def test_submitting_shows_a_bar_and_a_summary_only_when_asked_or_seen(
     client: Client, capsys: pytest.CaptureFixture[str]
 ) -> None:

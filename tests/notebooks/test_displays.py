@@ -43,7 +43,6 @@ def _html(cell: Any) -> str:
     return str(shown[0])
 
 
-@pytest.mark.calendar
 def test_a_notebook_shows_the_card_the_kpis_and_an_explorer(
     small_warehouse: Path, tmp_path: Path
 ) -> None:

@@ -47,7 +47,6 @@ def test_is_stored_without_outputs() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.calendar
 def test_schedules_the_plan_in_the_service_it_is_given(
     service_factory: Callable[..., LocalService],
     monkeypatch: pytest.MonkeyPatch,
@@ -79,7 +78,6 @@ def test_schedules_the_plan_in_the_service_it_is_given(
 
 
 @pytest.mark.slow
-@pytest.mark.calendar
 def test_starts_its_own_demo_service_without_environment(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

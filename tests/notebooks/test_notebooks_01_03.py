@@ -70,7 +70,6 @@ def test_git_copies_carry_no_outputs() -> None:
                 assert cell.outputs == [] and cell.execution_count is None, name
 
 
-@pytest.mark.calendar
 def test_01_explore_from_nothing_to_insight(
     kernel_env: str, demo: LocalService, tmp_path: Path
 ) -> None:
@@ -101,7 +100,6 @@ def test_01_explore_from_nothing_to_insight(
     assert kernel_env not in json.dumps(nb)
 
 
-@pytest.mark.calendar
 def test_03_weekly_report_uses_the_environments_service(
     kernel_env: str, demo: LocalService, tmp_path: Path
 ) -> None:
@@ -158,7 +156,6 @@ def test_03_parameters_cell_is_tagged() -> None:
     assert "api_key" not in names  # papermill records parameters in the output notebook
 
 
-@pytest.mark.calendar
 def test_03_without_a_service_starts_the_demo_in_the_kernel(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

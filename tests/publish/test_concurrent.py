@@ -40,7 +40,6 @@ def _scheduled(client: Client) -> Counter[tuple[str, str]]:
 
 
 @pytest.mark.slow
-@pytest.mark.calendar
 def test_two_concurrent_submitters_with_two_keys_create_each_post_once() -> None:
     """Idempotency keys derive from the row and the service, and the service scopes them
     to the workspace: the second submitter's creates are replays, never copies."""
@@ -76,7 +75,6 @@ def test_two_concurrent_submitters_with_two_keys_create_each_post_once() -> None
     assert ids[0] == ids[1]
 
 
-@pytest.mark.calendar
 def test_copies_made_by_hand_are_named_and_resolved(tmp_path: Path) -> None:
     """Copies the keys cannot prevent (created with other idempotency keys, as an old
     client would): a re-run names them and exits 1, --resolve-duplicates keeps one each."""
@@ -117,7 +115,6 @@ def test_copies_made_by_hand_are_named_and_resolved(tmp_path: Path) -> None:
     assert len(after) == 3 and set(after.values()) == {1} and drafts == 3
 
 
-@pytest.mark.calendar
 def test_dry_run_warns_when_copies_are_already_scheduled(tmp_path: Path) -> None:
     header = ["channel", "title", "body", "scheduled_at"]
     row = ["all-hands", "Town hall", "Body", "2030-03-01 09:00"]
@@ -143,7 +140,6 @@ def test_dry_run_warns_when_copies_are_already_scheduled(tmp_path: Path) -> None
 
 
 @pytest.mark.slow
-@pytest.mark.calendar
 def test_two_concurrent_command_lines_on_two_machines_create_each_post_once(
     tmp_path: Path,
 ) -> None:
@@ -184,7 +180,6 @@ def test_two_concurrent_command_lines_on_two_machines_create_each_post_once(
 
 
 @pytest.mark.parametrize("runs", [2, 3])
-@pytest.mark.calendar
 def test_the_created_counts_of_simultaneous_runs_add_up_to_the_posts_created(runs: int) -> None:
     """Each run counts a row another run created meanwhile as "already created" (the
     service marks the replay), so the "created" counts sum to the posts on the service."""

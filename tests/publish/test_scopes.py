@@ -27,7 +27,6 @@ def _no_ambient_settings(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize("kind", ["posts", "calendar"])
-@pytest.mark.calendar
 def test_a_key_without_posts_write_is_named_and_nothing_is_sent(
     kind: str, service: LocalService, admin_key: str, tmp_path: Path
 ) -> None:

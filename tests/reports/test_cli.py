@@ -19,7 +19,6 @@ def run(*args: str | Path) -> Result:
     return CliRunner().invoke(main, ["report", *map(str, args)], catch_exceptions=False)
 
 
-@pytest.mark.calendar
 def test_writes_the_report_and_logs_each_step(small_warehouse: Path, tmp_path: Path) -> None:
     out = tmp_path / "reports" / "weekly.html"
     result = run("--db", small_warehouse, "--tz", "Europe/Berlin", "--out", out)
@@ -32,7 +31,6 @@ def test_writes_the_report_and_logs_each_step(small_warehouse: Path, tmp_path: P
     assert "(2026-03-30 to 2026-04-05, Europe/Berlin)" in out.read_text(encoding="utf-8")
 
 
-@pytest.mark.calendar
 def test_stale_data_exits_1_and_keeps_no_file(small_warehouse: Path, tmp_path: Path) -> None:
     out = tmp_path / "reports" / "weekly.html"
     # the fixture's last sync was in April 2026: long before the wall clock of any test run
@@ -42,7 +40,6 @@ def test_stale_data_exits_1_and_keeps_no_file(small_warehouse: Path, tmp_path: P
     assert not out.parent.exists()
 
 
-@pytest.mark.calendar
 def test_missing_warehouse_exits_1(tmp_path: Path) -> None:
     result = run("--db", tmp_path / "none.duckdb", "--out", tmp_path / "r.html")
     assert result.exit_code == 1
@@ -72,7 +69,6 @@ def test_missing_warehouse_exits_1(tmp_path: Path) -> None:
         (["--sync"], "--base-url: no service URL given for --sync"),
     ],
 )
-@pytest.mark.calendar
 def test_bad_flags_exit_2_naming_the_flag(
     small_warehouse: Path,
     tmp_path: Path,
@@ -88,14 +84,12 @@ def test_bad_flags_exit_2_naming_the_flag(
     assert not (tmp_path / "r.html").exists()
 
 
-@pytest.mark.calendar
 def test_out_is_required(tmp_path: Path) -> None:
     result = run("--db", tmp_path / "w.duckdb")
     assert result.exit_code == 2
     assert "Missing option '--out'" in result.stderr
 
 
-@pytest.mark.calendar
 def test_custom_template_and_broken_template(small_warehouse: Path, tmp_path: Path) -> None:
     good = tmp_path / "mail.html.j2"
     good.write_text(
@@ -152,7 +146,6 @@ def test_sync_then_report_against_the_demo_service(
     assert key not in result.stderr + result.stdout + html
 
 
-@pytest.mark.calendar
 def test_failed_sync_writes_no_report(
     demo_service: LocalService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -167,7 +160,6 @@ def test_failed_sync_writes_no_report(
     assert not out.exists()
 
 
-@pytest.mark.calendar
 def test_quiet_prints_nothing_unless_it_fails(small_warehouse: Path, tmp_path: Path) -> None:
     out = tmp_path / "weekly.html"
     result = run("--db", small_warehouse, "--quiet", "--out", out)

@@ -289,7 +289,6 @@ def test_a_period_outside_the_data_names_the_days_there_are(
     assert not (tmp_path / "r.html").exists()
 
 
-@pytest.mark.calendar
 def test_same_bytes_across_processes(warehouse: Path, tmp_path: Path) -> None:
     """Other interpreters with other hash seeds (set and dict order) write the same file."""
     outs = [tmp_path / f"r{seed}.html" for seed in (1, 2)]

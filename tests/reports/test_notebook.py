@@ -57,7 +57,6 @@ _MORE_OUTPUTS = (
 )
 
 
-@pytest.mark.calendar
 def test_the_page_shows_every_output_as_jupyter_does_quietly_without_code(
     long_db: Path, tmp_path: Path
 ) -> None:
@@ -139,7 +138,6 @@ def _kernel_pid(folder: Path) -> str:
     ],
     ids=["failing", "100 MB printed"],
 )
-@pytest.mark.calendar
 def test_a_cell_that_fails_or_prints_too_much_is_named_in_one_line_and_no_page_is_written(
     long_db: Path, tmp_path: Path, cell: str, what: str
 ) -> None:
@@ -162,7 +160,6 @@ _STYLED = (
 
 
 @pytest.mark.parametrize("show", ["", "display("], ids=["as the cell's result", "with display()"])
-@pytest.mark.calendar
 def test_a_result_that_fails_to_show_names_its_error_and_the_package_to_install(
     long_db: Path, tmp_path: Path, show: str
 ) -> None:
@@ -188,7 +185,6 @@ def test_a_result_that_fails_to_show_names_its_error_and_the_package_to_install(
     _assert_gone(tmp_path / "kernel.pid")
 
 
-@pytest.mark.calendar
 def test_a_failing_cell_names_its_frames_by_the_users_cell_numbers(
     long_db: Path, tmp_path: Path
 ) -> None:
@@ -218,7 +214,6 @@ def test_a_failing_cell_names_its_frames_by_the_users_cell_numbers(
     )
 
 
-@pytest.mark.calendar
 def test_a_notebook_past_its_time_limit_is_stopped_named_and_leaves_the_last_page(
     long_db: Path, tmp_path: Path
 ) -> None:
@@ -249,7 +244,6 @@ def _assert_gone(pid_file: Path) -> None:
         os.kill(int(pid_file.read_text()), 0)
 
 
-@pytest.mark.calendar
 def test_notebook_options_are_checked_before_anything_runs(long_db: Path, tmp_path: Path) -> None:
     out = tmp_path / "page.html"
     missing = report("--notebook", tmp_path / "nope.ipynb", "--db", long_db, "--out", out)

@@ -28,14 +28,12 @@ def shared() -> Iterator[LocalService]:
     ],
     ids=["missing", "wrong-scheme", "empty", "unknown"],
 )
-@pytest.mark.calendar
 def test_bad_keys_are_401(service: LocalService, headers: dict[str, str], error_of: Any) -> None:
     response = httpx.get(f"{service.base_url}/posts", headers=headers)
     assert error_of(response) == (401, "unauthorized", None)
     assert response.headers["X-RateLimit-Limit"] == "60"
 
 
-@pytest.mark.calendar
 def test_revoked_key_is_401(service: LocalService, client_for: Any, error_of: Any) -> None:
     key = service.create_key(user="bob")
     client = client_for(service, key)
@@ -44,7 +42,6 @@ def test_revoked_key_is_401(service: LocalService, client_for: Any, error_of: An
     assert error_of(client.get("/channels")) == (401, "unauthorized", None)
 
 
-@pytest.mark.calendar
 def test_key_never_echoed(service: LocalService, client_for: Any) -> None:
     key = service.create_key(user="bob")
     service.revoke_key(key)
@@ -68,7 +65,6 @@ def test_key_never_echoed(service: LocalService, client_for: Any) -> None:
         ("DELETE", "/channels/chan_x", "channels:write"),
     ],
 )
-@pytest.mark.calendar
 def test_missing_scope_is_403(
     shared: LocalService, client_for: Any, error_of: Any, method: str, path: str, scope: str
 ) -> None:
@@ -81,7 +77,6 @@ def test_missing_scope_is_403(
     assert error_of(client.request(method, path, json={})) == (403, "forbidden", None)
 
 
-@pytest.mark.calendar
 def test_visibility(service: LocalService, client_for: Any, error_of: Any) -> None:
     ana = client_for(service, service.create_key(user="ana", team="comms"))
     ben = client_for(service, service.create_key(user="ben", team="comms"))
@@ -110,7 +105,6 @@ def test_visibility(service: LocalService, client_for: Any, error_of: Any) -> No
     assert error_of(sneaky) == (400, "invalid_request", "channel_id")
 
 
-@pytest.mark.calendar
 def test_team_channel_needs_a_team(service: LocalService, client_for: Any, error_of: Any) -> None:
     loner = client_for(service, service.create_key(user="solo", team=None))
     response = loner.post("/channels", json={"name": "x", "visibility": "team"})

@@ -5,12 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
-import pytest
 
 from channelkit.service import LocalService
 
 
-@pytest.mark.calendar
 def test_a_read_that_publishes_due_posts_writes_in_its_own_transaction(
     service: LocalService, api: httpx.Client, channel_id: str
 ) -> None:

@@ -76,7 +76,6 @@ POST_BODIES: list[tuple[Any, str | None]] = [
 
 
 @pytest.mark.parametrize(("body", "param"), POST_BODIES)
-@pytest.mark.calendar
 def test_bad_post_bodies(
     api: httpx.Client, channel_id: str, error_of: Any, body: Any, param: str | None
 ) -> None:
@@ -100,7 +99,6 @@ def test_bad_post_bodies(
     ],
     ids=["malformed", "empty", "truncated", "not-utf8", "wrong-content-type", "oversized"],
 )
-@pytest.mark.calendar
 def test_unreadable_bodies(
     api: httpx.Client, error_of: Any, content: bytes, headers: dict[str, str]
 ) -> None:
@@ -119,20 +117,17 @@ def test_unreadable_bodies(
         ({"cursor": "%%%"}, "cursor"),
     ],
 )
-@pytest.mark.calendar
 def test_bad_query_params(
     api: httpx.Client, error_of: Any, params: dict[str, str], param: str
 ) -> None:
     assert error_of(api.get("/posts", params=params)) == (400, "invalid_request", param)
 
 
-@pytest.mark.calendar
 def test_repeated_query_param(api: httpx.Client, error_of: Any) -> None:
     response = api.get("/posts?limit=1&limit=2")
     assert error_of(response) == (400, "invalid_request", "limit")
 
 
-@pytest.mark.calendar
 def test_bad_channel_bodies(api: httpx.Client, error_of: Any) -> None:
     cases = [
         ({}, "name"),
@@ -150,7 +145,6 @@ def test_bad_channel_bodies(api: httpx.Client, error_of: Any) -> None:
         assert error_of(response) == (400, "invalid_request", param)
 
 
-@pytest.mark.calendar
 def test_bad_updates(api: httpx.Client, channel_id: str, error_of: Any) -> None:
     post = api.post("/posts", json={"channel_id": channel_id, "title": "t", "body": "b"}).json()
     url = f"/posts/{post['id']}"
@@ -164,7 +158,6 @@ def test_bad_updates(api: httpx.Client, channel_id: str, error_of: Any) -> None:
     assert api.get(url).json() == post
 
 
-@pytest.mark.calendar
 def test_wrong_methods_and_paths(api: httpx.Client, error_of: Any) -> None:
     put = api.put("/posts", json={})
     assert put.status_code == 405 and set(put.headers["Allow"].split(", ")) >= {"GET", "POST"}

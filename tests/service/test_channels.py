@@ -5,10 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
-import pytest
 
 
-@pytest.mark.calendar
 def test_create_derives_slug_and_defaults(api: httpx.Client) -> None:
     response = api.post("/channels", json={"name": "Événements & Fêtes!"})
     assert response.status_code == 201, response.text
@@ -26,7 +24,6 @@ def test_create_derives_slug_and_defaults(api: httpx.Client) -> None:
     assert api.get(f"/channels/{channel['id']}").json() == channel
 
 
-@pytest.mark.calendar
 def test_slug_conflicts(api: httpx.Client, error_of: Any) -> None:
     api.post("/channels", json={"name": "A", "slug": "news"})
     taken = api.post("/channels", json={"name": "B", "slug": "news"})
@@ -35,7 +32,6 @@ def test_slug_conflicts(api: httpx.Client, error_of: Any) -> None:
     assert error_of(bad) == (400, "invalid_request", "slug")
 
 
-@pytest.mark.calendar
 def test_update_and_delete(api: httpx.Client, error_of: Any) -> None:
     channel = api.post("/channels", json={"name": "Ops"}).json()
     url = f"/channels/{channel['id']}"
@@ -56,7 +52,6 @@ def test_update_and_delete(api: httpx.Client, error_of: Any) -> None:
     assert error_of(api.get(url))[:2] == (404, "not_found")
 
 
-@pytest.mark.calendar
 def test_list_by_visibility_in_creation_order(api: httpx.Client) -> None:
     made = [
         api.post("/channels", json={"name": f"c{i}", "visibility": v}).json()["id"]

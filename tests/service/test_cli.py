@@ -8,13 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from click.testing import CliRunner
 
 from channelkit.cli import main
 
 
-@pytest.mark.calendar
 def test_keys_create_prints_only_the_key(tmp_path: Path, service_factory: Any) -> None:
     db = str(tmp_path / "svc.sqlite")
     runner = CliRunner()
@@ -67,7 +65,6 @@ def test_keys_create_rejects_bad_input(tmp_path: Path) -> None:
     assert not_db.exit_code == 1 and "Traceback" not in not_db.output
 
 
-@pytest.mark.calendar
 def test_serve_seeds_the_demo_and_prints_its_keys(tmp_path: Path) -> None:
     db = tmp_path / "demo.sqlite"
     command = [str(Path(sys.executable).parent / "channelkit"), "serve", "--seed", "demo",

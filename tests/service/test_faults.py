@@ -32,7 +32,6 @@ def _outcomes(service: LocalService, n: int) -> list[str]:
     return outcomes
 
 
-@pytest.mark.calendar
 def test_faults_are_reproducible_for_a_seed(service_factory: Any) -> None:
     first = _outcomes(service_factory(faults=SPEC, fault_seed=7), 40)
     again = _outcomes(service_factory(faults=SPEC, fault_seed=7), 40)
@@ -42,7 +41,6 @@ def test_faults_are_reproducible_for_a_seed(service_factory: Any) -> None:
     assert {"200", "201", "500", "503", "dropped"} <= set(first)
 
 
-@pytest.mark.calendar
 def test_error_faults_carry_the_error_body_and_headers(service_factory: Any) -> None:
     service = service_factory(faults="503=1.0")
     key = service.create_key()
@@ -53,7 +51,6 @@ def test_error_faults_carry_the_error_body_and_headers(service_factory: Any) -> 
     assert "X-RateLimit-Remaining" in response.headers
 
 
-@pytest.mark.calendar
 def test_lost_create_commits_the_write(service_factory: Any, client_for: Any) -> None:
     service = service_factory(faults="lost_create=1.0", admin=True)
     key = service.create_key()
@@ -68,7 +65,6 @@ def test_lost_create_commits_the_write(service_factory: Any, client_for: Any) ->
     assert client_for(service).get("/admin/clock").status_code == 200  # admin: never faulted
 
 
-@pytest.mark.calendar
 def test_truncated_and_slow(service_factory: Any, client_for: Any) -> None:
     truncating = service_factory(faults="truncate=1.0")
     with pytest.raises(httpx.TransportError):
@@ -116,7 +112,6 @@ def _three_channels(service_factory: Any, client_for: Any, faults: str) -> httpx
     return api
 
 
-@pytest.mark.calendar
 def test_page_kinds_distort_listings_only(service_factory: Any, client_for: Any) -> None:
     api = _three_channels(service_factory, client_for, "repeat_cursor=1.0")
     first = _walk(api, None)  # no cursor yet: nothing to repeat
@@ -138,7 +133,6 @@ def test_page_kinds_distort_listings_only(service_factory: Any, client_for: Any)
     assert again["data"] == [] and again["next_cursor"] != page["next_cursor"]
 
 
-@pytest.mark.calendar
 def test_empty_pages_resume_where_they_stood(service_factory: Any, client_for: Any) -> None:
     api = _three_channels(service_factory, client_for, "empty_page=0.5")
     names, cursor, pages = [], None, 0
@@ -156,7 +150,6 @@ def test_empty_pages_resume_where_they_stood(service_factory: Any, client_for: A
     ("kind", "retry_after", "rate_headers"),
     [("429_zero", "0", True), ("429_date", "date", True), ("429_bare", None, False)],
 )
-@pytest.mark.calendar
 def test_429_kinds(
     kind: str, retry_after: str | None, rate_headers: bool, service_factory: Any, client_for: Any
 ) -> None:
@@ -174,7 +167,6 @@ def test_429_kinds(
         assert value == retry_after
 
 
-@pytest.mark.calendar
 def test_clock_kinds_move_the_reset_ten_minutes(service_factory: Any, client_for: Any) -> None:
     def headers(faults: str | None) -> tuple[float, float]:
         service = service_factory(faults=faults)
@@ -190,7 +182,6 @@ def test_clock_kinds_move_the_reset_ten_minutes(service_factory: Any, client_for
         assert (moved_date - date > 300) is date_moves
 
 
-@pytest.mark.calendar
 def test_html_answers_200_with_a_web_page(service_factory: Any, client_for: Any) -> None:
     service = service_factory(faults="html=1.0")
     response = client_for(service, service.create_key()).get("/posts")

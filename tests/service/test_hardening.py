@@ -30,7 +30,6 @@ ClientFactory = Callable[..., httpx.Client]
         "2027-02-30",
     ],
 )
-@pytest.mark.calendar
 def test_scheduled_at_outside_the_range_or_with_a_wild_offset_is_refused(
     api: httpx.Client, channel_id: str, error_of: ErrorOf, value: str
 ) -> None:
@@ -42,7 +41,6 @@ def test_scheduled_at_outside_the_range_or_with_a_wild_offset_is_refused(
     assert api.get("/posts").json()["data"] == []
 
 
-@pytest.mark.calendar
 def test_the_last_instant_and_the_widest_offset_are_kept(
     api: httpx.Client, channel_id: str
 ) -> None:
@@ -58,7 +56,6 @@ def test_the_last_instant_and_the_widest_offset_are_kept(
         assert api.get(f"/posts/{created.json()['id']}").json()["scheduled_at"] == shown
 
 
-@pytest.mark.calendar
 def test_fractions_of_a_second_are_dropped(api: httpx.Client, channel_id: str) -> None:
     created = api.post(
         "/posts",
@@ -82,14 +79,12 @@ def test_fractions_of_a_second_are_dropped(api: httpx.Client, channel_id: str) -
         ("/analytics/channels", "end", "9999-12-31T23:00:00-02:00"),
     ],
 )
-@pytest.mark.calendar
 def test_query_instants_follow_the_same_rules(
     api: httpx.Client, error_of: ErrorOf, path: str, param: str, value: str
 ) -> None:
     assert error_of(api.get(path, params={param: value})) == (400, "invalid_request", param)
 
 
-@pytest.mark.calendar
 def test_extreme_but_valid_query_instants_are_answered(api: httpx.Client) -> None:
     for params in (
         {"published_after": "0001-01-01T00:00:00Z", "published_before": "9999-12-31"},
@@ -113,7 +108,6 @@ HOSTILE_TITLES = {
 
 
 @pytest.mark.parametrize("value", HOSTILE_TITLES.values(), ids=HOSTILE_TITLES)
-@pytest.mark.calendar
 def test_hostile_post_text_is_refused_naming_the_field(
     api: httpx.Client, channel_id: str, error_of: ErrorOf, value: str
 ) -> None:
@@ -130,7 +124,6 @@ def test_hostile_post_text_is_refused_naming_the_field(
 
 
 @pytest.mark.parametrize("value", ["a\x00b", "\x1b[2J", "\u200b", "a\x9bb"])
-@pytest.mark.calendar
 def test_hostile_channel_text_is_refused(api: httpx.Client, error_of: ErrorOf, value: str) -> None:
     assert error_of(api.post("/channels", json={"name": value}))[:3:2] == (400, "name")
     if value.strip("\u200b"):  # descriptions may be empty, so only controls matter there
@@ -138,7 +131,6 @@ def test_hostile_channel_text_is_refused(api: httpx.Client, error_of: ErrorOf, v
         assert error_of(response)[:3:2] == (400, "description")
 
 
-@pytest.mark.calendar
 def test_newline_and_tab_are_fine_in_body_and_description(
     api: httpx.Client, channel_id: str
 ) -> None:
@@ -150,7 +142,6 @@ def test_newline_and_tab_are_fine_in_body_and_description(
     assert body_nul.status_code == 400 and body_nul.json()["error"]["param"] == "body"
 
 
-@pytest.mark.calendar
 def test_visible_text_with_invisible_characters_inside_is_kept(
     api: httpx.Client, channel_id: str
 ) -> None:
@@ -163,7 +154,6 @@ def test_visible_text_with_invisible_characters_inside_is_kept(
 # --- idempotency by meaning -------------------------------------------------------------------
 
 
-@pytest.mark.calendar
 def test_same_json_in_another_layout_replays(api: httpx.Client, channel_id: str) -> None:
     headers = {"Idempotency-Key": "layout-1", "Content-Type": "application/json"}
     compact = f'{{"channel_id":"{channel_id}","title":"T","body":"B","tags":["a","b"]}}'
@@ -178,7 +168,6 @@ def test_same_json_in_another_layout_replays(api: httpx.Client, channel_id: str)
     assert len(api.get("/posts").json()["data"]) == 1
 
 
-@pytest.mark.calendar
 def test_other_json_under_the_same_key_is_a_conflict(
     api: httpx.Client, channel_id: str, error_of: ErrorOf
 ) -> None:
@@ -194,7 +183,6 @@ def test_other_json_under_the_same_key_is_a_conflict(
 
 
 @pytest.mark.parametrize("second", ["same", "other"])
-@pytest.mark.calendar
 def test_two_authorization_headers_are_refused(
     service: LocalService, admin_key: str, error_of: ErrorOf, second: str
 ) -> None:
@@ -214,7 +202,6 @@ def outsider(service: LocalService, client_for: ClientFactory) -> httpx.Client:
     return client_for(service, service.create_key(user="olga", team="sales"))
 
 
-@pytest.mark.calendar
 def test_an_outsider_may_neither_make_a_channel_private_nor_archive_it(
     api: httpx.Client, outsider: httpx.Client, error_of: ErrorOf
 ) -> None:
@@ -239,7 +226,6 @@ def test_an_outsider_may_neither_make_a_channel_private_nor_archive_it(
     assert outsider.get(url).status_code == 404
 
 
-@pytest.mark.calendar
 def test_the_default_channel_stays_organisation_wide_and_unarchived(
     api: httpx.Client, error_of: ErrorOf
 ) -> None:
@@ -266,7 +252,6 @@ def test_the_default_channel_stays_organisation_wide_and_unarchived(
     assert [c["id"] for c in api.get("/channels").json()["data"] if c["is_default"]] == [url[10:]]
 
 
-@pytest.mark.calendar
 def test_the_default_moves_to_another_organisation_channel(api: httpx.Client) -> None:
     first = api.post("/channels", json={"name": "Everyone", "is_default": True}).json()
     second = api.post("/channels", json={"name": "News"}).json()
@@ -290,7 +275,6 @@ def test_the_default_moves_to_another_organisation_channel(api: httpx.Client) ->
         ("private", {"visibility": "team"}),
     ],
 )
-@pytest.mark.calendar
 def test_only_the_creator_or_a_member_changes_who_sees_a_channel(
     service: LocalService,
     client_for: ClientFactory,
@@ -314,7 +298,6 @@ def test_only_the_creator_or_a_member_changes_who_sees_a_channel(
     assert creator.patch(url, json=change).status_code == 200
 
 
-@pytest.mark.calendar
 def test_unarchiving_and_other_fields_stay_open_to_every_writer(
     api: httpx.Client, outsider: httpx.Client
 ) -> None:
@@ -349,7 +332,6 @@ _DEMO_OUTCOMES = {
 }  # fmt: skip
 
 
-@pytest.mark.calendar
 def test_every_demo_key_against_the_organisations_channels(
     service_factory: Any, client_for: ClientFactory
 ) -> None:
@@ -386,7 +368,6 @@ def test_every_demo_key_against_the_organisations_channels(
     assert circle["visibility"] == "organization"
 
 
-@pytest.mark.calendar
 def test_a_taken_slug_never_reveals_an_invisible_channel(
     api: httpx.Client, outsider: httpx.Client, error_of: ErrorOf
 ) -> None:
@@ -412,7 +393,6 @@ def _channel(api: httpx.Client, channel_id: str) -> httpx.Response:
 
 
 @pytest.mark.parametrize("kind", ["post", "channel"])
-@pytest.mark.calendar
 def test_etag_on_every_single_item_response(api: httpx.Client, channel_id: str, kind: str) -> None:
     created = _post(api, channel_id) if kind == "post" else _channel(api, channel_id)
     url = f"/{kind}s/{created.json()['id']}"
@@ -426,7 +406,6 @@ def test_etag_on_every_single_item_response(api: httpx.Client, channel_id: str, 
 
 
 @pytest.mark.parametrize("kind", ["post", "channel"])
-@pytest.mark.calendar
 def test_a_stale_if_match_changes_nothing(
     api: httpx.Client, channel_id: str, error_of: ErrorOf, kind: str
 ) -> None:
@@ -446,7 +425,6 @@ def test_a_stale_if_match_changes_nothing(
     assert api.get(url).status_code == 200
 
 
-@pytest.mark.calendar
 def test_a_current_if_match_goes_through(api: httpx.Client, channel_id: str) -> None:
     post = _post(api, channel_id)
     url = f"/posts/{post.json()['id']}"
@@ -459,7 +437,6 @@ def test_a_current_if_match_goes_through(api: httpx.Client, channel_id: str) -> 
     assert api.get(url).status_code == 404
 
 
-@pytest.mark.calendar
 def test_without_if_match_the_last_writer_wins_as_before(
     api: httpx.Client, channel_id: str
 ) -> None:
@@ -468,13 +445,11 @@ def test_without_if_match_the_last_writer_wins_as_before(
     assert api.patch(url, json={"title": "B"}).json()["title"] == "B"
 
 
-@pytest.mark.calendar
 def test_if_match_on_a_missing_item_is_not_found(api: httpx.Client, error_of: ErrorOf) -> None:
     response = api.patch("/posts/post_missing", json={"title": "x"}, headers={"If-Match": "*"})
     assert error_of(response)[:2] == (404, "not_found")
 
 
-@pytest.mark.calendar
 def test_an_auto_derived_slug_never_reveals_a_hidden_channel(
     api: httpx.Client, outsider: httpx.Client
 ) -> None:

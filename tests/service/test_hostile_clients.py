@@ -41,7 +41,6 @@ def short_timeout(monkeypatch: pytest.MonkeyPatch) -> Iterator[float]:
     yield 0.5
 
 
-@pytest.mark.calendar
 def test_an_oversized_head_is_refused_while_it_is_still_coming(service: LocalService) -> None:
     """uvicorn alone buffered a 100 MB header to the end; now the answer comes as soon as
     the head passes the limit."""
@@ -66,7 +65,6 @@ def test_an_oversized_head_is_refused_while_it_is_still_coming(service: LocalSer
     assert _read_all(other).startswith(b"HTTP/1.1 200 ")
 
 
-@pytest.mark.calendar
 def test_a_large_but_allowed_head_with_its_body_passes(
     service: LocalService, admin_key: str
 ) -> None:
@@ -100,7 +98,6 @@ def test_a_request_never_completed_is_closed_after_the_timeout(
     assert time.monotonic() - started < 10  # the socket's own timeout would raise instead
 
 
-@pytest.mark.calendar
 def test_a_keep_alive_connection_gets_a_new_deadline_per_request(
     short_timeout: float, service: LocalService
 ) -> None:
@@ -118,7 +115,6 @@ def test_a_keep_alive_connection_gets_a_new_deadline_per_request(
     sock.close()
 
 
-@pytest.mark.calendar
 def test_open_connections_are_capped(
     monkeypatch: pytest.MonkeyPatch, service: LocalService
 ) -> None:
@@ -139,7 +135,6 @@ def test_open_connections_are_capped(
         sock.close()
 
 
-@pytest.mark.calendar
 def test_a_client_leaving_mid_body_is_one_log_line(
     service: LocalService, admin_key: str, caplog: pytest.LogCaptureFixture
 ) -> None:

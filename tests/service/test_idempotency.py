@@ -14,7 +14,6 @@ import pytest
 from channelkit.service import LocalService
 
 
-@pytest.mark.calendar
 def test_same_key_same_body_replays(api: httpx.Client, channel_id: str) -> None:
     body = {"channel_id": channel_id, "title": "Once", "body": "b"}
     headers = {"Idempotency-Key": "abc-123"}
@@ -26,7 +25,6 @@ def test_same_key_same_body_replays(api: httpx.Client, channel_id: str) -> None:
     assert len(api.get("/posts").json()["data"]) == 1
 
 
-@pytest.mark.calendar
 def test_same_key_other_body_conflicts(api: httpx.Client, channel_id: str, error_of: Any) -> None:
     headers = {"Idempotency-Key": "k1"}
     api.post("/posts", json={"channel_id": channel_id, "title": "A", "body": "b"}, headers=headers)
@@ -38,7 +36,6 @@ def test_same_key_other_body_conflicts(api: httpx.Client, channel_id: str, error
     assert error_of(channel) == (409, "conflict", "Idempotency-Key")
 
 
-@pytest.mark.calendar
 def test_keys_are_per_workspace_and_expire(
     api: httpx.Client, channel_id: str, service: Any, client_for: Any
 ) -> None:
@@ -56,7 +53,6 @@ def test_keys_are_per_workspace_and_expire(
     assert later["id"] != first.json()["id"]
 
 
-@pytest.mark.calendar
 def test_another_key_with_another_body_conflicts(
     api: httpx.Client, channel_id: str, service: Any, client_for: Any, error_of: Any
 ) -> None:
@@ -70,7 +66,6 @@ def test_another_key_with_another_body_conflicts(
     assert len(api.get("/posts").json()["data"]) == 1
 
 
-@pytest.mark.calendar
 def test_a_replay_reveals_nothing_to_a_key_that_cannot_see_the_post(
     api: httpx.Client, service: Any, client_for: Any, error_of: Any
 ) -> None:
@@ -89,7 +84,6 @@ def test_a_replay_reveals_nothing_to_a_key_that_cannot_see_the_post(
     assert teammate.post("/posts", json=body, headers=headers).json() == post
 
 
-@pytest.mark.calendar
 def test_a_deleted_post_is_replayed_to_its_creator_only(
     api: httpx.Client, channel_id: str, service: Any, client_for: Any, error_of: Any
 ) -> None:
@@ -105,7 +99,6 @@ def test_a_deleted_post_is_replayed_to_its_creator_only(
     assert api.get("/posts").json()["data"] == []
 
 
-@pytest.mark.calendar
 def test_two_keys_at_the_same_moment_create_each_post_once(
     api: httpx.Client, channel_id: str, service: Any
 ) -> None:
@@ -132,7 +125,6 @@ def test_two_keys_at_the_same_moment_create_each_post_once(
     assert sorted(p["id"] for p in listed) == sorted(ann)
 
 
-@pytest.mark.calendar
 def test_records_of_an_older_file_are_kept_per_workspace(tmp_path: Path) -> None:
     """A file from before keys were scoped to the workspace keeps what it remembered: a
     retry across the upgrade creates nothing."""
@@ -165,7 +157,6 @@ def test_records_of_an_older_file_are_kept_per_workspace(tmp_path: Path) -> None
             assert len(client.get("/posts").json()["data"]) == 1
 
 
-@pytest.mark.calendar
 def test_failed_requests_are_not_remembered(api: httpx.Client, channel_id: str) -> None:
     headers = {"Idempotency-Key": "retry-me"}
     bad = api.post("/posts", json={"channel_id": channel_id, "title": ""}, headers=headers)
@@ -177,7 +168,6 @@ def test_failed_requests_are_not_remembered(api: httpx.Client, channel_id: str) 
 
 
 @pytest.mark.parametrize("key", ["", "k" * 256])
-@pytest.mark.calendar
 def test_bad_keys(api: httpx.Client, error_of: Any, key: str) -> None:
     response = api.post("/channels", json={"name": "x"}, headers={"Idempotency-Key": key})
     assert error_of(response) == (400, "invalid_request", "Idempotency-Key")

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
-import pytest
 
 from channelkit import _spec
 from channelkit.service import LocalService
@@ -20,7 +19,6 @@ def test_checked_in_document_is_current() -> None:
     )
 
 
-@pytest.mark.calendar
 def test_served_without_a_key(service: LocalService) -> None:
     response = httpx.get(f"{service.base_url}/openapi.json")
     assert response.status_code == 200

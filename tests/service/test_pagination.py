@@ -20,7 +20,6 @@ def _fill(api: httpx.Client, channel_id: str, n: int) -> list[str]:
     ]
 
 
-@pytest.mark.calendar
 def test_walk_is_stable_while_posts_arrive(api: httpx.Client, channel_id: str) -> None:
     existing = _fill(api, channel_id, 23)
     seen: list[str] = []
@@ -43,7 +42,6 @@ def test_walk_is_stable_while_posts_arrive(api: httpx.Client, channel_id: str) -
     assert pages == 5
 
 
-@pytest.mark.calendar
 def test_deleted_items_do_not_break_the_walk(api: httpx.Client, channel_id: str) -> None:
     ids = _fill(api, channel_id, 6)
     first = api.get("/posts", params={"limit": 3}).json()
@@ -53,7 +51,6 @@ def test_deleted_items_do_not_break_the_walk(api: httpx.Client, channel_id: str)
     assert second["has_more"] is False
 
 
-@pytest.mark.calendar
 def test_channels_paginate(api: httpx.Client) -> None:
     made = [api.post("/channels", json={"name": f"c{i}"}).json()["id"] for i in range(5)]
     first = api.get("/channels", params={"limit": 2}).json()
@@ -64,13 +61,11 @@ def test_channels_paginate(api: httpx.Client) -> None:
 
 
 @pytest.mark.parametrize("limit", ["0", "101", "-1", "ten", "1.5", "5_0", ""])
-@pytest.mark.calendar
 def test_bad_limit(api: httpx.Client, error_of: Any, limit: str) -> None:
     response = api.get("/posts", params={"limit": limit})
     assert error_of(response) == (400, "invalid_request", "limit")
 
 
-@pytest.mark.calendar
 def test_tampered_or_foreign_cursors(
     api: httpx.Client, channel_id: str, error_of: Any, service_factory: Any, client_for: Any
 ) -> None:
@@ -100,7 +95,6 @@ def test_tampered_or_foreign_cursors(
     assert error_of(foreign) == (400, "invalid_request", "cursor")
 
 
-@pytest.mark.calendar
 def test_cursor_survives_restart(tmp_path: Any, service_factory: Any, client_for: Any) -> None:
     path = str(tmp_path / "svc.sqlite")
     first: LocalService = service_factory(db=path)
@@ -115,7 +109,6 @@ def test_cursor_survives_restart(tmp_path: Any, service_factory: Any, client_for
     assert page.status_code == 200 and [p["title"] for p in page.json()["data"]] == ["p0"]
 
 
-@pytest.mark.calendar
 def test_walk_is_stable_under_concurrent_writers(
     service: LocalService, api: httpx.Client, channel_id: str, client_for: Any
 ) -> None:

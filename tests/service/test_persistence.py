@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 
-
-@pytest.mark.calendar
 def test_restart_keeps_everything(tmp_path: Any, service_factory: Any, client_for: Any) -> None:
     path = str(tmp_path / "svc.sqlite")
     first = service_factory(db=path)

@@ -7,7 +7,6 @@ import time
 from typing import Any
 
 import httpx
-import pytest
 
 WINDOW = 1.0
 
@@ -22,7 +21,6 @@ def _headers(response: httpx.Response) -> tuple[int, int, int]:
     return int(h["X-RateLimit-Limit"]), int(h["X-RateLimit-Remaining"]), int(h["X-RateLimit-Reset"])
 
 
-@pytest.mark.calendar
 def test_headers_on_every_kind_of_response(service_factory: Any, client_for: Any) -> None:
     service = service_factory(rate_window=WINDOW)
     api = client_for(service, service.create_key(plan="business", scopes=["posts:read"]))
@@ -45,7 +43,6 @@ def test_headers_on_every_kind_of_response(service_factory: Any, client_for: Any
         assert "Retry-After" not in response.headers
 
 
-@pytest.mark.calendar
 def test_429_then_a_fresh_window(service_factory: Any, client_for: Any, error_of: Any) -> None:
     service = service_factory(rate_window=WINDOW)
     api = client_for(service, service.create_key(plan="starter"))
@@ -65,7 +62,6 @@ def test_429_then_a_fresh_window(service_factory: Any, client_for: Any, error_of
     assert fresh.status_code == 200 and _headers(fresh)[1] == 59
 
 
-@pytest.mark.calendar
 def test_bad_keys_stay_401_in_the_address_bucket(
     service_factory: Any, client_for: Any, error_of: Any
 ) -> None:
@@ -81,7 +77,6 @@ def test_bad_keys_stay_401_in_the_address_bucket(
     assert _headers(api.get("/posts"))[:2] == (60, 59)
 
 
-@pytest.mark.calendar
 def test_date_and_reset_follow_the_moved_clock(service_factory: Any, client_for: Any) -> None:
     """A client reading the service's time from Date (the publishing lead-time check)
     sees the moved clock, and the reset instant stays within one window of that time."""

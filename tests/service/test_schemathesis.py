@@ -67,7 +67,6 @@ def base_url() -> Iterator[str]:
 
 @schema.parametrize()
 @settings(deadline=None, suppress_health_check=list(HealthCheck))
-@pytest.mark.calendar
 def test_every_operation(case: schemathesis.Case, base_url: str) -> None:
     # the service's port is known only now, after collection
     case.call_and_validate(base_url=base_url)
@@ -84,7 +83,6 @@ def _empty_workspace() -> None:
     con.close()
 
 
-@pytest.mark.calendar
 def test_stateful(base_url: str) -> None:
     schema.config.update(base_url=base_url)
 

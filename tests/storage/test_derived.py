@@ -31,7 +31,6 @@ from fixtures.warehouse import build_small_warehouse
 
 
 @pytest.mark.parametrize("step", ["refresh_reach", "shift_totals"])
-@pytest.mark.calendar
 def test_what_is_derived_is_written_in_the_batchs_transaction(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: str
 ) -> None:

@@ -76,7 +76,6 @@ def synced(service: tuple[LocalService, str], tmp_path: Path) -> tuple[Path, Pat
     return db, lake
 
 
-@pytest.mark.calendar
 def test_lake_follows_the_warehouse_run_after_run(
     service: tuple[LocalService, str], tmp_path: Path
 ) -> None:
@@ -107,7 +106,6 @@ def test_lake_follows_the_warehouse_run_after_run(
     assert months and all(len(m) == 7 and m[4] == "-" for m in months)
 
 
-@pytest.mark.calendar
 def test_text_filters_read_both_the_first_write_and_a_merge(
     service_factory: Callable[..., LocalService], tmp_path: Path
 ) -> None:
@@ -123,7 +121,6 @@ def test_text_filters_read_both_the_first_write_and_a_merge(
     assert Warehouse.from_lake(lake).freshness() == Warehouse(db).freshness()
 
 
-@pytest.mark.calendar
 def test_warehouse_from_lake_gives_the_same_metrics(synced: tuple[Path, Path]) -> None:
     db, lake = synced
     on_file, on_lake = Warehouse(db), Warehouse.from_lake(lake)
@@ -171,7 +168,6 @@ def _new_files(directory: Path, known: set[str]) -> bool:
     )
 
 
-@pytest.mark.calendar
 def test_kill_9_during_a_lake_commit_keeps_the_previous_version(
     service: tuple[LocalService, str], synced: tuple[Path, Path]
 ) -> None:
@@ -216,7 +212,6 @@ def test_kill_9_during_a_lake_commit_keeps_the_previous_version(
 
 
 @pytest.mark.engine
-@pytest.mark.calendar
 def test_polars_reads_the_lake_like_the_warehouse_kpis(synced: tuple[Path, Path]) -> None:
     pl = pytest.importorskip("polars", reason="the engine test reads the lake with Polars")
     db, lake = synced
@@ -268,7 +263,6 @@ def s3(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
         yield S3_LAKE
 
 
-@pytest.mark.calendar
 def test_the_lake_on_s3_compatible_storage(
     service: tuple[LocalService, str], tmp_path: Path, s3: str
 ) -> None:
@@ -286,7 +280,6 @@ def test_the_lake_on_s3_compatible_storage(
     assert on_lake.sql("SELECT count(*) AS n FROM posts")["n"][0] == 60
 
 
-@pytest.mark.calendar
 def test_without_deltalake_the_sync_stops_before_syncing_in_one_line(
     service_factory: Callable[..., LocalService],
     tmp_path: Path,

@@ -62,7 +62,6 @@ def warehouse(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.mark.calendar
 def test_every_table_is_readable_by_three_engines(warehouse: Path, tmp_path: Path) -> None:
     out = tmp_path / "parquet"
     paths = export_parquet(warehouse, out)
@@ -87,7 +86,6 @@ def test_every_table_is_readable_by_three_engines(warehouse: Path, tmp_path: Pat
     assert empty.num_rows == 0 and "subscriber_count" in empty.column_names
 
 
-@pytest.mark.calendar
 def test_re_export_replaces_datasets_and_leaves_no_temporaries(
     warehouse: Path, tmp_path: Path
 ) -> None:
@@ -110,7 +108,6 @@ def assert_plain_folders(out: Path) -> None:
     assert found == set(PARQUET_TABLES)
 
 
-@pytest.mark.calendar
 def test_an_export_of_an_earlier_version_with_links_becomes_plain_folders(
     warehouse: Path, tmp_path: Path
 ) -> None:
@@ -175,7 +172,6 @@ parquet.export_parquet(sys.argv[1], sys.argv[2])
 @pytest.mark.parametrize(
     "point", ["writing", "one table swapped", "between the two renames", "before the cleanup"]
 )
-@pytest.mark.calendar
 def test_kill_9_during_an_export_leaves_a_complete_copy(
     warehouse: Path, tmp_path: Path, point: str
 ) -> None:
@@ -212,7 +208,6 @@ def test_kill_9_during_an_export_leaves_a_complete_copy(
     assert all(pd.read_parquet(out / "posts")["title"].str.endswith("(edited)"))
 
 
-@pytest.mark.calendar
 def test_target_that_is_a_file_is_refused(warehouse: Path, tmp_path: Path) -> None:
     target = tmp_path / "file"
     target.write_text("x")

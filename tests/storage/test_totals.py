@@ -19,7 +19,6 @@ from fixtures.rows import day, days, post, posts, totals_kept, totals_summed
 from fixtures.warehouse import build_small_warehouse
 
 
-@pytest.mark.calendar
 def test_the_writer_keeps_the_sums_equal_to_the_rows_that_count(
     con: duckdb.DuckDBPyConnection,
 ) -> None:
@@ -50,7 +49,6 @@ def test_the_writer_keeps_the_sums_equal_to_the_rows_that_count(
     assert totals_kept(con)[("chan_2", "2026-11-01")][2] == 5 + 7
 
 
-@pytest.mark.calendar
 def test_deleted_posts_leave_the_sums_and_come_back_to_them(
     con: duckdb.DuckDBPyConnection,
 ) -> None:
@@ -111,7 +109,6 @@ def test_metrics_read_from_the_sums_equal_those_read_from_the_rows(
     assert with_sums.attrs == from_rows.attrs
 
 
-@pytest.mark.calendar
 def test_any_sequence_of_batches_keeps_the_sums_equal_to_the_rows(
     con: duckdb.DuckDBPyConnection,
 ) -> None:

@@ -108,7 +108,6 @@ with Client(sys.argv[2], sys.argv[3]) as client:
 
 
 @pytest.mark.slow
-@pytest.mark.calendar
 def test_kill_9_during_the_start_copy_ten_times_leaves_nothing_after_the_next_run(
     service: LocalService, admin_key: str, synced: Callable[[], SyncReport], tmp_path: Path
 ) -> None:
@@ -137,7 +136,6 @@ def test_kill_9_during_the_start_copy_ten_times_leaves_nothing_after_the_next_ru
     assert sorted(p.name for p in tmp_path.iterdir()) == ["w.duckdb"]
 
 
-@pytest.mark.calendar
 def test_spares_of_older_versions_are_swept(
     synced: Callable[[], SyncReport], tmp_path: Path
 ) -> None:
@@ -172,7 +170,6 @@ def _holds_the_killed_runs_rows(db: Path) -> bool:
     return "written_by_the_killed_run" in tables
 
 
-@pytest.mark.calendar
 def test_a_killed_runs_copy_of_the_warehouse_in_place_is_continued(
     marked_with: str, synced: Callable[[], SyncReport], tmp_path: Path
 ) -> None:
@@ -192,7 +189,6 @@ def test_a_killed_runs_copy_of_the_warehouse_in_place_is_continued(
 
 
 @pytest.mark.parametrize("replaced", ["deleted", "restored from a backup"])
-@pytest.mark.calendar
 def test_a_sync_left_beside_a_replaced_warehouse_is_set_aside(
     replaced: str, marked_with: str, synced: Callable[[], SyncReport], tmp_path: Path
 ) -> None:
@@ -220,7 +216,6 @@ def test_a_sync_left_beside_a_replaced_warehouse_is_set_aside(
     assert not work_path(db).exists()
 
 
-@pytest.mark.calendar
 def test_the_run_record_says_clone_or_copy(
     synced: Callable[[], SyncReport], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -238,7 +233,6 @@ def test_the_run_record_says_clone_or_copy(
     assert runs["start_copy_seconds"].iloc[-1] == pytest.approx(third.start_copy_seconds)
 
 
-@pytest.mark.calendar
 def test_a_copy_that_fails_leaves_no_spare(
     synced: Callable[[], SyncReport], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

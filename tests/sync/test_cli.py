@@ -54,7 +54,6 @@ def invoke(*args: str, base_url: str, key: str) -> Result:
     return CliRunner().invoke(main, ["sync", *args], env=env)
 
 
-@pytest.mark.calendar
 def test_summary_counts_and_parquet(svc: LocalService, key: str, tmp_path: Path) -> None:
     db, out = tmp_path / "wh.duckdb", tmp_path / "parquet"
     args = ("--db", str(db), "--only", "posts,channels", "--parquet", str(out))
@@ -73,7 +72,6 @@ def test_summary_counts_and_parquet(svc: LocalService, key: str, tmp_path: Path)
     ]
 
 
-@pytest.mark.calendar
 def test_wrong_key_is_a_clear_error(svc: LocalService, key: str, tmp_path: Path) -> None:
     wrong = "ck_this-key-does-not-exist"
     result = invoke("--db", str(tmp_path / "wh.duckdb"), base_url=svc.base_url, key=wrong)
@@ -83,7 +81,6 @@ def test_wrong_key_is_a_clear_error(svc: LocalService, key: str, tmp_path: Path)
     assert "Traceback" not in result.output
 
 
-@pytest.mark.calendar
 def test_unreachable_server_is_a_clear_error(tmp_path: Path) -> None:
     port = free_port()  # nothing listens there
     result = invoke(
@@ -94,7 +91,6 @@ def test_unreachable_server_is_a_clear_error(tmp_path: Path) -> None:
     assert "Traceback" not in result.output
 
 
-@pytest.mark.calendar
 def test_foreign_and_newer_files_are_refused(svc: LocalService, key: str, tmp_path: Path) -> None:
     foreign = tmp_path / "other.duckdb"
     duckdb.connect(str(foreign)).execute("CREATE TABLE t (x INT)").close()
@@ -124,14 +120,12 @@ def test_foreign_and_newer_files_are_refused(svc: LocalService, key: str, tmp_pa
         ),
     ],
 )
-@pytest.mark.calendar
 def test_bad_options_exit_2(args: tuple[str, ...], message: str, tmp_path: Path) -> None:
     result = invoke(*args, "--db", str(tmp_path / "wh.duckdb"), base_url="http://h/v1", key="k")
     assert result.exit_code == 2
     assert message in result.output
 
 
-@pytest.mark.calendar
 def test_sigkill_at_random_points_then_resume_equals_a_clean_run(
     svc: LocalService, key: str, tmp_path: Path
 ) -> None:
@@ -204,7 +198,6 @@ def free_port() -> int:
         return port
 
 
-@pytest.mark.calendar
 def test_a_sqlite_file_as_db_is_refused(svc: LocalService, key: str, tmp_path: Path) -> None:
     path = tmp_path / "service.sqlite"
     sqlite = sqlite3.connect(path)
@@ -217,7 +210,6 @@ def test_a_sqlite_file_as_db_is_refused(svc: LocalService, key: str, tmp_path: P
     assert "Traceback" not in result.output
 
 
-@pytest.mark.calendar
 def test_a_damaged_warehouse_ends_in_one_line_without_a_false_promise(
     svc: LocalService, key: str, tmp_path: Path
 ) -> None:
@@ -233,7 +225,6 @@ def test_a_damaged_warehouse_ends_in_one_line_without_a_false_promise(
     assert "continues" not in result.output and "Traceback" not in result.output
 
 
-@pytest.mark.calendar
 def test_a_password_in_the_base_url_is_never_shown_or_stored(
     svc: LocalService, key: str, tmp_path: Path
 ) -> None:
@@ -248,7 +239,6 @@ def test_a_password_in_the_base_url_is_never_shown_or_stored(
     assert stored == [(svc.base_url.replace("http://", "http://<redacted>@"),)]
 
 
-@pytest.mark.calendar
 def test_lake_option_keeps_a_delta_copy(svc: LocalService, key: str, tmp_path: Path) -> None:
     pytest.importorskip("deltalake", reason="the lake needs channelkit[lake]")
     db, lake = tmp_path / "wh.duckdb", tmp_path / "lake"
@@ -258,7 +248,6 @@ def test_lake_option_keeps_a_delta_copy(svc: LocalService, key: str, tmp_path: P
     assert (lake / "posts" / "_delta_log").is_dir()
 
 
-@pytest.mark.calendar
 def test_a_sync_does_not_import_pandas(svc: LocalService, key: str, tmp_path: Path) -> None:
     # A cron job pays every import on every run: pandas alone costs about half a second.
     env = {

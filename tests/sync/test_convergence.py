@@ -92,7 +92,6 @@ def workspace(service_factory: Callable[..., LocalService]) -> tuple[LocalServic
     return service, key
 
 
-@pytest.mark.calendar
 def test_incremental_runs_converge_to_a_full_sync(
     workspace: tuple[LocalService, str], tmp_path: Path
 ) -> None:
@@ -188,7 +187,6 @@ def test_incremental_runs_converge_to_a_full_sync(
         con.close()
 
 
-@pytest.mark.calendar
 def test_a_run_reads_only_a_share_of_the_older_history(
     workspace: tuple[LocalService, str], tmp_path: Path
 ) -> None:

@@ -140,7 +140,6 @@ def assert_fails_keeping_the_warehouse(
 # --- pagination ---------------------------------------------------------------------------
 
 
-@pytest.mark.calendar
 def test_a_repeated_cursor_stops_the_run_naming_it(
     truth: Truth, serve: Callable[[str], LocalService], tmp_path: Path
 ) -> None:
@@ -149,7 +148,6 @@ def test_a_repeated_cursor_stops_the_run_naming_it(
     assert "stopping instead of looping" in output
 
 
-@pytest.mark.calendar
 def test_a_cursor_on_the_last_page_is_not_followed(
     truth: Truth, serve: Callable[[str], LocalService], tmp_path: Path
 ) -> None:
@@ -159,14 +157,12 @@ def test_a_cursor_on_the_last_page_is_not_followed(
     )
 
 
-@pytest.mark.calendar
 def test_empty_pages_that_promise_more_are_followed(
     truth: Truth, serve: Callable[[str], LocalService], tmp_path: Path
 ) -> None:
     assert assert_recovers(truth, serve("empty_page=0.4"), tmp_path)["requests"] > truth.requests
 
 
-@pytest.mark.calendar
 def test_empty_pages_that_never_end_stop_the_run_naming_them(
     truth: Truth, serve: Callable[[str], LocalService], tmp_path: Path
 ) -> None:
@@ -180,7 +176,6 @@ REFUSALS = ("429_zero", "429_date", "429_bare")
 
 
 @pytest.mark.parametrize("kind", REFUSALS)
-@pytest.mark.calendar
 def test_odd_429s_now_and_then_are_waited_out(
     kind: str, truth: Truth, serve: Callable[[str], LocalService], tmp_path: Path
 ) -> None:
@@ -188,7 +183,6 @@ def test_odd_429s_now_and_then_are_waited_out(
 
 
 @pytest.mark.parametrize("kind", REFUSALS)
-@pytest.mark.calendar
 def test_429s_for_ever_stop_the_run_once_the_wait_cap_is_spent(
     kind: str, truth: Truth, serve: Callable[[str], LocalService], tmp_path: Path
 ) -> None:
@@ -199,7 +193,6 @@ def test_429s_for_ever_stop_the_run_once_the_wait_cap_is_spent(
 
 
 @pytest.mark.parametrize("kind", ["reset_ahead", "clock_ahead"])
-@pytest.mark.calendar
 def test_a_reset_from_a_clock_ten_minutes_ahead_costs_no_ten_minutes(
     kind: str, truth: Truth, serve: Callable[[str], LocalService], tmp_path: Path
 ) -> None:
@@ -218,14 +211,12 @@ def test_a_reset_from_a_clock_ten_minutes_ahead_costs_no_ten_minutes(
 # --- bodies -------------------------------------------------------------------------------
 
 
-@pytest.mark.calendar
 def test_an_html_page_now_and_then_is_retried(
     truth: Truth, serve: Callable[[str], LocalService], tmp_path: Path
 ) -> None:
     assert assert_recovers(truth, serve("html=0.1"), tmp_path)["retries"] > 0
 
 
-@pytest.mark.calendar
 def test_html_for_ever_stops_the_run_naming_it(
     truth: Truth, serve: Callable[[str], LocalService], tmp_path: Path
 ) -> None:
@@ -234,7 +225,6 @@ def test_html_for_ever_stops_the_run_naming_it(
     assert "Down for maintenance" in output
 
 
-@pytest.mark.calendar
 def test_every_recoverable_misbehaviour_at_once(
     truth: Truth, serve: Callable[[str], LocalService], tmp_path: Path
 ) -> None:

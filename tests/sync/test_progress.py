@@ -89,7 +89,6 @@ def test_one_line_says_what_changed_and_what_it_cost() -> None:
     assert "NOT completed" in one_line(report) and one_line(report).endswith("a 401")
 
 
-@pytest.mark.calendar
 def test_ck_sync_shows_bars_and_a_summary_where_seen_and_is_quiet_in_scripts(
     service: object,
     admin_key: str,

@@ -94,13 +94,11 @@ def switched(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Switched]:
         yield Switched(db, held, session, posts_before, int(fresh[0]), fresh[1])
 
 
-@pytest.mark.calendar
 def test_the_sync_added_a_post_the_held_connection_does_not_see(switched: Switched) -> None:
     assert switched.posts_after == switched.posts_before + 1
     assert _count(switched.held) == switched.posts_before  # it keeps the file it opened
 
 
-@pytest.mark.calendar
 def test_a_new_warehouse_reads_the_new_state(switched: Switched) -> None:
     wh = ck.Warehouse(switched.db)
     assert len(wh.posts()) == switched.posts_after
@@ -111,7 +109,6 @@ def test_a_new_warehouse_reads_the_new_state(switched: Switched) -> None:
         assert _count(con) == switched.posts_after
 
 
-@pytest.mark.calendar
 def test_freshness_and_the_card_report_the_new_sync(switched: Switched) -> None:
     wh = ck.Warehouse(switched.db)
     fresh = wh.freshness()
@@ -123,14 +120,12 @@ def test_freshness_and_the_card_report_the_new_sync(switched: Switched) -> None:
     assert f"{switched.posts_after:,} posts" in repr(wh)
 
 
-@pytest.mark.calendar
 def test_a_report_shows_the_new_sync(switched: Switched) -> None:
     report = build_report(switched.db)
     rows = dict(report.page.freshness)["Rows"]
     assert rows.startswith(f"{switched.posts_after:,} posts"), rows
 
 
-@pytest.mark.calendar
 def test_a_session_opened_before_says_it_reads_the_old_state(switched: Switched) -> None:
     wh = switched.session  # still inside its `with wh.session():` block
     fresh = wh.freshness()

@@ -22,7 +22,6 @@ from fixtures.readers import start_readers, stop_readers
 pytestmark = pytest.mark.slow
 
 
-@pytest.mark.calendar
 def test_three_readers_read_throughout_a_rate_limited_sync(tmp_path: Path) -> None:
     db = tmp_path / "w.duckdb"
     stop = tmp_path / "stop"

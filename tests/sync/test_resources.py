@@ -60,7 +60,6 @@ def synced(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 
 @pytest.mark.parametrize("resource", RESOURCES, ids=lambda r: r.table)
-@pytest.mark.calendar
 def test_a_declared_resource_is_synced_into_the_warehouse_and_the_lake(
     synced: tuple[Path, Path], resource: Resource
 ) -> None:
@@ -79,7 +78,6 @@ def test_a_declared_resource_is_synced_into_the_warehouse_and_the_lake(
 
 
 @pytest.mark.parametrize("resource", RESOURCES, ids=lambda r: r.table)
-@pytest.mark.calendar
 def test_a_full_walk_marks_what_the_server_no_longer_lists_when_declared_deletable(
     synced: tuple[Path, Path], resource: Resource
 ) -> None:
@@ -115,7 +113,6 @@ def test_the_phases_and_groups_cover_every_declared_resource_once() -> None:
     assert sorted(t for group in GROUPS.values() for t in group) == sorted(tables)
 
 
-@pytest.mark.calendar
 def test_freshness_counts_every_declared_resource(synced: tuple[Path, Path]) -> None:
     db, _ = synced
     wh = Warehouse(db)

@@ -43,7 +43,6 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
-@pytest.mark.calendar
 def test_two_syncs_leave_two_runs_whose_requests_are_the_servers(
     counted: list[str], tmp_path: Path
 ) -> None:
@@ -114,7 +113,6 @@ def test_the_last_runs_volume_is_compared_with_the_median_of_the_runs_of_its_mod
     assert (volume.usual, volume.unusual, volume.rows_read) == (usual, unusual, last)
 
 
-@pytest.mark.calendar
 def test_status_says_when_the_last_volume_is_unusual(tmp_path: Path) -> None:
     db = tmp_path / "wh.duckdb"
     writable = open_warehouse(db, read_only=False)
@@ -136,7 +134,6 @@ def test_status_says_when_the_last_volume_is_unusual(tmp_path: Path) -> None:
     assert "is 100 (the median of the 3 before it)" in result.output
 
 
-@pytest.mark.calendar
 def test_status_says_an_error_only_under_the_run_that_had_one(tmp_path: Path) -> None:
     """A failed run beside completed ones: the completed runs' error is None (pandas made
     it NaN, shown as `error: nan` under each, issue 45.8), the failed one's is said."""

@@ -212,7 +212,6 @@ def table_snapshot(path: Path, table: str) -> list[tuple[Any, ...]]:
 # --- tests --------------------------------------------------------------------------------
 
 
-@pytest.mark.calendar
 def test_full_sync_equals_the_service(workspace: Workspace, client: Client, tmp_path: Path) -> None:
     path = tmp_path / "wh.duckdb"
     report = run_sync(client, path, page_limit=10, batch_rows=25, only="posts,channels")
@@ -231,7 +230,6 @@ def test_full_sync_equals_the_service(workspace: Workspace, client: Client, tmp_
     assert statuses == {"published": 119, "archived": 1, "scheduled": 2, "draft": 1}
 
 
-@pytest.mark.calendar
 def test_full_sync_with_analytics_equals_the_service(
     workspace: Workspace, client: Client, tmp_path: Path
 ) -> None:
@@ -267,7 +265,6 @@ def test_incremental_analytics_rereads_only_days_not_final(
     assert newest is not None
 
 
-@pytest.mark.calendar
 def test_second_run_changes_nothing(workspace: Workspace, client: Client, tmp_path: Path) -> None:
     path = tmp_path / "wh.duckdb"
     run_sync(client, path, page_limit=20, only="posts,channels")
@@ -283,7 +280,6 @@ def test_second_run_changes_nothing(workspace: Workspace, client: Client, tmp_pa
     assert table_snapshot(path, "posts") == before
 
 
-@pytest.mark.calendar
 def test_incremental_reads_few_pages_and_its_history_slice(
     workspace: Workspace, client: Client, tmp_path: Path
 ) -> None:
@@ -321,7 +317,6 @@ def test_incremental_reads_few_pages_and_its_history_slice(
     assert warehouse_posts(path) == service_posts(client)
 
 
-@pytest.mark.calendar
 def test_scheduled_post_that_gets_published_is_picked_up(
     workspace: Workspace, client: Client, tmp_path: Path
 ) -> None:
@@ -338,7 +333,6 @@ def test_scheduled_post_that_gets_published_is_picked_up(
     assert con.execute("SELECT count(*) FROM posts WHERE status = 'scheduled'").fetchall() == [(0,)]
 
 
-@pytest.mark.calendar
 def test_full_sync_marks_deleted_posts_and_channels(
     workspace: Workspace, client: Client, tmp_path: Path
 ) -> None:
@@ -361,7 +355,6 @@ def test_full_sync_marks_deleted_posts_and_channels(
     assert sorted(d[0] for d in deleted) == sorted([workspace.posts[10], empty])
 
 
-@pytest.mark.calendar
 def test_key_without_analytics_scope_syncs_the_rest(workspace: Workspace, tmp_path: Path) -> None:
     key = workspace.service.create_key(
         user="admin", team="comms", scopes=("posts:read", "channels:read"), plan="enterprise"
@@ -375,7 +368,6 @@ def test_key_without_analytics_scope_syncs_the_rest(workspace: Workspace, tmp_pa
     assert "skipped post_daily: the API key lacks the analytics:read scope" in report.summary()
 
 
-@pytest.mark.calendar
 def test_sync_returns_a_warehouse_or_raises_with_the_report(
     workspace: Workspace, client: Client, tmp_path: Path
 ) -> None:
@@ -390,7 +382,6 @@ def test_sync_returns_a_warehouse_or_raises_with_the_report(
     assert info.value.report.skipped["posts"].startswith("the API key lacks the posts:read")
 
 
-@pytest.mark.calendar
 def test_sync_through_faults_equals_a_clean_one(
     service_factory: Callable[..., LocalService], tmp_path: Path
 ) -> None:
@@ -411,7 +402,6 @@ def test_sync_through_faults_equals_a_clean_one(
         assert faulty_rows == table_snapshot(tmp_path / "clean.duckdb", table), table
 
 
-@pytest.mark.calendar
 def test_since_limits_posts_and_analytics(
     workspace: Workspace, client: Client, tmp_path: Path
 ) -> None:
@@ -434,7 +424,6 @@ def test_since_limits_posts_and_analytics(
     assert first_day is not None and first_day >= since.date()
 
 
-@pytest.mark.calendar
 def test_posts_created_during_a_walk_are_picked_up_then_or_next_run(
     workspace: Workspace, client: Client, tmp_path: Path
 ) -> None:

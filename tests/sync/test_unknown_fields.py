@@ -81,7 +81,6 @@ def proxied(tmp_path: Path) -> Iterator[tuple[AddingProxy, str, LocalService]]:
             thread.join(timeout=5)
 
 
-@pytest.mark.calendar
 def test_fields_the_contract_does_not_name_are_kept_named_and_reported(
     proxied: tuple[AddingProxy, str, LocalService], tmp_path: Path
 ) -> None:

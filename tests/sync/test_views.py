@@ -49,7 +49,6 @@ def _deleted(db: Path) -> dict[str, int]:
         con.close()
 
 
-@pytest.mark.calendar
 def test_a_narrower_key_is_refused_and_marks_nothing_deleted(
     two_views: tuple[LocalService, str, str], tmp_path: Path
 ) -> None:
@@ -93,7 +92,6 @@ def test_a_narrower_key_is_refused_and_marks_nothing_deleted(
         service.stop()
 
 
-@pytest.mark.calendar
 def test_status_json_after_a_failed_first_sync_prints_the_run_it_recorded(
     tmp_path: Path,
 ) -> None:
@@ -119,7 +117,6 @@ def _sync_cli(service: LocalService, key: str, db: Path, *flags: str) -> Any:
     return CliRunner().invoke(main, ["sync", "--db", str(db), *flags], env=env)
 
 
-@pytest.mark.calendar
 def test_a_key_without_channels_read_is_refused_and_marks_nothing_deleted(
     two_views: tuple[LocalService, str, str], tmp_path: Path
 ) -> None:
@@ -154,7 +151,6 @@ def test_a_key_without_channels_read_is_refused_and_marks_nothing_deleted(
         service.stop()
 
 
-@pytest.mark.calendar
 def test_a_warehouse_a_key_without_channels_read_filled(
     two_views: tuple[LocalService, str, str], tmp_path: Path
 ) -> None:
@@ -191,7 +187,6 @@ def test_a_warehouse_a_key_without_channels_read_filled(
         service.stop()
 
 
-@pytest.mark.calendar
 def test_the_refusal_names_the_channels_on_both_sides(
     two_views: tuple[LocalService, str, str], tmp_path: Path
 ) -> None:

@@ -12,7 +12,6 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import pytest
 import time_machine
 
 from channelkit._job_runs import record, runs_path
@@ -64,7 +63,6 @@ def test_an_alert_a_receiver_refused_is_sent_on_the_next_run_once(
     assert load(config.state).outbox == []
 
 
-@pytest.mark.calendar
 def test_a_watcher_killed_while_alerting_sends_the_rest_on_its_next_run(
     tmp_path: Path, smtp: SmtpServer, receiver: Receiver
 ) -> None:

@@ -238,7 +238,6 @@ def _simulate(plan: Plan, config_path: Path, capsys: pytest.CaptureFixture[str])
 
 @pytest.mark.parametrize("season", ["spring", "autumn"])
 @pytest.mark.parametrize("tz", ["Europe/Berlin", "America/New_York"])
-@pytest.mark.calendar
 def test_a_fortnight_of_faults_is_told_once_each_and_nothing_else(
     tz: str,
     season: str,

@@ -225,7 +225,6 @@ def test_there_are_at_least_40_hostile_files() -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
-@pytest.mark.calendar
 def test_hostile_file(case: Case, world: World, tmp_path: Path) -> None:
     path = tmp_path / f"{case.name}.{case.kind}"
     path.write_bytes(case.data())
@@ -271,7 +270,6 @@ def test_hostile_file(case: Case, world: World, tmp_path: Path) -> None:
             assert not list(_evaluated_cells(output)), output
 
 
-@pytest.mark.calendar
 def test_failed_rows_file_keeps_formula_text_as_text(world: World, tmp_path: Path) -> None:
     rows = [
         HEADER,

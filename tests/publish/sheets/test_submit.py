@@ -46,7 +46,6 @@ def client(service: LocalService, admin_key: str) -> Iterator[Client]:
         yield client
 
 
-@pytest.mark.calendar
 def test_500_rows_under_faults_create_500_posts_and_again_none(
     service_factory: object, sheets: SimpleNamespace
 ) -> None:
@@ -66,7 +65,6 @@ def test_500_rows_under_faults_create_500_posts_and_again_none(
         assert ids == {row.post_id for row in again.rows} and len(ids) == 500
 
 
-@pytest.mark.calendar
 def test_crash_halfway_then_resubmit_creates_each_post_once(
     client: Client, sheets: SimpleNamespace
 ) -> None:
@@ -93,7 +91,6 @@ def test_crash_halfway_then_resubmit_creates_each_post_once(
     assert _count_posts(client) == 60
 
 
-@pytest.mark.calendar
 def test_same_row_is_replayed_by_its_idempotency_key(
     client: Client, sheets: SimpleNamespace
 ) -> None:
@@ -110,7 +107,6 @@ def test_same_row_is_replayed_by_its_idempotency_key(
     assert _count_posts(client) == 1
 
 
-@pytest.mark.calendar
 def test_channel_problems_found_against_the_service(
     service: LocalService, client: Client, sheets: SimpleNamespace
 ) -> None:
@@ -146,7 +142,6 @@ def test_channel_problems_found_against_the_service(
     assert len(messages) == 3 and plan.rows[3].status == "ok"
 
 
-@pytest.mark.calendar
 def test_duplicates_against_posts_already_scheduled(
     client: Client, sheets: SimpleNamespace
 ) -> None:
@@ -169,7 +164,6 @@ def test_duplicates_against_posts_already_scheduled(
     )
 
 
-@pytest.mark.calendar
 def test_invalid_plan_sends_nothing_unless_partial_and_failed_rows_can_be_resubmitted(
     client: Client, sheets: SimpleNamespace, tmp_path: Path
 ) -> None:
@@ -214,7 +208,6 @@ def test_invalid_plan_sends_nothing_unless_partial_and_failed_rows_can_be_resubm
     assert _count_posts(client) == 3
 
 
-@pytest.mark.calendar
 def test_results_files(client: Client, sheets: SimpleNamespace, tmp_path: Path) -> None:
     result = load_spreadsheet(sheets.csv(_rows(3)), filename="p.csv").submit(client, progress=False)
     for path in (result.to_excel(tmp_path / "r.xlsx"), result.to_csv(tmp_path / "r.csv")):
@@ -226,7 +219,6 @@ def test_results_files(client: Client, sheets: SimpleNamespace, tmp_path: Path) 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv", "r.xlsx"]  # no temp files
 
 
-@pytest.mark.calendar
 def test_refused_key_stops_the_submission_and_never_leaks(
     service: LocalService, client: Client, sheets: SimpleNamespace
 ) -> None:
@@ -254,7 +246,6 @@ def test_refused_key_stops_the_submission_and_never_leaks(
     assert "ck_wrong" not in str(caught.value)
 
 
-@pytest.mark.calendar
 def test_text_that_looks_like_a_formula_stays_text(
     client: Client, sheets: SimpleNamespace, tmp_path: Path
 ) -> None:
@@ -277,7 +268,6 @@ def test_text_that_looks_like_a_formula_stays_text(
     assert request.request is None and again.sheet.rows[0].cells[1] == '=HYPERLINK("http://x")'
 
 
-@pytest.mark.calendar
 def test_key_without_posts_read_skips_the_duplicate_check_but_keys_still_protect(
     service: LocalService,
     client: Client,

@@ -166,7 +166,6 @@ def test_first_run_sends_once_per_target_second_run_nothing(
     assert "already sent" in second.output
 
 
-@pytest.mark.calendar
 def test_smtp_down_fails_records_nothing_and_the_next_run_sends_once(
     small_warehouse: Path, tmp_path: Path, smtp: SmtpServer, receiver: Receiver
 ) -> None:
@@ -190,7 +189,6 @@ def test_smtp_down_fails_records_nothing_and_the_next_run_sends_once(
     assert again.exit_code == 0 and len(smtp.mailbox.messages) == 1
 
 
-@pytest.mark.calendar
 def test_webhook_500_is_retried_and_secrets_never_show(
     small_warehouse: Path, tmp_path: Path, smtp: SmtpServer, receiver: Receiver
 ) -> None:
@@ -219,7 +217,6 @@ def test_webhook_500_is_retried_and_secrets_never_show(
     assert len(receiver.posts) == 3 and len(smtp.mailbox.messages) == 1
 
 
-@pytest.mark.calendar
 def test_dry_run_sends_nothing_and_force_resends_one_report(
     small_warehouse: Path, tmp_path: Path, smtp: SmtpServer, receiver: Receiver
 ) -> None:
@@ -238,7 +235,6 @@ def test_dry_run_sends_nothing_and_force_resends_one_report(
     assert unknown.exit_code == 2 and "no report is named 'nope'" in unknown.stderr
 
 
-@pytest.mark.calendar
 def test_a_send_a_killed_run_left_unknown_is_said_and_sent_again_only_on_request(
     small_warehouse: Path, tmp_path: Path, smtp: SmtpServer, receiver: Receiver
 ) -> None:
@@ -270,7 +266,6 @@ def test_a_send_a_killed_run_left_unknown_is_said_and_sent_again_only_on_request
     assert len(receiver.posts) == posts + 1
 
 
-@pytest.mark.calendar
 def test_stale_data_sends_nothing_and_says_why(
     small_warehouse: Path, tmp_path: Path, smtp: SmtpServer, receiver: Receiver
 ) -> None:
@@ -309,7 +304,6 @@ def test_stale_data_sends_nothing_and_says_why(
         ("[[reports]\n", "not valid TOML"),
     ],
 )
-@pytest.mark.calendar
 def test_config_mistakes_exit_2_naming_the_key(
     small_warehouse: Path, tmp_path: Path, toml: str, message: str
 ) -> None:
@@ -323,7 +317,6 @@ def test_config_mistakes_exit_2_naming_the_key(
     ("value", "shown"),
     [("0", "0"), ("-5", "-5"), ("'ten'", "'ten'"), ("true", "True"), ("inf", "inf")],
 )
-@pytest.mark.calendar
 def test_a_notebook_timeout_that_is_not_seconds_is_refused_naming_the_key(
     small_warehouse: Path, tmp_path: Path, value: str, shown: str
 ) -> None:
@@ -339,7 +332,6 @@ def test_a_notebook_timeout_that_is_not_seconds_is_refused_naming_the_key(
     assert _ledger(small_warehouse) == []
 
 
-@pytest.mark.calendar
 def test_a_period_not_over_yet_is_not_due_and_not_an_error(
     small_warehouse: Path, tmp_path: Path, smtp: SmtpServer, receiver: Receiver
 ) -> None:
@@ -392,7 +384,6 @@ webhooks = [{ url_env = "HOOK", kind = "slack" }]
     assert hook.shown == "webhooks[0] (slack webhook https://hooks.example.com/\u2026)"
 
 
-@pytest.mark.calendar
 def test_a_report_that_cannot_be_made_does_not_stop_the_others(
     small_warehouse: Path, tmp_path: Path, smtp: SmtpServer, receiver: Receiver
 ) -> None:
@@ -436,7 +427,6 @@ webhooks = [{{ url = "{receiver.url}/json/b", kind = "json" }}]
         ),
     ],
 )
-@pytest.mark.calendar
 def test_config_mistakes_name_the_file_not_a_flag_and_suggest_the_key(
     small_warehouse: Path, tmp_path: Path, toml: str, message: str
 ) -> None:
@@ -448,7 +438,6 @@ def test_config_mistakes_name_the_file_not_a_flag_and_suggest_the_key(
     assert message in error
 
 
-@pytest.mark.calendar
 def test_periods_are_listed_once(small_warehouse: Path, tmp_path: Path) -> None:
     config = _toml(
         tmp_path, "[[reports]]\nname = 'x'\nperiod = 'whenever'\nemail = ['a@example.com']"
@@ -458,7 +447,6 @@ def test_periods_are_listed_once(small_warehouse: Path, tmp_path: Path) -> None:
     assert result.stderr.count("'last month'") == 1 and "last month," not in result.stderr
 
 
-@pytest.mark.calendar
 def test_two_webhooks_of_one_kind_on_one_host_are_told_apart(
     small_warehouse: Path, tmp_path: Path, receiver: Receiver
 ) -> None:
@@ -543,7 +531,6 @@ def test_an_smtp_server_that_stalls_is_cut_at_the_deadline() -> None:
         listener.close()
 
 
-@pytest.mark.calendar
 def test_a_notebook_report_is_sent_once_like_the_built_in_one(
     small_warehouse: Path, tmp_path: Path, smtp: SmtpServer, receiver: Receiver, monkeypatch: Any
 ) -> None:
@@ -601,7 +588,6 @@ webhooks = [{{ url_env = "MINE_HOOK_URL", kind = "json" }}]
     assert len(smtp.mailbox.messages) == 1 and len(receiver.posts) == 1
 
 
-@pytest.mark.calendar
 def test_a_notebook_that_fails_showing_a_result_mails_its_cause_and_where(
     small_warehouse: Path, tmp_path: Path, smtp: SmtpServer
 ) -> None:
@@ -666,7 +652,6 @@ _IMAGES = """() => [...document.images].map((img) => ({
 
 @pytest.mark.slow
 @pytest.mark.browser
-@pytest.mark.calendar
 def test_the_demo_weeks_and_months_emails_fit_an_inbox_and_a_phone(
     demo_service: LocalService, tmp_path: Path, smtp: SmtpServer, browser: Browser
 ) -> None:
@@ -778,7 +763,6 @@ def _smallest_font(spec: Any, inherited: float = 12.0) -> float:
     return min(sizes, default=inherited)
 
 
-@pytest.mark.calendar
 def test_a_report_too_large_even_zipped_is_left_out_and_the_email_says_where(
     small_warehouse: Path,
     tmp_path: Path,
@@ -803,7 +787,6 @@ def test_a_report_too_large_even_zipped_is_left_out_and_the_email_says_where(
     assert kept.is_file()
 
 
-@pytest.mark.calendar
 def test_without_out_dir_a_report_too_large_is_kept_beside_the_warehouse_and_said_where(
     small_warehouse: Path, tmp_path: Path, smtp: SmtpServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -988,7 +971,6 @@ on_failure = {{ url = "{receiver.url}/slack/{HOOK_SECRET}", kind = "slack" }}
         ("timeout = 60", "reports[0].timeout: limits a notebook run; give notebook"),
     ],
 )
-@pytest.mark.calendar
 def test_when_and_on_failure_mistakes_name_the_key(
     small_warehouse: Path, tmp_path: Path, entry: str, message: str
 ) -> None:

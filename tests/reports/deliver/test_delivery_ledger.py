@@ -38,7 +38,6 @@ def _old_row(db: Path, report: str, target: str) -> None:
         con.close()
 
 
-@pytest.mark.calendar
 def test_an_earlier_versions_rows_are_copied_once_as_sent(small_warehouse: Path) -> None:
     _old_row(small_warehouse, "weekly", "email:a@example.com")
     with DeliveryLedger.beside(small_warehouse) as ledger:
@@ -51,7 +50,6 @@ def test_an_earlier_versions_rows_are_copied_once_as_sent(small_warehouse: Path)
     assert record_path(small_warehouse).name == "small.duckdb.delivered.sqlite3"
 
 
-@pytest.mark.calendar
 def test_a_target_is_claimed_once_and_settled(small_warehouse: Path) -> None:
     with DeliveryLedger.beside(small_warehouse) as ledger:
         assert ledger.claim("weekly", WEEK, "webhook:json:1") is None
@@ -66,7 +64,6 @@ def test_a_target_is_claimed_once_and_settled(small_warehouse: Path) -> None:
         assert ledger.claim("weekly", WEEK, "webhook:json:1", again={SENT, SENDING}) is None
 
 
-@pytest.mark.calendar
 def test_a_target_another_live_run_is_sending_is_never_claimed(
     small_warehouse: Path, tmp_path: Path
 ) -> None:
