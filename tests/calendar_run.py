@@ -17,8 +17,8 @@ tests/travel/sitecustomize.py starts time-machine in every Python process when
 CHANNELKIT_TRAVEL names the instant. TZ is set to the instant's zone, as on a machine there.
 Four instants run at once (`--jobs`): an instant's tests spend most of their time waiting
 (on the service, a subprocess, a rate window: 565 tests took 1.8 minutes of CPU in 4.6 of
-the clock on 2026-12-07), so four keep two cores busy. Each one's closing line is printed, and the output of a failing
-one; the exit status is non-zero when any instant fails.
+the clock on 2026-12-07), so four keep two cores busy. Each one's closing line is printed,
+and the output of a failing one; the exit status is non-zero when any instant fails.
 """
 
 from __future__ import annotations
