@@ -72,6 +72,7 @@ from datetime import date
 
 import pytest
 
+pytestmark = pytest.mark.calendar
 
 
 def test_the_day_is_the_leap_day():
