@@ -22,7 +22,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 MARK = "pytest.mark.calendar"
-_FILE_WIDE = re.compile(r"^pytestmark = pytest\.mark\.calendar\b.*\n", re.MULTILINE)
 _IN_A_LIST = "pytestmark = [pytest.mark.slow, pytest.mark.calendar]"
 _IMPORTED = re.compile(r"^import pytest$", re.MULTILINE)
 _FIRST_IMPORT = re.compile(r"^(import |from (?!__future__))", re.MULTILINE)
@@ -48,9 +47,23 @@ def _has_mark(text: str, node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[i
     ]
 
 
+def _file_wide(text: str) -> int | None:
+    """The 0-based line of the module's own calendar `pytestmark` (not one in a string: a
+    test may plant a module)."""
+    for node in ast.parse(text).body:
+        if (
+            isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets)
+            and MARK in (ast.get_source_segment(text, node) or "")
+        ):
+            return node.lineno - 1
+    return None
+
+
 def remark(text: str, reads: dict[str, bool]) -> str:
     """`text` (a test module) with its calendar marks set from `reads`."""
-    file_wide = bool(_FILE_WIDE.search(text)) or _IN_A_LIST in text
+    wide_at = _file_wide(text)
+    file_wide = wide_at is not None
     if file_wide and all(reads.values()):
         return text
     tests = [
@@ -71,15 +84,17 @@ def remark(text: str, reads: dict[str, bool]) -> str:
             add.append(node.lineno - 1)
         elif not read:
             drop += marked
+    if wide_at is not None:
+        drop.append(wide_at)
     for index in sorted(add + drop, reverse=True):
-        if index in drop:
+        if index == wide_at and lines[index].startswith(_IN_A_LIST):
+            lines[index] = lines[index].replace(_IN_A_LIST, "pytestmark = pytest.mark.slow")
+        elif index in drop:
             del lines[index]
         else:
             indent = lines[index][: len(lines[index]) - len(lines[index].lstrip())]
             lines.insert(index, f"{indent}@{MARK}\n")
     new = "".join(lines)
-    if file_wide:
-        new = _FILE_WIDE.sub("", new, count=1).replace(_IN_A_LIST, "pytestmark = pytest.mark.slow")
     if f"@{MARK}" in new and not _IMPORTED.search(new):
         first = _FIRST_IMPORT.search(new)
         at = first.start() if first else 0

@@ -194,3 +194,6 @@ def test_the_marks_follow_the_report_test_by_test() -> None:
     ]
     # and once they all read, the file's own mark is true and stays
     assert calendar_marks.remark(MODULE, dict.fromkeys(reads, True)) == MODULE
+    # a module a test plants, in a string, keeps its mark
+    planting = f"PLANTED = {MODULE!r}\n\n\ndef test_plants():\n    pass\n"
+    assert calendar_marks.remark(planting, {"test_plants": False}) == planting
