@@ -1,17 +1,24 @@
-"""The calendar run: the tests that read a date, a time or a zone, at other instants.
+"""The calendar run: the tests that read the wall clock, again at other instants.
 
     .venv/bin/python tests/calendar_run.py                  # every instant below
     .venv/bin/python tests/calendar_run.py --at 2027-01-01T00:30+01:00 --zone Europe/Berlin
     .venv/bin/python tests/calendar_run.py -- tests/analysis -x   # pytest's own arguments
 
-For each instant, pytest runs the tests marked `calendar` with the whole process tree (the
-CLI, `channelkit serve`, notebook kernels) believing it is that instant, its clock ticking
-on from there: tests/travel/sitecustomize.py starts time-machine in every Python process
-when CHANNELKIT_TRAVEL names the instant. TZ is set to the instant's zone, as on a machine
-there. Four instants run at once (`--jobs`): an instant's tests spend most of their time
-waiting (on the service, a subprocess, a rate window; about 2 minutes of CPU in 5 of the
-clock), so four keep two cores busy. Each one's closing line is printed, and the output of
-a failing one; the exit status is non-zero when any instant fails.
+The tests it repeats are those marked `calendar`, test by test, and the marks follow what
+the tests do: the normal run watches the wall clock (tests/fixtures/clock.py), in each
+test's process and the subprocesses it starts, and names every test that reads it unpinned
+without the mark (failing it when pyproject's `clock_watch` is "strict") and every mark on
+a test that reads nothing; tests/calendar_marks.py sets the marks from a watched run. A
+test whose dates are all pinned is not repeated.
+
+For each instant, pytest runs them with the whole process tree (the CLI, `channelkit
+serve`, notebook kernels) believing it is that instant, its clock ticking on from there:
+tests/travel/sitecustomize.py starts time-machine in every Python process when
+CHANNELKIT_TRAVEL names the instant. TZ is set to the instant's zone, as on a machine there.
+Four instants run at once (`--jobs`): an instant's tests spend most of their time waiting
+(on the service, a subprocess, a rate window: 565 tests took 1.8 minutes of CPU in 4.6 of
+the clock on 2026-12-07), so four keep two cores busy. Each one's closing line is printed,
+and the output of a failing one; the exit status is non-zero when any instant fails.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ import pytest
 
 pytest_plugins = [
     "fixtures.browser",
+    "fixtures.clock",
     "fixtures.receivers",
     "fixtures.service",
     "fixtures.warehouse",

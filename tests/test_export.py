@@ -20,8 +20,6 @@ import pytest
 import channelkit as ck
 from channelkit.export import csv_text, header_block, safe_cell, write_csv_rows
 
-pytestmark = pytest.mark.calendar
-
 HOSTILE = ["=1+1", "+SUM(A1)", "-2+3", "@cmd", "\tTAB", "\rCR", '=HYPERLINK("http://evil")']
 
 

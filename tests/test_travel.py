@@ -16,8 +16,6 @@ import httpx
 import pytest
 from time_machine import escape_hatch
 
-pytestmark = pytest.mark.calendar
-
 TRAVEL = Path(__file__).resolve().parent / "travel"
 SPRING_FORWARD = "2027-03-28T01:30+01:00"
 
@@ -53,6 +51,7 @@ def test_a_spawned_serve_believes_the_named_instant() -> None:
     assert named - timedelta(seconds=1) <= shown <= named + timedelta(minutes=2), shown
 
 
+@pytest.mark.calendar
 def test_the_calendar_run_travels_in_every_process() -> None:
     named = os.environ.get("CHANNELKIT_TRAVEL")
     if not named:

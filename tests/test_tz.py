@@ -25,8 +25,6 @@ from channelkit.warehouse import Warehouse
 from channelkit.watch.config import load_watch
 from channelkit.widgets._zones import initial_zone
 
-pytestmark = pytest.mark.calendar
-
 
 def test_an_argument_wins_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(ENV_TZ, "Asia/Tokyo")
@@ -57,6 +55,7 @@ def test_a_bad_environment_zone_is_refused_by_the_part_that_uses_it(
     assert resolve_tz("UTC") == "UTC"  # an argument does not even look at it
 
 
+@pytest.mark.calendar
 def test_every_part_uses_the_resolver(
     monkeypatch: pytest.MonkeyPatch, small_warehouse: Path
 ) -> None:
@@ -70,6 +69,7 @@ def test_every_part_uses_the_resolver(
     assert load_spreadsheet(sheet, filename="posts.csv").tz == "Asia/Tokyo"
 
 
+@pytest.mark.calendar
 def test_publishing_has_no_utc_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
     # a naive time read as UTC by accident would publish at the wrong hour
     monkeypatch.delenv(ENV_TZ, raising=False)
@@ -80,6 +80,7 @@ def test_publishing_has_no_utc_fallback(monkeypatch: pytest.MonkeyPatch) -> None
     assert "has no time zone" in str(plan.rows[0].errors)
 
 
+@pytest.mark.calendar
 def test_report_tz_follows_the_environment(
     monkeypatch: pytest.MonkeyPatch, small_warehouse: Path, tmp_path: Path
 ) -> None:
@@ -130,6 +131,7 @@ def _said_by_every_entry_point(small_warehouse: Path, tmp_path: Path) -> dict[st
     return said
 
 
+@pytest.mark.calendar
 def test_every_entry_point_refuses_an_unknown_zone_in_the_same_words(
     small_warehouse: Path, tmp_path: Path
 ) -> None:

@@ -19,8 +19,6 @@ import channelkit as ck
 from channelkit.analysis.timing import SOME_BETTER
 from fixtures import equal_rates
 
-pytestmark = pytest.mark.calendar
-
 SPRING = date(2027, 3, 28)
 AUTUMN = date(2027, 10, 31)
 

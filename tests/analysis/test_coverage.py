@@ -23,8 +23,6 @@ import channelkit as ck
 from channelkit.plots.trend import metric_over_time
 from fixtures.steady import AUDIENCES, POST_HOURS, SYNC_DAY, build_steady, readers_by
 
-pytestmark = pytest.mark.calendar
-
 HOURS = {"00:30": time(0, 30), "12:00": time(12, 0), "23:30": time(23, 30)}
 LAST = SYNC_DAY - timedelta(days=1)  # the last complete synced day of every sync
 

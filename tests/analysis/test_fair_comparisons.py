@@ -25,8 +25,6 @@ from channelkit._constants import REACH_TIME_WINDOW_DAYS
 from channelkit.reports.summary import summary_sentences
 from channelkit.service import LocalService
 
-pytestmark = pytest.mark.calendar
-
 SYNCED_AT = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
 
 

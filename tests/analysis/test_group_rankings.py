@@ -18,8 +18,6 @@ from channelkit.analysis import groups
 from channelkit.storage.connection import open_warehouse
 from fixtures import equal_rates
 
-pytestmark = pytest.mark.calendar  # "all time" over the fixture's pinned days
-
 ALL = {"period": "all time", "tz": "UTC"}
 AUTHORS = 12
 Z = NormalDist().inv_cdf(0.975)

@@ -16,8 +16,6 @@ from channelkit.analysis.filters import (
 )
 from fixtures.warehouse import build_small_warehouse
 
-pytestmark = pytest.mark.calendar
-
 
 def _keyworded() -> dict[str, str]:
     """Every public `Warehouse` method that takes filter keywords, with their annotation."""

@@ -19,8 +19,6 @@ from channelkit.storage.derived import refresh_derived
 from channelkit.warehouse import Warehouse
 from fixtures.warehouse import AS_OF, XSS_TAG, XSS_TITLE, build_small_warehouse
 
-pytestmark = pytest.mark.calendar
-
 BERLIN = "Europe/Berlin"
 W13 = {"start": "2026-03-23", "end": "2026-03-30", "tz": BERLIN}
 WINDOW = {"start": "2026-03-16", "end": "2026-04-06", "tz": BERLIN}

@@ -19,8 +19,6 @@ import pytest
 import channelkit as ck
 from fixtures.steady import SYNC_DAY, build_steady
 
-pytestmark = pytest.mark.calendar
-
 GAP = [date(2026, 11, 9) + timedelta(days=k) for k in range(7)]
 PERIOD = "2026-11"
 Call = Callable[[ck.Warehouse, str], pd.DataFrame]
@@ -147,6 +145,7 @@ def _check(name: str, frame: pd.DataFrame) -> None:
 
 
 @pytest.mark.parametrize("name", list(CALLS))
+@pytest.mark.calendar
 def test_missing_is_not_zero(gapped: ck.Warehouse, name: str) -> None:
     for call in CALLS[name]:
         frame = call(gapped, PERIOD)

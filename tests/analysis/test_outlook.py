@@ -28,8 +28,6 @@ from channelkit.service.local import LocalService
 from channelkit.storage.connection import open_warehouse
 from fixtures.decay import LAST_DAY, PLANTED_AGE, Decaying, build_decaying
 
-pytestmark = pytest.mark.calendar  # the fixtures' days, and the demo's
-
 SEEDS = range(10)
 KINDS = {"chan_fast": "fast", "chan_slow": "slow"}
 
@@ -393,6 +391,7 @@ def _recompute(path: Path, settle: int, last: pd.Timestamp) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+@pytest.mark.calendar
 def test_demo_backtest_equals_an_independent_recomputation(demo_warehouse: Path) -> None:
     wh = ck.Warehouse(demo_warehouse)
     detail = wh.outlook_backtest(detail=True)
@@ -459,6 +458,7 @@ def test_demo_days_to_50_and_90_percent_are_within_a_day_of_the_truth(
             assert abs(found - np.median(days)) <= 1, (channel, q, found, np.median(days))
 
 
+@pytest.mark.calendar
 def test_the_cli_prints_the_backtest_table(demo_warehouse: Path) -> None:
     table = ck.Warehouse(demo_warehouse).outlook_backtest()
     result = CliRunner().invoke(main, ["outlook", "--db", str(demo_warehouse), "--backtest"])
@@ -482,6 +482,7 @@ def test_the_cli_prints_the_backtest_table(demo_warehouse: Path) -> None:
     assert len(lines) >= 2 + len(table)
 
 
+@pytest.mark.calendar
 def test_the_young_posts_forecast_from_all_history_equals_the_trimmed_read(
     demo_warehouse: Path,
 ) -> None:
@@ -525,6 +526,7 @@ def test_channel_settled_ages_equal_the_rule_over_every_post(demo_warehouse: Pat
         con.close()
 
 
+@pytest.mark.calendar
 def test_bad_arguments_name_what_is_wrong(demo_warehouse: Path) -> None:
     wh = ck.Warehouse(demo_warehouse)
     with pytest.raises(TypeError, match="'period'"):  # the posts of now: no period

@@ -9,8 +9,6 @@ import pytest
 from channelkit.analysis.period import Period
 from channelkit.errors import InvalidParameterError
 
-pytestmark = pytest.mark.calendar
-
 
 def test_dates_are_local_midnights() -> None:
     p = Period.resolve(date(2026, 3, 23), "2026-03-30", "Europe/Berlin")

@@ -14,8 +14,6 @@ from channelkit.errors import InvalidParameterError
 from channelkit.reports.parameters import check_period
 from fixtures.warehouse import build_long_warehouse
 
-pytestmark = pytest.mark.calendar
-
 LAST_DAY = date(2026, 11, 22)  # a Sunday: week 47 is the last complete week
 
 # (phrase, canonical form), with the last complete synced day LAST_DAY.

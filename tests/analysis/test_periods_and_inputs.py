@@ -15,8 +15,6 @@ from channelkit.errors import NotSyncedError
 from channelkit.storage.connection import open_warehouse
 from fixtures.warehouse import build_long_warehouse, build_small_warehouse
 
-pytestmark = pytest.mark.calendar
-
 NUMBERS = ["value", "previous", "delta", "delta_pct"]
 
 

@@ -28,8 +28,6 @@ from channelkit.reports.parameters import ReportPeriod
 from channelkit.widgets.explorer import Explorer
 from fixtures.steady import POST_HOURS, build_steady
 
-pytestmark = pytest.mark.calendar
-
 BERLIN = "Europe/Berlin"
 # 1 January 2027, 00:30 in Berlin, and the sync of that morning (last complete day: 31 Dec).
 NEW_YEAR_NIGHT = datetime(2026, 12, 31, 23, 30, tzinfo=UTC)
@@ -74,6 +72,7 @@ def test_on_new_years_day_this_and_last_differ(new_year: Path, clock: datetime) 
         assert _label(wh, "7d") == "7 days to 31 December 2026"
 
 
+@pytest.mark.calendar
 def test_the_cli_report_deliver_and_explorer_use_the_same_reference(
     new_year: Path, tmp_path: Path
 ) -> None:

@@ -5,12 +5,9 @@ from __future__ import annotations
 from datetime import date
 
 import duckdb
-import pytest
 
 from channelkit.analysis.period import Period, earlier_periods
 from channelkit.analysis.rows import any_of
-
-pytestmark = pytest.mark.calendar
 
 
 def test_touching_periods_are_one_range_with_the_same_rows() -> None:

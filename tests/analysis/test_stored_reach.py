@@ -15,8 +15,6 @@ from channelkit.storage.connection import open_warehouse
 from channelkit.storage.schema import REACH_COLUMNS
 from channelkit.warehouse import Warehouse
 
-pytestmark = pytest.mark.calendar
-
 CALLS: list[dict[str, Any]] = [
     {"period": "week"},
     {"period": "7d", "by": "channel"},

@@ -15,8 +15,6 @@ from channelkit.client._params import (
 )
 from channelkit.errors import ChannelkitError, InvalidParameterError
 
-pytestmark = pytest.mark.calendar
-
 
 def test_aware_datetimes_go_out_in_utc_with_z() -> None:
     berlin = timezone(timedelta(hours=1))

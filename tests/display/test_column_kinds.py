@@ -28,8 +28,6 @@ from channelkit.analysis.timing import ONLY_WORSE, SOME_BETTER
 from channelkit.display.frames import frame_html
 from fixtures import equal_rates
 
-pytestmark = pytest.mark.calendar  # periods and zones, all pinned to the fixture's days
-
 ALL = {"period": "all time", "tz": "UTC"}
 WEEK = {"start": "2026-10-05", "end": "2026-10-12", "tz": "UTC"}
 RATE_LABELS = {"Read rate", "Engagement rate"}

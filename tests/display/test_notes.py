@@ -24,8 +24,6 @@ from channelkit.reports.deliver.kinds import WEBHOOK_KINDS
 from channelkit.reports.generate import build_report
 from fixtures.steady import build_steady
 
-pytestmark = pytest.mark.calendar
-
 WHY = "Provisional: posts of the last days are still gathering readers; compared at the same age."
 MONDAY_NOON = datetime(2026, 11, 23, 12, tzinfo=UTC)
 
@@ -61,6 +59,7 @@ def test_the_notebook_and_the_explorer_say_it(monday: Path) -> None:
     assert ranges  # the count rows' ranges, as whole numbers
 
 
+@pytest.mark.calendar
 def test_the_report_email_and_chat_cards_say_it(monday: Path) -> None:
     page = build_report(monday, period="week", now=MONDAY_NOON).page
     flagged = [s for s in page.summary if "provisional" in s.flags]

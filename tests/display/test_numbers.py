@@ -22,8 +22,6 @@ from channelkit.display.numbers import (
     whole,
 )
 
-pytestmark = pytest.mark.calendar
-
 
 @pytest.mark.parametrize("missing", [None, math.nan, pd.NA, pd.NaT])
 def test_missing_values_read_as_a_dash(missing: object) -> None:

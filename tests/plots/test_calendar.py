@@ -14,8 +14,6 @@ from channelkit.publish import load_spreadsheet
 from channelkit.warehouse import Warehouse
 from fixtures.warehouse import AS_OF, build_small_warehouse
 
-pytestmark = pytest.mark.calendar
-
 
 def test_calendar_of_the_warehouse_schedule(tmp_path: Path) -> None:
     wh = Warehouse(build_small_warehouse(tmp_path / "small.duckdb"))
@@ -35,6 +33,7 @@ def test_calendar_of_the_warehouse_schedule(tmp_path: Path) -> None:
     assert list(empty.data) == []
 
 
+@pytest.mark.calendar
 def test_calendar_of_a_plan_escapes_titles(tmp_path: Path) -> None:
     path = tmp_path / "posts.csv"
     path.write_text(

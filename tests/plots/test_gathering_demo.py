@@ -34,8 +34,6 @@ from channelkit.service import LocalService
 from channelkit.sync import run_sync
 from fixtures.png import png_pixels
 
-pytestmark = pytest.mark.calendar
-
 NOW = datetime.fromisoformat("2026-12-07T06:00+01:00")  # Monday of week 50
 TZ = "Europe/Berlin"
 BAND = tuple(int(PLOT_GATHERING_FILL[i : i + 2], 16) for i in (1, 3, 5))

@@ -14,8 +14,6 @@ from channelkit.display.kinds import COUNT, RATE
 from channelkit.plots.outlook import VERDICTS
 from fixtures.decay import build_decaying
 
-pytestmark = pytest.mark.calendar  # the decay fixture's days
-
 
 @pytest.fixture(scope="module")
 def warehouse(tmp_path_factory: pytest.TempPathFactory) -> ck.Warehouse:

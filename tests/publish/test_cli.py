@@ -14,8 +14,6 @@ from channelkit.cli import main
 from channelkit.client import Client
 from channelkit.service import LocalService
 
-pytestmark = pytest.mark.calendar
-
 
 @pytest.fixture(autouse=True)
 def _short_connection_retries(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -59,6 +57,7 @@ GOOD = [
 ]
 
 
+@pytest.mark.calendar
 def test_template_then_dry_run(tmp_path: Path) -> None:
     # The template's example rows are refused as they are: sent unchanged, nothing goes out.
     for name in ("posts.xlsx", "posts.csv"):
@@ -129,6 +128,7 @@ def test_bad_options_exit_2(tmp_path: Path, sheets: SimpleNamespace) -> None:
     assert "must end in .xlsx or .csv, e.g. " in results.output
 
 
+@pytest.mark.calendar
 def test_invalid_rows_exit_1_with_row_numbers(
     tmp_path: Path, sheets: SimpleNamespace, live: SimpleNamespace
 ) -> None:
@@ -180,6 +180,7 @@ def test_invalid_rows_exit_1_with_row_numbers(
     assert len(list(live.client.posts.list())) == 1
 
 
+@pytest.mark.calendar
 def test_submit_then_submit_again(
     tmp_path: Path, sheets: SimpleNamespace, live: SimpleNamespace
 ) -> None:
@@ -205,6 +206,7 @@ def test_submit_then_submit_again(
     assert live.args[-1] not in first.output + again.output + dry.output
 
 
+@pytest.mark.calendar
 def test_urgent_needs_the_flag(
     tmp_path: Path, sheets: SimpleNamespace, live: SimpleNamespace
 ) -> None:
@@ -217,6 +219,7 @@ def test_urgent_needs_the_flag(
     assert [post.priority for post in live.client.posts.list()] == ["urgent"]
 
 
+@pytest.mark.calendar
 def test_unreachable_service_is_a_clear_error(tmp_path: Path, sheets: SimpleNamespace) -> None:
     path = _file(tmp_path, sheets, GOOD)
     result = run(

@@ -30,8 +30,6 @@ from channelkit.publish.post.window import window_bounds
 from channelkit.reports.upcoming import UpcomingPost
 from channelkit.service import LocalService
 
-pytestmark = pytest.mark.calendar
-
 BERLIN = "Europe/Berlin"
 SKIPPED = ("2027-03-28 02:30", "choose 01:30 (before the change) or 03:30 (after it)")
 TWICE = (
@@ -182,6 +180,7 @@ def test_release_shift_into_the_skipped_hour_is_refused_and_stays_held(
     assert moved.exit_code == 0 and "moved to 2027-03-29 02:30" in moved.output, moved.output
 
 
+@pytest.mark.calendar
 def test_hold_refuses_a_skipped_time_and_a_reversed_window(service: LocalService) -> None:
     key = service.create_key(user="ann", team="comms", plan="enterprise")
     env = {"CHANNELKIT_BASE_URL": service.base_url, "CHANNELKIT_API_KEY": key}

@@ -19,8 +19,6 @@ from channelkit.publish.post.times import parse_when
 from channelkit.publish.post.validation import PostRequest, validate_post
 from channelkit.publish.sheets.slots import next_free_slot, parse_slots
 
-pytestmark = pytest.mark.calendar
-
 ZONES = sorted(available_timezones())
 NOW = datetime(2026, 11, 26, 12, 0, tzinfo=UTC)
 BODY = "Join the town hall on Thursday: questions welcome, in the room or online."
@@ -36,6 +34,7 @@ def _post(when: datetime) -> Post:
 
 @settings(max_examples=300, deadline=None)
 @given(naive=instants, zone=st.sampled_from(ZONES))
+@pytest.mark.calendar
 def test_every_instant_in_every_zone_plans_or_gives_a_row_error(naive: datetime, zone: str) -> None:
     text = f"{naive.year:04d}-{naive:%m-%d %H:%M}"
     fields = {"channel": "chan_1", "title": "Town hall", "body": BODY, "scheduled_at": text}

@@ -21,8 +21,6 @@ from channelkit.publish.post.validation import PostRequest
 from channelkit.service import LocalService
 from publish.conftest import make_csv, make_xlsx
 
-pytestmark = pytest.mark.calendar
-
 HEADER = ["channel", "title", "body", "scheduled_at"]
 
 
@@ -68,6 +66,7 @@ def _again_from_a_fresh_ledger(
 
 
 @pytest.mark.parametrize("kind", ["csv", "xlsx"])
+@pytest.mark.calendar
 def test_rerun_by_another_key_after_25_hours_creates_nothing(
     kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -111,6 +110,7 @@ def test_rerun_by_another_key_after_25_hours_creates_nothing(
         assert sorted(p.id for p in posts) == sorted(r.post_id for r in elsewhere.rows)  # type: ignore[misc]
 
 
+@pytest.mark.calendar
 def test_rows_differing_below_a_second_are_one_row_error_not_a_409() -> None:
     start = _start()
     rows = [
@@ -134,6 +134,7 @@ def test_rows_differing_below_a_second_are_one_row_error_not_a_409() -> None:
     )  # type: ignore[union-attr]
 
 
+@pytest.mark.calendar
 def test_a_second_ledger_after_calendar_edits_and_25_hours_creates_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -164,6 +165,7 @@ def test_a_second_ledger_after_calendar_edits_and_25_hours_creates_nothing(
             assert len(list(client.posts.list())) == 3
 
 
+@pytest.mark.calendar
 def test_a_far_future_row_is_a_one_line_row_error(tmp_path: Path) -> None:
     path = tmp_path / "posts.csv"
     path.write_bytes(make_csv([HEADER, ["all-hands", "Town hall", "Body", "9999-12-30 10:00"]]))

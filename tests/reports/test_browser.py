@@ -4,15 +4,14 @@ assistive technology, print, and no request leaving the file."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from channelkit.client import Client
 from channelkit.reports import generate_report
-from channelkit.service import LocalService
-from channelkit.sync import run_sync
+from fixtures.demo import DEMO_DAY, demo_synced_on
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -65,11 +64,10 @@ _FOLDS = """() => [...document.querySelectorAll('main > section')].map((s) => {
 
 
 @pytest.fixture(scope="module")
-def demo_db(demo_service: LocalService, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    db = tmp_path_factory.mktemp("browser-demo") / "demo.duckdb"
-    with Client(base_url=demo_service.base_url, api_key=demo_service.demo_keys["analyst"]) as c:
-        run_sync(c, db, progress=False)
-    return db
+def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The demo synced on a pinned day: the tests count screens, bars and charts."""
+    with demo_synced_on(DEMO_DAY, tmp_path_factory.mktemp("browser-demo") / "demo.duckdb") as db:
+        yield db
 
 
 @pytest.fixture(scope="module")

@@ -15,8 +15,6 @@ from channelkit.reports.checks import (
 )
 from channelkit.reports.parameters import ReportPeriod
 
-pytestmark = pytest.mark.calendar
-
 COUNTS = {"channels": 2, "posts": 10, "post_daily": 50, "channel_daily": 20}
 
 

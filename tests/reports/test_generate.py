@@ -93,7 +93,6 @@ def berlin_report(warehouse: Path) -> str:
     return out.read_text(encoding="utf-8")
 
 
-@pytest.mark.calendar
 def test_default_period_is_the_week_before_the_last_sync(berlin_report: str) -> None:
     # last sync 2026-04-06 05:01 UTC: the last complete day is 04-05, so 03-30..04-05
     # against 03-23..03-29 (W14 vs W13)
@@ -153,7 +152,6 @@ def test_summary_comes_first_with_a_number_in_each_sentence(berlin_report: str) 
     assert title.group(1) == "Engagement report \u00b7 7 days to 5 April 2026 \u00b7 All channels"
 
 
-@pytest.mark.calendar
 def test_a_calendar_month_compares_with_the_month_before(warehouse: Path, tmp_path: Path) -> None:
     html = generate_report(warehouse, tmp_path / "m.html", period="2026-03").read_text("utf-8")
     assert "<h1>Engagement report \u00b7 March 2026 \u00b7 All channels</h1>" in html
@@ -164,7 +162,6 @@ def test_a_calendar_month_compares_with_the_month_before(warehouse: Path, tmp_pa
     assert tile(html, "opens")["change"].startswith("\u2014")
 
 
-@pytest.mark.calendar
 def test_timezone_moves_posts_across_midnight(warehouse: Path, tmp_path: Path) -> None:
     html = generate_report(warehouse, tmp_path / "utc.html").read_text(encoding="utf-8")
     assert "(2026-03-30 to 2026-04-05, UTC)" in html

@@ -29,7 +29,7 @@ from channelkit.reports.notebook_kernel import kernel_environment
 from fixtures.notebooks import write_notebook
 
 # the period "week" and the zone are read from the warehouse's days
-pytestmark = [pytest.mark.slow, pytest.mark.calendar]
+pytestmark = pytest.mark.slow
 
 API_KEY = "ck_live_notebook_secret_key_1234567890"
 SMTP_PASSWORD = "smtp-pass-9f8e7d"
@@ -157,6 +157,7 @@ def _assert_clean(text: str, db: Path) -> None:
         assert secret not in text
 
 
+@pytest.mark.calendar
 def test_report_notebook_prints_its_environment_without_a_secret(
     small_warehouse: Path, tmp_path: Path
 ) -> None:
@@ -172,6 +173,7 @@ def test_report_notebook_prints_its_environment_without_a_secret(
     _assert_clean(out.read_text(encoding="utf-8"), small_warehouse)
 
 
+@pytest.mark.calendar
 def test_deliver_sends_a_notebook_that_prints_its_environment_without_a_secret(
     small_warehouse: Path,
     tmp_path: Path,
@@ -283,6 +285,7 @@ def _assert_probed(text: str, db: Path) -> None:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
+@pytest.mark.calendar
 def test_report_notebook_cannot_read_its_parents_secrets(
     small_warehouse: Path, tmp_path: Path
 ) -> None:
@@ -297,6 +300,7 @@ def test_report_notebook_cannot_read_its_parents_secrets(
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
+@pytest.mark.calendar
 def test_deliver_mails_a_notebook_that_cannot_read_its_parents_secrets(
     small_warehouse: Path,
     tmp_path: Path,
@@ -334,9 +338,11 @@ def test_deliver_mails_a_notebook_that_cannot_read_its_parents_secrets(
     ],
     ids=["smtp password", "webhook url"],
 )  # fmt: skip
+@pytest.mark.calendar
 def test_a_delivery_file_that_runs_a_notebook_holds_no_secret(
-    tmp_path: Path, smtp: str, hook: str, where: str, says: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, smtp: str, hook: str, where: str, says: str
 ) -> None:
+    monkeypatch.chdir(tmp_path)  # the default warehouse's job log lands here, not in the checkout
     _notebook(tmp_path / "mine.ipynb")
     config = tmp_path / "deliver.toml"
     config.write_text(

@@ -8,7 +8,6 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import pytest
 from markupsafe import escape
 
 import channelkit as ck
@@ -20,8 +19,6 @@ from channelkit.reports.parameters import ReportPeriod
 from channelkit.reports.sections import young_posts
 from channelkit.reports.upcoming import UpcomingDigest
 from fixtures.decay import LAST_DAY, build_decaying
-
-pytestmark = pytest.mark.calendar  # the fixture's days
 
 WEEK = ReportPeriod(LAST_DAY - timedelta(days=6), LAST_DAY + timedelta(days=1), "UTC", "week")
 

@@ -1,10 +1,13 @@
-"""The demo month and week on paper: at most 8 pages, none but the last under 40% used, nothing
-interactive printed, on A4 and on Letter. Pages are rendered by poppler's pdftoppm (as
-.ci/run installs it; the test is skipped without it) and their used height measured.
+"""The demo month and week on paper: at most 8 pages, nothing interactive printed, on A4 and
+on Letter. Pages are rendered by poppler's pdftoppm (as .ci/run installs it; the tests are
+skipped without it) and their used height measured.
 
-The demo's content follows its day (its "month" is the last whole month), so each run is
-pinned to a day (`DEMO_DAYS`): the service, the sync and the report believe it, and the page
-count does not depend on the day the suite runs."""
+The demo's content follows its day (its "month" is the last whole month), so every run is
+pinned to a day: the service, the sync and the report believe it, and the page count does
+not depend on the day the suite runs. docs/reports.md says what the demo month takes
+(`MONTH_PAGES`): `test_every_demo_month_fits_its_pages` checks each month of 2026 and 2027,
+made on the 7th of the month after (dates pinned: the calendar run does not repeat it).
+Each month's page is made once and printed on both papers."""
 
 from __future__ import annotations
 
@@ -13,20 +16,24 @@ import subprocess
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
-import time_machine
 
-from channelkit.client import Client
 from channelkit.reports import generate_report
-from channelkit.reports.browser import find_browser
-from channelkit.service import LocalService
-from channelkit.sync import run_sync
+from channelkit.reports.browser import find_browser, render_file
+from channelkit.reports.generate import build_report
+from fixtures.demo import DEMO_DAY, demo_synced_on
 
-# The day the demo is made on: its month, November 2026, needed 9 A4 pages while tables
-# repeated their header on every page. (March 2027, with 18 posts below their audience,
-# still takes 9 on A4: docs/reports.md says so.)
-DEMO_DAYS = ("2026-12-07T06:00+01:00",)
+DEMO_DAYS = (DEMO_DAY,)  # the day the demo week's (and a well-filled month's) report is made on
+PAPERS = {"a4": (595.3, 841.9), "letter": (612, 792)}  # their size in points
+# docs/reports.md: the demo month takes at most 8 pages on Letter, 9 on A4 (the shorter
+# page sends a chart on to the next one in 10 of the 24 months)
+MONTH_PAGES = {"a4": 9, "letter": 8}
+MAX_PAGES = 8  # the demo week, and the month of DEMO_DAYS on either paper
+ZONE = "Europe/Berlin"
+# Each month of 2026 and 2027 as the demo's month: the demo made on the 7th after it
+SWEPT_MONTHS = [f"{year}-{month:02}" for year in (2026, 2027) for month in range(1, 13)]
 
 DPI = 30
 # A row counts as used when ink is within this many pixel rows (about 2.5 mm at 30 dpi):
@@ -68,25 +75,28 @@ def demo_db(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Path]:
     """A demo warehouse synced on the pinned day, which the test's report believes too."""
-    db = tmp_path_factory.mktemp("paper") / "demo.duckdb"
-    with (
-        time_machine.travel(datetime.fromisoformat(request.param), tick=True),
-        LocalService(seed="demo", rate_window=1.0) as service,
-    ):
-        with Client(base_url=service.base_url, api_key=service.demo_keys["analyst"]) as c:
-            run_sync(c, db, progress=False)
+    with demo_synced_on(request.param, tmp_path_factory.mktemp("paper") / "demo.duckdb") as db:
         yield db
+
+
+def printed_sections_only(reader: object) -> None:
+    """Every section is printed open, without its disclosure control or toolbar."""
+    text = " ".join(page.extract_text() for page in reader.pages)  # type: ignore[attr-defined]
+    for heading in ("Most read posts", "Tags", "Priority", "Upcoming scheduled posts"):
+        assert heading in text
+    for control in ("\u25b6", "\u25bc", "Data of this chart", "Table: ", "Download plot"):
+        assert control not in text, control
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("period", "paper", "size_pt"),
     [
-        ("month", "a4", (595.3, 841.9)),
-        ("month", "letter", (612, 792)),
+        ("month", "a4", PAPERS["a4"]),
+        ("month", "letter", PAPERS["letter"]),
         # the example report (docs/reports.md), its fair rankings with their intervals
-        ("week", "a4", (595.3, 841.9)),
-        ("week", "letter", (612, 792)),
+        ("week", "a4", PAPERS["a4"]),
+        ("week", "letter", PAPERS["letter"]),
     ],
 )
 def test_demo_month_and_week_fit_eight_well_filled_pages(
@@ -103,14 +113,40 @@ def test_demo_month_and_week_fit_eight_well_filled_pages(
     assert (width, height) == pytest.approx(size_pt, abs=1)
     fills = page_fill(pdf, tmp_path)
     print(f"--- {period}, {paper}: {len(fills)} pages, used {[round(f, 2) for f in fills]}")
-    assert 2 <= len(fills) <= 8
+    assert 2 <= len(fills) <= MAX_PAGES
     assert all(fill >= 0.4 for fill in fills[:-1]), fills
-    text = " ".join(page.extract_text() for page in reader.pages)
-    # every section is printed open, without its disclosure control or toolbar
-    for heading in ("Most read posts", "Tags", "Priority", "Upcoming scheduled posts"):
-        assert heading in text
-    for control in ("\u25b6", "\u25bc", "Data of this chart", "Table: ", "Download plot"):
-        assert control not in text, control
+    printed_sections_only(reader)
+
+
+def made_on(month: str) -> datetime:
+    """06:00 in Berlin on the 7th of the month after `month` ("2027-03")."""
+    year, number = (int(part) for part in month.split("-"))
+    year, number = (year + 1, 1) if number == 12 else (year, number + 1)
+    return datetime(year, number, 7, 6, tzinfo=ZoneInfo(ZONE))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("month", SWEPT_MONTHS)
+def test_every_demo_month_fits_its_pages(month: str, tmp_path: Path) -> None:
+    """The page is made once and printed on both papers, as `generate_report` does for each
+    (`build_report`, then `render_file`): half the reports and syncs, the same PDFs."""
+    from pypdf import PdfReader
+
+    with demo_synced_on(made_on(month), tmp_path / "demo.duckdb") as db:
+        report = build_report(db, period="month", tz=ZONE)
+        assert report.page.period.start.strftime("%Y-%m") == month  # the demo's month
+        pages = {}
+        for paper, size_pt in PAPERS.items():
+            pdf = tmp_path / f"{paper}.pdf"
+            render_file(report.html, pdf, "pdf", paper)
+            reader = PdfReader(pdf)
+            width, height = (float(v) for v in reader.pages[0].mediabox.upper_right)
+            assert (width, height) == pytest.approx(size_pt, abs=1)
+            printed_sections_only(reader)
+            (tmp_path / paper).mkdir()
+            pages[paper] = [round(fill, 2) for fill in page_fill(pdf, tmp_path / paper)]
+    print(f"--- {month}: {pages}")
+    assert all(len(pages[paper]) <= most for paper, most in MONTH_PAGES.items()), pages
 
 
 def test_used_share_counts_ink_and_the_gaps_between_lines() -> None:

@@ -19,8 +19,6 @@ from channelkit.reports.parameters import (
     resolve_period,
 )
 
-pytestmark = pytest.mark.calendar
-
 LAST_DAY = date(2026, 11, 22)  # a Sunday: the last complete synced day
 
 

@@ -29,8 +29,6 @@ from channelkit.reports.render import (
     render_page,
 )
 
-pytestmark = pytest.mark.calendar
-
 PAYLOAD = "<script>alert('pwned')</script>"
 FAKE_PLOTLYJS = Markup("/* plotly.js stand-in */ window.Plotly = {newPlot() {}};")
 

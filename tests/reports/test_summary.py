@@ -5,11 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pandas as pd
-import pytest
 
 from channelkit.reports.summary import INCOMPLETE, SMALL_BASE, PostRate, summary_sentences
-
-pytestmark = pytest.mark.calendar
 
 
 def row(value: Any, previous: Any, *, small_base: bool = False) -> dict[str, Any]:

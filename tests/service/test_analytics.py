@@ -14,8 +14,6 @@ import time_machine
 
 from channelkit.service import LocalService
 
-pytestmark = pytest.mark.calendar
-
 
 def _walk(client: httpx.Client, path: str, **params: Any) -> Iterator[dict[str, Any]]:
     cursor = None
@@ -49,6 +47,7 @@ def everything(demo: httpx.Client) -> dict[str, Any]:
     }
 
 
+@pytest.mark.calendar
 def test_views_equal_the_daily_rows(everything: dict[str, Any], demo_service: LocalService) -> None:
     per_post: dict[str, int] = defaultdict(int)
     today = demo_service.now().date().isoformat()
@@ -65,6 +64,7 @@ def test_views_equal_the_daily_rows(everything: dict[str, Any], demo_service: Lo
     assert set(per_post) <= set(posts)
 
 
+@pytest.mark.calendar
 def test_channel_rows_agree_with_post_rows(everything: dict[str, Any]) -> None:
     views: dict[tuple[str, str], int] = defaultdict(int)
     for row in everything["rows"]:
@@ -83,6 +83,7 @@ def test_channel_rows_agree_with_post_rows(everything: dict[str, Any]) -> None:
     assert set(views) <= seen
 
 
+@pytest.mark.calendar
 def test_engagement_has_realistic_shape(everything: dict[str, Any]) -> None:
     posts = [p for p in everything["posts"] if p["status"] == "published"]
     by_priority = defaultdict(list)
@@ -108,6 +109,7 @@ def test_engagement_has_realistic_shape(everything: dict[str, Any]) -> None:
             assert row["date"] >= published_day[row["post_id"]]
 
 
+@pytest.mark.calendar
 def test_filters(demo: httpx.Client, everything: dict[str, Any], error_of: Any) -> None:
     post = next(p for p in everything["posts"][500:] if p["views"] > 0)  # a few weeks old
     rows = list(_walk(demo, "/analytics/posts", post_id=post["id"]))
@@ -130,6 +132,7 @@ def test_filters(demo: httpx.Client, everything: dict[str, Any], error_of: Any) 
     assert error_of(unknown) == (400, "invalid_request", "post_id")
 
 
+@pytest.mark.calendar
 def test_visibility_and_scope(demo_service: LocalService, client_for: Any, error_of: Any) -> None:
     admin = client_for(demo_service, demo_service.demo_keys["admin"])
     analyst = client_for(demo_service, demo_service.demo_keys["analyst"])
@@ -147,6 +150,7 @@ def test_visibility_and_scope(demo_service: LocalService, client_for: Any, error
     assert analytics_channels(analyst) <= channels(analyst)
 
 
+@pytest.mark.calendar
 def test_new_posts_gain_readers_as_the_clock_moves(
     api: httpx.Client, channel_id: str, service: LocalService
 ) -> None:

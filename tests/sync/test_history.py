@@ -15,8 +15,6 @@ from channelkit.sync.checkpoints import (
 from channelkit.sync.history import Axis, HistorySlice, Sweep, days_query, next_slice, posts_query
 from channelkit.sync.windows import AnalyticsPlan
 
-pytestmark = pytest.mark.calendar
-
 FIRST = datetime(2026, 11, 1, tzinfo=UTC)
 FINAL = FIRST + timedelta(days=14)
 

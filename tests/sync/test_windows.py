@@ -9,8 +9,6 @@ import pytest
 from channelkit._constants import SYNC_ANALYTICS_END_SLACK_DAYS, SYNC_HWM_MARGIN_SECONDS
 from channelkit.sync import windows
 
-pytestmark = pytest.mark.calendar
-
 T = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 
 

@@ -36,3 +36,9 @@ def _travel(named: str) -> None:
 
 if os.environ.get("CHANNELKIT_TRAVEL"):
     _travel(os.environ["CHANNELKIT_TRAVEL"])
+elif os.environ.get("CHANNELKIT_CLOCK_WATCH"):
+    # The normal run: this process's unpinned clock reads count for the test that started
+    # it (tests/fixtures/clock.py).
+    import clock_watch
+
+    clock_watch.start_in_subprocess(os.environ["CHANNELKIT_CLOCK_WATCH"])

@@ -19,8 +19,6 @@ from channelkit.widgets import Explorer
 from channelkit.widgets.explorer_view import PERIOD_CHOICES, View, month_choices, trend_freq
 from fixtures.decay import build_decaying
 
-pytestmark = pytest.mark.calendar
-
 WEEK = "2026-W13"  # 23-29 March 2026, inside the small warehouse's days
 
 
@@ -157,7 +155,6 @@ def test_a_click_on_the_metric_asks_the_warehouse_nothing_new(
     _same(explorer, wh)
 
 
-@pytest.mark.calendar  # the decay fixture's days
 def test_the_channels_young_posts_are_drawn_with_their_forecast_band(tmp_path: Path) -> None:
     planted = build_decaying(tmp_path / "w.duckdb", seed=1).planted
     wh = Warehouse(tmp_path / "w.duckdb")

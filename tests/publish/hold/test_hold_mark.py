@@ -27,8 +27,6 @@ from channelkit.publish.post.ledger import service_address
 from channelkit.service import LocalService
 from fixtures.service import marked_out_of_draft
 
-pytestmark = pytest.mark.calendar
-
 NOW = datetime(2026, 12, 7, 9, 0, tzinfo=UTC)
 AT = NOW + timedelta(days=2, hours=3)  # the post's time: 2026-12-09 12:00 UTC
 

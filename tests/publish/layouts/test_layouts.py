@@ -35,8 +35,6 @@ from fixtures.layout_corpus import (
     rows_of,
 )
 
-pytestmark = pytest.mark.calendar
-
 CORPUS = list(corpus())
 PINNED = datetime(2031, 1, 6, 7, 0, tzinfo=UTC)  # "now" for filling slots
 
@@ -64,6 +62,7 @@ def test_the_corpus_covers_every_layout_encoding_and_order() -> None:
 
 
 @pytest.mark.parametrize("file", CORPUS, ids=lambda file: file.id)
+@pytest.mark.calendar
 def test_every_file_is_recognised_and_every_row_read_as_declared(file: CorpusFile) -> None:
     plan = _plan(file)
     sheet = plan.sheet
@@ -83,6 +82,7 @@ def test_every_file_is_recognised_and_every_row_read_as_declared(file: CorpusFil
         assert _read(row.request) == want
 
 
+@pytest.mark.calendar
 def test_a_headerless_hootsuite_file_says_so_and_maps_each_column() -> None:
     file = next(f for f in CORPUS if f.id == "hootsuite-utf-8-dmy")
     reading = _plan(file).sheet.reading or ""
@@ -93,6 +93,7 @@ def test_a_headerless_hootsuite_file_says_so_and_maps_each_column() -> None:
     assert "dates read day first (--date-order dmy)" in reading
 
 
+@pytest.mark.calendar
 def test_headers_are_mapped_one_by_one_in_the_reading() -> None:
     file = next(f for f in CORPUS if f.id == "buffer-utf-8-dmy")
     reading = _plan(file).sheet.reading or ""
@@ -109,6 +110,7 @@ def test_headers_are_mapped_one_by_one_in_the_reading() -> None:
     "key", [key for key, layout in LAYOUTS.items() if layout.dates == "either"]
 )
 @pytest.mark.parametrize("order", ["dmy", "mdy"])
+@pytest.mark.calendar
 def test_unsettled_dates_are_refused_naming_both_readings(key: str, order: str) -> None:
     # The layout's samples written with A/B/YYYY dates (a tool may allow ISO dates too).
     samples = [s for s in SAMPLES if s.layout == key and set(s.orders) == {"dmy", "mdy"}]
@@ -139,6 +141,7 @@ def _refused_until_told(sample: Sample, order: str) -> None:
         assert _read(row.request) == expected(sample, post)
 
 
+@pytest.mark.calendar
 def test_a_year_first_layout_refuses_a_slashed_date() -> None:
     rows = [["Text", "Posting Time"], ["Hi there", "03/04/2031 10:00"]]
     plan = load_spreadsheet(
@@ -157,6 +160,7 @@ def test_a_year_first_layout_refuses_a_slashed_date() -> None:
         ("2031-02-03 21:30:15", "21:30:15"),
     ],
 )
+@pytest.mark.calendar
 def test_twelve_hour_times_are_read(text: str, wall: str) -> None:
     rows = [["Text", "Posting Time"], ["Hi there", text]]
     plan = load_spreadsheet(
@@ -167,6 +171,7 @@ def test_twelve_hour_times_are_read(text: str, wall: str) -> None:
     assert request.scheduled_at.strftime("%H:%M:%S").startswith(wall)
 
 
+@pytest.mark.calendar
 def test_a_thirteen_pm_time_is_an_error_not_a_guess() -> None:
     rows = [["Text", "Posting Time"], ["Hi there", "2031-02-03 13:00 PM"]]
     plan = load_spreadsheet(as_csv(rows), filename="b.csv", tz="UTC", choices=Choices(channel="n"))
@@ -190,12 +195,14 @@ def test_a_file_naming_no_channel_asks_for_one() -> None:
         load_spreadsheet(file.data, filename=file.filename, tz=TZ)
 
 
+@pytest.mark.calendar
 def test_one_channel_for_the_file_overrides_the_names() -> None:
     file = next(f for f in CORPUS if f.id == "ayrshare-utf-8-dmy")
     plan = _plan(file, channel="all-hands")
     assert {row.request.channel_id for row in plan.rows if row.request} == {"all-hands"}
 
 
+@pytest.mark.calendar
 def test_a_row_naming_two_channels_is_refused() -> None:
     rows = [
         ["Text", "Date", "Time", "Facebook", "LinkedIn"],
@@ -208,6 +215,7 @@ def test_a_row_naming_two_channels_is_refused() -> None:
     assert plan.rows[1].status == "ok"
 
 
+@pytest.mark.calendar
 def test_a_video_column_with_a_value_is_an_error() -> None:
     rows = [
         ["text", "videoUrls", "postAtSpecificTime (yyyy-MM-dd HH:mm:ss)"],
@@ -217,6 +225,7 @@ def test_a_video_column_with_a_value_is_an_error() -> None:
     assert "has no video or GIF" in plan.rows[0].message
 
 
+@pytest.mark.calendar
 def test_oktopost_rows_take_their_times_from_slots() -> None:
     file = next(f for f in CORPUS if f.id == "oktopost-utf-8-dmy")
     sheet = read_sheet(file.data, filename=file.filename, choices=Choices(channel="news"))
@@ -258,6 +267,7 @@ def test_a_channelkit_file_in_cp1252_is_still_refused_as_not_utf8() -> None:
         read_sheet(as_csv(rows, "cp1252"), filename="p.csv")
 
 
+@pytest.mark.calendar
 def test_an_xlsx_date_cell_is_a_real_date_whatever_the_order() -> None:
     rows: list[list[object]] = [[datetime(2031, 3, 4, 9, 0), "A real date", ""]]
     plan = load_spreadsheet(
@@ -283,6 +293,7 @@ def test_the_derived_title_is_the_first_sentence_cut_at_a_word(message: str, tit
     assert len(derived) <= 200
 
 
+@pytest.mark.calendar
 def test_the_command_says_how_it_read_the_file(tmp_path: Path) -> None:
     file = next(f for f in CORPUS if f.id == "hootsuite-utf-8-dmy")
     path = tmp_path / "plan.csv"
@@ -336,6 +347,7 @@ METRICOOL_HEADER = ["Text", "Date", "Time", "Facebook", "LinkedIn"]
 
 
 @pytest.mark.parametrize(("true", "false"), EXCEL_BOOLEANS)
+@pytest.mark.calendar
 def test_network_columns_read_true_and_false_as_excel_writes_them(true: str, false: str) -> None:
     rows = [
         METRICOOL_HEADER,
@@ -348,6 +360,7 @@ def test_network_columns_read_true_and_false_as_excel_writes_them(true: str, fal
         assert [row.request.channel_id for row in plan.rows if row.request] == ["news", "eng"]
 
 
+@pytest.mark.calendar
 def test_an_xlsx_boolean_cell_is_read_as_its_value() -> None:
     rows: list[list[object]] = [METRICOOL_HEADER, ["To eng.", "2031-03-04", "09:00", False, True]]
     plan = load_spreadsheet(as_xlsx(rows), filename="m.xlsx", tz=TZ, choices=Choices(names=NAMES))
@@ -355,6 +368,7 @@ def test_an_xlsx_boolean_cell_is_read_as_its_value() -> None:
     assert request is not None and request.channel_id == "eng"
 
 
+@pytest.mark.calendar
 def test_an_unknown_boolean_is_refused_naming_the_cell_not_read_as_true() -> None:
     rows = [METRICOOL_HEADER, ["Hi.", "2031-03-04", "09:00", "ja", "FALSCH"]]
     plan = load_spreadsheet(as_csv(rows), filename="m.csv", tz=TZ, choices=Choices(names=NAMES))
@@ -388,6 +402,7 @@ def test_the_derived_title_ends_at_a_sentence_not_an_abbreviation(message: str, 
     ("key", "reads"),
     [("ayrshare", "an Ayrshare"), ("oktopost", "an Oktopost"), ("hootsuite", "a Hootsuite")],
 )
+@pytest.mark.calendar
 def test_names_read_with_their_article(key: str, reads: str) -> None:
     assert LAYOUTS[key].a_name == reads
     file = next(f for f in CORPUS if f.sample.layout == key and f.encoding == "utf-8")
@@ -409,6 +424,7 @@ def test_a_title_row_above_a_layouts_header_gets_its_own_hint() -> None:
 @pytest.mark.parametrize(
     "cell", ["03/04/31 10:00", "03.04.31", "3-4-31 9:00"], ids=["slash", "dot", "dash"]
 )
+@pytest.mark.calendar
 def test_a_two_digit_year_gets_its_own_hint(cell: str) -> None:
     headerless = [[cell, "Town hall", ""]]
     with pytest.raises(SpreadsheetError) as caught:

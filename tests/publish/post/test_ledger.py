@@ -18,8 +18,6 @@ from channelkit.publish.post.validation import PostRequest
 from channelkit.publish.post.word_diff import word_diff
 from channelkit.service import LocalService
 
-pytestmark = pytest.mark.calendar
-
 
 def _request(title: str = "Town hall", when: str = "2030-01-07T09:00:00") -> PostRequest:
     return PostRequest(
@@ -42,6 +40,7 @@ def test_service_address_ignores_case_credentials_and_a_trailing_slash() -> None
     )
 
 
+@pytest.mark.calendar
 def test_pending_then_created_per_service_never_per_key(tmp_path: Path) -> None:
     request = _request()
     one, two = "http://a.example/v1", "http://b.example/v1"
@@ -110,6 +109,7 @@ def _csv(path: Path, rows: list[list[str]]) -> Path:
     return path
 
 
+@pytest.mark.calendar
 def test_a_likely_duplicate_from_another_machine_is_warned_then_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -166,6 +166,7 @@ def test_a_likely_duplicate_from_another_machine_is_warned_then_refused(
             assert len(list(client.posts.list())) == 4
 
 
+@pytest.mark.calendar
 def test_the_calendar_dry_run_lists_changes_only(tmp_path: Path) -> None:
     start = datetime.now(UTC) + timedelta(days=3)
     long_body = " ".join(f"word{n}" for n in range(80))

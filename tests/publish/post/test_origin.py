@@ -20,8 +20,6 @@ from channelkit.publish.post.origin import origin_tag, origins
 from channelkit.service import LocalService
 from publish.conftest import make_csv
 
-pytestmark = pytest.mark.calendar
-
 HEADER = ["channel", "title", "body", "scheduled_at"]
 START = datetime(2026, 12, 7, 9, 0, tzinfo=UTC)  # the first submit; the rows are 40 days on
 DAY = timedelta(days=1)
@@ -151,6 +149,7 @@ def test_the_duplicate_guard_still_warns_of_rows_that_are_not_the_same_row(
         assert "check it is not the same post" in dry.output
 
 
+@pytest.mark.calendar
 def test_channelkits_marks_are_refused_as_typed_tags(tmp_path: Path) -> None:
     path = tmp_path / "posts.csv"
     path.write_bytes(

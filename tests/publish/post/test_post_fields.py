@@ -30,8 +30,6 @@ from channelkit.service import LocalService
 from channelkit.widgets import Composer
 from channelkit.widgets.composer import FORM_FIELDS
 
-pytestmark = pytest.mark.calendar
-
 WRITABLE = [field for field in _spec.POST_FIELDS if field.create is not None]
 # What people call the two fields that publishing names apart.
 _PEOPLE = {"channel_id": "channel"}
@@ -57,6 +55,7 @@ def test_each_writable_field_is_a_column_a_keyword_a_control_and_a_calendar_colu
     assert name in CALENDAR_HEADERS
 
 
+@pytest.mark.calendar
 def test_the_composer_has_a_control_for_each_writable_field(
     service: LocalService, admin_key: str
 ) -> None:
@@ -127,6 +126,7 @@ def test_a_new_contract_field_reaches_every_surface_and_is_checked_by_its_rule()
     }
 
 
+@pytest.mark.calendar
 def test_the_calendar_changes_a_cover_image_and_a_blank_cell_keeps_it(
     service: LocalService, admin_key: str, tmp_path: Path
 ) -> None:

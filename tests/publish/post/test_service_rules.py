@@ -20,8 +20,6 @@ from channelkit.publish import ChannelIndex, PostRequest, validate_post
 from channelkit.publish.post.validation import service_now
 from channelkit.service import LocalService
 
-pytestmark = pytest.mark.calendar
-
 TITLES = [
     "Town hall",
     "\x00",
@@ -81,6 +79,7 @@ def setup() -> Iterator[tuple[Client, ChannelIndex]]:
 
 
 @pytest.mark.parametrize("fields", CASES, ids=lambda f: repr(f)[:60])
+@pytest.mark.calendar
 def test_local_verdict_is_the_services(
     setup: tuple[Client, ChannelIndex], fields: dict[str, object]
 ) -> None:
@@ -133,6 +132,7 @@ def _skewed(service: LocalService, ahead: timedelta) -> httpx.MockTransport:
     return httpx.MockTransport(forward)
 
 
+@pytest.mark.calendar
 def test_lead_time_is_checked_against_the_services_clock() -> None:
     ahead = timedelta(hours=2)
     with LocalService(admin=True) as service:
@@ -184,6 +184,7 @@ _HOSTILE_CHARS = st.sampled_from(
     tag=st.text(_HOSTILE_CHARS, min_size=1, max_size=4),
     url_tail=st.text(_HOSTILE_CHARS, max_size=4),
 )
+@pytest.mark.calendar
 def test_any_mix_of_hostile_characters_gets_the_same_verdict_here_and_there(
     setup: tuple[Client, ChannelIndex], title: str, tag: str, url_tail: str
 ) -> None:

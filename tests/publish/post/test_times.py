@@ -17,8 +17,6 @@ from channelkit.publish.post.times import (
     parse_when,
 )
 
-pytestmark = pytest.mark.calendar
-
 ZONES = ["Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata", "UTC"]
 naive_times = st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2099, 12, 31))
 

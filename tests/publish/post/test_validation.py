@@ -14,8 +14,6 @@ from channelkit.client import Client
 from channelkit.errors import FieldError
 from channelkit.publish.post.validation import ChannelIndex, ChannelInfo, PostRequest, validate_post
 
-pytestmark = pytest.mark.calendar
-
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 INDEX = ChannelIndex.from_channels(
     [
@@ -41,6 +39,7 @@ def errors(tz: str | None = "Europe/Berlin", **fields: object) -> list[str]:
     return [str(error) for error in result]
 
 
+@pytest.mark.calendar
 def test_valid_post_resolves_channel_and_reads_local_time_in_tz() -> None:
     request = ok(scheduled_at="2026-12-01 09:00", tags="hr, news ,hr", priority="High")
     assert request.channel_id == "chan_1"
@@ -79,16 +78,19 @@ def test_no_time_means_publish_now_and_omits_scheduled_at() -> None:
         ("2027-07-01 09:00", datetime(2027, 7, 1, 7, 0, tzinfo=UTC)),  # summer time
     ],
 )
+@pytest.mark.calendar
 def test_time_forms(value: object, expected_utc: datetime) -> None:
     assert ok(scheduled_at=value).scheduled_at == expected_utc
 
 
+@pytest.mark.calendar
 def test_date_and_time_columns_combine() -> None:
     request = ok(date="2026-12-01", time="09:30")
     assert request.scheduled_at == datetime(2026, 12, 1, 8, 30, tzinfo=UTC)
     assert ok(date=46357, time=0.375).scheduled_at == datetime(2026, 12, 1, 8, 0, tzinfo=UTC)
 
 
+@pytest.mark.calendar
 def test_row_timezone_wins_over_default() -> None:
     request = ok(scheduled_at="2026-12-01 09:00", timezone="America/New_York")
     assert request.scheduled_at == datetime(2026, 12, 1, 14, 0, tzinfo=UTC)
@@ -251,6 +253,7 @@ def test_urgent_with_confirmation_and_limits_at_the_edge() -> None:
     assert result.priority == "urgent" and len(result.tags) == 20
 
 
+@pytest.mark.calendar
 def test_require_time_and_custom_lead_time() -> None:
     base = {"channel": "chan_1", "title": "t", "body": "b"}
     missing = validate_post(base, channels=INDEX, tz=None, now=NOW, require_time=True)
@@ -276,6 +279,7 @@ def test_unknown_field_names_and_naive_now_are_programming_errors() -> None:
         validate_post({}, channels=INDEX, tz=None, now=datetime(2026, 1, 1))
 
 
+@pytest.mark.calendar
 def test_idempotency_key_follows_content() -> None:
     first = ok(scheduled_at="2026-12-01 09:00")
     again = ok(scheduled_at="2026-12-01T08:00:00Z")  # the same instant, written differently
@@ -285,6 +289,7 @@ def test_idempotency_key_follows_content() -> None:
     assert len(first.idempotency_key()) <= 255
 
 
+@pytest.mark.calendar
 def test_idempotency_key_hashes_the_canonical_form_of_the_body_sent() -> None:
     """Sorted keys, no insignificant whitespace, whole seconds: the service's comparison."""
     request = ok(

@@ -19,8 +19,6 @@ from channelkit.publish.layouts.stamps import enough
 from channelkit.publish.sheets.plan import Plan, load_spreadsheet
 from fixtures.layout_corpus import SAMPLES, TZ, Post, Sample, as_csv, choices_for, rows_of
 
-pytestmark = pytest.mark.calendar
-
 PICKED = sorted(key for key, layout in LAYOUTS.items() if layout.dates == "either")
 # Their samples written with A/B/YYYY dates (Publer's 2025 sample writes them year first).
 EITHER = [sample for sample in SAMPLES if set(sample.orders) == {"dmy", "mdy"}]
@@ -90,6 +88,7 @@ def test_every_layout_whose_order_the_user_picks_is_covered() -> None:
 
 @pytest.mark.parametrize("order", ["dmy", "mdy"])
 @pytest.mark.parametrize("sample", KINDS, ids=IDS)
+@pytest.mark.calendar
 def test_one_typo_among_ambiguous_rows_settles_nothing(sample: Sample | None, order: str) -> None:
     """`13/02/2031` in a month-first file: the ambiguous rows are refused naming both
     readings and the typo's row, not moved a month; said which order, they are read and
@@ -118,6 +117,7 @@ def test_one_typo_among_ambiguous_rows_settles_nothing(sample: Sample | None, or
 
 
 @pytest.mark.parametrize("sample", KINDS, ids=IDS)
+@pytest.mark.calendar
 def test_rows_written_both_ways_refuse_the_column_naming_both(sample: Sample | None) -> None:
     written = [
         (date(2031, 2, 1), "dmy"),
@@ -134,6 +134,7 @@ def test_rows_written_both_ways_refuse_the_column_naming_both(sample: Sample | N
 
 
 @pytest.mark.parametrize("sample", KINDS, ids=IDS)
+@pytest.mark.calendar
 def test_enough_rows_one_way_settle_the_column(sample: Sample | None) -> None:
     """Three rows above 12 day first against six ambiguous ones: 3 >= 3 and 3 >= 9/5."""
     days = [date(2031, 1, n) for n in (2, 3, 4, 5, 6, 7)] + [date(2031, 1, n) for n in (13, 20, 28)]
@@ -159,6 +160,7 @@ def test_the_evidence_threshold(settling: int, ambiguous: int, settled: bool) ->
 
 @pytest.mark.parametrize("order", ["dmy", "mdy"])
 @pytest.mark.parametrize("sample", KINDS, ids=IDS)
+@pytest.mark.calendar
 def test_every_day_of_a_year_with_one_contradicting_row_is_never_misread(
     sample: Sample | None, order: str
 ) -> None:
@@ -182,6 +184,7 @@ def test_every_day_of_a_year_with_one_contradicting_row_is_never_misread(
 
 @pytest.mark.parametrize("order", ["dmy", "mdy"])
 @pytest.mark.parametrize("sample", KINDS, ids=IDS)
+@pytest.mark.calendar
 def test_a_whole_year_in_one_file_is_read_and_one_typo_refuses_it(
     sample: Sample | None, order: str
 ) -> None:
@@ -205,6 +208,7 @@ def test_a_whole_year_in_one_file_is_read_and_one_typo_refuses_it(
 
 
 @pytest.mark.parametrize("sample", KINDS, ids=IDS)
+@pytest.mark.calendar
 def test_a_date_order_the_column_settles_the_other_way_is_refused(sample: Sample | None) -> None:
     """Five rows above 12 day first against two ambiguous ones settle day first: a
     `--date-order mdy` is then the mistake, and every row is refused, not read month first."""

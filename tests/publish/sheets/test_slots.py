@@ -26,8 +26,6 @@ from channelkit.publish.sheets.slots import (
 from channelkit.service import LocalService
 from fixtures import equal_rates
 
-pytestmark = pytest.mark.calendar
-
 BERLIN = ZoneInfo("Europe/Berlin")
 H = ["channel", "title", "body", "scheduled_at"]
 
@@ -160,6 +158,7 @@ def _slots_after(moment: datetime, count: int, skip: set[datetime]) -> list[date
     return found
 
 
+@pytest.mark.calendar
 def test_slots_fill_blank_times_with_distinct_free_future_slots(
     tmp_path: Path, sheets: SimpleNamespace, live: SimpleNamespace
 ) -> None:
@@ -203,6 +202,7 @@ def test_slots_fill_blank_times_with_distinct_free_future_slots(
     )
 
 
+@pytest.mark.calendar
 def test_min_gap_warns_about_posts_on_the_service_and_strict_refuses(
     tmp_path: Path, sheets: SimpleNamespace, live: SimpleNamespace
 ) -> None:
@@ -242,6 +242,7 @@ def test_min_gap_warns_about_posts_on_the_service_and_strict_refuses(
     assert bad.exit_code == 2 and "'soon' is not a duration" in bad.output
 
 
+@pytest.mark.calendar
 def test_slots_best_from_the_command_line_falls_back_to_the_organisation(
     tmp_path: Path, sheets: SimpleNamespace, live: SimpleNamespace, small_warehouse: Path
 ) -> None:

@@ -20,8 +20,6 @@ from channelkit.publish import FieldError, SpreadsheetError, load_spreadsheet
 from channelkit.publish.post.validation import ChannelIndex
 from channelkit.publish.sheets.columns import COLUMNS, expected_columns
 
-pytestmark = pytest.mark.calendar
-
 H = ["channel", "title", "body", "scheduled_at"]
 # The columns as the code declares them (publish/sheets/columns.py, from the contract's fields), in
 # the order its messages list them; a new post field is one more, without an edit here
@@ -305,6 +303,7 @@ FILE_CASES: list[tuple[str, str, Builder, dict[str, object], str]] = [
     ("filename", "build", "kwargs", "message"),
     [pytest.param(*case[1:], id=case[0]) for case in FILE_CASES],
 )
+@pytest.mark.calendar
 def test_bad_files(
     sheets: SimpleNamespace,
     filename: str,
@@ -443,6 +442,7 @@ ROW_HEADER = [
 @pytest.mark.parametrize(
     ("row", "expected"), [pytest.param(*case[1:], id=case[0]) for case in ROW_CASES]
 )
+@pytest.mark.calendar
 def test_bad_rows(sheets: SimpleNamespace, row: list[object], expected: list[str]) -> None:
     data = sheets.csv([ROW_HEADER, GOOD, row])
     plan = load_spreadsheet(data, filename="posts.csv", tz="Europe/Berlin")
@@ -454,6 +454,7 @@ def test_bad_rows(sheets: SimpleNamespace, row: list[object], expected: list[str
     assert [m[: len(e)] for m, e in zip(messages, expected, strict=True)] == expected
 
 
+@pytest.mark.calendar
 def test_row_numbers_match_the_spreadsheet_with_blank_rows_and_multiline_cells(
     sheets: SimpleNamespace,
 ) -> None:
@@ -469,6 +470,7 @@ def test_row_numbers_match_the_spreadsheet_with_blank_rows_and_multiline_cells(
         assert plan.errors == [(4, FieldError("title", "title is required"))]
 
 
+@pytest.mark.calendar
 def test_duplicates_inside_the_file(sheets: SimpleNamespace) -> None:
     rows = [
         [*H, "timezone"],
@@ -482,6 +484,7 @@ def test_duplicates_inside_the_file(sheets: SimpleNamespace) -> None:
     ]
 
 
+@pytest.mark.calendar
 def test_channels_checked_when_an_index_is_given(sheets: SimpleNamespace) -> None:
     rows = [H, ["old", "A", "B", "2030-12-02 09:00"], ["All Hands", "A", "B", "2030-12-02 09:00"]]
     plan = load_spreadsheet(sheets.csv(rows), filename="p.csv", tz="UTC", channels=INDEX)
@@ -496,6 +499,7 @@ def test_channels_checked_when_an_index_is_given(sheets: SimpleNamespace) -> Non
     assert plan.rows[1].request is not None and plan.rows[1].request.channel_id == "chan_1"
 
 
+@pytest.mark.calendar
 def test_excel_cell_types_and_header_spellings(sheets: SimpleNamespace) -> None:
     rows = [
         [
@@ -529,6 +533,7 @@ def test_excel_cell_types_and_header_spellings(sheets: SimpleNamespace) -> None:
     assert second.scheduled_at == datetime.fromisoformat("2030-12-02T09:00:00+00:00")
 
 
+@pytest.mark.calendar
 def test_text_encodings_and_separators(sheets: SimpleNamespace) -> None:
     rows = [H, ["all-hands", "Ünïcödé ✓", "Body", "2030-12-02 09:00"]]
     for data in (
@@ -542,6 +547,7 @@ def test_text_encodings_and_separators(sheets: SimpleNamespace) -> None:
         assert plan.rows[0].request.title == "Ünïcödé ✓"
 
 
+@pytest.mark.calendar
 def test_sheet_choice(sheets: SimpleNamespace) -> None:
     data = sheets.xlsx([H, GOOD], sheet="Posts", extra_sheets=["other"])
     assert load_spreadsheet(data, filename="p.xlsx", tz="UTC").sheet.name == "Posts"
@@ -549,6 +555,7 @@ def test_sheet_choice(sheets: SimpleNamespace) -> None:
     assert other.sheet.name == "other"
 
 
+@pytest.mark.calendar
 def test_default_timezone_from_environment(
     sheets: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -559,6 +566,7 @@ def test_default_timezone_from_environment(
     assert request.scheduled_at.hour == 14  # 09:00 EST
 
 
+@pytest.mark.calendar
 def test_preview_lists_every_row(sheets: SimpleNamespace) -> None:
     rows = [H, GOOD, ["all-hands", "", "Body", "2030-12-02 09:00"]]
     frame = load_spreadsheet(sheets.csv(rows), filename="p.csv", tz="Europe/Berlin").preview()
@@ -595,6 +603,7 @@ def test_a_title_row_above_the_header_gets_its_own_hint() -> None:
     )
 
 
+@pytest.mark.calendar
 def test_a_two_digit_year_in_a_posts_file_gets_its_own_hint() -> None:
     text = "channel,title,body,scheduled_at\nall-hands,Hi,Body,03/04/31 09:00\n"
     plan = load_spreadsheet(text.encode(), filename="plan.csv", tz="UTC")

@@ -26,8 +26,6 @@ from channelkit.publish.sheets.spreadsheet import read_sheet
 from channelkit.service import LocalService
 from publish.conftest import make_csv
 
-pytestmark = pytest.mark.calendar
-
 DATA = Path(__file__).parents[1] / "data" / "libreoffice"
 EXPORT = ["--from", "2030-12-01", "--to", "2030-12-31", "--tz", "Europe/Berlin"]
 AT = datetime(2030, 12, 2, 9, 0, tzinfo=UTC)
@@ -73,6 +71,7 @@ def test_non_utf8_csv_names_the_sheet_row_and_how_to_save_utf8() -> None:
         assert program in message
 
 
+@pytest.mark.calendar
 def test_crlf_inside_cells_is_a_line_break() -> None:
     data = (
         b"channel,title,body,scheduled_at,timezone\r\n"
@@ -127,6 +126,7 @@ def _rekeyed(kind: str, fresh: Path, tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("kind", ["csv", "xlsx"])
+@pytest.mark.calendar
 def test_a_file_libreoffice_saved_unchanged_dry_runs_with_no_changes(
     kind: str, service: LocalService, admin_key: str, tmp_path: Path
 ) -> None:

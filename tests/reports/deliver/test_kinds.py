@@ -22,8 +22,6 @@ from channelkit.reports.deliver.messages import (
 from channelkit.reports.parameters import ReportPeriod
 from channelkit.reports.upcoming import UpcomingDigest, UpcomingPost
 
-pytestmark = pytest.mark.calendar  # pinned dates, shown in the digest's words
-
 START = datetime(2026, 11, 28, 7, 0, tzinfo=UTC)  # pinned: nothing here reads the clock
 PERIOD = ReportPeriod(date(2026, 11, 16), date(2026, 11, 23), "UTC", "week")
 MARKUP = "Town hall <today> & <!channel>"
@@ -80,6 +78,7 @@ def test_a_long_digest_is_cut_to_the_kinds_limit_never_inside_an_escape(name: st
         assert "&" not in re.sub(r"&(amp|lt|gt);", "", text)
 
 
+@pytest.mark.calendar
 def test_the_email_speaks_every_thing_sent() -> None:
     for content in _contents():
         message = EMAIL.message(content, "analytics@example.com", ["a@example.com"])
@@ -87,6 +86,7 @@ def test_the_email_speaks_every_thing_sent() -> None:
         assert len(message.as_bytes()) <= EMAIL.max_bytes
 
 
+@pytest.mark.calendar
 def test_the_delivery_file_takes_exactly_the_declared_kinds(tmp_path: Path) -> None:
     unknown = "x" + "".join(WEBHOOK_KINDS)  # a name no kind has
     config = tmp_path / "deliver.toml"
