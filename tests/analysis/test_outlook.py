@@ -507,6 +507,28 @@ def test_the_young_posts_forecast_from_all_history_equals_the_trimmed_read(
     assert aims == young["settles_by_day"].tolist()
 
 
+def test_a_workspace_with_no_post_old_enough_is_judged_without_a_forecast(
+    demo_warehouse: Path,
+) -> None:
+    # Only posts of day 0 (or none at all): nothing to fit, every row "too early", and no
+    # crash on the empty spread (it raised "cannot reshape array of size 0").
+    last = ck.Warehouse(demo_warehouse).outlook().attrs["as_of"]
+    con = open_warehouse(demo_warehouse, read_only=True)
+    try:
+        everything = ol.load_readers(con, PostFilter(), first=None, last=last)
+    finally:
+        con.close()
+    now = ol.day_number(last)
+    history = ol.History(everything, last=now, fallback=5)
+    day0 = pd.DataFrame(
+        {"channel_id": ["c1", "c2"], "age_days": [0, 0], "readers": [3, 0], "audience": [10, 0]}
+    ).assign(day=now)
+    judged = history.judge(day0)
+    assert judged["verdict"].tolist() == [ol.TOO_EARLY, ol.TOO_EARLY]
+    assert judged["forecast_readers"].isna().all()
+    assert len(history.judge(day0.iloc[0:0])) == 0
+
+
 def test_channel_settled_ages_equal_the_rule_over_every_post(demo_warehouse: Path) -> None:
     # channel_settles reads only each channel's latest posts 28 days old (found over a
     # window that widens from a week) and sums their daily rows itself; settled_ages

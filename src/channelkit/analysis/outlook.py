@@ -627,6 +627,8 @@ class History:
         inverse = inverse.reshape(-1)
 
         def each(values: list[object], dtype: str = "float64") -> np.ndarray:
+            if not fits:  # no post old enough to forecast: nothing to spread
+                return np.empty(0, dtype=dtype)
             return np.asarray(values, dtype=dtype).reshape(len(fits), -1)[inverse].squeeze(-1)
 
         known = audience[i] > 0
