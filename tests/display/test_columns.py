@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import channelkit as ck
-from channelkit.display.columns import DECLARED, KINDS_ATTR, by_name, column_kind, kind_of
+from channelkit.display.columns import DECLARED, KINDS_ATTR, kinds_by_name, column_kind, kind_of
 from channelkit.display.frames import frame_html
 from channelkit.display.kinds import COUNT, RATE
 from fixtures import equal_rates
@@ -106,7 +106,7 @@ def test_the_names_fallback_is_the_declarations_where_they_agree() -> None:
     for columns in DECLARED.values():
         for name, kind in columns.kinds.items():
             seen.setdefault(name, set()).add(kind.name)
-    assert {name: kind.name for name, kind in by_name().items()} == {
+    assert {name: kind.name for name, kind in kinds_by_name().items()} == {
         name: next(iter(kinds)) for name, kinds in seen.items() if len(kinds) == 1
     }
     assert [name for name, kinds in seen.items() if len(kinds) > 1] == []  # no name, two kinds

@@ -75,7 +75,7 @@ def declare(metric: str, kinds: Mapping[str, Kind], *, by_row: tuple[str, ...] =
     return columns
 
 
-def by_name() -> Mapping[str, Kind]:
+def kinds_by_name() -> Mapping[str, Kind]:
     """The fallback for a frame without declarations: each name every declaration gives
     one kind, with that kind (a name declared as two kinds has none)."""
     if _FALLBACK and _FALLBACK[0][0] == len(DECLARED):  # declarations are only ever added
@@ -110,7 +110,7 @@ def kind_of(frame: pd.DataFrame, name: Hashable) -> Kind | None:
 
 def column_kind(name: Hashable) -> Kind | None:
     """The kind a column named `name` has by the metrics' declarations (the fallback)."""
-    return _by_stem(name, by_name())
+    return _by_stem(name, kinds_by_name())
 
 
 def set_kind(frame: pd.DataFrame, column: str, kind: Kind | str | None) -> pd.DataFrame:
