@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import channelkit as ck
-from channelkit.display.columns import DECLARED, KINDS_ATTR, kinds_by_name, column_kind, kind_of
+from channelkit.display.columns import DECLARED, KINDS_ATTR, column_kind, kind_of, kinds_by_name
 from channelkit.display.frames import frame_html
 from channelkit.display.kinds import COUNT, RATE
 from fixtures import equal_rates
