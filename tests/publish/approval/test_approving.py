@@ -220,6 +220,31 @@ def test_release_puts_back_an_approved_post_and_never_an_unapproved_one(team: Te
         assert [r.post.id for r in waiting(client, team.policy)] == [sneaked_id]
 
 
+def test_a_release_at_another_time_sends_an_approved_post_back_for_approval(
+    team: Team,
+) -> None:
+    # The approval binds the time: held past its time and released with --shift or
+    # --publish-missed, the post goes out at a time nobody approved unless it waits again.
+    from channelkit.publish.hold.holding import hold, release
+
+    shifted_id, missed_id = _submit(team, hours=1), _submit(team, hours=1, title="Second")
+    with team.client("ann") as client:
+        approve(client, team.policy, team.signers["ann"], posts=[shifted_id, missed_id])
+    with team.client("carl") as client:
+        assert {p.post_id for p in hold(client, by="carl").held} == {shifted_id, missed_id}
+        team.service.advance_clock(2 * 3600)
+        by_shift = release(client, policy=team.policy, shift=timedelta(days=1))
+        assert not by_shift.released and {p.post_id for p, _ in by_shift.left} == {
+            shifted_id,
+            missed_id,
+        }
+        assert all(why.startswith("awaits approval again") for _, why in by_shift.left)
+        for post_id in (shifted_id, missed_id):
+            post = client.posts.retrieve(post_id)
+            assert post.status == "draft" and waiting_time(post.tags) is not None
+        assert {r.post.id for r in waiting(client, team.policy)} == {shifted_id, missed_id}
+
+
 def test_the_command_lists_approves_and_rejects(team: Team, tmp_path: Path) -> None:
     post_id, other_id = _submit(team), _submit(team, title="Second", body="Second body")
     env = {

@@ -275,19 +275,28 @@ def gate(client: Client, policy: Policy, posts: Iterable[Post]) -> dict[str, Pos
     return {post.id: keep_waiting(client, policy, post, index=index) for post in posts}
 
 
-def must_wait(client: Client, policy: Policy, post: Post, at: datetime) -> str | None:
+def must_wait(
+    client: Client, policy: Policy, post: Post, at: Intended, *, moved: bool = False
+) -> str | None:
     """The gate of `release`: None when `post` may go out at `at` (no approval channel, or
     approved); else it is made a draft waiting at `at` (hold marks off, `If-Match`) and the
-    reason is returned, for the run to report."""
+    reason is returned, for the run to report. `moved`: the release gives it another time
+    than the one it was held at (`--shift`, `--publish-missed`); an approval binds the
+    time, so it waits for a new one at that time."""
     index = policy.index(client)
     rule = policy.rule(post.channel_id, index)
-    if rule is None or is_approved(post, policy, rule):
+    if rule is None or (not moved and is_approved(post, policy, rule)):
         return None
     kept = [t for t in _without_waiting(post.tags) if not t.startswith(PUBLISH_HOLD_TAG_PREFIX)]
     try:
         client.posts.update(post.id, tags=[*kept, waiting_tag(at)], if_match=post.etag)
     except ConflictError:
         return f"awaits approval ({policy.source}); changed meanwhile, left as it is"
+    if moved and is_approved(post, policy, rule):
+        return (
+            f"awaits approval again ({policy.source}): the approval was for its held time, "
+            "released at another; `channelkit approve` lists it"
+        )
     return f"awaits approval ({policy.source}): not released; `channelkit approve` lists it"
 
 

@@ -47,6 +47,7 @@ from channelkit.errors import (
     TimeError,
 )
 from channelkit.publish.approval.approving import must_wait
+from channelkit.publish.approval.marks import NOW, Intended
 from channelkit.publish.approval.policy import Policy
 from channelkit.publish.hold.mark import HoldMark, marked, unmarked, user_name
 from channelkit.publish.hold.record import HoldBook, HoldRecord
@@ -449,7 +450,9 @@ def _release_one(
     if isinstance(target, str):
         done.missed.append(shown)
         return
-    unapproved = must_wait(client, policy, post, mark.scheduled_at)
+    moved = target != mark.scheduled_at
+    going: Intended = (NOW if target is None else target) if moved else mark.scheduled_at
+    unapproved = must_wait(client, policy, post, going, moved=moved)
     if unapproved is not None:
         if mine is not None:
             book.settle(service, post.id, "left", note=unapproved)
