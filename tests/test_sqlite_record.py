@@ -17,7 +17,7 @@ class Sent(SqliteRecord):
 
     def add(self, *ids: str) -> None:
         with Transaction(self._con) as con:
-            con.executemany("INSERT INTO sent VALUES (?)", [(i,) for i in ids])
+            con.executemany("INSERT INTO sent (id) VALUES (?)", [(i,) for i in ids])
 
 
 def test_a_record_is_set_up_in_wal_mode_and_closed_by_its_block(tmp_path: Path) -> None:
