@@ -33,6 +33,12 @@ def _leaves_no_file_in_the_checkout() -> Iterator[None]:
     """A test writes under its tmp_path, never beside the sources: a file it leaves in the
     checkout's folder (a command run with its default --db in the working folder, say)
     fails it, named. The root alone is watched: what a run writes by default lands there."""
+    if os.environ.get("CHANNELKIT_TRAVEL"):
+        # The calendar run shares the checkout with the suite running beside it (.ci/run):
+        # a file one of them has open for a moment would be blamed on the other's test.
+        # The suite checks every test; the calendar run repeats some of them.
+        yield
+        return
     before = set(os.listdir(CHECKOUT))
     yield
     left = sorted(set(os.listdir(CHECKOUT)) - before - TOOL_CACHES)

@@ -178,7 +178,8 @@ def test_serve_refuses_a_bad_number_before_it_serves(flag: str) -> None:
     """In a process of its own, bounded in time: a value let through would serve forever."""
     for value in BAD:
         run = subprocess.run(
-            [sys.executable, "-m", "channelkit", "serve", "--port", "0", flag, value],
+            [sys.executable, "-m", "channelkit", "serve", "--db", ":memory:", "--port", "0",
+             flag, value],
             capture_output=True, text=True, timeout=60, check=False,
         )  # fmt: skip
         _assert_one_line(run.stderr, run.returncode, flag, f"serve {flag} {value}")

@@ -23,7 +23,9 @@ SPRING_FORWARD = "2027-03-28T01:30+01:00"
 @contextmanager
 def _serve(env: dict[str, str]) -> Iterator[str]:
     """`channelkit serve` in its own process; yields its base URL."""
-    command = [str(Path(sys.executable).parent / "channelkit"), "serve", "--port", "0"]
+    # --db :memory:: the default state file would land in the checkout
+    channelkit = str(Path(sys.executable).parent / "channelkit")
+    command = [channelkit, "serve", "--db", ":memory:", "--port", "0"]
     proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             stdin=subprocess.DEVNULL, text=True)  # fmt: skip
     try:
