@@ -478,7 +478,12 @@ def run_page(page: Path, directory: Path, workspace: Workspace) -> list[str]:
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
-def test_every_example_runs_as_printed(page: Path, tmp_path: Path, workspace: Workspace) -> None:
+def test_every_example_runs_as_printed(
+    page: Path, tmp_path: Path, workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A reader's own config folder (the approver's key, `approve --new-key`): never the
+    # machine's, so the page runs as printed on any machine and any number of times.
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     failures = run_page(page, tmp_path / "reader", workspace)
     assert not failures, f"{len(failures)} example(s) of {page.name} failed:\n\n" + "\n".join(
         failures
