@@ -30,7 +30,7 @@ from channelkit._constants import (
     APPROVAL_TAG_PREFIX,
     PUBLISH_HOLD_TAG_PREFIX,
 )
-from channelkit._tz import given_tz, load_zone
+from channelkit._tz import load_zone
 from channelkit.errors import ChannelkitError, ConflictError, NotFoundError
 from channelkit.publish.approval.marks import (
     NOW,
@@ -533,14 +533,9 @@ def _order(at: Intended) -> datetime:
 def _target(
     at: Intended, now: datetime, publish_missed: bool, shift: timedelta | None, tz: str | None
 ) -> datetime | None | str:
-    """When an approved post goes out: its time; a missed one's plus `shift`, or None (at
-    once) with `publish_missed`; "missed" when it keeps waiting (the rule of `release`)."""
+    """When an approved post goes out: at once when it waited for "now", else by the rule
+    of `release` (`times.missed_time`)."""
     if at == NOW:
         return None
     assert isinstance(at, datetime)
-    if at > now:
-        return at
-    if shift is not None:
-        shifted = times.shifted(at, shift, given_tz(tz) or "UTC")
-        return shifted if shifted > now else "missed"
-    return None if publish_missed else "missed"
+    return times.missed_time(at, now, publish_missed, shift, tz)

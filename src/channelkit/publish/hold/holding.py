@@ -36,7 +36,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 from channelkit._spec import TAGS_MAX_COUNT
-from channelkit._tz import given_tz, given_zone, load_zone
+from channelkit._tz import given_zone, load_zone
 from channelkit.errors import (
     APIStatusError,
     AuthenticationError,
@@ -443,7 +443,7 @@ def _release_one(
         mark, since = checked, held_since or post.updated_at
     shown = _held(post, mark, scope, since)
     try:
-        target = _target(mark.scheduled_at, service_now(client), *missed_rule)
+        target = times.missed_time(mark.scheduled_at, service_now(client), *missed_rule)
     except TimeError as exc:  # shifted into a skipped or repeated hour: stays held
         done.left.append((shown, f"{exc}; release it with another --shift"))
         return
@@ -505,24 +505,6 @@ class _Released:
             *(held.post_id for held, _ in self.left),
             *(held.post_id for held in self.already),
         }
-
-
-def _target(
-    scheduled_at: datetime,
-    now: datetime,
-    publish_missed: bool,
-    shift: timedelta | None,
-    tz: str | None,
-) -> datetime | None | str:
-    """When a held post goes back: its time; a missed one's time plus `shift` (its days
-    on the calendar of `tz` or CHANNELKIT_TZ, else of UTC: `times.shifted`), or None (at
-    once) with `publish_missed`; "missed" when it stays held."""
-    if scheduled_at > now:
-        return scheduled_at
-    if shift is not None:
-        shifted = times.shifted(scheduled_at, shift, given_tz(tz) or "UTC")
-        return shifted if shifted > now else "missed"
-    return None if publish_missed else "missed"
 
 
 _ALREADY = "put back by another run"

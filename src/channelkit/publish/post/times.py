@@ -145,6 +145,25 @@ def shifted(moment: datetime, by: timedelta, zone_name: str) -> datetime:
     return _checked(localize(moved, zone_name) + (by - timedelta(days=by.days)))
 
 
+def missed_time(
+    scheduled_at: datetime,
+    now: datetime,
+    publish_missed: bool,
+    shift: timedelta | None,
+    tz: str | None,
+) -> datetime | None | str:
+    """When a post that waited (held, or awaiting approval) goes out: its time; a missed
+    one's time plus `shift` (its days on the calendar of `tz` or CHANNELKIT_TZ, else of
+    UTC: `shifted`), or None (at once) with `publish_missed`; "missed" when it keeps
+    waiting. The one rule of `release` and `approve`."""
+    if scheduled_at > now:
+        return scheduled_at
+    if shift is not None:
+        moved = shifted(scheduled_at, shift, _tz.given_tz(tz) or "UTC")
+        return moved if moved > now else "missed"
+    return None if publish_missed else "missed"
+
+
 def parse_when(value: object, *, zone_name: str | None) -> datetime:
     """`value` as an aware UTC datetime; naive values are read in `zone_name`.
 
