@@ -1,5 +1,8 @@
 """A team for the approval tests: a local service, an "All hands" channel that needs one
-approval by ann or bob, and each person's own API key and Ed25519 key."""
+approval by ann or bob, and each person's own API key and Ed25519 key.
+
+The services count rate limits over one-second windows: these tests make thousands of
+requests, and waiting out a 60-second window is not what they check."""
 
 from __future__ import annotations
 
@@ -38,7 +41,7 @@ def policy_text(signers: dict[str, Signer], approvals: int = 1) -> str:
 
 @pytest.fixture(scope="module")
 def shared_service() -> Iterator[LocalService]:
-    with LocalService(admin=True) as svc:
+    with LocalService(admin=True, rate_window=1.0) as svc:
         yield svc
 
 
@@ -61,5 +64,5 @@ def make_team(service: LocalService, folder: Path, approvals: int = 1) -> Team:
 
 @pytest.fixture
 def team(tmp_path: Path) -> Iterator[Team]:
-    with LocalService(admin=True) as service:
+    with LocalService(admin=True, rate_window=1.0) as service:
         yield make_team(service, tmp_path)

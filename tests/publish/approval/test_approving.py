@@ -183,7 +183,7 @@ def test_two_approvals_needed_count_distinct_people(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
 
-    with LocalService(admin=True) as service:
+    with LocalService(admin=True, rate_window=1.0) as service:
         team = make_team(service, tmp_path_factory.mktemp("two"), approvals=2)
         post_id = _submit(team)
         with team.client("ann") as client:

@@ -56,7 +56,7 @@ class Tally:
 
 @pytest.fixture(scope="module")
 def team(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Team]:
-    with LocalService(admin=True) as service:
+    with LocalService(admin=True, rate_window=1.0) as service:
         yield make_team(service, tmp_path_factory.mktemp("machine"))
 
 
