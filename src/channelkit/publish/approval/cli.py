@@ -25,6 +25,7 @@ from channelkit._cli import (
     user_errors,
 )
 from channelkit._constants import DEFAULT_TZ, ENV_APPROVAL_KEY, ENV_APPROVAL_POLICY
+from channelkit.publish.post.missed_options import missed_options, parse_missed
 
 if TYPE_CHECKING:
     from channelkit.publish.approval.approving import ApprovalResult, Review
@@ -71,12 +72,7 @@ class ApproveOptions:
 @click.option("--all", "every", is_flag=True, help="Approve every post listed (not rejected).")
 @click.option("--channel", multiple=True, help="Approve the posts of this channel (repeat).")
 @click.option("--tag", multiple=True, help="Approve the posts with this tag (repeat).")
-@click.option(
-    "--publish-missed",
-    type=click.Choice(["now"]),
-    help="Publish now the approved posts whose time passed while they waited.",
-)
-@click.option("--shift", metavar="DURATION", help="Move missed ones this much later (1d, 2h).")
+@missed_options(waited="waiting")
 @tz_option("Time zone of the times listed.", default=None)
 @service_options()
 @output_options()
@@ -92,7 +88,6 @@ def run_approve_command(options: ApproveOptions, service: ServiceOptions, output
     from channelkit.publish.approval import approving
     from channelkit.publish.approval.policy import Policy
     from channelkit.publish.approval.signing import Signer
-    from channelkit.publish.post.times import parse_gap
 
     name = options.by
     if name is None and (options.new_key or options.reject is not None or options.chooses):
@@ -104,14 +99,12 @@ def run_approve_command(options: ApproveOptions, service: ServiceOptions, output
         output.result(f"your private key: {path} (keep it; it never leaves this machine)")
         output.result(f"add this line to [approvers] of the team's policy:\n{signer.public_line()}")
         return
-    if options.publish_missed and options.shift:
-        raise click.UsageError("--publish-missed and --shift say different things: give one")
+    publish_now, shift = parse_missed(publish_missed=options.publish_missed, shift=options.shift)
     policy = Policy.load(options.policy)
     if not policy.rules:
         raise click.UsageError(
             f"no approval policy: give --policy FILE or set {ENV_APPROVAL_POLICY}"
         )
-    shift = None if options.shift is None else parse_gap(options.shift, param="shift")
     config = service.config(needed_for="to approve posts")
     with Client(**config.client_settings()) as client:
         reach(client, config, output.warn)
@@ -137,7 +130,7 @@ def run_approve_command(options: ApproveOptions, service: ServiceOptions, output
         result = approving.approve(
             client, policy, Signer.load(name, options.key), posts=options.posts,
             channel=list(options.channel) or None, tag=list(options.tag) or None,
-            every=options.every, publish_missed=options.publish_missed == "now", shift=shift,
+            every=options.every, publish_missed=publish_now, shift=shift,
             tz=options.tz,
         )  # fmt: skip
     _report(result, options.zone, output)

@@ -29,6 +29,7 @@ from channelkit._cli import (
     user_errors,
 )
 from channelkit._constants import DEFAULT_TZ
+from channelkit.publish.post.missed_options import missed_options, parse_missed
 
 if TYPE_CHECKING:
     from channelkit.publish.hold.holding import HeldPost
@@ -148,16 +149,7 @@ def run_hold_command(options: HoldOptions, service: ServiceOptions, output: Outp
 
 @click.command()
 @options_value(ReleaseOptions, "options")
-@click.option(
-    "--publish-missed",
-    type=click.Choice(["now"]),
-    help="Publish the posts whose time passed while held now (default: they stay held).",
-)
-@click.option(
-    "--shift",
-    metavar="DURATION",
-    help="Put the posts whose time passed while held back this much later (1d, 2h, 90m).",
-)
+@missed_options(waited="held")
 @_scope_flags
 @service_options()
 @output_options()
@@ -172,17 +164,14 @@ def release(options: ReleaseOptions, service: ServiceOptions, output: Output) ->
 def run_release_command(options: ReleaseOptions, service: ServiceOptions, output: Output) -> None:
     from channelkit.client import Client
     from channelkit.publish.hold.holding import release as release_posts
-    from channelkit.publish.post.times import parse_gap
 
-    if options.publish_missed and options.shift:
-        raise click.UsageError("--publish-missed and --shift say different things: give one")
-    shift = None if options.shift is None else parse_gap(options.shift, param="shift")
+    publish_now, shift = parse_missed(publish_missed=options.publish_missed, shift=options.shift)
     config = service.config(needed_for="to release posts")
     with Client(**config.client_settings()) as client:
         reach(client, config, output.warn)
         result = release_posts(
             client,
-            publish_missed=options.publish_missed == "now",
+            publish_missed=publish_now,
             shift=shift,
             **_filter_keywords(options),
         )
