@@ -71,6 +71,7 @@ _LAZY: dict[str, str] = {
     "SyncReport": "channelkit.sync:SyncReport",
     "Warehouse": "channelkit.warehouse:Warehouse",
     "schedule": "channelkit.publish:schedule",
+    "schedule_file": "channelkit.publish:schedule_file",
     "calendar_export": "channelkit.publish:calendar_export",
     "hold": "channelkit.publish.hold.holding:hold",
     "release": "channelkit.publish.hold.holding:release",
@@ -134,7 +135,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         WarehouseError,
     )
     from channelkit.export import to_csv, to_excel
-    from channelkit.publish import calendar_export, schedule
+    from channelkit.publish import calendar_export, schedule, schedule_file
     from channelkit.publish.approval.notebook import approve
     from channelkit.publish.hold.holding import hold, release
     from channelkit.service import LocalService
@@ -190,6 +191,7 @@ __all__ = [
     "SyncReport",
     "Warehouse",
     "schedule",
+    "schedule_file",
     "calendar_export",
     "hold",
     "release",

@@ -1,11 +1,13 @@
 """BulkUpload with other tools' files: the choices of `channelkit schedule`'s flags (channel,
-channel names, date order) made in the widget, shown with the reading before Submit."""
+channel names, date order, layout file) made in the widget, shown with the reading before
+Submit."""
 
 from __future__ import annotations
 
 import csv
 import io
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -14,6 +16,7 @@ from channelkit.client import Channel, Client
 from channelkit.errors import InvalidParameterError
 from channelkit.widgets import BulkUpload
 from channelkit.widgets.bulk_upload import in_widget_words
+from fixtures.layout_corpus import SCHEDULIN_FILE, SCHEDULIN_LAYOUT, as_csv
 
 pytestmark = pytest.mark.calendar
 
@@ -144,3 +147,83 @@ def test_a_channelkit_file_says_the_choices_are_for_other_tools_files(
     widget.channel.value = None  # "as the file says"
     assert widget.plan is not None and widget.plan.is_valid, widget.status.value
     assert widget.reading.value == ""  # a channelkit file: nothing to say about its reading
+
+
+def _scheduled(client: Client) -> list[tuple[str, str, str]]:
+    slugs = {channel.id: channel.slug for channel in client.channels.list()}
+    posts = sorted(client.posts.list(), key=lambda post: post.scheduled_at or post.created_at)
+    return [(str(slugs[p.channel_id]), p.title, str(p.scheduled_at)) for p in posts]
+
+
+def test_a_layout_file_uploaded_in_the_widget_schedules_a_tool_channelkit_does_not_ship(
+    client: Client, channels: dict[str, Channel]
+) -> None:
+    widget = BulkUpload(client, tz="Europe/Berlin")
+    assert widget.drop_layout.disabled and "no layout file" in widget.layout_used.value
+    widget.load(as_csv(SCHEDULIN_FILE), "schedulin.csv")
+    assert widget.plan is None and widget.submit_button.disabled
+    assert "declare a layout" in widget.status.value
+    assert "--layout-file" not in widget.status.value  # the draft says the widget's control
+    assert "give it with Layout file" in widget.status.value
+
+    # A browser names a second download "schedulin (1).toml": still a layout's name.
+    layout = widget.use_layout(SCHEDULIN_LAYOUT.encode(), "schedulin (1).toml")
+    assert layout is not None and layout.key == "schedulin-1"
+    assert "schedulin (1).toml: reads Schedulin files" in widget.layout_used.value
+    assert widget.plan is not None and widget.plan.is_valid, widget.status.value
+    assert "read as a Schedulin bulk file: channel → channel, caption → body" in (
+        widget.reading.value
+    )
+    assert "Ready to submit" in widget.status.value
+    widget.submit_button.click()
+
+    assert _scheduled(client) == [
+        ("all-hands", "Town hall on Thursday.", "2031-03-04 08:00:00+00:00"),
+        ("engineering", "Release 4.2 is out!", "2031-03-05 14:30:00+00:00"),
+    ]
+    assert widget.last_result is not None and widget.last_result.ok
+
+    widget.drop_layout.click()  # back to the layouts channelkit knows: refused again
+    assert widget.plan is None and "declare a layout" in widget.status.value
+
+
+def test_a_layout_file_given_by_its_path_is_used_from_the_start(
+    client: Client, channels: dict[str, Channel], tmp_path: Path
+) -> None:
+    path = tmp_path / "schedulin.toml"
+    path.write_text(SCHEDULIN_LAYOUT, encoding="utf-8")
+    widget = BulkUpload(client, tz="Europe/Berlin", layout_file=path)
+    assert not widget.drop_layout.disabled
+    plan = widget.load(as_csv(SCHEDULIN_FILE), "schedulin.csv")
+    assert plan is not None and plan.is_valid and plan.sheet.layout == "schedulin"
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (
+            SCHEDULIN_LAYOUT.replace('role = "message"', 'role = "caption"'),
+            "Layout file: schedulin.toml: columns[1].role: 'caption' is not a role; use one of",
+        ),
+        (b"name = ", "Layout file: schedulin.toml: not TOML ("),
+        ("name = 'Schedulin'".encode("utf-16"), "Layout file: schedulin.toml is not UTF-8 text"),
+    ],
+)
+def test_a_layout_file_that_cannot_be_used_is_refused_in_the_widgets_words(
+    client: Client, channels: dict[str, Channel], content: str | bytes, said: str
+) -> None:
+    widget = BulkUpload(client, tz="Europe/Berlin")
+    widget.load(as_csv(SCHEDULIN_FILE), "schedulin.csv")
+    data = content.encode() if isinstance(content, str) else content
+    assert widget.use_layout(data, "schedulin.toml") is None
+    assert said in widget.status.value, widget.status.value
+    assert "--" not in widget.status.value and "\n" not in widget.status.value
+    assert widget.plan is None and widget.submit_button.disabled
+    assert widget.drop_layout.disabled  # no layout file in use
+
+
+def test_a_layout_file_path_that_does_not_exist_is_refused_naming_it(
+    client: Client, channels: dict[str, Channel], tmp_path: Path
+) -> None:
+    with pytest.raises(InvalidParameterError, match="layout_file: .*nope.toml: no such file"):
+        BulkUpload(client, layout_file=tmp_path / "nope.toml")

@@ -5,6 +5,11 @@ import channelkit as ck
 ck.schedule(channel="all-hands", title="Town hall", body="**Thursday** at 10",
             at="2026-12-01 09:00", tz="Europe/Berlin")
 
+ck.schedule_file("posts.xlsx", tz="Europe/Berlin")    # every row checked, then sent once
+# Another tool's file: the choices of `channelkit schedule --channel/--map/--date-order/
+# --layout-file`, as keywords.
+ck.schedule_file("schedulin.csv", layout_file="schedulin.toml", tz="Europe/Berlin")
+
 plan = ck.publish.load_spreadsheet("posts.xlsx", tz="Europe/Berlin")
 # Another tool's bulk file: the choices of `channelkit schedule --channel/--map/--date-order`.
 chosen = ck.publish.Choices(channel="all-hands", date_order="dmy")
@@ -29,6 +34,7 @@ from channelkit.publish.calendar.round_trip import (
     load_calendar,
 )
 from channelkit.publish.cell import ScheduledPost, schedule
+from channelkit.publish.cell_file import schedule_file
 from channelkit.publish.layouts.read import Choices
 from channelkit.publish.post.row_types import PlanRow, RowResult
 from channelkit.publish.post.validation import ChannelIndex, ChannelInfo, PostRequest, validate_post
@@ -57,6 +63,7 @@ __all__ = [
     "load_calendar",
     "load_spreadsheet",
     "schedule",
+    "schedule_file",
     "validate_post",
     "write_template",
 ]

@@ -4,7 +4,8 @@ Upload → validation table (checked against the service: channels, duplicates) 
 enabled only when the plan may be sent → per-row results and the results file to download.
 A file from another tool (Hootsuite, Sprout Social, ...) is read with the same choices as
 `channelkit schedule`'s flags (its channel, the channel of each name it gives, its date
-order), made in the widget and shown, with how the file was read, before Submit.
+order, a layout file for a tool channelkit does not ship), made in the widget and shown,
+with how the file was read, before Submit.
 Reading, validating and submitting are `channelkit.publish`'s; this module only shows them.
 """
 
@@ -13,12 +14,14 @@ from __future__ import annotations
 import re
 import tempfile
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
 from channelkit._constants import (
+    LAYOUT_FILE_SUFFIX,
     WIDGET_FAILED_ROWS_FILENAME,
     WIDGET_RESULTS_FILENAME,
     WIDGET_TABLE_MAX_ROWS,
@@ -26,6 +29,8 @@ from channelkit._constants import (
     WIDGET_UPLOAD_ACCEPT,
 )
 from channelkit.errors import ChannelkitError, InvalidParameterError
+from channelkit.publish.layouts.declared import Layout
+from channelkit.publish.layouts.files import layout_from_bytes, load_layout
 from channelkit.publish.layouts.options import parse_choices
 from channelkit.publish.layouts.read import Choices
 from channelkit.publish.layouts.stamps import ORDERS
@@ -54,11 +59,14 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
         ck.widgets.BulkUpload(client, channel="news", date_order="dmy")
         # A file naming profiles: the channel of each name.
         ck.widgets.BulkUpload(client, names={"Facebook": "news", "LinkedIn": "eng"})
+        # A tool channelkit does not ship: its layout file (or upload it in the widget).
+        ck.widgets.BulkUpload(client, layout_file="schedulin.toml")
 
     `timezone` reads times written without an offset or a timezone column. Submitting the
-    same file again creates nothing twice (see `channelkit.publish`). `channel`, `names`
-    and `date_order` preset the choices for files from other tools (`--channel`, `--map`,
-    `--date-order` of `channelkit schedule`); they can be changed in the widget.
+    same file again creates nothing twice (see `channelkit.publish`). `channel`, `names`,
+    `date_order` and `layout_file` preset the choices for files from other tools
+    (`--channel`, `--map`, `--date-order`, `--layout-file` of `channelkit schedule`); they
+    can be changed in the widget.
     """
 
     def __init__(
@@ -69,11 +77,17 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
         channel: str | None = None,
         names: Mapping[str, str] | None = None,
         date_order: str | None = None,
+        layout_file: str | Path | None = None,
     ) -> None:
         self._client = client
         self.plan: Plan | None = None
         self.last_result: SubmitResult | None = None
         self._file: tuple[bytes, str] | None = None
+        # The layout of the Layout file control (None: the layouts channelkit and the
+        # team's folder know), with the name it was given by.
+        self._layout: tuple[Layout, str] | None = None
+        if layout_file is not None:
+            self._layout = (load_layout(Path(layout_file)), Path(layout_file).name)
         zone = initial_zone(tz)
 
         self.upload = widgets.FileUpload(
@@ -104,6 +118,11 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
             value=date_order,
             description="Date order",
         )
+        self.layout_file = widgets.FileUpload(
+            accept=LAYOUT_FILE_SUFFIX, multiple=False, description="Layout file"
+        )
+        self.layout_used = widgets.HTML()
+        self.drop_layout = widgets.Button(description="No layout file", icon="times")
         self.reading = widgets.HTML()
         self.allow_partial = widgets.Checkbox(description="Send only the valid rows")
         self.template = widgets.HTML(_template_link())
@@ -127,6 +146,9 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
             "channel": self.channel,
             "names": self.names,
             "date-order": self.date_order,
+            "layout-file": self.layout_file,
+            "layout-used": self.layout_used,
+            "drop-layout": self.drop_layout,
             "reading": self.reading,
             "status": self.status,
             "table": self.table,
@@ -143,6 +165,7 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
                 widgets.HBox(
                     [widgets.HTML(_OTHER_TOOLS), self.channel, self.names, self.date_order]
                 ),
+                widgets.HBox([self.layout_file, self.layout_used, self.drop_layout]),
                 self.reading,
                 self.status,
                 self.table,
@@ -162,6 +185,9 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
             self.date_order,
         ):
             control.observe(self._on_option, names="value")
+        self.layout_file.observe(self._on_layout_upload, names="value")
+        self.drop_layout.on_click(lambda _button: self.use_layout(None))
+        self._show_layout()
         self.allow_partial.observe(self._on_allow_partial, names="value")
         self.submit_button.on_click(lambda _button: self.submit())
         self.status.value = message_html("Choose a posts spreadsheet (.xlsx or .csv).")
@@ -198,12 +224,31 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
         self._update_submit()
         return plan
 
+    def use_layout(self, content: bytes | None, filename: str = "") -> Layout | None:
+        """Read a layout file as the Layout file control does (None: no layout file), then
+        the spreadsheet again with it; None, with the mistake shown, when it cannot be used."""
+        self._layout = None
+        if content is not None:
+            try:
+                self._layout = (layout_from_bytes(content, source=filename), filename)
+            except InvalidParameterError as exc:
+                self._show_layout()
+                self.plan = None
+                self.table.value = self.reading.value = ""
+                self.status.value = message_html(f"Layout file: {exc.message}", kind="error")
+                self._update_submit()
+                return None
+        self._show_layout()
+        if self._file is not None:
+            self.load(*self._file)
+        return self._layout[0] if self._layout else None
+
     def choices(self) -> Choices:
         """The choices made for a file from another tool, as `load_spreadsheet` takes them;
         `InvalidParameterError` for a Names line that is not NAME=CHANNEL."""
         lines = [line.strip() for line in self.names.value.splitlines()]
         try:
-            return parse_choices(
+            chosen = parse_choices(
                 channel=self.channel.value,
                 maps=[line for line in lines if line and not line.startswith("#")],
                 map_file=None,
@@ -211,6 +256,7 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
             )
         except InvalidParameterError as exc:
             raise InvalidParameterError("Names", exc.message) from None
+        return replace(chosen, layouts=(self._layout[0],)) if self._layout else chosen
 
     def submit(self) -> SubmitResult | None:
         """What the Submit button does: send the plan, then show each row's outcome."""
@@ -258,6 +304,21 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
         self.upload.value = ()
         self.load(bytes(uploaded["content"]), str(uploaded["name"]))
 
+    def _on_layout_upload(self, _change: Mapping[str, Any]) -> None:
+        if not self.layout_file.value:
+            return
+        uploaded = self.layout_file.value[0]
+        self.layout_file.value = ()  # as the spreadsheet: choosing it again is a change
+        self.use_layout(bytes(uploaded["content"]), str(uploaded["name"]))
+
+    def _show_layout(self) -> None:
+        if self._layout is None:
+            self.layout_used.value = message_html(_NO_LAYOUT)
+        else:
+            layout, name = self._layout
+            self.layout_used.value = message_html(f"{name}: reads {layout.name} files")
+        self.drop_layout.disabled = self._layout is None
+
     def _on_option(self, _change: Mapping[str, Any]) -> None:
         if self._file is not None:
             self.load(*self._file)  # read again with the new time zone or urgent setting
@@ -282,6 +343,7 @@ class BulkUpload(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
 
 _FROM_THE_FILE = "as the file says"
 _OTHER_TOOLS = "<b>Files from other tools:</b>"
+_NO_LAYOUT = "no layout file: the tools channelkit and your team's folder know"
 _ORDER_LABELS = {"dmy": "day first (31/12/2031)", "mdy": "month first (12/31/2031)"}
 # The command line's flags in messages, said as the widget's controls (one rule, the
 # readers' messages, for both: the widget only renames what the user is told to use).
@@ -292,6 +354,7 @@ _WIDGET_WORDS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
     (re.compile(r"--channel"), "Channel"),
     (re.compile(r"--map ('[^']*'|\S+)=CHANNEL"), "\\1=CHANNEL in Names"),
     (re.compile(r"--map"), "Names"),
+    (re.compile(r"--layout-file"), "Layout file"),
 )
 
 

@@ -28,6 +28,7 @@ from channelkit.publish.sheets.spreadsheet import read_sheet
 from channelkit.service import LocalService
 from fixtures.layout_corpus import (
     ACCOUNTS,
+    METRICOOL_FULL,
     NAMES,
     POSTS,
     SAMPLES,
@@ -74,9 +75,28 @@ DOCUMENTED: dict[str, tuple[list[str] | None, list[int], str]] = {
         [0],
         r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}",
     ),
-    # publer.com/blog "The Ultimate CSV Bulk Scheduler": 1 Date ("YYYY-MM-DD HH-MM", such
-    # as "2029-11-19 20:35"), 2 Text, 3 Link(s), 4 Media URL(s).
-    "publer": (["Date", "Text", "Link(s)", "Media URL(s)"], [0], r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}"),
+    # publer.com/blog "The Ultimate CSV Bulk Scheduler": twelve columns ("it's important not
+    # to remove them"): 1 Date ("YYYY-MM-DD HH-MM", such as "2029-11-19 20:35"), 2 Text,
+    # 3 Link(s), 4 Media URL(s); the stored page stops there, so 5 to 12 are as a user's
+    # Publer CSV guide in the GitHub code index writes the header "verbatim".
+    "publer": (
+        [
+            "Date",
+            "Text",
+            "Link(s)",
+            "Media URL(s)",
+            "Title",
+            "Label(s)",
+            "Alt text(s)",
+            "Comment(s)",
+            "Board/Album",
+            "Post subtype",
+            "CTA",
+            "Reminder",
+        ],
+        [0],
+        r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}",
+    ),
     # intercom.help/postcron "How to create a spreadsheet for the Bulk Uploader": eight
     # columns, A text, B year, C month, D day, E hour (24 h), F minute, G image, H link.
     "postcron": (None, [1, 2, 3, 4, 5], r"\d{4}( \d{1,2}){4}"),
@@ -151,6 +171,8 @@ def test_the_export_writes_the_documented_template_and_reads_back(
         assert header is None
     else:
         assert header is not None and header[: len(header_doc)] == header_doc
+        if key == "publer":  # "not to remove them": the twelve, nothing more
+            assert header == header_doc
     for row in rows:
         written = " ".join(str(row[index]) for index in time_columns)
         assert re.fullmatch(cell, written), (key, row)
@@ -288,3 +310,46 @@ def test_the_command_refuses_a_postfast_export_without_accounts_in_one_line(
     lines = path.read_text(encoding="utf-8").splitlines()
     assert lines[0] == ",".join(DOCUMENTED["postfast"][0] or [])
     assert lines[1].startswith(f"2031-03-04T08:00:00Z,{ACCOUNTS[0][0]},Town hall on Thursday.")
+
+
+# community.oktopost.com "Importing Message Assets", its Field Reference in order: Network
+# ("Mandatory. Type it exactly as written below, keep in mind capitalization: Twitter,
+# Facebook, LinkedIn, Instagram"), Message (mandatory), LinkUrl, LinkTitle, ImageUrl,
+# Description, Picture (optional); "save the file in UTF-8 encoded CSV format"; no time.
+OKTOPOST = ["Network", "Message", "LinkUrl", "LinkTitle", "ImageUrl", "Description", "Picture"]
+
+
+def test_the_oktopost_template_of_its_page_is_read_with_the_networks_written_as_it_says() -> None:
+    rows = [
+        OKTOPOST,
+        ["LinkedIn", "Town hall on Thursday.", "https://x.example.com/hall", "Hall", "", "", ""],
+        ["Twitter", "Release 4.2 is out! https://x.example.com/4.2", "", "", "", "", ""],
+        ["Facebook", "Spring party.", "", "", "https://cdn.example.com/p.png", "Come!", ""],
+    ]
+    names = (("LinkedIn", "eng"), ("Twitter", "news"), ("Facebook", "news"))
+    sheet = read_sheet(as_csv(rows), filename="o.csv", choices=Choices(names=names))
+    assert sheet.layout == "oktopost"
+    fields = [sheet.row_fields(row) for row in sheet.rows]
+    assert [f["channel"] for f in fields] == ["eng", "news", "news"]
+    assert fields[0]["body"] == "Town hall on Thursday.\n\n<https://x.example.com/hall>"
+    # "If you are tweeting, make sure to include any links in this section"
+    assert fields[1]["body"] == "Release 4.2 is out! https://x.example.com/4.2"
+    assert fields[2]["cover_image_url"] == "https://cdn.example.com/p.png"
+    assert all(not f.get("scheduled_at") for f in fields)  # times come from --slots
+    assert "LinkTitle → ignored" in (sheet.reading or "")
+
+
+def test_metricools_full_template_is_read_and_its_options_left_out_by_name() -> None:
+    # As users' code writes it (Metricool's own page was not found: see metricool.toml).
+    row = dict.fromkeys(METRICOOL_FULL, "")
+    row |= {"Text": "Hi there.", "Date": "2031-03-04", "Time": "09:00:00", "Twitter/X": "yes"}
+    row |= {"GBP": "FALSCH", "First Comment Text": "More below.", "Alt text picture 1": "alt"}
+    sheet = read_sheet(
+        as_csv([METRICOOL_FULL, list(row.values())]),
+        filename="m.csv",
+        choices=Choices(names=(("Twitter/X", "news"),)),
+    )
+    assert sheet.layout == "metricool"
+    fields = sheet.row_fields(sheet.rows[0])
+    assert fields["channel"] == "news" and fields["body"] == "Hi there."
+    assert "First Comment Text → ignored" in (sheet.reading or "")

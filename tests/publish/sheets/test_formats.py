@@ -23,62 +23,13 @@ from channelkit.publish.sheets.native import NATIVE
 from channelkit.publish.sheets.sheet import CellTable
 from channelkit.publish.sheets.spreadsheet import read_sheet
 from channelkit.service import LocalService
-from fixtures.layout_corpus import as_csv
+from fixtures.layout_corpus import SCHEDULIN_FILE, SCHEDULIN_LAYOUT, as_csv
 
 pytestmark = pytest.mark.calendar  # dated 2031: ahead of any instant the calendar run picks
 
 NATIVE_ROWS = [["channel", "title", "body", "scheduled_at"], ["news", "T", "B", "2031-03-04 09:00"]]
 BUFFER_ROWS = [["Text", "Posting Time"], ["Hello there.", "2031-03-04 09:00"]]
 
-# Schedulin's bulk upload, as its help page documents it ("Bulk upload",
-# https://support.schedulin.app/category/creating-posts/bulk-upload): columns channel
-# (required; the channel's name as shown in Schedulin), caption (required), media_url,
-# scheduled_at (an ISO 8601 timestamp), placement; headers case-insensitive. channelkit
-# ships no Schedulin layout: a team declares it in a layout file. (Later was the brief's
-# example, but no page found documents a Later CSV of posts: its help pages describe
-# the media library's bulk upload of photos; so a documented tool stands in for it.)
-SCHEDULIN_LAYOUT = """\
-name = "Schedulin"
-dates = "year-first"  # ISO 8601
-
-[[columns]]
-role = "profile"
-headers = ["channel"]
-required = true
-
-[[columns]]
-role = "message"
-headers = ["caption"]
-required = true
-
-[[columns]]
-role = "image"
-headers = ["media_url"]
-
-[[columns]]
-role = "when"
-headers = ["scheduled_at"]
-required = true
-
-[[columns]]
-role = "ignored"
-headers = ["placement"]
-
-[channels]
-"Instagram - Acme" = "all-hands"
-"LinkedIn - Acme" = "engineering"
-"""
-SCHEDULIN_FILE = [
-    ["channel", "caption", "media_url", "scheduled_at", "placement"],
-    [
-        "Instagram - Acme",
-        "Town hall on Thursday. Bring your questions.",
-        "https://cdn.example.com/hall.png",
-        "2031-03-04T09:00:00+01:00",
-        "feed",
-    ],
-    ["LinkedIn - Acme", "Release 4.2 is out!", "", "2031-03-05T14:30:00Z", ""],
-]
 # A file of a tool nobody declared (Loomly, Agorapulse, ... write such columns).
 UNKNOWN_FILE = [
     ["Date", "Caption", "Profile", "post_link"],

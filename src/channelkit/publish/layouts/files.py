@@ -55,16 +55,24 @@ class _Refusal(Exception):
 
 
 def load_layout(path: Path) -> Layout:
-    """The layout the TOML file at `path` declares; its key defaults to the file's stem."""
+    """The layout the TOML file at `path` declares; its key defaults to the file's name."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        content = path.read_bytes()
     except FileNotFoundError:
         raise InvalidParameterError(_PARAM, f"{path}: no such file") from None
     except OSError as exc:
         raise InvalidParameterError(_PARAM, f"cannot read {path}: {exc.strerror}") from None
+    return layout_from_bytes(content, source=str(path))
+
+
+def layout_from_bytes(content: bytes, *, source: str) -> Layout:
+    """The layout a layout file's bytes declare (an upload, say); `source` is its path or
+    name, whose stem is the key unless the file says one."""
+    try:
+        text = content.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise InvalidParameterError(_PARAM, f"{path} is not UTF-8 text") from None
-    return parse_layout(text, source=str(path), key=path.stem)
+        raise InvalidParameterError(_PARAM, f"{source} is not UTF-8 text") from None
+    return parse_layout(text, source=source, key=_key_of(Path(source).stem))
 
 
 def parse_layout(text: str, *, source: str, key: str | None = None) -> Layout:
@@ -120,6 +128,12 @@ def toml_value(value: object) -> str:
     if isinstance(value, Sequence):
         return "[" + ", ".join(toml_value(item) for item in value) + "]"
     raise TypeError(f"a layout file holds no {type(value).__name__}")
+
+
+def _key_of(stem: str) -> str:
+    """`Schedulin (1)` -> `schedulin-1`: a file's name as a key (a browser saves a second
+    download of `schedulin.toml` as `schedulin (1).toml`)."""
+    return re.sub(r"[^a-z0-9]+", "-", stem.lower()).strip("-")
 
 
 def _layout(data: Mapping[str, Any], key: str | None) -> Layout:

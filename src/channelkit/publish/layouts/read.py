@@ -28,9 +28,10 @@ from datetime import date, time
 from functools import cached_property
 
 from channelkit._spec import TITLE_MAX_CHARS
-from channelkit.errors import FieldError, SpreadsheetError
+from channelkit.errors import FieldError, InvalidParameterError, SpreadsheetError
 from channelkit.publish.layouts.declared import ROLE_FIELDS, Column, Layout
 from channelkit.publish.layouts.stamps import (
+    ORDERS,
     Order,
     Stamp,
     clock,
@@ -87,6 +88,11 @@ class Choices:
     names: tuple[tuple[str, str], ...] = ()
     date_order: str | None = None
     layouts: tuple[Layout, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.date_order is not None and self.date_order not in ORDERS:
+            orders = ", ".join(f"{key} ({words})" for key, words in ORDERS.items())
+            raise InvalidParameterError("date_order", f"{self.date_order!r} is not one of {orders}")
 
 
 @dataclass(frozen=True)
