@@ -7,11 +7,13 @@ Each expected instant is written as the local time and the offset the zone has t
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from channelkit.errors import InvalidParameterError
+from channelkit.watch.config import load_watch
 from channelkit.watch.cron import Cron
 
 
@@ -91,3 +93,16 @@ def test_day_of_month_and_weekday_both_given_means_either() -> None:
 def test_a_bad_expression_is_refused_naming_its_field(text: str, said: str) -> None:
     with pytest.raises(InvalidParameterError, match=said.replace("(", r"\(")):
         Cron.parse(text, ZoneInfo("UTC"))
+
+
+def test_a_zone_named_in_any_case_in_the_watch_file_is_the_jobs_zone(tmp_path: Path) -> None:
+    # The file is the edge: its `tz` is resolved there, once, and the job's cron carries the
+    # ZoneInfo (ZoneInfo("europe/berlin") itself raises: zone names are case-sensitive files).
+    watch = tmp_path / "watch.toml"
+    job = '[[jobs]]\nname = "sync"\ncron = "0 8 * * *"\ntz = "europe/berlin"\n'
+    hook = 'alert = { webhooks = [{ url = "http://127.0.0.1:9/h", kind = "json" }] }\n'
+    watch.write_text(f'[watch]\ndb = "warehouse.duckdb"\n{hook}{job}', encoding="utf-8")
+    cron = load_watch(watch, env={}).jobs[0].cron
+    assert cron is not None and cron.tz == ZoneInfo("Europe/Berlin")
+    day = datetime(2027, 1, 4, tzinfo=UTC)
+    assert cron.slots(day, day + timedelta(days=1)) == [datetime(2027, 1, 4, 7, tzinfo=UTC)]
