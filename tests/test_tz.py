@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import click
 import pytest
@@ -66,7 +67,7 @@ def test_every_part_uses_the_resolver(
     assert wh.posts(tz="Europe/Berlin").attrs["tz"] == "Europe/Berlin"
     assert initial_zone(None) == "Asia/Tokyo"
     sheet = b"channel,title,body,scheduled_at\nall-hands,Hi,Body,2030-01-02 09:00\n"
-    assert load_spreadsheet(sheet, filename="posts.csv").tz == "Asia/Tokyo"
+    assert load_spreadsheet(sheet, filename="posts.csv").tz == ZoneInfo("Asia/Tokyo")
 
 
 @pytest.mark.calendar

@@ -243,7 +243,9 @@ def date_problem(text: str) -> str:
 
 
 class TimeZoneName(click.ParamType[Any, Any]):
-    """An IANA time zone name, checked before anything runs; nearest names when unknown."""
+    """An IANA time zone name, checked before anything runs; nearest names when unknown.
+    The command gets the `ZoneInfo`: the one resolution of the name (docs/architecture.md,
+    "Time zones: the edge")."""
 
     name = "tz"
 
@@ -251,7 +253,7 @@ class TimeZoneName(click.ParamType[Any, Any]):
         if not isinstance(value, str):
             return value
         try:
-            return load_zone(value).key
+            return load_zone(value)
         except InvalidParameterError as exc:
             where = " (the value of CHANNELKIT_TZ)" if _from_environment(ctx, param) else ""
             self.fail(f"{exc.message}{where}", param, ctx)

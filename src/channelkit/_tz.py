@@ -13,6 +13,9 @@ from channelkit._constants import DEFAULT_TZ, ENV_TZ
 from channelkit._suggest import nearest
 from channelkit.errors import UnknownZoneError
 
+UTC_ZONE = ZoneInfo("UTC")  # for times the service gives (always UTC), and a zone not given
+DEFAULT_ZONE = ZoneInfo(DEFAULT_TZ)  # `DEFAULT_TZ` resolved, for options' defaults
+
 
 def resolve_tz(tz: str | None) -> str:
     """`tz` when given (stripped), else `CHANNELKIT_TZ` when set, else "UTC".
@@ -49,21 +52,36 @@ def load_zone(name: object, *, param: str = "tz") -> ZoneInfo:
     raise UnknownZoneError(param, unknown_zone(name))
 
 
-def checked_tz(tz: str | None) -> str:
+def checked_tz(tz: str | ZoneInfo | None) -> str:
     """The zone name to use (`resolve_tz`), checked: an unknown one is refused, naming `tz`
     or `CHANNELKIT_TZ`, whichever gave it."""
-    return load_zone(resolve_tz(tz), param=_named_by(tz)).key
+    return checked_zone(tz).key
 
 
-def given_zone(tz: str | None) -> str | None:
-    """`given_tz`, checked (the canonical name), for the library's publishing entries
-    (`ck.schedule`, `load_spreadsheet`, `hold`, ...): refused before any work is done.
+def checked_zone(tz: str | ZoneInfo | None) -> ZoneInfo:
+    """`checked_tz` as the `ZoneInfo` every function below an edge takes; a `ZoneInfo`
+    (resolved already, at an outer edge) is used as it is, never looked up again.
 
-    >>> given_zone(" europe/berlin ")
+    >>> checked_zone(" europe/berlin ").key
     'Europe/Berlin'
     """
+    if isinstance(tz, ZoneInfo):
+        return tz
+    return load_zone(resolve_tz(tz), param=_named_by(tz))
+
+
+def given_zone(tz: str | ZoneInfo | None) -> ZoneInfo | None:
+    """`given_tz`, checked, for the library's publishing entries (`ck.schedule`,
+    `load_spreadsheet`, `hold`, ...): refused before any work is done; a `ZoneInfo` is used
+    as it is.
+
+    >>> given_zone(" europe/berlin ").key
+    'Europe/Berlin'
+    """
+    if isinstance(tz, ZoneInfo):
+        return tz
     zone = given_tz(tz)
-    return None if zone is None else load_zone(zone, param=_named_by(tz)).key
+    return None if zone is None else load_zone(zone, param=_named_by(tz))
 
 
 def _named_by(tz: str | None) -> str:

@@ -13,12 +13,12 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import click
 
 from channelkit._cli import Output, options_value, output_options, tz_option, user_errors
 from channelkit._constants import (
-    DEFAULT_TZ,
     DEMO_DIR,
     DEMO_KEY_NAME,
     DEMO_PARQUET_DIR,
@@ -27,6 +27,7 @@ from channelkit._constants import (
     DEMO_SERVICE_DB,
     WAREHOUSE_PATH,
 )
+from channelkit._tz import DEFAULT_ZONE
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ class DemoOptions:
     """
 
     directory: Path = Path(DEMO_DIR)
-    tz: str = DEFAULT_TZ
+    tz: ZoneInfo = DEFAULT_ZONE  # resolved by --tz's type
 
 
 @click.command("demo")
@@ -66,7 +67,7 @@ def run_demo_command(options: DemoOptions, output: Output) -> None:
     from channelkit.service import LocalService
     from channelkit.sync.runner import run_sync
 
-    directory, tz = options.directory, options.tz
+    directory, tz = options.directory, options.tz.key
     step = output.step
     started = time.perf_counter()
     try:

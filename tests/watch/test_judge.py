@@ -4,6 +4,7 @@ failed before late."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from channelkit._job_runs import COMPLETED, FAILED, Run
 from channelkit.watch.config import WatchedJob
@@ -34,7 +35,7 @@ def test_an_interval_job_is_late_when_no_run_started_within_its_interval_and_gra
 
 
 def test_hung_comes_before_failed_and_failed_before_late() -> None:
-    job = _job(cron=Cron.parse("0 * * * *", "UTC"))
+    job = _job(cron=Cron.parse("0 * * * *", ZoneInfo("UTC")))
     failed = _run(T, 2, FAILED)
     hung = _run(T + 60 * M, None)
     found = problem(job, [failed, hung], T + 60 * M + 31 * M)
@@ -45,7 +46,7 @@ def test_hung_comes_before_failed_and_failed_before_late() -> None:
 
 
 def test_a_job_is_back_with_the_first_completed_run_after_the_trouble() -> None:
-    job = _job(cron=Cron.parse("0 * * * *", "UTC"))
+    job = _job(cron=Cron.parse("0 * * * *", ZoneInfo("UTC")))
     runs = [_run(T, 2, FAILED), _run(T + 60 * M, 2), _run(T + 120 * M, 2)]
     assert recovered(job, runs[:1], T + 30 * M, T + 2 * M) is None
     assert recovered(job, runs, T + 125 * M, T + 2 * M) == runs[1]

@@ -14,6 +14,7 @@ import inspect
 from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
 
 from pydantic import PrivateAttr
 
@@ -41,7 +42,7 @@ class ScheduledPost(Post):
     """
 
     _channel_name: str | None = PrivateAttr(default=None)
-    _tz: str | None = PrivateAttr(default=None)
+    _tz: ZoneInfo | None = PrivateAttr(default=None)
     _sent_before: str | None = PrivateAttr(default=None)
 
     @classmethod
@@ -50,7 +51,7 @@ class ScheduledPost(Post):
         post: Post,
         *,
         channel_name: str | None,
-        tz: str | None,
+        tz: ZoneInfo | None,
         sent_before: str | None = None,
     ) -> ScheduledPost:
         scheduled = cls.model_validate(post.model_dump())
@@ -89,7 +90,7 @@ def schedule(
     title: str,
     body: str,
     at: datetime | str | None = None,
-    tz: str | None = None,
+    tz: str | ZoneInfo | None = None,
     priority: str = "normal",
     tags: Sequence[str] | str = (),
     cover_image_url: str | None = None,

@@ -33,7 +33,6 @@ from channelkit.publish.calendar.cli import (
     run_calendar,
     schedule_options,
     show_crowded,
-    zone_value,
 )
 from channelkit.publish.calendar.round_trip import CalendarPlan
 from channelkit.publish.layouts.options import layout_options
@@ -43,7 +42,7 @@ from channelkit.publish.post.validation import ChannelIndex
 from channelkit.publish.sheets.placing import crowded_plan
 from channelkit.publish.sheets.plan import Plan
 from channelkit.publish.sheets.results import SubmitResult, write_table
-from channelkit.publish.sheets.schedule_options import ScheduleOptions, parsed_option
+from channelkit.publish.sheets.schedule_options import ScheduleOptions
 from channelkit.publish.sheets.sheet import Sheet
 from channelkit.publish.sheets.spreadsheet import read_sheet
 from channelkit.publish.sheets.template import write_template
@@ -155,7 +154,7 @@ def run_schedule_command(options: ScheduleOptions, service: ServiceOptions, out:
     """`channelkit schedule`: the options checked, the file read, then checked or sent."""
     options.check()
     gap = options.gap()
-    zone = parsed_option(lambda: zone_value(options.tz), "--tz")
+    zone = options.tz
     read = _read_sheet(options)
     if read.reading:
         out.result(f"{read.source}: {read.reading}")
@@ -368,11 +367,11 @@ def _when(row: PlanRow) -> str:
     assert request is not None and request.scheduled_at is not None  # files schedule
     utc = request.scheduled_at.astimezone(UTC)
     local = request.local_time()
-    if local is None or not request.tz or request.tz == "UTC":
+    if local is None or request.tz is None or request.tz.key == "UTC":
         return f"{utc:%Y-%m-%d %H:%M} UTC"
     same_day = local.date() == utc.date()
     shown_utc = f"{utc:%H:%M} UTC" if same_day else f"{utc:%Y-%m-%d %H:%M} UTC"
-    return f"{local:%Y-%m-%d %H:%M} {request.tz} ({shown_utc})"
+    return f"{local:%Y-%m-%d %H:%M} {request.tz.key} ({shown_utc})"
 
 
 def _finish_dry_run(

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import click
 
@@ -27,7 +28,6 @@ from channelkit._cli import (
 )
 from channelkit._constants import (
     CLI_SECONDS_MAX,
-    DEFAULT_TZ,
     NOTEBOOK_TIMEOUT_S,
     REPORT_COMPARE_DEFAULT,
     REPORT_FORMATS,
@@ -36,6 +36,7 @@ from channelkit._constants import (
     REPORT_PERIOD_DEFAULT,
 )
 from channelkit._job_runs import traced
+from channelkit._tz import DEFAULT_ZONE
 from channelkit._urls import redact_url
 from channelkit.analysis.period import COMPARES
 from channelkit.errors import NotebookCellError
@@ -74,7 +75,7 @@ class ReportOptions:
     until: date | None = None
     period: str | None = None
     compare: str = REPORT_COMPARE_DEFAULT
-    tz: str = DEFAULT_TZ
+    tz: ZoneInfo = DEFAULT_ZONE  # resolved by --tz's type
     channels: tuple[str, ...] = ()
     fmt: str = REPORT_FORMATS[0]
     paper: str = REPORT_PDF_PAPER_DEFAULT
@@ -252,11 +253,11 @@ def run_report_command(options: ReportOptions, service: ServiceOptions, output: 
     if options.notebook is not None:
         options.check_notebook()
         written = _notebook_report(options, step)
-        output.json({"report": str(written), "tz": options.tz})
+        output.json({"report": str(written), "tz": options.tz.key})
         return
     written = _generate(options, step)
     csv_dir = str(options.csv_dir) if options.csv_dir else None
-    output.json({"report": str(written), "csv_dir": csv_dir, "tz": options.tz})
+    output.json({"report": str(written), "csv_dir": csv_dir, "tz": options.tz.key})
 
 
 def _generate(options: ReportOptions, step: Callable[[str], None]) -> Path:
@@ -269,7 +270,7 @@ def _generate(options: ReportOptions, step: Callable[[str], None]) -> Path:
         until=options.until,
         period=options.period,
         compare=options.compare,
-        tz=options.tz,
+        tz=options.tz.key,
         channels=options.channels,
         template=options.template,
         csv_dir=options.csv_dir,
@@ -293,7 +294,7 @@ def _notebook_report(options: ReportOptions, step: Callable[[str], None]) -> Pat
             options.db,
             out=options.target,
             period=options.period or REPORT_PERIOD_DEFAULT,
-            tz=options.tz,
+            tz=options.tz.key,
             channel=options.channels[0] if options.channels else None,
             compare=options.compare,
             timeout=options.notebook_timeout or NOTEBOOK_TIMEOUT_S,
@@ -317,7 +318,7 @@ def _upcoming(
     with Client(**config.client_settings()) as client:
         reach(client, config, output.warn)
         digest = upcoming_digest(
-            client, within=within, tz=options.tz, channels=options.channels or None
+            client, within=within, tz=options.tz.key, channels=options.channels or None
         )
     if options.out is not None:
         write_atomic(options.out, digest.html())
@@ -325,7 +326,7 @@ def _upcoming(
         output.result(line)
     report = None if options.out is None else str(options.out)
     counts = {"posts": len(digest.posts), "held": digest.held}
-    output.json({"report": report, "tz": options.tz, **counts})
+    output.json({"report": report, "tz": options.tz.key, **counts})
 
 
 def _sync(db: Path, config: ServiceConfig, step: Callable[[str], None]) -> None:

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from uuid import uuid4
-from zoneinfo import ZoneInfo
 
 from channelkit._job_runs import Run, ago
+from channelkit._tz import UTC_ZONE
 from channelkit.watch.config import WatchedJob
 from channelkit.watch.judge import Problem
 from channelkit.watch.state import Incident, Outgoing
@@ -79,6 +79,6 @@ def _outgoing(job: WatchedJob, kind: str, subject: str, text: str) -> Outgoing:
 
 
 def _at(job: WatchedJob, instant: datetime) -> str:
-    zone = ZoneInfo(job.cron.tz if job.cron else "UTC")
+    zone = job.cron.tz if job.cron else UTC_ZONE
     local = instant.astimezone(UTC).astimezone(zone)
     return f"{local:%a %d %b %H:%M} {local.tzname()}"

@@ -62,7 +62,7 @@ _ALERT_KEYS = {"email", "webhooks"}
 class WatchedJob:
     """One job the watcher expects: when it runs, how late and how long it may be, who hears.
 
-    WatchedJob("sync", "channelkit sync", Cron.parse("0 * * * *", "UTC"), None,
+    WatchedJob("sync", "channelkit sync", Cron.parse("0 * * * *", UTC_ZONE), None,
                timedelta(minutes=15), timedelta(minutes=30), targets=())
     """
 
@@ -134,13 +134,13 @@ def _job(item: Any, where: str, default: Any, smtp: Any, env: Mapping[str, str])
     known_keys(item, _JOB_KEYS, where)
     name = _text(item, "name", where)
     tz = _text(item, "tz", where, DEFAULT_TZ)
-    load_zone(tz, param=f"{where}.tz")
+    zone = load_zone(tz, param=f"{where}.tz")  # once: the job's cron reads it
     if ("cron" in item) == ("every" in item):
         raise InvalidParameterError(where, 'give either cron = "m h dom mon dow" or every')
     cron = None
     if "cron" in item:
         try:
-            cron = Cron.parse(_text(item, "cron", where), tz)
+            cron = Cron.parse(_text(item, "cron", where), zone)
         except InvalidParameterError as exc:
             raise InvalidParameterError(f"{where}.cron", exc.message) from None
     ping = item.get("ping_url")

@@ -1,6 +1,6 @@
 """Cron's five fields, and the instants a schedule names in its own time zone.
 
-    Cron.parse("0 8 * * 1", "Europe/Berlin").slots(start, end)   # Mondays 08:00, as UTC
+    Cron.parse("0 8 * * 1", ZoneInfo("Europe/Berlin")).slots(start, end)   # Mondays 08:00, as UTC
 
 Our own parser, not croniter: croniter's answers across a clock change have been wrong
 again and again (taichino/croniter#35, #82, #90; pallets-eco/croniter#191, October 2025:
@@ -45,12 +45,13 @@ _DAYS_BACK = 366 * 4  # far enough for any five fields that name a date at all (
 class Cron:
     """A five-field cron expression evaluated in the IANA zone `tz`.
 
-    Cron.parse("30 2 * * *", "Europe/Berlin").slots(datetime(2027, 3, 28, tzinfo=UTC),
-                                                    datetime(2027, 3, 29, tzinfo=UTC))
+    Cron.parse("30 2 * * *", ZoneInfo("Europe/Berlin")).slots(
+        datetime(2027, 3, 28, tzinfo=UTC), datetime(2027, 3, 29, tzinfo=UTC)
+    )
     """
 
     text: str
-    tz: str
+    tz: ZoneInfo  # resolved where the job is read (watch/config.py)
     minutes: frozenset[int]
     hours: frozenset[int]
     days: frozenset[int]
@@ -61,7 +62,7 @@ class Cron:
     by_wall_clock: bool  # the hour field is `*`: the clock-change rule of such jobs
 
     @classmethod
-    def parse(cls, text: str, tz: str) -> Cron:
+    def parse(cls, text: str, tz: ZoneInfo) -> Cron:
         """Read `text`; an `InvalidParameterError` names the field that is wrong."""
         parts = text.split()
         if len(parts) != len(_FIELDS):
@@ -93,7 +94,7 @@ class Cron:
 
     def slots(self, start: datetime, end: datetime) -> list[datetime]:
         """The instants (UTC) in [start, end) at which the job is due."""
-        zone = ZoneInfo(self.tz)
+        zone = self.tz
         first = start.astimezone(zone).date() - timedelta(days=1)
         last = end.astimezone(zone).date() + timedelta(days=1)
         found: set[datetime] = set()
@@ -105,7 +106,7 @@ class Cron:
 
     def last_slot(self, until: datetime) -> datetime | None:
         """The latest instant at or before `until` at which the job was due."""
-        zone = ZoneInfo(self.tz)
+        zone = self.tz
         day = until.astimezone(zone).date() + timedelta(days=1)
         for _ in range(_DAYS_BACK):
             earlier = [t for t in _day_slots(self, day) if t <= until]
@@ -120,7 +121,7 @@ def _day_slots(cron: Cron, day: date) -> tuple[datetime, ...]:
     """The UTC instants of the job's times on the local `day`, by the clock-change rules."""
     if not cron._on(day):
         return ()
-    zone = ZoneInfo(cron.tz)
+    zone = cron.tz
     found: set[datetime] = set()
     for hour in sorted(cron.hours):
         for minute in sorted(cron.minutes):

@@ -34,7 +34,7 @@ def crontab(config: WatchConfig) -> str:
     ]
     zone = None
     for job in config.jobs:
-        tz = job.cron.tz if job.cron else "UTC"
+        tz = job.cron.tz.key if job.cron else "UTC"
         if tz != zone:
             lines.append(f"CRON_TZ={tz}")
             zone = tz

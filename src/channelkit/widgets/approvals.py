@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import ipywidgets as widgets
 
 from channelkit._constants import DEFAULT_TZ
+from channelkit._tz import load_zone
 from channelkit.errors import ChannelkitError
 from channelkit.publish.approval import approving
 from channelkit.publish.approval.policy import Policy
@@ -46,7 +47,7 @@ class Approvals(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type h
         self._client = client
         self._policy = policy if isinstance(policy, Policy) else Policy.load(policy)
         self._signer = Signer.load(by, key)
-        self._tz = tz
+        self._tz = load_zone(tz)  # once, here: the listing shows every time in it
         self.listing = widgets.HTML()
         self.chosen = widgets.SelectMultiple(description="Posts")
         self.reason = widgets.Text(description="Reason", placeholder="why, for a rejection")

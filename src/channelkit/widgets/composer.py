@@ -21,7 +21,7 @@ from channelkit.publish.approval.policy import Policy
 from channelkit.publish.post.fields import PUBLISH_FIELDS, PostField, by_name
 from channelkit.publish.post.preview import format_when, post_html
 from channelkit.publish.post.sending import send_one
-from channelkit.publish.post.times import parse_when
+from channelkit.publish.post.times import parse_when, time_zone
 from channelkit.publish.post.validation import (
     DEFAULT_LEAD_TIME,
     ChannelIndex,
@@ -207,7 +207,7 @@ class Composer(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type 
         request = validate_post(
             self.fields(),
             channels=self._index,
-            tz=self.timezone.value,
+            tz=time_zone(self.timezone.value),  # the dropdown's name: resolved here
             now=service_now(self._client),
             lead_time=self._lead_time,
             confirm_urgent=self.confirm_urgent.value,
@@ -398,7 +398,8 @@ def _preview_when(wall: datetime | None, zone: str) -> str:
     if wall is None:
         return "now"
     try:
-        return format_when(parse_when(wall, zone_name=zone), zone)
+        local = time_zone(zone)  # the dropdown's name: the form is the edge that resolves it
+        return format_when(parse_when(wall, tz=local), local)
     except TimeError:
         return f"{wall:%a %d %b %Y, %H:%M} {zone}"  # Schedule will say what is wrong
 

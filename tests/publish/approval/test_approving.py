@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from click.testing import CliRunner
@@ -52,7 +53,7 @@ def test_a_post_waits_as_a_draft_until_another_person_approves_it_then_goes_at_i
         assert post.status == "draft"
         listed = waiting(client, team.policy)
         assert [r.post.id for r in listed] == [post_id]
-        lines = listed[0].lines("UTC")
+        lines = listed[0].lines(ZoneInfo("UTC"))
         assert "All hands" not in lines[0] and "by carl" in lines[0] and "0 of 1" in lines[0]
         assert "  | Bring questions." in lines
     intended = listed[0].at

@@ -31,12 +31,6 @@ def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return asked
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 43 item 4 step 2 not done: --tz is resolved 5 times plus 3 per post (the "
-    "click type; export_layout's checked_tz; calendar_frame's load_zone; window_bounds for "
-    "start and end; per post records.wall_text, times.parse_when, layouts.write._row)",
-)
 def test_layout_export_resolves_its_zone_once(
     service: LocalService, admin_key: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

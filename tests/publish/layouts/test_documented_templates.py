@@ -141,7 +141,7 @@ def _posts() -> list[LayoutPost]:
             title=post.title,
             body=with_links(post.message, [post.link] if post.link else []),
             scheduled_at=post.utc,
-            tz=TZ,
+            tz=ZoneInfo(TZ),
             cover_image_url=post.image,
         )
         for post in POSTS

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from click.testing import CliRunner
@@ -231,7 +232,7 @@ def test_oktopost_rows_take_their_times_from_slots() -> None:
     sheet = read_sheet(file.data, filename=file.filename, choices=Choices(channel="news"))
     assert "no time column: give the times with --slots" in (sheet.reading or "")
     filled, done, missing, _ = fill_times(
-        sheet, slots="mon-fri 09:00", tz=TZ, client=None, now=PINNED
+        sheet, slots="mon-fri 09:00", tz=ZoneInfo(TZ), client=None, now=PINNED
     )
     assert missing == [] and len(done) == len(POSTS)
     plan = Plan(filled, tz=TZ)

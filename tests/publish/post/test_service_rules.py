@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
+from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
@@ -87,7 +88,7 @@ def test_local_verdict_is_the_services(
     post = {"channel": "rules", "title": "T", "body": "B", **fields}
     when = datetime.now(UTC) + timedelta(days=3)
     checked = validate_post(
-        {**post, "scheduled_at": when}, channels=index, tz="UTC", now=service_now(client)
+        {**post, "scheduled_at": when}, channels=index, tz=ZoneInfo("UTC"), now=service_now(client)
     )
     if isinstance(checked, PostRequest):
         created = client.posts.create(
@@ -143,16 +144,20 @@ def test_lead_time_is_checked_against_the_services_clock() -> None:
             index = ChannelIndex.from_client(client)
             in_one_hour = datetime.now(UTC) + timedelta(hours=1)  # past, for the service
             fields = {"channel": "rules", "title": "T", "body": "B", "scheduled_at": in_one_hour}
-            local_only = validate_post(fields, channels=index, tz="UTC", now=datetime.now(UTC))
+            local_only = validate_post(
+                fields, channels=index, tz=ZoneInfo("UTC"), now=datetime.now(UTC)
+            )
             assert isinstance(local_only, PostRequest)  # the old check would let it through
             with pytest.raises(BadRequestError) as refused:
                 client.posts.create(**local_only.to_create_kwargs())
             assert refused.value.param == "scheduled_at"
-            checked = validate_post(fields, channels=index, tz="UTC", now=service_now(client))
+            checked = validate_post(
+                fields, channels=index, tz=ZoneInfo("UTC"), now=service_now(client)
+            )
             assert isinstance(checked, list) and checked[0].field == "scheduled_at"
             assert "is in the past" in checked[0].message
             later = {**fields, "scheduled_at": in_one_hour + timedelta(hours=2)}
-            ok = validate_post(later, channels=index, tz="UTC", now=service_now(client))
+            ok = validate_post(later, channels=index, tz=ZoneInfo("UTC"), now=service_now(client))
             assert isinstance(ok, PostRequest)
             assert client.posts.create(**ok.to_create_kwargs()).status == "scheduled"
 
@@ -195,7 +200,7 @@ def test_any_mix_of_hostile_characters_gets_the_same_verdict_here_and_there(
     checked = validate_post(
         {**fields, "cover_image_url": url, "scheduled_at": when},
         channels=index,
-        tz="UTC",
+        tz=ZoneInfo("UTC"),
         now=service_now(client),
     )
     if isinstance(checked, PostRequest):

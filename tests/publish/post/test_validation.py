@@ -6,6 +6,7 @@ import hashlib
 import json
 from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
+from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
@@ -24,17 +25,20 @@ INDEX = ChannelIndex.from_channels(
     ]
 )
 
+BERLIN = ZoneInfo("Europe/Berlin")
+
 
 def ok(**fields: object) -> PostRequest:
     base: dict[str, object] = {"channel": "all-hands", "title": "Hello", "body": "**hi**"}
-    result = validate_post({**base, **fields}, channels=INDEX, tz="Europe/Berlin", now=NOW)
+    result = validate_post({**base, **fields}, channels=INDEX, tz=BERLIN, now=NOW)
     assert isinstance(result, PostRequest), result
     return result
 
 
 def errors(tz: str | None = "Europe/Berlin", **fields: object) -> list[str]:
     base: dict[str, object] = {"channel": "all-hands", "title": "Hello", "body": "**hi**"}
-    result = validate_post({**base, **fields}, channels=INDEX, tz=tz, now=NOW)
+    zone = None if tz is None else ZoneInfo(tz)
+    result = validate_post({**base, **fields}, channels=INDEX, tz=zone, now=NOW)
     assert isinstance(result, list), result
     return [str(error) for error in result]
 
@@ -94,7 +98,7 @@ def test_date_and_time_columns_combine() -> None:
 def test_row_timezone_wins_over_default() -> None:
     request = ok(scheduled_at="2026-12-01 09:00", timezone="America/New_York")
     assert request.scheduled_at == datetime(2026, 12, 1, 14, 0, tzinfo=UTC)
-    assert request.tz == "America/New_York"
+    assert request.tz == ZoneInfo("America/New_York")
 
 
 @pytest.mark.parametrize(

@@ -67,19 +67,17 @@ def test_parse_slots_and_gaps() -> None:
 def test_next_free_slot_skips_taken_times_and_daylight_saving_gaps() -> None:
     monday = datetime(2026, 12, 7, 8, 0, tzinfo=BERLIN)
     rule = parse_slots("mon-fri 09:00,13:30")
-    first = next_free_slot(rule, "Europe/Berlin", after=monday, taken=[], min_gap=timedelta(0))
+    first = next_free_slot(rule, BERLIN, after=monday, taken=[], min_gap=timedelta(0))
     assert first == datetime(2026, 12, 7, 9, 0, tzinfo=BERLIN)
     taken = [first, datetime(2026, 12, 7, 12, 0, tzinfo=BERLIN)]
-    second = next_free_slot(rule, "Europe/Berlin", after=monday, taken=taken, min_gap=timedelta(0))
+    second = next_free_slot(rule, BERLIN, after=monday, taken=taken, min_gap=timedelta(0))
     assert second == datetime(2026, 12, 7, 13, 30, tzinfo=BERLIN)
-    spaced = next_free_slot(
-        rule, "Europe/Berlin", after=monday, taken=taken, min_gap=timedelta(hours=2)
-    )
+    spaced = next_free_slot(rule, BERLIN, after=monday, taken=taken, min_gap=timedelta(hours=2))
     assert spaced == datetime(2026, 12, 8, 9, 0, tzinfo=BERLIN)  # 13:30 is 1h30 after 12:00
     # 02:30 does not exist in Berlin on 2027-03-28: the next day's slot is used.
     night = next_free_slot(
         parse_slots("02:30"),
-        "Europe/Berlin",
+        BERLIN,
         after=datetime(2027, 3, 28, 0, 0, tzinfo=BERLIN),
         taken=[],
         min_gap=timedelta(0),
@@ -101,7 +99,7 @@ def test_too_close_pairs_need_a_row_of_the_file() -> None:
 
 
 def test_best_hours_from_the_channel_or_the_organisation(small_warehouse: Path) -> None:
-    best = BestTimes(small_warehouse, tz="Europe/Berlin", count=2, min_posts=3)
+    best = BestTimes(small_warehouse, tz=BERLIN, count=2, min_posts=3)
     # Engineering's 3 posts old enough to judge tell no hour apart: its usual hours, the
     # weekday-hours it published in most (one post each: the earliest first).
     assert best.slots("chan_eng") == ((0, time(0)), (0, time(9)))
@@ -111,7 +109,7 @@ def test_best_hours_from_the_channel_or_the_organisation(small_warehouse: Path) 
     )
     # Asked for 4 posts, Company News (3 such posts) gets the organisation's hours: Monday
     # 00:00 had two posts, then the earliest hour with one.
-    fewer = BestTimes(small_warehouse, tz="Europe/Berlin", count=2, min_posts=4)
+    fewer = BestTimes(small_warehouse, tz=BERLIN, count=2, min_posts=4)
     assert fewer.slots("chan_news") == fewer.slots(None) == ((0, time(0)), (0, time(9)))
     assert fewer.source("chan_news") == (
         "the organisation's 6 posts: no reliable difference, so posts are spread "
@@ -122,13 +120,13 @@ def test_best_hours_from_the_channel_or_the_organisation(small_warehouse: Path) 
 
 def test_best_hours_are_the_reliably_better_ones(tmp_path: Path) -> None:
     planted = equal_rates.build(tmp_path / "planted.duckdb", equal_rates.posts(1, planted=1.23))
-    best = BestTimes(planted, tz="UTC")
+    best = BestTimes(planted, tz=ZoneInfo("UTC"))
     slots = best.slots(None)
     assert slots and all(hour == time(9) for _, hour in slots)
     assert "some hours reliably better: " in best.source(None)
     assert "reliably read more than the rest" in best.source(None)
     flat = equal_rates.build(tmp_path / "flat.duckdb", equal_rates.posts(1))
-    usual = BestTimes(flat, tz="UTC")
+    usual = BestTimes(flat, tz=ZoneInfo("UTC"))
     assert "no reliable difference, so posts are spread" in usual.source(None)
     assert len(usual.slots(None)) == PUBLISH_BEST_SLOTS
 
@@ -262,7 +260,7 @@ def test_slots_best_from_the_command_line_falls_back_to_the_organisation(
         "most posts) (the channel has 0 posts old enough to judge, fewer than 20)"
     ) in result.output
     # chan_eng has 5 posts, fewer than 20: its slots are the organisation's too.
-    organisation = set(BestTimes(small_warehouse, tz="Europe/Berlin").slots("chan_eng"))
+    organisation = set(BestTimes(small_warehouse, tz=BERLIN).slots("chan_eng"))
     filled = [line for line in result.output.splitlines() if "scheduled_at filled" in line]
     moments = [
         datetime.strptime(line.split("filled with ")[1][4:20], "%Y-%m-%d %H:%M") for line in filled

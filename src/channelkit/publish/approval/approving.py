@@ -24,13 +24,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
 
 from channelkit._constants import (
     APPROVAL_PLACEHOLDER_DAYS,
     APPROVAL_TAG_PREFIX,
     PUBLISH_HOLD_TAG_PREFIX,
 )
-from channelkit._tz import load_zone
+from channelkit._tz import UTC_ZONE
 from channelkit.errors import ChannelkitError, ConflictError, NotFoundError
 from channelkit.publish.approval.marks import (
     NOW,
@@ -79,14 +80,13 @@ class Review:
     def ready(self) -> bool:
         return len(self.approved_by) >= self.needed
 
-    def when(self, tz: str) -> str:
+    def when(self, tz: ZoneInfo) -> str:
         if self.at == NOW:
             return "at once when approved"
-        zone = load_zone(tz)
         assert isinstance(self.at, datetime)
-        return f"{self.at.astimezone(zone):%Y-%m-%d %H:%M} {zone.key}"
+        return f"{self.at.astimezone(tz):%Y-%m-%d %H:%M} {tz.key}"
 
-    def lines(self, tz: str) -> list[str]:
+    def lines(self, tz: ZoneInfo) -> list[str]:
         """The post as the listing shows it: a head line, then its whole text."""
         head = (
             f'{self.when(tz)}  {self.channel}  "{self.post.title}"  by {self.author}  '
@@ -385,7 +385,7 @@ def approve(
     every: bool = False,
     publish_missed: bool = False,
     shift: timedelta | None = None,
-    tz: str | None = None,
+    tz: ZoneInfo = UTC_ZONE,
 ) -> ApprovalResult:
     """Approve the waiting posts with these ids (or of `channel`/`tag`, or `every` one
     listed; rejected ones only by id) as `signer`; each that has its approvals then is
@@ -410,7 +410,7 @@ def _approve_one(
     signer: Signer,
     post_id: str,
     done: _Approved,
-    missed_rule: tuple[bool, timedelta | None, str | None],
+    missed_rule: tuple[bool, timedelta | None, ZoneInfo],
 ) -> None:
     try:
         post = client.posts.retrieve(post_id)  # with its version: listings have none
@@ -531,7 +531,7 @@ def _order(at: Intended) -> datetime:
 
 
 def _target(
-    at: Intended, now: datetime, publish_missed: bool, shift: timedelta | None, tz: str | None
+    at: Intended, now: datetime, publish_missed: bool, shift: timedelta | None, tz: ZoneInfo
 ) -> datetime | None | str:
     """When an approved post goes out: at once when it waited for "now", else by the rule
     of `release` (`times.missed_time`)."""

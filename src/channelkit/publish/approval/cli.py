@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
 
 import click
 
@@ -24,7 +25,8 @@ from channelkit._cli import (
     tz_option,
     user_errors,
 )
-from channelkit._constants import DEFAULT_TZ, ENV_APPROVAL_KEY, ENV_APPROVAL_POLICY
+from channelkit._constants import ENV_APPROVAL_KEY, ENV_APPROVAL_POLICY
+from channelkit._tz import DEFAULT_ZONE
 from channelkit.publish.post.missed_options import missed_options, parse_missed
 
 if TYPE_CHECKING:
@@ -50,11 +52,11 @@ class ApproveOptions:
     tag: tuple[str, ...] = ()
     publish_missed: str | None = None
     shift: str | None = None
-    tz: str | None = None
+    tz: ZoneInfo | None = None  # resolved by --tz's type
 
     @property
-    def zone(self) -> str:
-        return self.tz or DEFAULT_TZ
+    def zone(self) -> ZoneInfo:
+        return self.tz or DEFAULT_ZONE
 
     @property
     def chooses(self) -> bool:
@@ -131,12 +133,12 @@ def run_approve_command(options: ApproveOptions, service: ServiceOptions, output
             client, policy, Signer.load(name, options.key), posts=options.posts,
             channel=list(options.channel) or None, tag=list(options.tag) or None,
             every=options.every, publish_missed=publish_now, shift=shift,
-            tz=options.tz,
+            tz=options.zone,
         )  # fmt: skip
     _report(result, options.zone, output)
 
 
-def _report(result: ApprovalResult, zone: str, output: Output) -> None:
+def _report(result: ApprovalResult, zone: ZoneInfo, output: Output) -> None:
     for review, at in result.scheduled:
         moved = "published now" if at is None else "scheduled"
         output.result(f"approved, {moved}  {review.lines(zone)[0]}")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
 
 import click
 from click.decorators import FC
@@ -26,7 +27,7 @@ from channelkit._cli import (
     tz_option,
     user_errors,
 )
-from channelkit._tz import load_zone
+from channelkit._tz import DEFAULT_ZONE
 from channelkit.errors import PlanNotValidError
 from channelkit.publish.calendar.crowding import crowded_calendar
 from channelkit.publish.calendar.layout_export import export_layout
@@ -89,16 +90,10 @@ _OPTIONS = (
 )
 
 
-def zone_value(tz: str | None) -> str | None:
-    if not tz:
-        return None
-    return load_zone(tz).key
-
-
 def fill_sheet(
     sheet: Sheet,
     slots: str | None,
-    zone: str | None,
+    zone: ZoneInfo | None,
     client: Client | None,
     db: Path | None,
     gap: timedelta | None,
@@ -250,7 +245,7 @@ class ExportOptions:
     start: str
     end: str
     channel: tuple[str, ...] = ()
-    tz: str | None = None
+    tz: ZoneInfo = DEFAULT_ZONE  # resolved by --tz's type
     force: bool = False
     layout: str | None = None
     map_names: tuple[str, ...] = ()

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
 
-from channelkit._tz import checked_tz
 from channelkit.publish.calendar.round_trip import calendar_frame
 from channelkit.publish.layouts.declared import Layout
 from channelkit.publish.layouts.library import layout_named
@@ -26,7 +26,7 @@ def export_layout(
     start: object,
     end: object,
     client: Client,
-    tz: str | None = None,
+    tz: ZoneInfo,
     channel: str | Sequence[str] | None = None,
     choices: Choices | None = None,
 ) -> tuple[Path, int, int]:
@@ -37,8 +37,7 @@ def export_layout(
     the user pick it."""
     found = layout_named(layout) if isinstance(layout, str) else layout
     choices = choices or Choices()
-    zone = checked_tz(tz)
-    frame = calendar_frame(client, start=start, end=end, tz=zone, channel=channel)
+    frame = calendar_frame(client, start=start, end=end, tz=tz, channel=channel)
     index = ChannelIndex.from_client(client)
     names = layout_names(index, choices, found)
     time_column = next(column for column in frame.columns if column.startswith("scheduled_at"))
@@ -47,8 +46,8 @@ def export_layout(
             channel=str(record["channel"]),
             title=str(record["title"]),
             body=str(record["body"] or ""),
-            scheduled_at=parse_when(record[time_column], zone_name=zone),
-            tz=zone,
+            scheduled_at=parse_when(record[time_column], tz=tz),
+            tz=tz,
             cover_image_url=record.get("cover_image_url") or None,
             tags=tuple(tag.strip() for tag in str(record["tags"] or "").split(",") if tag.strip()),
         )

@@ -24,13 +24,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
 
+from channelkit._tz import UTC_ZONE
 from channelkit.errors import FieldError, TimeError
 from channelkit.publish.hold.mark import HoldMark, marked, unmarked
 from channelkit.publish.post.fields import arranged, by_name
 from channelkit.publish.post.origin import is_origin, without_origin
 from channelkit.publish.post.row_types import NamedRow, PlanRow, cell_text
-from channelkit.publish.post.times import offset_if_repeated, parse_when, time_zone
+from channelkit.publish.post.times import offset_if_repeated, parse_when
 from channelkit.publish.post.validation import (
     ChannelIndex,
     ChannelInfo,
@@ -167,13 +169,13 @@ def request_fingerprint(request: PostRequest) -> str:
     return fingerprint(request_values(request))
 
 
-def time_header(tz: str) -> str:
+def time_header(tz: ZoneInfo) -> str:
     """`scheduled_at (Europe/Berlin)`: the zone the wall times are in."""
-    return f"scheduled_at ({tz})"
+    return f"scheduled_at ({tz.key})"
 
 
 def calendar_record(
-    post: Post, channel: ChannelInfo | None, tz: str, approval: tuple[str, str] = ("", "")
+    post: Post, channel: ChannelInfo | None, tz: ZoneInfo, approval: tuple[str, str] = ("", "")
 ) -> dict[str, object]:
     """One exported row: the post's fields, its time as wall time in `tz`, and its approval
     state and approvers (`approval.approving.approval_state`), shown, never read back."""
@@ -198,9 +200,9 @@ def calendar_record(
     return record
 
 
-def wall_text(moment: datetime, tz: str) -> str:
+def wall_text(moment: datetime, tz: ZoneInfo) -> str:
     """`2026-12-01 09:00` in `tz`; with the offset when that wall time is ambiguous."""
-    local = moment.astimezone(time_zone(tz))
+    local = moment.astimezone(tz)
     text = f"{local:%Y-%m-%d %H:%M}" + (f":{local:%S}" if local.second else "")
     return text + offset_if_repeated(local)
 
@@ -220,7 +222,7 @@ def decide_update(
     post: Post | None,
     *,
     channels: ChannelIndex,
-    tz: str | None,
+    tz: ZoneInfo | None,
     now: datetime,
     lead_time: timedelta,
     confirm_urgent: bool,
@@ -330,7 +332,7 @@ def _read_row(
     meta: Mapping[str, object],
     *,
     channels: ChannelIndex,
-    tz: str | None,
+    tz: ZoneInfo | None,
     unread: Sequence[FieldError],
 ) -> tuple[str, PostRequest, datetime | None] | str:
     """The row's action, the post it describes and when it was exported; or what is
@@ -430,17 +432,18 @@ def _exported_at(value: object, problems: list[FieldError]) -> datetime | None:
         )
         return None
     try:
-        return parse_when(value, zone_name="UTC")
+        return parse_when(value, tz=UTC_ZONE)
     except TimeError as exc:
         problems.append(FieldError("updated_at", str(exc)))
         return None
 
 
-def _shown(value: object, tz: str | None) -> str:
+def _shown(value: object, tz: ZoneInfo | None) -> str:
     if value is None:
         return "(blank)"
     if isinstance(value, datetime):
-        return f"{wall_text(value, tz or 'UTC')} {tz or 'UTC'}"
+        zone = tz or UTC_ZONE
+        return f"{wall_text(value, zone)} {zone.key}"
     if isinstance(value, list):
         return repr(", ".join(value))
     text = str(value)

@@ -17,14 +17,14 @@ Rules: `channelkit.publish.calendar.records`.
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
 
-from channelkit._constants import ENV_TZ, SPREADSHEET_ERROR_COLUMN, SPREADSHEET_RESULT_COLUMN
-from channelkit._tz import checked_tz, load_zone
+from channelkit._constants import SPREADSHEET_ERROR_COLUMN, SPREADSHEET_RESULT_COLUMN
+from channelkit._tz import UTC_ZONE, checked_zone, given_zone
 from channelkit.errors import (
     ChannelkitError,
     ConflictError,
@@ -75,7 +75,7 @@ def calendar_frame(
     *,
     start: object,
     end: object,
-    tz: str,
+    tz: str | ZoneInfo,
     channel: str | Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """The drafts and scheduled posts of `[start, end)` as calendar rows (see module doc).
@@ -86,7 +86,7 @@ def calendar_frame(
     """
     import pandas as pd
 
-    zone = load_zone(tz).key
+    zone = checked_zone(tz)  # a ZoneInfo (from calendar_export, a command) is used as it is
     begin, finish = window_bounds(start, end, zone)
     assert begin is not None and finish is not None  # window_bound refuses a missing one
     index = ChannelIndex.from_client(client)
@@ -116,7 +116,7 @@ def calendar_export(
     *,
     start: object,
     end: object,
-    tz: str | None = None,
+    tz: str | ZoneInfo | None = None,
     channel: str | Sequence[str] | None = None,
     client: Client | None = None,
 ) -> Path:
@@ -129,7 +129,7 @@ def calendar_export(
     CHANNELKIT_TZ, else UTC. Edit the file, then `channelkit schedule cal.xlsx`.
     """
     kind = _kind(path)
-    zone = checked_tz(tz)
+    zone = checked_zone(tz)
     if client is None:
         from channelkit.client import Client
 
@@ -165,14 +165,15 @@ class CalendarPlan:
         self,
         sheet: Sheet,
         *,
-        tz: str | None = None,
+        tz: str | ZoneInfo | None = None,
         confirm_urgent: bool = False,
         confirm_publish_now: bool = False,
         lead_time: timedelta = DEFAULT_LEAD_TIME,
         take_out_of_hold: bool = False,
     ) -> None:
         self.sheet = sheet
-        self.tz = sheet.zone or tz  # the zone named in the time column's header wins
+        # the zone named in the time column's header wins; a ZoneInfo is used as it is
+        self.tz = sheet.zone or (None if tz is None else checked_zone(tz))
         self.confirm_urgent = confirm_urgent
         self.confirm_publish_now = confirm_publish_now
         self.take_out_of_hold = take_out_of_hold
@@ -414,7 +415,7 @@ class CalendarResult:
         `result` and `error` columns that are ignored when the file is read again."""
         import pandas as pd
 
-        zone = self.plan.tz or "UTC"
+        zone = self.plan.tz or UTC_ZONE
         channels = self.plan.new_posts.channels
         records: list[dict[str, object]] = []
         for row in self.rows:
@@ -438,7 +439,7 @@ class CalendarResult:
 def load_calendar(
     source: str | Path | bytes,
     *,
-    tz: str | None = None,
+    tz: str | ZoneInfo | None = None,
     sheet: str | None = None,
     filename: str | None = None,
     confirm_urgent: bool = False,
@@ -451,7 +452,7 @@ def load_calendar(
 
     return CalendarPlan(
         read_sheet(source, filename=filename, sheet=sheet),
-        tz=load_zone(zone).key if (zone := tz or os.environ.get(ENV_TZ)) else None,
+        tz=given_zone(tz),
         confirm_urgent=confirm_urgent,
         confirm_publish_now=confirm_publish_now,
         take_out_of_hold=take_out_of_hold,
@@ -499,7 +500,7 @@ def _new_row(plan_row: PlanRow, meta: Mapping[str, object]) -> CalendarRow:
     return CalendarRow(kind="create", **known)
 
 
-def _as_written(sheet: Sheet, number: int, zone: str) -> dict[str, object]:
+def _as_written(sheet: Sheet, number: int, zone: ZoneInfo) -> dict[str, object]:
     sheet_row = next(row for row in sheet.rows if row.number == number)
     values = {**sheet.row_fields(sheet_row), **sheet.row_calendar(sheet_row)}
     record: dict[str, object] = {name: values.get(name) for name in CALENDAR_HEADERS}
@@ -509,7 +510,7 @@ def _as_written(sheet: Sheet, number: int, zone: str) -> dict[str, object]:
     return record
 
 
-def _headers(zone: str) -> list[str]:
+def _headers(zone: ZoneInfo) -> list[str]:
     return [time_header(zone) if name == "scheduled_at" else name for name in CALENDAR_HEADERS]
 
 

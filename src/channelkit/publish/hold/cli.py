@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, TypedDict
+from zoneinfo import ZoneInfo
 
 import click
 from click.decorators import FC
 
-from channelkit import _tz
 from channelkit._cli import (
     Day,
     Output,
@@ -28,7 +28,7 @@ from channelkit._cli import (
     tz_option,
     user_errors,
 )
-from channelkit._constants import DEFAULT_TZ
+from channelkit._tz import DEFAULT_ZONE
 from channelkit.publish.post.missed_options import missed_options, parse_missed
 
 if TYPE_CHECKING:
@@ -43,11 +43,11 @@ class HoldScope:
     tag: tuple[str, ...] = ()
     start: str | None = None
     end: str | None = None
-    tz: str | None = None
+    tz: ZoneInfo | None = None  # resolved by --tz's type
 
     @property
-    def zone(self) -> str:
-        return self.tz or DEFAULT_TZ
+    def zone(self) -> ZoneInfo:
+        return self.tz or DEFAULT_ZONE
 
 
 @dataclass(frozen=True)
@@ -217,7 +217,7 @@ class FilterKeywords(TypedDict):
     tag: list[str] | None
     start: str | None
     end: str | None
-    tz: str | None
+    tz: ZoneInfo | None
 
 
 def _filter_keywords(options: HoldScope) -> FilterKeywords:
@@ -232,13 +232,13 @@ def _filter_keywords(options: HoldScope) -> FilterKeywords:
     )
 
 
-def _by(post: HeldPost, zone: str) -> str:
+def _by(post: HeldPost, zone: ZoneInfo) -> str:
     since = "" if post.since is None else f" since {_local(post.since, zone)}"
     return f"by {post.by or 'someone'}{since}"
 
 
-def _local(moment: datetime, zone: str) -> str:
-    return f"{moment.astimezone(_tz.load_zone(zone)):%Y-%m-%d %H:%M}"
+def _local(moment: datetime, zone: ZoneInfo) -> str:
+    return f"{moment.astimezone(zone):%Y-%m-%d %H:%M}"
 
 
 def _iso(moment: datetime | None) -> str | None:

@@ -34,9 +34,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Literal, TypeVar
+from zoneinfo import ZoneInfo
 
 from channelkit._spec import TAGS_MAX_COUNT
-from channelkit._tz import given_zone, load_zone
+from channelkit._tz import UTC_ZONE, checked_zone, given_zone
 from channelkit.errors import (
     APIStatusError,
     AuthenticationError,
@@ -80,9 +81,9 @@ class HeldPost:
     by: str
     since: datetime | None
 
-    def line(self, tz: str) -> str:
+    def line(self, tz: str | ZoneInfo) -> str:
         """`2026-12-01 10:00 Europe/Berlin  all-hands  "Town hall"  (post_1)`."""
-        zone = load_zone(tz)
+        zone = checked_zone(tz)
         local = f"{self.scheduled_at.astimezone(zone):%Y-%m-%d %H:%M} {zone.key}"
         return f'{local}  {self.channel}  "{self.title}"  ({self.post_id})'
 
@@ -151,7 +152,7 @@ def post_filter(
     tag: str | Sequence[str] | None,
     start: object,
     end: object,
-    tz: str | None,
+    tz: str | ZoneInfo | None,
 ) -> PostScope:
     """The filter of `hold`, `release` and `held_posts`. A naive `start` or `end` is read in
     `tz` (else `CHANNELKIT_TZ`), never as UTC by accident: without either, it is refused."""
@@ -170,7 +171,7 @@ def post_filter(
             raise InvalidParameterError(
                 "tz", f"{name} {value!r} has no time zone: name one (tz) or set CHANNELKIT_TZ"
             )
-    begin, finish = window_bounds(start, end, zone or "UTC")  # None: only aware bounds left
+    begin, finish = window_bounds(start, end, zone or UTC_ZONE)  # None: only aware bounds left
     return PostScope(channel_ids, tags, begin, finish, index)
 
 
@@ -181,7 +182,7 @@ def hold(
     tag: str | Sequence[str] | None = None,
     start: object = None,
     end: object = None,
-    tz: str | None = None,
+    tz: str | ZoneInfo | None = None,
     by: str | None = None,
     ledger: str | None = None,
 ) -> HoldResult:
@@ -325,7 +326,7 @@ def held_posts(
     tag: str | Sequence[str] | None = None,
     start: object = None,
     end: object = None,
-    tz: str | None = None,
+    tz: str | ZoneInfo | None = None,
 ) -> list[HeldPost]:
     """Every held post the key sees (whoever held it), in the order of their times."""
     scope = post_filter(client, channel, tag, start, end, tz)
@@ -346,7 +347,7 @@ def release(
     tag: str | Sequence[str] | None = None,
     start: object = None,
     end: object = None,
-    tz: str | None = None,
+    tz: str | ZoneInfo | None = None,
     publish_missed: bool = False,
     shift: timedelta | None = None,
     ledger: str | None = None,
@@ -366,7 +367,9 @@ def release(
                            publish_missed=publish_missed, shift=shift, ledger=ledger,
                            policy=policy)  # fmt: skip
     policy = policy or Policy.load()
-    scope = post_filter(client, channel, tag, start, end, tz)
+    zone = given_zone(tz)  # once: the window's bounds and a missed post's shift read it
+    scope = post_filter(client, channel, tag, start, end, zone)
+    missed_rule = (publish_missed, shift, zone or UTC_ZONE)
     service = service_address(client.base_url)
     done = _Released()
     with HoldBook.open(ledger) as book:
@@ -381,7 +384,7 @@ def release(
             if when is None or not scope.covers(listed, when):
                 continue
             _release_one(
-                client, book, service, listed, mine, scope, done, (publish_missed, shift, tz),
+                client, book, service, listed, mine, scope, done, missed_rule,
                 policy,
             )  # fmt: skip
         # held here, no longer held on the service: deleted, edited, or put back elsewhere
@@ -417,7 +420,7 @@ def _release_one(
     mine: HoldRecord | None,
     scope: PostScope,
     done: _Released,
-    missed_rule: tuple[bool, timedelta | None, str | None],
+    missed_rule: tuple[bool, timedelta | None, ZoneInfo],
     policy: Policy,
 ) -> None:
     """Put back one marked draft at its hold's time, or say why not."""

@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
 
 from channelkit.errors import InvalidParameterError
 from channelkit.publish.layouts.declared import Layout
 from channelkit.publish.layouts.read import Choices
 from channelkit.publish.layouts.stamps import ORDERS
-from channelkit.publish.post.times import time_zone
 from channelkit.publish.post.validation import ChannelIndex, ChannelInfo
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ class LayoutPost:
     title: str
     body: str
     scheduled_at: datetime
-    tz: str
+    tz: ZoneInfo
     cover_image_url: str | None = None
     tags: tuple[str, ...] = ()
 
@@ -131,7 +131,7 @@ def _row(
 ) -> list[object]:
     has_link = "link" in layout.roles()
     message, links = split_links(post.body) if has_link else (post.body, [])
-    moment = post.scheduled_at.astimezone(UTC if layout.utc else time_zone(post.tz))
+    moment = post.scheduled_at.astimezone(UTC if layout.utc else post.tz)
     written = _format(layout.written, swap)
     date_part, _, time_part = written.partition(" ")
     name = names.get(post.channel, post.channel)

@@ -9,21 +9,21 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
 
 from channelkit._markdown import render_markdown
-from channelkit.publish.post.times import time_zone
 
 
-def format_when(moment: datetime | None, tz: str | None) -> str:
+def format_when(moment: datetime | None, tz: ZoneInfo | None) -> str:
     """`Tue 1 Dec 2026, 09:00 Europe/Berlin (08:00 UTC)`; "now" when there is no time."""
     if moment is None:
         return "now"
     utc = moment.astimezone(UTC)
     utc_text = f"{utc:%a} {utc.day} {utc:%b %Y, %H:%M} UTC"
-    if not tz or tz == "UTC":
+    if tz is None or tz.key == "UTC":
         return utc_text
-    local = moment.astimezone(time_zone(tz))
-    return f"{local:%a} {local.day} {local:%b %Y, %H:%M} {tz} ({utc:%H:%M} UTC)"
+    local = moment.astimezone(tz)
+    return f"{local:%a} {local.day} {local:%b %Y, %H:%M} {tz.key} ({utc:%H:%M} UTC)"
 
 
 def post_html(

@@ -63,13 +63,12 @@ def format_offset(offset: timedelta | None) -> str:
     return f"{sign}{hours:02d}:{minutes:02d}"
 
 
-def localize(naive: datetime, zone_name: str) -> datetime:
-    """Read the wall time `naive` in `zone_name`; return it in UTC.
+def localize(naive: datetime, zone: ZoneInfo) -> datetime:
+    """Read the wall time `naive` in `zone`; return it in UTC.
 
     Raises `TimeError` for wall times that do not exist (clocks jump forward) or exist twice
     (clocks go back): both are real mistakes in a publishing plan.
     """
-    zone = time_zone(zone_name)
     naive = naive.replace(microsecond=0)
     first = naive.replace(tzinfo=zone, fold=0)
     second = naive.replace(tzinfo=zone, fold=1)
@@ -128,21 +127,22 @@ def parse_gap(text: str, *, param: str = "min_gap") -> timedelta:
     return checked_duration(minutes * 60, text, param=param)
 
 
-def shifted(moment: datetime, by: timedelta, zone_name: str) -> datetime:
+def shifted(moment: datetime, by: timedelta, zone: ZoneInfo) -> datetime:
     """`moment` moved `by` as people mean it, in UTC: its whole days on the local calendar
-    of `zone_name` (09:00 a day later is 09:00 again across a clock change), the rest as
+    of `zone` (09:00 a day later is 09:00 again across a clock change), the rest as
     elapsed time. A wall time the change skips or repeats is a `TimeError` naming both
     choices, never a silent guess.
 
-    >>> shifted(datetime(2027, 10, 30, 7, tzinfo=UTC), timedelta(days=1), "Europe/Berlin")
+    >>> berlin = ZoneInfo("Europe/Berlin")
+    >>> shifted(datetime(2027, 10, 30, 7, tzinfo=UTC), timedelta(days=1), berlin)
     datetime.datetime(2027, 10, 31, 8, 0, tzinfo=datetime.timezone.utc)
     """
-    wall = moment.astimezone(time_zone(zone_name)).replace(tzinfo=None)
+    wall = moment.astimezone(zone).replace(tzinfo=None)
     try:
         moved = wall + timedelta(days=by.days)
     except OverflowError:
         raise TimeError(f"{_show(moment)} moved by {by.days:,} days is past year 9999") from None
-    return _checked(localize(moved, zone_name) + (by - timedelta(days=by.days)))
+    return _checked(localize(moved, zone) + (by - timedelta(days=by.days)))
 
 
 def missed_time(
@@ -150,36 +150,36 @@ def missed_time(
     now: datetime,
     publish_missed: bool,
     shift: timedelta | None,
-    tz: str | None,
+    tz: ZoneInfo,
 ) -> datetime | None | str:
     """When a post that waited (held, or awaiting approval) goes out: its time; a missed
-    one's time plus `shift` (its days on the calendar of `tz` or CHANNELKIT_TZ, else of
-    UTC: `shifted`), or None (at once) with `publish_missed`; "missed" when it keeps
-    waiting. The one rule of `release` and `approve`."""
+    one's time plus `shift` (its days on the calendar of `tz`: `shifted`), or None (at
+    once) with `publish_missed`; "missed" when it keeps waiting. The one rule of `release`
+    and `approve`."""
     if scheduled_at > now:
         return scheduled_at
     if shift is not None:
-        moved = shifted(scheduled_at, shift, _tz.given_tz(tz) or "UTC")
+        moved = shifted(scheduled_at, shift, tz)
         return moved if moved > now else "missed"
     return None if publish_missed else "missed"
 
 
-def parse_when(value: object, *, zone_name: str | None) -> datetime:
-    """`value` as an aware UTC datetime; naive values are read in `zone_name`.
+def parse_when(value: object, *, tz: ZoneInfo | None) -> datetime:
+    """`value` as an aware UTC datetime; naive values are read in `tz`.
 
-    >>> parse_when("2026-12-01 09:00:30.5", zone_name="Europe/Berlin").isoformat()
+    >>> parse_when("2026-12-01 09:00:30.5", tz=ZoneInfo("Europe/Berlin")).isoformat()
     '2026-12-01T08:00:30+00:00'
     """
-    return _guarded(lambda: _to_utc(_to_datetime(value), zone_name, shown=value), value)
+    return _guarded(lambda: _to_utc(_to_datetime(value), tz, shown=value), value)
 
 
-def combine_date_time(date_value: object, time_value: object, *, zone_name: str | None) -> datetime:
+def combine_date_time(date_value: object, time_value: object, *, tz: ZoneInfo | None) -> datetime:
     """A separate date and time of day (two spreadsheet columns) as an aware UTC datetime."""
 
     def combine() -> datetime:
         day = _to_date(date_value)
         clock = _to_time(time_value)
-        return _to_utc(datetime.combine(day, clock), zone_name, shown=f"{day} {clock:%H:%M}")
+        return _to_utc(datetime.combine(day, clock), tz, shown=f"{day} {clock:%H:%M}")
 
     return _guarded(combine, f"{date_value} {time_value}")
 
@@ -216,16 +216,16 @@ def excel_serial_to_datetime(serial: float) -> datetime:
     return _EXCEL_EPOCH + timedelta(seconds=microseconds // 1_000_000)
 
 
-def _to_utc(moment: datetime, zone_name: str | None, *, shown: object) -> datetime:
+def _to_utc(moment: datetime, tz: ZoneInfo | None, *, shown: object) -> datetime:
     moment = moment.replace(microsecond=0)  # before anything else: the service keeps seconds
     if moment.tzinfo is not None and moment.utcoffset() is not None:
         return _checked(moment)
-    if not zone_name:
+    if tz is None:
         raise TimeError(
             f"{_show(shown)} has no time zone: give a time zone (tz, or a timezone column) "
             "or write the offset, for example 2026-12-01 09:00+01:00"
         )
-    return localize(moment.replace(tzinfo=None), zone_name)
+    return localize(moment.replace(tzinfo=None), tz)
 
 
 def _to_datetime(value: object) -> datetime:

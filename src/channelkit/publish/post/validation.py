@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache, cached_property
 from typing import Any, Protocol
+from zoneinfo import ZoneInfo
 
 from channelkit._channels import ChannelLookup
 from channelkit._constants import (
@@ -82,7 +83,7 @@ class PostRequest:
     """A post that passed validation, ready for `client.posts.create`.
 
         request = validate_post({"channel": "all-hands", "title": "Hi", "body": "..."},
-                                channels=index, tz="Europe/Berlin", now=now)
+                                channels=index, tz=ZoneInfo("Europe/Berlin"), now=now)
         if isinstance(request, PostRequest):
             client.posts.create(**request.to_create_kwargs(),
                                 idempotency_key=request.idempotency_key())
@@ -100,7 +101,7 @@ class PostRequest:
     scheduled_at: datetime | None
     cover_image_url: str | None
     channel_name: str | None = None
-    tz: str | None = None
+    tz: ZoneInfo | None = None
     more: tuple[tuple[str, object], ...] = ()
 
     def value(self, api_name: str) -> Any:
@@ -175,9 +176,9 @@ class PostRequest:
 
     def local_time(self) -> datetime | None:
         """`scheduled_at` in the zone it was given in (UTC when none was)."""
-        if self.scheduled_at is None or not self.tz:
+        if self.scheduled_at is None or self.tz is None:
             return self.scheduled_at
-        return self.scheduled_at.astimezone(time_zone(self.tz))
+        return self.scheduled_at.astimezone(self.tz)
 
 
 def _canonical_json(payload: Mapping[str, Any]) -> str:
@@ -277,7 +278,7 @@ def validate_post(
     fields: Mapping[str, object],
     *,
     channels: ChannelIndex | None,
-    tz: str | None,
+    tz: ZoneInfo | None,
     now: datetime,
     lead_time: timedelta = DEFAULT_LEAD_TIME,
     confirm_urgent: bool = False,
@@ -312,8 +313,8 @@ def validate_post(
         field.api: check(field, fields.get(field.name), confirm_urgent, errors)
         for field, check in _checks()
     }
-    zone_name = _zone(fields.get("timezone"), tz, errors)
-    scheduled_at = _scheduled_at(fields, zone_name, now, lead_time, require_time, errors)
+    zone = _zone(fields.get("timezone"), tz, errors)
+    scheduled_at = _scheduled_at(fields, zone, now, lead_time, require_time, errors)
 
     if errors:
         return errors
@@ -322,7 +323,7 @@ def validate_post(
         channel_id=channel.id if channel is not None else channel_ref,
         scheduled_at=scheduled_at,
         channel_name=channel.name if channel is not None else None,
-        tz=zone_name,
+        tz=zone,
         more=more,
         **values,
     )
@@ -471,19 +472,21 @@ def _url(field: PostField, value: object, errors: list[FieldError]) -> str | Non
     return url
 
 
-def _zone(value: object, default: str | None, errors: list[FieldError]) -> str | None:
-    zone_name = cell_value(value) or (default.strip() if default else None)
-    if zone_name:
-        try:
-            return time_zone(zone_name).key
-        except TimeError as exc:
-            errors.append(FieldError("timezone", str(exc)))
+def _zone(value: object, default: ZoneInfo | None, errors: list[FieldError]) -> ZoneInfo | None:
+    """The row's own timezone cell (the edge where a row names its zone), else `default`."""
+    name = cell_value(value)
+    if not name:
+        return default
+    try:
+        return time_zone(name)
+    except TimeError as exc:
+        errors.append(FieldError("timezone", str(exc)))
     return None
 
 
 def _scheduled_at(
     fields: Mapping[str, object],
-    zone_name: str | None,
+    zone: ZoneInfo | None,
     now: datetime,
     lead_time: timedelta,
     require_time: bool,
@@ -511,9 +514,9 @@ def _scheduled_at(
         return None  # the time cannot be read without its zone; that error is already listed
     try:
         if has_value:
-            moment = parse_when(value, zone_name=zone_name)
+            moment = parse_when(value, tz=zone)
         else:
-            moment = combine_date_time(day, clock, zone_name=zone_name)
+            moment = combine_date_time(day, clock, tz=zone)
     except TimeError as exc:
         errors.append(FieldError("scheduled_at", str(exc)))
         return None
@@ -523,8 +526,8 @@ def _scheduled_at(
         errors.append(
             FieldError(
                 "scheduled_at",
-                f"{_wall(moment, zone_name)} {reason}; schedule at least {minutes} minutes "
-                f"after now ({_wall(now, zone_name)})",
+                f"{_wall(moment, zone)} {reason}; schedule at least {minutes} minutes "
+                f"after now ({_wall(now, zone)})",
             )
         )
         return None
@@ -533,7 +536,7 @@ def _scheduled_at(
         errors.append(
             FieldError(
                 "scheduled_at",
-                f"{_wall(moment, zone_name)} is more than {PUBLISH_MAX_AHEAD_YEARS} years "
+                f"{_wall(moment, zone)} is more than {PUBLISH_MAX_AHEAD_YEARS} years "
                 "ahead; check the year",
             )
         )
@@ -541,6 +544,6 @@ def _scheduled_at(
     return moment
 
 
-def _wall(moment: datetime, zone_name: str | None) -> str:
-    zone = time_zone(zone_name) if zone_name else UTC
-    return f"{moment.astimezone(zone):%Y-%m-%d %H:%M} {zone_name or 'UTC'}"
+def _wall(moment: datetime, zone: ZoneInfo | None) -> str:
+    shown = zone or UTC
+    return f"{moment.astimezone(shown):%Y-%m-%d %H:%M} {zone.key if zone else 'UTC'}"

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
 
-from channelkit._tz import load_zone
 from channelkit.errors import APIStatusError, FieldError, InvalidParameterError, TimeError
 from channelkit.publish.post.row_types import cell_text
 from channelkit.publish.post.times import parse_when
@@ -47,22 +47,23 @@ def chosen_channels(index: ChannelIndex, channel: str | Sequence[str] | None) ->
     return chosen
 
 
-def window_bounds(start: object, end: object, zone: str) -> tuple[datetime | None, datetime | None]:
+def window_bounds(
+    start: object, end: object, zone: ZoneInfo
+) -> tuple[datetime | None, datetime | None]:
     """The `[start, end)` of a window (either may be None, open), refused when reversed."""
     begin = None if start is None else window_bound(start, "start", zone)
     finish = None if end is None else window_bound(end, "end", zone)
     if begin is not None and finish is not None and finish <= begin:
-        local = load_zone(zone)
         raise InvalidParameterError(
             "end",
-            f"{finish.astimezone(local):%Y-%m-%d %H:%M} is not after the start "
-            f"{begin.astimezone(local):%Y-%m-%d %H:%M} ({zone}): the window would be empty; "
+            f"{finish.astimezone(zone):%Y-%m-%d %H:%M} is not after the start "
+            f"{begin.astimezone(zone):%Y-%m-%d %H:%M} ({zone.key}): the window would be empty; "
             "swap them",
         )
     return begin, finish
 
 
-def window_bound(value: object, name: str, zone: str) -> datetime:
+def window_bound(value: object, name: str, zone: ZoneInfo) -> datetime:
     """`start` or `end` (`name`) of a window: a date is its midnight in `zone`, a naive time
     is in `zone`; else an `InvalidParameterError` naming it."""
     text = cell_text(value)
@@ -73,6 +74,6 @@ def window_bound(value: object, name: str, zone: str) -> datetime:
     elif isinstance(value, str) and len(value.strip()) == 10:
         text = f"{value.strip()} 00:00"
     try:
-        return parse_when(value if isinstance(value, datetime) else text, zone_name=zone)
+        return parse_when(value if isinstance(value, datetime) else text, tz=zone)
     except TimeError as exc:
         raise InvalidParameterError(name, str(exc)) from None

@@ -16,6 +16,7 @@ from __future__ import annotations
 from datetime import time
 from pathlib import Path
 from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
 
 from channelkit._constants import PUBLISH_BEST_MIN_POSTS, PUBLISH_BEST_SLOTS
 from channelkit.errors import InvalidParameterError
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 class BestTimes:
     """Best slots per channel from a synced warehouse, cached per channel.
 
-    best = BestTimes("warehouse.duckdb", tz="Europe/Berlin")
+    best = BestTimes("warehouse.duckdb", tz=ZoneInfo("Europe/Berlin"))
     best.slots(channel_id)      # ((1, 09:00), (3, 13:00), ...): weekday, wall time
     best.source(channel_id)     # "the channel's own 57 posts: some hours reliably better..."
     """
@@ -39,7 +40,7 @@ class BestTimes:
         self,
         db: str | Path,
         *,
-        tz: str,
+        tz: ZoneInfo,
         count: int = PUBLISH_BEST_SLOTS,
         min_posts: int = PUBLISH_BEST_MIN_POSTS,
     ) -> None:
@@ -61,7 +62,7 @@ class BestTimes:
     def _best(self, channel_id: str | None) -> tuple[tuple[Slot, ...], str]:
         if channel_id not in self._cache:
             try:
-                frame = self.warehouse.best_times(channel=channel_id, tz=self.tz)
+                frame = self.warehouse.best_times(channel=channel_id, tz=self.tz.key)
                 posts = int(frame.attrs["posts_judged"])
             except InvalidParameterError:  # a channel the warehouse has not synced yet
                 frame, posts = None, 0

@@ -14,6 +14,7 @@ problems with the header row.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from zoneinfo import ZoneInfo
 
 from channelkit._constants import SPREADSHEET_MAX_ROWS
 from channelkit.errors import SpreadsheetError, TimeError
@@ -46,7 +47,7 @@ NATIVE = NativeFormat()
 
 def _header_row(
     headers: Sequence[str],
-) -> tuple[list[str | None], list[str], str | None]:
+) -> tuple[list[str | None], list[str], ZoneInfo | None]:
     """The field of each column, the problems with the header row, and the zone the time
     column's header names."""
     fields, problems = map_headers(headers)
@@ -58,7 +59,7 @@ def _header_row(
         if named is None:
             break
         try:
-            zone = time_zone(named).key
+            zone = time_zone(named)
         except TimeError as exc:
             problems.append(f"column {header.strip()!r}: {exc}")
         break
@@ -66,7 +67,7 @@ def _header_row(
 
 
 def _read(
-    table: CellTable, fields: Sequence[str | None], zone: str | None, choices: Choices
+    table: CellTable, fields: Sequence[str | None], zone: ZoneInfo | None, choices: Choices
 ) -> Sheet:
     where = table.where
     if choices.channel or choices.names:

@@ -12,10 +12,11 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
 
+from channelkit._tz import UTC_ZONE
 from channelkit.errors import InvalidParameterError
 from channelkit.publish.post.row_types import row_label
-from channelkit.publish.post.times import time_zone
 from channelkit.publish.post.validation import (
     DEFAULT_LEAD_TIME,
     ChannelIndex,
@@ -47,7 +48,7 @@ def fill_times(
     sheet: Sheet,
     *,
     slots: str,
-    tz: str | None,
+    tz: ZoneInfo | None,
     client: Client | None,
     db: str | Path | None = None,
     min_gap: timedelta = timedelta(0),
@@ -65,7 +66,7 @@ def fill_times(
         resolved = index.resolve(ref) if index is not None else None
         return resolved.id if isinstance(resolved, ChannelInfo) else ref.strip()
 
-    zone = sheet.zone or tz or "UTC"
+    zone = sheet.zone or tz or UTC_ZONE
     notes: list[str] = []
     if slots.strip().lower() == "best":
         if db is None:
@@ -149,7 +150,7 @@ def crowding_messages(pairs: list[tuple[PlacedPost, PlacedPost]], gap: timedelta
 
 
 def _times_in_file(
-    sheet: Sheet, tz: str | None, index: ChannelIndex | None
+    sheet: Sheet, tz: ZoneInfo | None, index: ChannelIndex | None
 ) -> dict[str, list[datetime]]:
     plan = Plan(sheet, tz=tz, channels=index)
     taken: dict[str, list[datetime]] = {}
@@ -176,6 +177,6 @@ def filled_lines(filled: Iterable[Filled]) -> list[str]:
     """`row 5 (all-hands): scheduled_at filled with 2026-12-01 09:00 Europe/Berlin`."""
     return [
         f"{row_label(item.row, None, item.channel)}: scheduled_at filled with "
-        f"{item.moment.astimezone(time_zone(item.zone)):%a %Y-%m-%d %H:%M} {item.zone}"
+        f"{item.moment.astimezone(item.zone):%a %Y-%m-%d %H:%M} {item.zone.key}"
         for item in filled
     ]

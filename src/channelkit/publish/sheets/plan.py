@@ -25,9 +25,10 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
 
 from channelkit._constants import PUBLISH_LIKELY_DUPLICATE_DAYS, TEMPLATE_EXAMPLE_MARKER
-from channelkit._tz import given_zone
+from channelkit._tz import checked_zone, given_zone
 from channelkit.display.frames import titled_html
 from channelkit.errors import (
     ChannelkitError,
@@ -91,13 +92,13 @@ class Plan:
         self,
         sheet: Sheet,
         *,
-        tz: str | None = None,
+        tz: str | ZoneInfo | None = None,
         confirm_urgent: bool = False,
         lead_time: timedelta = DEFAULT_LEAD_TIME,
         channels: ChannelIndex | None = None,
     ) -> None:
         self.sheet = sheet
-        self.tz = tz
+        self.tz = None if tz is None else checked_zone(tz)  # a ZoneInfo is used as it is
         self.confirm_urgent = confirm_urgent
         self.lead_time = lead_time
         self.channels = channels
@@ -494,7 +495,7 @@ def _result_for(row: PlanRow, results: Mapping[int, RowResult]) -> RowResult:
 def load_spreadsheet(
     source: str | Path | bytes,
     *,
-    tz: str | None = None,
+    tz: str | ZoneInfo | None = None,
     sheet: str | None = None,
     filename: str | None = None,
     confirm_urgent: bool = False,

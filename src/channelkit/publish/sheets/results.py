@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from channelkit._constants import SPREADSHEET_ERROR_COLUMN
+from channelkit._tz import UTC_ZONE
 from channelkit.display.frames import titled_html
 from channelkit.publish.post.duplicates import DuplicateGroup
 from channelkit.publish.post.row_types import DONE_STATUSES, PlanRow, RowResult
-from channelkit.publish.post.times import time_zone
 from channelkit.publish.post.validation import PostRequest
 from channelkit.publish.sheets.columns import normalise_header
 from channelkit.publish.sheets.sheet import Sheet
@@ -226,13 +226,13 @@ class _LocalColumn:
     zone in each value."""
 
     def __init__(self, requests: Iterable[PostRequest | None]) -> None:
-        zones = {request.tz or "UTC" for request in requests if request is not None}
+        zones = {request.tz or UTC_ZONE for request in requests if request is not None}
         self.zone = zones.pop() if len(zones) == 1 else None
-        self.name = f"scheduled_at ({self.zone or 'local'})"
+        self.name = f"scheduled_at ({self.zone.key if self.zone else 'local'})"
 
     def text(self, when: datetime | None, request: PostRequest | None) -> str | None:
         if when is None or request is None:
             return None
-        zone = request.tz or "UTC"
-        wall = when.astimezone(time_zone(zone))
-        return f"{wall:%Y-%m-%d %H:%M}" if self.zone else f"{wall:%Y-%m-%d %H:%M} {zone}"
+        zone = request.tz or UTC_ZONE
+        wall = when.astimezone(zone)
+        return f"{wall:%Y-%m-%d %H:%M}" if self.zone else f"{wall:%Y-%m-%d %H:%M} {zone.key}"

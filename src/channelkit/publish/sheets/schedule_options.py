@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import TypeVar
+from zoneinfo import ZoneInfo
 
 import click
 
@@ -29,7 +30,7 @@ class ScheduleOptions:
     """
 
     path: Path
-    tz: str | None = None
+    tz: ZoneInfo | None = None  # resolved by --tz's type
     sheet: str | None = None
     submit: bool = False
     allow_partial: bool = False

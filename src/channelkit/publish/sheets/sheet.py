@@ -13,6 +13,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from zoneinfo import ZoneInfo
 
 from channelkit.errors import FieldError
 from channelkit.publish.layouts.read import Choices
@@ -46,7 +47,7 @@ class Sheet:
     headers: tuple[str, ...]
     fields: tuple[str | None, ...]
     rows: tuple[SheetRow, ...]
-    zone: str | None = None
+    zone: ZoneInfo | None = None
     layout: str | None = None
     reading: str | None = None
     problems: Mapping[int, tuple[FieldError, ...]] = dataclasses.field(default_factory=dict)

@@ -15,8 +15,10 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
 
 from channelkit._constants import PUBLISH_SLOT_HORIZON_DAYS
+from channelkit._tz import UTC_ZONE
 from channelkit.errors import InvalidParameterError, TimeError
 from channelkit.publish.post.row_types import cell_text
 from channelkit.publish.post.times import localize, time_zone
@@ -53,7 +55,7 @@ def parse_slots(text: str) -> tuple[Slot, ...]:
 
 def next_free_slot(
     slots: Sequence[Slot],
-    zone: str,
+    zone: ZoneInfo,
     *,
     after: datetime,
     taken: Iterable[datetime],
@@ -62,8 +64,7 @@ def next_free_slot(
     """The first slot at or after `after` that no `taken` time is closer to than `min_gap`
     (or, with no gap, that no taken time occupies); None within the horizon."""
     busy = sorted(taken)
-    tz = time_zone(zone)
-    first_day = after.astimezone(tz).date()
+    first_day = after.astimezone(zone).date()
     for offset in range(PUBLISH_SLOT_HORIZON_DAYS):
         if offset > (date.max - first_day).days:
             return None  # the calendar ends (year 9999) before the horizon does
@@ -86,7 +87,7 @@ class Filled:
     row: int
     channel: str
     moment: datetime
-    zone: str
+    zone: ZoneInfo
 
 
 def fill_blank_times(
@@ -94,7 +95,7 @@ def fill_blank_times(
     *,
     slots_for: Callable[[str], Sequence[Slot]],
     channel_key: Callable[[str], str],
-    default_zone: str | None,
+    default_zone: ZoneInfo | None,
     after: datetime,
     taken: Mapping[str, Iterable[datetime]],
     min_gap: timedelta,
@@ -116,9 +117,9 @@ def fill_blank_times(
         if channel is None:
             rows.append(sheet_row)
             continue
-        zone = cell_text(values.get("timezone")) or sheet.zone or default_zone or "UTC"
         key = channel_key(channel)
         try:
+            zone = _row_zone(values, sheet.zone or default_zone)
             moment = next_free_slot(
                 slots_for(key), zone, after=after, taken=busy.get(key, ()), min_gap=min_gap
             )
@@ -143,9 +144,9 @@ def fillable_channel(values: Mapping[str | None, object]) -> str | None:
 
 
 def _with_time(
-    fields: Sequence[str | None], cells: Sequence[object], moment: datetime, zone: str
+    fields: Sequence[str | None], cells: Sequence[object], moment: datetime, zone: ZoneInfo
 ) -> tuple[object, ...]:
-    local = moment.astimezone(time_zone(zone))
+    local = moment.astimezone(zone)
     updated = list(cells)
     for index, name in enumerate(fields):
         if name == "scheduled_at":
@@ -195,7 +196,14 @@ def _apart(moment: datetime, other: datetime, gap: timedelta) -> bool:
     return distance >= gap if gap > timedelta(0) else distance > timedelta(0)
 
 
-def _moment(day: date, wall: time, zone: str) -> datetime | None:
+def _row_zone(values: Mapping[str | None, object], default: ZoneInfo | None) -> ZoneInfo:
+    """The row's own timezone cell (a `TimeError` when it names no zone), else `default`,
+    else UTC."""
+    named = cell_text(values.get("timezone"))
+    return time_zone(named) if named else default or UTC_ZONE
+
+
+def _moment(day: date, wall: time, zone: ZoneInfo) -> datetime | None:
     try:
         return localize(datetime.combine(day, wall), zone)
     except TimeError:
