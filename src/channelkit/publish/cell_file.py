@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, overload
+from zoneinfo import ZoneInfo
 
 from channelkit._tz import given_zone
 from channelkit.publish.layouts.library import known_layouts
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 def schedule_file(
     path: str | Path,
     *,
-    tz: str | None = ...,
+    tz: str | ZoneInfo | None = ...,
     channel: str | None = ...,
     names: Mapping[str, str] | None = ...,
     date_order: str | None = ...,
@@ -44,7 +45,7 @@ def schedule_file(
 def schedule_file(
     path: str | Path,
     *,
-    tz: str | None = ...,
+    tz: str | ZoneInfo | None = ...,
     channel: str | None = ...,
     names: Mapping[str, str] | None = ...,
     date_order: str | None = ...,
@@ -60,7 +61,7 @@ def schedule_file(
 def schedule_file(
     path: str | Path,
     *,
-    tz: str | None = None,
+    tz: str | ZoneInfo | None = None,
     channel: str | None = None,
     names: Mapping[str, str] | None = None,
     date_order: str | None = None,
