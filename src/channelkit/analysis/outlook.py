@@ -284,10 +284,10 @@ def channel_settles(
 ) -> dict[str, Settles]:
     """`settled_ages` on `last`: the same rule on the same posts (each channel's
     OUTLOOK_MAX_POSTS latest published at least OUTLOOK_HORIZON_DAYS before it, within
-    OUTLOOK_HISTORY_DAYS), from a query of those posts' daily rows alone (no title,
-    audience or channel name: `load_readers` joins those for every post), summed per
-    post and age in numpy (a running sum in SQL, a window over 10,000 posts, cost more
-    than the whole outlook's reading)."""
+    OUTLOOK_HISTORY_DAYS), from those posts' daily rows alone (no title, audience or
+    channel name: `load_readers` joins those for every post), summed per post and age in
+    numpy (a running sum in SQL, a window over 10,000 posts, cost more than the whole
+    outlook's reading)."""
     horizon = OUTLOOK_HORIZON_DAYS
     newest = last - timedelta(days=horizon)
     period = _days(last - timedelta(days=horizon + OUTLOOK_HISTORY_DAYS - 1), last)
@@ -296,49 +296,31 @@ def channel_settles(
     earliest = min(since.values(), default=newest)
     where, params = PostFilter(channel_ids=flt.channel_ids).where("p")
     sql = Sql(
-        "WITH since AS (SELECT unnest(?::VARCHAR[]) AS channel_id, unnest(?::DATE[]) AS since), "
-        "kept AS (SELECT * FROM (SELECT p.id, p.channel_id, "
-        f"{_PUB} AS pub, coalesce(p.views, 0) AS readers, row_number() OVER (PARTITION BY "
-        f"p.channel_id ORDER BY {_PUB} DESC, p.id DESC) AS nth FROM posts p JOIN since s ON "
-        f"s.channel_id = p.channel_id WHERE {where} AND p.published_at >= ? AND {_PUB} <= ? "
-        f"AND {_PUB} >= s.since) WHERE nth <= ?), "
-        # Each kept post's daily unique viewers by age (a post without any: one row).
-        "SELECT k.channel_id, k.nth, k.readers, d.date - k.pub AS age, d.unique_viewers "
-        "FROM kept k LEFT JOIN post_daily d ON d.post_id = k.id AND d.date >= k.pub "
-        f"AND d.date <= k.pub + {horizon} AND d.date >= ? AND d.date <= ?",
-        (
-            names,
-            [since[n] for n in names],
-            *params,
-            _days(earliest, newest).start,
-            newest,
-            OUTLOOK_MAX_POSTS,
-            earliest,
-            last,
-        ),
+        "WITH since AS (SELECT unnest(?::VARCHAR[]) AS channel_id, unnest(?::DATE[]) AS since) "
+        f"SELECT p.id AS post_id, p.channel_id, {_PUB} AS pub, coalesce(p.views, 0) AS readers "
+        f"FROM posts p JOIN since s ON s.channel_id = p.channel_id WHERE {where} AND "
+        f"p.published_at >= ? AND {_PUB} <= ? AND {_PUB} >= s.since",
+        (names, [since[n] for n in names], *params, _days(earliest, newest).start, newest),
     )
     table = con.sql(sql.text, params=list(sql.params)).to_arrow_table()
-    codes = pc.dictionary_encode(table.column("channel_id")).combine_chunks()
-    chosen = [str(name) for name in codes.dictionary.to_pylist()]
-    width, cells = horizon + 1, OUTLOOK_MAX_POSTS * len(chosen)
-    post = codes.indices.to_numpy(zero_copy_only=False).astype("int64") * OUTLOOK_MAX_POSTS
-    post += table.column("nth").to_numpy().astype("int64") - 1
-
-    def values(name: str) -> np.ndarray:
-        column = pc.fill_null(table.column(name), 0).combine_chunks()
-        return np.asarray(column.to_numpy(zero_copy_only=False), dtype="int64")
-
-    daily = np.bincount(
-        post * width + values("age"), weights=values("unique_viewers"), minlength=cells * width
-    ).reshape(cells, width)
-    lifetime = np.zeros(cells)
-    lifetime[post] = values("readers")
+    # Each channel's latest OUTLOOK_MAX_POSTS, newest day first, then by id: numbered
+    # here (a window numbering them in SQL cost as much as reading their daily rows).
+    order = [("channel_id", "ascending"), ("pub", "descending"), ("post_id", "descending")]
+    table = table.take(pc.sort_indices(table, sort_keys=order))
+    channel = np.asarray(table.column("channel_id").to_pylist(), dtype=object)
+    starts = _run_starts(channel)
+    nth = np.arange(len(channel)) - np.repeat(starts, np.diff(np.r_[starts, len(channel)]))
+    table = table.filter(pa.array(nth < OUTLOOK_MAX_POSTS))
+    channel = channel[nth < OUTLOOK_MAX_POSTS]
+    window = Sql(f"d.date <= c.pub + {horizon} AND d.date >= ? AND d.date <= ?", (earliest, last))
+    daily = _by_age(con, table, horizon, window)[:, : horizon + 1]
+    lifetime = table.column("readers").to_numpy().astype("float64")
     by_age = np.minimum(np.cumsum(daily, axis=1), lifetime[:, None])
-    per_channel = by_age.reshape(len(chosen), OUTLOOK_MAX_POSTS, width).sum(axis=1)
+    firsts = _run_starts(channel)
+    chosen = [str(channel[k]) for k in firsts]
+    per_channel = np.add.reduceat(by_age, firsts, axis=0) if len(firsts) else by_age
     reached = dict(zip(chosen, per_channel, strict=True))
-    # A channel's posts: its largest `nth` (every kept post has a row, days or not).
-    counts = np.zeros(len(chosen), dtype="int64")
-    np.maximum.at(counts, post // OUTLOOK_MAX_POSTS, post % OUTLOOK_MAX_POSTS + 1)
+    counts = np.diff(np.r_[firsts, len(channel)])
     posts = {name: int(n) for name, n in zip(chosen, counts, strict=True)}
     pooled = sum(posts.values())
     found = (
@@ -353,6 +335,13 @@ def channel_settles(
         # At least a day: the forecast of a post of age 1 or more always has a target ahead.
         out[name] = Settles(max(own, 1), OWN, posts[name]) if own is not None else workspace
     return out
+
+
+def _run_starts(values: np.ndarray) -> np.ndarray:
+    """Where each run of equal neighbours in `values` begins."""
+    if not len(values):
+        return np.zeros(0, dtype="int64")
+    return np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
 
 
 def recent_readers(
