@@ -427,11 +427,18 @@ def test_demo_backtest_equals_an_independent_recomputation(demo_warehouse: Path)
         said = (rows["coverage"] * rows["posts"]).sum() / rows["posts"].sum()
         assert said == pytest.approx(share, rel=1e-12)
         assert 0.75 <= share <= 0.85, (weekday, share)
-    # Per weekday and age, about 430 forecasts each: a standard error near 2 points, so
-    # a cell of a class covering 82% is seen up to about 86% (85.7% measured at one instant).
+    # Per weekday and age: 75-85% (the issue's bound) wherever that holds a 99% band of
+    # a binomial share at 80% (from 425 forecasts: the weekdays' cells, 487-633). The
+    # cells of posts published at the weekend hold 74-184 forecasts, a standard error of
+    # 3.0-4.7 points, where 75-85% would fail a calibrated interval one time in eleven
+    # (184) to one in four (74): they are held to their own 99% band (70-90% at 105).
+    # Measured at the ten instants of the calendar run and on 7 December 2026: the
+    # large cells 78.2-84.4%, the small ones 76.9-85.7%.
     ages = expected.index.get_level_values("age_days")[made.to_numpy()]
-    cells = inside[made].groupby([expected.loc[made, "weekday"].to_numpy(), ages]).mean()
-    assert len(cells) == 21 and cells.between(0.75, 0.87).all(), cells.to_dict()
+    groups = inside[made].groupby([expected.loc[made, "weekday"].to_numpy(), ages])
+    cells, sizes = groups.mean(), groups.size()
+    band = np.maximum(0.05, 2.576 * np.sqrt(0.8 * 0.2 / sizes))
+    assert len(cells) == 21 and ((cells - 0.8).abs() <= band).all(), cells.to_dict()
 
 
 def test_demo_days_to_50_and_90_percent_are_within_a_day_of_the_truth(
@@ -527,6 +534,22 @@ def test_a_workspace_with_no_post_old_enough_is_judged_without_a_forecast(
     assert judged["verdict"].tolist() == [ol.TOO_EARLY, ol.TOO_EARLY]
     assert judged["forecast_readers"].isna().all()
     assert len(history.judge(day0.iloc[0:0])) == 0
+
+
+def test_quantiles_of_sorted_values_equal_numpys_to_the_last_bit() -> None:
+    # The outlook's own quantiles replace np.quantile for speed: every figure must stay.
+    rng = np.random.default_rng(46)
+    for k in range(3000):
+        n = int(rng.integers(1, 60))
+        if k % 3 == 0:  # ties, as whole readers make them
+            values = rng.integers(0, 4, size=n).astype("float64")
+        else:
+            counts = rng.integers(0, 3000, size=(2, n)).astype("float64")
+            values = np.log1p(counts[0]) - np.log1p(counts[1])
+        for method, weibull in (("weibull", True), ("linear", False)):
+            expected = np.quantile(values, [0.5, 0.1, 0.9], method=method).tolist()
+            got = ol.sorted_quantiles(np.sort(values), (0.5, 0.1, 0.9), weibull=weibull)
+            assert got == expected, (values.tolist(), method)
 
 
 def test_channel_settled_ages_equal_the_rule_over_every_post(demo_warehouse: Path) -> None:

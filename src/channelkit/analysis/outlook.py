@@ -27,6 +27,7 @@ weekdays: weekends gather fewer readers):
 from __future__ import annotations
 
 import math
+import uuid
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import NamedTuple
@@ -115,10 +116,11 @@ def load_readers(
     if first is not None:
         bounds = bounds + Sql(" AND d.date >= ?", (first,))
     older = "" if until is None else f"d.date <= c.pub + {until} AND "
-    # Each post's daily unique viewers and their ages (every age past the horizon as
-    # horizon + 1) as two lists, one row a post, summed into ages in numpy: the daily rows
-    # grouped by the post alone, the titles joined to the posts, not to their daily rows
-    # (grouping by post and age, or a FILTER a column, costs more).
+    # The posts first (titles joined to the posts, not to their daily rows), then their
+    # daily rows as (row of the post, age, unique viewers) integers, every age past the
+    # horizon as horizon + 1, summed into ages in numpy: no grouping in SQL (grouping the
+    # daily rows by post into lists cost a third of the outlook; by post and age, or a
+    # FILTER a column, more).
     sql = (
         Sql("WITH cohort AS (")
         + cohort_rows(flt, [period], baseline=True, only=only)
@@ -130,26 +132,16 @@ def load_readers(
         # The posts' own bound again: without it the titles' join may read every post.
         + (Sql("") if period.start is None else Sql(" AND p.published_at >= ?", (period.start,)))
         + Sql(
-            " LEFT JOIN channels ch ON ch.id = c.channel_id), per AS (SELECT c.id, "
-            f"list(least(d.date - c.pub, {horizon + 1})) AS _ages, "
-            "list(d.unique_viewers::BIGINT) AS _uvs "
-            "FROM kept c JOIN post_daily d ON d.post_id = c.id AND d.date >= c.pub AND "
-            f"{older}"
-        )
-        + bounds
-        + Sql(
-            " GROUP BY c.id) SELECT c.id AS post_id, c.title, c.channel_id, c.channel, "
-            "c.published_at, (c.pub - DATE '1970-01-01')::BIGINT AS day, c.readers, "
-            "c.audience, c.selected, per._ages, per._uvs "
-            "FROM kept c LEFT JOIN per ON per.id = c.id"
+            " LEFT JOIN channels ch ON ch.id = c.channel_id) SELECT c.id AS post_id, c.title, "
+            "c.channel_id, c.channel, c.published_at, (c.pub - DATE '1970-01-01')::BIGINT AS "
+            "day, c.readers, c.audience, c.selected, c.pub FROM kept c"
         )
     )
     table = con.sql(sql.text, params=list(sql.params)).to_arrow_table()
-    # Sorted here, not in SQL: DuckDB's sort carries the lists along, arrow's takes them.
     order = [("channel_id", "ascending"), ("day", "ascending"), ("post_id", "ascending")]
     table = table.take(pc.sort_indices(table, sort_keys=order))
-    grid = _by_age(table, horizon)
-    frame = to_frame(table.drop_columns(["_ages", "_uvs"]), tz)
+    grid = _by_age(con, table, horizon, Sql(older) + bounds)
+    frame = to_frame(table.drop_columns(["pub"]), tz)
     readers = frame["readers"].to_numpy(dtype="float64", na_value=0.0)
     cumulative = np.minimum(np.cumsum(grid, axis=1), readers[:, None]).astype("int64")
     ages = {f"at_{a}": cumulative[:, a] for a in range(horizon + 1)}
@@ -158,18 +150,45 @@ def load_readers(
     return frame
 
 
-def _by_age(table: pa.Table, horizon: int) -> np.ndarray:
-    """Posts × (horizon + 2) unique viewers per age from `load_readers`' two list columns
-    (the last column: every day past the horizon)."""
+def _by_age(
+    con: duckdb.DuckDBPyConnection, posts: pa.Table, horizon: int, bounds: Sql
+) -> np.ndarray:
+    """Posts × (horizon + 2) unique viewers per age of the posts of `posts` (post_id, pub:
+    the day of publication) from their daily rows within `bounds` (on `d.date`, `c.pub`;
+    the last column: every day past the horizon). The posts reach DuckDB as an arrow
+    table registered on the connection for this query alone (DuckDB reads an arrow
+    table in place, "Import from Apache Arrow", duckdb.org/docs/guides/python/
+    import_arrow.html), so the daily rows are joined to the chosen posts without
+    choosing them again."""
     width = horizon + 2
-    ages, uvs = (table.column(name).combine_chunks() for name in ("_ages", "_uvs"))
-    lengths = pc.fill_null(pc.list_value_length(ages), 0).to_numpy(zero_copy_only=False)
-    post = np.repeat(np.arange(table.num_rows), lengths)
-    age = pc.fill_null(pc.list_flatten(ages), horizon + 1).to_numpy(zero_copy_only=False)
-    seen = pc.fill_null(pc.list_flatten(uvs), 0).to_numpy(zero_copy_only=False)
-    cells = post * width + age.astype("int64")
-    summed = np.bincount(cells, weights=seen.astype("float64"), minlength=table.num_rows * width)
-    return summed.reshape(table.num_rows, width)
+    name = f"_outlook_posts_{uuid.uuid4().hex}"
+    keys = pa.table(
+        {
+            "id": posts.column("post_id"),
+            "pub": posts.column("pub"),
+            "k": pa.array(np.arange(posts.num_rows, dtype="int64")),
+        }
+    )
+    con.register(name, keys)
+    try:
+        sql = (
+            Sql(
+                f"SELECT c.k, least(d.date - c.pub, {horizon + 1})::BIGINT AS age, "
+                f"d.unique_viewers::BIGINT AS seen FROM {name} c JOIN post_daily d "
+                "ON d.post_id = c.id AND d.date >= c.pub AND "
+            )
+            + bounds
+        )
+        daily = con.sql(sql.text, params=list(sql.params)).to_arrow_table()
+    finally:
+        con.unregister(name)
+    post, age, seen = (
+        pc.fill_null(daily.column(c), 0).to_numpy().astype("int64") for c in ("k", "age", "seen")
+    )
+    summed = np.bincount(
+        post * width + age, weights=seen.astype("float64"), minlength=posts.num_rows * width
+    )
+    return summed.reshape(posts.num_rows, width)
 
 
 def _days(first: date | None, last: date) -> Period:
@@ -265,10 +284,10 @@ def channel_settles(
 ) -> dict[str, Settles]:
     """`settled_ages` on `last`: the same rule on the same posts (each channel's
     OUTLOOK_MAX_POSTS latest published at least OUTLOOK_HORIZON_DAYS before it, within
-    OUTLOOK_HISTORY_DAYS), from a query of those posts' daily rows alone (no title,
-    audience or channel name: `load_readers` joins those for every post), summed per
-    post and age in numpy (a running sum in SQL, a window over 10,000 posts, cost more
-    than the whole outlook's reading)."""
+    OUTLOOK_HISTORY_DAYS), from those posts' daily rows alone (no title, audience or
+    channel name: `load_readers` joins those for every post), summed per post and age in
+    numpy (a running sum in SQL, a window over 10,000 posts, cost more than the whole
+    outlook's reading)."""
     horizon = OUTLOOK_HORIZON_DAYS
     newest = last - timedelta(days=horizon)
     period = _days(last - timedelta(days=horizon + OUTLOOK_HISTORY_DAYS - 1), last)
@@ -277,49 +296,31 @@ def channel_settles(
     earliest = min(since.values(), default=newest)
     where, params = PostFilter(channel_ids=flt.channel_ids).where("p")
     sql = Sql(
-        "WITH since AS (SELECT unnest(?::VARCHAR[]) AS channel_id, unnest(?::DATE[]) AS since), "
-        "kept AS (SELECT * FROM (SELECT p.id, p.channel_id, "
-        f"{_PUB} AS pub, coalesce(p.views, 0) AS readers, row_number() OVER (PARTITION BY "
-        f"p.channel_id ORDER BY {_PUB} DESC, p.id DESC) AS nth FROM posts p JOIN since s ON "
-        f"s.channel_id = p.channel_id WHERE {where} AND p.published_at >= ? AND {_PUB} <= ? "
-        f"AND {_PUB} >= s.since) WHERE nth <= ?), "
-        # Each kept post's daily unique viewers by age (a post without any: one row).
-        "SELECT k.channel_id, k.nth, k.readers, d.date - k.pub AS age, d.unique_viewers "
-        "FROM kept k LEFT JOIN post_daily d ON d.post_id = k.id AND d.date >= k.pub "
-        f"AND d.date <= k.pub + {horizon} AND d.date >= ? AND d.date <= ?",
-        (
-            names,
-            [since[n] for n in names],
-            *params,
-            _days(earliest, newest).start,
-            newest,
-            OUTLOOK_MAX_POSTS,
-            earliest,
-            last,
-        ),
+        "WITH since AS (SELECT unnest(?::VARCHAR[]) AS channel_id, unnest(?::DATE[]) AS since) "
+        f"SELECT p.id AS post_id, p.channel_id, {_PUB} AS pub, coalesce(p.views, 0) AS readers "
+        f"FROM posts p JOIN since s ON s.channel_id = p.channel_id WHERE {where} AND "
+        f"p.published_at >= ? AND {_PUB} <= ? AND {_PUB} >= s.since",
+        (names, [since[n] for n in names], *params, _days(earliest, newest).start, newest),
     )
     table = con.sql(sql.text, params=list(sql.params)).to_arrow_table()
-    codes = pc.dictionary_encode(table.column("channel_id")).combine_chunks()
-    chosen = [str(name) for name in codes.dictionary.to_pylist()]
-    width, cells = horizon + 1, OUTLOOK_MAX_POSTS * len(chosen)
-    post = codes.indices.to_numpy(zero_copy_only=False).astype("int64") * OUTLOOK_MAX_POSTS
-    post += table.column("nth").to_numpy().astype("int64") - 1
-
-    def values(name: str) -> np.ndarray:
-        column = pc.fill_null(table.column(name), 0).combine_chunks()
-        return np.asarray(column.to_numpy(zero_copy_only=False), dtype="int64")
-
-    daily = np.bincount(
-        post * width + values("age"), weights=values("unique_viewers"), minlength=cells * width
-    ).reshape(cells, width)
-    lifetime = np.zeros(cells)
-    lifetime[post] = values("readers")
+    # Each channel's latest OUTLOOK_MAX_POSTS, newest day first, then by id: numbered
+    # here (a window numbering them in SQL cost as much as reading their daily rows).
+    order = [("channel_id", "ascending"), ("pub", "descending"), ("post_id", "descending")]
+    table = table.take(pc.sort_indices(table, sort_keys=order))
+    channel = np.asarray(table.column("channel_id").to_pylist(), dtype=object)
+    starts = _run_starts(channel)
+    nth = np.arange(len(channel)) - np.repeat(starts, np.diff(np.r_[starts, len(channel)]))
+    table = table.filter(pa.array(nth < OUTLOOK_MAX_POSTS))
+    channel = channel[nth < OUTLOOK_MAX_POSTS]
+    window = Sql(f"d.date <= c.pub + {horizon} AND d.date >= ? AND d.date <= ?", (earliest, last))
+    daily = _by_age(con, table, horizon, window)[:, : horizon + 1]
+    lifetime = table.column("readers").to_numpy().astype("float64")
     by_age = np.minimum(np.cumsum(daily, axis=1), lifetime[:, None])
-    per_channel = by_age.reshape(len(chosen), OUTLOOK_MAX_POSTS, width).sum(axis=1)
+    firsts = _run_starts(channel)
+    chosen = [str(channel[k]) for k in firsts]
+    per_channel = np.add.reduceat(by_age, firsts, axis=0) if len(firsts) else by_age
     reached = dict(zip(chosen, per_channel, strict=True))
-    # A channel's posts: its largest `nth` (every kept post has a row, days or not).
-    counts = np.zeros(len(chosen), dtype="int64")
-    np.maximum.at(counts, post // OUTLOOK_MAX_POSTS, post % OUTLOOK_MAX_POSTS + 1)
+    counts = np.diff(np.r_[firsts, len(channel)])
     posts = {name: int(n) for name, n in zip(chosen, counts, strict=True)}
     pooled = sum(posts.values())
     found = (
@@ -334,6 +335,13 @@ def channel_settles(
         # At least a day: the forecast of a post of age 1 or more always has a target ahead.
         out[name] = Settles(max(own, 1), OWN, posts[name]) if own is not None else workspace
     return out
+
+
+def _run_starts(values: np.ndarray) -> np.ndarray:
+    """Where each run of equal neighbours in `values` begins."""
+    if not len(values):
+        return np.zeros(0, dtype="int64")
+    return np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
 
 
 def recent_readers(
@@ -469,16 +477,39 @@ def order_interval(
     type 6, numpy's method "weibull"): a new value exchangeable with them falls inside
     with probability about high - low, whatever the spread's shape (split conformal
     prediction with the values as scores)."""
-    mid, lo, hi = np.quantile(values, [0.5, low, high], method="weibull")
-    return float(mid), float(lo), float(hi)
+    mid, lo, hi = sorted_quantiles(np.sort(values), (0.5, low, high), weibull=True)
+    return mid, lo, hi
 
 
 def _quantiles(values: np.ndarray) -> tuple[float, float, float]:
-    kept = values[np.isfinite(values)]
+    kept = np.sort(values[np.isfinite(values)])
     if not len(kept):
         return (math.nan, math.nan, math.nan)
-    low, mid, high = np.quantile(kept, [OUTLOOK_LOW, 0.5, OUTLOOK_HIGH])
-    return float(low), float(mid), float(high)
+    low, mid, high = sorted_quantiles(kept, (OUTLOOK_LOW, 0.5, OUTLOOK_HIGH), weibull=False)
+    return low, mid, high
+
+
+def sorted_quantiles(
+    ordered: np.ndarray, probabilities: tuple[float, ...], *, weibull: bool
+) -> list[float]:
+    """`np.quantile(ordered, probabilities, method="weibull" if weibull else "linear")` of
+    sorted values without NaN, to the last bit: the same index and the same two-sided
+    interpolation as numpy's `_quantile` and `_lerp` (numpy 2.x,
+    numpy/lib/_function_base_impl.py). numpy's call costs a partition, a unique and a
+    dozen checks each time; the outlook makes hundreds of them on a few dozen values."""
+    n = len(ordered)
+    out = []
+    for p in probabilities:
+        virtual = n * p + p - 1 if weibull else (n - 1) * p
+        if virtual >= n - 1:
+            out.append(float(ordered[-1]))
+        elif virtual < 0:
+            out.append(float(ordered[0]))
+        else:
+            below = math.floor(virtual)
+            a, b, t = float(ordered[below]), float(ordered[below + 1]), virtual - below
+            out.append(b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t)
+    return out
 
 
 _NONE = (math.nan, math.nan, math.nan)
@@ -620,10 +651,17 @@ class History:
         # One fit per channel, day and age, spread over its rows, then every row at once.
         i = np.flatnonzero(~early)
         codes, names = pd.factorize(channel[i])
-        classes, inverse = np.unique(
-            np.stack([codes, day[i], age[i]], axis=1), axis=0, return_inverse=True
+        # One integer a class (np.unique of rows, axis=0, sorts them as bytes: slower
+        # than the rest of the judging).
+        first = int(day[i].min()) if len(i) else 0
+        days, ages = int(day[i].max()) - first + 1 if len(i) else 1, int(age[i].max(initial=0)) + 1
+        keys, inverse = np.unique(
+            (codes * days + day[i] - first) * ages + age[i], return_inverse=True
         )
-        fits = [self.fit(str(names[c]), int(d), int(a)) for c, d, a in classes]
+        fits = [
+            self.fit(str(names[k // ages // days]), int(k // ages % days + first), int(k % ages))
+            for k in keys.tolist()
+        ]
         inverse = inverse.reshape(-1)
 
         def each(values: list[object], dtype: str = "float64") -> np.ndarray:
