@@ -16,9 +16,9 @@ post unfiltered instead of a slice (the only way to find scheduled posts and dra
 colleagues created): its cost is printed as a ratio to the first incremental run.
 
 The machine is shared, and one run's time moves by half from one minute to the next: the
-full sync (from an empty file) and the first incremental run (from a copy of the full run's
-file) are run in turns, `--repeat` pairs, each pair under about the same load; the ratio of
-each pair is taken and their median printed, with every pair's figures.
+full sync (into an empty file) and the incremental run after it (which copies the full
+run's file first, as every run does) are run in turns, `--repeat` pairs, each pair under
+about the same load; each pair's ratio is printed, and the median pair's figures.
 """
 
 from __future__ import annotations
