@@ -2,9 +2,10 @@
 
     .venv/bin/python bench/sync_incremental.py [--posts 100000] [--dir /mnt/xfs]
 
-The synthetic page server (bench/_page_server.py) first serves N posts; after the full
-sync it is restarted with 0.1% of the posts changed (the most recent ones: views still
-move) and 0.1% new posts. The incremental run re-reads what changed recently and, by
+Two synthetic page servers (bench/_page_server.py) run side by side: one serves N posts,
+the other the same workspace a little later, with 0.1% of the posts changed (the most
+recent ones: views still move) and 0.1% new posts. A full sync reads the first; the
+incremental run after it reads the second: it re-reads what changed recently and, by
 design, one slice of the older history (1/7 of it by default: see docs/warehouse.md);
 both parts are printed, side by side with the full run. Targets: the increment (without
 the slice, with the working copy the run starts with) <= 2% of the full run's time and
@@ -15,17 +16,17 @@ post unfiltered instead of a slice (the only way to find scheduled posts and dra
 colleagues created): its cost is printed as a ratio to the first incremental run.
 
 The machine is shared, and one run's time moves by half from one minute to the next: the
-full sync is run `--repeat` times from an empty file and the first incremental run
-`--repeat` times from the same copy of the full run's file; the medians are compared.
+full sync (into an empty file) and the incremental run after it (which copies the full
+run's file first, as every run does) are run in turns, `--repeat` pairs, each pair under
+about the same load; each pair's ratio is printed, and the median pair's figures.
 """
 
 from __future__ import annotations
 
 import argparse
-import shutil
 import tempfile
 import time
-from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from _page_server import running
@@ -43,12 +44,22 @@ def timed_sync(base_url: str, path: Path) -> tuple[float, SyncReport]:
     return time.perf_counter() - started, report
 
 
-def median_run(
-    runs: list[tuple[float, SyncReport]], key: Callable[[tuple[float, SyncReport]], float]
-) -> tuple[float, SyncReport]:
-    """The run whose `key` is the median (the lower middle one of an even count)."""
-    ordered = sorted(runs, key=key)
-    return ordered[(len(ordered) - 1) // 2]
+@dataclass(frozen=True)
+class Pair:
+    """A full sync and the incremental run after it, run in turn (about the same load)."""
+
+    full: tuple[float, SyncReport]
+    incremental: tuple[float, SyncReport]
+
+    @property
+    def increment(self) -> float:
+        """The incremental run's seconds without its history slice."""
+        seconds, report = self.incremental
+        return seconds - report.history_seconds
+
+    @property
+    def share(self) -> float:
+        return self.increment / self.full[0]
 
 
 def main() -> None:
@@ -64,53 +75,56 @@ def main() -> None:
         default=None,
         help="where the warehouse goes (a file system that clones, e.g. XFS: the copy's cost)",
     )
-    parser.add_argument("--repeat", type=int, default=3, help="runs of each kind (medians)")
+    parser.add_argument(
+        "--repeat", type=int, default=5, help="pairs of runs, a full and an incremental (median)"
+    )
     args = parser.parse_args()
     if args.small:
         args.posts, args.repeat = 2_000, 1
     changes = max(1, args.posts // 1000)
+    pairs: list[Pair] = []
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
-        path, kept = Path(tmp) / "wh.duckdb", Path(tmp) / "after-full.duckdb"
-        fulls = []
-        with running(args.posts) as base_url:
+        path = Path(tmp) / "wh.duckdb"
+        with (
+            running(args.posts) as before_url,
+            running(args.posts, changed=changes, new=changes) as after_url,
+        ):
             for _ in range(args.repeat):
                 path.unlink(missing_ok=True)
-                fulls.append(timed_sync(base_url, path))
-        shutil.copyfile(path, kept)
-        incs = []
-        with running(args.posts, changed=changes, new=changes) as base_url:
-            for _ in range(args.repeat):
-                shutil.copyfile(kept, path)  # a new file: the run copies it, as after a sync
-                incs.append(timed_sync(base_url, path))
-            size = path.stat().st_size
+                full = timed_sync(before_url, path)
+                size = path.stat().st_size
+                pairs.append(Pair(full, timed_sync(after_url, path)))
             # The runs after it, up to the cycle's last: it lists every post unfiltered.
-            listing_time, listing = timed_sync(base_url, path)
+            listing_time, listing = timed_sync(after_url, path)
             while "every post listed" not in (listing.history_slice or ""):
-                listing_time, listing = timed_sync(base_url, path)
-    full_time, full = median_run(fulls, lambda run: run[0])
-    inc_time, inc = median_run(incs, lambda run: run[0] - run[1].history_seconds)
+                listing_time, listing = timed_sync(after_url, path)
+    pair = sorted(pairs, key=lambda p: p.share)[(len(pairs) - 1) // 2]  # the median pair
+    (full_time, full), (inc_time, inc) = pair.full, pair.incremental
     posts = inc.counts["posts"]
     slice_time, slice_requests = inc.history_seconds, inc.history_requests
-    delta_time, delta_requests = inc_time - slice_time, inc.requests - slice_requests
+    delta_requests = inc.requests - slice_requests
     print(
-        f"posts: {args.posts:,}; changed {changes}, new {changes}; medians of {args.repeat} runs "
-        f"(full: {', '.join(f'{t:.2f}' for t, _ in fulls)} s; increments: "
-        f"{', '.join(f'{t - r.history_seconds:.3f}' for t, r in incs)} s)"
+        f"posts: {args.posts:,}; changed {changes}, new {changes}; {args.repeat} pairs of "
+        "runs in turns (full sync s / increment s = share): "
+        + "; ".join(f"{p.full[0]:.2f} / {p.increment:.3f} = {p.share:.2%}" for p in pairs)
     )
     print(
         f"working copy at the incremental run's start: {inc.start_copy}, "
         f"{inc.start_copy_seconds:.3f} s for {size / 2**20:,.1f} MB "
-        f"= {inc.start_copy_seconds / full_time:.2%} of full time "
-        f"(part of the increment below)"
+        f"= {inc.start_copy_seconds / full_time:.2%} of full time (part of the increment; "
+        "each pair: "
+        + ", ".join(f"{p.incremental[1].start_copy_seconds / p.full[0]:.2%}" for p in pairs)
+        + ")"
     )
+    print("the median pair (by the increment's share):")
     print(f"full sync:                {full_time:7.2f} s  {full.requests:>6,} requests")
     print(
         f"incremental run, total:   {inc_time:7.2f} s  {inc.requests:>6,} requests "
         f"(posts new {posts.new}, updated {posts.updated}, unchanged {posts.unchanged})"
     )
     print(
-        f"  the increment:          {delta_time:7.2f} s  {delta_requests:>6,} requests  "
-        f"= {delta_time / full_time:.2%} of full time, {delta_requests / full.requests:.2%} "
+        f"  the increment:          {pair.increment:7.2f} s  {delta_requests:>6,} requests  "
+        f"= {pair.share:.2%} of full time, {delta_requests / full.requests:.2%} "
         "of its requests (target <= 2% each)"
     )
     print(

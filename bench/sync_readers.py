@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
@@ -32,6 +33,7 @@ from channelkit.sync import SyncReport, run_sync  # noqa: E402
 from channelkit.sync.options import SyncOptions  # noqa: E402
 from channelkit.sync.progress import Progress  # noqa: E402
 from channelkit.sync.runner import _Sync  # noqa: E402
+from channelkit.sync.view import KeyView  # noqa: E402
 from fixtures.readers import start_readers, stop_readers  # noqa: E402
 
 MODES = ("warehouse", "plain", "plain")
@@ -39,10 +41,17 @@ MODES = ("warehouse", "plain", "plain")
 
 def before(client: Client, path: Path) -> SyncReport:
     """run_sync before the working copy: the warehouse held writable for the whole run."""
+    began = (client.stats, time.monotonic())
     con = open_warehouse(path, read_only=False)
     try:
         options = SyncOptions.check(full=True)
-        return _Sync(client, con, path=str(path), options=options, progress=Progress.of(None)).run()
+        listing: Future[KeyView] = Future()
+        listing.set_result(KeyView.of_key(client))
+        progress = Progress.of(None)
+        sync = _Sync(
+            client, con, path=str(path), options=options, progress=progress, listing=listing
+        )
+        return sync.run(began)
     finally:
         con.close()
 

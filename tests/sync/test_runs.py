@@ -4,6 +4,8 @@ saw, and `channelkit status` reading it."""
 from __future__ import annotations
 
 import json
+import sqlite3
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,7 @@ import channelkit as ck
 from channelkit.analysis.runs import columns, last_volume, read_sync_runs
 from channelkit.cli import main
 from channelkit.client import Client
+from channelkit.errors import WarehouseError
 from channelkit.service import LocalService, local
 from channelkit.storage.connection import open_warehouse
 from channelkit.sync import run_sync
@@ -156,3 +159,22 @@ def test_status_says_an_error_only_under_the_run_that_had_one(tmp_path: Path) ->
     assert errors[:2] == [None, None] and "401" in errors[2]
     shown = CliRunner().invoke(main, ["status", "--db", str(db)]).output
     assert "nan" not in shown and shown.count("  error: ") == 1, shown
+
+
+def test_a_run_refused_at_its_file_leaves_no_listing_behind(tmp_path: Path) -> None:
+    # The key's view is listed in a thread while the working copy is made and opened: a
+    # file refused meanwhile (a SQLite database) ends the run in one error, and the run
+    # waits for its listing rather than leave a thread using the client.
+    path = tmp_path / "service.sqlite"
+    sqlite = sqlite3.connect(path)
+    sqlite.execute("CREATE TABLE t (x)")
+    sqlite.commit()
+    sqlite.close()
+    with LocalService(admin=True) as svc:
+        key = svc.create_key(user="admin", team="comms", plan="enterprise")
+        with Client(base_url=svc.base_url, api_key=key) as client:
+            with pytest.raises(WarehouseError, match="is a SQLite database"):
+                run_sync(client, path, progress=False)
+            left = [t.name for t in threading.enumerate() if t.name.startswith("channelkit-view")]
+            assert left == []
+            assert client.stats.requests == 1  # the listing, counted by the client
