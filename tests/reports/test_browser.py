@@ -45,6 +45,11 @@ _HEADINGS_WITH_CHARTS = """() => [...document.querySelectorAll('section')]
             headingBreakAfter: getComputedStyle(holder).breakAfter,
         };
     })"""
+# Each chart's box height and the height its figure is drawn at.
+_CHART_BOXES = """() => [...document.querySelectorAll('.chart')].map((chart) => [
+    Math.round(chart.getBoundingClientRect().height),
+    chart.querySelector('.js-plotly-plot').layout.height,
+])"""
 # Right edges of the headers of the columns a table is about, in every table, unfolded.
 _KEY_COLUMNS = """() => {
     document.querySelectorAll('details').forEach((d) => { d.open = true; });
@@ -196,6 +201,10 @@ def test_print_keeps_each_heading_with_its_chart(browser: Browser, demo_report: 
             "breakInside": "avoid",
             "headingBreakAfter": "avoid",
         }
+    # each chart takes the room it is drawn in for paper, not its screen height (which
+    # plotly's wrapper div carries inline): no blank band under a chart
+    sizes = page.evaluate(_CHART_BOXES)
+    assert len(sizes) >= 6 and all(box == drawn for box, drawn in sizes), sizes
     # collapsed data tables and the toolbar stay off paper
     assert page.evaluate("getComputedStyle(document.querySelector('.chart-data')).display") == (
         "none"
