@@ -20,7 +20,7 @@ from channelkit.publish.layouts.library import LAYOUTS
 from channelkit.publish.layouts.read import Choices
 from channelkit.publish.sheets.plan import Plan, load_spreadsheet
 from channelkit.service import LocalService
-from fixtures.layout_corpus import TZ, CorpusFile, choices_for, corpus
+from fixtures.layout_corpus import BERLIN, TZ, CorpusFile, choices_for, corpus
 
 pytestmark = pytest.mark.calendar
 
@@ -75,7 +75,7 @@ def test_import_export_import_changes_nothing(
 
     path = tmp_path / f"back.{kind}"
     written, count, drafts = export_layout(
-        path, layout=key, start=WINDOW[0], end=WINDOW[1], tz=TZ, client=live.client,
+        path, layout=key, start=WINDOW[0], end=WINDOW[1], tz=BERLIN, client=live.client,
         choices=Choices(names=source.sample.names, date_order="dmy"),
     )  # fmt: skip
     assert (written, count, drafts) == (path, len(source.posts), 0)
@@ -88,7 +88,7 @@ def test_import_export_import_changes_nothing(
     # And exporting again writes the same file.
     twice = tmp_path / f"twice.{kind}"
     export_layout(
-        twice, layout=key, start=WINDOW[0], end=WINDOW[1], tz=TZ, client=live.client,
+        twice, layout=key, start=WINDOW[0], end=WINDOW[1], tz=BERLIN, client=live.client,
         choices=Choices(names=source.sample.names, date_order="dmy"),
     )  # fmt: skip
     if kind == "csv":
