@@ -50,7 +50,9 @@ def _count(con: duckdb.DuckDBPyConnection) -> int:
 @pytest.fixture(scope="module")
 def switched(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Switched]:
     db = tmp_path_factory.mktemp("switch") / "warehouse.duckdb"
-    with LocalService(seed="demo") as service, ExitStack() as stack:
+    # One-second windows: the two syncs never wait out a 60-second window (nothing here
+    # checks rate limits)
+    with LocalService(seed="demo", rate_window=1.0) as service, ExitStack() as stack:
         key = service.demo_keys["analyst"]
         with Client(service.base_url, key) as client:
             assert run_sync(client, db, progress=False).completed

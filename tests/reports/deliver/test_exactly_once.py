@@ -299,7 +299,9 @@ def test_each_target_once_beside_readers_a_sync_and_kill_9(tmp_path: Path) -> No
     figures = Counter[str]()
     with (
         time_machine.travel(PINNED, tick=True),
-        LocalService(seed="demo") as service,
+        # one-second windows: the syncs and runs never wait out a 60-second rate-limit
+        # window (the test is about kills, not limits)
+        LocalService(seed="demo", rate_window=1.0) as service,
         _receivers(sink) as (smtp_port, hooks),
     ):
         key = service.demo_keys["admin"]
