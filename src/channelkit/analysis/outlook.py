@@ -56,7 +56,7 @@ from channelkit._constants import (
 from channelkit.analysis.dtypes import to_frame
 from channelkit.analysis.filters import PostFilter
 from channelkit.analysis.period import Period
-from channelkit.analysis.rows import cohort_rows, instant_range
+from channelkit.analysis.rows import Only, cohort_rows, instant_range
 from channelkit.analysis.sql import Sql
 from channelkit.display.columns import declare
 from channelkit.display.kinds import COUNT, DAYS, RATE, RATIO
@@ -116,23 +116,18 @@ def load_readers(
     if first is not None:
         bounds = bounds + Sql(" AND d.date >= ?", (first,))
     older = "" if until is None else f"d.date <= c.pub + {until} AND "
-    # The posts first (titles joined to the posts, not to their daily rows), then their
+    # The posts first (titles read with them, not joined to their daily rows), then their
     # daily rows as (row of the post, age, unique viewers) integers, every age past the
     # horizon as horizon + 1, summed into ages in numpy: no grouping in SQL (grouping the
     # daily rows by post into lists cost a third of the outlook; by post and age, or a
     # FILTER a column, more).
     sql = (
         Sql("WITH cohort AS (")
-        + cohort_rows(flt, [period], baseline=True, only=only)
+        + cohort_rows(flt, [period], baseline=True, only=only, titled=True)
         + Sql(
-            "), kept AS (SELECT c.*, p.title, ch.name AS channel, "
+            "), kept AS (SELECT c.*, ch.name AS channel, "
             "make_timestamp(epoch_us(c.published_at))::DATE AS pub FROM cohort c "
-            "JOIN posts p ON p.id = c.id"
-        )
-        # The posts' own bound again: without it the titles' join may read every post.
-        + (Sql("") if period.start is None else Sql(" AND p.published_at >= ?", (period.start,)))
-        + Sql(
-            " LEFT JOIN channels ch ON ch.id = c.channel_id) SELECT c.id AS post_id, c.title, "
+            "LEFT JOIN channels ch ON ch.id = c.channel_id) SELECT c.id AS post_id, c.title, "
             "c.channel_id, c.channel, c.published_at, (c.pub - DATE '1970-01-01')::BIGINT AS "
             "day, c.readers, c.audience, c.selected, c.pub FROM kept c"
         )
@@ -206,22 +201,23 @@ def _recent_only(
     recent: int,
     *,
     younger: bool,
-) -> tuple[Sql, date]:
-    """A query of the ids of each channel's `recent` latest posts published by `newest`
-    (at least: every post of the day of its `recent`-th, `History.window` takes the exact
-    ones) and, if `younger`, of every post after it, and the earliest day of those posts."""
+) -> tuple[Only, date]:
+    """Each channel's `recent` latest posts published by `newest` (at least: every post of
+    the day of its `recent`-th, `History.window` takes the exact ones) and, if `younger`,
+    every post after it, as `cohort_rows` keeps them (from the earliest day returned on)."""
     since = _since(con, flt, period, newest, recent)
     names = sorted(since)
     earliest = min(since.values(), default=newest + timedelta(days=1))
-    only = Sql(
-        f"SELECT p.id FROM posts p LEFT JOIN (SELECT unnest(?::VARCHAR[]) AS channel_id, "
-        "unnest(?::DATE[]) AS since) s ON s.channel_id = p.channel_id "
-        f"WHERE p.published_at >= ? AND ({_PUB} > ? OR {_PUB} >= s.since)"
-        + ("" if younger else f" AND {_PUB} <= ?"),
-        (names, [since[n] for n in names], _days(earliest, newest).start, newest)
-        + (() if younger else (newest,)),
+    join = Sql(
+        "LEFT JOIN (SELECT unnest(?::VARCHAR[]) AS channel_id, unnest(?::DATE[]) AS since) s "
+        "ON s.channel_id = p.channel_id",
+        (names, [since[n] for n in names]),
     )
-    return only, earliest
+    condition = Sql(
+        f"({_PUB} > ? OR {_PUB} >= s.since)" + ("" if younger else f" AND {_PUB} <= ?"),
+        (newest,) + (() if younger else (newest,)),
+    )
+    return Only(join, condition), earliest
 
 
 def _since(

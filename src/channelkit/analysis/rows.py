@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date, timedelta
+from typing import NamedTuple
 
 import duckdb
 import pandas as pd
@@ -177,20 +178,31 @@ def _has(con: duckdb.DuckDBPyConnection, probe: str) -> bool:
     return True
 
 
+class Only(NamedTuple):
+    """Which posts `cohort_rows` keeps: `join` (a join onto the posts `p`) and `condition`
+    (on `p` and what `join` brings), read in the posts' own scan: an `IN` of a query of
+    ids scanned the posts again and joined them to it (a third of the outlook's reading)."""
+
+    join: Sql
+    condition: Sql
+
+
 def cohort_rows(
     flt: PostFilter,
     periods: Sequence[Period],
     *,
     baseline: bool = False,
     reach: bool = False,
-    only: Sql | None = None,
+    only: Only | None = None,
+    titled: bool = False,
 ) -> Sql:
     """`cohort` CTE body: posts published in the periods, with readers, audience and side.
 
     With `baseline`, the post-level filters (tag, priority, author) become a `selected`
     column instead of a condition, so channel medians can be taken over all the channel's
-    posts in the period. With `reach`, each post also has its stored reach (REACH_COLUMNS).
-    With `only` (a query of post ids), only those posts, given their audience alone.
+    posts in the period. With `reach`, each post also has its stored reach (REACH_COLUMNS);
+    with `titled`, its title. With `only`, only the posts it keeps, given their audience
+    alone.
     """
     channel_only = PostFilter(channel_ids=flt.channel_ids)
     where, params = (channel_only if baseline else flt).where("p")
@@ -198,7 +210,8 @@ def cohort_rows(
     # The posts are chosen first, then given their audience: the channel's row of the
     # publication day by a hash join, and only posts without one go through the (slower)
     # ASOF join that finds the latest earlier row.
-    stored = "".join(f", p.{c}" for c in REACH_COLUMNS) if reach else ""
+    extra = (*(REACH_COLUMNS if reach else ()), *(("title",) if titled else ()))
+    stored = "".join(f", p.{c}" for c in extra)
     columns = (
         "p.id, p.channel_id, p.priority, p.tags, p.published_at, p.readers, p.selected, "
         f"p.side{stored}"
@@ -215,9 +228,11 @@ def cohort_rows(
             tuple(selected_params),
         )
         + side_of(periods, "p.published_at", instant=True)
-        + Sql(f" AS side FROM posts p WHERE {where} AND (", tuple(params))
+        + Sql(" AS side FROM posts p ")
+        + (Sql("") if only is None else only.join)
+        + Sql(f" WHERE {where} AND (", tuple(params))
         + any_of(periods, "p.published_at", instant=True)
-        + (Sql(") AND p.id IN (") + only if only is not None else Sql(""))
+        + (Sql("") if only is None else Sql(") AND (") + only.condition)
         + Sql(
             ")), exact AS (SELECT p.*, a.subscribers AS audience FROM chosen p "
             "LEFT JOIN channel_daily a ON a.channel_id = p.channel_id AND a.date = p.pub_day) "
