@@ -66,7 +66,13 @@ Then (same day, load 14-18, the same three calls, 7 rounds, before and after in 
 daily rows read as integers and summed in numpy (no lists grouped in SQL), the settled
 ages' posts numbered in arrow (no window), the quantiles from sorted values: before 2.31x /
 2.91x by the clock and 2.43x / 2.10x in CPU time; after 1.49x / 2.16x and 1.84x / 1.84x
-(cached 1.50-1.53x in CPU time); see docs/metrics.md, Speed.
+(cached 1.50-1.53x in CPU time); see docs/metrics.md, Speed. Then (same day, load 8-11
+while the suite ran): `recent_readers` keeps its posts by a join in the posts' own scan
+and reads their titles with them (the posts were scanned three times), its query 51 ms of
+CPU against 30 (15 rounds in turn); the three calls, before and after in one process
+taking turns, 9 rounds: first outlook 1.86x -> 1.47x by the clock, 1.78x -> 1.71x in CPU
+time; cached 1.40x -> 1.20x and 1.50x -> 1.39x (five runs of each side in turn: first
+outlook 1.30-2.09x before, 1.33-1.72x after by the clock).
 """
 
 from __future__ import annotations

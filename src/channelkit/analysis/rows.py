@@ -180,8 +180,13 @@ def _has(con: duckdb.DuckDBPyConnection, probe: str) -> bool:
 
 class Only(NamedTuple):
     """Which posts `cohort_rows` keeps: `join` (a join onto the posts `p`) and `condition`
-    (on `p` and what `join` brings), read in the posts' own scan: an `IN` of a query of
-    ids scanned the posts again and joined them to it (a third of the outlook's reading)."""
+    (on `p` and what `join` brings), applied in the posts' own scan (an `IN` of a query of
+    ids scanned the posts again: the outlook's query took 51 ms of CPU at 1M posts, 30 so).
+
+    joined = Sql("JOIN firsts s ON s.channel_id = p.channel_id")
+    only = Only(joined, Sql("p.published_at >= s.since"))
+    cohort = cohort_rows(flt, [period], only=only)
+    """
 
     join: Sql
     condition: Sql
