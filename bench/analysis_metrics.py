@@ -70,9 +70,10 @@ ages' posts numbered in arrow (no window), the quantiles from sorted values: bef
 while the suite ran): `recent_readers` keeps its posts by a join in the posts' own scan
 and reads their titles with them (the posts were scanned three times), its query 51 ms of
 CPU against 30 (15 rounds in turn); the three calls, before and after in one process
-taking turns, 9 rounds: first outlook 1.86x -> 1.47x by the clock, 1.78x -> 1.71x in CPU
-time; cached 1.40x -> 1.20x and 1.50x -> 1.39x (five runs of each side in turn: first
-outlook 1.30-2.09x before, 1.33-1.72x after by the clock).
+taking turns, 9 rounds, two runs: first outlook 1.86x / 1.94x -> 1.47x / 1.31x by the
+clock, 1.78x / 1.75x -> 1.71x / 1.59x in CPU time; cached 1.50x / 1.36x -> 1.39x / 1.23x
+in CPU time (five runs of each side in turn: first outlook 1.30-2.09x before, 1.33-1.72x
+after by the clock, 1.61-2.18x and 1.52-1.82x in CPU time).
 """
 
 from __future__ import annotations
