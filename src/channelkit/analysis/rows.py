@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date, timedelta
+from zoneinfo import ZoneInfo
 
 import duckdb
 import pandas as pd
@@ -229,7 +230,7 @@ def cohort_rows(
     )
 
 
-def query_frame(con: duckdb.DuckDBPyConnection, sql: Sql, tz: str) -> pd.DataFrame:
+def query_frame(con: duckdb.DuckDBPyConnection, sql: Sql, tz: ZoneInfo) -> pd.DataFrame:
     return to_frame(con.sql(sql.text, params=list(sql.params)).to_arrow_table(), tz)
 
 
