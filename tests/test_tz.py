@@ -14,7 +14,7 @@ from click.testing import CliRunner
 import channelkit as ck
 from channelkit._cli import TimeZoneName
 from channelkit._constants import DEFAULT_TZ, ENV_TZ
-from channelkit._tz import given_tz, resolve_tz, unknown_zone
+from channelkit._tz import checked_zone, given_tz, resolve_tz, unknown_zone
 from channelkit.cli import main
 from channelkit.client import Client
 from channelkit.errors import ChannelkitError, InvalidParameterError, TimeError, UnknownZoneError
@@ -284,3 +284,12 @@ def test_the_one_error_is_both_a_bad_argument_and_a_bad_time() -> None:
     with pytest.raises(UnknownZoneError) as raised:
         time_zone(TYPO)
     assert str(raised.value) == unknown_zone(TYPO)  # inside a row: the column names it
+
+
+def test_checked_zone_folds_case_and_refuses_what_is_not_a_zone() -> None:
+    assert checked_zone("europe/berlin").key == "Europe/Berlin"
+    berlin = ZoneInfo("Europe/Berlin")
+    assert checked_zone(berlin) is berlin  # resolved at an outer edge: used as it is
+    for bad in ("Mars/Olympus", "../etc/passwd"):
+        with pytest.raises(InvalidParameterError, match="is not a time zone; use an IANA"):
+            checked_zone(bad)
