@@ -14,14 +14,14 @@ from click.testing import CliRunner
 import channelkit as ck
 from channelkit._cli import TimeZoneName
 from channelkit._constants import DEFAULT_TZ, ENV_TZ
-from channelkit._tz import given_tz, resolve_tz, unknown_zone
-from channelkit.analysis.period import Period
+from channelkit._tz import checked_zone, given_tz, resolve_tz, unknown_zone
 from channelkit.cli import main
 from channelkit.client import Client
 from channelkit.errors import ChannelkitError, InvalidParameterError, TimeError, UnknownZoneError
 from channelkit.publish.post.times import time_zone
 from channelkit.publish.sheets.plan import load_spreadsheet
 from channelkit.reports.deliver.config import load_config
+from channelkit.reports.generate import report_period
 from channelkit.warehouse import Warehouse
 from channelkit.watch.config import load_watch
 from channelkit.widgets._zones import initial_zone
@@ -110,9 +110,12 @@ def _said_by_every_entry_point(small_warehouse: Path, tmp_path: Path) -> dict[st
     with pytest.raises(InvalidParameterError) as metric:
         Warehouse(small_warehouse).kpis(tz=BAD_ZONE)
     said["Warehouse.kpis(tz=)"] = str(metric.value)
+    with pytest.raises(InvalidParameterError) as sql:
+        Warehouse(small_warehouse).sql("SELECT 1", tz=BAD_ZONE)
+    said["Warehouse.sql(tz=)"] = str(sql.value)
     with pytest.raises(InvalidParameterError) as period:
-        Period.resolve(None, None, BAD_ZONE)
-    said["Period.resolve"] = str(period.value)
+        report_period(Warehouse(small_warehouse), period="week", tz=BAD_ZONE)
+    said["report_period(tz=)"] = str(period.value)
     for command in (
         ["report", "--db", str(small_warehouse), "--tz", BAD_ZONE, "--out", "x.html"],
         ["calendar", "export", "--tz", BAD_ZONE, "--to", str(tmp_path / "c.csv")],
@@ -281,3 +284,12 @@ def test_the_one_error_is_both_a_bad_argument_and_a_bad_time() -> None:
     with pytest.raises(UnknownZoneError) as raised:
         time_zone(TYPO)
     assert str(raised.value) == unknown_zone(TYPO)  # inside a row: the column names it
+
+
+def test_checked_zone_folds_case_and_refuses_what_is_not_a_zone() -> None:
+    assert checked_zone("europe/berlin").key == "Europe/Berlin"
+    berlin = ZoneInfo("Europe/Berlin")
+    assert checked_zone(berlin) is berlin  # resolved at an outer edge: used as it is
+    for bad in ("Mars/Olympus", "../etc/passwd"):
+        with pytest.raises(InvalidParameterError, match="is not a time zone; use an IANA"):
+            checked_zone(bad)

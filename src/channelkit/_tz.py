@@ -52,15 +52,10 @@ def load_zone(name: object, *, param: str = "tz") -> ZoneInfo:
     raise UnknownZoneError(param, unknown_zone(name))
 
 
-def checked_tz(tz: str | ZoneInfo | None) -> str:
-    """The zone name to use (`resolve_tz`), checked: an unknown one is refused, naming `tz`
-    or `CHANNELKIT_TZ`, whichever gave it."""
-    return checked_zone(tz).key
-
-
 def checked_zone(tz: str | ZoneInfo | None) -> ZoneInfo:
-    """`checked_tz` as the `ZoneInfo` every function below an edge takes; a `ZoneInfo`
-    (resolved already, at an outer edge) is used as it is, never looked up again.
+    """The zone to use (`resolve_tz`), as the `ZoneInfo` every function below an edge takes,
+    checked: an unknown one is refused, naming `tz` or `CHANNELKIT_TZ`, whichever gave it.
+    A `ZoneInfo` (resolved already, at an outer edge) is used as it is, never looked up again.
 
     >>> checked_zone(" europe/berlin ").key
     'Europe/Berlin'

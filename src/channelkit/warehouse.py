@@ -15,6 +15,7 @@ from dataclasses import replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
 
 import duckdb
 import pandas as pd
@@ -33,7 +34,6 @@ from channelkit._constants import (
     TOP_POSTS_N,
 )
 from channelkit._spec import POST_STATUSES
-from channelkit._tz import load_zone
 from channelkit._urls import redact_url
 from channelkit.analysis import groups, metrics, outlook, reach, timing
 from channelkit.analysis.card import read_facts
@@ -69,12 +69,12 @@ from channelkit.analysis.query import (
     check_grid,
     choose_period,
     filters_as_given,
+    keyword_zone,
     subscribers_frame,
     uses_default,
     whole_default,
     whole_period,
     with_channel_names,
-    zone_name,
 )
 from channelkit.analysis.reach import ReachTimes
 from channelkit.analysis.runs import read_sync_runs
@@ -261,14 +261,13 @@ class Warehouse:
         query: str,
         params: Sequence[object] | dict[str, object] | None = None,
         *,
-        tz: str | None = None,
+        tz: str | ZoneInfo | None = None,
     ) -> pd.DataFrame:
         """Run a read-only SQL query (with `?` or `$name` parameters) and return a DataFrame.
 
         Dtypes follow the metric methods; TIMESTAMPTZ columns are converted to `tz`.
         """
-        tz = zone_name(tz)
-        load_zone(tz)
+        zone = keyword_zone(tz)
         with self._connect() as con:
             try:
                 table = con.sql(query, params=params).to_arrow_table()
@@ -276,7 +275,7 @@ class Warehouse:
                 if is_storage_fault(exc):
                     raise
                 raise InvalidParameterError("query", str(exc).strip()) from None
-        return to_frame(table, tz)
+        return to_frame(table, zone)
 
     def runs(self, last: int | None = None) -> pd.DataFrame:
         """The record of every sync into this warehouse, one row per run, oldest first
@@ -316,14 +315,13 @@ class Warehouse:
             lambda q: metrics.posts(q.con, q.flt, q.period, statuses),
         )
 
-    def channels(self, *, tz: str | None = None) -> pd.DataFrame:
+    def channels(self, *, tz: str | ZoneInfo | None = None) -> pd.DataFrame:
         """One row per channel (deleted ones left out), by name.
 
         `subscriber_count` is the channel listing's count when it was last synced; the
         daily counts of channel analytics are in `channel_comparison` and `subscribers`
         (`attrs["sources"]` names each)."""
-        zone = zone_name(tz)
-        load_zone(zone)
+        zone = keyword_zone(tz)
         with self._connect() as con:
             frame = metrics.channels(con, zone)
         frame.attrs["sources"] = {"subscriber_count": SUBSCRIBERS_LISTED}
@@ -885,10 +883,8 @@ class Warehouse:
         does not change with the wall clock. `start`/`end` bound `scheduled_at`.
         """
         check_keywords("upcoming_scheduled", filters, UPCOMING_KEYS)
-        zone = zone_name(filters.get("tz"))
-        moment = (
-            datetime.now(UTC) if as_of is None else to_local(as_of, load_zone(zone), param="as_of")
-        )
+        zone = keyword_zone(filters.get("tz"))
+        moment = datetime.now(UTC) if as_of is None else to_local(as_of, zone, param="as_of")
 
         def compute(q: Query) -> pd.DataFrame:
             q.attrs.update(as_of=moment)
@@ -897,7 +893,7 @@ class Warehouse:
         metric = Metric("upcoming_scheduled", daily=False, readers=False, default=None)
         frame = self._run(metric, {**filters, "tz": zone}, compute, allowed=UPCOMING_KEYS)
         if frame.attrs["start"] is None and frame.attrs["end"] is None:
-            local = moment.astimezone(load_zone(zone))
+            local = moment.astimezone(zone)
             frame.attrs["period"] = f"due after {local:%Y-%m-%d %H:%M} ({frame.attrs['tz']})"
             frame.attrs["period_label"] = frame.attrs["period"]
         return frame
@@ -937,14 +933,13 @@ class Warehouse:
     def _query(
         self, filters: Mapping[str, object], *, daily: bool, default: str | None
     ) -> Iterator[Query]:
-        tz = zone_name(filters.get("tz"))
-        load_zone(tz)
+        zone = keyword_zone(filters.get("tz"))
         with self._connect() as con:
             coverage = self._coverage(con)
             coverage.require_synced()
             if daily:
                 coverage.require_daily()
-            period = choose_period(filters, tz, coverage, default)
+            period = choose_period(filters, zone, coverage, default)
             if daily and (period.start is not None or period.end is not None):
                 coverage.require_overlap(period, period.label)
             flt = resolve_filter(

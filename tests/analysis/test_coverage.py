@@ -14,6 +14,7 @@ import calendar
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import numpy as np
 import pandas as pd
@@ -222,11 +223,11 @@ def test_a_channel_created_mid_period_is_not_whole_for_it() -> None:
             "channels": {"old": date(2026, 9, 1), "new": date(2026, 10, 20)},
         },
     )
-    october = parse_period("2026-10", tz="UTC", last_day=days[-1])
+    october = parse_period("2026-10", tz=ZoneInfo("UTC"), last_day=days[-1])
     assert cov.covers(october) and cov.covers(october, "posts", ["old"])
     assert not cov.covers(october, "posts", ["new"])
     assert cov.covers(october, "channels", ["old", "new"])  # the earliest of the two
     assert cov.days_in(date(2026, 10, 1), date(2026, 11, 1), "posts", ["new"]) == 12
-    november = parse_period("2026-11", tz="UTC", last_day=days[-1])
+    november = parse_period("2026-11", tz=ZoneInfo("UTC"), last_day=days[-1])
     assert not cov.covers(november)  # runs past the last day, and 10 November is a gap
     assert cov.gaps() == [(date(2026, 11, 10), date(2026, 11, 10))]

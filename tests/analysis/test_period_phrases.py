@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
 import channelkit as ck
+from channelkit._tz import UTC_ZONE
 from channelkit.analysis.period import Period, parse_period
 from channelkit.errors import InvalidParameterError
 from channelkit.reports.parameters import check_period
@@ -62,11 +64,11 @@ SAME_AS = [
 
 @pytest.mark.parametrize(("phrase", "canonical"), SAME_AS)
 def test_a_phrase_is_its_canonical_period(phrase: str, canonical: str) -> None:
-    said = parse_period(phrase, tz="Europe/Berlin", last_day=LAST_DAY)
-    expected = parse_period(canonical, tz="Europe/Berlin", last_day=LAST_DAY)
+    said = parse_period(phrase, tz=ZoneInfo("Europe/Berlin"), last_day=LAST_DAY)
+    expected = parse_period(canonical, tz=ZoneInfo("Europe/Berlin"), last_day=LAST_DAY)
     if canonical == "2025-Q4":
         # Q4 2026 began on 1 October, before the last day: "Q4" is that one.
-        expected = parse_period("2026-Q4", tz="Europe/Berlin", last_day=LAST_DAY)
+        expected = parse_period("2026-Q4", tz=ZoneInfo("Europe/Berlin"), last_day=LAST_DAY)
     assert said == expected
     assert said.label == expected.label
     assert said.compared("previous") == expected.compared("previous")
@@ -75,8 +77,8 @@ def test_a_phrase_is_its_canonical_period(phrase: str, canonical: str) -> None:
 
 def test_a_range_of_days_includes_both_days() -> None:
     for text in ("2026-10-01..2026-10-15", "2026-10-01 to 2026-10-15", "2026-10-01 – 2026-10-15"):
-        said = parse_period(text, tz="UTC", last_day=LAST_DAY)
-        assert said == Period.of_days(date(2026, 10, 1), date(2026, 10, 16), "UTC", "range")
+        said = parse_period(text, tz=UTC_ZONE, last_day=LAST_DAY)
+        assert said == Period.of_days(date(2026, 10, 1), date(2026, 10, 16), UTC_ZONE, "range")
         assert said.label == "2026-10-01 to 2026-10-15 (UTC)"
         assert (said.compared("previous").start_day, said.compared("previous").end_day) == (
             date(2026, 9, 16),
@@ -98,7 +100,7 @@ def test_a_range_of_days_includes_both_days() -> None:
 def test_this_period_is_to_date_and_compared_with_the_same_days(
     phrase: str, first: date, stop: date, label: str, previous: tuple[date, date]
 ) -> None:
-    said = parse_period(phrase, tz="UTC", last_day=LAST_DAY)
+    said = parse_period(phrase, tz=UTC_ZONE, last_day=LAST_DAY)
     assert (said.start_day, said.end_day, said.to_date) == (first, stop, True)
     assert said.label == label
     before = said.compared("previous")
@@ -106,7 +108,7 @@ def test_this_period_is_to_date_and_compared_with_the_same_days(
 
 
 def test_to_date_comparison_is_cut_at_a_shorter_month() -> None:
-    march = parse_period("this month", tz="UTC", last_day=date(2027, 3, 30))
+    march = parse_period("this month", tz=UTC_ZONE, last_day=date(2027, 3, 30))
     february = march.compared("previous")
     assert (february.start_day, february.end_day) == (date(2027, 2, 1), date(2027, 3, 1))
 
@@ -115,8 +117,8 @@ def test_this_week_on_its_first_day_has_no_synced_day_yet() -> None:
     # LAST_DAY is a Sunday: the sync ran on Monday, in week 48, so "this week" is week 48
     # (never week 47 again, which is "last week").
     with pytest.raises(InvalidParameterError, match="Week 48, 2026, which has no complete"):
-        parse_period("this week", tz="UTC", last_day=LAST_DAY)
-    assert parse_period("last week", tz="UTC", last_day=LAST_DAY).label == "Week 47, 2026"
+        parse_period("this week", tz=UTC_ZONE, last_day=LAST_DAY)
+    assert parse_period("last week", tz=UTC_ZONE, last_day=LAST_DAY).label == "Week 47, 2026"
 
 
 @pytest.mark.parametrize(
@@ -138,7 +140,7 @@ def test_this_week_on_its_first_day_has_no_synced_day_yet() -> None:
 )
 def test_an_unknown_phrase_lists_examples(phrase: str, says: str) -> None:
     with pytest.raises(InvalidParameterError) as info:
-        parse_period(phrase, tz="UTC", last_day=LAST_DAY)
+        parse_period(phrase, tz=UTC_ZONE, last_day=LAST_DAY)
     assert info.value.param == "period"
     assert says in str(info.value)
 

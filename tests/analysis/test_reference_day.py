@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pandas as pd
 import pytest
@@ -28,7 +29,7 @@ from channelkit.reports.parameters import ReportPeriod
 from channelkit.widgets.explorer import Explorer
 from fixtures.steady import POST_HOURS, build_steady
 
-BERLIN = "Europe/Berlin"
+BERLIN = ZoneInfo("Europe/Berlin")
 # 1 January 2027, 00:30 in Berlin, and the sync of that morning (last complete day: 31 Dec).
 NEW_YEAR_NIGHT = datetime(2026, 12, 31, 23, 30, tzinfo=UTC)
 NEW_YEAR_SYNC = datetime(2027, 1, 1, 9, tzinfo=UTC)
@@ -99,7 +100,7 @@ def test_the_cli_report_deliver_and_explorer_use_the_same_reference(
 
 
 def _report(path: Path, out: Path, period: str) -> Result:
-    args = ["report", "--db", str(path), "--period", period, "--tz", BERLIN, "--out", str(out)]
+    args = ["report", "--db", str(path), "--period", period, "--tz", BERLIN.key, "--out", str(out)]
     return CliRunner().invoke(main, args)
 
 
@@ -138,7 +139,7 @@ def test_earlier_weeks_of_a_running_week_are_cut_at_the_same_day() -> None:
     assert all(p.end_day - p.start_day == timedelta(days=4) for p in earlier)  # type: ignore[operator]
     # A running month: every earlier month cut at its 30th day, or whole when shorter
     # (never the 28 days of February carried on to January).
-    march = parse_period("this month", tz="UTC", last_day=date(2027, 3, 30))
+    march = parse_period("this month", tz=ZoneInfo("UTC"), last_day=date(2027, 3, 30))
     stops = [p.end_day for p in earlier_periods(march, 3)]
     assert stops == [date(2027, 3, 1), date(2027, 1, 31), date(2026, 12, 31)]
 
@@ -170,7 +171,7 @@ def test_a_running_week_is_inside_its_to_date_usual_range(
 def test_news_only_finds_no_news_in_a_running_week(new_year: Path) -> None:
     with time_machine.travel(NEW_YEAR_SYNC, tick=False):
         wh = ck.Warehouse(new_year)
-        named = parse_period("this week", tz="UTC", last_day=date(2026, 12, 31))
+        named = parse_period("this week", tz=ZoneInfo("UTC"), last_day=date(2026, 12, 31))
         news = period_news(wh, ReportPeriod.of(named, "this week"), (), "previous")
     assert not news.found, news.text
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
+from zoneinfo import ZoneInfo
 
 import duckdb
 
@@ -11,11 +12,11 @@ from channelkit.analysis.rows import any_of
 
 
 def test_touching_periods_are_one_range_with_the_same_rows() -> None:
-    week = Period.of_days(date(2026, 11, 16), date(2026, 11, 23), "Europe/Berlin", "week")
+    week = Period.of_days(date(2026, 11, 16), date(2026, 11, 23), ZoneInfo("Europe/Berlin"), "week")
     periods = [week, *earlier_periods(week, 8)]
     days = any_of(periods, "d", instant=False)
     assert days.text.count(" OR ") == 0 and days.params == (date(2026, 9, 21), date(2026, 11, 23))
-    apart = Period.of_days(date(2026, 1, 5), date(2026, 1, 12), "Europe/Berlin", "week")
+    apart = Period.of_days(date(2026, 1, 5), date(2026, 1, 12), ZoneInfo("Europe/Berlin"), "week")
     two = any_of([week, apart], "d", instant=False)
     assert two.text.count(" OR ") == 1
     con = duckdb.connect()

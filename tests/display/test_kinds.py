@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 import channelkit as ck
+from channelkit._tz import UTC_ZONE
 from channelkit.display.columns import KINDS_ATTR
 from channelkit.display.frames import frame_html
 from channelkit.display.kinds import KINDS, Kind
@@ -75,7 +76,7 @@ def test_one_declaration_shows_in_a_notebook_a_report_and_a_plot(kind: Kind) -> 
     right = ' class="ck-num"' if kind.align == "right" else ""
     assert _cells(frame_html(frame))[1::2] == [(right, text), (right, "\u2014")]
 
-    table = frame_table(frame, tz="UTC")
+    table = frame_table(frame, tz=UTC_ZONE)
     assert [row[1] for row in table.rows] == [text, "\u2014"]
     assert table.columns[1].numeric is (kind.align == "right")
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pandas as pd
 import pytest
 
+from channelkit._tz import UTC_ZONE
 from channelkit.display import numbers
 from channelkit.display.numbers import (
     MISSING,
@@ -27,7 +29,7 @@ from channelkit.display.numbers import (
 def test_missing_values_read_as_a_dash(missing: object) -> None:
     for fmt in (whole, count, percent, signed_percent, signed, day, numbers.moment):
         assert fmt(missing) == MISSING
-    assert local_time(missing, "UTC") == MISSING
+    assert local_time(missing, UTC_ZONE) == MISSING
     assert direction(missing) == "flat"
 
 
@@ -74,8 +76,8 @@ def test_only_a_change_outside_the_usual_range_is_coloured() -> None:
 
 def test_dates_in_the_report_timezone() -> None:
     moment = datetime(2026, 3, 29, 22, 30, tzinfo=UTC)
-    assert local_time(moment, "UTC") == "2026-03-29 22:30"
-    assert local_time(moment, "Europe/Berlin") == "2026-03-30 00:30"
-    assert local_time(pd.Timestamp(moment), "Europe/Berlin") == "2026-03-30 00:30"
+    assert local_time(moment, UTC_ZONE) == "2026-03-29 22:30"
+    assert local_time(moment, ZoneInfo("Europe/Berlin")) == "2026-03-30 00:30"
+    assert local_time(pd.Timestamp(moment), ZoneInfo("Europe/Berlin")) == "2026-03-30 00:30"
     assert day(date(2026, 3, 1)) == "2026-03-01"
     assert day(moment) == "2026-03-29"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -56,6 +57,6 @@ def test_freshness_checks() -> None:
 
 def test_coverage() -> None:
     state = fresh(None, date(2026, 4, 5))
-    check_coverage(state, ReportPeriod(date(2026, 3, 30), date(2026, 4, 6), "UTC"))
+    check_coverage(state, ReportPeriod(date(2026, 3, 30), date(2026, 4, 6), ZoneInfo("UTC")))
     with pytest.raises(ReportError, match="up to 2026-04-05, but the period runs to 2026-04-06"):
-        check_coverage(state, ReportPeriod(date(2026, 3, 31), date(2026, 4, 7), "UTC"))
+        check_coverage(state, ReportPeriod(date(2026, 3, 31), date(2026, 4, 7), ZoneInfo("UTC")))

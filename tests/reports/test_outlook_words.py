@@ -11,6 +11,7 @@ from pathlib import Path
 from markupsafe import escape
 
 import channelkit as ck
+from channelkit._tz import UTC_ZONE
 from channelkit.display.outlook import heading_below, heading_far_below
 from channelkit.reports.deliver.config import UpcomingJob
 from channelkit.reports.deliver.news import period_news
@@ -20,7 +21,7 @@ from channelkit.reports.sections import young_posts
 from channelkit.reports.upcoming import UpcomingDigest
 from fixtures.decay import LAST_DAY, build_decaying
 
-WEEK = ReportPeriod(LAST_DAY - timedelta(days=6), LAST_DAY + timedelta(days=1), "UTC", "week")
+WEEK = ReportPeriod(LAST_DAY - timedelta(days=6), LAST_DAY + timedelta(days=1), UTC_ZONE, "week")
 
 
 def test_the_flops_are_named_heading_below_and_a_third_is_not_news(tmp_path: Path) -> None:
@@ -36,7 +37,9 @@ def test_the_flops_are_named_heading_below_and_a_third_is_not_news(tmp_path: Pat
         assert f"'Post {ident}'" in text
     assert heading_far_below(young) is None  # a third of the usual is not under a quarter
     # A week before the young posts has none of them to speak of.
-    earlier = ReportPeriod(WEEK.start - timedelta(days=28), WEEK.start - timedelta(days=21), "UTC")
+    earlier = ReportPeriod(
+        WEEK.start - timedelta(days=28), WEEK.start - timedelta(days=21), UTC_ZONE
+    )
     assert young_posts(wh, earlier, []).empty
     # One channel: only its young posts.
     fast = young_posts(wh, WEEK, ["Fast"])
@@ -64,7 +67,7 @@ def test_the_morning_digest_says_which_posts_already_out_are_heading_below(
     assert f"'Post {planted.flops['chan_slow']}'" in line
     assert f"'Post {planted.flops['chan_fast']}'" not in line  # not one of the job's channels
     start = datetime(2026, 11, 27, 7, 0, tzinfo=UTC)
-    digest = UpcomingDigest(start, start + timedelta(hours=36), "UTC", (), outlook=line)
+    digest = UpcomingDigest(start, start + timedelta(hours=36), UTC_ZONE, (), outlook=line)
     assert digest.text().splitlines()[-1] == f"Already out: {line} (provisional)"
     assert str(escape(line)) in digest.html()  # autoescaped, as Jinja2 does
     # Without a synced warehouse the digest goes out without the line.

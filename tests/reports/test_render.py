@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date
 from html.parser import HTMLParser
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import plotly.graph_objects as go
 import pytest
@@ -62,7 +63,7 @@ def scripts_of(html: str) -> list[str]:
 
 
 def _page(*, plotly: Markup = FAKE_PLOTLYJS, figure: Markup | None = None) -> ReportPage:
-    period = ReportPeriod(date(2026, 3, 30), date(2026, 4, 6), "Europe/Berlin", "week")
+    period = ReportPeriod(date(2026, 3, 30), date(2026, 4, 6), ZoneInfo("Europe/Berlin"), "week")
     table = Table(
         columns=(TableColumn("Title"), TableColumn("Body"), TableColumn("Views", numeric=True)),
         rows=((PAYLOAD, markdown_html(f"**bold** {PAYLOAD} [x](javascript:alert(1))"), "1,612"),),

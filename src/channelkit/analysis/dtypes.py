@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from zoneinfo import ZoneInfo
 
 import numpy as np
 import pandas as pd
@@ -51,14 +52,14 @@ def _without_decimals(table: pa.Table) -> pa.Table:
     return table
 
 
-def to_frame(table: pa.Table, tz: str) -> pd.DataFrame:
+def to_frame(table: pa.Table, tz: ZoneInfo) -> pd.DataFrame:
     """Convert a query result (an Arrow table) to a DataFrame (see the module docstring)."""
     table = _without_decimals(table)
     frame: pd.DataFrame = table.to_pandas(types_mapper=_pandas_type)
     for field in table.schema:
         name = field.name
         if pa.types.is_timestamp(field.type) and field.type.tz is not None:
-            frame[name] = frame[name].dt.tz_convert(tz)
+            frame[name] = frame[name].dt.tz_convert(tz.key)
         elif pa.types.is_date(field.type):
             frame[name] = local_midnight(frame[name], tz)
         elif name in CATEGORIES:
@@ -70,11 +71,12 @@ def to_frame(table: pa.Table, tz: str) -> pd.DataFrame:
     return frame
 
 
-def local_midnight(dates: pd.Series, tz: str) -> pd.Series:
+def local_midnight(dates: pd.Series, tz: ZoneInfo) -> pd.Series:
     """Calendar dates → the tz-aware instants at which they begin in `tz`."""
     naive = pd.to_datetime(dates)
-    # Where DST skips or repeats midnight, take the first instant of the day.
-    return naive.dt.tz_localize(tz, ambiguous=True, nonexistent="shift_forward")
+    # Where DST skips or repeats midnight, take the first instant of the day. pandas gets
+    # the name, as before the zone was typed: the dtype stays the one a name gives.
+    return naive.dt.tz_localize(tz.key, ambiguous=True, nonexistent="shift_forward")
 
 
 def divide(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from zoneinfo import ZoneInfo
 
 import duckdb
 from typing_extensions import TypedDict
@@ -37,7 +38,7 @@ class ChannelFilters(TypedDict, total=False):
     period: str | None
     start: Moment | None
     end: Moment | None
-    tz: str | None
+    tz: str | ZoneInfo | None
     channel: OneOrMany | None
 
 
@@ -60,7 +61,7 @@ class UpcomingFilters(TypedDict, total=False):
 
     start: Moment | None
     end: Moment | None
-    tz: str | None
+    tz: str | ZoneInfo | None
     channel: OneOrMany | None
     tag: OneOrMany | None
     priority: OneOrMany | None
@@ -70,7 +71,7 @@ class UpcomingFilters(TypedDict, total=False):
 class PostOnlyFilters(TypedDict, total=False):
     """The filters of metrics about the posts of now (`outlook`): no period."""
 
-    tz: str | None
+    tz: str | ZoneInfo | None
     channel: OneOrMany | None
     tag: OneOrMany | None
     priority: OneOrMany | None

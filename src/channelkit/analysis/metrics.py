@@ -24,6 +24,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import duckdb
 import numpy as np
@@ -102,7 +103,7 @@ def channel_sums(
     of that UTC day: min(readers, daily unique viewers from publication through it), or
     its lifetime readers where one of the `gaps` in the synced days hides some of them.
     """
-    tz = periods[0].tz
+    tz = periods[0].tz.key  # the name, as the SQL's timezone() takes it
     bucket_daily = f"date_trunc('{freq}', d.date)::DATE" if freq else "NULL::DATE"
     bucket_post = (
         f"date_trunc('{freq}', timezone(?, c.published_at)::DATE)::DATE" if freq else "NULL::DATE"
@@ -225,7 +226,7 @@ def posts(
     return query_frame(con, sql, period.tz)
 
 
-def channels(con: duckdb.DuckDBPyConnection, tz: str) -> pd.DataFrame:
+def channels(con: duckdb.DuckDBPyConnection, tz: ZoneInfo) -> pd.DataFrame:
     """One row per channel that still exists, by name."""
     sql = Sql(
         f"SELECT {_CHANNEL_COLUMNS}{_unknown(con, 'channels', 'channels')} FROM channels "
@@ -865,7 +866,7 @@ def publishing_heatmap(
             "FROM range(7) w(weekday) CROSS JOIN range(24) h(hour) "
             "LEFT JOIN slots s ON s.weekday = w.weekday AND s.hour = h.hour "
             "ORDER BY w.weekday, h.hour",
-            (period.tz, period.tz),
+            (period.tz.key, period.tz.key),
         )
     )
     frame = query_frame(con, sql, period.tz)

@@ -31,6 +31,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import NamedTuple
+from zoneinfo import ZoneInfo
 
 import duckdb
 import numpy as np
@@ -53,6 +54,7 @@ from channelkit._constants import (
     OUTLOOK_SCAN_MARGIN,
     OUTLOOK_SETTLE_SHARE,
 )
+from channelkit._tz import UTC_ZONE
 from channelkit.analysis.dtypes import to_frame
 from channelkit.analysis.filters import PostFilter
 from channelkit.analysis.period import Period
@@ -89,7 +91,7 @@ def load_readers(
     recent: int | None = None,
     younger: bool = True,
     until: int | None = None,
-    tz: str = "UTC",
+    tz: ZoneInfo = UTC_ZONE,
 ) -> pd.DataFrame:
     """The posts published from `first` (all without it) through `last`, with their readers
     at each age 0..horizon (`at_0`...: unique viewers summed from the day of publication,
@@ -190,7 +192,7 @@ def _days(first: date | None, last: date) -> Period:
     """The UTC days from `first` (the beginning without it) through `last`."""
     start = None if first is None else datetime.combine(first, time(), tzinfo=UTC)
     end = datetime.combine(last + timedelta(days=1), time(), tzinfo=UTC)
-    return Period(tz="UTC", start=start, end=end)
+    return Period(tz=UTC_ZONE, start=start, end=end)
 
 
 def _recent_only(
@@ -247,7 +249,7 @@ def _since(
         lower = newest - timedelta(days=days - 1)
         whole = first is None or lower <= first
         start = _days(lower, newest).start
-        window = period if whole else Period(tz="UTC", start=start, end=period.end)
+        window = period if whole else Period(tz=UTC_ZONE, start=start, end=period.end)
         counted = (
             Sql(
                 "SELECT channel_id, min(pub) FILTER (WHERE newer < ?), max(newer + posts) "
@@ -346,7 +348,7 @@ def recent_readers(
     *,
     last: date,
     settles: dict[str, Settles],
-    tz: str = "UTC",
+    tz: ZoneInfo = UTC_ZONE,
 ) -> pd.DataFrame:
     """`load_readers` of the posts a forecast on `last` needs, at ages up to the latest of
     the channels' settled ages (`settles`, from `channel_settles`) and `final` at most at
@@ -784,7 +786,7 @@ def outlook(
     *,
     last: date,
     settles: dict[str, Settles],
-    tz: str,
+    tz: ZoneInfo,
 ) -> pd.DataFrame:
     """Each selected post younger than its channel's settled age on `last` (the last
     complete synced day; `settles` from `channel_settles`), newest first: its readers so
@@ -833,7 +835,7 @@ def backtest(
     *,
     last: date,
     settle: int,
-    tz: str,
+    tz: ZoneInfo,
     ages: tuple[int, ...] = OUTLOOK_BACKTEST_AGES,
 ) -> pd.DataFrame:
     """Per selected post older than its channel's settled age on `last` and age a in

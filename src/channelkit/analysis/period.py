@@ -28,7 +28,7 @@ Daily rows are whole UTC days that cannot be split, so a daily row counts in the
 when the local midnight of its date lies in `[start, end)`: for periods that start and end
 at midnight that is simply `start_day <= date < end_day`.
 
-    >>> p = parse_period("2026-10", tz="Europe/Berlin", last_day=date(2026, 11, 22))
+    >>> p = parse_period("2026-10", tz=ZoneInfo("Europe/Berlin"), last_day=date(2026, 11, 22))
     >>> p.label, p.compared("previous").label, p.compared("year").label
     ('October 2026', 'September 2026', 'October 2025')
 """
@@ -45,7 +45,6 @@ import numpy as np
 
 from channelkit._constants import PERIOD_FIRST_YEAR, PERIOD_LAST_YEAR, SAME_AGE_MAX_DAYS
 from channelkit._suggest import nearest
-from channelkit._tz import load_zone
 from channelkit.display import notes
 from channelkit.errors import InvalidParameterError
 
@@ -141,7 +140,7 @@ def _month_start(year: int, month: int) -> date:
 class Period:
     """A half-open period `[start, end)` in `tz`; either end may be open (None).
 
-    >>> p = Period.resolve("2026-03-23", "2026-03-30", "Europe/Berlin")
+    >>> p = Period.resolve("2026-03-23", "2026-03-30", ZoneInfo("Europe/Berlin"))
     >>> p.start_day, p.end_day, p.previous().start_day
     (datetime.date(2026, 3, 23), datetime.date(2026, 3, 30), datetime.date(2026, 3, 16))
 
@@ -152,40 +151,34 @@ class Period:
     before.
     """
 
-    tz: str
+    tz: ZoneInfo
     start: datetime | None = None
     end: datetime | None = None
     kind: Kind = "range"
     to_date: bool = False
 
     @classmethod
-    def resolve(cls, start: Moment | None, end: Moment | None, tz: str) -> Period:
-        zone = load_zone(tz)
-        lo = None if start is None else to_local(start, zone, param="start")
-        hi = None if end is None else to_local(end, zone, param="end")
+    def resolve(cls, start: Moment | None, end: Moment | None, tz: ZoneInfo) -> Period:
+        lo = None if start is None else to_local(start, tz, param="start")
+        hi = None if end is None else to_local(end, tz, param="end")
         if lo is not None and hi is not None and hi <= lo:
             raise InvalidParameterError(
                 "end", f"{hi.isoformat()} is not after start {lo.isoformat()}"
             )
-        return cls(tz=zone.key, start=lo, end=hi)
+        return cls(tz=tz, start=lo, end=hi)
 
     @classmethod
     def of_days(
-        cls, first: date, stop: date, tz: str, kind: Kind = "range", *, to_date: bool = False
+        cls, first: date, stop: date, tz: ZoneInfo, kind: Kind = "range", *, to_date: bool = False
     ) -> Period:
         """Whole local days `[first, stop)` in `tz`."""
-        zone = load_zone(tz)
         return cls(
-            tz=zone.key,
-            start=datetime.combine(first, time(), tzinfo=zone),
-            end=datetime.combine(stop, time(), tzinfo=zone),
+            tz=tz,
+            start=datetime.combine(first, time(), tzinfo=tz),
+            end=datetime.combine(stop, time(), tzinfo=tz),
             kind=kind,
             to_date=to_date,
         )
-
-    @property
-    def zone(self) -> ZoneInfo:
-        return ZoneInfo(self.tz)
 
     @property
     def start_day(self) -> date | None:
@@ -216,7 +209,7 @@ class Period:
         wall_start = self.start.replace(tzinfo=None)
         length = self.end.replace(tzinfo=None) - wall_start
         return Period(
-            tz=self.tz, start=(wall_start - length).replace(tzinfo=self.zone), end=self.start
+            tz=self.tz, start=(wall_start - length).replace(tzinfo=self.tz), end=self.start
         )
 
     def compared(self, compare: str = "previous") -> Period:
@@ -290,7 +283,7 @@ class Period:
 
     def _range_label(self) -> str:
         if self.start is None and self.end is None:
-            return f"all time ({self.tz})"
+            return f"all time ({self.tz.key})"
         if self.is_whole_days:
             first = None if self.start is None else self.start.date().isoformat()
             last = None if self.end is None else (self.end.date() - timedelta(days=1)).isoformat()
@@ -298,12 +291,12 @@ class Period:
             first = None if self.start is None else self.start.strftime("%Y-%m-%d %H:%M")
             last = None if self.end is None else self.end.strftime("%Y-%m-%d %H:%M")
         if first is None:
-            return f"until {last} ({self.tz})"
+            return f"until {last} ({self.tz.key})"
         if last is None:
-            return f"from {first} ({self.tz})"
+            return f"from {first} ({self.tz.key})"
         if first == last:
-            return f"{first} ({self.tz})"
-        return f"{first} to {last} ({self.tz})"
+            return f"{first} ({self.tz.key})"
+        return f"{first} to {last} ({self.tz.key})"
 
 
 def _calendar_name(kind: Kind, first: date, last: date, *, long: bool) -> str:
@@ -340,7 +333,7 @@ def _year_earlier(day: date) -> date:
         return day.replace(year=day.year - 1, day=28)
 
 
-def parse_period(period: str, *, tz: str, last_day: date) -> Period:
+def parse_period(period: str, *, tz: ZoneInfo, last_day: date) -> Period:
     """The period a user names (see the module docstring), in whole local days of `tz`.
 
     `last_day` is the last complete synced day: relative periods and "yesterday" end with
@@ -348,11 +341,11 @@ def parse_period(period: str, *, tz: str, last_day: date) -> Period:
     the month it falls in, to date, and a month or quarter named without a year
     ("October", "Q3") the latest one that has begun by then.
 
-    >>> parse_period("2026-W44", tz="UTC", last_day=date(2026, 11, 22)).label
+    >>> parse_period("2026-W44", tz=ZoneInfo("UTC"), last_day=date(2026, 11, 22)).label
     'Week 44, 2026'
-    >>> parse_period("last 7 days", tz="UTC", last_day=date(2026, 11, 22)).label
+    >>> parse_period("last 7 days", tz=ZoneInfo("UTC"), last_day=date(2026, 11, 22)).label
     '7 days to 22 November 2026'
-    >>> parse_period("This Month", tz="UTC", last_day=date(2026, 11, 22)).label
+    >>> parse_period("This Month", tz=ZoneInfo("UTC"), last_day=date(2026, 11, 22)).label
     'November 2026 to date'
     """
     if not isinstance(period, str):
@@ -630,7 +623,7 @@ def same_age_cutoff(period: Period, current: Period, readers_day: date) -> date 
     None when `current` ended `SAME_AGE_MAX_DAYS` or more days before `readers_day`: its
     posts have had their readers, so lifetime readers compare with lifetime readers.
 
-    >>> week = parse_period("2026-W44", tz="UTC", last_day=date(2026, 11, 3))
+    >>> week = parse_period("2026-W44", tz=ZoneInfo("UTC"), last_day=date(2026, 11, 3))
     >>> same_age_cutoff(week.compared("previous"), week, date(2026, 11, 3))
     datetime.date(2026, 10, 27)
     """

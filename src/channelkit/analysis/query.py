@@ -13,6 +13,7 @@ import operator
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pandas as pd
 from duckdb import DuckDBPyConnection
@@ -23,7 +24,7 @@ from channelkit._constants import (
     METRIC_DEFAULT_PERIOD,
     SYNC_CONVERGENCE_RUNS,
 )
-from channelkit._tz import resolve_tz, unknown_zone
+from channelkit._tz import checked_zone, unknown_zone
 from channelkit.analysis import metrics
 from channelkit.analysis.coverage import Coverage, period_coverage
 from channelkit.analysis.dtypes import MetricFrame, as_date, local_midnight
@@ -119,7 +120,7 @@ class Query:
             filters=self.filters,
             complete=bool(complete),
             warnings=list(self.warnings),
-            tz=period.tz,
+            tz=period.tz.key,
             start=period.start,
             end=period.end,
             period_label=period.label,
@@ -135,11 +136,12 @@ class Query:
         return frame
 
 
-def zone_name(tz: object) -> str:
-    """The timezone name to use: `tz`, else CHANNELKIT_TZ, else UTC (checked by the caller)."""
-    if tz is not None and not isinstance(tz, str):
+def keyword_zone(tz: object) -> ZoneInfo:
+    """The zone of a `tz=` keyword (`checked_zone`: a name, a `ZoneInfo`, else
+    CHANNELKIT_TZ, else UTC); anything else is refused with the one message."""
+    if tz is not None and not isinstance(tz, str | ZoneInfo):
         raise UnknownZoneError("tz", unknown_zone(tz))
-    return resolve_tz(tz)
+    return checked_zone(tz)
 
 
 def _posts_have(count: int) -> str:
@@ -155,7 +157,7 @@ def uses_default(filters: Mapping[str, object], default: str | None) -> bool:
 
 
 def choose_period(
-    filters: Mapping[str, object], tz: str, coverage: Coverage, default: str | None
+    filters: Mapping[str, object], tz: ZoneInfo, coverage: Coverage, default: str | None
 ) -> Period:
     period, start, end = (filters.get(key) for key in ("period", "start", "end"))
     if period is not None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date, timedelta
 from typing import NamedTuple
+from zoneinfo import ZoneInfo
 
 import duckdb
 import pandas as pd
@@ -249,7 +250,7 @@ def cohort_rows(
     )
 
 
-def query_frame(con: duckdb.DuckDBPyConnection, sql: Sql, tz: str) -> pd.DataFrame:
+def query_frame(con: duckdb.DuckDBPyConnection, sql: Sql, tz: ZoneInfo) -> pd.DataFrame:
     return to_frame(con.sql(sql.text, params=list(sql.params)).to_arrow_table(), tz)
 
 

@@ -89,7 +89,7 @@ def slot_posts(
             "0))::BIGINT AS readers FROM judged j LEFT JOIN post_daily d ON d.post_id = j.id "
             "AND d.date >= j.pub AND d.date < j.pub + ? "
             "GROUP BY j.id, j.published_at, j.channel_id, j.audience, j.readers",
-            (age_days - 1, last_day, period.tz, period.tz, age_days),
+            (age_days - 1, last_day, period.tz.key, period.tz.key, age_days),
         )
     )
     return query_frame(con, sql, period.tz)

@@ -176,7 +176,7 @@ def moment(value: Any) -> str:
     return day(value)
 
 
-def local_time(value: Any, tz: str) -> str:
+def local_time(value: Any, tz: ZoneInfo) -> str:
     """An aware timestamp shown in `tz`, to the minute: `2026-11-20 09:30`."""
     if missing(value):
         return MISSING
@@ -184,7 +184,7 @@ def local_time(value: Any, tz: str) -> str:
         return str(value)
     shown: datetime = value
     if shown.tzinfo is not None:
-        shown = shown.astimezone(ZoneInfo(tz))
+        shown = shown.astimezone(tz)
     return shown.strftime("%Y-%m-%d %H:%M")
 
 

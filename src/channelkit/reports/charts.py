@@ -10,6 +10,7 @@ import html
 import re
 from collections.abc import Sequence
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pandas as pd
 from markupsafe import Markup
@@ -33,7 +34,7 @@ def chart(
     div_id: str,
     frame: pd.DataFrame,
     *,
-    tz: str,
+    tz: ZoneInfo,
     key: str,
     columns: Sequence[str] | None = None,
 ) -> Chart:
@@ -115,7 +116,9 @@ def describe(figure: Any, key: str) -> str:
     return f"{what} of {text[:1].lower() + text[1:]}: {key}{scale}."
 
 
-def frame_table(frame: pd.DataFrame, *, tz: str, columns: Sequence[str] | None = None) -> Table:
+def frame_table(
+    frame: pd.DataFrame, *, tz: ZoneInfo, columns: Sequence[str] | None = None
+) -> Table:
     """Any analysis frame as a formatted table: rates as percentages, counts with
     thousands separators, instants in `tz`, lists joined with commas."""
     names = list(columns) if columns is not None else _visible(frame)
@@ -147,7 +150,7 @@ def _visible(frame: pd.DataFrame) -> list[str]:
     return [str(c) for c in frame.columns if not str(c).endswith(_HIDDEN_COLUMNS)]
 
 
-def _cell(kind: Kind | None, value: Any, tz: str) -> Cell:
+def _cell(kind: Kind | None, value: Any, tz: ZoneInfo) -> Cell:
     if isinstance(value, list | tuple) or (
         not isinstance(value, str) and pd.api.types.is_list_like(value)
     ):

@@ -270,7 +270,7 @@ def _generate(options: ReportOptions, step: Callable[[str], None]) -> Path:
         until=options.until,
         period=options.period,
         compare=options.compare,
-        tz=options.tz.key,
+        tz=options.tz,
         channels=options.channels,
         template=options.template,
         csv_dir=options.csv_dir,
@@ -294,7 +294,7 @@ def _notebook_report(options: ReportOptions, step: Callable[[str], None]) -> Pat
             options.db,
             out=options.target,
             period=options.period or REPORT_PERIOD_DEFAULT,
-            tz=options.tz.key,
+            tz=options.tz,
             channel=options.channels[0] if options.channels else None,
             compare=options.compare,
             timeout=options.notebook_timeout or NOTEBOOK_TIMEOUT_S,
@@ -318,7 +318,7 @@ def _upcoming(
     with Client(**config.client_settings()) as client:
         reach(client, config, output.warn)
         digest = upcoming_digest(
-            client, within=within, tz=options.tz.key, channels=options.channels or None
+            client, within=within, tz=options.tz, channels=options.channels or None
         )
     if options.out is not None:
         write_atomic(options.out, digest.html())

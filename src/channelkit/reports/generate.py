@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
 
 import pandas as pd
 
@@ -20,7 +21,7 @@ from channelkit._constants import (
     REPORT_PDF_PAPERS,
     REPORT_PERIOD_DEFAULT,
 )
-from channelkit._tz import checked_tz
+from channelkit._tz import checked_zone
 from channelkit._version import __version__
 from channelkit.errors import InvalidParameterError
 from channelkit.reports.checks import check_coverage, check_freshness
@@ -68,7 +69,7 @@ def generate_report(
     until: date | str | None = None,
     period: str | None = None,
     compare: str = REPORT_COMPARE_DEFAULT,
-    tz: str | None = None,
+    tz: str | ZoneInfo | None = None,
     channels: Sequence[str] = (),
     template: str | Path | None = None,
     csv_dir: str | Path | None = None,
@@ -151,7 +152,7 @@ def build_report(
     until: date | str | None = None,
     period: str | None = None,
     compare: str = REPORT_COMPARE_DEFAULT,
-    tz: str | None = None,
+    tz: str | ZoneInfo | None = None,
     channels: Sequence[str] = (),
     template: str | Path | None = None,
     max_age: timedelta | str | None = None,
@@ -163,7 +164,7 @@ def build_report(
     from channelkit.warehouse import Warehouse
 
     step = on_step or _log.info
-    tz = checked_tz(tz)
+    tz = checked_zone(tz)
     compare = check_compare(compare)
     since_date = _as_date(since, "since")
     until_date = _as_date(until, "until")
@@ -261,7 +262,7 @@ def report_period(
     since: date | str | None = None,
     until: date | str | None = None,
     period: str | None = None,
-    tz: str | None = None,
+    tz: str | ZoneInfo | None = None,
 ) -> ReportPeriod:
     """The days a report on `wh` with these parameters covers (see `generate_report`):
     a named period ends with the warehouse's last complete synced day, as in every
@@ -274,7 +275,7 @@ def report_period(
         since=_as_date(since, "since"),
         until=_as_date(until, "until"),
         period=period,
-        tz=checked_tz(tz),
+        tz=checked_zone(tz),
         last_day=coverage.last_complete_day,
         default_period=REPORT_PERIOD_DEFAULT,
     )

@@ -20,9 +20,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from channelkit._constants import (
-    DEFAULT_TZ,
     NOTEBOOK_EXTRA,
     NOTEBOOK_OUTPUT_MAX_CHARS,
     NOTEBOOK_TIMEOUT_S,
@@ -30,7 +30,7 @@ from channelkit._constants import (
     REPORT_PERIOD_DEFAULT,
 )
 from channelkit._optional import require
-from channelkit._tz import checked_tz
+from channelkit._tz import DEFAULT_ZONE
 from channelkit.errors import InvalidParameterError, NotebookCellError, ReportError
 from channelkit.reports.files import write_atomic
 from channelkit.reports.parameters import ReportPeriod, check_compare
@@ -59,7 +59,7 @@ def notebook_report(
     *,
     out: str | Path,
     period: str = REPORT_PERIOD_DEFAULT,
-    tz: str = DEFAULT_TZ,
+    tz: ZoneInfo = DEFAULT_ZONE,
     channel: str | None = None,
     compare: str = REPORT_COMPARE_DEFAULT,
     timeout: float = NOTEBOOK_TIMEOUT_S,
@@ -79,7 +79,7 @@ def run_notebook(
     warehouse: str | Path,
     *,
     period: str = REPORT_PERIOD_DEFAULT,
-    tz: str = DEFAULT_TZ,
+    tz: ZoneInfo = DEFAULT_ZONE,
     channel: str | None = None,
     compare: str = REPORT_COMPARE_DEFAULT,
     timeout: float = NOTEBOOK_TIMEOUT_S,
@@ -93,7 +93,7 @@ def run_notebook(
     if not timeout > 0:
         raise InvalidParameterError("timeout", f"expected seconds above 0, got {timeout!r}")
     check_compare(compare)
-    days = _period(Path(warehouse), period, checked_tz(tz))
+    days = _period(Path(warehouse), period, tz)
     nbformat = require("nbformat", extra=NOTEBOOK_EXTRA, purpose=_PURPOSE)
     for library in ("nbclient", "nbconvert", "ipykernel"):
         require(library, extra=NOTEBOOK_EXTRA, purpose=_PURPOSE)
@@ -104,7 +104,7 @@ def run_notebook(
     parameters = {
         "db": str(Path(warehouse).resolve()),
         "period": period,
-        "tz": days.tz,
+        "tz": days.tz.key,
         "channel": channel,
         "compare": compare,
     }
@@ -133,7 +133,7 @@ def run_notebook(
     return NotebookPage(title, days, notebook_html(source, title, f"{days.label}{scope}"))
 
 
-def _period(warehouse: Path, period: str, tz: str) -> ReportPeriod:
+def _period(warehouse: Path, period: str, tz: ZoneInfo) -> ReportPeriod:
     from channelkit.reports.generate import report_period
     from channelkit.warehouse import Warehouse
 

@@ -17,7 +17,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from channelkit._tz import checked_tz
+from channelkit._tz import UTC_ZONE
 from channelkit.analysis import period as analysis_period
 from channelkit.analysis.period import COMPARES, Kind, Period
 from channelkit.errors import InvalidParameterError
@@ -42,14 +42,14 @@ class ReportPeriod:
     `--since`/`--until`): the sections pass it on, so the warehouse resolves the same days
     and compares with the period of the same kind.
 
-    >>> p = ReportPeriod(date(2026, 10, 1), date(2026, 11, 1), "Europe/Berlin", "month")
+    >>> p = ReportPeriod(date(2026, 10, 1), date(2026, 11, 1), ZoneInfo("Europe/Berlin"), "month")
     >>> p.name, p.days, p.last_day.isoformat()
     ('October 2026', 31, '2026-10-31')
     """
 
     start: date
     end: date
-    tz: str
+    tz: ZoneInfo
     kind: Kind = "range"
     spec: str | None = None
     to_date: bool = False
@@ -90,8 +90,8 @@ class ReportPeriod:
     def label(self) -> str:
         """The name with its days and timezone: "October 2026 (2026-10-01 to 2026-10-31, UTC)"."""
         if self.kind == "range":
-            return f"{self._days_text} ({self.tz})"
-        return f"{self.name} ({self._days_text}, {self.tz})"
+            return f"{self._days_text} ({self.tz.key})"
+        return f"{self.name} ({self._days_text}, {self.tz.key})"
 
     @property
     def _days_text(self) -> str:
@@ -121,7 +121,7 @@ def check_period(text: str) -> str:
             "(or a number of days such as '90d')",
         )
     try:
-        analysis_period.parse_period(value, tz="UTC", last_day=_ANY_DAY)
+        analysis_period.parse_period(value, tz=UTC_ZONE, last_day=_ANY_DAY)
     except InvalidParameterError as exc:
         raise InvalidParameterError("period", exc.message) from None  # it lists the periods
     return value
@@ -156,11 +156,11 @@ def check_compare(text: str) -> str:
     return str(value)
 
 
-def local_date(moment: datetime, tz: str) -> date:
+def local_date(moment: datetime, tz: ZoneInfo) -> date:
     """The calendar date of an aware `moment` in `tz`."""
     if moment.tzinfo is None:
         raise ValueError("local_date needs an aware datetime")
-    return moment.astimezone(ZoneInfo(tz)).date()
+    return moment.astimezone(tz).date()
 
 
 def resolve_period(
@@ -168,7 +168,7 @@ def resolve_period(
     since: date | None,
     until: date | None,
     period: str | None,
-    tz: str,
+    tz: ZoneInfo,
     last_day: date,
     default_period: str,
 ) -> ReportPeriod:
@@ -178,7 +178,6 @@ def resolve_period(
     resolves it, `last_day` being the last complete synced day; a number of days or weeks
     may instead start at `since` or end at `until`.
     """
-    tz = checked_tz(tz)
     if since is not None and until is not None:
         if period is not None:
             raise InvalidParameterError(

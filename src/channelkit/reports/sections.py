@@ -320,8 +320,8 @@ def _incomplete_caveat(period: ReportPeriod, fresh: Freshness) -> str:
 _TOP_CHART_COLUMNS = ("rank", "title", "readers", "read_rate", "opens", "channel")
 
 
-def _local_midnight(day: Any, tz: str) -> datetime:
-    return datetime.combine(day, time(), tzinfo=ZoneInfo(tz))
+def _local_midnight(day: Any, tz: ZoneInfo) -> datetime:
+    return datetime.combine(day, time(), tzinfo=tz)
 
 
 def _bodies(wh: Warehouse, post_ids: list[str]) -> dict[str, str]:
@@ -373,13 +373,13 @@ def _parameters(
     return (
         ("Period", period.label),
         ("Compared with", previous.label),
-        ("Timezone", period.tz),
+        ("Timezone", period.tz.key),
         ("Channels", ", ".join(channels) if channels else "all"),
         ("Warehouse", wh.path.name),
     )
 
 
-def _freshness(fresh: Freshness, tz: str) -> tuple[tuple[str, str], ...]:
+def _freshness(fresh: Freshness, tz: ZoneInfo) -> tuple[tuple[str, str], ...]:
     counts = fresh.row_counts
     last_sync = numbers.MISSING
     if fresh.last_sync_at is not None:
@@ -396,7 +396,7 @@ def _freshness(fresh: Freshness, tz: str) -> tuple[tuple[str, str], ...]:
     )
 
 
-def _trend_section(trend: pd.DataFrame, freq: str, tz: str, young: pd.DataFrame) -> Section:
+def _trend_section(trend: pd.DataFrame, freq: str, tz: ZoneInfo, young: pd.DataFrame) -> Section:
     title = "Readers and opens over time"
     intro = (
         f"Per {freq}: readers and read rate of the posts published that {freq}, and opens "
@@ -469,7 +469,7 @@ def _top_section(
     title: str,
     top: pd.DataFrame,
     bodies: dict[str, str],
-    tz: str,
+    tz: ZoneInfo,
     same_as: pd.DataFrame | None = None,
 ) -> Section:
     """The top posts; with `same_as` (the ranking by readers) given, a ranking by read rate
@@ -541,7 +541,7 @@ def _top_section(
     )
 
 
-def _low_reach_section(frame: pd.DataFrame, tz: str) -> Section:
+def _low_reach_section(frame: pd.DataFrame, tz: ZoneInfo) -> Section:
     title = "Posts that reached few of their audience"
     intro = (
         "Posts whose read rate is below half their channel's median read rate, worst first, "
@@ -584,7 +584,7 @@ def _low_reach_section(frame: pd.DataFrame, tz: str) -> Section:
     return Section("low-reach", title, intro, table=Table(columns, rows), notes=waiting + notes)
 
 
-def _channel_section(frame: pd.DataFrame, tz: str) -> Section:
+def _channel_section(frame: pd.DataFrame, tz: ZoneInfo) -> Section:
     title = "Channels"
     intro = (
         "Read rate is the readers of the posts published in the period per subscriber the "
@@ -660,7 +660,7 @@ def _group_section(
     key: str,
     frame: pd.DataFrame,
     draw: Callable[[pd.DataFrame], Any],
-    tz: str,
+    tz: ZoneInfo,
 ) -> Section:
     intro = (
         "Posts published in the period. Lift is the median of each post's read rate divided "
@@ -732,7 +732,7 @@ def _group_section(
     return Section(section_id, title, intro, charts=(drawn,), table=table, notes=notes)
 
 
-def _heatmap_section(frame: pd.DataFrame, tz: str) -> Section:
+def _heatmap_section(frame: pd.DataFrame, tz: ZoneInfo) -> Section:
     title = "When posts were published"
     intro = (
         "Posts published by weekday and hour (local time), and the readers those posts "
@@ -772,9 +772,11 @@ def _busiest(frame: pd.DataFrame, column: str, what: str, fmt: Callable[[Any], s
     return f"the most, {fmt(top[column])} {what}, on {slot}{behind}"
 
 
-def _upcoming_section(frame: pd.DataFrame, tz: str, as_of: datetime) -> Section:
+def _upcoming_section(frame: pd.DataFrame, tz: ZoneInfo, as_of: datetime) -> Section:
     title = "Upcoming scheduled posts"
-    intro = f"Scheduled after {numbers.local_time(as_of, tz)} ({tz}), as known at the last sync."
+    intro = (
+        f"Scheduled after {numbers.local_time(as_of, tz)} ({tz.key}), as known at the last sync."
+    )
     if frame.empty:
         return Section("upcoming", title, intro, empty="No scheduled posts.")
     columns = (
@@ -801,7 +803,7 @@ def _upcoming_section(frame: pd.DataFrame, tz: str, as_of: datetime) -> Section:
     return Section("upcoming", title, intro, table=Table(columns, rows), notes=notes)
 
 
-def _gap_caveat(fresh: Freshness, tz: str) -> list[str]:
+def _gap_caveat(fresh: Freshness, tz: ZoneInfo) -> list[str]:
     last = last_data_day(fresh)
     if fresh.last_sync_at is None or last is None:
         return []
@@ -824,9 +826,9 @@ def _caveats(
         "to date); opens and engagements count every post's activity in the period.",
         "Deleted posts and channels are left out everywhere.",
     ]
-    if period.tz != "UTC":
+    if period.tz.key != "UTC":
         caveats.append(
-            f"Daily engagement rows are UTC days; each counts as the {period.tz} day with the "
+            f"Daily engagement rows are UTC days; each counts as the {period.tz.key} day with the "
             "same date. Publication times are converted to local time exactly."
         )
     flagged = by_priority[by_priority["small_sample"].fillna(False).astype(bool)]

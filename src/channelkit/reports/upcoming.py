@@ -10,7 +10,7 @@ in that time are counted by who may approve them ("3 awaiting approval by legal"
 listed with their whole text, when an approval policy is set (`CHANNELKIT_APPROVAL_POLICY`):
 sent to the approvers by `deliver`, it is their review digest.
 
-    digest = upcoming_digest(client, within=timedelta(hours=36), tz="Europe/Berlin")
+    digest = upcoming_digest(client, within=timedelta(hours=36), tz=ZoneInfo("Europe/Berlin"))
     print(digest.text())               # one line per post: time, channel, title, author
     write_atomic(Path("upcoming.html"), digest.html())
 """
@@ -23,7 +23,6 @@ from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
-from channelkit._tz import load_zone
 from channelkit.errors import InvalidParameterError
 from channelkit.publish.approval.approving import awaiting_in
 from channelkit.publish.approval.policy import Policy
@@ -80,7 +79,7 @@ class UpcomingDigest:
 
     start: datetime
     end: datetime
-    tz: str
+    tz: ZoneInfo
     posts: tuple[UpcomingPost, ...]
     held: int = 0
     outlook: str | None = None
@@ -120,7 +119,7 @@ class UpcomingDigest:
 
     @property
     def span(self) -> str:
-        return f"{self.start:%a %Y-%m-%d %H:%M} to {self.end:%a %Y-%m-%d %H:%M} {self.tz}"
+        return f"{self.start:%a %Y-%m-%d %H:%M} to {self.end:%a %Y-%m-%d %H:%M} {self.tz.key}"
 
     @property
     def day(self) -> date:
@@ -156,7 +155,7 @@ def upcoming_digest(
     client: Client,
     *,
     within: timedelta,
-    tz: str,
+    tz: ZoneInfo,
     channels: Sequence[str] | None = None,
     now: datetime | None = None,
 ) -> UpcomingDigest:
@@ -164,8 +163,7 @@ def upcoming_digest(
     channel the key sees or of `channels` (ids, slugs or names)."""
     if within <= timedelta(0):
         raise InvalidParameterError("upcoming", "must be a positive duration such as 36h")
-    zone = load_zone(tz)
-    start = (now or client.server_time()).astimezone(zone).replace(microsecond=0)
+    start = (now or client.server_time()).astimezone(tz).replace(microsecond=0)
     end = start + within
     index = ChannelIndex.from_client(client)
     chosen = None
@@ -178,7 +176,7 @@ def upcoming_digest(
             chosen.add(found.id)
     listed = [post for post in client.posts.list() if chosen is None or post.channel_id in chosen]
     posts = [
-        _shown(post, index, zone)
+        _shown(post, index, tz)
         for post in listed
         if post.status == "scheduled"
         and post.scheduled_at is not None
@@ -186,12 +184,10 @@ def upcoming_digest(
     ]
     posts.sort(key=lambda post: (post.when, post.post_id))
     waiting = tuple(
-        _waiting(post, at, " or ".join(rule.approvers), index, zone)
+        _waiting(post, at, " or ".join(rule.approvers), index, tz)
         for post, at, rule in awaiting_in(listed, Policy.load(), index, start, end)
     )
-    return UpcomingDigest(
-        start, end, zone.key, tuple(posts), _held(listed, start, end), waiting=waiting
-    )
+    return UpcomingDigest(start, end, tz, tuple(posts), _held(listed, start, end), waiting=waiting)
 
 
 def _held(posts: Sequence[Post], start: datetime, end: datetime) -> int:

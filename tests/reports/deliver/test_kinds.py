@@ -7,10 +7,12 @@ import json
 import re
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from click.testing import CliRunner
 
+from channelkit._tz import UTC_ZONE
 from channelkit.cli import main
 from channelkit.reports.deliver.kinds import EMAIL, WEBHOOK_KINDS, Slack, WebhookKind
 from channelkit.reports.deliver.messages import (
@@ -23,13 +25,13 @@ from channelkit.reports.parameters import ReportPeriod
 from channelkit.reports.upcoming import UpcomingDigest, UpcomingPost
 
 START = datetime(2026, 11, 28, 7, 0, tzinfo=UTC)  # pinned: nothing here reads the clock
-PERIOD = ReportPeriod(date(2026, 11, 16), date(2026, 11, 23), "UTC", "week")
+PERIOD = ReportPeriod(date(2026, 11, 16), date(2026, 11, 23), ZoneInfo("UTC"), "week")
 MARKUP = "Town hall <today> & <!channel>"
 
 
 def _digest(posts: int = 1, title: str = MARKUP) -> DigestMessage:
     post = UpcomingPost("p1", START + timedelta(hours=2), "all-hands", title, "ann")
-    digest = UpcomingDigest(START, START + timedelta(hours=36), "UTC", (post,) * posts)
+    digest = UpcomingDigest(START, START + timedelta(hours=36), UTC_ZONE, (post,) * posts)
     return DigestMessage("morning", digest, digest.html(), digest.title)
 
 

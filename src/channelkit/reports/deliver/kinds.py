@@ -224,7 +224,7 @@ class Json(WebhookKind):
                 "name": page.period.name,
                 "start": page.period.start.isoformat(),
                 "last_day": page.period.last_day.isoformat(),
-                "tz": page.period.tz,
+                "tz": page.period.tz.key,
             },
             "compared_with": page.previous_period.name,
             "summary": [{"text": one_minus(s.text), "flags": list(s.flags)} for s in page.summary],

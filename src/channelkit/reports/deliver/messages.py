@@ -163,7 +163,7 @@ class DigestMessage:
             "title": digest.title,
             "start": digest.start.isoformat(),
             "end": digest.end.isoformat(),
-            "tz": digest.tz,
+            "tz": digest.tz.key,
             "posts": [
                 {
                     "post_id": post.post_id,

@@ -29,7 +29,8 @@ def deliver_upcoming(job: UpcomingJob, delivery: Delivery) -> list[Outcome]:
     from channelkit.client import Client
     from channelkit.reports.upcoming import upcoming_digest
 
-    day = (delivery.now or datetime.now(UTC)).astimezone(load_zone(job.tz)).date()
+    zone = load_zone(job.tz)  # checked when the file was read: the name is a zone
+    day = (delivery.now or datetime.now(UTC)).astimezone(zone).date()
     key = f"upcoming {day.isoformat()}"  # the ledger's period: one digest a day
     standing = delivery.unsent(job, key)
     pending = standing.pending
@@ -43,7 +44,7 @@ def deliver_upcoming(job: UpcomingJob, delivery: Delivery) -> list[Outcome]:
             digest = upcoming_digest(
                 client,
                 within=job.within,
-                tz=job.tz,
+                tz=zone,
                 channels=job.channels or None,
                 now=delivery.now,
             )
