@@ -89,7 +89,6 @@ def load_readers(
     last: date,
     horizon: int = OUTLOOK_HORIZON_DAYS,
     recent: int | None = None,
-    younger: bool = True,
     until: int | None = None,
     tz: ZoneInfo = UTC_ZONE,
 ) -> pd.DataFrame:
@@ -102,17 +101,17 @@ def load_readers(
     Every post of the filtered channels is read (the tag, priority and author filters
     become `selected`): a channel's history is all its posts. With `recent`, only each
     channel's `recent` latest posts published by `last - horizon` are kept, beside the
-    younger ones unless `younger` is False (every channel settles by the horizon, so they
-    hold its history). Columns: post_id, title, channel_id, channel, published_at, day
-    (days since 1970-01-01 of the UTC date of publication), readers (lifetime), audience,
-    selected, at_0..at_{horizon}, final.
+    younger ones (every channel settles by the horizon, so the older ones hold its
+    history). Columns: post_id, title, channel_id, channel, published_at, day (days since
+    1970-01-01 of the UTC date of publication), readers (lifetime), audience, selected,
+    at_0..at_{horizon}, final.
     """
     period = _days(first, last)
     only = None
     if recent is not None:
         # From the earliest day kept on: fewer posts to join, fewer daily rows to read.
         newest = last - timedelta(days=horizon)
-        only, first = _recent_only(con, flt, period, newest, recent, younger=younger)
+        only, first = _recent_only(con, flt, period, newest, recent)
         period = _days(first, last)
     bounds = Sql("d.date <= ?", (last,))
     if first is not None:
@@ -201,12 +200,10 @@ def _recent_only(
     period: Period,
     newest: date,
     recent: int,
-    *,
-    younger: bool,
 ) -> tuple[Only, date]:
     """Each channel's `recent` latest posts published by `newest` (at least: every post of
-    the day of its `recent`-th, `History.window` takes the exact ones) and, if `younger`,
-    every post after it, as `cohort_rows` keeps them (from the earliest day returned on)."""
+    the day of its `recent`-th, `History.window` takes the exact ones) and every post
+    after it, as `cohort_rows` keeps them (from the earliest day returned on)."""
     since = _since(con, flt, period, newest, recent)
     names = sorted(since)
     earliest = min(since.values(), default=newest + timedelta(days=1))
@@ -215,10 +212,7 @@ def _recent_only(
         "ON s.channel_id = p.channel_id",
         (names, [since[n] for n in names]),
     )
-    condition = Sql(
-        f"({_PUB} > ? OR {_PUB} >= s.since)" + ("" if younger else f" AND {_PUB} <= ?"),
-        (newest,) + (() if younger else (newest,)),
-    )
+    condition = Sql(f"({_PUB} > ? OR {_PUB} >= s.since)", (newest,))
     return Only(join, condition), earliest
 
 
