@@ -21,8 +21,6 @@ from channelkit.display.kinds import COUNT, RATE
 from fixtures import equal_rates
 from fixtures.decay import build_decaying
 
-pytestmark = pytest.mark.calendar  # periods pinned to the fixtures' days
-
 ALL = {"period": "all time", "tz": "UTC"}
 WEEK = {"start": "2026-10-05", "end": "2026-10-12", "tz": "UTC"}
 # The arguments a metric needs beyond its defaults to return its every column.
@@ -89,6 +87,7 @@ def _source(method: Callable[..., object]) -> str:
         return ""
 
 
+@pytest.mark.calendar
 def test_every_number_of_every_metric_has_a_declared_kind(
     frames: dict[str, pd.DataFrame],
 ) -> None:
@@ -131,6 +130,7 @@ KEEPS: dict[str, Callable[[pd.DataFrame], pd.DataFrame]] = {
 
 
 @pytest.mark.parametrize("operation", KEEPS.values(), ids=list(KEEPS))
+@pytest.mark.calendar
 def test_the_kinds_ride_on_the_frame(
     frames: dict[str, pd.DataFrame], operation: Callable[[pd.DataFrame], pd.DataFrame]
 ) -> None:
@@ -138,6 +138,7 @@ def test_the_kinds_ride_on_the_frame(
     assert kind_of(made, "read_rate") is RATE and kind_of(made, "posts") is COUNT
 
 
+@pytest.mark.calendar
 def test_a_merge_falls_back_on_the_names(frames: dict[str, pd.DataFrame]) -> None:
     tags = frames["tag_performance"]
     merged = tags.merge(pd.DataFrame({"tag": tags["tag"], "owner": "comms"}), on="tag")
@@ -155,6 +156,7 @@ def _column(page: str, header: str) -> list[str]:
     return [html.unescape(row[headers.index(header)]) for row in rows]
 
 
+@pytest.mark.calendar
 def test_a_users_column_named_like_a_declared_one_is_shown_by_its_dtype(
     frames: dict[str, pd.DataFrame],
 ) -> None:
@@ -173,6 +175,7 @@ def test_a_users_column_named_like_a_declared_one_is_shown_by_its_dtype(
     assert kind_of(plain, "share") is None
 
 
+@pytest.mark.calendar
 def test_a_users_kind_wins_over_the_metrics(frames: dict[str, pd.DataFrame]) -> None:
     tags = frames["tag_performance"].copy()
     tags["median_opens"] = 2.5
@@ -181,6 +184,7 @@ def test_a_users_kind_wins_over_the_metrics(frames: dict[str, pd.DataFrame]) -> 
     assert kind_of(frames["tag_performance"], "median_opens") is COUNT  # the copy only
 
 
+@pytest.mark.calendar
 def test_a_renamed_column_is_shown_by_its_dtype(frames: dict[str, pd.DataFrame]) -> None:
     renamed = frames["tag_performance"].rename(columns={"read_rate": "rr"})
     assert kind_of(renamed, "rr") is None  # attrs["kinds"] name the old column

@@ -18,8 +18,6 @@ from channelkit.widgets import BulkUpload
 from channelkit.widgets.bulk_upload import in_widget_words
 from fixtures.layout_corpus import SCHEDULIN_FILE, SCHEDULIN_LAYOUT, as_csv
 
-pytestmark = pytest.mark.calendar
-
 BERLIN = ZoneInfo("Europe/Berlin")
 
 
@@ -45,6 +43,7 @@ def _titles(client: Client, channel: Channel) -> list[str]:
     return sorted(post.title for post in client.posts.list(channel_id=channel.id))
 
 
+@pytest.mark.calendar
 def test_a_hootsuite_file_is_scheduled_with_a_channel_chosen_in_the_widget(
     client: Client, channels: dict[str, Channel], future_wall: datetime
 ) -> None:
@@ -80,6 +79,7 @@ def test_a_hootsuite_file_is_scheduled_with_a_channel_chosen_in_the_widget(
     assert posts[0].body == "Release 4.2 is out!\n\n<https://example.com/4.2>"
 
 
+@pytest.mark.calendar
 def test_names_in_a_file_go_to_the_channels_given_for_them(
     client: Client, channels: dict[str, Channel], future_wall: datetime
 ) -> None:
@@ -101,6 +101,7 @@ def test_names_in_a_file_go_to_the_channels_given_for_them(
     assert _titles(client, channels["engineering"]) == ["Ship it."]
 
 
+@pytest.mark.calendar
 def test_a_names_line_that_is_not_name_equals_channel_is_refused_in_the_widget(
     client: Client, channels: dict[str, Channel], future_wall: datetime
 ) -> None:
@@ -112,6 +113,7 @@ def test_a_names_line_that_is_not_name_equals_channel_is_refused_in_the_widget(
     assert "Names: 'Facebook all-hands' is not NAME=CHANNEL" in widget.status.value
 
 
+@pytest.mark.calendar
 def test_an_unknown_channel_given_to_the_widget_is_refused(
     client: Client, channels: dict[str, Channel]
 ) -> None:
@@ -133,6 +135,7 @@ def test_the_flags_in_messages_are_said_as_the_widgets_controls(message: str, sa
     assert "--" not in in_widget_words(message)
 
 
+@pytest.mark.calendar
 def test_a_channelkit_file_says_the_choices_are_for_other_tools_files(
     client: Client, channels: dict[str, Channel], future_wall: datetime
 ) -> None:
@@ -155,6 +158,7 @@ def _scheduled(client: Client) -> list[tuple[str, str, str]]:
     return [(str(slugs[p.channel_id]), p.title, str(p.scheduled_at)) for p in posts]
 
 
+@pytest.mark.calendar
 def test_a_layout_file_uploaded_in_the_widget_schedules_a_tool_channelkit_does_not_ship(
     client: Client, channels: dict[str, Channel]
 ) -> None:
@@ -187,6 +191,7 @@ def test_a_layout_file_uploaded_in_the_widget_schedules_a_tool_channelkit_does_n
     assert widget.plan is None and "declare a layout" in widget.status.value
 
 
+@pytest.mark.calendar
 def test_a_layout_file_given_by_its_path_is_used_from_the_start(
     client: Client, channels: dict[str, Channel], tmp_path: Path
 ) -> None:
@@ -209,6 +214,7 @@ def test_a_layout_file_given_by_its_path_is_used_from_the_start(
         ("name = 'Schedulin'".encode("utf-16"), "Layout file: schedulin.toml is not UTF-8 text"),
     ],
 )
+@pytest.mark.calendar
 def test_a_layout_file_that_cannot_be_used_is_refused_in_the_widgets_words(
     client: Client, channels: dict[str, Channel], content: str | bytes, said: str
 ) -> None:
@@ -222,6 +228,7 @@ def test_a_layout_file_that_cannot_be_used_is_refused_in_the_widgets_words(
     assert widget.drop_layout.disabled  # no layout file in use
 
 
+@pytest.mark.calendar
 def test_a_layout_file_path_that_does_not_exist_is_refused_naming_it(
     client: Client, channels: dict[str, Channel], tmp_path: Path
 ) -> None:

@@ -38,8 +38,6 @@ from fixtures.layout_corpus import (
     expected,
 )
 
-pytestmark = pytest.mark.calendar
-
 _ISO_Z = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z"
 # layout: (the documented header, or None for none; the columns holding the time; how the
 # documented time looks, its cells joined by a space)
@@ -157,6 +155,7 @@ def test_every_layout_with_a_source_is_checked_here_or_says_why_not() -> None:
 
 @pytest.mark.parametrize("kind", ["csv", "xlsx"])
 @pytest.mark.parametrize("key", sorted(DOCUMENTED))
+@pytest.mark.calendar
 def test_the_export_writes_the_documented_template_and_reads_back(
     key: str, kind: str, tmp_path: Path
 ) -> None:
@@ -205,6 +204,7 @@ def _read_one(header: list[str], cells: list[object], **choices: object) -> obje
     return plan.rows[0]
 
 
+@pytest.mark.calendar
 def test_an_ayrshare_time_without_its_z_is_utc_not_the_users_zone() -> None:
     # "Datetime to schedule the post in UTC format" (ayrshare.com/docs "Bulk Post").
     header = ["post", "platforms", "mediaUrls", "scheduleDate"]
@@ -216,6 +216,7 @@ def test_an_ayrshare_time_without_its_z_is_utc_not_the_users_zone() -> None:
 POSTFAST = ["scheduled_at", "account_id", "content"]
 
 
+@pytest.mark.calendar
 def test_a_postfast_time_with_an_offset_is_read_with_it() -> None:
     account = ACCOUNTS[0][0]
     row = _read_one(POSTFAST, ["2031-03-04T09:00:00+01:00", account, "Hi there."], names=ACCOUNTS)
@@ -224,6 +225,7 @@ def test_a_postfast_time_with_an_offset_is_read_with_it() -> None:
     assert row.request.channel_id == "news"  # type: ignore[attr-defined]
 
 
+@pytest.mark.calendar
 def test_a_postfast_time_without_an_offset_is_refused_not_guessed() -> None:
     # "ISO-8601 datetime with a timezone offset" (help.postfa.st "CSV format reference").
     row = _read_one(POSTFAST, ["2031-03-04T09:00:00", ACCOUNTS[0][0], "Hi."], names=ACCOUNTS)
@@ -240,6 +242,7 @@ def test_a_postfast_export_asks_for_the_account_of_each_channel() -> None:
     assert "no account_id for eng, news; give --map ACCOUNT_ID=CHANNEL for each" in message
 
 
+@pytest.mark.calendar
 def test_a_date_in_words_is_refused_asking_for_the_date() -> None:
     # Publer's Date may be "a simple prompt in English, such as "next Friday at 2 PM""
     # (publer.com/blog "The Ultimate CSV Bulk Scheduler"): it means nothing without the
@@ -270,6 +273,7 @@ def test_a_postcron_file_is_recognised_by_its_documented_shape_alone() -> None:
     )
 
 
+@pytest.mark.calendar
 def test_load_spreadsheet_takes_the_choices_from_the_public_api(tmp_path: Path) -> None:
     import channelkit as ck
 
@@ -281,6 +285,7 @@ def test_load_spreadsheet_takes_the_choices_from_the_public_api(tmp_path: Path) 
     assert [row.request.channel_id for row in plan.rows if row.request] == ["news"] * len(POSTS)
 
 
+@pytest.mark.calendar
 def test_the_command_refuses_a_postfast_export_without_accounts_in_one_line(
     service: LocalService, admin_key: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -25,8 +25,6 @@ from channelkit.publish.sheets.spreadsheet import read_sheet
 from channelkit.service import LocalService
 from fixtures.layout_corpus import SCHEDULIN_FILE, SCHEDULIN_LAYOUT, as_csv
 
-pytestmark = pytest.mark.calendar  # dated 2031: ahead of any instant the calendar run picks
-
 NATIVE_ROWS = [["channel", "title", "body", "scheduled_at"], ["news", "T", "B", "2031-03-04 09:00"]]
 BUFFER_ROWS = [["Text", "Posting Time"], ["Hello there.", "2031-03-04 09:00"]]
 
@@ -122,6 +120,7 @@ def _run(*args: str | Path) -> Result:
     return CliRunner().invoke(main, [str(arg) for arg in args])
 
 
+@pytest.mark.calendar
 def test_a_layout_file_schedules_a_tool_channelkit_does_not_ship_end_to_end(
     tmp_path: Path, live: SimpleNamespace
 ) -> None:
@@ -143,6 +142,7 @@ def test_a_layout_file_schedules_a_tool_channelkit_does_not_ship_end_to_end(
     assert posts[0].body == "Town hall on Thursday. Bring your questions."
 
 
+@pytest.mark.calendar
 def test_the_drafted_layout_file_schedules_the_file_once_its_blanks_are_filled(
     tmp_path: Path, live: SimpleNamespace
 ) -> None:
