@@ -74,6 +74,9 @@ taking turns, 9 rounds, two runs: first outlook 1.86x / 1.94x -> 1.47x / 1.31x b
 clock, 1.78x / 1.75x -> 1.71x / 1.59x in CPU time; cached 1.50x / 1.36x -> 1.39x / 1.23x
 in CPU time (five runs of each side in turn: first outlook 1.30-2.09x before, 1.33-1.72x
 after by the clock, 1.61-2.18x and 1.52-1.82x in CPU time).
+On a quiet machine (load 1.1, 7 December 2026 18:09 UTC, --runs 5): first outlook 1.79x by
+the clock and 1.62x in CPU time, cached 1.51x and 1.35x; two more runs as the load rose to
+8 and 17: 1.88x / 2.23x by the clock, 1.63x / 1.63x in CPU time (docs/metrics.md, Speed).
 """
 
 from __future__ import annotations
