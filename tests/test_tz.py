@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -151,6 +152,7 @@ def test_every_entry_point_refuses_an_unknown_zone_in_the_same_words(
 # --- one error for a bad zone, at every entry -------------------------------------------------
 
 TYPO = "Europ/Berlin"
+NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)  # pinned: validate_post is told the time
 # Nothing listens here: an entry that asked the service before checking its zone would
 # fail with a connection error instead of the zone's.
 _DEAD_SERVICE = "http://127.0.0.1:9/v1"
@@ -234,6 +236,9 @@ def _library_and_files(tmp_path: Path, small_warehouse: Path) -> dict[str, Calla
         ),
         "ck.hold": lambda: ck.hold(dead, channel="all-hands", tz=TYPO),
         "ck.release": lambda: ck.release(dead, channel="all-hands", tz=TYPO),
+        "ck.publish.validate_post": lambda: ck.publish.validate_post(
+            {"channel": "all-hands", "title": "T", "body": "B"}, channels=None, tz=TYPO, now=NOW
+        ),
         "delivery file": lambda: load_config(delivery),
         "watch file": lambda: load_watch(watch),
     }
