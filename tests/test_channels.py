@@ -6,7 +6,6 @@ import pytest
 
 from channelkit._channels import ChannelLookup, ChannelName, channel_candidates, match_channel
 from channelkit._suggest import choices_text, nearest
-from channelkit._tz import resolve_tz
 from channelkit.errors import InvalidParameterError
 
 CHANNELS = [
@@ -71,12 +70,3 @@ def test_nearest_and_choices() -> None:
     assert choices_text("zzz", ["a", "b"]) == "choices: a, b"
     many = [f"name{i}" for i in range(9)]
     assert choices_text("name3", many).endswith("... (9 in all)")
-
-
-def test_resolve_tz_argument_then_environment_then_utc(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("CHANNELKIT_TZ", raising=False)
-    assert resolve_tz(None) == "UTC"
-    monkeypatch.setenv("CHANNELKIT_TZ", " Europe/Berlin ")
-    assert resolve_tz(None) == "Europe/Berlin"
-    assert resolve_tz("Asia/Tokyo") == "Asia/Tokyo"
-    assert resolve_tz("") == "Europe/Berlin"

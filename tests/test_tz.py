@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -14,7 +15,7 @@ from click.testing import CliRunner
 import channelkit as ck
 from channelkit._cli import TimeZoneName
 from channelkit._constants import DEFAULT_TZ, ENV_TZ
-from channelkit._tz import checked_zone, given_tz, resolve_tz, unknown_zone
+from channelkit._tz import resolve_zone, unknown_zone
 from channelkit.cli import main
 from channelkit.client import Client
 from channelkit.errors import ChannelkitError, InvalidParameterError, TimeError, UnknownZoneError
@@ -29,13 +30,15 @@ from channelkit.widgets._zones import initial_zone
 
 def test_an_argument_wins_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(ENV_TZ, "Asia/Tokyo")
-    assert resolve_tz(" Europe/Berlin ") == "Europe/Berlin"
+    assert resolve_zone(" Europe/Berlin ").key == "Europe/Berlin"
+    assert resolve_zone(" Europe/Berlin ", default=None) == ZoneInfo("Europe/Berlin")
 
 
 def test_the_environment_wins_over_utc(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(ENV_TZ, "Asia/Tokyo")
-    assert resolve_tz(None) == "Asia/Tokyo"
-    assert resolve_tz("  ") == "Asia/Tokyo"  # blank counts as not given
+    assert resolve_zone(None).key == "Asia/Tokyo"
+    assert resolve_zone("  ").key == "Asia/Tokyo"  # blank counts as not given
+    assert resolve_zone(None, default=None) == ZoneInfo("Asia/Tokyo")  # publishing too
 
 
 @pytest.mark.parametrize("value", [None, "", "   "])
@@ -44,7 +47,8 @@ def test_utc_when_nothing_names_a_zone(monkeypatch: pytest.MonkeyPatch, value: s
         monkeypatch.delenv(ENV_TZ, raising=False)
     else:
         monkeypatch.setenv(ENV_TZ, value)
-    assert resolve_tz(None) == DEFAULT_TZ == "UTC"
+    assert resolve_zone(None).key == DEFAULT_TZ == "UTC"
+    assert resolve_zone(value, default=ZoneInfo("Asia/Tokyo")).key == "Asia/Tokyo"
 
 
 def test_a_bad_environment_zone_is_refused_by_the_part_that_uses_it(
@@ -53,7 +57,7 @@ def test_a_bad_environment_zone_is_refused_by_the_part_that_uses_it(
     monkeypatch.setenv(ENV_TZ, "Mars/Olympus")
     with pytest.raises(InvalidParameterError, match="'Mars/Olympus' is not a time zone"):
         Warehouse(small_warehouse).posts()
-    assert resolve_tz("UTC") == "UTC"  # an argument does not even look at it
+    assert resolve_zone("UTC").key == "UTC"  # an argument does not even look at it
 
 
 @pytest.mark.calendar
@@ -74,7 +78,7 @@ def test_every_part_uses_the_resolver(
 def test_publishing_has_no_utc_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
     # a naive time read as UTC by accident would publish at the wrong hour
     monkeypatch.delenv(ENV_TZ, raising=False)
-    assert given_tz(None) is None and given_tz(" Asia/Tokyo ") == "Asia/Tokyo"
+    assert resolve_zone(None, default=None) is None
     sheet = b"channel,title,body,scheduled_at\nall-hands,Hi,Body,2030-01-02 09:00\n"
     plan = load_spreadsheet(sheet, filename="posts.csv")
     assert plan.tz is None
@@ -148,6 +152,7 @@ def test_every_entry_point_refuses_an_unknown_zone_in_the_same_words(
 # --- one error for a bad zone, at every entry -------------------------------------------------
 
 TYPO = "Europ/Berlin"
+NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)  # pinned: validate_post is told the time
 # Nothing listens here: an entry that asked the service before checking its zone would
 # fail with a connection error instead of the zone's.
 _DEAD_SERVICE = "http://127.0.0.1:9/v1"
@@ -231,6 +236,9 @@ def _library_and_files(tmp_path: Path, small_warehouse: Path) -> dict[str, Calla
         ),
         "ck.hold": lambda: ck.hold(dead, channel="all-hands", tz=TYPO),
         "ck.release": lambda: ck.release(dead, channel="all-hands", tz=TYPO),
+        "ck.publish.validate_post": lambda: ck.publish.validate_post(
+            {"channel": "all-hands", "title": "T", "body": "B"}, channels=None, tz=TYPO, now=NOW
+        ),
         "delivery file": lambda: load_config(delivery),
         "watch file": lambda: load_watch(watch),
     }
@@ -286,10 +294,24 @@ def test_the_one_error_is_both_a_bad_argument_and_a_bad_time() -> None:
     assert str(raised.value) == unknown_zone(TYPO)  # inside a row: the column names it
 
 
-def test_checked_zone_folds_case_and_refuses_what_is_not_a_zone() -> None:
-    assert checked_zone("europe/berlin").key == "Europe/Berlin"
+def test_the_resolver_folds_case_and_refuses_what_is_not_a_zone() -> None:
+    assert resolve_zone("europe/berlin").key == "Europe/Berlin"
     berlin = ZoneInfo("Europe/Berlin")
-    assert checked_zone(berlin) is berlin  # resolved at an outer edge: used as it is
-    for bad in ("Mars/Olympus", "../etc/passwd"):
-        with pytest.raises(InvalidParameterError, match="is not a time zone; use an IANA"):
-            checked_zone(bad)
+    for default in (None, ZoneInfo("UTC")):  # resolved at an outer edge: used as it is
+        assert resolve_zone(berlin, default=default) is berlin
+    for bad in ("Mars/Olympus", "../etc/passwd", 5, b"UTC"):
+        for default in (None, ZoneInfo("UTC")):
+            with pytest.raises(UnknownZoneError) as raised:
+                resolve_zone(bad, default=default)
+            assert (raised.value.param, raised.value.message) == ("tz", unknown_zone(bad))
+
+
+def test_the_resolver_names_the_environment_when_it_gave_the_bad_zone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(ENV_TZ, TYPO)
+    for default in (None, ZoneInfo("UTC")):
+        with pytest.raises(UnknownZoneError) as raised:
+            resolve_zone(" ", default=default)
+        assert str(raised.value) == f"{ENV_TZ}: {unknown_zone(TYPO)}"
+    assert resolve_zone("Asia/Tokyo", default=None).key == "Asia/Tokyo"  # given: not asked

@@ -370,7 +370,7 @@ def _from_environment(ctx: click.Context | None, param: click.Parameter | None) 
 
 
 def tz_option(help_text: str, *, default: str | None = DEFAULT_TZ) -> Callable[[FC], FC]:
-    """`--tz NAME`, defaulting to `CHANNELKIT_TZ`, else `default` (as `_tz.resolve_tz` does).
+    """`--tz NAME`, defaulting to `CHANNELKIT_TZ`, else `default` (as `_tz.resolve_zone` does).
 
     Publishing passes `default=None`: a naive time read as UTC by accident would publish at
     the wrong hour, so there it stays an error.

@@ -1,5 +1,5 @@
-"""Time zones: the one resolver (an argument, else `CHANNELKIT_TZ`, else UTC) and the one
-check, so that every entry point (a `--tz` option, `tz=` of a metric, a sheet's timezone
+"""Time zones: the one resolver (an argument, else `CHANNELKIT_TZ`, else a default) and the
+one check, so that every entry point (a `--tz` option, `tz=` of a metric, a sheet's timezone
 column, a delivery config) refuses an unknown zone with the same words.
 """
 
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
+from typing import overload
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from channelkit._constants import DEFAULT_TZ, ENV_TZ
@@ -15,26 +16,6 @@ from channelkit.errors import UnknownZoneError
 
 UTC_ZONE = ZoneInfo("UTC")  # for times the service gives (always UTC), and a zone not given
 DEFAULT_ZONE = ZoneInfo(DEFAULT_TZ)  # `DEFAULT_TZ` resolved, for options' defaults
-
-
-def resolve_tz(tz: str | None) -> str:
-    """`tz` when given (stripped), else `CHANNELKIT_TZ` when set, else "UTC".
-
-    >>> resolve_tz("Europe/Berlin")
-    'Europe/Berlin'
-    """
-    return given_tz(tz) or DEFAULT_TZ
-
-
-def given_tz(tz: str | None) -> str | None:
-    """`tz` when given (stripped), else `CHANNELKIT_TZ` when set, else None.
-
-    For publishing, where a naive time must not be read as UTC by accident (it would go
-    out at the wrong hour): there, no zone at all stays an error.
-    """
-    if tz is not None and tz.strip():
-        return tz.strip()
-    return os.environ.get(ENV_TZ, "").strip() or None
 
 
 def load_zone(name: object, *, param: str = "tz") -> ZoneInfo:
@@ -52,36 +33,31 @@ def load_zone(name: object, *, param: str = "tz") -> ZoneInfo:
     raise UnknownZoneError(param, unknown_zone(name))
 
 
-def checked_zone(tz: str | ZoneInfo | None) -> ZoneInfo:
-    """The zone to use (`resolve_tz`), as the `ZoneInfo` every function below an edge takes,
-    checked: an unknown one is refused, naming `tz` or `CHANNELKIT_TZ`, whichever gave it.
-    A `ZoneInfo` (resolved already, at an outer edge) is used as it is, never looked up again.
+@overload
+def resolve_zone(tz: object, *, default: ZoneInfo = ...) -> ZoneInfo: ...
+@overload
+def resolve_zone(tz: object, *, default: None) -> ZoneInfo | None: ...
+def resolve_zone(tz: object, *, default: ZoneInfo | None = DEFAULT_ZONE) -> ZoneInfo | None:
+    """The one resolver of every edge that takes a zone: `tz` (a name in any case, or a
+    `ZoneInfo`, resolved at an outer edge already and used as it is), else `CHANNELKIT_TZ`
+    when set, else `default`. A blank name counts as not given. Anything else (an unknown
+    name, a number) is refused by `load_zone`, naming `tz` or `CHANNELKIT_TZ`, whichever
+    gave it.
 
-    >>> checked_zone(" europe/berlin ").key
+    Publishing passes `default=None`: a naive time read as UTC by accident would go out at
+    the wrong hour, so there no zone at all stays an error, said by the caller.
+
+    >>> resolve_zone(" europe/berlin ").key
     'Europe/Berlin'
+    >>> resolve_zone(ZoneInfo("Asia/Tokyo"), default=None).key
+    'Asia/Tokyo'
     """
     if isinstance(tz, ZoneInfo):
         return tz
-    return load_zone(resolve_tz(tz), param=_named_by(tz))
-
-
-def given_zone(tz: str | ZoneInfo | None) -> ZoneInfo | None:
-    """`given_tz`, checked, for the library's publishing entries (`ck.schedule`,
-    `load_spreadsheet`, `hold`, ...): refused before any work is done; a `ZoneInfo` is used
-    as it is.
-
-    >>> given_zone(" europe/berlin ").key
-    'Europe/Berlin'
-    """
-    if isinstance(tz, ZoneInfo):
-        return tz
-    zone = given_tz(tz)
-    return None if zone is None else load_zone(zone, param=_named_by(tz))
-
-
-def _named_by(tz: str | None) -> str:
-    """Where a zone came from: the argument when given, else the environment."""
-    return "tz" if tz is not None and tz.strip() else ENV_TZ
+    if tz is None or (isinstance(tz, str) and not tz.strip()):  # not given
+        named = os.environ.get(ENV_TZ, "").strip()
+        return load_zone(named, param=ENV_TZ) if named else default
+    return load_zone(tz, param="tz")
 
 
 def unknown_zone(name: object) -> str:

@@ -34,6 +34,7 @@ from channelkit._constants import (
     TOP_POSTS_N,
 )
 from channelkit._spec import POST_STATUSES
+from channelkit._tz import resolve_zone
 from channelkit._urls import redact_url
 from channelkit.analysis import groups, metrics, outlook, reach, timing
 from channelkit.analysis.card import read_facts
@@ -69,7 +70,6 @@ from channelkit.analysis.query import (
     check_grid,
     choose_period,
     filters_as_given,
-    keyword_zone,
     subscribers_frame,
     uses_default,
     whole_default,
@@ -267,7 +267,7 @@ class Warehouse:
 
         Dtypes follow the metric methods; TIMESTAMPTZ columns are converted to `tz`.
         """
-        zone = keyword_zone(tz)
+        zone = resolve_zone(tz)
         with self._connect() as con:
             try:
                 table = con.sql(query, params=params).to_arrow_table()
@@ -321,7 +321,7 @@ class Warehouse:
         `subscriber_count` is the channel listing's count when it was last synced; the
         daily counts of channel analytics are in `channel_comparison` and `subscribers`
         (`attrs["sources"]` names each)."""
-        zone = keyword_zone(tz)
+        zone = resolve_zone(tz)
         with self._connect() as con:
             frame = metrics.channels(con, zone)
         frame.attrs["sources"] = {"subscriber_count": SUBSCRIBERS_LISTED}
@@ -883,7 +883,7 @@ class Warehouse:
         does not change with the wall clock. `start`/`end` bound `scheduled_at`.
         """
         check_keywords("upcoming_scheduled", filters, UPCOMING_KEYS)
-        zone = keyword_zone(filters.get("tz"))
+        zone = resolve_zone(filters.get("tz"))
         moment = datetime.now(UTC) if as_of is None else to_local(as_of, zone, param="as_of")
 
         def compute(q: Query) -> pd.DataFrame:
@@ -933,7 +933,7 @@ class Warehouse:
     def _query(
         self, filters: Mapping[str, object], *, daily: bool, default: str | None
     ) -> Iterator[Query]:
-        zone = keyword_zone(filters.get("tz"))
+        zone = resolve_zone(filters.get("tz"))
         with self._connect() as con:
             coverage = self._coverage(con)
             coverage.require_synced()

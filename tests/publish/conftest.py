@@ -1,14 +1,18 @@
-"""Builders for spreadsheets of posts, made in the test from plain Python rows."""
+"""Builders for spreadsheets of posts, made in the test from plain Python rows, and a
+client of the real local service with the channels those rows name."""
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import SimpleNamespace
 
 import pytest
 from openpyxl import Workbook
+
+from channelkit.client import Client
+from channelkit.service import LocalService
 
 HEADER = ["channel", "title", "body", "scheduled_at"]
 
@@ -49,3 +53,13 @@ def make_xlsx(
 def sheets() -> SimpleNamespace:
     """`sheets.csv(rows, encoding=, delimiter=)` and `sheets.xlsx(rows, sheet=, edit=)`."""
     return SimpleNamespace(csv=make_csv, xlsx=make_xlsx, header=HEADER)
+
+
+@pytest.fixture
+def client(service: LocalService, admin_key: str) -> Iterator[Client]:
+    """An admin's client of the real local service, with the channels "All hands" and
+    "Engineering" (slugs `all-hands`, `engineering`)."""
+    with Client(base_url=service.base_url, api_key=admin_key) as client:
+        client.channels.create(name="All hands")
+        client.channels.create(name="Engineering")
+        yield client

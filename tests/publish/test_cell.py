@@ -18,6 +18,7 @@ pytestmark = pytest.mark.calendar
 
 @pytest.fixture
 def client(service: LocalService, admin_key: str) -> Iterator[Client]:
+    """One channel only (not the two of tests/publish/conftest.py): a message lists it alone."""
     with Client(base_url=service.base_url, api_key=admin_key) as client:
         client.channels.create(name="All hands")
         yield client

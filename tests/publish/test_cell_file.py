@@ -3,7 +3,6 @@ the command's choices as keywords, and a tool channelkit does not ship by its la
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,18 +11,9 @@ import channelkit as ck
 from channelkit.client import Client
 from channelkit.errors import InvalidParameterError, PlanNotValidError, SpreadsheetError
 from channelkit.publish import Plan, SubmitResult
-from channelkit.service import LocalService
 from fixtures.layout_corpus import SCHEDULIN_FILE, SCHEDULIN_LAYOUT, as_csv
 
 # The tests against the service are dated 2031: ahead of any instant the calendar run picks.
-
-
-@pytest.fixture
-def client(service: LocalService, admin_key: str) -> Iterator[Client]:
-    with Client(base_url=service.base_url, api_key=admin_key) as client:
-        client.channels.create(name="All hands")
-        client.channels.create(name="Engineering")
-        yield client
 
 
 def _scheduled(client: Client) -> list[tuple[str, str, str]]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -14,6 +13,7 @@ import pytest
 from channelkit.errors import WarehouseError
 from channelkit.storage.connection import is_storage_fault, open_warehouse, storage_problem
 from channelkit.storage.schema import CONTRACT_COLUMNS, CONTRACT_MARK, SCHEMA_VERSION
+from fixtures.sqlite_file import write_sqlite
 
 
 def test_new_file_is_created_and_migrated(tmp_path: Path) -> None:
@@ -154,11 +154,7 @@ def test_connections_never_fetch_or_load_extensions(tmp_path: Path) -> None:
 
 
 def test_a_sqlite_file_is_refused_before_duckdb_reads_it(tmp_path: Path) -> None:
-    path = tmp_path / "service.sqlite"
-    sqlite = sqlite3.connect(path)
-    sqlite.execute("CREATE TABLE posts (id TEXT)")
-    sqlite.commit()
-    sqlite.close()
+    path = write_sqlite(tmp_path / "service.sqlite")
     for read_only in (True, False):
         with pytest.raises(WarehouseError, match=r"service.sqlite is a SQLite database, not a"):
             open_warehouse(path, read_only=read_only)

@@ -4,7 +4,6 @@ saw, and `channelkit status` reading it."""
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +21,7 @@ from channelkit.errors import WarehouseError
 from channelkit.service import LocalService, local
 from channelkit.storage.connection import open_warehouse
 from channelkit.sync import run_sync
+from fixtures.sqlite_file import write_sqlite
 
 DAY = 86_400.0
 
@@ -165,11 +165,7 @@ def test_a_run_refused_at_its_file_leaves_no_listing_behind(tmp_path: Path) -> N
     # The key's view is listed in a thread while the working copy is made and opened: a
     # file refused meanwhile (a SQLite database) ends the run in one error, and the run
     # waits for its listing rather than leave a thread using the client.
-    path = tmp_path / "service.sqlite"
-    sqlite = sqlite3.connect(path)
-    sqlite.execute("CREATE TABLE t (x)")
-    sqlite.commit()
-    sqlite.close()
+    path = write_sqlite(tmp_path / "service.sqlite")
     with LocalService(admin=True) as svc:
         key = svc.create_key(user="admin", team="comms", plan="enterprise")
         with Client(base_url=svc.base_url, api_key=key) as client:

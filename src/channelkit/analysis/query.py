@@ -24,7 +24,6 @@ from channelkit._constants import (
     METRIC_DEFAULT_PERIOD,
     SYNC_CONVERGENCE_RUNS,
 )
-from channelkit._tz import checked_zone, unknown_zone
 from channelkit.analysis import metrics
 from channelkit.analysis.coverage import Coverage, period_coverage
 from channelkit.analysis.dtypes import MetricFrame, as_date, local_midnight
@@ -35,7 +34,7 @@ from channelkit.analysis.rows import day_range, instant_range
 from channelkit.analysis.sql import Sql, first_row, plain_frame
 from channelkit.display.columns import DECLARED, KINDS_ATTR, declare
 from channelkit.display.kinds import COUNT, DAYS
-from channelkit.errors import InvalidParameterError, UnknownZoneError
+from channelkit.errors import InvalidParameterError
 
 
 @dataclass(frozen=True)
@@ -134,14 +133,6 @@ class Query:
         if previous is not None:
             frame.attrs.update(previous_start=previous.start, previous_end=previous.end)
         return frame
-
-
-def keyword_zone(tz: object) -> ZoneInfo:
-    """The zone of a `tz=` keyword (`checked_zone`: a name, a `ZoneInfo`, else
-    CHANNELKIT_TZ, else UTC); anything else is refused with the one message."""
-    if tz is not None and not isinstance(tz, str | ZoneInfo):
-        raise UnknownZoneError("tz", unknown_zone(tz))
-    return checked_zone(tz)
 
 
 def _posts_have(count: int) -> str:

@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import PrivateAttr
 
-from channelkit._tz import given_zone
+from channelkit._tz import resolve_zone
 from channelkit.client.models import Post
 from channelkit.errors import ChannelkitError, PostValidationError
 from channelkit.publish.approval.approving import gate, untimed
@@ -111,7 +111,8 @@ def schedule(
     unknown = sorted(set(more) - set(_MORE))
     if unknown:
         raise TypeError(f"schedule() got an unexpected keyword argument {unknown[0]!r}")
-    zone = given_zone(tz)  # before any client or request: a bad zone is a bad argument
+    # before any client or request: a bad zone is a bad argument
+    zone = resolve_zone(tz, default=None)
     if client is None:
         from channelkit.client import Client
 

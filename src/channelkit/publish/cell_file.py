@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, overload
 from zoneinfo import ZoneInfo
 
-from channelkit._tz import given_zone
+from channelkit._tz import resolve_zone
 from channelkit.publish.layouts.library import known_layouts
 from channelkit.publish.layouts.read import Choices
 from channelkit.publish.sheets.plan import Plan, load_spreadsheet
@@ -92,7 +92,8 @@ def schedule_file(
     choice that cannot be used raises before any request (`SpreadsheetError`,
     `InvalidParameterError`); running the cell again creates nothing twice.
     """
-    zone = given_zone(tz)  # before any client or request: a bad zone is a bad argument
+    # before any client or request: a bad zone is a bad argument
+    zone = resolve_zone(tz, default=None)
     layouts = known_layouts(Path(layout_file)) if layout_file is not None else ()
     choices = Choices(
         channel=channel or None,

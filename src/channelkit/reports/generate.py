@@ -21,7 +21,7 @@ from channelkit._constants import (
     REPORT_PDF_PAPERS,
     REPORT_PERIOD_DEFAULT,
 )
-from channelkit._tz import checked_zone
+from channelkit._tz import resolve_zone
 from channelkit._version import __version__
 from channelkit.errors import InvalidParameterError
 from channelkit.reports.checks import check_coverage, check_freshness
@@ -164,7 +164,7 @@ def build_report(
     from channelkit.warehouse import Warehouse
 
     step = on_step or _log.info
-    tz = checked_zone(tz)
+    tz = resolve_zone(tz)
     compare = check_compare(compare)
     since_date = _as_date(since, "since")
     until_date = _as_date(until, "until")
@@ -275,7 +275,7 @@ def report_period(
         since=_as_date(since, "since"),
         until=_as_date(until, "until"),
         period=period,
-        tz=checked_zone(tz),
+        tz=resolve_zone(tz),
         last_day=coverage.last_complete_day,
         default_period=REPORT_PERIOD_DEFAULT,
     )

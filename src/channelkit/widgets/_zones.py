@@ -5,9 +5,8 @@ from __future__ import annotations
 import zoneinfo
 from functools import lru_cache
 
-from channelkit._tz import resolve_tz
-from channelkit.errors import FieldError, PostValidationError, TimeError
-from channelkit.publish.post.times import time_zone
+from channelkit._tz import resolve_zone
+from channelkit.errors import FieldError, PostValidationError, UnknownZoneError
 
 
 @lru_cache(maxsize=1)
@@ -19,11 +18,10 @@ def zone_options() -> tuple[str, ...]:
 
 def initial_zone(tz: str | None) -> str:
     """`tz`, else CHANNELKIT_TZ, else UTC; an unknown name raises `PostValidationError`."""
-    name = resolve_tz(tz)
     try:
-        return time_zone(name).key
-    except TimeError as exc:
-        raise PostValidationError([FieldError("timezone", str(exc))]) from None
+        return resolve_zone(tz).key
+    except UnknownZoneError as exc:  # the widget's own words: a field of the form
+        raise PostValidationError([FieldError("timezone", exc.message)]) from None
 
 
 def options_with(zone: str) -> tuple[str, ...]:

@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING
 
 import ipywidgets as widgets
 
-from channelkit._constants import DEFAULT_TZ
-from channelkit._tz import load_zone
+from channelkit._tz import resolve_zone
 from channelkit.errors import ChannelkitError
 from channelkit.publish.approval import approving
 from channelkit.publish.approval.policy import Policy
@@ -42,12 +41,12 @@ class Approvals(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no type h
         by: str,
         policy: str | Path | Policy | None = None,
         key: str | Path | None = None,
-        tz: str = DEFAULT_TZ,
+        tz: str | None = None,
     ) -> None:
         self._client = client
         self._policy = policy if isinstance(policy, Policy) else Policy.load(policy)
         self._signer = Signer.load(by, key)
-        self._tz = load_zone(tz)  # once, here: the listing shows every time in it
+        self._tz = resolve_zone(tz)  # once, here: the listing shows every time in it
         self.listing = widgets.HTML()
         self.chosen = widgets.SelectMultiple(description="Posts")
         self.reason = widgets.Text(description="Reason", placeholder="why, for a rejection")

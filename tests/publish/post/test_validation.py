@@ -11,8 +11,10 @@ from zoneinfo import ZoneInfo
 import httpx
 import pytest
 
+from channelkit._constants import ENV_TZ
+from channelkit._tz import unknown_zone
 from channelkit.client import Client
-from channelkit.errors import FieldError
+from channelkit.errors import FieldError, UnknownZoneError
 from channelkit.publish.post.validation import ChannelIndex, ChannelInfo, PostRequest, validate_post
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
@@ -26,19 +28,18 @@ INDEX = ChannelIndex.from_channels(
 )
 
 BERLIN = ZoneInfo("Europe/Berlin")
+BASE: dict[str, object] = {"channel": "all-hands", "title": "Hello", "body": "**hi**"}
 
 
 def ok(**fields: object) -> PostRequest:
-    base: dict[str, object] = {"channel": "all-hands", "title": "Hello", "body": "**hi**"}
-    result = validate_post({**base, **fields}, channels=INDEX, tz=BERLIN, now=NOW)
+    result = validate_post({**BASE, **fields}, channels=INDEX, tz=BERLIN, now=NOW)
     assert isinstance(result, PostRequest), result
     return result
 
 
 def errors(tz: str | None = "Europe/Berlin", **fields: object) -> list[str]:
-    base: dict[str, object] = {"channel": "all-hands", "title": "Hello", "body": "**hi**"}
     zone = None if tz is None else ZoneInfo(tz)
-    result = validate_post({**base, **fields}, channels=INDEX, tz=zone, now=NOW)
+    result = validate_post({**BASE, **fields}, channels=INDEX, tz=zone, now=NOW)
     assert isinstance(result, list), result
     return [str(error) for error in result]
 
@@ -274,6 +275,28 @@ def test_without_channel_index_the_reference_is_kept() -> None:
         {"channel": "anything", "title": "t", "body": "b"}, channels=None, tz=None, now=NOW
     )
     assert isinstance(result, PostRequest) and result.channel_id == "anything"
+
+
+@pytest.mark.calendar
+def test_a_zone_given_by_name_is_resolved_once_at_the_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(ENV_TZ, "Asia/Tokyo")  # None is "no zone" here: the callers read it
+    fields = {**BASE, "scheduled_at": "2026-12-01 09:00"}
+    by_name = validate_post(fields, channels=INDEX, tz=" europe/berlin ", now=NOW)
+    assert by_name == validate_post(fields, channels=INDEX, tz=BERLIN, now=NOW)
+    assert isinstance(by_name, PostRequest) and by_name.tz == BERLIN
+    assert by_name.scheduled_at == datetime(2026, 12, 1, 8, 0, tzinfo=UTC)  # 09:00 in Berlin
+    (naive,) = errors(None, scheduled_at="2026-12-01 09:00")  # not CHANNELKIT_TZ's zone
+    assert naive.startswith("scheduled_at: ") and "has no time zone" in naive
+
+
+def test_an_unknown_zone_is_the_one_error_not_a_row_error() -> None:
+    fields = {**BASE, "scheduled_at": "2026-12-01 09:00"}
+    for bad in ("Europ/Berlin", "../etc/passwd", 5):
+        with pytest.raises(UnknownZoneError) as raised:
+            validate_post(fields, channels=INDEX, tz=bad, now=NOW)  # type: ignore[arg-type]
+        assert (raised.value.param, raised.value.message) == ("tz", unknown_zone(bad))
 
 
 def test_unknown_field_names_and_naive_now_are_programming_errors() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
@@ -36,14 +35,6 @@ def _rows(
 
 def _count_posts(client: Client) -> int:
     return sum(1 for _ in client.posts.list())
-
-
-@pytest.fixture
-def client(service: LocalService, admin_key: str) -> Iterator[Client]:
-    with Client(base_url=service.base_url, api_key=admin_key) as client:
-        client.channels.create(name="All hands")
-        client.channels.create(name="Engineering")
-        yield client
 
 
 def test_500_rows_under_faults_create_500_posts_and_again_none(

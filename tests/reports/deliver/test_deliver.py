@@ -16,11 +16,13 @@ from email.message import EmailMessage
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
 
 import pytest
 import time_machine
 from click.testing import CliRunner, Result
 
+from channelkit._tz import unknown_zone
 from channelkit.cli import main
 from channelkit.client import Client
 from channelkit.reports.deliver.delivery_ledger import record_path
@@ -330,6 +332,37 @@ def test_a_notebook_timeout_that_is_not_seconds_is_refused_naming_the_key(
     assert result.exit_code == 2, result.output
     assert f"deliver.toml: reports[0].timeout: {shown}: expected seconds above 0" in result.stderr
     assert _ledger(small_warehouse) == []
+
+
+def test_a_jobs_zone_is_resolved_where_the_file_is_read(tmp_path: Path) -> None:
+    from channelkit.reports.deliver.config import load_config
+
+    hook = "webhooks = [{ url = 'https://h.example.com/x' }]"
+    config = _toml(
+        tmp_path,
+        f"[[reports]]\nname = 'a'\nperiod = 'week'\ntz = ' europe/berlin '\n{hook}\n"
+        f"[[reports]]\nname = 'b'\nperiod = 'week'\n{hook}\n",
+    )
+    jobs = load_config(config, {}).reports
+    # a ZoneInfo below the file: what runs the job never looks the name up again
+    assert [job.tz for job in jobs] == [ZoneInfo("Europe/Berlin"), ZoneInfo("UTC")]
+
+
+def test_a_bad_zone_is_refused_at_reading_naming_the_file_and_the_job(
+    small_warehouse: Path, tmp_path: Path, receiver: Receiver
+) -> None:
+    hook = f"webhooks = [{{ url = '{receiver.url}/json/x', kind = 'json' }}]"
+    config = _toml(
+        tmp_path,
+        f"[[reports]]\nname = 'a'\nperiod = 'week'\n{hook}\n"
+        f"[[reports]]\nname = 'b'\nperiod = 'week'\ntz = 'Europ/Berlin'\n{hook}\n",
+    )
+    result = run(config, "--db", small_warehouse)
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    said = " ".join(result.stderr.split())
+    assert f"Error: {config}: reports[1].tz: {unknown_zone('Europ/Berlin')}" in said
+    # refused before any job ran: the good first one sent nothing either
+    assert receiver.posts == [] and _ledger(small_warehouse) == []
 
 
 def test_a_period_not_over_yet_is_not_due_and_not_an_error(

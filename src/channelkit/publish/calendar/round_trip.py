@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from channelkit._constants import SPREADSHEET_ERROR_COLUMN, SPREADSHEET_RESULT_COLUMN
-from channelkit._tz import UTC_ZONE, checked_zone, given_zone
+from channelkit._tz import UTC_ZONE, resolve_zone
 from channelkit.errors import (
     ChannelkitError,
     ConflictError,
@@ -86,7 +86,7 @@ def calendar_frame(
     """
     import pandas as pd
 
-    zone = checked_zone(tz)  # a ZoneInfo (from calendar_export, a command) is used as it is
+    zone = resolve_zone(tz)  # a ZoneInfo (from calendar_export, a command) is used as it is
     begin, finish = window_bounds(start, end, zone)
     assert begin is not None and finish is not None  # window_bound refuses a missing one
     index = ChannelIndex.from_client(client)
@@ -129,7 +129,7 @@ def calendar_export(
     CHANNELKIT_TZ, else UTC. Edit the file, then `channelkit schedule cal.xlsx`.
     """
     kind = _kind(path)
-    zone = checked_zone(tz)
+    zone = resolve_zone(tz)
     if client is None:
         from channelkit.client import Client
 
@@ -173,7 +173,7 @@ class CalendarPlan:
     ) -> None:
         self.sheet = sheet
         # the zone named in the time column's header wins; a ZoneInfo is used as it is
-        self.tz = sheet.zone or (None if tz is None else checked_zone(tz))
+        self.tz = sheet.zone or (None if tz is None else resolve_zone(tz))
         self.confirm_urgent = confirm_urgent
         self.confirm_publish_now = confirm_publish_now
         self.take_out_of_hold = take_out_of_hold
@@ -452,7 +452,7 @@ def load_calendar(
 
     return CalendarPlan(
         read_sheet(source, filename=filename, sheet=sheet),
-        tz=given_zone(tz),
+        tz=resolve_zone(tz, default=None),
         confirm_urgent=confirm_urgent,
         confirm_publish_now=confirm_publish_now,
         take_out_of_hold=take_out_of_hold,

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 from zoneinfo import ZoneInfo
 
 from channelkit._spec import TAGS_MAX_COUNT
-from channelkit._tz import UTC_ZONE, checked_zone, given_zone
+from channelkit._tz import UTC_ZONE, resolve_zone
 from channelkit.errors import (
     APIStatusError,
     AuthenticationError,
@@ -83,7 +83,7 @@ class HeldPost:
 
     def line(self, tz: str | ZoneInfo) -> str:
         """`2026-12-01 10:00 Europe/Berlin  all-hands  "Town hall"  (post_1)`."""
-        zone = checked_zone(tz)
+        zone = resolve_zone(tz)
         local = f"{self.scheduled_at.astimezone(zone):%Y-%m-%d %H:%M} {zone.key}"
         return f'{local}  {self.channel}  "{self.title}"  ({self.post_id})'
 
@@ -156,7 +156,7 @@ def post_filter(
 ) -> PostScope:
     """The filter of `hold`, `release` and `held_posts`. A naive `start` or `end` is read in
     `tz` (else `CHANNELKIT_TZ`), never as UTC by accident: without either, it is refused."""
-    zone = given_zone(tz)  # checked before the service is asked anything
+    zone = resolve_zone(tz, default=None)  # checked before the service is asked anything
     index = ChannelIndex.from_client(client)
     channel_ids = None
     if channel:
@@ -367,7 +367,8 @@ def release(
                            publish_missed=publish_missed, shift=shift, ledger=ledger,
                            policy=policy)  # fmt: skip
     policy = policy or Policy.load()
-    zone = given_zone(tz)  # once: the window's bounds and a missed post's shift read it
+    # once: the window's bounds and a missed post's shift read it
+    zone = resolve_zone(tz, default=None)
     scope = post_filter(client, channel, tag, start, end, zone)
     missed_rule = (publish_missed, shift, zone or UTC_ZONE)
     service = service_address(client.base_url)

@@ -27,6 +27,7 @@ from channelkit._constants import (
     PUBLISH_ORIGIN_TAG_PREFIX,
 )
 from channelkit._spec import TAGS_MAX_COUNT, TEXT_RULES, text_problem, url_problem
+from channelkit._tz import resolve_zone
 from channelkit.errors import FieldError, InvalidParameterError, TimeError
 from channelkit.publish.post.fields import PUBLISH_FIELDS, PostField, arranged
 from channelkit.publish.post.origin import is_origin, origin_tag
@@ -278,7 +279,7 @@ def validate_post(
     fields: Mapping[str, object],
     *,
     channels: ChannelIndex | None,
-    tz: ZoneInfo | None,
+    tz: str | ZoneInfo | None,
     now: datetime,
     lead_time: timedelta = DEFAULT_LEAD_TIME,
     confirm_urgent: bool = False,
@@ -288,14 +289,19 @@ def validate_post(
 
     `fields` uses the `FIELDS` keys; values may be text, numbers, datetimes or lists, as
     forms and spreadsheets give them. `channels=None` skips channel lookup (the request then
-    carries the reference as given). `tz` reads naive times unless the post has its own
-    `timezone`. A missing time means "publish now" unless `require_time`. `now` must be aware.
+    carries the reference as given). `tz` (a name or a `ZoneInfo`; None: no zone, so a naive
+    time is an error) reads naive times unless the post has its own `timezone`; an unknown
+    name is a bad argument, refused before any field is read (`UnknownZoneError`), not a row
+    error. A missing time means "publish now" unless `require_time`. `now` must be aware.
     """
     unknown = sorted(set(fields) - set(FIELDS))
     if unknown:
         raise ValueError(f"unknown post fields {unknown}; expected some of {list(FIELDS)}")
     if now.tzinfo is None:
         raise ValueError("now must be an aware datetime")
+    # an edge (public as `ck.publish.validate_post`): a name is resolved here, once; None
+    # stays "no zone" (the callers below resolved CHANNELKIT_TZ already)
+    given = None if tz is None else resolve_zone(tz, default=None)
     errors: list[FieldError] = []
 
     channel_ref = cell_value(fields.get("channel"))
@@ -313,7 +319,7 @@ def validate_post(
         field.api: check(field, fields.get(field.name), confirm_urgent, errors)
         for field, check in _checks()
     }
-    zone = _zone(fields.get("timezone"), tz, errors)
+    zone = _zone(fields.get("timezone"), given, errors)
     scheduled_at = _scheduled_at(fields, zone, now, lead_time, require_time, errors)
 
     if errors:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from channelkit._constants import PUBLISH_LIKELY_DUPLICATE_DAYS, TEMPLATE_EXAMPLE_MARKER
-from channelkit._tz import checked_zone, given_zone
+from channelkit._tz import resolve_zone
 from channelkit.display.frames import titled_html
 from channelkit.errors import (
     ChannelkitError,
@@ -98,7 +98,7 @@ class Plan:
         channels: ChannelIndex | None = None,
     ) -> None:
         self.sheet = sheet
-        self.tz = None if tz is None else checked_zone(tz)  # a ZoneInfo is used as it is
+        self.tz = None if tz is None else resolve_zone(tz)  # a ZoneInfo is used as it is
         self.confirm_urgent = confirm_urgent
         self.lead_time = lead_time
         self.channels = channels
@@ -512,7 +512,7 @@ def load_spreadsheet(
     day/month order (`Choices(channel="news", date_order="dmy")`), and `plan.sheet.reading`
     says how it was read.
     """
-    zone = given_zone(tz)
+    zone = resolve_zone(tz, default=None)
     read = read_sheet(source, filename=filename, sheet=sheet, choices=choices)
     if read.is_calendar:
         # Its rows are posts that exist: as a posts file, edited rows would be posted again.

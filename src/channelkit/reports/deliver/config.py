@@ -37,6 +37,7 @@ from email.utils import getaddresses, parseaddr
 from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import unquote, urlsplit
+from zoneinfo import ZoneInfo
 
 from channelkit._constants import (
     DEFAULT_TZ,
@@ -48,7 +49,7 @@ from channelkit._constants import (
     REPORT_COMPARE_DEFAULT,
 )
 from channelkit._suggest import choices_text
-from channelkit._tz import load_zone
+from channelkit._tz import DEFAULT_ZONE, load_zone
 from channelkit.errors import DeliveryError, InvalidParameterError
 from channelkit.reports.deliver.kinds import WEBHOOK_KINDS
 from channelkit.reports.parameters import check_compare, check_period, parse_duration
@@ -141,7 +142,7 @@ class Job:
     NOUN: ClassVar[str] = "a report"
 
     name: str
-    tz: str = DEFAULT_TZ
+    tz: ZoneInfo = DEFAULT_ZONE  # resolved where the file is read: below, never a name
     channels: tuple[str, ...] = ()
     email: tuple[str, ...] = ()
     webhooks: tuple[Webhook, ...] = ()
@@ -330,8 +331,7 @@ def _common(item: dict[str, Any], where: str, base: Path, env: Mapping[str, str]
             f"{where}.name",
             f"{name!r}: use letters, digits, '-', '_' and '.' (it names the report's files)",
         )
-    tz = _text(item, "tz", where, DEFAULT_TZ)
-    load_zone(tz, param=f"{where}.tz")
+    tz = load_zone(_text(item, "tz", where, DEFAULT_TZ), param=f"{where}.tz")  # once, here
     email = tuple(address(text, f"{where}.email") for text in _texts(item, "email", where))
     webhooks = tuple(
         webhook(hook, f"webhooks[{index}]", where, env)

@@ -25,7 +25,6 @@ from channelkit._constants import (
     DELIVER_UNKNOWN_CHOICES,
     REPORT_EMAIL_CHART_SIZE,
 )
-from channelkit._tz import load_zone
 from channelkit.errors import (
     ChannelkitError,
     InvalidParameterError,
@@ -236,7 +235,7 @@ def _notebook_report(job: NotebookJob, due: Due, delivery: Delivery) -> Notebook
         job.notebook,
         delivery.db,
         period=job.period,
-        tz=load_zone(job.tz),  # checked when the file was read: the name is a zone
+        tz=job.tz,
         channel=job.channels[0] if job.channels else None,
         compare=job.compare,
         timeout=job.timeout,

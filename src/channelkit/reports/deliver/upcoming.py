@@ -17,7 +17,6 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from channelkit._tz import load_zone
 from channelkit.errors import ChannelkitError
 from channelkit.reports.deliver.config import UpcomingJob
 from channelkit.reports.deliver.messages import DigestMessage
@@ -29,8 +28,7 @@ def deliver_upcoming(job: UpcomingJob, delivery: Delivery) -> list[Outcome]:
     from channelkit.client import Client
     from channelkit.reports.upcoming import upcoming_digest
 
-    zone = load_zone(job.tz)  # checked when the file was read: the name is a zone
-    day = (delivery.now or datetime.now(UTC)).astimezone(zone).date()
+    day = (delivery.now or datetime.now(UTC)).astimezone(job.tz).date()
     key = f"upcoming {day.isoformat()}"  # the ledger's period: one digest a day
     standing = delivery.unsent(job, key)
     pending = standing.pending
@@ -44,7 +42,7 @@ def deliver_upcoming(job: UpcomingJob, delivery: Delivery) -> list[Outcome]:
             digest = upcoming_digest(
                 client,
                 within=job.within,
-                tz=zone,
+                tz=job.tz,
                 channels=job.channels or None,
                 now=delivery.now,
             )
