@@ -277,6 +277,25 @@ def test_the_shared_flags_are_read_from_their_declarations() -> None:
     assert {"base_url", "api_key"} < SERVICE_FLAGS and "quiet" in OUTPUT_FLAGS
 
 
+# A value unlike the default for each type a shared flag may have (a new type: add it here)
+_GIVEN: dict[str, object] = {"str | None": "http://127.0.0.1:9/v1", "float | None": 7.0}
+
+
+def test_every_shared_flag_reaches_the_client() -> None:
+    """Each field of `ServiceOptions` changes the `Client(...)` keywords when given: a shared
+    flag that stops at the options (its field and option added, the client never told) is
+    red here, whichever flag it is (found by following the recipe for `--max-retries`)."""
+    base = {"base_url": "http://127.0.0.1:8000/v1", "api_key": "ck_test_reaches"}
+    plain = ServiceOptions(**base).config().client_settings()  # type: ignore[arg-type]
+    for field in dataclasses.fields(ServiceOptions):
+        value = _GIVEN.get(str(field.type))
+        assert value is not None, f"give _GIVEN a value for {field.name}: {field.type}"
+        if field.name == "api_key":
+            value = "ck_test_another"
+        given = ServiceOptions(**(base | {field.name: value})).config().client_settings()  # type: ignore[arg-type]
+        assert given != plain, f"--{field.name.replace('_', '-')} never reaches Client(...)"
+
+
 def test_every_command_takes_the_service_options_as_one_value() -> None:
     import inspect
 
