@@ -278,7 +278,11 @@ def test_the_shared_flags_are_read_from_their_declarations() -> None:
 
 
 # A value unlike the default for each type a shared flag may have (a new type: add it here)
-_GIVEN: dict[str, object] = {"str | None": "http://127.0.0.1:9/v1", "float | None": 7.0}
+_GIVEN: dict[str, object] = {
+    "str | None": "http://127.0.0.1:9/v1",
+    "float | None": 7.0,
+    "int | None": 3,
+}
 
 
 def test_every_shared_flag_reaches_the_client() -> None:
