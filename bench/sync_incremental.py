@@ -9,9 +9,14 @@ incremental run after it reads the second: it re-reads what changed recently and
 design, one slice of the older history (1/7 of it by default: see docs/warehouse.md);
 both parts are printed, side by side with the full run. Targets: the increment (without
 the slice, with the working copy the run starts with) <= 2% of the full run's time and
-requests. The working copy's cost is printed apart: how it was made (a copy-on-write clone
-where the file system can, else a plain copy: docs/warehouse.md), its seconds and the
-warehouse's size, and its share of the full run. The cycle's last run lists every
+requests. The run's own clock counts the slice from its planning on, and the recent posts
+and channels are written after that (the one writing thread writes them while the slice is
+fetched): the increment so counted leaves their writing out. Each pair therefore also runs
+the same incremental run with no slice planned, from a copy of the full run's file: the
+increment alone, writes included, printed as "without its slice". The working copy's
+cost is printed apart: how it was made (a copy-on-write clone where the file system can,
+else a plain copy: docs/warehouse.md), its seconds and the warehouse's size, and its share
+of the full run. The cycle's last run lists every
 post unfiltered instead of a slice (the only way to find scheduled posts and drafts that
 colleagues created): its cost is printed as a ratio to the first incremental run.
 
@@ -19,11 +24,18 @@ The machine is shared, and one run's time moves by half from one minute to the n
 full sync (into an empty file) and the incremental run after it (which copies the full
 run's file first, as every run does) are run in turns, `--repeat` pairs, each pair under
 about the same load; each pair's ratio is printed, and the median pair's figures.
+
+Last measured (December 2026, 100k posts, ext4, 2 shared cores lightly loaded; the figures
+of every round in docs/warehouse.md): full runs of 2.6-5.2 s, the increment 0.09-0.14 s,
+2.3-4.0% of the full run (target 2% not reached), 4.5-9% without its slice; the plain copy
+0.015-0.022 s, 0.4-0.7%.
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
+import statistics
 import tempfile
 import time
 from dataclasses import dataclass
@@ -33,7 +45,7 @@ from _page_server import running
 
 from channelkit._constants import SYNC_CONVERGENCE_RUNS
 from channelkit.client import Client
-from channelkit.sync import SyncReport, run_sync
+from channelkit.sync import SyncReport, run_sync, walks
 
 
 def timed_sync(base_url: str, path: Path) -> tuple[float, SyncReport]:
@@ -44,12 +56,31 @@ def timed_sync(base_url: str, path: Path) -> tuple[float, SyncReport]:
     return time.perf_counter() - started, report
 
 
+def timed_sync_without_slice(base_url: str, path: Path) -> float:
+    """An incremental run that walks no slice of older history: the increment alone.
+
+    A run's own clock counts the slice from its planning on, which begins before the recent
+    posts are written (the writing thread writes them meanwhile): a run without the slice
+    is the only measure of what the increment costs by itself. No option skips the slice
+    (every run walks one, or the warehouse never converges), so it is switched off here.
+    """
+    plan = walks.Planner._posts_history
+    walks.Planner._posts_history = lambda self, *, restart: None  # type: ignore[method-assign]
+    try:
+        seconds, report = timed_sync(base_url, path)
+    finally:
+        walks.Planner._posts_history = plan  # type: ignore[method-assign]
+    assert report.history_requests == 0, report.summary()
+    return seconds
+
+
 @dataclass(frozen=True)
 class Pair:
-    """A full sync and the incremental run after it, run in turn (about the same load)."""
+    """A full sync and the incremental runs after it, run in turns (about the same load)."""
 
     full: tuple[float, SyncReport]
     incremental: tuple[float, SyncReport]
+    alone: float  # the same incremental run without its slice (`timed_sync_without_slice`)
 
     @property
     def increment(self) -> float:
@@ -60,6 +91,10 @@ class Pair:
     @property
     def share(self) -> float:
         return self.increment / self.full[0]
+
+    @property
+    def alone_share(self) -> float:
+        return self.alone / self.full[0]
 
 
 def main() -> None:
@@ -89,11 +124,17 @@ def main() -> None:
             running(args.posts) as before_url,
             running(args.posts, changed=changes, new=changes) as after_url,
         ):
+            kept, alone = path.with_name("full.duckdb"), path.with_name("alone.duckdb")
             for _ in range(args.repeat):
                 path.unlink(missing_ok=True)
                 full = timed_sync(before_url, path)
                 size = path.stat().st_size
-                pairs.append(Pair(full, timed_sync(after_url, path)))
+                shutil.copyfile(path, kept)
+                incremental = timed_sync(after_url, path)
+                shutil.copyfile(kept, alone)
+                pairs.append(Pair(full, incremental, timed_sync_without_slice(after_url, alone)))
+                for file in alone.parent.glob("alone.duckdb*"):
+                    file.unlink()
             # The runs after it, up to the cycle's last: it lists every post unfiltered.
             listing_time, listing = timed_sync(after_url, path)
             while "every post listed" not in (listing.history_slice or ""):
@@ -126,6 +167,13 @@ def main() -> None:
         f"  the increment:          {pair.increment:7.2f} s  {delta_requests:>6,} requests  "
         f"= {pair.share:.2%} of full time, {delta_requests / full.requests:.2%} "
         "of its requests (target <= 2% each)"
+    )
+    print(
+        f"  without its slice:      {pair.alone:7.2f} s  (the same run, no slice planned: "
+        f"{pair.alone_share:.2%} of full time; the median pair by this share "
+        f"{statistics.median(p.alone_share for p in pairs):.2%}; each pair: "
+        + ", ".join(f"{p.alone_share:.2%}" for p in pairs)
+        + ")"
     )
     print(
         f"  history slice {inc.history_slice}:\n"

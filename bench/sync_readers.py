@@ -21,7 +21,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from concurrent.futures import Future
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
@@ -33,7 +32,6 @@ from channelkit.sync import SyncReport, run_sync  # noqa: E402
 from channelkit.sync.options import SyncOptions  # noqa: E402
 from channelkit.sync.progress import Progress  # noqa: E402
 from channelkit.sync.runner import _Sync  # noqa: E402
-from channelkit.sync.view import KeyView  # noqa: E402
 from fixtures.readers import start_readers, stop_readers  # noqa: E402
 
 MODES = ("warehouse", "plain", "plain")
@@ -45,12 +43,8 @@ def before(client: Client, path: Path) -> SyncReport:
     con = open_warehouse(path, read_only=False)
     try:
         options = SyncOptions.check(full=True)
-        listing: Future[KeyView] = Future()
-        listing.set_result(KeyView.of_key(client))
         progress = Progress.of(None)
-        sync = _Sync(
-            client, con, path=str(path), options=options, progress=progress, listing=listing
-        )
+        sync = _Sync(client, con, path=str(path), options=options, progress=progress)
         return sync.run(began)
     finally:
         con.close()

@@ -247,3 +247,28 @@ def test_a_copy_that_fails_leaves_no_spare(
     with pytest.raises(wc.WarehouseError, match="cannot copy .* No space left on device"):
         working_copy(tmp_path / "w.duckdb")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["w.duckdb"]
+
+
+def test_the_switch_flushes_the_copy_before_its_rename_and_the_folder_after(
+    synced: Callable[[], SyncReport], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rename can reach the disk before the data it names, and lives in the folder: a
+    warehouse switched in is on the disk only with both flushes, in this order."""
+    synced()
+    db = tmp_path / "w.duckdb"
+    work = work_path(db)
+    steps: list[str] = []
+    fsync, replace = os.fsync, os.replace
+
+    def flush(fd: int) -> None:
+        steps.append(f"flush {os.readlink(f'/proc/self/fd/{fd}')}")
+        fsync(fd)
+
+    def rename(source: Path, target: Path) -> None:
+        steps.append(f"rename {source} {target}")
+        replace(source, target)
+
+    monkeypatch.setattr(os, "fsync", flush)
+    monkeypatch.setattr(os, "replace", rename)
+    synced()
+    assert steps[-3:] == [f"flush {work}", f"rename {work} {db}", f"flush {tmp_path}"]

@@ -263,13 +263,37 @@ def _mark(spare: Path, fd: int, made_from: str) -> None:
 
 
 def switch(work: Path, path: Path) -> None:
-    """Put `work` in `path`'s place."""
+    """Put `work` in `path`'s place, on the disk: the file flushed before the rename (a plain
+    copy is handed to the operating system, not written to the disk, and a rename can reach
+    the disk before the data it names), the folder after it (the rename is an entry of the
+    folder: fsync(2), "Calling fsync() does not necessarily ensure that the entry in the
+    directory containing the file has also reached disk. For that an explicit fsync() on a
+    file descriptor for the directory is also needed": Linux's fsync(2), read as quoted in
+    rgbcu.be/dump/posix/fsync-pitfalls)."""
     if not work.exists():
         return
     try:
+        _flush(work, os.O_RDWR)  # Windows flushes (_commit) only a file open for writing
         os.replace(work, path)
     except OSError as exc:
         raise WarehouseError(
             f"cannot put {work} in place of {path}: {exc.strerror or exc}; the sync's rows are "
             f"in {work}, and the next sync puts them in place"
         ) from None
+    if sys.platform == "win32":  # a folder cannot be opened to flush it there
+        return
+    try:
+        _flush(path.parent, os.O_RDONLY)
+    except OSError as exc:
+        raise WarehouseError(
+            f"{path} is in place, but its folder could not be flushed to the disk: "
+            f"{exc.strerror or exc}"
+        ) from None
+
+
+def _flush(path: Path, flags: int) -> None:
+    fd = os.open(path, flags)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import fields
 from datetime import datetime
 from pathlib import Path
@@ -114,15 +113,9 @@ def run_sync(
     }
     began = (client.stats, time.monotonic())
     # Readers keep the warehouse: the run writes a working copy, switched in at its end.
-    # The key's view (one listing of its channels, checked before anything is written) is
-    # asked meanwhile: the copy and the opening wait on the disk and DuckDB, the listing on
-    # the network (its round trip was a tenth of an incremental run's fixed cost at 100k
-    # posts). A rate-limit wait of the listing is counted, not shown: no progress yet.
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="channelkit-view") as pool:
-        listing = pool.submit(KeyView.of_key, client)
-        copy = working_copy(Path(path))
-        work = copy.path
-        con = open_warehouse(work, read_only=False, settings=settings)
+    copy = working_copy(Path(path))
+    work = copy.path
+    con = open_warehouse(work, read_only=False, settings=settings)
     try:
         sync = _Sync(
             client,
@@ -130,7 +123,6 @@ def run_sync(
             path=str(path),
             options=options,
             progress=Progress.of(shown(progress)),
-            listing=listing,
         )
         sync.report.start_copy, sync.report.start_copy_seconds = copy.how, copy.seconds
         if copy.set_aside is not None:
@@ -194,10 +186,8 @@ class _Sync:
         path: str,
         options: SyncOptions,
         progress: Progress,
-        listing: Future[KeyView],
     ) -> None:
         self.client = client
-        self.listing = listing
         self.writer = WarehouseWriter(con)
         self.options = options
         self.progress = progress
@@ -224,7 +214,7 @@ class _Sync:
 
     def run(self, began: tuple[ClientStats, float]) -> SyncReport:
         """The run, its cost counted from `began` (the client's stats and the clock when
-        the run began: the key's view was listed before)."""
+        `run_sync` began: the working copy and its opening count)."""
         stats_before, started = began
         previous_hook = self.client.on_wait
         self.client.on_wait = self._on_wait_chain(previous_hook)
@@ -248,10 +238,10 @@ class _Sync:
         return self.report
 
     def _view_checked(self) -> bool:
-        """Whether this key's view may sync into this warehouse (`sync.view`): its
-        `listing`, checked before anything is written. False (the run's error said) when not."""
+        """Whether this key's view may sync into this warehouse (`sync.view`): one listing of
+        its channels, before anything is written. False (the run's error said) when not."""
         try:
-            seen = self.listing.result()
+            seen = KeyView.of_key(self.client)
         except PermissionDeniedError:
             # No channels:read: a post it does not see may be one its user may not see.
             seen, self.marks_deletions = UNLISTED, False
