@@ -10,7 +10,10 @@ decodes them: the benchmarks then measure the sync, not the local service's SQLi
     python bench/_page_server.py --port 8765 --posts 100000 [--changed 100 --new 100]
 
 `--changed N` bumps the views of the N most recent posts; `--new N` appends N posts
-published after the others (a second "state" of the same workspace).
+published after the others (a second "state" of the same workspace). Post ids have the
+service's shape, `post_` and 16 hex digits (src/channelkit/service/workspace.py), in no
+order: opaque strings, as docs/api.md says ids are, so no bench gains from ids that
+follow the order posts are made.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import bisect
+import hashlib
 import json
 import socket
 import subprocess
@@ -40,17 +44,23 @@ def iso(seconds: int) -> str:
     return (BASE + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def post_id(i: int) -> str:
+    """The `i`th post's id: the same in both states of a workspace, unrelated to `i`'s order."""
+    return "post_" + hashlib.blake2b(i.to_bytes(8, "big"), digest_size=8).hexdigest()
+
+
 class Workspace:
     def __init__(self, posts: int, changed: int, new: int) -> None:
         self.total = posts + new
         self.changed_from = posts - changed
         self.published = [i * STEP_SECONDS for i in range(self.total)]
+        self.ids = [post_id(i) for i in range(self.total)]
 
     def post(self, i: int) -> str:
         at = iso(self.published[i])
         views = i % 997 + (5 if i >= self.changed_from else 0)
         return (
-            f'{{"id":"post_{i:08d}","channel_id":"chan_{i % CHANNELS}",'
+            f'{{"id":"{self.ids[i]}","channel_id":"chan_{i % CHANNELS}",'
             f'"title":"Post number {i} about the quarterly plan","body":"{BODY} #{i}",'
             f'"priority":"{PRIORITIES[i % 4]}","tags":["tag{i % 7}","team{i % 3}"],'
             f'"author":{{"id":"user_{i % 50}","name":"User {i % 50}",'

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import random
+import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -277,3 +279,53 @@ def test_sync_runs_bookkeeping(con: duckdb.DuckDBPyConnection) -> None:
     assert row[:2] == ("completed", "incremental")
     assert json.loads(row[2])["posts"]["new"] == 3
     assert row[3:] == (7, True)
+
+
+def test_batches_of_scattered_rows_match_an_independent_upsert(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    """The writer finds a batch's rows by key, then reads them whole by rowid: with opaque
+    ids (the service's are random strings), rows scattered over the whole table, rows
+    deleted and seen again, every batch's counts and the table after it equal a plain
+    dictionary upsert of the same rows."""
+    rng = random.Random(45)
+    writer = WarehouseWriter(con)
+    kept: dict[str, dict[str, Any]] = {}
+    deleted: set[str] = set()
+
+    def item(ident: str, views: int, title: str) -> dict[str, Any]:
+        return post(ident, views=views, title=title, tags=[f"t{views % 3}"])
+
+    first = [item(uuid.UUID(int=rng.getrandbits(128)).hex, 1, "first") for _ in range(3000)]
+    writer.commit_batch("posts", posts(*first))  # a first sync: the table fills in id order
+    kept.update((i["id"], i) for i in first)
+    for _ in range(12):
+        again = rng.sample(sorted(deleted), min(3, len(deleted)))  # deleted, now seen again
+        live = sorted(set(kept) - deleted)
+        known = rng.sample(live, 150)  # anywhere in the table
+        gone = rng.sample(sorted(set(live) - set(known)), 5)
+        assert writer.mark_deleted("posts", gone) == len(gone)
+        deleted |= set(gone)
+        batch = []
+        expected = {"new": 0, "updated": 0, "unchanged": 0, "deleted": 0}
+        for ident in [*known, *again]:
+            old = kept[ident]
+            if rng.random() < 0.3 or ident in again:
+                new = item(ident, old["views"] + 1, rng.choice(["first", "second"]))
+            else:
+                new = old
+            expected["updated" if new != old or ident in deleted else "unchanged"] += 1
+            batch.append(new)
+        fresh = [item(uuid.UUID(int=rng.getrandbits(128)).hex, 1, "new") for _ in range(40)]
+        expected["new"] = len(fresh)
+        batch += fresh
+        rng.shuffle(batch)
+        assert writer.commit_batch("posts", posts(*batch)).as_dict() == expected
+        kept.update((i["id"], i) for i in batch)
+        deleted -= set(again)
+        rows = con.execute(
+            "SELECT id, views, title, deleted_at IS NOT NULL FROM posts ORDER BY id"
+        ).fetchall()
+        assert rows == [(i, kept[i]["views"], kept[i]["title"], i in deleted) for i in sorted(kept)]
+    tags = con.execute("SELECT post_id, tag FROM post_tags ORDER BY ALL").fetchall()
+    assert tags == sorted((i, t) for i in kept for t in kept[i]["tags"])
