@@ -103,7 +103,13 @@ SYNC_VIEW_NAMES_SHOWN = 5  # channels named when a narrower view is refused
 SYNC_BATCH_ROWS = 5_000  # rows per committed batch (one checkpoint per batch)
 SYNC_BATCH_SECONDS = 5.0  # ...or sooner, so a kill under a slow rate limit loses little
 SYNC_QUEUE_BATCHES = 2  # fetched batches waiting for the writer: bounds memory
-SYNC_DUCKDB_MEMORY_LIMIT = "128MB"  # DuckDB's cache while syncing (it spills beyond)
+SYNC_DUCKDB_MEMORY_BYTES = 128 * 2**20  # DuckDB's cache while syncing (it spills beyond)...
+# ...plus this much per row of a table with a primary key (storage/memory.py): measured
+# 46 bytes per key of 1M random post ids alone, 76 per key with post_tags' keys beside
+# them (1.3M keys, DuckDB's duckdb_memory(), December 2026); about twice that.
+SYNC_KEY_INDEX_BYTES = 150
+# ...up to DuckDB's own default share of the machine's memory (its limits page)
+SYNC_MOST_MEMORY_SHARE = 0.8
 SYNC_DUCKDB_THREADS = 1  # the writer's share: the fetching thread keeps the other core
 SYNC_PROGRESS_MIN_WAIT_SECONDS = 0.5  # shorter pacing waits are not worth showing
 # Without bars (a plain Python prompt): a line of progress at most this often.
@@ -123,7 +129,7 @@ SYNC_ANALYTICS_END_SLACK_DAYS = 2  # days past "today" asked for, against clock 
 # rows before writing it: small batches and files keep a 1M-post copy within ~150 MB.
 LAKE_BATCH_ROWS = 5_000
 LAKE_TARGET_FILE_BYTES = 8 * 1024 * 1024
-LAKE_DUCKDB_MEMORY_LIMIT = "32MB"  # DuckDB only streams rows out while the lake is written
+LAKE_DUCKDB_MEMORY_BYTES = 32 * 2**20  # DuckDB only streams rows out for the lake (+ keys)
 
 # --- Job runs and the watcher (channelkit watch) -------------------------------------------
 # Every job appends its runs' start and end to a file of its own beside the warehouse

@@ -99,7 +99,3 @@ class Holdings:
             "(SELECT min(created_at) AS first, max(updated_at) AS last FROM channels) c"
         ).fetchall()[0]
         return from_epoch_us(row[0]), from_epoch_us(row[1])
-
-    def limit_memory(self, limit: str) -> None:
-        """Lower DuckDB's cache (before a copy that needs the memory more)."""
-        self._con.execute(f"SET memory_limit = '{limit}'")

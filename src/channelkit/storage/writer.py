@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from channelkit._resources import BY_TABLE, ChildTable, Resource
+from channelkit.storage.memory import memory_limit, set_memory_limit
 from channelkit.storage.reach import refresh_reach
 from channelkit.storage.schema import OWN_COLUMNS, REACH_COLUMNS
 from channelkit.storage.totals import counted, shift_posts, shift_totals
@@ -172,8 +173,12 @@ class WarehouseWriter:
     Not thread-safe: one thread writes, the fetching threads hand it batches.
     """
 
-    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection, *, memory_work: int | None = None) -> None:
         self._con = con
+        # DuckDB's memory for the run's work, in bytes (None: left as the connection has it);
+        # the key indexes get theirs on top, kept in step as the tables grow (`_fit_memory`).
+        self._memory_work = memory_work
+        self._memory_set = 0
         self._tables: dict[str, _TableInfo] = {}
         self._fresh: set[str] = set()  # tables empty when first met: rows need no comparing
         # Every checkpoint, read in one query when a run plans its walks; forgotten on any
@@ -183,6 +188,7 @@ class WarehouseWriter:
         # history slice may both read a post) is counted once, not again as unchanged.
         self._run_started: str | None = None
         self._reserved: frozenset[str] | None = None  # DuckDB's reserved words
+        self._fit_memory()
 
     # --- sync_runs -------------------------------------------------------------------------
 
@@ -373,7 +379,19 @@ class WarehouseWriter:
                 self._con.unregister(_BATCH_VIEW)
                 for temporary in (_MATCHED_TABLE, _STAGE_TABLE):
                     self._con.execute(f"DROP TABLE IF EXISTS {temporary}")
+        if counts.new:
+            self._fit_memory()
         return counts
+
+    def _fit_memory(self) -> None:
+        """Raise DuckDB's memory limit to the run's work and the key indexes of the rows
+        written so far (`storage.memory`); never lower it (not worth a setting per batch)."""
+        if self._memory_work is None:
+            return
+        needed = memory_limit(self._con, work=self._memory_work)
+        if needed > self._memory_set:
+            set_memory_limit(self._con, needed)
+            self._memory_set = needed
 
     def _commit(
         self,
@@ -683,8 +701,12 @@ class WarehouseWriter:
 
 
 class _Transaction:
-    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection, *, memory_work: int | None = None) -> None:
         self._con = con
+        # DuckDB's memory for the run's work, in bytes (None: left as the connection has it);
+        # the key indexes get theirs on top, kept in step as the tables grow (`_fit_memory`).
+        self._memory_work = memory_work
+        self._memory_set = 0
 
     def __enter__(self) -> None:
         self._con.execute("BEGIN TRANSACTION")

@@ -22,8 +22,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from channelkit._constants import (
-    LAKE_DUCKDB_MEMORY_LIMIT,
-    SYNC_DUCKDB_MEMORY_LIMIT,
+    LAKE_DUCKDB_MEMORY_BYTES,
+    SYNC_DUCKDB_MEMORY_BYTES,
     SYNC_DUCKDB_THREADS,
     WAREHOUSE_PATH,
 )
@@ -40,6 +40,7 @@ from channelkit.errors import (
 from channelkit.storage.connection import open_warehouse, storage_problem
 from channelkit.storage.holdings import Holdings
 from channelkit.storage.lake import require_lake_package, write_lake
+from channelkit.storage.memory import memory_limit, set_memory_limit
 from channelkit.storage.parquet import export_parquet
 from channelkit.storage.working_copy import switch, working_copy
 from channelkit.storage.writer import (
@@ -109,7 +110,7 @@ def run_sync(
     # compete with the fetching thread, which bounds the sync's speed.
     settings: dict[str, str | int] = {
         "threads": SYNC_DUCKDB_THREADS,
-        "memory_limit": SYNC_DUCKDB_MEMORY_LIMIT,
+        "memory_limit": f"{SYNC_DUCKDB_MEMORY_BYTES}B",  # the writer adds the key indexes'
     }
     began = (client.stats, time.monotonic())
     # Readers keep the warehouse: the run writes a working copy, switched in at its end.
@@ -162,7 +163,7 @@ def _copy(
         # Arrow keeps freed batches for reuse, DuckDB its cache: hand both back before
         # delta-rs buffers the files it writes (peak memory of a 1M-post run).
         pa.default_memory_pool().release_unused()
-        Holdings(con).limit_memory(LAKE_DUCKDB_MEMORY_LIMIT)
+        set_memory_limit(con, memory_limit(con, work=LAKE_DUCKDB_MEMORY_BYTES))
         started = time.monotonic()
         try:
             report.lake_rows = write_lake(con, lake)
@@ -188,7 +189,7 @@ class _Sync:
         progress: Progress,
     ) -> None:
         self.client = client
-        self.writer = WarehouseWriter(con)
+        self.writer = WarehouseWriter(con, memory_work=SYNC_DUCKDB_MEMORY_BYTES)
         self.options = options
         self.progress = progress
         self.pipeline = Pipeline()
