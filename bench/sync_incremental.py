@@ -25,10 +25,10 @@ full sync (into an empty file) and the incremental run after it (which copies th
 run's file first, as every run does) are run in turns, `--repeat` pairs, each pair under
 about the same load; each pair's ratio is printed, and the median pair's figures.
 
-Last measured (December 2026, 100k posts, ext4, 2 shared cores lightly loaded; the figures
-of every round in docs/warehouse.md): full runs of 2.6-5.2 s, the increment 0.09-0.14 s,
-2.3-4.0% of the full run (target 2% not reached), 4.5-9% without its slice; the plain copy
-0.015-0.022 s, 0.4-0.7%.
+Last measured (December 2026, 2 shared cores, ext4, ids of the service's shape; every
+figure in docs/warehouse.md, "The writer's lookups"): at 100k posts the increment 4.5-5.2%
+of the full run (target 2% not reached: a run that finds nothing changed costs 5%),
+6.4-8.5% without its slice; at 1M posts 2.1%, 2.4% without its slice, the plain copy 1.2%.
 """
 
 from __future__ import annotations

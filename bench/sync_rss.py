@@ -4,8 +4,14 @@
 
 Runs against the synthetic page server (bench/_page_server.py, its own process; its memory
 is not counted). The sync streams pages into Arrow batches of 5,000 rows through a bounded
-queue, so memory should stay flat whatever the workspace size. Targets: peak <= 400 MB,
-and <= 500 MB with `--lake` (the Delta Lake copy streamed from DuckDB after the run).
+queue, so the rows in flight stay flat whatever the workspace size; DuckDB's memory does
+not (the primary keys' indexes, held in memory while written: storage/memory.py). Target:
+peak within 250 MB of the limit the sync gives DuckDB (128 MB plus 150 bytes per keyed
+row), with `--lake` too (the Delta Lake copy streamed from DuckDB after the run). Last
+measured (December 2026, ids of the service's shape): 1M posts 623 MB, 647 MB with
+`--lake`, against a limit of 578 MB; 100k posts 278 MB and 315 MB. (With ids in creation
+order the peak was 370 MB; with the service's ids the fixed 128 MB limit of that time
+ended the sync at its ~480,000th post.)
 Also prints the peaks of the same syncs over a tenth of the posts, for comparison, and
 the sizes on disk of the warehouse file and the lake.
 """
@@ -81,7 +87,10 @@ def main() -> None:
                 f"{rows:>9,} posts, {label}: peak RSS {peak:,.0f} MB, {seconds:.1f} s, "
                 f"warehouse {db_bytes / 1e6:,.0f} MB{extra}"
             )
-    print("targets: peak RSS <= 400 MB at 1M posts, <= 500 MB with --lake")
+    print(
+        "target: peak RSS within 250 MB of DuckDB's limit (128 MB + 150 bytes per keyed row: "
+        "a post and its two tags are 3 keyed rows)"
+    )
 
 
 if __name__ == "__main__":
