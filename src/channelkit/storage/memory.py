@@ -8,7 +8,7 @@ checkpoint that cannot get the memory ends the database for the process ("could 
 allocate block of size 256.0 KiB"): under the fixed 128 MB a sync once had, a full sync of
 1M posts with random ids died at its ~480,000th post.
 
-    con.execute(f"SET memory_limit = '{memory_limit(con, work=128 * 2**20)}B'")
+    set_memory_limit(con, memory_limit(con, work=128 * 2**20))
 """
 
 from __future__ import annotations

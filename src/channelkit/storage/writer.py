@@ -701,12 +701,8 @@ class WarehouseWriter:
 
 
 class _Transaction:
-    def __init__(self, con: duckdb.DuckDBPyConnection, *, memory_work: int | None = None) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         self._con = con
-        # DuckDB's memory for the run's work, in bytes (None: left as the connection has it);
-        # the key indexes get theirs on top, kept in step as the tables grow (`_fit_memory`).
-        self._memory_work = memory_work
-        self._memory_set = 0
 
     def __enter__(self) -> None:
         self._con.execute("BEGIN TRANSACTION")
